@@ -1,0 +1,2 @@
+//! The `segbatch` command-line tool.
+fn main() {}

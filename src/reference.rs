@@ -1,0 +1,261 @@
+//! The scalar reference: what "closest points" means, written to be read.
+//!
+//! Every other path in the crate (the 8-lane kernel, the parallel driver, the queries) is
+//! checked against this file. It is branchy on purpose: each `if` below is one case of the
+//! semantics, and the kernel turns each into a named mask and a `select` with the same
+//! variable names, so the two files can be read side by side.
+//!
+//! # Method
+//!
+//! With `dA = A1 - A0`, `dB = B1 - B0` and `r = A0 - B0` the closest points are
+//! `C = A0 + s·dA` and `D = B0 + t·dB`. Following Rhodes (Game Programming Gems 2, 2.3) and
+//! Ericson (Real-Time Collision Detection, 5.1.9):
+//!
+//! 1. **Non-finite**: a NaN or infinite coordinate gives an all-NaN result, flagged.
+//! 2. **Degenerate** sides (length at most a couple of ulps of their own coordinates) collapse
+//!    to their first point.
+//! 3. **First estimate of s**: for parallel directions Rhodes' rule, the midpoint of the
+//!    overlap of B's projection onto A with A's extent; otherwise the interior solution from
+//!    the triple product `s = ((B0 - A0) × dB)·n / (n·n)` with `n = dA × dB`, which keeps
+//!    the information that forming `a·e - b²` from rounded dot products throws away.
+//! 4. **Clamp and adjust**: clamp s to A's extent, take t by projecting C onto B (clamped),
+//!    then s once more by projecting D back onto A (clamped).
+//! 5. **Distance** from the separation formed locally, `r + s·dA - t·dB`, never by
+//!    subtracting two far-from-origin points.
+//!
+//! `docs/algorithm.md` derives each step and gives the accuracy measured for it.
+//!
+//! # Operation order
+//!
+//! The reference uses the same operations in the same order as the kernel, including fused
+//! multiply-adds exactly where the kernel's `wide::f32x8::mul_add` is fused on this build
+//! ([`FUSED_MUL_ADD`]). The two therefore agree bit for bit on x86_64 (both the AVX2+FMA
+//! and the SSE2 build); the tests check that, and a looser documented tolerance elsewhere.
+
+use crate::segment::{Closest, Flags, Options, Params, Segment};
+
+/// True when this build fuses multiply-adds in the kernel (`wide` uses `vfmadd` with the
+/// `fma` target feature, and NEON's fused multiply-add on aarch64); the reference then fuses
+/// the same operations, so both round identically.
+pub const FUSED_MUL_ADD: bool = cfg!(any(
+    target_feature = "fma",
+    all(target_arch = "aarch64", target_feature = "neon")
+));
+
+/// Closest points of two segments (both sides [`Extent::Segment`](crate::Extent)) with the
+/// default scale-free tolerance.
+///
+/// Never panics. A NaN or infinite coordinate gives [`Closest::NON_FINITE`].
+///
+/// ```
+/// use segbatch::{reference, Segment};
+/// // Rhodes' thought experiment: the closest points are the end of A and the start of B.
+/// let a = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+/// let b = Segment::new([1.0, 0.0, 1.0], [1.0, 1.0, 1.0]);
+/// let c = reference::closest_points(&a, &b);
+/// assert_eq!((c.s, c.t), (1.0, 0.0));
+/// assert_eq!(c.point_a, [1.0, 0.0, 0.0]);
+/// assert_eq!(c.point_b, [1.0, 0.0, 1.0]);
+/// assert_eq!(c.distance(), 1.0);
+/// ```
+#[must_use]
+pub fn closest_points(a: &Segment, b: &Segment) -> Closest {
+    closest_points_with(a, b, &Options::SEGMENTS)
+}
+
+/// Closest points of two sides, each a segment, ray or line as `options` says, with the
+/// tolerance of `options`.
+///
+/// Never panics. A NaN or infinite coordinate gives [`Closest::NON_FINITE`]. The returned
+/// `s` and `t` always lie in their extents.
+///
+/// ```
+/// use segbatch::{reference, Extent, Options, Segment};
+/// // A ray from the origin along +x against a wall segment crossing it at x = 5.
+/// let ray = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+/// let wall = Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]);
+/// let c = reference::closest_points_with(&ray, &wall, &Options::new(Extent::Ray, Extent::Segment));
+/// assert_eq!(c.s, 5.0);
+/// assert_eq!(c.t, 0.5);
+/// assert_eq!(c.dist2, 0.0);
+/// ```
+#[must_use]
+pub fn closest_points_with(a: &Segment, b: &Segment, options: &Options) -> Closest {
+    closest_points_params(a, b, &options.params())
+}
+
+/// The algorithm, with the per-call constants already derived.
+pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Closest {
+    let (a0, a1, b0, b1) = (a.p0, a.p1, b.p0, b.p1);
+    let d_a = sub(a1, a0);
+    let d_b = sub(b1, b0);
+    let r = sub(a0, b0);
+
+    // 1. Non-finite: every coordinate reaches d_a, d_b or r, and x·0 is NaN exactly when x
+    //    is NaN or infinite, so one sum of products by zero tests all twelve.
+    let probe = [d_a, d_b, r]
+        .iter()
+        .flatten()
+        .fold(0.0, |acc, &x| fma(x, 0.0, acc));
+    let non_finite = probe != 0.0;
+    if non_finite {
+        return Closest::NON_FINITE;
+    }
+
+    // Ericson's dot products, each one rounding per term (fused).
+    let a_ = dot(d_a, d_a);
+    let e = dot(d_b, d_b);
+    let b_ = dot(d_a, d_b);
+    let c = dot(d_a, r);
+    let f = dot(d_b, r);
+
+    // 2. Degenerate: length² against the squared magnitude of the side's own end points.
+    let scale2_a = max_ps(dot(a0, a0), dot(a1, a1));
+    let scale2_b = max_ps(dot(b0, b0), dot(b1, b1));
+    let degenerate_a = a_ <= fma(p.length_rel2, scale2_a, p.length_abs2);
+    let degenerate_b = e <= fma(p.length_rel2, scale2_b, p.length_abs2);
+
+    // Parallel: |dA × dB|² = |dA|²|dB|² sin²(angle).
+    let n = cross(d_a, d_b);
+    let nn = dot(n, n);
+    let parallel = !degenerate_a && !degenerate_b && nn <= p.parallel_sin2 * (a_ * e);
+
+    // 3. First estimate of s.
+    let s_first = if degenerate_a || degenerate_b {
+        // A point: s = 0. B a point: s comes from projecting B0 in step 4 (t = 0).
+        0.0
+    } else if parallel {
+        // Rhodes: project B's extent onto A, s = midpoint of its overlap with A's extent.
+        let s_b0 = -c / a_; // where B0 projects on A
+        let k = b_ / a_; // ds per unit of t
+        let end_lo = fma(p.lo_b, k, s_b0); // B's lower bound (maybe infinite) on A
+        let end_hi = fma(p.hi_b, k, s_b0);
+        let lo = max_ps(p.lo_a, min_ps(end_lo, end_hi));
+        let hi = min_ps(p.hi_a, max_ps(end_lo, end_hi));
+        let lo_finite = lo > f32::NEG_INFINITY;
+        let hi_finite = hi < f32::INFINITY;
+        if lo_finite && hi_finite {
+            // Without overlap lo > hi and the clamp below picks A's nearest end.
+            (lo + hi) * 0.5
+        } else if lo_finite {
+            lo
+        } else if hi_finite {
+            hi
+        } else {
+            // Two parallel lines: any point will do; Rhodes takes s = 0.
+            0.0
+        }
+    } else {
+        // Goldman's triple product: s = ((B0 - A0) × dB)·n / (n·n).
+        let w = cross(d_b, r);
+        dot(w, n) / nn
+    };
+
+    // 4. Clamp, project C onto B, project D back onto A.
+    let s = clamp(s_first, p.lo_a, p.hi_a);
+    let t = if degenerate_b {
+        0.0
+    } else {
+        clamp(fma(b_, s, f) / e, p.lo_b, p.hi_b)
+    };
+    let s = if degenerate_a {
+        0.0
+    } else {
+        clamp(fms(b_, t, c) / a_, p.lo_a, p.hi_a)
+    };
+
+    // 5. Separation r + s·dA - t·dB, formed locally.
+    let v: [f32; 3] = core::array::from_fn(|i| fnma(t, d_b[i], fma(s, d_a[i], r[i])));
+    let dist2 = dot(v, v);
+
+    let mut flags = Flags::NONE;
+    if degenerate_a {
+        flags |= Flags::DEGENERATE_A;
+    }
+    if degenerate_b {
+        flags |= Flags::DEGENERATE_B;
+    }
+    if parallel {
+        flags |= Flags::PARALLEL;
+    }
+    Closest {
+        s,
+        t,
+        point_a: core::array::from_fn(|i| fma(s, d_a[i], a0[i])),
+        point_b: core::array::from_fn(|i| fma(t, d_b[i], b0[i])),
+        dist2,
+        flags,
+    }
+}
+
+// Scalar twins of the `wide` operations the kernel uses, so both round identically.
+
+/// `x·y + z`, fused exactly when the kernel's `mul_add` is.
+#[inline(always)]
+pub(crate) fn fma(x: f32, y: f32, z: f32) -> f32 {
+    if FUSED_MUL_ADD {
+        x.mul_add(y, z)
+    } else {
+        x * y + z
+    }
+}
+
+/// `x·y - z` (the kernel's `mul_sub`).
+#[inline(always)]
+pub(crate) fn fms(x: f32, y: f32, z: f32) -> f32 {
+    if FUSED_MUL_ADD {
+        x.mul_add(y, -z)
+    } else {
+        x * y - z
+    }
+}
+
+/// `z - x·y` (the kernel's `mul_neg_add`).
+#[inline(always)]
+pub(crate) fn fnma(x: f32, y: f32, z: f32) -> f32 {
+    if FUSED_MUL_ADD {
+        (-x).mul_add(y, z)
+    } else {
+        z - x * y
+    }
+}
+
+/// `x > y ? x : y`, the x86 `maxps` rule the kernel's `fast_max` follows (never sees NaN
+/// here: non-finite pairs have returned already).
+#[inline(always)]
+pub(crate) fn max_ps(x: f32, y: f32) -> f32 {
+    if x > y { x } else { y }
+}
+
+/// `x < y ? x : y`, the x86 `minps` rule (see [`max_ps`]).
+#[inline(always)]
+pub(crate) fn min_ps(x: f32, y: f32) -> f32 {
+    if x < y { x } else { y }
+}
+
+/// Clamp to `[lo, hi]` as the kernel does: `max(lo, min(hi, x))`.
+#[inline(always)]
+pub(crate) fn clamp(x: f32, lo: f32, hi: f32) -> f32 {
+    max_ps(lo, min_ps(hi, x))
+}
+
+#[inline(always)]
+fn sub(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
+    [u[0] - v[0], u[1] - v[1], u[2] - v[2]]
+}
+
+/// `u·v` as `fma(u.x, v.x, fma(u.y, v.y, u.z·v.z))`.
+#[inline(always)]
+pub(crate) fn dot(u: [f32; 3], v: [f32; 3]) -> f32 {
+    fma(u[0], v[0], fma(u[1], v[1], u[2] * v[2]))
+}
+
+/// `u × v`, each component one product minus one fused product.
+#[inline(always)]
+pub(crate) fn cross(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
+    [
+        fms(u[1], v[2], u[2] * v[1]),
+        fms(u[2], v[0], u[0] * v[2]),
+        fms(u[0], v[1], u[1] * v[0]),
+    ]
+}

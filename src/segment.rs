@@ -1,0 +1,354 @@
+//! The per-pair vocabulary: [`Segment`] (array-of-structs input), [`Extent`] (segment, ray or
+//! line), [`Flags`], [`Closest`] (one result) and [`Options`] / [`Tolerance`].
+//!
+//! These types are shared by the scalar reference ([`crate::reference`]) and the batched
+//! kernel, so that one result reads the same whichever path produced it.
+
+use bytemuck::{Pod, Zeroable};
+
+/// A 3D segment from `p0` to `p1`, stored as six `f32` in array-of-structs order.
+///
+/// `#[repr(C)]` and [`Pod`], so a `&[f32]` of 6·N numbers (or raw bytes from a file) casts to
+/// `&[Segment]` with [`bytemuck::cast_slice`] without copying. Whether the segment is
+/// treated as a segment, a ray from `p0` through `p1` or an infinite line is chosen per side
+/// with [`Extent`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Segment {
+    /// First end point (parameter 0).
+    pub p0: [f32; 3],
+    /// Second end point (parameter 1).
+    pub p1: [f32; 3],
+}
+
+impl Segment {
+    /// A segment from `p0` to `p1`.
+    #[inline]
+    #[must_use]
+    pub const fn new(p0: [f32; 3], p1: [f32; 3]) -> Self {
+        Self { p0, p1 }
+    }
+
+    /// The direction `p1 - p0` (not normalised).
+    #[inline]
+    #[must_use]
+    pub fn direction(&self) -> [f32; 3] {
+        [
+            self.p1[0] - self.p0[0],
+            self.p1[1] - self.p0[1],
+            self.p1[2] - self.p0[2],
+        ]
+    }
+
+    /// The point at parameter `u`: `p0 + u·(p1 - p0)`.
+    #[inline]
+    #[must_use]
+    pub fn at(&self, u: f32) -> [f32; 3] {
+        let d = self.direction();
+        [
+            u.mul_add(d[0], self.p0[0]),
+            u.mul_add(d[1], self.p0[1]),
+            u.mul_add(d[2], self.p0[2]),
+        ]
+    }
+}
+
+/// How far a side extends along its direction: the range its parameter may take.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Extent {
+    /// The finite segment, parameter in `[0, 1]`.
+    #[default]
+    Segment,
+    /// The ray from `p0` through `p1` and beyond, parameter in `[0, ∞)`.
+    Ray,
+    /// The infinite line through `p0` and `p1`, any parameter.
+    Line,
+}
+
+impl Extent {
+    /// The parameter range `(lo, hi)`; unbounded ends are `±f32::INFINITY`.
+    #[inline]
+    #[must_use]
+    pub const fn bounds(self) -> (f32, f32) {
+        match self {
+            Extent::Segment => (0.0, 1.0),
+            Extent::Ray => (0.0, f32::INFINITY),
+            Extent::Line => (f32::NEG_INFINITY, f32::INFINITY),
+        }
+    }
+
+    /// Parses `segment`, `ray` or `line` (as the CLI spells them).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "segment" | "seg" => Some(Extent::Segment),
+            "ray" => Some(Extent::Ray),
+            "line" => Some(Extent::Line),
+            _ => None,
+        }
+    }
+}
+
+/// What was special about a pair: a small bit set.
+///
+/// Combine with `|`, test with [`Flags::contains`]. The bits are stable (they are written to
+/// output files): degenerate A = 1, degenerate B = 2, parallel = 4, non-finite = 8.
+#[repr(transparent)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Pod, Zeroable)]
+pub struct Flags(u8);
+
+impl Flags {
+    /// No flag set.
+    pub const NONE: Flags = Flags(0);
+    /// Side A is too short to carry a direction and was treated as its first point.
+    pub const DEGENERATE_A: Flags = Flags(1);
+    /// Side B is too short to carry a direction and was treated as its first point.
+    pub const DEGENERATE_B: Flags = Flags(2);
+    /// The directions are parallel within tolerance (Rhodes' overlap rule was used).
+    pub const PARALLEL: Flags = Flags(4);
+    /// An input coordinate was NaN or infinite (or so large that a difference overflowed):
+    /// every output of this pair is NaN.
+    pub const NON_FINITE: Flags = Flags(8);
+
+    /// The raw bits.
+    #[inline]
+    #[must_use]
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// Flags from raw bits; unknown bits are dropped.
+    #[inline]
+    #[must_use]
+    pub const fn from_bits_truncate(bits: u8) -> Self {
+        Flags(bits & 0b1111)
+    }
+
+    /// True when every flag of `other` is set in `self`.
+    #[inline]
+    #[must_use]
+    pub const fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// True when no flag is set.
+    #[inline]
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl core::ops::BitOr for Flags {
+    type Output = Flags;
+    #[inline]
+    fn bitor(self, rhs: Flags) -> Flags {
+        Flags(self.0 | rhs.0)
+    }
+}
+
+impl core::ops::BitOrAssign for Flags {
+    #[inline]
+    fn bitor_assign(&mut self, rhs: Flags) {
+        self.0 |= rhs.0;
+    }
+}
+
+impl core::fmt::Debug for Flags {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Flags({self})")
+    }
+}
+
+impl core::fmt::Display for Flags {
+    /// `degenerate_a|parallel`, or `none`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        const NAMES: [(Flags, &str); 4] = [
+            (Flags::DEGENERATE_A, "degenerate_a"),
+            (Flags::DEGENERATE_B, "degenerate_b"),
+            (Flags::PARALLEL, "parallel"),
+            (Flags::NON_FINITE, "non_finite"),
+        ];
+        if self.is_empty() {
+            return f.write_str("none");
+        }
+        let mut first = true;
+        for (flag, name) in NAMES {
+            if self.contains(flag) {
+                if !first {
+                    f.write_str("|")?;
+                }
+                f.write_str(name)?;
+                first = false;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The closest points of one pair: `C = A0 + s·(A1 - A0)` on A, `D = B0 + t·(B1 - B0)` on B.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Closest {
+    /// Parameter of `point_a` along A, inside A's extent.
+    pub s: f32,
+    /// Parameter of `point_b` along B, inside B's extent.
+    pub t: f32,
+    /// The closest point C on A.
+    pub point_a: [f32; 3],
+    /// The closest point D on B.
+    pub point_b: [f32; 3],
+    /// Squared distance |C - D|², formed from the separation `(A0 - B0) + s·dA - t·dB`
+    /// computed locally, not by subtracting the two (possibly far-from-origin) points.
+    pub dist2: f32,
+    /// What was special about this pair.
+    pub flags: Flags,
+}
+
+impl Closest {
+    /// The result reported for a pair with a non-finite coordinate: all NaN, flagged.
+    pub const NON_FINITE: Closest = Closest {
+        s: f32::NAN,
+        t: f32::NAN,
+        point_a: [f32::NAN; 3],
+        point_b: [f32::NAN; 3],
+        dist2: f32::NAN,
+        flags: Flags::NON_FINITE,
+    };
+
+    /// The distance |C - D|.
+    #[inline]
+    #[must_use]
+    pub fn distance(&self) -> f32 {
+        self.dist2.sqrt()
+    }
+
+    /// Rhodes' P: the midpoint `(C + D) / 2`, the "intersection point" of two segments that
+    /// nearly meet.
+    #[inline]
+    #[must_use]
+    pub fn midpoint(&self) -> [f32; 3] {
+        core::array::from_fn(|i| 0.5 * (self.point_a[i] + self.point_b[i]))
+    }
+
+    /// The separation vector `C - D` (from the closest point on B to the one on A).
+    #[inline]
+    #[must_use]
+    pub fn separation(&self) -> [f32; 3] {
+        core::array::from_fn(|i| self.point_a[i] - self.point_b[i])
+    }
+}
+
+/// When a side counts as degenerate and two directions as parallel.
+///
+/// The default is scale-free: a side is degenerate when its length is at most
+/// `length_rel` times the magnitude of its own end points (a couple of ulps of its
+/// coordinates), and two directions are parallel when the sine of the angle between them is
+/// at most `parallel_sin`. [`Tolerance::absolute`] gives Rhodes' style of one absolute epsilon
+/// for callers who know their units.
+///
+/// Precisely, with `a = |dA|²`, `m = max(|A0|², |A1|²)` and `n = dA × dB`:
+/// A is degenerate when `a <= length_rel²·m + length_abs²`, and the pair is parallel when
+/// `|n|² <= parallel_sin²·|dA|²·|dB|²` (and neither side is degenerate).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// Length threshold relative to the magnitude of the side's coordinates.
+    pub length_rel: f32,
+    /// Absolute length threshold, in the units of the coordinates.
+    pub length_abs: f32,
+    /// Sine of the largest angle still treated as parallel.
+    pub parallel_sin: f32,
+}
+
+impl Tolerance {
+    /// The default scale-free tolerance: `length_rel = 2·ε`, `parallel_sin = 2·ε`
+    /// (ε = `f32::EPSILON`). See `docs/algorithm.md` for why these values.
+    pub const DEFAULT: Tolerance = Tolerance {
+        length_rel: 2.0 * f32::EPSILON,
+        length_abs: 0.0,
+        parallel_sin: 2.0 * f32::EPSILON,
+    };
+
+    /// Rhodes-style absolute tolerance: a side is degenerate when its length is at most
+    /// `epsilon`; the scale-free parallel test is kept (an absolute test on an angle would
+    /// make no sense).
+    #[must_use]
+    pub const fn absolute(epsilon: f32) -> Tolerance {
+        Tolerance {
+            length_rel: 0.0,
+            length_abs: epsilon,
+            parallel_sin: Tolerance::DEFAULT.parallel_sin,
+        }
+    }
+}
+
+impl Default for Tolerance {
+    fn default() -> Self {
+        Tolerance::DEFAULT
+    }
+}
+
+/// Per-call settings: the extent of each side and the tolerances.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Options {
+    /// Extent of side A (parameter `s`).
+    pub extent_a: Extent,
+    /// Extent of side B (parameter `t`).
+    pub extent_b: Extent,
+    /// Degenerate and parallel thresholds.
+    pub tolerance: Tolerance,
+}
+
+impl Options {
+    /// Segment against segment with the default tolerance.
+    pub const SEGMENTS: Options = Options {
+        extent_a: Extent::Segment,
+        extent_b: Extent::Segment,
+        tolerance: Tolerance::DEFAULT,
+    };
+
+    /// Options with the given extents and the default tolerance.
+    #[must_use]
+    pub const fn new(extent_a: Extent, extent_b: Extent) -> Self {
+        Options {
+            extent_a,
+            extent_b,
+            tolerance: Tolerance::DEFAULT,
+        }
+    }
+
+    /// The same options with another tolerance.
+    #[must_use]
+    pub const fn with_tolerance(mut self, tolerance: Tolerance) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// The constants both the reference and the kernel need, derived once per call.
+    #[inline]
+    pub(crate) fn params(&self) -> Params {
+        let (lo_a, hi_a) = self.extent_a.bounds();
+        let (lo_b, hi_b) = self.extent_b.bounds();
+        let t = self.tolerance;
+        Params {
+            lo_a,
+            hi_a,
+            lo_b,
+            hi_b,
+            length_rel2: t.length_rel * t.length_rel,
+            length_abs2: t.length_abs * t.length_abs,
+            parallel_sin2: t.parallel_sin * t.parallel_sin,
+        }
+    }
+}
+
+/// Per-call constants in the form the algorithm uses them (bounds, squared tolerances).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Params {
+    pub lo_a: f32,
+    pub hi_a: f32,
+    pub lo_b: f32,
+    pub hi_b: f32,
+    pub length_rel2: f32,
+    pub length_abs2: f32,
+    pub parallel_sin2: f32,
+}
