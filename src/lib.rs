@@ -29,7 +29,23 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod batch;
+mod kernel;
+#[cfg(feature = "rayon")]
+mod par;
 pub mod reference;
 mod segment;
+mod simd;
 
+pub use batch::{BatchError, ClosestBatch, LANES, Outputs, Segments, SegmentsView, padded_len};
+pub use kernel::{
+    closest_points, closest_points_into, closest_points_with_into, try_closest_points,
+    try_closest_points_with_into,
+};
+#[cfg(feature = "rayon")]
+pub use par::{
+    PAR_CHUNK_PAIRS, PAR_MIN_PAIRS, par_closest_points, par_closest_points_with_into,
+    try_par_closest_points_with_into,
+};
 pub use segment::{Closest, Extent, Flags, Options, Segment, Tolerance};
+pub use simd::{SIMD_LEVEL, cpu_simd_level, simd_upgrade_hint};

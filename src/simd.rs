@@ -1,0 +1,75 @@
+//! Which SIMD instructions this build uses, and which the CPU could use.
+//!
+//! `wide` chooses its instructions when the crate is compiled (from `-C target-cpu` /
+//! `-C target-feature`), not at run time, so a default x86_64 build runs the 8-lane kernel as
+//! two SSE2 halves with unfused multiply-adds. [`SIMD_LEVEL`] names what this build was
+//! compiled for; [`cpu_simd_level`] what the running CPU supports, so a tool can warn when
+//! the two differ (see "Enabling SIMD" in the README).
+
+/// The instruction set the kernel was compiled for: `"avx512f+fma"`, `"avx2+fma"`,
+/// `"avx"`, `"sse4.1"`, `"sse2"`, `"neon"`, `"simd128"` or `"scalar"`.
+///
+/// `wide::f32x8` uses 256-bit AVX registers (with FMA when available) on every AVX build; an
+/// AVX-512 build is reported as such because it is what the compiler targets.
+pub const SIMD_LEVEL: &str = if cfg!(all(target_feature = "avx512f", target_feature = "fma")) {
+    "avx512f+fma"
+} else if cfg!(all(target_feature = "avx2", target_feature = "fma")) {
+    "avx2+fma"
+} else if cfg!(target_feature = "avx") {
+    "avx"
+} else if cfg!(target_feature = "sse4.1") {
+    "sse4.1"
+} else if cfg!(target_feature = "sse2") {
+    "sse2"
+} else if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
+    "neon"
+} else if cfg!(target_feature = "simd128") {
+    "simd128"
+} else {
+    "scalar"
+};
+
+/// The best level (in the terms of [`SIMD_LEVEL`]) the running CPU supports, detected at
+/// run time. On targets without run-time detection this is [`SIMD_LEVEL`].
+#[must_use]
+pub fn cpu_simd_level() -> &'static str {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("fma") {
+            "avx512f+fma"
+        } else if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+        {
+            "avx2+fma"
+        } else if std::is_x86_feature_detected!("avx") {
+            "avx"
+        } else if std::is_x86_feature_detected!("sse4.1") {
+            "sse4.1"
+        } else {
+            "sse2"
+        }
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    {
+        SIMD_LEVEL
+    }
+}
+
+/// A warning to show when the CPU supports a faster level than this build uses (`None` when
+/// the build already uses what matters to `wide::f32x8`: AVX2 and FMA, or the CPU has no
+/// more).
+#[must_use]
+pub fn simd_upgrade_hint() -> Option<String> {
+    let rank = |level: &str| match level {
+        "avx512f+fma" | "avx2+fma" => 3,
+        "avx" => 2,
+        "sse4.1" => 1,
+        _ => 0,
+    };
+    let (built, cpu) = (SIMD_LEVEL, cpu_simd_level());
+    (rank(cpu) > rank(built)).then(|| {
+        format!(
+            "this build uses {built} but the CPU supports {cpu}: rebuild with \
+             RUSTFLAGS=\"-C target-cpu=native\" (or x86-64-v3) for 2-3x the throughput"
+        )
+    })
+}
