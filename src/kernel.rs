@@ -51,10 +51,22 @@ use wide::{f32x8, u32x8};
 
 /// Three coordinates, eight lanes each: the kernel's `[f32; 3]`.
 #[derive(Clone, Copy)]
-struct V3 {
-    x: f32x8,
-    y: f32x8,
-    z: f32x8,
+pub(crate) struct V3 {
+    pub x: f32x8,
+    pub y: f32x8,
+    pub z: f32x8,
+}
+
+impl V3 {
+    /// The same point in every lane.
+    #[inline(always)]
+    pub(crate) fn splat(p: [f32; 3]) -> V3 {
+        V3 {
+            x: f32x8::splat(p[0]),
+            y: f32x8::splat(p[1]),
+            z: f32x8::splat(p[2]),
+        }
+    }
 }
 
 #[inline(always)]
@@ -90,7 +102,7 @@ fn clamp(x: f32x8, lo: f32x8, hi: f32x8) -> f32x8 {
 
 /// The per-call constants, one copy per lane.
 #[derive(Clone, Copy)]
-struct Splat {
+pub(crate) struct Splat {
     lo_a: f32x8,
     hi_a: f32x8,
     lo_b: f32x8,
@@ -101,7 +113,7 @@ struct Splat {
 }
 
 impl Splat {
-    fn new(p: &Params) -> Self {
+    pub(crate) fn new(p: &Params) -> Self {
         Splat {
             lo_a: f32x8::splat(p.lo_a),
             hi_a: f32x8::splat(p.hi_a),
@@ -115,18 +127,18 @@ impl Splat {
 }
 
 /// Eight results.
-struct Lanes {
-    s: f32x8,
-    t: f32x8,
-    dist2: f32x8,
-    flags: u32x8,
-    point_a: V3,
-    point_b: V3,
+pub(crate) struct Lanes {
+    pub s: f32x8,
+    pub t: f32x8,
+    pub dist2: f32x8,
+    pub flags: u32x8,
+    pub point_a: V3,
+    pub point_b: V3,
 }
 
 /// The algorithm for eight pairs: the twin of `reference::closest_points_params`.
 #[inline(always)]
-fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
+pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
     let zero = f32x8::ZERO;
     let one = f32x8::ONE;
     let d_a = sub(a1, a0);
@@ -250,7 +262,7 @@ fn load(col: &[f32], j: usize) -> f32x8 {
 
 /// Loads one side's six columns at `j`.
 #[inline(always)]
-fn load_side(cols: &[&[f32]; 6], j: usize) -> (V3, V3) {
+pub(crate) fn load_side(cols: &[&[f32]; 6], j: usize) -> (V3, V3) {
     (
         V3 {
             x: load(cols[0], j),
