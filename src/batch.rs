@@ -219,13 +219,11 @@ impl Segments {
             col.truncate(old);
             col.reserve(padded_len(len) - old);
             let (point, axis) = (k / 3, k % 3);
-            col.extend(segments.iter().map(|s| {
-                if point == 0 {
-                    s.p0[axis]
-                } else {
-                    s.p1[axis]
-                }
-            }));
+            col.extend(
+                segments
+                    .iter()
+                    .map(|s| if point == 0 { s.p0[axis] } else { s.p1[axis] }),
+            );
             col.resize(padded_len(len), 0.0);
         }
         self.len = len;
@@ -687,71 +685,108 @@ impl ClosestBatch {
     pub(crate) fn columns_mut(&mut self) -> OutColumns<'_> {
         let [pa0, pa1, pa2] = &mut self.point_a;
         let [pb0, pb1, pb2] = &mut self.point_b;
-        let on = |v: &mut Vec<f32>| !v.is_empty();
-        let points = on(pa0);
         OutColumns {
+            outputs: self.outputs,
             dist2: &mut self.dist2[..],
-            s: (!self.s.is_empty()).then_some(&mut self.s[..]),
-            t: (!self.t.is_empty()).then_some(&mut self.t[..]),
-            flags: (!self.flags.is_empty()).then_some(&mut self.flags[..]),
-            point_a: points.then_some([&mut pa0[..], &mut pa1[..], &mut pa2[..]]),
-            point_b: points.then_some([&mut pb0[..], &mut pb1[..], &mut pb2[..]]),
+            s: &mut self.s[..],
+            t: &mut self.t[..],
+            flags: &mut self.flags[..],
+            point_a: [&mut pa0[..], &mut pa1[..], &mut pa2[..]],
+            point_b: [&mut pb0[..], &mut pb1[..], &mut pb2[..]],
         }
     }
 }
 
-/// Borrowed output columns: what the kernel writes. Every present column holds at least as
-/// many values as the pairs being computed (the kernel pads the last group itself when a
-/// column is not padded).
+/// Borrowed output columns: what the kernel writes. Columns not in `outputs` are empty;
+/// the others hold at least as many values as the pairs being computed (the kernel pads the
+/// last group itself when a column is not padded).
 pub(crate) struct OutColumns<'a> {
+    pub outputs: Outputs,
     pub dist2: &'a mut [f32],
-    pub s: Option<&'a mut [f32]>,
-    pub t: Option<&'a mut [f32]>,
-    pub flags: Option<&'a mut [Flags]>,
-    pub point_a: Option<[&'a mut [f32]; 3]>,
-    pub point_b: Option<[&'a mut [f32]; 3]>,
+    pub s: &'a mut [f32],
+    pub t: &'a mut [f32],
+    pub flags: &'a mut [Flags],
+    pub point_a: [&'a mut [f32]; 3],
+    pub point_b: [&'a mut [f32]; 3],
+}
+
+/// `&mut col[..len]`, or the empty column when it is empty (not selected).
+fn cut<T>(col: &mut [T], len: usize) -> &mut [T] {
+    let len = len.min(col.len());
+    &mut col[..len]
 }
 
 impl<'a> OutColumns<'a> {
+    /// The length of the shortest selected column.
+    pub(crate) fn room(&self) -> usize {
+        let o = self.outputs;
+        let mut room = self.dist2.len();
+        if o.params {
+            room = room.min(self.s.len()).min(self.t.len());
+        }
+        if o.flags {
+            room = room.min(self.flags.len());
+        }
+        if o.points {
+            for col in self.point_a.iter().chain(&self.point_b) {
+                room = room.min(col.len());
+            }
+        }
+        room
+    }
+
+    /// The first `len` values of every selected column (reborrowed).
+    pub(crate) fn prefix(&mut self, len: usize) -> OutColumns<'_> {
+        let [pa0, pa1, pa2] = &mut self.point_a;
+        let [pb0, pb1, pb2] = &mut self.point_b;
+        OutColumns {
+            outputs: self.outputs,
+            dist2: cut(self.dist2, len),
+            s: cut(self.s, len),
+            t: cut(self.t, len),
+            flags: cut(self.flags, len),
+            point_a: [cut(pa0, len), cut(pa1, len), cut(pa2, len)],
+            point_b: [cut(pb0, len), cut(pb1, len), cut(pb2, len)],
+        }
+    }
+
     /// Splits at `mid` (a multiple of [`LANES`] in practice) into two disjoint halves.
     #[cfg(feature = "rayon")]
     pub(crate) fn split_at(self, mid: usize) -> (OutColumns<'a>, OutColumns<'a>) {
-        fn split3<'b>(
-            c: Option<[&'b mut [f32]; 3]>,
-            mid: usize,
-        ) -> (Option<[&'b mut [f32]; 3]>, Option<[&'b mut [f32]; 3]>) {
-            match c {
-                None => (None, None),
-                Some([x, y, z]) => {
-                    let (x0, x1) = x.split_at_mut(mid);
-                    let (y0, y1) = y.split_at_mut(mid);
-                    let (z0, z1) = z.split_at_mut(mid);
-                    (Some([x0, y0, z0]), Some([x1, y1, z1]))
-                }
-            }
+        fn split<T>(col: &mut [T], mid: usize) -> (&mut [T], &mut [T]) {
+            let mid = mid.min(col.len());
+            col.split_at_mut(mid)
         }
-        let (d0, d1) = self.dist2.split_at_mut(mid);
-        let (s0, s1) = self.s.map(|c| c.split_at_mut(mid)).unzip();
-        let (t0, t1) = self.t.map(|c| c.split_at_mut(mid)).unzip();
-        let (f0, f1) = self.flags.map(|c| c.split_at_mut(mid)).unzip();
-        let (pa0, pa1) = split3(self.point_a, mid);
-        let (pb0, pb1) = split3(self.point_b, mid);
+        let [pa0, pa1, pa2] = self.point_a;
+        let [pb0, pb1, pb2] = self.point_b;
+        let (d0, d1) = split(self.dist2, mid);
+        let (s0, s1) = split(self.s, mid);
+        let (t0, t1) = split(self.t, mid);
+        let (f0, f1) = split(self.flags, mid);
+        let (pax0, pax1) = split(pa0, mid);
+        let (pay0, pay1) = split(pa1, mid);
+        let (paz0, paz1) = split(pa2, mid);
+        let (pbx0, pbx1) = split(pb0, mid);
+        let (pby0, pby1) = split(pb1, mid);
+        let (pbz0, pbz1) = split(pb2, mid);
         (
             OutColumns {
+                outputs: self.outputs,
                 dist2: d0,
                 s: s0,
                 t: t0,
                 flags: f0,
-                point_a: pa0,
-                point_b: pb0,
+                point_a: [pax0, pay0, paz0],
+                point_b: [pbx0, pby0, pbz0],
             },
             OutColumns {
+                outputs: self.outputs,
                 dist2: d1,
                 s: s1,
                 t: t1,
                 flags: f1,
-                point_a: pa1,
-                point_b: pb1,
+                point_a: [pax1, pay1, paz1],
+                point_b: [pbx1, pby1, pbz1],
             },
         )
     }

@@ -45,7 +45,7 @@
 //! so on x86_64 kernel and reference agree bit for bit in both the AVX2+FMA and the SSE2
 //! build. The equivalence tests check it.
 
-use crate::batch::{ClosestBatch, LANES, OutColumns, Outputs, SegmentsView, padded_len};
+use crate::batch::{ClosestBatch, LANES, OutColumns, Outputs, SegmentsView};
 use crate::segment::{Flags, Options, Params};
 use wide::{f32x8, u32x8};
 
@@ -139,18 +139,54 @@ pub(crate) struct Lanes {
 /// The algorithm for eight pairs: the twin of `reference::closest_points_params`.
 #[inline(always)]
 pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
+    match closest8_general(a0, a1, b0, b1, p) {
+        Some(lanes) => lanes,
+        None => closest8_masked(a0, a1, b0, b1, p),
+    }
+}
+
+/// The common case: `None` unless every lane takes the reference's general branch (finite,
+/// no degenerate side, not parallel), in which case every `select` of
+/// [`closest8_masked`] would return its last operand and is skipped.
+///
+/// Splitting the rare cases off keeps this path small enough for the sixteen vector
+/// registers; callers handle `None` out of line.
+#[inline(always)]
+pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Option<Lanes> {
     let zero = f32x8::ZERO;
-    let one = f32x8::ONE;
     let d_a = sub(a1, a0);
     let d_b = sub(b1, b0);
     let r = sub(a0, b0);
+    let a = dot(d_a, d_a);
+    let e = dot(d_b, d_b);
+    let c = dot(d_a, r);
+    let probe = a.mul_add(zero, e.mul_add(zero, c * zero));
+    let degenerate_a = a.simd_le(p.length_rel2.mul_add(dot(a0, a0), p.length_abs2));
+    let degenerate_b = e.simd_le(p.length_rel2.mul_add(dot(b0, b0), p.length_abs2));
+    let n = cross(d_a, d_b);
+    let nn = dot(n, n);
+    let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * (a * e));
+    let special = probe.simd_ne(zero) | degenerate_a | degenerate_b | parallel_or_degenerate;
+    if special.any() {
+        return None;
+    }
+    let b = dot(d_a, d_b);
+    let f = dot(d_b, r);
+    let w = cross(d_b, r);
+    let s = clamp(dot(w, n) / nn, p.lo_a, p.hi_a);
+    let t = clamp(b.mul_add(s, f) / e, p.lo_b, p.hi_b);
+    let s = clamp(b.mul_sub(t, c) / a, p.lo_a, p.hi_a);
+    Some(finish(a0, b0, d_a, d_b, r, s, t, u32x8::ZERO))
+}
 
-    // 1. Non-finite: Σ x·0 over d_a, d_b, r is NaN exactly when a coordinate is not finite.
-    let probe = [d_a, d_b, r]
-        .iter()
-        .flat_map(|v| [v.x, v.y, v.z])
-        .fold(zero, |acc, x| x.mul_add(zero, acc));
-    let non_finite = probe.simd_ne(zero);
+/// The full masked version of the algorithm for eight pairs, every branch of the reference a
+/// named mask and a `select`.
+#[inline(always)]
+pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
+    let zero = f32x8::ZERO;
+    let d_a = sub(a1, a0);
+    let d_b = sub(b1, b0);
+    let r = sub(a0, b0);
 
     // Ericson's dot products.
     let a = dot(d_a, d_a);
@@ -159,9 +195,13 @@ pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
     let c = dot(d_a, r);
     let f = dot(d_b, r);
 
+    // 1. Non-finite: a·0 + e·0 + c·0 is NaN exactly when a coordinate is not finite.
+    let probe = a.mul_add(zero, e.mul_add(zero, c * zero));
+    let non_finite = probe.simd_ne(zero);
+
     // 2. Degenerate and parallel masks.
-    let scale2_a = dot(a0, a0).fast_max(dot(a1, a1));
-    let scale2_b = dot(b0, b0).fast_max(dot(b1, b1));
+    let scale2_a = dot(a0, a0);
+    let scale2_b = dot(b0, b0);
     let degenerate_a = a.simd_le(p.length_rel2.mul_add(scale2_a, p.length_abs2));
     let degenerate_b = e.simd_le(p.length_rel2.mul_add(scale2_b, p.length_abs2));
     let degenerate = degenerate_a | degenerate_b;
@@ -169,8 +209,10 @@ pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
     let n = cross(d_a, d_b);
     let nn = dot(n, n);
     let parallel = !degenerate & nn.simd_le(p.parallel_sin2 * (a * e));
+    let w = cross(d_b, r);
 
     // Divisors that may be zero in lanes which will not use the quotient.
+    let one = f32x8::ONE;
     let a_safe = degenerate_a.select(one, a);
     let e_safe = degenerate_b.select(one, e);
     let nn_safe = (degenerate | parallel).select(one, nn);
@@ -189,7 +231,6 @@ pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
         lo_finite.select(lo, hi_finite.select(hi, zero)),
     );
     // Other lanes: Goldman's triple product.
-    let w = cross(d_b, r);
     let s_general = dot(w, n) / nn_safe;
     let s_first = degenerate.select(zero, parallel.select(s_parallel, s_general));
 
@@ -198,59 +239,61 @@ pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
     let t = degenerate_b.select(zero, clamp(b.mul_add(s, f) / e_safe, p.lo_b, p.hi_b));
     let s = degenerate_a.select(zero, clamp(b.mul_sub(t, c) / a_safe, p.lo_a, p.hi_a));
 
-    // 5. Separation r + s·dA - t·dB, formed locally.
+    let bit = |mask: f32x8, flag: Flags| mask.to_bits() & u32x8::splat(u32::from(flag.bits()));
+    let flags = bit(degenerate_a, Flags::DEGENERATE_A)
+        | bit(degenerate_b, Flags::DEGENERATE_B)
+        | bit(parallel, Flags::PARALLEL);
+    let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
+
+    // 1, continued: a non-finite lane reports NaN everywhere and only its flag.
+    if !non_finite.any() {
+        return lanes;
+    }
+    let nan = f32x8::splat(f32::NAN);
+    let blank = |x: f32x8| non_finite.select(nan, x);
+    let blank3 = |v: V3| V3 {
+        x: blank(v.x),
+        y: blank(v.y),
+        z: blank(v.z),
+    };
+    Lanes {
+        s: blank(lanes.s),
+        t: blank(lanes.t),
+        dist2: blank(lanes.dist2),
+        flags: non_finite.select(
+            u32x8::splat(u32::from(Flags::NON_FINITE.bits())),
+            lanes.flags,
+        ),
+        point_a: blank3(lanes.point_a),
+        point_b: blank3(lanes.point_b),
+    }
+}
+
+/// 5. The separation `r + s·dA - t·dB` formed locally, the squared distance and the points.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn finish(a0: V3, b0: V3, d_a: V3, d_b: V3, r: V3, s: f32x8, t: f32x8, flags: u32x8) -> Lanes {
     let v = V3 {
         x: t.mul_neg_add(d_b.x, s.mul_add(d_a.x, r.x)),
         y: t.mul_neg_add(d_b.y, s.mul_add(d_a.y, r.y)),
         z: t.mul_neg_add(d_b.z, s.mul_add(d_a.z, r.z)),
     };
-    let dist2 = dot(v, v);
-    let point_a = V3 {
-        x: s.mul_add(d_a.x, a0.x),
-        y: s.mul_add(d_a.y, a0.y),
-        z: s.mul_add(d_a.z, a0.z),
-    };
-    let point_b = V3 {
-        x: t.mul_add(d_b.x, b0.x),
-        y: t.mul_add(d_b.y, b0.y),
-        z: t.mul_add(d_b.z, b0.z),
-    };
-
-    let bit = |mask: f32x8, flag: Flags| mask.to_bits() & u32x8::splat(u32::from(flag.bits()));
-    let flags = bit(degenerate_a, Flags::DEGENERATE_A)
-        | bit(degenerate_b, Flags::DEGENERATE_B)
-        | bit(parallel, Flags::PARALLEL);
-
-    let mut lanes = Lanes {
+    Lanes {
         s,
         t,
-        dist2,
+        dist2: dot(v, v),
         flags,
-        point_a,
-        point_b,
-    };
-    // 1, continued: a non-finite lane reports NaN everywhere and only its flag.
-    if non_finite.any() {
-        let nan = f32x8::splat(f32::NAN);
-        let blank = |x: f32x8| non_finite.select(nan, x);
-        let blank3 = |v: V3| V3 {
-            x: blank(v.x),
-            y: blank(v.y),
-            z: blank(v.z),
-        };
-        lanes = Lanes {
-            s: blank(lanes.s),
-            t: blank(lanes.t),
-            dist2: blank(lanes.dist2),
-            flags: non_finite.select(
-                u32x8::splat(u32::from(Flags::NON_FINITE.bits())),
-                lanes.flags,
-            ),
-            point_a: blank3(lanes.point_a),
-            point_b: blank3(lanes.point_b),
-        };
+        point_a: V3 {
+            x: s.mul_add(d_a.x, a0.x),
+            y: s.mul_add(d_a.y, a0.y),
+            z: s.mul_add(d_a.z, a0.z),
+        },
+        point_b: V3 {
+            x: t.mul_add(d_b.x, b0.x),
+            y: t.mul_add(d_b.y, b0.y),
+            z: t.mul_add(d_b.z, b0.z),
+        },
     }
-    lanes
 }
 
 /// Eight values of one column starting at `j` (the slice must hold them).
@@ -293,61 +336,52 @@ fn store_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
 ) {
     store(out.dist2, j, count, lanes.dist2);
     if PARAMS {
-        if let Some(s) = out.s.as_deref_mut() {
-            store(s, j, count, lanes.s);
-        }
-        if let Some(t) = out.t.as_deref_mut() {
-            store(t, j, count, lanes.t);
-        }
+        store(out.s, j, count, lanes.s);
+        store(out.t, j, count, lanes.t);
     }
     if POINTS {
-        if let (Some(pa), Some(pb)) = (out.point_a.as_mut(), out.point_b.as_mut()) {
-            for (col, v) in pa.iter_mut().zip([lanes.point_a.x, lanes.point_a.y, lanes.point_a.z]) {
-                store(col, j, count, v);
-            }
-            for (col, v) in pb.iter_mut().zip([lanes.point_b.x, lanes.point_b.y, lanes.point_b.z]) {
-                store(col, j, count, v);
-            }
+        let pa = [lanes.point_a.x, lanes.point_a.y, lanes.point_a.z];
+        for (col, v) in out.point_a.iter_mut().zip(pa) {
+            store(col, j, count, v);
+        }
+        let pb = [lanes.point_b.x, lanes.point_b.y, lanes.point_b.z];
+        for (col, v) in out.point_b.iter_mut().zip(pb) {
+            store(col, j, count, v);
         }
     }
     if FLAGS {
-        if let Some(flags) = out.flags.as_deref_mut() {
-            let bits = lanes.flags.to_array();
-            for (dst, bits) in flags[j..j + count].iter_mut().zip(bits) {
-                // Only the four flag bits are ever set.
-                *dst = Flags::from_bits_truncate(bits as u8);
-            }
+        let bits = lanes.flags.to_array();
+        for (dst, bits) in out.flags[j..j + count].iter_mut().zip(bits) {
+            // Only the four flag bits are ever set.
+            *dst = Flags::from_bits_truncate(bits as u8);
         }
     }
 }
 
-/// The shortest present output column.
-fn out_room(out: &OutColumns<'_>) -> usize {
-    let mut room = out.dist2.len();
-    for col in [out.s.as_deref(), out.t.as_deref()].into_iter().flatten() {
-        room = room.min(col.len());
-    }
-    if let Some(flags) = out.flags.as_deref() {
-        room = room.min(flags.len());
-    }
-    for side in [out.point_a.as_ref(), out.point_b.as_ref()]
-        .into_iter()
-        .flatten()
-    {
-        for col in side {
-            room = room.min(col.len());
-        }
-    }
-    room
+/// One group through the masked path, out of line so the common loop stays lean.
+#[inline(never)]
+fn masked_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
+    a_cols: &[&[f32]; 6],
+    b_cols: &[&[f32]; 6],
+    out: &mut OutColumns<'_>,
+    j: usize,
+    splat: &Splat,
+) {
+    let (a0, a1) = load_side(a_cols, j);
+    let (b0, b1) = load_side(b_cols, j);
+    let lanes = closest8_masked(a0, a1, b0, b1, splat);
+    store_group::<PARAMS, POINTS, FLAGS>(out, j, LANES, &lanes);
 }
 
 /// Runs the kernel over `a.len()` pairs (`a.len() == b.len()`, checked by the callers),
 /// writing the selected columns of `out`.
 pub(crate) fn run(a: SegmentsView<'_>, b: SegmentsView<'_>, p: &Params, out: OutColumns<'_>) {
     debug_assert_eq!(a.len(), b.len());
-    let params = out.s.is_some() && out.t.is_some();
-    let points = out.point_a.is_some() && out.point_b.is_some();
-    let flags = out.flags.is_some();
+    let Outputs {
+        params,
+        points,
+        flags,
+    } = out.outputs;
     match (params, points, flags) {
         (false, false, false) => run_impl::<false, false, false>(a, b, p, out),
         (false, false, true) => run_impl::<false, false, true>(a, b, p, out),
@@ -379,16 +413,33 @@ fn run_impl<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
         .map(|c| c.len())
         .min()
         .unwrap_or(0)
-        .min(out_room(&out));
-    let direct = (room / LANES * LANES).min(padded_len(n));
-    let mut j = 0;
-    while j < direct {
-        let (a0, a1) = load_side(&a_cols, j);
-        let (b0, b1) = load_side(&b_cols, j);
-        let lanes = closest8(a0, a1, b0, b1, &splat);
-        store_group::<PARAMS, POINTS, FLAGS>(&mut out, j, LANES, &lanes);
-        j += LANES;
+        .min(out.room());
+    let groups = (room / LANES).min(n.div_ceil(LANES));
+    let direct = groups * LANES;
+    {
+        // Slices cut to exactly the whole groups, so the indexing below needs no checks.
+        let a_direct: [&[f32]; 6] = core::array::from_fn(|k| &a_cols[k][..direct]);
+        let b_direct: [&[f32]; 6] = core::array::from_fn(|k| &b_cols[k][..direct]);
+        let mut out_direct = out.prefix(direct);
+        for g in 0..groups {
+            let j = g * LANES;
+            let (a0, a1) = load_side(&a_direct, j);
+            let (b0, b1) = load_side(&b_direct, j);
+            match closest8_general(a0, a1, b0, b1, &splat) {
+                Some(lanes) => {
+                    store_group::<PARAMS, POINTS, FLAGS>(&mut out_direct, j, LANES, &lanes)
+                }
+                None => masked_group::<PARAMS, POINTS, FLAGS>(
+                    &a_direct,
+                    &b_direct,
+                    &mut out_direct,
+                    j,
+                    &splat,
+                ),
+            }
+        }
     }
+    let j = direct;
     // A last partial group without padding in place (a view of a sub-range): copy it into
     // zero-padded buffers so it still runs as one SIMD group.
     if j < n {

@@ -91,17 +91,6 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
     let d_b = sub(b1, b0);
     let r = sub(a0, b0);
 
-    // 1. Non-finite: every coordinate reaches d_a, d_b or r, and x·0 is NaN exactly when x
-    //    is NaN or infinite, so one sum of products by zero tests all twelve.
-    let probe = [d_a, d_b, r]
-        .iter()
-        .flatten()
-        .fold(0.0, |acc, &x| fma(x, 0.0, acc));
-    let non_finite = probe != 0.0;
-    if non_finite {
-        return Closest::NON_FINITE;
-    }
-
     // Ericson's dot products, each one rounding per term (fused).
     let a_ = dot(d_a, d_a);
     let e = dot(d_b, d_b);
@@ -109,9 +98,18 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
     let c = dot(d_a, r);
     let f = dot(d_b, r);
 
-    // 2. Degenerate: length² against the squared magnitude of the side's own end points.
-    let scale2_a = max_ps(dot(a0, a0), dot(a1, a1));
-    let scale2_b = max_ps(dot(b0, b0), dot(b1, b1));
+    // 1. Non-finite: a NaN or infinite coordinate makes d_a or d_b, hence a or e, non-finite
+    //    (and c catches A0 - B0 overflowing); x·0 is NaN exactly when x is NaN or infinite.
+    let probe = fma(a_, 0.0, fma(e, 0.0, c * 0.0));
+    let non_finite = probe != 0.0;
+    if non_finite {
+        return Closest::NON_FINITE;
+    }
+
+    // 2. Degenerate: length² against the squared magnitude of the side's first point (when
+    //    the side is short enough for this to matter, both ends have that magnitude).
+    let scale2_a = dot(a0, a0);
+    let scale2_b = dot(b0, b0);
     let degenerate_a = a_ <= fma(p.length_rel2, scale2_a, p.length_abs2);
     let degenerate_b = e <= fma(p.length_rel2, scale2_b, p.length_abs2);
 

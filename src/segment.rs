@@ -106,8 +106,8 @@ impl Flags {
     pub const DEGENERATE_B: Flags = Flags(2);
     /// The directions are parallel within tolerance (Rhodes' overlap rule was used).
     pub const PARALLEL: Flags = Flags(4);
-    /// An input coordinate was NaN or infinite (or so large that a difference overflowed):
-    /// every output of this pair is NaN.
+    /// An input coordinate was NaN or infinite (or so large, beyond about 1e19, that a
+    /// squared length overflowed): every output of this pair is NaN.
     pub const NON_FINITE: Flags = Flags(8);
 
     /// The raw bits.
@@ -246,7 +246,7 @@ impl Closest {
 /// at most `parallel_sin`. [`Tolerance::absolute`] gives Rhodes' style of one absolute epsilon
 /// for callers who know their units.
 ///
-/// Precisely, with `a = |dA|²`, `m = max(|A0|², |A1|²)` and `n = dA × dB`:
+/// Precisely, with `a = |dA|²`, `m = |A0|²` and `n = dA × dB`:
 /// A is degenerate when `a <= length_rel²·m + length_abs²`, and the pair is parallel when
 /// `|n|² <= parallel_sin²·|dA|²·|dB|²` (and neither side is degenerate).
 #[derive(Clone, Copy, Debug, PartialEq)]
