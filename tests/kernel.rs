@@ -1,0 +1,494 @@
+//! The 8-lane kernel against the scalar reference, lane by lane.
+//!
+//! The kernel performs the reference's operations in the same order, fusing exactly the
+//! multiply-adds the reference fuses on this build, so on x86_64 the two agree **bit for
+//! bit** (s, t, points, squared distance, flags; NaN for non-finite pairs). That is what these
+//! tests assert. Where a platform's `min`/`max` could treat signed zeros differently (not
+//! x86_64), the documented fallback rule is: distances within `2·ε·S`, flags equal, and `s`,
+//! `t` equal within `1e-4` wherever the pair is neither parallel nor degenerate (a unique,
+//! well-conditioned minimiser).
+//!
+//! Inputs: hard classes (near-parallel at 1e-1..1e-7 rad, parallel, collinear, tiny and zero
+//! lengths, long and skinny, far from the origin, crossing at small angles, non-finite),
+//! every hard case rotated through every lane, every length 0..=33, every combination of
+//! extents, sub-range views, output selections and the parallel driver.
+
+use proptest::prelude::*;
+use segbatch::{
+    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
+    closest_points, closest_points_into, closest_points_with_into, reference,
+    try_closest_points, try_closest_points_with_into,
+};
+
+const EXTENTS: [Extent; 3] = [Extent::Segment, Extent::Ray, Extent::Line];
+
+/// Largest coordinate magnitude of a pair (S in the accuracy bar).
+fn scale(a: &Segment, b: &Segment) -> f32 {
+    [a.p0, a.p1, b.p0, b.p1]
+        .iter()
+        .flatten()
+        .fold(0.0f32, |m, x| m.max(x.abs()))
+}
+
+/// Asserts that the kernel's result for pair `i` is the reference's.
+fn assert_same(i: usize, a: &Segment, b: &Segment, want: &Closest, got: &Closest) {
+    let bits = |x: f32| x.to_bits();
+    let same = |x: f32, y: f32| bits(x) == bits(y) || (x.is_nan() && y.is_nan());
+    if cfg!(target_arch = "x86_64") {
+        let ok = same(want.s, got.s)
+            && same(want.t, got.t)
+            && same(want.dist2, got.dist2)
+            && want.flags == got.flags
+            && (0..3).all(|k| same(want.point_a[k], got.point_a[k]))
+            && (0..3).all(|k| same(want.point_b[k], got.point_b[k]));
+        assert!(
+            ok,
+            "pair {i}: kernel differs from reference\n a = {a:?}\n b = {b:?}\n reference {want:?}\n kernel    {got:?}"
+        );
+    } else {
+        let tol = 2.0 * f32::EPSILON * scale(a, b);
+        assert_eq!(want.flags, got.flags, "pair {i}: flags, a = {a:?}, b = {b:?}");
+        if want.flags.contains(Flags::NON_FINITE) {
+            assert!(got.dist2.is_nan());
+            return;
+        }
+        let diff = (want.distance() - got.distance()).abs();
+        assert!(
+            diff <= tol,
+            "pair {i}: distance {} vs {} differs by {diff}, allowed {tol}",
+            want.distance(),
+            got.distance()
+        );
+        if want.flags.is_empty() {
+            assert!((want.s - got.s).abs() <= 1e-4 && (want.t - got.t).abs() <= 1e-4);
+        }
+    }
+}
+
+/// Runs the kernel on the pairs and checks every lane against the reference.
+fn check_pairs(pairs: &[(Segment, Segment)], options: &Options) {
+    let a: Segments = pairs.iter().map(|p| p.0).collect();
+    let b: Segments = pairs.iter().map(|p| p.1).collect();
+    let mut out = ClosestBatch::default();
+    closest_points_with_into(&a, &b, options, Outputs::ALL, &mut out);
+    assert_eq!(out.len(), pairs.len());
+    assert_eq!(out.s().len(), pairs.len());
+    assert_eq!(out.t().len(), pairs.len());
+    assert_eq!(out.dist2().len(), pairs.len());
+    for (i, (x, y)) in pairs.iter().enumerate() {
+        let want = reference::closest_points_with(x, y, options);
+        assert_same(i, x, y, &want, &out.get(i));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Generators (f64 geometry rounded to f32, as a caller's data would be)
+// ---------------------------------------------------------------------------------------
+
+fn to_f32(p: [f64; 3]) -> [f32; 3] {
+    [p[0] as f32, p[1] as f32, p[2] as f32]
+}
+
+fn unit(v: [f64; 3]) -> [f64; 3] {
+    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-300);
+    [v[0] / n, v[1] / n, v[2] / n]
+}
+
+fn add(p: [f64; 3], d: [f64; 3], k: f64) -> [f64; 3] {
+    [p[0] + k * d[0], p[1] + k * d[1], p[2] + k * d[2]]
+}
+
+/// A unit direction and one perpendicular to it.
+fn frame() -> impl Strategy<Value = ([f64; 3], [f64; 3])> {
+    (prop::array::uniform3(-1.0..1.0f64), prop::array::uniform3(-1.0..1.0f64)).prop_map(|(u, v)| {
+        let u = unit([u[0] + 1e-3, u[1], u[2]]);
+        let d = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+        let w = unit(add([v[0] + 1e-3, v[1] - 1e-3, v[2]], u, -d));
+        (u, w)
+    })
+}
+
+fn origin() -> impl Strategy<Value = [f64; 3]> {
+    prop_oneof![
+        prop::array::uniform3(-10.0..10.0f64),
+        prop::array::uniform3(-1e4..1e4f64),
+        prop::array::uniform3(-1e6..1e6f64),
+    ]
+}
+
+fn log_uniform(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
+    (lo.ln()..hi.ln()).prop_map(f64::exp)
+}
+
+fn general() -> impl Strategy<Value = (Segment, Segment)> {
+    prop::array::uniform4(prop::array::uniform3(-10.0..10.0f32)).prop_map(|[p, q, r, s]| {
+        (Segment::new(p, q), Segment::new(r, s))
+    })
+}
+
+/// Near-parallel (angle 1e-1 .. 1e-7 rad, including exactly 0), overlapping or offset along
+/// the direction, at a small distance, anywhere.
+fn near_parallel() -> impl Strategy<Value = (Segment, Segment)> {
+    (
+        origin(),
+        frame(),
+        log_uniform(1e-3, 1e3),
+        prop_oneof![Just(0.0), log_uniform(1e-7, 1e-1)],
+        -1.5..1.5f64,
+        log_uniform(1e-3, 1e3),
+        prop_oneof![Just(0.0), log_uniform(1e-6, 1.0)],
+    )
+        .prop_map(|(o, (u, w), len, angle, shift, len_b, gap)| {
+            let v = unit(add(u, w, angle.tan()));
+            let a0 = o;
+            let a1 = add(o, u, len);
+            let b0 = add(add(o, u, shift * len), w, gap * len);
+            let b1 = add(b0, v, len_b);
+            (
+                Segment::new(to_f32(a0), to_f32(a1)),
+                Segment::new(to_f32(b0), to_f32(b1)),
+            )
+        })
+}
+
+/// Collinear pairs: overlapping, touching or disjoint, same or opposite direction.
+fn collinear() -> impl Strategy<Value = (Segment, Segment)> {
+    (origin(), frame(), log_uniform(1e-3, 1e3), -2.0..2.0f64, -2.0..2.0f64).prop_map(
+        |(o, (u, _), len, t0, t1)| {
+            (
+                Segment::new(to_f32(o), to_f32(add(o, u, len))),
+                Segment::new(to_f32(add(o, u, t0 * len)), to_f32(add(o, u, t1 * len))),
+            )
+        },
+    )
+}
+
+/// One or both sides tiny (1e-6 .. 1e-3) or exactly zero length.
+fn tiny() -> impl Strategy<Value = (Segment, Segment)> {
+    (
+        origin(),
+        frame(),
+        prop_oneof![Just(0.0), log_uniform(1e-6, 1e-3)],
+        prop_oneof![Just(0.0), log_uniform(1e-6, 1e-3), log_uniform(1.0, 1e3)],
+        prop::array::uniform3(-2.0..2.0f64),
+        any::<bool>(),
+    )
+        .prop_map(|(o, (u, w), la, lb, off, swap)| {
+            let a = Segment::new(to_f32(o), to_f32(add(o, u, la)));
+            let b0 = add(o, off, 1.0);
+            let b = Segment::new(to_f32(b0), to_f32(add(b0, w, lb)));
+            if swap { (b, a) } else { (a, b) }
+        })
+}
+
+/// Long and skinny against short, and crossings at small angles (true distance ~0).
+fn long_and_crossing() -> impl Strategy<Value = (Segment, Segment)> {
+    (
+        origin(),
+        frame(),
+        log_uniform(1e3, 1e4),
+        log_uniform(1e-3, 10.0),
+        log_uniform(1e-7, 1e-1),
+        0.0..1.0f64,
+    )
+        .prop_map(|(o, (u, w), long, short, angle, at)| {
+            let a = Segment::new(to_f32(o), to_f32(add(o, u, long)));
+            let cross = add(o, u, at * long);
+            let v = unit(add(u, w, angle.tan()));
+            let b = Segment::new(to_f32(add(cross, v, -short)), to_f32(add(cross, v, short)));
+            (a, b)
+        })
+}
+
+/// A pair with one coordinate replaced by NaN or ±infinity.
+fn non_finite() -> impl Strategy<Value = (Segment, Segment)> {
+    (
+        general(),
+        0..12usize,
+        prop_oneof![Just(f32::NAN), Just(f32::INFINITY), Just(f32::NEG_INFINITY)],
+    )
+        .prop_map(|((mut a, mut b), k, x)| {
+            let slot = match k / 3 {
+                0 => &mut a.p0,
+                1 => &mut a.p1,
+                2 => &mut b.p0,
+                _ => &mut b.p1,
+            };
+            slot[k % 3] = x;
+            (a, b)
+        })
+}
+
+fn any_pair() -> impl Strategy<Value = (Segment, Segment)> {
+    prop_oneof![
+        3 => general(),
+        3 => near_parallel(),
+        2 => collinear(),
+        2 => tiny(),
+        2 => long_and_crossing(),
+        1 => non_finite(),
+    ]
+}
+
+fn any_extent() -> impl Strategy<Value = Extent> {
+    prop::sample::select(EXTENTS.to_vec())
+}
+
+proptest! {
+    #[test]
+    fn kernel_matches_reference_on_hard_batches(pairs in prop::collection::vec(any_pair(), 0..40)) {
+        check_pairs(&pairs, &Options::SEGMENTS);
+    }
+
+    #[test]
+    fn kernel_matches_reference_for_every_extent(
+        pairs in prop::collection::vec(any_pair(), 1..24),
+        ea in any_extent(),
+        eb in any_extent(),
+    ) {
+        check_pairs(&pairs, &Options::new(ea, eb));
+    }
+
+    #[test]
+    fn kernel_matches_reference_with_absolute_tolerance(
+        pairs in prop::collection::vec(any_pair(), 1..24),
+        eps in prop_oneof![Just(0.0f32), 1e-6..1e-2f32],
+    ) {
+        check_pairs(&pairs, &Options::SEGMENTS.with_tolerance(Tolerance::absolute(eps)));
+    }
+
+    #[test]
+    fn finite_lanes_are_unaffected_by_non_finite_neighbours(
+        pairs in prop::collection::vec(general(), 8..24),
+        bad in prop::collection::vec(non_finite(), 1..8),
+        positions in prop::collection::vec(any::<prop::sample::Index>(), 1..8),
+    ) {
+        let mut mixed = pairs.clone();
+        for (pair, pos) in bad.iter().zip(&positions) {
+            mixed[pos.index(pairs.len())] = *pair;
+        }
+        check_pairs(&mixed, &Options::SEGMENTS);
+        let a: Segments = mixed.iter().map(|p| p.0).collect();
+        let b: Segments = mixed.iter().map(|p| p.1).collect();
+        let out = closest_points(&a, &b);
+        for (i, (x, y)) in mixed.iter().enumerate() {
+            let alone = closest_points(&Segments::from(&[*x]), &Segments::from(&[*y])).get(0);
+            assert_same(i, x, y, &alone, &out.get(i));
+            let finite = [x.p0, x.p1, y.p0, y.p1].iter().flatten().all(|c| c.is_finite());
+            prop_assert_eq!(finite, !out.flags()[i].contains(Flags::NON_FINITE));
+        }
+    }
+
+    #[test]
+    fn sub_range_views_match(
+        pairs in prop::collection::vec(any_pair(), 0..40),
+        start in any::<prop::sample::Index>(),
+        len in any::<prop::sample::Index>(),
+    ) {
+        let a: Segments = pairs.iter().map(|p| p.0).collect();
+        let b: Segments = pairs.iter().map(|p| p.1).collect();
+        let start = start.index(pairs.len() + 1);
+        let end = start + len.index(pairs.len() - start + 1);
+        let out = closest_points(a.view(start..end), b.view(start..end));
+        prop_assert_eq!(out.len(), end - start);
+        for i in start..end {
+            let (x, y) = pairs[i];
+            assert_same(i, &x, &y, &reference::closest_points(&x, &y), &out.get(i - start));
+        }
+    }
+}
+
+/// Hand-picked hard cases, each placed in every lane of a group (and across a group
+/// boundary) among ordinary pairs.
+fn hard_cases() -> Vec<(Segment, Segment)> {
+    let s = Segment::new;
+    let nan = f32::NAN;
+    let inf = f32::INFINITY;
+    vec![
+        // Rhodes' thought experiment.
+        (s([0., 0., 0.], [1., 0., 0.]), s([1., 0., 1.], [1., 1., 1.])),
+        // The 2D tutorial example lifted to z = 0.
+        (s([4., 7., 0.], [16., 3., 0.]), s([1., 1., 0.], [17., 5., 0.])),
+        // Perpendicular, distance 1.
+        (s([0., 0., 0.], [2., 0., 0.]), s([1., 1., 0.], [1., 3., 0.])),
+        // Zero-length second side, both zero-length.
+        (s([0., 0., 0.], [2., 0., 0.]), s([0.5, 1., 0.], [0.5, 1., 0.])),
+        (s([3., 3., 3.], [3., 3., 3.]), s([0.5, 1., 0.], [0.5, 1., 0.])),
+        // Parallel overlapping, parallel disjoint, collinear overlapping, antiparallel.
+        (s([0., 0., 0.], [2., 0., 0.]), s([0.5, 1., 0.], [3., 1., 0.])),
+        (s([0., 0., 0.], [1., 0., 0.]), s([2., 1., 0.], [3., 1., 0.])),
+        (s([0., 0., 0.], [2., 0., 0.]), s([1., 0., 0.], [3., 0., 0.])),
+        (s([0., 0., 0.], [2., 0., 0.]), s([3., 1., 0.], [1., 1., 0.])),
+        // Near-parallel at 1e-7 rad, far from the origin.
+        (
+            s([1e4, 1e4, 0.], [1e4 + 100., 1e4, 0.]),
+            s([1e4, 1e4 + 1e-3, 0.], [1e4 + 100., 1e4 + 1e-3 + 1e-5, 0.]),
+        ),
+        // Tiny segment far away.
+        (s([1e4, 0., 0.], [1e4 + 1e-3, 0., 0.]), s([1e4, 1., 0.], [1e4, 2., 0.])),
+        // Non-finite coordinates.
+        (s([nan, 0., 0.], [1., 0., 0.]), s([0., 1., 0.], [1., 1., 0.])),
+        (s([0., 0., 0.], [1., 0., 0.]), s([0., 1., inf], [1., 1., 0.])),
+        (s([0., 0., 0.], [-inf, 0., 0.]), s([0., 1., 0.], [1., 1., 0.])),
+    ]
+}
+
+#[test]
+fn every_hard_case_in_every_lane() {
+    let filler = (
+        Segment::new([0.3, -0.2, 0.1], [1.7, 0.4, -0.9]),
+        Segment::new([-1.1, 0.8, 0.5], [0.6, -0.3, 1.2]),
+    );
+    for case in hard_cases() {
+        for extent_a in EXTENTS {
+            for extent_b in EXTENTS {
+                for lane in 0..17 {
+                    let mut pairs = vec![filler; 17];
+                    pairs[lane] = case;
+                    check_pairs(&pairs, &Options::new(extent_a, extent_b));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_tail_length() {
+    let mut state = 0x2545_F491_4F6C_DD1D_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    };
+    for n in 0..=33 {
+        let pairs: Vec<_> = (0..n)
+            .map(|_| {
+                (
+                    Segment::new([next(), next(), next()], [next(), next(), next()]),
+                    Segment::new([next(), next(), next()], [next(), next(), next()]),
+                )
+            })
+            .collect();
+        check_pairs(&pairs, &Options::SEGMENTS);
+        // Every view ending at the end of the batch: the kernel's own zero-padded tail.
+        let a: Segments = pairs.iter().map(|p| p.0).collect();
+        let b: Segments = pairs.iter().map(|p| p.1).collect();
+        for start in 0..=n {
+            let out = closest_points(a.view(start..), b.view(start..));
+            for i in start..n {
+                let (x, y) = pairs[i];
+                assert_same(i, &x, &y, &reference::closest_points(&x, &y), &out.get(i - start));
+            }
+        }
+    }
+}
+
+#[test]
+fn output_selections_store_only_what_was_asked() {
+    let pairs = hard_cases();
+    let a: Segments = pairs.iter().map(|p| p.0).collect();
+    let b: Segments = pairs.iter().map(|p| p.1).collect();
+    let all = closest_points(&a, &b);
+    let mut out = ClosestBatch::default();
+    for outputs in [Outputs::DISTANCE, Outputs::PARAMS, Outputs::ALL] {
+        closest_points_with_into(&a, &b, &Options::SEGMENTS, outputs, &mut out);
+        assert_eq!(out.outputs(), outputs);
+        let same_bits = |x: &[f32], y: &[f32]| {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+        };
+        assert!(same_bits(out.dist2(), all.dist2()));
+        assert_eq!(out.s().is_empty(), !outputs.params);
+        assert_eq!(out.point_a()[0].is_empty(), !outputs.points);
+        assert_eq!(out.flags().is_empty(), !outputs.flags);
+        if outputs.params {
+            assert!(same_bits(out.s(), all.s()) && same_bits(out.t(), all.t()));
+        }
+        if outputs.flags {
+            assert_eq!(out.flags(), all.flags());
+        }
+    }
+}
+
+#[test]
+fn into_reuses_buffers_and_resizes() {
+    let pairs = hard_cases();
+    let a: Segments = pairs.iter().map(|p| p.0).collect();
+    let b: Segments = pairs.iter().map(|p| p.1).collect();
+    let mut out = ClosestBatch::default();
+    assert!(out.is_empty());
+    closest_points_into(&a, &b, &mut out);
+    let first = out.clone();
+    let ptr = out.dist2().as_ptr();
+    closest_points_into(a.view(..3), b.view(..3), &mut out);
+    assert_eq!(out.len(), 3);
+    assert_eq!(out.dist2().len(), 3);
+    closest_points_into(&a, &b, &mut out);
+    assert_eq!(out.dist2().as_ptr(), ptr, "no reallocation once large enough");
+    assert_eq!(out.len(), first.len());
+    for i in 0..out.len() {
+        assert_eq!(out.get(i).flags, first.get(i).flags);
+    }
+}
+
+#[test]
+fn mismatched_lengths_are_an_error_or_a_documented_panic() {
+    let a = Segments::from(&[Segment::default(); 3]);
+    let b = Segments::from(&[Segment::default(); 2]);
+    let err = try_closest_points(&a, &b).unwrap_err();
+    assert!(err.to_string().contains("expected 3, found 2"), "{err}");
+    let mut out = ClosestBatch::default();
+    closest_points_into(&a, &a, &mut out);
+    let before = out.clone();
+    assert!(try_closest_points_with_into(&a, &b, &Options::SEGMENTS, Outputs::ALL, &mut out).is_err());
+    assert_eq!(out, before, "out is left unchanged on error");
+    let panic = std::panic::catch_unwind(|| closest_points(&a, &b));
+    assert!(panic.is_err());
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_driver_is_bitwise_identical() {
+    use segbatch::{PAR_MIN_PAIRS, par_closest_points, par_closest_points_with_into};
+    let mut state = 0x1234_5678_9ABC_DEF1_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 20) as f32 - 8.0
+    };
+    let hard = hard_cases();
+    for n in [PAR_MIN_PAIRS - 1, PAR_MIN_PAIRS + 13, 3 * PAR_MIN_PAIRS + 5] {
+        let mut av = Vec::with_capacity(n);
+        let mut bv = Vec::with_capacity(n);
+        for i in 0..n {
+            if i % 97 == 0 {
+                let (x, y) = hard[i % hard.len()];
+                av.push(x);
+                bv.push(y);
+            } else {
+                av.push(Segment::new([next(), next(), next()], [next(), next(), next()]));
+                bv.push(Segment::new([next(), next(), next()], [next(), next(), next()]));
+            }
+        }
+        let (a, b) = (Segments::from(&av), Segments::from(&bv));
+        let seq = closest_points(&a, &b);
+        let par = par_closest_points(&a, &b);
+        assert_eq!(seq.len(), par.len());
+        let bits = |x: &[f32]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(seq.dist2()), bits(par.dist2()));
+        assert_eq!(bits(seq.s()), bits(par.s()));
+        assert_eq!(bits(seq.t()), bits(par.t()));
+        assert_eq!(seq.flags(), par.flags());
+        for k in 0..3 {
+            assert_eq!(bits(seq.point_a()[k]), bits(par.point_a()[k]));
+            assert_eq!(bits(seq.point_b()[k]), bits(par.point_b()[k]));
+        }
+        let mut out = ClosestBatch::default();
+        let options = Options::new(Extent::Ray, Extent::Line);
+        par_closest_points_with_into(&a, &b, &options, Outputs::DISTANCE, &mut out);
+        let mut want = ClosestBatch::default();
+        closest_points_with_into(&a, &b, &options, Outputs::DISTANCE, &mut want);
+        assert_eq!(bits(out.dist2()), bits(want.dist2()));
+    }
+}
