@@ -66,9 +66,10 @@ pub fn parse_side(text: &str) -> Result<Segment, String> {
             },
             Token::Comma => {
                 if !matches!(previous, Some(Token::Number(_))) {
+                    // After another comma we are inside the last point, else starting one.
+                    let point = points.len() + usize::from(previous != Some(Token::Comma));
                     return Err(format!(
-                        "empty coordinate (a ',' without a number before it) in point {}",
-                        points.len().max(1)
+                        "empty coordinate (a ',' without a number before it) in point {point}"
                     ));
                 }
             }
@@ -89,6 +90,23 @@ pub fn parse_side(text: &str) -> Result<Segment, String> {
             points.len()
         ));
     }
+    // Coordinate counts first: "0,0,0, 1,0,0" is one point of six numbers, and saying so
+    // is more helpful than "found 1 point".
+    for (k, point) in points.iter().enumerate() {
+        if point.len() != 3 {
+            let hint = if point.len() == 6 && points.len() == 1 {
+                "; separate the two points with a space or ';'"
+            } else {
+                ""
+            };
+            return Err(format!(
+                "point {} has {} coordinate{}, expected 3 (x,y,z){hint}",
+                k + 1,
+                point.len(),
+                if point.len() == 1 { "" } else { "s" }
+            ));
+        }
+    }
     if points.len() != 2 {
         return Err(format!(
             "expected 2 points \"x,y,z x,y,z\", found {}",
@@ -97,14 +115,6 @@ pub fn parse_side(text: &str) -> Result<Segment, String> {
     }
     let mut xyz = [[0.0f32; 3]; 2];
     for (k, point) in points.iter().enumerate() {
-        if point.len() != 3 {
-            return Err(format!(
-                "point {} has {} coordinate{}, expected 3 (x,y,z)",
-                k + 1,
-                point.len(),
-                if point.len() == 1 { "" } else { "s" }
-            ));
-        }
         for (i, n) in point.iter().enumerate() {
             xyz[k][i] = n.parse::<f32>().map_err(|_| {
                 format!(
@@ -185,13 +195,35 @@ mod tests {
         let err = |t: &str| parse_side(t).unwrap_err();
         assert_eq!(err(""), "expected 2 points \"x,y,z x,y,z\", found 0");
         assert_eq!(err("0,0,0"), "expected 2 points \"x,y,z x,y,z\", found 1");
-        assert_eq!(err("0,0,0 1,1,1 2,2,2"), "expected 2 points \"x,y,z x,y,z\", found 3");
-        assert_eq!(err("0,0 1,0,0"), "point 1 has 2 coordinates, expected 3 (x,y,z)");
-        assert_eq!(err("0,0,0 1,0,0,4"), "point 2 has 4 coordinates, expected 3 (x,y,z)");
-        assert_eq!(err("0,x,0 1,0,0"), "'x' is not a number (coordinate y of point 1)");
-        assert!(err("0,,0 1,0,0").starts_with("empty coordinate"));
+        assert_eq!(
+            err("0,0,0 1,1,1 2,2,2"),
+            "expected 2 points \"x,y,z x,y,z\", found 3"
+        );
+        assert_eq!(
+            err("0,0 1,0,0"),
+            "point 1 has 2 coordinates, expected 3 (x,y,z)"
+        );
+        assert_eq!(
+            err("0,0,0 1,0,0,4"),
+            "point 2 has 4 coordinates, expected 3 (x,y,z)"
+        );
+        assert_eq!(
+            err("0,x,0 1,0,0"),
+            "'x' is not a number (coordinate y of point 1)"
+        );
+        assert_eq!(
+            err("0,,0 1,0,0"),
+            "empty coordinate (a ',' without a number before it) in point 1"
+        );
+        assert_eq!(
+            err("0,0,0; ,1,0,0"),
+            "empty coordinate (a ',' without a number before it) in point 2"
+        );
         // A comma joins the two points into one.
-        assert_eq!(err("0,0,0, 1,0,0"), "point 1 has 6 coordinates, expected 3 (x,y,z)");
+        assert_eq!(
+            err("0,0,0, 1,0,0"),
+            "point 1 has 6 coordinates, expected 3 (x,y,z); separate the two points with a space or ';'"
+        );
         assert!(err("0,0,0 1,0,").starts_with("empty coordinate"));
     }
 
@@ -199,7 +231,11 @@ mod tests {
     fn extents_and_tolerances() {
         assert_eq!(parse_extent("Ray"), Ok(Extent::Ray));
         assert_eq!(parse_extent("seg"), Ok(Extent::Segment));
-        assert!(parse_extent("plane").unwrap_err().contains("unknown extent 'plane'"));
+        assert!(
+            parse_extent("plane")
+                .unwrap_err()
+                .contains("unknown extent 'plane'")
+        );
         assert_eq!(parse_tolerance("1e-3"), Ok(1e-3));
         assert_eq!(parse_tolerance("0"), Ok(0.0));
         assert!(parse_tolerance("-1").is_err());

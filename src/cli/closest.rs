@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use clap::Args;
 use segbatch::{Closest, Extent, Options, Segment, Tolerance, reference};
 
-use super::args::{extent_name, side_syntax, parse_extent, parse_side, parse_tolerance};
+use super::args::{extent_name, parse_extent, parse_side, parse_tolerance, side_syntax};
 use super::format::{json_num, json_point, json_str, num, point};
 
 pub const LONG_ABOUT: &str = "\
@@ -32,12 +32,7 @@ macro_rules! examples {
 
 pub const AFTER_HELP: &str = concat!(examples!(), "\n\nUse --help for the point syntax.");
 
-pub const AFTER_LONG_HELP: &str = concat!(
-    "Point syntax:\n",
-    side_syntax!(),
-    "\n\n",
-    examples!(),
-);
+pub const AFTER_LONG_HELP: &str = concat!("Point syntax:\n", side_syntax!(), "\n\n", examples!(),);
 
 /// Arguments of `segbatch closest`.
 #[derive(Debug, Args)]

@@ -18,7 +18,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// The SIMD instruction set this binary was compiled for, as a string literal.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma"))]
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    target_feature = "fma"
+))]
 macro_rules! simd_build {
     () => {
         "x86_64 AVX2+FMA"
@@ -57,8 +61,12 @@ macro_rules! simd_build {
 }
 /// `--version` prints the crate version; the long form also says which SIMD instructions
 /// this build of the kernel may use (`wide` picks them at compile time).
-const LONG_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (SIMD build: ", simd_build!(), ")");
-
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (SIMD build: ",
+    simd_build!(),
+    ")"
+);
 
 const ABOUT: &str = "Closest points between 3D segments, rays and lines, in f32";
 
