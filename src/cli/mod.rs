@@ -17,56 +17,25 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// The SIMD instruction set this binary was compiled for, as a string literal.
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "avx2",
-    target_feature = "fma"
-))]
-macro_rules! simd_build {
-    () => {
-        "x86_64 AVX2+FMA"
-    };
+/// `--version` prints the crate version; the long form (`--version`, not `-V`) also says
+/// which SIMD instructions this build of the kernel uses (`wide` picks them at compile time)
+/// and what the CPU supports, with a hint when a rebuild would be faster.
+fn long_version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut text = format!(
+            "{} (SIMD build: {}, CPU: {})",
+            env!("CARGO_PKG_VERSION"),
+            segbatch::SIMD_LEVEL,
+            segbatch::cpu_simd_level()
+        );
+        if let Some(hint) = segbatch::simd_upgrade_hint() {
+            text.push_str("\nnote: ");
+            text.push_str(&hint);
+        }
+        text
+    })
 }
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "avx",
-    not(all(target_feature = "avx2", target_feature = "fma"))
-))]
-macro_rules! simd_build {
-    () => {
-        "x86_64 AVX"
-    };
-}
-#[cfg(all(target_arch = "x86_64", not(target_feature = "avx")))]
-macro_rules! simd_build {
-    () => {
-        "x86_64 SSE2 (build with -C target-cpu=x86-64-v3 or native for AVX2+FMA)"
-    };
-}
-#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-macro_rules! simd_build {
-    () => {
-        "aarch64 NEON"
-    };
-}
-#[cfg(not(any(
-    target_arch = "x86_64",
-    all(target_arch = "aarch64", target_feature = "neon")
-)))]
-macro_rules! simd_build {
-    () => {
-        "portable scalar fallback"
-    };
-}
-/// `--version` prints the crate version; the long form also says which SIMD instructions
-/// this build of the kernel may use (`wide` picks them at compile time).
-const LONG_VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (SIMD build: ",
-    simd_build!(),
-    ")"
-);
 
 const ABOUT: &str = "Closest points between 3D segments, rays and lines, in f32";
 
@@ -90,7 +59,7 @@ Examples:
 #[command(
     name = "segbatch",
     version,
-    long_version = LONG_VERSION,
+    long_version = long_version(),
     about = ABOUT,
     long_about = LONG_ABOUT,
     after_help = AFTER_HELP,
