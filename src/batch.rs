@@ -168,7 +168,7 @@ impl Segments {
     /// # Errors
     /// [`BatchError::NotMultipleOfSix`] when `flat.len()` is not a multiple of 6.
     pub fn from_flat(flat: &[f32]) -> Result<Self, BatchError> {
-        if flat.len() % 6 != 0 {
+        if !flat.len().is_multiple_of(6) {
             return Err(BatchError::NotMultipleOfSix { len: flat.len() });
         }
         Ok(Segments::from(bytemuck::cast_slice::<f32, Segment>(flat)))
@@ -199,7 +199,7 @@ impl Segments {
     /// Appends one segment.
     pub fn push(&mut self, s: Segment) {
         let coords = [s.p0[0], s.p0[1], s.p0[2], s.p1[0], s.p1[1], s.p1[2]];
-        if self.len % LANES == 0 {
+        if self.len.is_multiple_of(LANES) {
             // Open a new padded group.
             for col in &mut self.cols {
                 col.resize(self.len + LANES, 0.0);

@@ -60,6 +60,7 @@ pub(crate) struct V3 {
 impl V3 {
     /// The same point in every lane.
     #[inline(always)]
+    #[allow(dead_code)] // first user: the bulk queries (src/query), being merged
     pub(crate) fn splat(p: [f32; 3]) -> V3 {
         V3 {
             x: f32x8::splat(p[0]),

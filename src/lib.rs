@@ -1,7 +1,7 @@
 //! # segbatch
 //!
 //! Closest points and distances between 3D segments, rays and lines: one pair at a time with
-//! the scalar [`reference`], or millions of pairs per second with the batched kernel.
+//! the scalar [`reference`](mod@reference), or millions of pairs per second with the batched kernel.
 //!
 //! For each pair of sides A = (A0, A1) and B = (B0, B1) it finds the closest points
 //! `C = A0 + s·(A1 - A0)` on A and `D = B0 + t·(B1 - B0)` on B, the squared distance and

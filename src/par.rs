@@ -23,7 +23,7 @@ pub const PAR_MIN_PAIRS: usize = 32 * 1024;
 /// pairs/s), small enough to balance load on a busy machine. A multiple of [`LANES`].
 pub const PAR_CHUNK_PAIRS: usize = 32 * 1024;
 
-const _: () = assert!(PAR_CHUNK_PAIRS % LANES == 0);
+const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(LANES));
 
 /// [`closest_points`](crate::closest_points) on all cores: segment against segment, default
 /// tolerance, every column; bitwise identical results.

@@ -16,8 +16,8 @@
 use proptest::prelude::*;
 use segbatch::{
     Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
-    closest_points, closest_points_into, closest_points_with_into, reference,
-    try_closest_points, try_closest_points_with_into,
+    closest_points, closest_points_into, closest_points_with_into, reference, try_closest_points,
+    try_closest_points_with_into,
 };
 
 const EXTENTS: [Extent; 3] = [Extent::Segment, Extent::Ray, Extent::Line];
@@ -47,7 +47,10 @@ fn assert_same(i: usize, a: &Segment, b: &Segment, want: &Closest, got: &Closest
         );
     } else {
         let tol = 2.0 * f32::EPSILON * scale(a, b);
-        assert_eq!(want.flags, got.flags, "pair {i}: flags, a = {a:?}, b = {b:?}");
+        assert_eq!(
+            want.flags, got.flags,
+            "pair {i}: flags, a = {a:?}, b = {b:?}"
+        );
         if want.flags.contains(Flags::NON_FINITE) {
             assert!(got.dist2.is_nan());
             return;
@@ -100,12 +103,16 @@ fn add(p: [f64; 3], d: [f64; 3], k: f64) -> [f64; 3] {
 
 /// A unit direction and one perpendicular to it.
 fn frame() -> impl Strategy<Value = ([f64; 3], [f64; 3])> {
-    (prop::array::uniform3(-1.0..1.0f64), prop::array::uniform3(-1.0..1.0f64)).prop_map(|(u, v)| {
-        let u = unit([u[0] + 1e-3, u[1], u[2]]);
-        let d = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-        let w = unit(add([v[0] + 1e-3, v[1] - 1e-3, v[2]], u, -d));
-        (u, w)
-    })
+    (
+        prop::array::uniform3(-1.0..1.0f64),
+        prop::array::uniform3(-1.0..1.0f64),
+    )
+        .prop_map(|(u, v)| {
+            let u = unit([u[0] + 1e-3, u[1], u[2]]);
+            let d = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+            let w = unit(add([v[0] + 1e-3, v[1] - 1e-3, v[2]], u, -d));
+            (u, w)
+        })
 }
 
 fn origin() -> impl Strategy<Value = [f64; 3]> {
@@ -121,9 +128,8 @@ fn log_uniform(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
 }
 
 fn general() -> impl Strategy<Value = (Segment, Segment)> {
-    prop::array::uniform4(prop::array::uniform3(-10.0..10.0f32)).prop_map(|[p, q, r, s]| {
-        (Segment::new(p, q), Segment::new(r, s))
-    })
+    prop::array::uniform4(prop::array::uniform3(-10.0..10.0f32))
+        .prop_map(|[p, q, r, s]| (Segment::new(p, q), Segment::new(r, s)))
 }
 
 /// Near-parallel (angle 1e-1 .. 1e-7 rad, including exactly 0), overlapping or offset along
@@ -153,14 +159,19 @@ fn near_parallel() -> impl Strategy<Value = (Segment, Segment)> {
 
 /// Collinear pairs: overlapping, touching or disjoint, same or opposite direction.
 fn collinear() -> impl Strategy<Value = (Segment, Segment)> {
-    (origin(), frame(), log_uniform(1e-3, 1e3), -2.0..2.0f64, -2.0..2.0f64).prop_map(
-        |(o, (u, _), len, t0, t1)| {
+    (
+        origin(),
+        frame(),
+        log_uniform(1e-3, 1e3),
+        -2.0..2.0f64,
+        -2.0..2.0f64,
+    )
+        .prop_map(|(o, (u, _), len, t0, t1)| {
             (
                 Segment::new(to_f32(o), to_f32(add(o, u, len))),
                 Segment::new(to_f32(add(o, u, t0 * len)), to_f32(add(o, u, t1 * len))),
             )
-        },
-    )
+        })
 }
 
 /// One or both sides tiny (1e-6 .. 1e-3) or exactly zero length.
@@ -291,9 +302,8 @@ proptest! {
         let end = start + len.index(pairs.len() - start + 1);
         let out = closest_points(a.view(start..end), b.view(start..end));
         prop_assert_eq!(out.len(), end - start);
-        for i in start..end {
-            let (x, y) = pairs[i];
-            assert_same(i, &x, &y, &reference::closest_points(&x, &y), &out.get(i - start));
+        for (i, (x, y)) in pairs.iter().enumerate().take(end).skip(start) {
+            assert_same(i, x, y, &reference::closest_points(x, y), &out.get(i - start));
         }
     }
 }
@@ -308,14 +318,26 @@ fn hard_cases() -> Vec<(Segment, Segment)> {
         // Rhodes' thought experiment.
         (s([0., 0., 0.], [1., 0., 0.]), s([1., 0., 1.], [1., 1., 1.])),
         // The 2D tutorial example lifted to z = 0.
-        (s([4., 7., 0.], [16., 3., 0.]), s([1., 1., 0.], [17., 5., 0.])),
+        (
+            s([4., 7., 0.], [16., 3., 0.]),
+            s([1., 1., 0.], [17., 5., 0.]),
+        ),
         // Perpendicular, distance 1.
         (s([0., 0., 0.], [2., 0., 0.]), s([1., 1., 0.], [1., 3., 0.])),
         // Zero-length second side, both zero-length.
-        (s([0., 0., 0.], [2., 0., 0.]), s([0.5, 1., 0.], [0.5, 1., 0.])),
-        (s([3., 3., 3.], [3., 3., 3.]), s([0.5, 1., 0.], [0.5, 1., 0.])),
+        (
+            s([0., 0., 0.], [2., 0., 0.]),
+            s([0.5, 1., 0.], [0.5, 1., 0.]),
+        ),
+        (
+            s([3., 3., 3.], [3., 3., 3.]),
+            s([0.5, 1., 0.], [0.5, 1., 0.]),
+        ),
         // Parallel overlapping, parallel disjoint, collinear overlapping, antiparallel.
-        (s([0., 0., 0.], [2., 0., 0.]), s([0.5, 1., 0.], [3., 1., 0.])),
+        (
+            s([0., 0., 0.], [2., 0., 0.]),
+            s([0.5, 1., 0.], [3., 1., 0.]),
+        ),
         (s([0., 0., 0.], [1., 0., 0.]), s([2., 1., 0.], [3., 1., 0.])),
         (s([0., 0., 0.], [2., 0., 0.]), s([1., 0., 0.], [3., 0., 0.])),
         (s([0., 0., 0.], [2., 0., 0.]), s([3., 1., 0.], [1., 1., 0.])),
@@ -325,11 +347,23 @@ fn hard_cases() -> Vec<(Segment, Segment)> {
             s([1e4, 1e4 + 1e-3, 0.], [1e4 + 100., 1e4 + 1e-3 + 1e-5, 0.]),
         ),
         // Tiny segment far away.
-        (s([1e4, 0., 0.], [1e4 + 1e-3, 0., 0.]), s([1e4, 1., 0.], [1e4, 2., 0.])),
+        (
+            s([1e4, 0., 0.], [1e4 + 1e-3, 0., 0.]),
+            s([1e4, 1., 0.], [1e4, 2., 0.]),
+        ),
         // Non-finite coordinates.
-        (s([nan, 0., 0.], [1., 0., 0.]), s([0., 1., 0.], [1., 1., 0.])),
-        (s([0., 0., 0.], [1., 0., 0.]), s([0., 1., inf], [1., 1., 0.])),
-        (s([0., 0., 0.], [-inf, 0., 0.]), s([0., 1., 0.], [1., 1., 0.])),
+        (
+            s([nan, 0., 0.], [1., 0., 0.]),
+            s([0., 1., 0.], [1., 1., 0.]),
+        ),
+        (
+            s([0., 0., 0.], [1., 0., 0.]),
+            s([0., 1., inf], [1., 1., 0.]),
+        ),
+        (
+            s([0., 0., 0.], [-inf, 0., 0.]),
+            s([0., 1., 0.], [1., 1., 0.]),
+        ),
     ]
 }
 
@@ -376,9 +410,9 @@ fn every_tail_length() {
         let b: Segments = pairs.iter().map(|p| p.1).collect();
         for start in 0..=n {
             let out = closest_points(a.view(start..), b.view(start..));
-            for i in start..n {
-                let (x, y) = pairs[i];
-                assert_same(i, &x, &y, &reference::closest_points(&x, &y), &out.get(i - start));
+            for (i, (x, y)) in pairs.iter().enumerate().skip(start) {
+                let want = reference::closest_points(x, y);
+                assert_same(i, x, y, &want, &out.get(i - start));
             }
         }
     }
@@ -424,7 +458,11 @@ fn into_reuses_buffers_and_resizes() {
     assert_eq!(out.len(), 3);
     assert_eq!(out.dist2().len(), 3);
     closest_points_into(&a, &b, &mut out);
-    assert_eq!(out.dist2().as_ptr(), ptr, "no reallocation once large enough");
+    assert_eq!(
+        out.dist2().as_ptr(),
+        ptr,
+        "no reallocation once large enough"
+    );
     assert_eq!(out.len(), first.len());
     for i in 0..out.len() {
         assert_eq!(out.get(i).flags, first.get(i).flags);
@@ -440,7 +478,9 @@ fn mismatched_lengths_are_an_error_or_a_documented_panic() {
     let mut out = ClosestBatch::default();
     closest_points_into(&a, &a, &mut out);
     let before = out.clone();
-    assert!(try_closest_points_with_into(&a, &b, &Options::SEGMENTS, Outputs::ALL, &mut out).is_err());
+    assert!(
+        try_closest_points_with_into(&a, &b, &Options::SEGMENTS, Outputs::ALL, &mut out).is_err()
+    );
     assert_eq!(out, before, "out is left unchanged on error");
     let panic = std::panic::catch_unwind(|| closest_points(&a, &b));
     assert!(panic.is_err());
@@ -467,8 +507,14 @@ fn parallel_driver_is_bitwise_identical() {
                 av.push(x);
                 bv.push(y);
             } else {
-                av.push(Segment::new([next(), next(), next()], [next(), next(), next()]));
-                bv.push(Segment::new([next(), next(), next()], [next(), next(), next()]));
+                av.push(Segment::new(
+                    [next(), next(), next()],
+                    [next(), next(), next()],
+                ));
+                bv.push(Segment::new(
+                    [next(), next(), next()],
+                    [next(), next(), next()],
+                ));
             }
         }
         let (a, b) = (Segments::from(&av), Segments::from(&bv));
