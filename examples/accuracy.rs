@@ -19,7 +19,7 @@ mod common;
 use common::{EPS32, EXTENT_PAIRS, Pair};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
-use segbatch::{Extent, Flags, Options, Segment, reference};
+use segbatch::{Extent, Flags, Options, Segment, Tolerance, reference};
 
 /// Ericson 5.1.9 in plain f32 with an absolute epsilon: the 2x2 normal equations
 /// (a = dA·dA, b = dA·dB, e = dB·dB, c = dA·r, f = dB·r), s = (b·f - c·e)/(a·e - b²),
@@ -78,9 +78,21 @@ fn stats(mut v: Vec<f64>) -> (f64, f64) {
     (max, p99)
 }
 
+/// The tolerance to measure: the default, or `parallel_sin = K·ε` with `PARALLEL_SIN=K` in
+/// the environment (to compare settings).
+fn tolerance() -> Tolerance {
+    match std::env::var("PARALLEL_SIN") {
+        Ok(k) => Tolerance {
+            parallel_sin: k.parse::<f32>().expect("PARALLEL_SIN must be a number") * f32::EPSILON,
+            ..Tolerance::DEFAULT
+        },
+        Err(_) => Tolerance::DEFAULT,
+    }
+}
+
 /// Error of the reference for one extent pair, with the scale rule described above.
 fn reference_error(a: &Segment, b: &Segment, ea: Extent, eb: Extent) -> f64 {
-    let c = reference::closest_points_with(a, b, &Options::new(ea, eb));
+    let c = reference::closest_points_with(a, b, &Options::new(ea, eb).with_tolerance(tolerance()));
     // A degenerate ray/line is its first point by definition (design.md section 1).
     let collapse = |seg: &Segment, e: Extent, deg: bool| {
         if deg && e != Extent::Segment {
@@ -101,6 +113,7 @@ fn reference_error(a: &Segment, b: &Segment, ea: Extent, eb: Extent) -> f64 {
 }
 
 fn main() {
+    if std::env::var("DEBUG_WORST").is_ok() { debug_worst(); return; }
     let n: usize = std::env::args()
         .nth(1)
         .map(|x| x.parse().expect("N must be a number"))
@@ -143,4 +156,25 @@ fn main() {
         );
     }
     let _ = EPS32;
+}
+
+#[allow(dead_code)]
+pub fn debug_worst() {
+    for class in ["far_from_origin", "near_parallel"] {
+        let strategy = common::class_strategy(class);
+        let mut runner = TestRunner::deterministic();
+        let mut worst = (0.0, None);
+        for _ in 0..20000 {
+            let (a, b) = strategy.new_tree(&mut runner).unwrap().current();
+            for &(ea, eb) in &EXTENT_PAIRS {
+                let e = reference_error(&a, &b, ea, eb);
+                if e > worst.0 { worst = (e, Some((a, b, ea, eb))); }
+            }
+        }
+        let (e, w) = worst;
+        let (a, b, ea, eb) = w.unwrap();
+        let c = reference::closest_points_with(&a, &b, &Options::new(ea, eb));
+        let o = common::oracle(&a, &b, ea, eb);
+        println!("{class}: err {e}\n a={a:?}\n b={b:?}\n {ea:?}/{eb:?}\n ref={c:?}\n oracle={o:?}");
+    }
 }
