@@ -64,8 +64,16 @@ fn naive_segment_distance(p: &Segment, q: &Segment) -> f32 {
             }
         }
     }
-    let c1 = [p.p0[0] + d1[0] * s, p.p0[1] + d1[1] * s, p.p0[2] + d1[2] * s];
-    let c2 = [q.p0[0] + d2[0] * t, q.p0[1] + d2[1] * t, q.p0[2] + d2[2] * t];
+    let c1 = [
+        p.p0[0] + d1[0] * s,
+        p.p0[1] + d1[1] * s,
+        p.p0[2] + d1[2] * s,
+    ];
+    let c2 = [
+        q.p0[0] + d2[0] * t,
+        q.p0[1] + d2[1] * t,
+        q.p0[2] + d2[2] * t,
+    ];
     let v = sub(c1, c2);
     dot(v, v).sqrt()
 }
@@ -103,8 +111,13 @@ fn reference_error(a: &Segment, b: &Segment, ea: Extent, eb: Extent) -> f64 {
     };
     let (oa, xa) = collapse(a, ea, c.flags.contains(Flags::DEGENERATE_A));
     let (ob, xb) = collapse(b, eb, c.flags.contains(Flags::DEGENERATE_B));
-    let exact = common::oracle(&oa, &ob, xa, xb);
-    let s = if ea != Extent::Segment && eb != Extent::Segment {
+    let unbounded = ea != Extent::Segment && eb != Extent::Segment;
+    let exact = if unbounded {
+        common::oracle_f32_directions(&oa, &ob, xa, xb)
+    } else {
+        common::oracle(&oa, &ob, xa, xb)
+    };
+    let s = if unbounded {
         common::scale_with(a, b, &[exact.point_a, exact.point_b])
     } else {
         common::scale(a, b)
@@ -113,15 +126,16 @@ fn reference_error(a: &Segment, b: &Segment, ea: Extent, eb: Extent) -> f64 {
 }
 
 fn main() {
-    if std::env::var("DEBUG_WORST").is_ok() { debug_worst(); return; }
+    if std::env::var("DEBUG_WORST").is_ok() {
+        debug_worst();
+        return;
+    }
     let n: usize = std::env::args()
         .nth(1)
         .map(|x| x.parse().expect("N must be a number"))
         .unwrap_or(20_000);
     println!("{n} pairs per class; errors in units of f32::EPSILON·S (max / 99th percentile)\n");
-    println!(
-        "| class | naive seg/seg | ours seg/seg | ours, worst over all 9 extent pairs |"
-    );
+    println!("| class | naive seg/seg | ours seg/seg | ours, worst over all 9 extent pairs |");
     println!("|---|---|---|---|");
     for class in common::CLASSES {
         let strategy = common::class_strategy(class);
@@ -133,7 +147,11 @@ fn main() {
             .iter()
             .map(|(a, b)| {
                 let exact = common::oracle_distance(a, b, Extent::Segment, Extent::Segment);
-                common::error_units(naive_segment_distance(a, b) as f64, exact, common::scale(a, b))
+                common::error_units(
+                    naive_segment_distance(a, b) as f64,
+                    exact,
+                    common::scale(a, b),
+                )
             })
             .collect();
         let ours: Vec<f64> = pairs
@@ -151,9 +169,7 @@ fn main() {
         let (nm, np) = stats(naive);
         let (om, op) = stats(ours);
         let (am, ap) = stats(all);
-        println!(
-            "| {class} | {nm:.3e} / {np:.3e} | {om:.2} / {op:.2} | {am:.2} / {ap:.2} |"
-        );
+        println!("| {class} | {nm:.3e} / {np:.3e} | {om:.2} / {op:.2} | {am:.2} / {ap:.2} |");
     }
     let _ = EPS32;
 }
@@ -168,7 +184,9 @@ pub fn debug_worst() {
             let (a, b) = strategy.new_tree(&mut runner).unwrap().current();
             for &(ea, eb) in &EXTENT_PAIRS {
                 let e = reference_error(&a, &b, ea, eb);
-                if e > worst.0 { worst = (e, Some((a, b, ea, eb))); }
+                if e > worst.0 {
+                    worst = (e, Some((a, b, ea, eb)));
+                }
             }
         }
         let (e, w) = worst;

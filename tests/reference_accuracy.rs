@@ -58,8 +58,20 @@ fn check(a: &Segment, b: &Segment, ext_a: Extent, ext_b: Extent) -> Result<Close
     }
     let (oa, ea) = as_oracle_sees(a, ext_a, deg_a);
     let (ob, eb) = as_oracle_sees(b, ext_b, deg_b);
-    let exact = common::oracle(&oa, &ob, ea, eb);
-    let scale = common::scale(a, b);
+    // Two unbounded sides: the bar is stated for the sides as represented (directions
+    // rounded to f32) and at the scale of the closest points too (docs/accuracy.md).
+    let unbounded = ext_a != Extent::Segment && ext_b != Extent::Segment;
+    let (a0, a1) = common::with_f32_direction(&oa);
+    let (b0, b1) = common::with_f32_direction(&ob);
+    let (exact, scale) = if unbounded {
+        let exact = common::oracle64(a0, a1, b0, b1, ea, eb);
+        (
+            exact,
+            common::scale_with(a, b, &[exact.point_a, exact.point_b]),
+        )
+    } else {
+        (common::oracle(&oa, &ob, ea, eb), common::scale(a, b))
+    };
     let allowed = BAR * EPS32 * scale;
     common::check_close(
         &format!("distance ({})", ctx()),
@@ -69,7 +81,11 @@ fn check(a: &Segment, b: &Segment, ext_a: Extent, ext_b: Extent) -> Result<Close
     )
     .map_err(fail)?;
     // The reported parameters must really attain the minimum (not just the distance).
-    let attained = common::distance_at(&oa, &ob, c.s as f64, c.t as f64);
+    let attained = if unbounded {
+        common::distance_at64(a0, a1, b0, b1, c.s as f64, c.t as f64)
+    } else {
+        common::distance_at(&oa, &ob, c.s as f64, c.t as f64)
+    };
     common::check_close(
         &format!("distance at the reported (s, t) ({})", ctx()),
         attained,
@@ -98,7 +114,11 @@ fn check_symmetry((a, b): &Pair) -> Result<(), TestCaseError> {
     for &(ext_a, ext_b) in &EXTENT_PAIRS {
         let ab = check(a, b, ext_a, ext_b)?;
         let ba = check(b, a, ext_b, ext_a)?;
-        let scale = common::scale(a, b);
+        let far: Vec<common::V3> = [ab.point_a, ab.point_b]
+            .iter()
+            .map(|p| common::to64(*p))
+            .collect();
+        let scale = common::scale_with(a, b, &far);
         let ctx = || format!("a = {a:?}, b = {b:?}, {ext_a:?}/{ext_b:?}: {ab:?} vs swapped {ba:?}");
         common::check_close(
             &format!("swapped distance ({})", ctx()),
@@ -108,10 +128,18 @@ fn check_symmetry((a, b): &Pair) -> Result<(), TestCaseError> {
         )
         .map_err(fail)?;
         let swap_deg = |f: Flags| {
-            (f.contains(Flags::DEGENERATE_A), f.contains(Flags::DEGENERATE_B))
+            (
+                f.contains(Flags::DEGENERATE_A),
+                f.contains(Flags::DEGENERATE_B),
+            )
         };
         let (da, db) = swap_deg(ab.flags);
-        prop_assert_eq!((db, da), swap_deg(ba.flags), "degenerate flags not swapped: {}", ctx());
+        prop_assert_eq!(
+            (db, da),
+            swap_deg(ba.flags),
+            "degenerate flags not swapped: {}",
+            ctx()
+        );
 
         // Points: only when the minimiser is well conditioned (clearly non-parallel proper
         // sides); its sensitivity grows like 1/sin²(angle).
@@ -119,7 +147,8 @@ fn check_symmetry((a, b): &Pair) -> Result<(), TestCaseError> {
             common::sub(common::to64(a.p1), common::to64(a.p0)),
             common::sub(common::to64(b.p1), common::to64(b.p0)),
         );
-        let sin = common::norm(common::cross(da64, db64)) / (common::norm(da64) * common::norm(db64));
+        let sin =
+            common::norm(common::cross(da64, db64)) / (common::norm(da64) * common::norm(db64));
         if da || db || !sin.is_finite() || sin < 1e-2 {
             continue;
         }
