@@ -13,10 +13,9 @@
 //! output is reproducible.
 
 #[path = "../tests/common/mod.rs"]
-#[allow(dead_code, unused_imports)]
 mod common;
 
-use common::{EPS32, EXTENT_PAIRS, Pair};
+use common::{EXTENT_PAIRS, Pair};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use segbatch::{Extent, Flags, Options, Segment, Tolerance, reference};
@@ -126,10 +125,6 @@ fn reference_error(a: &Segment, b: &Segment, ea: Extent, eb: Extent) -> f64 {
 }
 
 fn main() {
-    if std::env::var("DEBUG_WORST").is_ok() {
-        debug_worst();
-        return;
-    }
     let n: usize = std::env::args()
         .nth(1)
         .map(|x| x.parse().expect("N must be a number"))
@@ -170,29 +165,5 @@ fn main() {
         let (om, op) = stats(ours);
         let (am, ap) = stats(all);
         println!("| {class} | {nm:.3e} / {np:.3e} | {om:.2} / {op:.2} | {am:.2} / {ap:.2} |");
-    }
-    let _ = EPS32;
-}
-
-#[allow(dead_code)]
-pub fn debug_worst() {
-    for class in ["far_from_origin", "near_parallel"] {
-        let strategy = common::class_strategy(class);
-        let mut runner = TestRunner::deterministic();
-        let mut worst = (0.0, None);
-        for _ in 0..20000 {
-            let (a, b) = strategy.new_tree(&mut runner).unwrap().current();
-            for &(ea, eb) in &EXTENT_PAIRS {
-                let e = reference_error(&a, &b, ea, eb);
-                if e > worst.0 {
-                    worst = (e, Some((a, b, ea, eb)));
-                }
-            }
-        }
-        let (e, w) = worst;
-        let (a, b, ea, eb) = w.unwrap();
-        let c = reference::closest_points_with(&a, &b, &Options::new(ea, eb));
-        let o = common::oracle(&a, &b, ea, eb);
-        println!("{class}: err {e}\n a={a:?}\n b={b:?}\n {ea:?}/{eb:?}\n ref={c:?}\n oracle={o:?}");
     }
 }

@@ -16,6 +16,7 @@ fn with(a: &Segment, b: &Segment, ea: Extent, eb: Extent) -> Closest {
 
 /// Compare a result with expected values within `k·ε·S`.
 #[track_caller]
+#[allow(clippy::too_many_arguments)]
 fn expect(
     c: &Closest,
     (a, b): (&Segment, &Segment),

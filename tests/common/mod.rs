@@ -679,7 +679,6 @@ pub const CLASSES: [&str; 9] = [
 ];
 
 /// The strategy of a class named in [`CLASSES`], boxed.
-#[must_use]
 pub fn class_strategy(name: &str) -> BoxedStrategy<Pair> {
     match name {
         "general" => general().boxed(),
