@@ -114,7 +114,13 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
     let degenerate_b = e <= fma(p.length_rel2, scale2_b, p.length_abs2);
 
     // Parallel: |dA × dB|² = |dA|²|dB|² sin²(angle).
-    let n = cross_accurate(d_a, d_b);
+    let n = if p.accurate_cross {
+        // Two unbounded sides: nothing clamps a badly placed s back, so n must be accurate
+        // to an ulp of itself (docs/algorithm.md).
+        cross_accurate(d_a, d_b)
+    } else {
+        cross(d_a, d_b)
+    };
     let nn = dot(n, n);
     let parallel = !degenerate_a && !degenerate_b && nn <= p.parallel_sin2 * (a_ * e);
 
