@@ -219,13 +219,11 @@ impl Segments {
             col.truncate(old);
             col.reserve(padded_len(len) - old);
             let (point, axis) = (k / 3, k % 3);
-            col.extend(segments.iter().map(|s| {
-                if point == 0 {
-                    s.p0[axis]
-                } else {
-                    s.p1[axis]
-                }
-            }));
+            col.extend(
+                segments
+                    .iter()
+                    .map(|s| if point == 0 { s.p0[axis] } else { s.p1[axis] }),
+            );
             col.resize(padded_len(len), 0.0);
         }
         self.len = len;

@@ -302,10 +302,16 @@ fn store_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
     }
     if POINTS {
         if let (Some(pa), Some(pb)) = (out.point_a.as_mut(), out.point_b.as_mut()) {
-            for (col, v) in pa.iter_mut().zip([lanes.point_a.x, lanes.point_a.y, lanes.point_a.z]) {
+            for (col, v) in pa
+                .iter_mut()
+                .zip([lanes.point_a.x, lanes.point_a.y, lanes.point_a.z])
+            {
                 store(col, j, count, v);
             }
-            for (col, v) in pb.iter_mut().zip([lanes.point_b.x, lanes.point_b.y, lanes.point_b.z]) {
+            for (col, v) in pb
+                .iter_mut()
+                .zip([lanes.point_b.x, lanes.point_b.y, lanes.point_b.z])
+            {
                 store(col, j, count, v);
             }
         }

@@ -37,8 +37,7 @@ pub fn cpu_simd_level() -> &'static str {
     {
         if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("fma") {
             "avx512f+fma"
-        } else if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
-        {
+        } else if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
             "avx2+fma"
         } else if std::is_x86_feature_detected!("avx") {
             "avx"
