@@ -18,12 +18,16 @@
 //!    (`s <= s_end`), `t`, `t_end` the same two points' parameters on B. Touching end to
 //!    end is an overlap with `s == s_end`.
 //! 4. Otherwise a **proper crossing** when both parametric values lie in `[0, 1]`:
-//!    [`Crossing::Point`] with those `s`, `t`.
+//!    [`Crossing::Point`].
 //! 5. Every pair also gets the **closest points**, computed as the 3D reference does
 //!    (first estimate of `s` from the cross products, or Rhodes' overlap midpoint when
 //!    parallel; clamp; project onto B; project back onto A; separation formed locally).
-//!    They are what a [`Crossing::Disjoint`] pair reports. A degenerate side whose closest
-//!    distance is within `4·ε·S` counts as touching: [`Crossing::Point`].
+//!    They are what a [`Crossing::Disjoint`] pair reports, and also the `s`, `t` of a
+//!    crossing: in the well-conditioned case they are the parametric values (the tutorial's
+//!    3/4 and 3/4 exactly), and near parallel, where the crossing's position along the lines
+//!    is ill-conditioned, projecting keeps the two reported points on top of each other. A
+//!    pair (not a collinear overlap) whose closest distance is within `4·ε·S` touches: also
+//!    [`Crossing::Point`] (a point lying on a segment, a T-junction missed by an ulp).
 //!
 //! `dist2` is 0 for every `Point` or `Overlap`, the closest squared distance otherwise.
 //! There are no absolute epsilons: every tolerance is relative to the inputs' own scale.
@@ -227,16 +231,17 @@ pub fn intersect2_scalar(a: &Segment2, b: &Segment2) -> Intersection2 {
         fnma2(t, d_b[1], fma(s, d_a[1], r[1])),
     ];
     let dist2 = dot2(v, v);
-    let touching = degenerate && dist2 <= (ON_LINE_REL * ON_LINE_REL) * scale2;
+    let touching = !overlap && dist2 <= (ON_LINE_REL * ON_LINE_REL) * scale2;
 
     // The overlap's ends on B.
     let t_lo = clamp(fma(b_, lo, f) / e, 0.0, 1.0);
     let t_hi = clamp(fma(b_, hi, f) / e, 0.0, 1.0);
 
+    // A crossing reports the closest points (which start from s_cross): near parallel the
+    // crossing's position along the lines is ill-conditioned, and projecting keeps the two
+    // reported points together.
     let point = crossing || touching;
-    let (kind, s_out, t_out, s_end, t_end) = if crossing {
-        (Crossing::Point, s_cross, t_cross, s_cross, t_cross)
-    } else if touching {
+    let (kind, s_out, t_out, s_end, t_end) = if point {
         (Crossing::Point, s, t, s, t)
     } else if overlap {
         (Crossing::Overlap, lo, t_lo, hi, t_hi)
@@ -378,18 +383,18 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
         y: t.mul_neg_add(d_b.y, s.mul_add(d_a.y, r.y)),
     };
     let dist2 = dot2x8(v, v);
-    let touching = degenerate & dist2.simd_le(on_line_rel2 * scale2);
+    let touching = !overlap & dist2.simd_le(on_line_rel2 * scale2);
 
     let t_lo = clamp8(b_.mul_add(lo, f) / e_safe, zero, one);
     let t_hi = clamp8(b_.mul_add(hi, f) / e_safe, zero, one);
 
     let point = crossing | touching;
     let kind = point.select(one, overlap.select(f32x8::splat(2.0), zero));
-    let s_out = crossing.select(s_cross, touching.select(s, overlap.select(lo, s)));
-    let t_out = crossing.select(t_cross, touching.select(t, overlap.select(t_lo, t)));
-    let overlap_only = overlap & !point;
-    let s_end = overlap_only.select(hi, s_out);
-    let t_end = overlap_only.select(t_hi, t_out);
+    // `point` and `overlap` exclude each other.
+    let s_out = overlap.select(lo, s);
+    let t_out = overlap.select(t_lo, t);
+    let s_end = overlap.select(hi, s_out);
+    let t_end = overlap.select(t_hi, t_out);
     let flags = bit8(degenerate_a, MotionFlags::DEGENERATE_A)
         | bit8(degenerate_b, MotionFlags::DEGENERATE_B)
         | bit8(parallel, MotionFlags::PARALLEL)
