@@ -17,19 +17,21 @@
 //!    projections overlap is a [`Crossing::Overlap`]: `[s, s_end]` is the overlap on A
 //!    (`s <= s_end`), `t`, `t_end` the same two points' parameters on B. Touching end to
 //!    end is an overlap with `s == s_end`.
-//! 4. Otherwise a **proper crossing** when both parametric values lie in `[0, 1]`:
-//!    [`Crossing::Point`].
-//! 5. Every pair also gets the **closest points**, computed as the 3D reference does
-//!    (first estimate of `s` from the cross products, or Rhodes' overlap midpoint when
-//!    parallel; clamp; project onto B; project back onto A; separation formed locally).
-//!    They are what a [`Crossing::Disjoint`] pair reports, and also the `s`, `t` of a
-//!    crossing: in the well-conditioned case they are the parametric values (the tutorial's
-//!    3/4 and 3/4 exactly), and near parallel, where the crossing's position along the lines
-//!    is ill-conditioned, projecting keeps the two reported points on top of each other. A
-//!    pair (not a collinear overlap) whose closest distance is within `4·ε·S` touches: also
-//!    [`Crossing::Point`] (a point lying on a segment, a T-junction missed by an ulp).
+//! 4. Every pair gets the **closest points**, computed as the 3D reference does: the
+//!    first estimate of `s` is the parametric solution above (Rhodes' overlap midpoint when
+//!    parallel), then clamp, project onto B, project back onto A, and form the separation
+//!    locally. A [`Crossing::Disjoint`] pair reports them.
+//! 5. **Crossing**: a pair that is not a collinear overlap and whose closest distance is
+//!    within `4·ε·S` meets at a point, [`Crossing::Point`], with those `s`, `t`. In the
+//!    well-conditioned case they are the parametric values (the tutorial's 3/4 and 3/4
+//!    exactly, distance 0). Deciding instead from "both parametric values in `[0, 1]`" is
+//!    wrong near parallel, where the crossing's position along the lines is ill-conditioned
+//!    (`ε·|r| / sin(angle)`): the tests found pairs 0.9 apart (785 ε·S) that it called
+//!    crossing. The distance is accurate there, so it decides. The same rule makes a point
+//!    lying on a segment, or a T-junction missed by an ulp, a `Point`.
 //!
-//! `dist2` is 0 for every `Point` or `Overlap`, the closest squared distance otherwise.
+//! `dist2` is always the computed closest squared distance (0, or a rounding residue below
+//! `(4·ε·S)²`, for a `Point` or an `Overlap`).
 //! There are no absolute epsilons: every tolerance is relative to the inputs' own scale.
 
 use super::cpa::clamp8;
@@ -104,7 +106,8 @@ pub struct Intersection2 {
     pub point_a: [f32; 2],
     /// `B0 + t·dB`.
     pub point_b: [f32; 2],
-    /// 0 when they meet, the closest squared distance otherwise.
+    /// The closest squared distance (0 or a rounding residue below `(4·ε·S)²` when they
+    /// meet).
     pub dist2: f32,
     /// Degenerate, parallel, collinear, non-finite.
     pub flags: MotionFlags,
@@ -199,13 +202,8 @@ pub fn intersect2_scalar(a: &Segment2, b: &Segment2) -> Intersection2 {
     let hi = min_ps(1.0, max_ps(s_b0, s_b1));
     let overlap = collinear && lo <= hi;
 
-    // 4. The parametric crossing.
+    // 4. The parametric solution (the tutorial's s), the first estimate below.
     let s_cross = s_num / denom;
-    let t_cross = t_num / denom;
-    let crossing = !degenerate
-        && !parallel
-        && (s_cross >= 0.0 && s_cross <= 1.0)
-        && (t_cross >= 0.0 && t_cross <= 1.0);
 
     // 5. Closest points, as the 3D reference.
     let s_first = if degenerate {
@@ -231,16 +229,12 @@ pub fn intersect2_scalar(a: &Segment2, b: &Segment2) -> Intersection2 {
         fnma2(t, d_b[1], fma(s, d_a[1], r[1])),
     ];
     let dist2 = dot2(v, v);
-    let touching = !overlap && dist2 <= (ON_LINE_REL * ON_LINE_REL) * scale2;
+    let point = !overlap && dist2 <= (ON_LINE_REL * ON_LINE_REL) * scale2;
 
     // The overlap's ends on B.
     let t_lo = clamp(fma(b_, lo, f) / e, 0.0, 1.0);
     let t_hi = clamp(fma(b_, hi, f) / e, 0.0, 1.0);
 
-    // A crossing reports the closest points (which start from s_cross): near parallel the
-    // crossing's position along the lines is ill-conditioned, and projecting keeps the two
-    // reported points together.
-    let point = crossing || touching;
     let (kind, s_out, t_out, s_end, t_end) = if point {
         (Crossing::Point, s, t, s, t)
     } else if overlap {
@@ -267,7 +261,7 @@ pub fn intersect2_scalar(a: &Segment2, b: &Segment2) -> Intersection2 {
         t_end,
         point_a: [fma(s_out, d_a[0], a0[0]), fma(s_out, d_a[1], a0[1])],
         point_b: [fma(t_out, d_b[0], b0[0]), fma(t_out, d_b[1], b0[1])],
-        dist2: if point || overlap { 0.0 } else { dist2 },
+        dist2,
         flags,
     }
 }
@@ -365,13 +359,8 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
     let hi = one.fast_min(s_b0.fast_max(s_b1));
     let overlap = collinear & lo.simd_le(hi);
 
-    // 4. The parametric crossing.
+    // 4. The parametric solution.
     let s_cross = s_num / denom_safe;
-    let t_cross = t_num / denom_safe;
-    let crossing = !degenerate
-        & !parallel
-        & (s_cross.simd_ge(zero) & s_cross.simd_le(one))
-        & (t_cross.simd_ge(zero) & t_cross.simd_le(one));
 
     // 5. Closest points.
     let s_first = degenerate.select(zero, parallel.select((lo + hi) * f32x8::HALF, s_cross));
@@ -383,12 +372,11 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
         y: t.mul_neg_add(d_b.y, s.mul_add(d_a.y, r.y)),
     };
     let dist2 = dot2x8(v, v);
-    let touching = !overlap & dist2.simd_le(on_line_rel2 * scale2);
+    let point = !overlap & dist2.simd_le(on_line_rel2 * scale2);
 
     let t_lo = clamp8(b_.mul_add(lo, f) / e_safe, zero, one);
     let t_hi = clamp8(b_.mul_add(hi, f) / e_safe, zero, one);
 
-    let point = crossing | touching;
     let kind = point.select(one, overlap.select(f32x8::splat(2.0), zero));
     // `point` and `overlap` exclude each other.
     let s_out = overlap.select(lo, s);
@@ -413,7 +401,7 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
             x: t_out.mul_add(d_b.x, b0.x),
             y: t_out.mul_add(d_b.y, b0.y),
         },
-        dist2: (point | overlap).select(zero, dist2),
+        dist2,
         flags,
     };
     if non_finite.any() {
@@ -772,7 +760,7 @@ impl Intersections2 {
         core::array::from_fn(|k| &self.point_b[k][..self.len])
     }
 
-    /// Squared distances (0 when the segments meet).
+    /// Closest squared distances (0 or a rounding residue when the segments meet).
     #[must_use]
     pub fn dist2(&self) -> &[f32] {
         &self.dist2[..self.len]
