@@ -458,6 +458,7 @@ fn worked_example_paths_cross_objects_never_meet() {
     assert!(!contact.hit, "radius 1 + 1 < 2·sqrt(2): they never touch");
     let contact = first_contact_segments_scalar(&a, 1.5, &b, 1.5);
     assert!(contact.hit, "radius 1.5 + 1.5 > 2·sqrt(2)");
+    assert!((contact.t - 0.6616).abs() < 1e-3, "{contact:?}");
     // Batched agrees.
     let (sa, sb) = (Segments::from(&[a]), Segments::from(&[b]));
     assert!(same_cpa(&cpa_segments(&sa, &sb).get(0), &c));

@@ -502,7 +502,7 @@ impl Segments2 {
 
     /// Appends one segment.
     pub fn push(&mut self, s: Segment2) {
-        if self.len % LANES == 0 {
+        if self.len.is_multiple_of(LANES) {
             for col in &mut self.cols {
                 col.resize(self.len + LANES, 0.0);
             }
