@@ -917,12 +917,11 @@ pub fn try_intersect2_into<'a, 'b>(
         put(pbx, j, lanes.point_b.x);
         put(pby, j, lanes.point_b.y);
         for (dst, k) in out.kind[j..j + LANES].iter_mut().zip(lanes.kind.to_array()) {
-            *dst = if k == 1.0 {
-                Crossing::Point
-            } else if k == 2.0 {
-                Crossing::Overlap
-            } else {
-                Crossing::Disjoint
+            // 0.0, 1.0 or 2.0: the conversion is exact.
+            *dst = match k as u8 {
+                1 => Crossing::Point,
+                2 => Crossing::Overlap,
+                _ => Crossing::Disjoint,
             };
         }
         for (dst, bits) in out.flags[j..j + LANES]
