@@ -19,6 +19,9 @@
 //! assert_eq!(c.distance(), 1.0);
 //! ```
 //!
+//! Moving objects (closest point of approach in time, first contact of moving spheres) and 2D
+//! segment intersection are in [`motion`]; `docs/motion.md` says which query to use when.
+//!
 //! ## Accuracy
 //!
 //! Tolerances are scale-free and the method avoids forming the ill-conditioned normal
@@ -31,6 +34,7 @@
 
 mod batch;
 mod kernel;
+pub mod motion;
 #[cfg(feature = "rayon")]
 mod par;
 pub mod reference;
