@@ -46,9 +46,9 @@
 //! build. The equivalence tests check it.
 
 use crate::batch::{ClosestBatch, LANES, OutColumns, Outputs, SegmentsView};
-use crate::reference::FUSED_MUL_ADD;
+use crate::reference::{FUSED_MUL_ADD, RANGE_HI, RANGE_LO};
 use crate::segment::{Flags, Options, Params};
-use wide::{f32x8, u32x8};
+use wide::{f32x8, i32x8, u32x8};
 
 /// Three coordinates, eight lanes each: the kernel's `[f32; 3]`.
 #[derive(Clone, Copy)]
@@ -217,8 +217,11 @@ pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Opt
         cross(d_a, d_b)
     };
     let nn = dot(n, n);
-    let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * (a * e));
-    let special = probe.simd_ne(zero) | degenerate_a | degenerate_b | parallel_or_degenerate;
+    let ae = a * e;
+    let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
+    let out_of_range = !(ae.simd_ge(f32x8::splat(RANGE_LO)) & ae.simd_le(f32x8::splat(RANGE_HI)));
+    let special =
+        probe.simd_ne(zero) | degenerate_a | degenerate_b | parallel_or_degenerate | out_of_range;
     if special.any() {
         return None;
     }
@@ -235,6 +238,17 @@ pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Opt
 /// named mask and a `select`.
 #[inline(always)]
 pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
+    // 0. Range: lanes whose products of four lengths could under- or overflow are solved
+    //    scaled by a power of two; σ = 1 in the others changes no bit.
+    let (sigma, inv_sigma) = range_scale(a0, a1, b0, b1);
+    let scale = |v: V3| V3 {
+        x: v.x * sigma,
+        y: v.y * sigma,
+        z: v.z * sigma,
+    };
+    let (a0, a1, b0, b1) = (scale(a0), scale(a1), scale(b0), scale(b1));
+    let length_abs2 = p.length_abs2 * sigma * sigma;
+
     let zero = f32x8::ZERO;
     let d_a = sub(a1, a0);
     let d_b = sub(b1, b0);
@@ -254,8 +268,8 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     // 2. Degenerate and parallel masks.
     let scale2_a = dot(a0, a0);
     let scale2_b = dot(b0, b0);
-    let degenerate_a = a.simd_le(p.length_rel2.mul_add(scale2_a, p.length_abs2));
-    let degenerate_b = e.simd_le(p.length_rel2.mul_add(scale2_b, p.length_abs2));
+    let degenerate_a = a.simd_le(p.length_rel2.mul_add(scale2_a, length_abs2));
+    let degenerate_b = e.simd_le(p.length_rel2.mul_add(scale2_b, length_abs2));
     let degenerate = degenerate_a | degenerate_b;
 
     let n = if p.accurate_cross {
@@ -300,6 +314,18 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
         | bit(degenerate_b, Flags::DEGENERATE_B)
         | bit(parallel, Flags::PARALLEL);
     let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
+    // 0, continued: back to the caller's scale.
+    let unscale = |v: V3| V3 {
+        x: v.x * inv_sigma,
+        y: v.y * inv_sigma,
+        z: v.z * inv_sigma,
+    };
+    let lanes = Lanes {
+        point_a: unscale(lanes.point_a),
+        point_b: unscale(lanes.point_b),
+        dist2: lanes.dist2 * (inv_sigma * inv_sigma),
+        ..lanes
+    };
 
     // 1, continued: a non-finite lane reports NaN everywhere and only its flag.
     if !non_finite.any() {
@@ -323,6 +349,29 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
         point_a: blank3(lanes.point_a),
         point_b: blank3(lanes.point_b),
     }
+}
+
+/// Per lane `(σ, 1/σ)`: 1 where `|dA|²·|dB|²` is in range, else the reference's
+/// `power_of_two_scale` of `max(|dA|², |dB|², |A0 - B0|²)`.
+#[inline(always)]
+fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8) {
+    let one = f32x8::ONE;
+    let d_a = sub(a1, a0);
+    let d_b = sub(b1, b0);
+    let ae = dot(d_a, d_a) * dot(d_b, d_b);
+    let in_range = ae.simd_ge(f32x8::splat(RANGE_LO)) & ae.simd_le(f32x8::splat(RANGE_HI));
+    if in_range.all() {
+        return (one, one);
+    }
+    let r = sub(a0, b0);
+    let m = dot(d_a, d_a).fast_max(dot(d_b, d_b)).fast_max(dot(r, r));
+    let field: u32x8 = (m.to_bits() >> 23_u32) & u32x8::splat(0xff);
+    let exponent = field.cast_signed() - i32x8::splat(127);
+    let half = exponent >> 1_u32;
+    let pow2 = |biased: i32x8| f32x8::from_bits((biased << 23_u32).cast_unsigned());
+    let sigma = pow2(i32x8::splat(127) - half);
+    let inv_sigma = pow2(i32x8::splat(127) + half);
+    (in_range.select(one, sigma), in_range.select(one, inv_sigma))
 }
 
 /// 5. The separation `r + s·dA - t·dB` formed locally, the squared distance and the points.
