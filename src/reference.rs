@@ -102,7 +102,7 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
     let d_a = sub(a.p1, a.p0);
     let d_b = sub(b.p1, b.p0);
     let ae = dot(d_a, d_a) * dot(d_b, d_b);
-    let in_range = ae >= RANGE_LO && ae <= RANGE_HI;
+    let in_range = (RANGE_LO..=RANGE_HI).contains(&ae);
     if in_range {
         return solve(a, b, p);
     }
