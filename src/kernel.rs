@@ -7,10 +7,12 @@
 //! algorithm is the reference's (read `src/reference.rs` beside this file; the variable
 //! names are the same):
 //!
-//! 1. differences `d_a`, `d_b`, `r` and a non-finite probe (`Σ x·0` is NaN exactly when a
-//!    coordinate is NaN or infinite);
-//! 2. Ericson's dot products `a, b, c, e, f`, the degenerate tests against each side's own
-//!    squared magnitude, the cross product `n = dA × dB` and the parallel test
+//! 0. lanes whose `a·e` leaves `[2^-80, 2^80]` are rescaled by a power of two (exact);
+//! 1. differences `d_a`, `d_b`, `r` and a non-finite probe (`a·0 + e·0 + c·0` is NaN exactly
+//!    when a coordinate is NaN or infinite);
+//! 2. Ericson's dot products `a, b, c, e, f`, the degenerate tests against the squared
+//!    magnitude of each side's first point, the cross product `n = dA × dB` (the accurate
+//!    difference-of-products form when both sides are unbounded) and the parallel test
 //!    `|n|² <= sin²·a·e`;
 //! 3. the first estimate of `s`: Rhodes' overlap midpoint for parallel lanes, Goldman's
 //!    triple product for the others, 0 for degenerate lanes;
@@ -24,6 +26,7 @@
 //!
 //! | reference                                   | kernel                                                        |
 //! |---------------------------------------------|---------------------------------------------------------------|
+//! | `if in_range { solve } else { rescaled }`    | per-lane `σ = in_range.select(1, 2^k)` (×1 changes no bit)     |
 //! | `if non_finite { return NON_FINITE }`       | mask `non_finite`; outputs replaced by NaN at the end          |
 //! | `if degenerate_a \|\| degenerate_b { 0 }`   | `(degenerate_a \| degenerate_b).select(0, …)`                 |
 //! | `else if parallel { overlap midpoint }`     | `parallel.select(s_parallel, s_general)`                      |
@@ -38,10 +41,18 @@
 //! differently). `fast_min`/`fast_max` (`minps`/`maxps`) are used for clamps because they
 //! only ever see finite values in lanes whose results are kept.
 //!
+//! # The common case
+//!
+//! On most data no lane of a group is out of range, non-finite, degenerate or parallel.
+//! [`closest8_general`] computes those masks first and, when all are clear, runs only the
+//! general branch, where every `select` above would return its last operand; otherwise the
+//! group goes through [`closest8_masked`], called out of line so the hot loop keeps its
+//! values in registers. Both produce the same bits for general lanes.
+//!
 //! # Bit-for-bit agreement
 //!
 //! Operations and their order are the reference's, and the reference fuses exactly the
-//! multiply-adds that `wide` fuses on the build ([`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD)),
+//! multiply-adds that `wide` fuses on the build ([`FUSED_MUL_ADD`]),
 //! so on x86_64 kernel and reference agree bit for bit in both the AVX2+FMA and the SSE2
 //! build. The equivalence tests check it.
 
