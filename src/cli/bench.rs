@@ -329,7 +329,12 @@ fn reference_pass(a: SegmentsView, b: SegmentsView, options: &Options, out: &mut
 
 /// The streaming bound on `[start, start + len)`: read the 12 input columns, write every
 /// output column, in cache-sized blocks so both are pure streams.
-fn stream_block(inputs: &[&[f32]; 12], start: usize, cols: &mut [&mut [f32]], flags: Option<&mut [u8]>) {
+fn stream_block(
+    inputs: &[&[f32]; 12],
+    start: usize,
+    cols: &mut [&mut [f32]],
+    flags: Option<&mut [u8]>,
+) {
     const BLOCK: usize = 1024;
     let len = cols[0].len();
     let mut sum = [0.0f32; BLOCK];
@@ -362,7 +367,12 @@ fn stream_pass(a: SegmentsView, b: SegmentsView, out: &mut Columns32, parallel: 
     let inputs: [&[f32]; 12] = core::array::from_fn(|k| if k < 6 { ac[k] } else { bc[k - 6] });
     if !parallel {
         let mut cols: Vec<&mut [f32]> = out.f32_cols.iter_mut().map(|c| &mut c[..n]).collect();
-        stream_block(&inputs, 0, &mut cols, out.flags.as_mut().map(|f| &mut f[..n]));
+        stream_block(
+            &inputs,
+            0,
+            &mut cols,
+            out.flags.as_mut().map(|f| &mut f[..n]),
+        );
         return;
     }
     // The parallel driver's chunking: PAR_CHUNK_PAIRS per task.
@@ -371,7 +381,10 @@ fn stream_pass(a: SegmentsView, b: SegmentsView, out: &mut Columns32, parallel: 
         .iter_mut()
         .map(|c| c[..n].chunks_mut(PAR_CHUNK_PAIRS))
         .collect();
-    let mut flag_chunks = out.flags.as_mut().map(|f| f[..n].chunks_mut(PAR_CHUNK_PAIRS));
+    let mut flag_chunks = out
+        .flags
+        .as_mut()
+        .map(|f| f[..n].chunks_mut(PAR_CHUNK_PAIRS));
     let mut jobs = Vec::with_capacity(n.div_ceil(PAR_CHUNK_PAIRS));
     for k in 0..n.div_ceil(PAR_CHUNK_PAIRS) {
         let cols: Vec<&mut [f32]> = chunked
@@ -396,9 +409,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     };
     let budget = args.budget.unwrap_or(if args.quick { 0.1 } else { 0.25 });
     if !(budget > 0.0 && budget <= 60.0) {
-        return Err(CliError::usage(
-            "--budget must be between 0 and 60 seconds",
-        ));
+        return Err(CliError::usage("--budget must be between 0 and 60 seconds"));
     }
     let pool = {
         let mut builder = rayon::ThreadPoolBuilder::new();
@@ -416,11 +427,19 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         flags: columns.flags,
     };
     let written = outputs.bytes_per_pair();
-    let workloads: Vec<&'static Workload> = args.workloads.0.iter().map(|&k| &WORKLOADS[k]).collect();
+    let workloads: Vec<&'static Workload> =
+        args.workloads.0.iter().map(|&k| &WORKLOADS[k]).collect();
     let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
 
     if !to_stdout {
-        write_preamble(out, pool.current_num_threads(), &sizes, &columns, written, budget)?;
+        write_preamble(
+            out,
+            pool.current_num_threads(),
+            &sizes,
+            &columns,
+            written,
+            budget,
+        )?;
         out.flush()?;
     }
 
@@ -565,7 +584,11 @@ fn write_preamble(
         })
         .filter(|n| !n.contains('.'))
         .collect();
-    writeln!(out, "segbatch bench {}: closest points of 3D segment pairs in f32", env!("CARGO_PKG_VERSION"))?;
+    writeln!(
+        out,
+        "segbatch bench {}: closest points of 3D segment pairs in f32",
+        env!("CARGO_PKG_VERSION")
+    )?;
     writeln!(
         out,
         "SIMD build: {} (CPU: {}); {threads} threads for the parallel rows",
@@ -597,13 +620,30 @@ fn write_workload(
     workload: &Workload,
     sizes: &[usize],
 ) -> std::io::Result<()> {
-    if report.rows.iter().filter(|r| r.workload == workload.name).count() == report.rows.len() {
+    if report
+        .rows
+        .iter()
+        .filter(|r| r.workload == workload.name)
+        .count()
+        == report.rows.len()
+    {
         // First workload: the bounds were measured with it; print them once.
         writeln!(out)?;
-        writeln!(out, "streaming bound (reads 48 B and writes {} B per pair, no computation)", report.bytes_written)?;
-        writeln!(out, "{:>8}  {:<22} {:>10} {:>8}", "pairs", "threads", "Mpairs/s", "GB/s")?;
+        writeln!(
+            out,
+            "streaming bound (reads 48 B and writes {} B per pair, no computation)",
+            report.bytes_written
+        )?;
+        writeln!(
+            out,
+            "{:>8}  {:<22} {:>10} {:>8}",
+            "pairs", "threads", "Mpairs/s", "GB/s"
+        )?;
         for b in &report.bounds {
-            for (label, f) in [("1 thread", &b.single), (&*format!("{} threads", report.threads), &b.parallel)] {
+            for (label, f) in [
+                ("1 thread", &b.single),
+                (&*format!("{} threads", report.threads), &b.parallel),
+            ] {
                 writeln!(
                     out,
                     "{:>8}  {:<22} {:>10.1} {:>8.1}",
@@ -628,14 +668,20 @@ fn write_workload(
         "pairs", "implementation", "Mpairs/s", "GB/s", "of bound", "vs reference"
     )?;
     for &n in sizes {
-        for row in report.rows.iter().filter(|r| r.workload == workload.name && r.pairs == n) {
+        for row in report
+            .rows
+            .iter()
+            .filter(|r| r.workload == workload.name && r.pairs == n)
+        {
             let label = match row.implementation {
                 Implementation::Reference => "reference (scalar)".to_owned(),
                 Implementation::Kernel => "kernel, 1 thread".to_owned(),
                 Implementation::Parallel if row.threads == 1 => "parallel (1 thread)*".to_owned(),
                 Implementation::Parallel => format!("parallel, {} threads", row.threads),
             };
-            let speedup = report.speedup(row).map_or("-".to_owned(), |s| format!("{s:.1}x"));
+            let speedup = report
+                .speedup(row)
+                .map_or("-".to_owned(), |s| format!("{s:.1}x"));
             writeln!(
                 out,
                 "{:>8}  {:<22} {:>10.1} {:>8.2} {:>8.0}% {:>13}",
@@ -673,7 +719,11 @@ fn json(report: &Report, columns: &Columns, wall: f64) -> String {
         .iter()
         .flat_map(|b| {
             [
-                format!("{{\"pairs\":{},\"threads\":1,{}}}", b.pairs, figure(b.pairs, &b.single)),
+                format!(
+                    "{{\"pairs\":{},\"threads\":1,{}}}",
+                    b.pairs,
+                    figure(b.pairs, &b.single)
+                ),
                 format!(
                     "{{\"pairs\":{},\"threads\":{},{}}}",
                     b.pairs,
@@ -696,7 +746,9 @@ fn json(report: &Report, columns: &Columns, wall: f64) -> String {
                 r.threads,
                 figure(r.pairs, &r.figure),
                 report.of_bound(r),
-                report.speedup(r).map_or("null".to_owned(), |s| format!("{s:.3}"))
+                report
+                    .speedup(r)
+                    .map_or("null".to_owned(), |s| format!("{s:.3}"))
             )
         })
         .collect();
@@ -723,7 +775,10 @@ mod tests {
 
     #[test]
     fn sizes_parse() {
-        assert_eq!(parse_sizes("1K, 16M,1000").unwrap().0, vec![1000, 1024, 16 << 20]);
+        assert_eq!(
+            parse_sizes("1K, 16M,1000").unwrap().0,
+            vec![1000, 1024, 16 << 20]
+        );
         assert!(parse_sizes("0").is_err());
         assert!(parse_sizes("abc").is_err());
         assert_eq!(size_label(64 << 10), "64K");

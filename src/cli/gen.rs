@@ -361,7 +361,11 @@ fn parallel(rng: &mut Rng, shift: f64) -> (Segment, Segment) {
     let gap = scale(perpendicular(rng, u), k * rng.log10(-4.0, 0.0));
     let b0 = add(add(a0, gap), scale(u, k * shift));
     let b1 = add(b0, scale(u, k));
-    let b = if rng.chance(0.5) { seg(b0, b1) } else { seg(b1, b0) };
+    let b = if rng.chance(0.5) {
+        seg(b0, b1)
+    } else {
+        seg(b1, b0)
+    };
     (along(a0, u, k), b)
 }
 
@@ -413,7 +417,10 @@ fn long_skinny(rng: &mut Rng) -> (Segment, Segment) {
     let u = rng.dir();
     let a0 = scale(rng.cube(1.0), length * 0.1);
     let a = along(a0, u, length);
-    let near = add(add(a0, scale(u, length * rng.range(-0.2, 1.2))), rng.cube(1.0));
+    let near = add(
+        add(a0, scale(u, length * rng.range(-0.2, 1.2))),
+        rng.cube(1.0),
+    );
     let angle = rng.log10(-6.0, 0.0);
     let dir = tilt(rng, u, angle);
     let b = along(near, dir, rng.range(0.1, 2.0));
@@ -444,7 +451,11 @@ fn non_finite(rng: &mut Rng) -> (Segment, Segment) {
     let value = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][(rng.next_u64() % 3) as usize];
     let k = (rng.next_u64() % 12) as usize;
     let side = if k < 6 { &mut a } else { &mut b };
-    let point = if k % 6 < 3 { &mut side.p0 } else { &mut side.p1 };
+    let point = if k % 6 < 3 {
+        &mut side.p0
+    } else {
+        &mut side.p1
+    };
     point[k % 3] = value;
     (a, b)
 }

@@ -191,9 +191,7 @@ impl Input {
                 buf.resize(n, [0.0; 12]);
                 reader
                     .read_exact(bytemuck::cast_slice_mut(&mut buf[..]))
-                    .map_err(|e| {
-                        format!("{name}: reading pairs from {}: {e}", self.pairs)
-                    })?;
+                    .map_err(|e| format!("{name}: reading pairs from {}: {e}", self.pairs))?;
                 if cfg!(target_endian = "big") {
                     for x in buf.iter_mut().flatten() {
                         *x = f32::from_bits(u32::from_le(x.to_bits()));
@@ -208,9 +206,9 @@ impl Input {
             } => {
                 while buf.len() < max {
                     let more = reader.read_byte_record(record).map_err(|e| {
-                        let line = e.position().map_or(String::new(), |p| {
-                            format!("line {}: ", p.line())
-                        });
+                        let line = e
+                            .position()
+                            .map_or(String::new(), |p| format!("line {}: ", p.line()));
                         format!("{name}: {line}{e}")
                     })?;
                     if !more {
@@ -463,8 +461,8 @@ impl Output {
                 show(&dir)
             ));
         }
-        let temp = temp_beside(&dir)
-            .map_err(|e| format!("{name}: cannot write the output: {e}"))?;
+        let temp =
+            temp_beside(&dir).map_err(|e| format!("{name}: cannot write the output: {e}"))?;
         let mut out = Output {
             target: target.to_path_buf(),
             format,
@@ -558,7 +556,11 @@ impl Output {
         let mut temp = self.file.into_inner().map_err(|e| fail(e.error()))?;
         if self.npy_deferred {
             // Header first, then a copy of the records.
-            let dir = temp.path().parent().map(Path::to_path_buf).unwrap_or_default();
+            let dir = temp
+                .path()
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
             let mut full = temp_beside(&dir).map_err(|e| fail(&e))?;
             full.write_all(&npy_header(&columns, rows))
                 .map_err(|e| fail(&e))?;

@@ -7,14 +7,23 @@ use plotters::prelude::*;
 
 use super::bench::{Implementation, Report, size_label};
 
-const COLORS: [RGBColor; 3] = [RGBColor(120, 120, 120), RGBColor(31, 119, 180), RGBColor(214, 39, 40)];
+const COLORS: [RGBColor; 3] = [
+    RGBColor(120, 120, 120),
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+];
 
 /// Draws the report into an SVG file.
-pub fn draw(path: &Path, report: &Report, sizes: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
+pub fn draw(
+    path: &Path,
+    report: &Report,
+    sizes: &[usize],
+) -> Result<(), Box<dyn std::error::Error>> {
     let panels = report.workloads.len();
     let cols = if panels > 1 { 2 } else { 1 };
     let rows = panels.div_ceil(cols);
-    let root = SVGBackend::new(path, (560 * cols as u32, 400 * rows as u32 + 40)).into_drawing_area();
+    let root =
+        SVGBackend::new(path, (560 * cols as u32, 400 * rows as u32 + 40)).into_drawing_area();
     root.fill(&WHITE)?;
     let (title, body) = root.split_vertically(40);
     title.titled(
@@ -29,7 +38,11 @@ pub fn draw(path: &Path, report: &Report, sizes: &[usize]) -> Result<(), Box<dyn
 
     let x_lo = *sizes.first().expect("sizes") as f64;
     let x_hi = *sizes.last().expect("sizes") as f64;
-    let (x_lo, x_hi) = if x_lo == x_hi { (x_lo / 2.0, x_hi * 2.0) } else { (x_lo, x_hi) };
+    let (x_lo, x_hi) = if x_lo == x_hi {
+        (x_lo / 2.0, x_hi * 2.0)
+    } else {
+        (x_lo, x_hi)
+    };
     let mut y_lo = f64::MAX;
     let mut y_hi = 0f64;
     for r in &report.rows {
@@ -67,7 +80,9 @@ pub fn draw(path: &Path, report: &Report, sizes: &[usize]) -> Result<(), Box<dyn
             chart
                 .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
                 .label(imp.key())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
             chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
         }
         for (label, parallel, color) in [
@@ -83,7 +98,12 @@ pub fn draw(path: &Path, report: &Report, sizes: &[usize]) -> Result<(), Box<dyn
                 })
                 .collect();
             chart
-                .draw_series(DashedLineSeries::new(points, 6, 4, color.mix(0.6).stroke_width(1)))?
+                .draw_series(DashedLineSeries::new(
+                    points,
+                    6,
+                    4,
+                    color.mix(0.6).stroke_width(1),
+                ))?
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.mix(0.6)));
         }

@@ -140,7 +140,9 @@ fn parse_radius(text: &str) -> Result<f32, String> {
     if r.is_finite() && r >= 0.0 {
         Ok(r)
     } else {
-        Err(format!("the radius must be a finite number >= 0, got {text}"))
+        Err(format!(
+            "the radius must be a finite number >= 0, got {text}"
+        ))
     }
 }
 
@@ -197,7 +199,10 @@ struct Summary {
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let start = Instant::now();
     let in_format = format_of(&args.input, args.format, "input")?;
-    let out_format = match args.output_format.or_else(|| Format::from_path(&args.output)) {
+    let out_format = match args
+        .output_format
+        .or_else(|| Format::from_path(&args.output))
+    {
         Some(f) => f,
         None => format_of(&args.output, None, "output").unwrap_or(in_format),
     };
@@ -291,9 +296,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                 );
                 &selected[..]
             });
-            output
-                .write(&out, base, within)
-                .map_err(CliError::failed)?;
+            output.write(&out, base, within).map_err(CliError::failed)?;
             progress.set_position(input.bytes_read());
         }
         Ok(summary)

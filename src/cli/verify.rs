@@ -271,7 +271,15 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(
         out,
         "{:<18} {:<9} {:>7} {:>11} {:>11} {:>9} {:>9} {:>8} {:>7}",
-        "class", "extents", "cases", "kernel err", "ref err", "kern!=ref", "par!=kern", "outside", "nonfin"
+        "class",
+        "extents",
+        "cases",
+        "kernel err",
+        "ref err",
+        "kern!=ref",
+        "par!=kern",
+        "outside",
+        "nonfin"
     )?;
     let mut failures = Vec::new();
     let mut total = 0usize;
@@ -283,7 +291,13 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<(), CliError> {
             let t = check(a.as_view(), b.as_view(), &options);
             total += t.cases;
             let extents = format!("{}/{}", extent_short(ea), extent_short(eb));
-            let fmt_err = |e: f64, any: bool| if any { format!("{e:.2}") } else { "-".to_owned() };
+            let fmt_err = |e: f64, any: bool| {
+                if any {
+                    format!("{e:.2}")
+                } else {
+                    "-".to_owned()
+                }
+            };
             let finite = t.cases > t.non_finite;
             writeln!(
                 out,
@@ -344,7 +358,10 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(out)?;
     let secs = start.elapsed().as_secs_f64();
     if failures.is_empty() {
-        writeln!(out, "verify: all {total} cases agree within the documented bounds ({secs:.1} s).")?;
+        writeln!(
+            out,
+            "verify: all {total} cases agree within the documented bounds ({secs:.1} s)."
+        )?;
         Ok(())
     } else {
         for f in &failures {
@@ -368,10 +385,22 @@ mod tests {
         let seg = Extent::Segment;
         const NO: Flags = Flags::NONE;
         // Rhodes' thought experiment: distance 1.
-        let d = oracle(&s([0., 0., 0.], [1., 0., 0.]), &s([1., 0., 1.], [1., 1., 1.]), seg, seg, NO);
+        let d = oracle(
+            &s([0., 0., 0.], [1., 0., 0.]),
+            &s([1., 0., 1.], [1., 1., 1.]),
+            seg,
+            seg,
+            NO,
+        );
         assert_eq!(d, 1.0);
         // Perpendicular, crossing over at distance 1.
-        let d = oracle(&s([0., 0., 0.], [2., 0., 0.]), &s([1., 1., 0.], [1., 3., 0.]), seg, seg, NO);
+        let d = oracle(
+            &s([0., 0., 0.], [2., 0., 0.]),
+            &s([1., 1., 0.], [1., 3., 0.]),
+            seg,
+            seg,
+            NO,
+        );
         assert_eq!(d, 1.0);
         // Parallel lines 2 apart, segments far apart along them: lines see 2, segments more.
         let a = s([0., 0., 0.], [1., 0., 0.]);
