@@ -71,7 +71,7 @@ fn write_raw(path: &Path, pairs: &[[f32; 12]]) {
 /// A `.npy` file with the given header dict and data.
 fn write_npy(path: &Path, dict: &str, data: &[u8]) {
     let mut header = dict.to_owned();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');
@@ -471,7 +471,7 @@ fn bad_inputs_give_one_line_exit_2_and_no_output() {
     let f4 = |dict: &str, n: usize| {
         let mut v = Vec::new();
         let mut header = dict.to_owned();
-        while (10 + header.len() + 1) % 64 != 0 {
+        while !(10 + header.len() + 1).is_multiple_of(64) {
             header.push(' ');
         }
         header.push('\n');

@@ -83,7 +83,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 
-    /// Seconds of timed work per figure [default: 0.25, or 0.1 with --quick]
+    /// Seconds of timed work per figure [default: 0.15, or 0.1 with --quick]
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<f64>,
 
@@ -407,7 +407,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         None if args.quick => vec![1 << 10, 64 << 10, 1 << 20],
         None => vec![1 << 10, 64 << 10, 1 << 20, 16 << 20],
     };
-    let budget = args.budget.unwrap_or(if args.quick { 0.1 } else { 0.25 });
+    let budget = args.budget.unwrap_or(if args.quick { 0.1 } else { 0.15 });
     if !(budget > 0.0 && budget <= 60.0) {
         return Err(CliError::usage("--budget must be between 0 and 60 seconds"));
     }
