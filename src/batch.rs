@@ -22,7 +22,9 @@
 //! stack buffer.
 
 use crate::segment::{Closest, Flags, Segment};
-use core::ops::{Bound, RangeBounds};
+use bytemuck::Pod;
+use core::marker::PhantomData;
+use core::ops::{Bound, Deref, DerefMut, RangeBounds};
 
 /// Pairs processed at once by the kernel (the width of `wide::f32x8`).
 pub const LANES: usize = 8;
@@ -32,6 +34,86 @@ pub const LANES: usize = 8;
 #[must_use]
 pub const fn padded_len(n: usize) -> usize {
     n.div_ceil(LANES) * LANES
+}
+
+/// A column of `T` stored as whole groups of [`LANES`] values (`G` holds exactly one group),
+/// so that it starts on a `G`-aligned address: `wide::f32x8` groups make every 32-byte load
+/// and store of the kernel aligned (unaligned columns from the system allocator start 16
+/// bytes into a cache line, and half of all accesses would then split two lines).
+pub(crate) struct Column<T, G> {
+    groups: Vec<G>,
+    elem: PhantomData<T>,
+}
+
+/// An `f32` column in `f32x8` groups.
+pub(crate) type F32Column = Column<f32, wide::f32x8>;
+/// A [`Flags`] column in `u64` groups.
+pub(crate) type FlagsColumn = Column<Flags, u64>;
+
+impl<T: Pod, G: Pod> Column<T, G> {
+    const CHECK: () = assert!(size_of::<G>() == LANES * size_of::<T>());
+
+    /// A column with room for `n` values.
+    fn with_capacity(n: usize) -> Self {
+        let () = Self::CHECK;
+        Column {
+            groups: Vec::with_capacity(n.div_ceil(LANES)),
+            elem: PhantomData,
+        }
+    }
+
+    /// Sets the length to `n` values rounded up to whole groups; new values are zero.
+    pub(crate) fn resize_padded(&mut self, n: usize) {
+        self.groups.resize(n.div_ceil(LANES), G::zeroed());
+    }
+
+    /// Removes every value, keeping the allocation.
+    pub(crate) fn clear(&mut self) {
+        self.groups.clear();
+    }
+}
+
+impl<T, G> Default for Column<T, G> {
+    fn default() -> Self {
+        Column {
+            groups: Vec::new(),
+            elem: PhantomData,
+        }
+    }
+}
+
+impl<T, G: Clone> Clone for Column<T, G> {
+    fn clone(&self) -> Self {
+        Column {
+            groups: self.groups.clone(),
+            elem: PhantomData,
+        }
+    }
+}
+
+impl<T: Pod, G: Pod> Deref for Column<T, G> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        bytemuck::cast_slice(&self.groups)
+    }
+}
+
+impl<T: Pod, G: Pod> DerefMut for Column<T, G> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        bytemuck::cast_slice_mut(&mut self.groups)
+    }
+}
+
+impl<T: Pod + PartialEq, G: Pod> PartialEq for Column<T, G> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: Pod + core::fmt::Debug, G: Pod> core::fmt::Debug for Column<T, G> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// Column names, in storage order.
@@ -111,7 +193,7 @@ impl std::error::Error for BatchError {}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Segments {
     /// `x0, y0, z0, x1, y1, z1`, each of length `padded_len(len)`, zero padded.
-    cols: [Vec<f32>; 6],
+    cols: [F32Column; 6],
     len: usize,
 }
 
@@ -126,7 +208,7 @@ impl Segments {
     #[must_use]
     pub fn with_capacity(n: usize) -> Self {
         Segments {
-            cols: core::array::from_fn(|_| Vec::with_capacity(padded_len(n))),
+            cols: core::array::from_fn(|_| F32Column::with_capacity(n)),
             len: 0,
         }
     }
@@ -155,9 +237,9 @@ impl Segments {
             }
         }
         let cols = core::array::from_fn(|k| {
-            let mut v = Vec::with_capacity(padded_len(len));
-            v.extend_from_slice(src[k]);
-            v.resize(padded_len(len), 0.0);
+            let mut v = F32Column::with_capacity(len);
+            v.resize_padded(len);
+            v[..len].copy_from_slice(src[k]);
             v
         });
         Ok(Segments { cols, len })
@@ -202,7 +284,7 @@ impl Segments {
         if self.len.is_multiple_of(LANES) {
             // Open a new padded group.
             for col in &mut self.cols {
-                col.resize(self.len + LANES, 0.0);
+                col.resize_padded(self.len + 1);
             }
         }
         for (col, x) in self.cols.iter_mut().zip(coords) {
@@ -216,15 +298,11 @@ impl Segments {
         let old = self.len;
         let len = old + segments.len();
         for (k, col) in self.cols.iter_mut().enumerate() {
-            col.truncate(old);
-            col.reserve(padded_len(len) - old);
+            col.resize_padded(len);
             let (point, axis) = (k / 3, k % 3);
-            col.extend(
-                segments
-                    .iter()
-                    .map(|s| if point == 0 { s.p0[axis] } else { s.p1[axis] }),
-            );
-            col.resize(padded_len(len), 0.0);
+            for (dst, s) in col[old..len].iter_mut().zip(segments) {
+                *dst = if point == 0 { s.p0[axis] } else { s.p1[axis] };
+            }
         }
         self.len = len;
     }
@@ -411,7 +489,7 @@ impl<'a> SegmentsView<'a> {
     /// Segment `i` of the view.
     ///
     /// # Panics
-    /// When `i >= self.len()`.
+    /// When `i >= self.len()`; [`SegmentsView::try_get`] does not panic.
     #[inline]
     #[must_use]
     pub fn get(&self, i: usize) -> Segment {
@@ -422,6 +500,13 @@ impl<'a> SegmentsView<'a> {
         );
         let c = &self.cols;
         Segment::new([c[0][i], c[1][i], c[2][i]], [c[3][i], c[4][i], c[5][i]])
+    }
+
+    /// Segment `i` of the view, or `None` when `i` is out of range.
+    #[inline]
+    #[must_use]
+    pub fn try_get(&self, i: usize) -> Option<Segment> {
+        (i < self.len).then(|| self.get(i))
     }
 
     /// The six columns, each exactly `len()` values.
@@ -545,12 +630,12 @@ impl Default for Outputs {
 pub struct ClosestBatch {
     len: usize,
     outputs: Outputs,
-    pub(crate) s: Vec<f32>,
-    pub(crate) t: Vec<f32>,
-    pub(crate) dist2: Vec<f32>,
-    pub(crate) flags: Vec<Flags>,
-    pub(crate) point_a: [Vec<f32>; 3],
-    pub(crate) point_b: [Vec<f32>; 3],
+    s: F32Column,
+    t: F32Column,
+    dist2: F32Column,
+    flags: FlagsColumn,
+    point_a: [F32Column; 3],
+    point_b: [F32Column; 3],
 }
 
 impl ClosestBatch {
@@ -630,7 +715,7 @@ impl ClosestBatch {
     /// empty).
     ///
     /// # Panics
-    /// When `i >= self.len()`.
+    /// When `i >= self.len()`; [`ClosestBatch::try_get`] does not panic.
     #[must_use]
     pub fn get(&self, i: usize) -> Closest {
         assert!(
@@ -638,7 +723,7 @@ impl ClosestBatch {
             "result index {i} out of range for a batch of {}",
             self.len
         );
-        let col = |c: &Vec<f32>| c.get(i).copied().unwrap_or(f32::NAN);
+        let col = |c: &F32Column| c.get(i).copied().unwrap_or(f32::NAN);
         Closest {
             s: col(&self.s),
             t: col(&self.t),
@@ -649,6 +734,12 @@ impl ClosestBatch {
         }
     }
 
+    /// Result `i`, or `None` when `i` is out of range.
+    #[must_use]
+    pub fn try_get(&self, i: usize) -> Option<Closest> {
+        (i < self.len).then(|| self.get(i))
+    }
+
     /// The results in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Closest> + '_ {
         (0..self.len).map(|i| self.get(i))
@@ -657,12 +748,11 @@ impl ClosestBatch {
     /// Sizes every selected column for `len` results (padded to [`LANES`]) and empties the
     /// others, reusing the existing allocations.
     pub(crate) fn reset(&mut self, len: usize, outputs: Outputs) {
-        let n = padded_len(len);
         self.len = len;
         self.outputs = outputs;
-        let size = |v: &mut Vec<f32>, on: bool| {
+        let size = |v: &mut F32Column, on: bool| {
             if on {
-                v.resize(n, 0.0);
+                v.resize_padded(len);
             } else {
                 v.clear();
             }
@@ -675,7 +765,7 @@ impl ClosestBatch {
             size(&mut self.point_b[k], outputs.points);
         }
         if outputs.flags {
-            self.flags.resize(n, Flags::NONE);
+            self.flags.resize_padded(len);
         } else {
             self.flags.clear();
         }
@@ -710,12 +800,6 @@ pub(crate) struct OutColumns<'a> {
     pub point_b: [&'a mut [f32]; 3],
 }
 
-/// `&mut col[..len]`, or the empty column when it is empty (not selected).
-fn cut<T>(col: &mut [T], len: usize) -> &mut [T] {
-    let len = len.min(col.len());
-    &mut col[..len]
-}
-
 impl<'a> OutColumns<'a> {
     /// The length of the shortest selected column.
     pub(crate) fn room(&self) -> usize {
@@ -733,21 +817,6 @@ impl<'a> OutColumns<'a> {
             }
         }
         room
-    }
-
-    /// The first `len` values of every selected column (reborrowed).
-    pub(crate) fn prefix(&mut self, len: usize) -> OutColumns<'_> {
-        let [pa0, pa1, pa2] = &mut self.point_a;
-        let [pb0, pb1, pb2] = &mut self.point_b;
-        OutColumns {
-            outputs: self.outputs,
-            dist2: cut(self.dist2, len),
-            s: cut(self.s, len),
-            t: cut(self.t, len),
-            flags: cut(self.flags, len),
-            point_a: [cut(pa0, len), cut(pa1, len), cut(pa2, len)],
-            point_b: [cut(pb0, len), cut(pb1, len), cut(pb2, len)],
-        }
     }
 
     /// Splits at `mid` (a multiple of [`LANES`] in practice) into two disjoint halves.

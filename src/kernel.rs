@@ -46,6 +46,7 @@
 //! build. The equivalence tests check it.
 
 use crate::batch::{ClosestBatch, LANES, OutColumns, Outputs, SegmentsView};
+use crate::reference::FUSED_MUL_ADD;
 use crate::segment::{Flags, Options, Params};
 use wide::{f32x8, u32x8};
 
@@ -95,6 +96,50 @@ fn cross(u: V3, v: V3) -> V3 {
     }
 }
 
+/// `x·y - z·w` accurate to about an ulp of the result: the twin of the reference's
+/// `diff_of_products` (Kahan's algorithm with FMA, Dekker's two-products without).
+#[inline(always)]
+fn diff_of_products(x: f32x8, y: f32x8, z: f32x8, w: f32x8) -> f32x8 {
+    if FUSED_MUL_ADD {
+        let p = z * w;
+        let err = z.mul_sub(w, p);
+        let f = x.mul_sub(y, p);
+        f - err
+    } else {
+        let (p1, e1) = two_product(x, y);
+        let (p2, e2) = two_product(z, w);
+        (p1 - p2) + (e1 - e2)
+    }
+}
+
+/// Dekker's exact product without FMA: `x·y = p + e`.
+#[inline(always)]
+fn two_product(x: f32x8, y: f32x8) -> (f32x8, f32x8) {
+    let p = x * y;
+    let (xh, xl) = split(x);
+    let (yh, yl) = split(y);
+    let e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+    (p, e)
+}
+
+/// Veltkamp's splitting into two 12-bit halves, `x = hi + lo` exactly.
+#[inline(always)]
+fn split(x: f32x8) -> (f32x8, f32x8) {
+    let c = f32x8::splat(4097.0) * x;
+    let hi = c - (c - x);
+    (hi, x - hi)
+}
+
+/// `u × v` from [`diff_of_products`], as the reference's `cross_accurate`.
+#[inline(always)]
+fn cross_accurate(u: V3, v: V3) -> V3 {
+    V3 {
+        x: diff_of_products(u.y, v.z, u.z, v.y),
+        y: diff_of_products(u.z, v.x, u.x, v.z),
+        z: diff_of_products(u.x, v.y, u.y, v.x),
+    }
+}
+
 /// `max(lo, min(hi, x))` with `maxps`/`minps`, as the reference's `clamp`.
 #[inline(always)]
 fn clamp(x: f32x8, lo: f32x8, hi: f32x8) -> f32x8 {
@@ -111,6 +156,7 @@ pub(crate) struct Splat {
     length_rel2: f32x8,
     length_abs2: f32x8,
     parallel_sin2: f32x8,
+    accurate_cross: bool,
 }
 
 impl Splat {
@@ -123,6 +169,7 @@ impl Splat {
             length_rel2: f32x8::splat(p.length_rel2),
             length_abs2: f32x8::splat(p.length_abs2),
             parallel_sin2: f32x8::splat(p.parallel_sin2),
+            accurate_cross: p.accurate_cross,
         }
     }
 }
@@ -164,7 +211,11 @@ pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Opt
     let probe = a.mul_add(zero, e.mul_add(zero, c * zero));
     let degenerate_a = a.simd_le(p.length_rel2.mul_add(dot(a0, a0), p.length_abs2));
     let degenerate_b = e.simd_le(p.length_rel2.mul_add(dot(b0, b0), p.length_abs2));
-    let n = cross(d_a, d_b);
+    let n = if p.accurate_cross {
+        cross_accurate(d_a, d_b)
+    } else {
+        cross(d_a, d_b)
+    };
     let nn = dot(n, n);
     let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * (a * e));
     let special = probe.simd_ne(zero) | degenerate_a | degenerate_b | parallel_or_degenerate;
@@ -207,7 +258,11 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     let degenerate_b = e.simd_le(p.length_rel2.mul_add(scale2_b, p.length_abs2));
     let degenerate = degenerate_a | degenerate_b;
 
-    let n = cross(d_a, d_b);
+    let n = if p.accurate_cross {
+        cross_accurate(d_a, d_b)
+    } else {
+        cross(d_a, d_b)
+    };
     let nn = dot(n, n);
     let parallel = !degenerate & nn.simd_le(p.parallel_sin2 * (a * e));
     let w = cross(d_b, r);
@@ -297,63 +352,83 @@ fn finish(a0: V3, b0: V3, d_a: V3, d_b: V3, r: V3, s: f32x8, t: f32x8, flags: u3
     }
 }
 
-/// Eight values of one column starting at `j` (the slice must hold them).
+/// Loads one side's six columns at group `g`.
 #[inline(always)]
-fn load(col: &[f32], j: usize) -> f32x8 {
-    let chunk: [f32; LANES] = col[j..j + LANES].try_into().expect("8 values");
-    f32x8::from(chunk)
-}
-
-/// Loads one side's six columns at `j`.
-#[inline(always)]
-pub(crate) fn load_side(cols: &[&[f32]; 6], j: usize) -> (V3, V3) {
+pub(crate) fn load_side(cols: &[&[[f32; LANES]]; 6], g: usize) -> (V3, V3) {
+    let col = |k: usize| f32x8::from(cols[k][g]);
     (
         V3 {
-            x: load(cols[0], j),
-            y: load(cols[1], j),
-            z: load(cols[2], j),
+            x: col(0),
+            y: col(1),
+            z: col(2),
         },
         V3 {
-            x: load(cols[3], j),
-            y: load(cols[4], j),
-            z: load(cols[5], j),
+            x: col(3),
+            y: col(4),
+            z: col(5),
         },
     )
 }
 
-/// Writes the first `count` lanes of `v` to `col[j..]`.
-#[inline(always)]
-fn store(col: &mut [f32], j: usize, count: usize, v: f32x8) {
-    col[j..j + count].copy_from_slice(&v.as_array()[..count]);
+/// Output columns cut into whole groups: what the main loop stores to.
+struct OutGroups<'a> {
+    dist2: &'a mut [[f32; LANES]],
+    s: &'a mut [[f32; LANES]],
+    t: &'a mut [[f32; LANES]],
+    flags: &'a mut [[Flags; LANES]],
+    point_a: [&'a mut [[f32; LANES]]; 3],
+    point_b: [&'a mut [[f32; LANES]]; 3],
 }
 
-/// Writes the first `count` lanes of a group of results, for the selected columns.
+/// Stores group `g` of results in the selected columns.
 #[inline(always)]
 fn store_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
-    out: &mut OutColumns<'_>,
-    j: usize,
-    count: usize,
+    out: &mut OutGroups<'_>,
+    g: usize,
     lanes: &Lanes,
 ) {
-    store(out.dist2, j, count, lanes.dist2);
+    out.dist2[g] = lanes.dist2.to_array();
     if PARAMS {
-        store(out.s, j, count, lanes.s);
-        store(out.t, j, count, lanes.t);
+        out.s[g] = lanes.s.to_array();
+        out.t[g] = lanes.t.to_array();
     }
     if POINTS {
         let pa = [lanes.point_a.x, lanes.point_a.y, lanes.point_a.z];
-        for (col, v) in out.point_a.iter_mut().zip(pa) {
-            store(col, j, count, v);
-        }
         let pb = [lanes.point_b.x, lanes.point_b.y, lanes.point_b.z];
-        for (col, v) in out.point_b.iter_mut().zip(pb) {
-            store(col, j, count, v);
+        for k in 0..3 {
+            out.point_a[k][g] = pa[k].to_array();
+            out.point_b[k][g] = pb[k].to_array();
         }
     }
     if FLAGS {
+        // Only the four flag bits are ever set.
+        out.flags[g] = lanes
+            .flags
+            .to_array()
+            .map(|bits| Flags::from_bits_truncate(bits as u8));
+    }
+}
+
+/// Stores the first `count` lanes of a group starting at pair `j` (a partial last group).
+fn store_partial(out: &mut OutColumns<'_>, j: usize, count: usize, lanes: &Lanes) {
+    let o = out.outputs;
+    let put = |col: &mut [f32], v: f32x8| col[j..j + count].copy_from_slice(&v.as_array()[..count]);
+    put(out.dist2, lanes.dist2);
+    if o.params {
+        put(out.s, lanes.s);
+        put(out.t, lanes.t);
+    }
+    if o.points {
+        let pa = [lanes.point_a.x, lanes.point_a.y, lanes.point_a.z];
+        let pb = [lanes.point_b.x, lanes.point_b.y, lanes.point_b.z];
+        for k in 0..3 {
+            put(out.point_a[k], pa[k]);
+            put(out.point_b[k], pb[k]);
+        }
+    }
+    if o.flags {
         let bits = lanes.flags.to_array();
         for (dst, bits) in out.flags[j..j + count].iter_mut().zip(bits) {
-            // Only the four flag bits are ever set.
             *dst = Flags::from_bits_truncate(bits as u8);
         }
     }
@@ -362,16 +437,16 @@ fn store_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
 /// One group through the masked path, out of line so the common loop stays lean.
 #[inline(never)]
 fn masked_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
-    a_cols: &[&[f32]; 6],
-    b_cols: &[&[f32]; 6],
-    out: &mut OutColumns<'_>,
-    j: usize,
+    a_cols: &[&[[f32; LANES]]; 6],
+    b_cols: &[&[[f32; LANES]]; 6],
+    out: &mut OutGroups<'_>,
+    g: usize,
     splat: &Splat,
 ) {
-    let (a0, a1) = load_side(a_cols, j);
-    let (b0, b1) = load_side(b_cols, j);
+    let (a0, a1) = load_side(a_cols, g);
+    let (b0, b1) = load_side(b_cols, g);
     let lanes = closest8_masked(a0, a1, b0, b1, splat);
-    store_group::<PARAMS, POINTS, FLAGS>(out, j, LANES, &lanes);
+    store_group::<PARAMS, POINTS, FLAGS>(out, g, &lanes);
 }
 
 /// Runs the kernel over `a.len()` pairs (`a.len() == b.len()`, checked by the callers),
@@ -392,6 +467,15 @@ pub(crate) fn run(a: SegmentsView<'_>, b: SegmentsView<'_>, p: &Params, out: Out
         (true, false, true) => run_impl::<true, false, true>(a, b, p, out),
         (true, true, false) => run_impl::<true, true, false>(a, b, p, out),
         (true, true, true) => run_impl::<true, true, true>(a, b, p, out),
+    }
+}
+
+/// `col[..groups·LANES]` as whole groups, or nothing when the column is not selected.
+fn groups_of<T>(col: &mut [T], groups: usize, selected: bool) -> &mut [[T; LANES]] {
+    if selected {
+        &mut col[..groups * LANES].as_chunks_mut::<LANES>().0[..groups]
+    } else {
+        &mut []
     }
 }
 
@@ -416,33 +500,49 @@ fn run_impl<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
         .unwrap_or(0)
         .min(out.room());
     let groups = (room / LANES).min(n.div_ceil(LANES));
-    let direct = groups * LANES;
     {
-        // Slices cut to exactly the whole groups, so the indexing below needs no checks.
-        let a_direct: [&[f32]; 6] = core::array::from_fn(|k| &a_cols[k][..direct]);
-        let b_direct: [&[f32]; 6] = core::array::from_fn(|k| &b_cols[k][..direct]);
-        let mut out_direct = out.prefix(direct);
+        // Every column cut to exactly `groups` groups, so the loop indexes without checks.
+        fn chunks(col: &[f32], groups: usize) -> &[[f32; LANES]] {
+            &col[..groups * LANES].as_chunks::<LANES>().0[..groups]
+        }
+        let a_groups: [&[[f32; LANES]]; 6] = core::array::from_fn(|k| chunks(a_cols[k], groups));
+        let b_groups: [&[[f32; LANES]]; 6] = core::array::from_fn(|k| chunks(b_cols[k], groups));
+        let [pa0, pa1, pa2] = &mut out.point_a;
+        let [pb0, pb1, pb2] = &mut out.point_b;
+        let mut out_groups = OutGroups {
+            dist2: groups_of(out.dist2, groups, true),
+            s: groups_of(out.s, groups, PARAMS),
+            t: groups_of(out.t, groups, PARAMS),
+            flags: groups_of(out.flags, groups, FLAGS),
+            point_a: [
+                groups_of(pa0, groups, POINTS),
+                groups_of(pa1, groups, POINTS),
+                groups_of(pa2, groups, POINTS),
+            ],
+            point_b: [
+                groups_of(pb0, groups, POINTS),
+                groups_of(pb1, groups, POINTS),
+                groups_of(pb2, groups, POINTS),
+            ],
+        };
         for g in 0..groups {
-            let j = g * LANES;
-            let (a0, a1) = load_side(&a_direct, j);
-            let (b0, b1) = load_side(&b_direct, j);
+            let (a0, a1) = load_side(&a_groups, g);
+            let (b0, b1) = load_side(&b_groups, g);
             match closest8_general(a0, a1, b0, b1, &splat) {
-                Some(lanes) => {
-                    store_group::<PARAMS, POINTS, FLAGS>(&mut out_direct, j, LANES, &lanes)
-                }
+                Some(lanes) => store_group::<PARAMS, POINTS, FLAGS>(&mut out_groups, g, &lanes),
                 None => masked_group::<PARAMS, POINTS, FLAGS>(
-                    &a_direct,
-                    &b_direct,
-                    &mut out_direct,
-                    j,
+                    &a_groups,
+                    &b_groups,
+                    &mut out_groups,
+                    g,
                     &splat,
                 ),
             }
         }
     }
-    let j = direct;
     // A last partial group without padding in place (a view of a sub-range): copy it into
     // zero-padded buffers so it still runs as one SIMD group.
+    let j = groups * LANES;
     if j < n {
         let count = n - j;
         let pad = |col: &[f32]| {
@@ -450,14 +550,14 @@ fn run_impl<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
             buf[..count].copy_from_slice(&col[j..n]);
             buf
         };
-        let a_buf: [[f32; LANES]; 6] = core::array::from_fn(|k| pad(a_cols[k]));
-        let b_buf: [[f32; LANES]; 6] = core::array::from_fn(|k| pad(b_cols[k]));
-        let a_ref: [&[f32]; 6] = core::array::from_fn(|k| &a_buf[k][..]);
-        let b_ref: [&[f32]; 6] = core::array::from_fn(|k| &b_buf[k][..]);
+        let a_buf: [[[f32; LANES]; 1]; 6] = core::array::from_fn(|k| [pad(a_cols[k])]);
+        let b_buf: [[[f32; LANES]; 1]; 6] = core::array::from_fn(|k| [pad(b_cols[k])]);
+        let a_ref: [&[[f32; LANES]]; 6] = core::array::from_fn(|k| &a_buf[k][..]);
+        let b_ref: [&[[f32; LANES]]; 6] = core::array::from_fn(|k| &b_buf[k][..]);
         let (a0, a1) = load_side(&a_ref, 0);
         let (b0, b1) = load_side(&b_ref, 0);
         let lanes = closest8(a0, a1, b0, b1, &splat);
-        store_group::<PARAMS, POINTS, FLAGS>(&mut out, j, count, &lanes);
+        store_partial(&mut out, j, count, &lanes);
     }
 }
 

@@ -114,7 +114,13 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
     let degenerate_b = e <= fma(p.length_rel2, scale2_b, p.length_abs2);
 
     // Parallel: |dA × dB|² = |dA|²|dB|² sin²(angle).
-    let n = cross(d_a, d_b);
+    let n = if p.accurate_cross {
+        // Two unbounded sides: nothing clamps a badly placed s back, so n must be accurate
+        // to an ulp of itself (docs/algorithm.md).
+        cross_accurate(d_a, d_b)
+    } else {
+        cross(d_a, d_b)
+    };
     let nn = dot(n, n);
     let parallel = !degenerate_a && !degenerate_b && nn <= p.parallel_sin2 * (a_ * e);
 
@@ -246,6 +252,56 @@ fn sub(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
 #[inline(always)]
 pub(crate) fn dot(u: [f32; 3], v: [f32; 3]) -> f32 {
     fma(u[0], v[0], fma(u[1], v[1], u[2] * v[2]))
+}
+
+/// `x·y - z·w` accurate to about one ulp of the *result*, however much the products cancel.
+///
+/// With fused multiply-add this is Kahan's algorithm: `p = z·w` rounded, `err = z·w - p`
+/// exactly (one fused operation), `f = x·y - p` rounded once, result `f - err`. Without it,
+/// both products are split exactly (Dekker's two-product with Veltkamp's splitting) and the
+/// result is `(p1 - p2) + (e1 - e2)`.
+#[inline(always)]
+pub(crate) fn diff_of_products(x: f32, y: f32, z: f32, w: f32) -> f32 {
+    if FUSED_MUL_ADD {
+        let p = z * w;
+        let err = fms(z, w, p);
+        let f = fms(x, y, p);
+        f - err
+    } else {
+        let (p1, e1) = two_product(x, y);
+        let (p2, e2) = two_product(z, w);
+        (p1 - p2) + (e1 - e2)
+    }
+}
+
+/// Dekker's exact product without FMA: `x·y = p + e` exactly (barring over/underflow).
+#[inline(always)]
+fn two_product(x: f32, y: f32) -> (f32, f32) {
+    let p = x * y;
+    let (xh, xl) = split(x);
+    let (yh, yl) = split(y);
+    let e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+    (p, e)
+}
+
+/// Veltkamp's splitting of an f32 into two 12-bit halves, `x = hi + lo` exactly.
+#[inline(always)]
+fn split(x: f32) -> (f32, f32) {
+    let c = 4097.0 * x; // 2^12 + 1
+    let hi = c - (c - x);
+    (hi, x - hi)
+}
+
+/// `u × v` with each component from [`diff_of_products`]: accurate to about an ulp of
+/// itself even when `u` and `v` are parallel to within a few ulps, which is what keeps the
+/// direction of `n = dA × dB` (and so Goldman's `s`) meaningful near parallel.
+#[inline(always)]
+pub(crate) fn cross_accurate(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
+    [
+        diff_of_products(u[1], v[2], u[2], v[1]),
+        diff_of_products(u[2], v[0], u[0], v[2]),
+        diff_of_products(u[0], v[1], u[1], v[0]),
+    ]
 }
 
 /// `u × v`, each component one product minus one fused product.

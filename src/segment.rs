@@ -337,6 +337,7 @@ impl Options {
             length_rel2: t.length_rel * t.length_rel,
             length_abs2: t.length_abs * t.length_abs,
             parallel_sin2: t.parallel_sin * t.parallel_sin,
+            accurate_cross: self.extent_a != Extent::Segment && self.extent_b != Extent::Segment,
         }
     }
 }
@@ -351,4 +352,7 @@ pub(crate) struct Params {
     pub length_rel2: f32,
     pub length_abs2: f32,
     pub parallel_sin2: f32,
+    /// Both sides unbounded: `n = dA × dB` needs the accurate difference of products (with a
+    /// segment side, clamp-and-adjust absorbs the plain cross product's error).
+    pub accurate_cross: bool,
 }

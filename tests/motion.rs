@@ -1,0 +1,1000 @@
+//! Motion queries (`segbatch::motion`): golden cases, batched-vs-scalar bitwise
+//! equivalence, non-finite lanes, and accuracy against f64 oracles.
+//!
+//! Inputs come from a seeded generator of adversarial cases (tangent contacts, overlapping
+//! spheres, equal and nearly equal velocities, static objects, parallel / collinear /
+//! degenerate / T-junction 2D segments, near-parallel angles 1e-1 .. 1e-7, scales 1e-3 ..
+//! 1e3, offsets up to 1e4), with batch lengths 0..=33 so every tail length is exercised.
+//! Case counts come from `PROPTEST_CASES` (default 256 per property).
+//!
+//! Run: `cargo test --release --test motion`.
+
+use proptest::prelude::*;
+use segbatch::Segment;
+use segbatch::Segments;
+use segbatch::motion::*;
+
+const EPS: f64 = f32::EPSILON as f64;
+/// The crate's accuracy bar: 8·ε·S.
+const BAR: f64 = 8.0;
+
+// ---------------------------------------------------------------------------------------
+// Generators.
+
+/// SplitMix64: a tiny deterministic generator driven by a proptest seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Uniform in [-1, 1).
+    fn sym(&mut self) -> f64 {
+        2.0 * self.unit() - 1.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pow10(&mut self, lo: i32, hi: i32) -> f64 {
+        10f64.powi(lo + self.below((hi - lo + 1) as u64) as i32)
+    }
+    fn v3(&mut self, scale: f64) -> [f64; 3] {
+        [self.sym() * scale, self.sym() * scale, self.sym() * scale]
+    }
+    fn unit3(&mut self) -> [f64; 3] {
+        loop {
+            let v = self.v3(1.0);
+            let n = norm(v);
+            if n > 0.1 && n <= 1.0 {
+                return scale3(v, 1.0 / n);
+            }
+        }
+    }
+}
+
+fn f(v: [f64; 3]) -> [f32; 3] {
+    v.map(|x| x as f32)
+}
+fn d(v: [f32; 3]) -> [f64; 3] {
+    v.map(f64::from)
+}
+fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn scale3(a: [f64; 3], k: f64) -> [f64; 3] {
+    [a[0] * k, a[1] * k, a[2] * k]
+}
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn norm(a: [f64; 3]) -> f64 {
+    dot(a, a).sqrt()
+}
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+fn amax(v: &[[f32; 3]]) -> f64 {
+    v.iter()
+        .flatten()
+        .fold(0.0f64, |m, &x| m.max(f64::from(x).abs()))
+}
+
+/// A pair of objects moving during one step (start/end positions) with radii.
+#[derive(Clone, Copy, Debug)]
+struct MovingPair {
+    a: Segment,
+    b: Segment,
+    ra: f32,
+    rb: f32,
+}
+
+const MOTION_KINDS: u64 = 9;
+
+/// One adversarial moving pair of kind `kind`.
+fn moving_pair(rng: &mut Rng, kind: u64) -> MovingPair {
+    let scale = rng.pow10(-3, 3);
+    let offset = scale3(
+        rng.v3(1.0),
+        rng.pow10(-3, 4) * if rng.below(3) == 0 { 0.0 } else { 1.0 },
+    );
+    let b0 = add(offset, rng.v3(scale));
+    let vb = rng.v3(scale);
+    let r = scale * (0.05 + rng.unit());
+    let split = rng.unit();
+    let (w0, dv) = match kind {
+        // General.
+        0 => (rng.v3(scale), rng.v3(scale)),
+        // Same velocity.
+        1 => (rng.v3(scale), [0.0; 3]),
+        // Nearly the same velocity.
+        2 => (
+            rng.v3(scale),
+            scale3(rng.unit3(), scale * rng.pow10(-8, -3)),
+        ),
+        // Tangent contact: the relative path passes exactly R from B at t0.
+        3 | 4 => {
+            let dir = rng.unit3();
+            let n = {
+                let c = cross(dir, rng.unit3());
+                scale3(c, 1.0 / norm(c))
+            };
+            let t0 = rng.unit() * 1.2 - 0.1;
+            let speed = scale * (0.2 + 2.0 * rng.unit());
+            let miss = if kind == 3 {
+                r
+            } else {
+                // Near-tangent: a relative offset of 1e-7 .. 1e-2 either way.
+                r * (1.0 + rng.sym() * rng.pow10(-7, -2))
+            };
+            (
+                sub(scale3(n, miss), scale3(dir, t0 * speed)),
+                scale3(dir, speed),
+            )
+        }
+        // Already overlapping at t = 0.
+        5 => (scale3(rng.unit3(), r * rng.unit() * 0.99), rng.v3(scale)),
+        // Head-on: well-conditioned hit.
+        6 => {
+            let dir = rng.unit3();
+            let dist = r * (1.5 + 3.0 * rng.unit());
+            (scale3(dir, dist), scale3(dir, -dist * (1.0 + rng.unit())))
+        }
+        // Both static.
+        7 => (rng.v3(scale), sub(scale3(vb, 0.0), [0.0; 3])),
+        // Tiny relative motion far away.
+        _ => (rng.v3(scale * 10.0), scale3(rng.v3(scale), 1e-6)),
+    };
+    let vb = if kind == 7 { [0.0; 3] } else { vb };
+    let a0 = add(b0, w0);
+    let a1 = add(add(b0, vb), add(w0, dv));
+    MovingPair {
+        a: Segment::new(f(a0), f(a1)),
+        b: Segment::new(f(b0), f(add(b0, vb))),
+        ra: (r * split) as f32,
+        rb: (r * (1.0 - split)) as f32,
+    }
+}
+
+fn moving_pairs(seed: u64, n: usize) -> Vec<MovingPair> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|_| {
+            let kind = rng.below(MOTION_KINDS);
+            moving_pair(&mut rng, kind)
+        })
+        .collect()
+}
+
+/// A track with the same motion as a start/end segment over one step.
+fn track_of(s: &Segment) -> Track {
+    Track::new(s.p0, s.direction())
+}
+
+const SEG2_KINDS: u64 = 9;
+
+/// One adversarial 2D pair; the bool says "exactly collinear with a positive-length overlap".
+fn seg2_pair(rng: &mut Rng, kind: u64) -> (Segment2, Segment2, bool) {
+    let scale = rng.pow10(-3, 3);
+    let off = if rng.below(3) == 0 {
+        0.0
+    } else {
+        rng.pow10(-3, 4)
+    };
+    let o = [rng.sym() * off, rng.sym() * off];
+    let p = |rng: &mut Rng| [o[0] + rng.sym() * scale, o[1] + rng.sym() * scale];
+    let f2 = |v: [f64; 2]| [v[0] as f32, v[1] as f32];
+    match kind {
+        0 => (
+            Segment2::new(f2(p(rng)), f2(p(rng))),
+            Segment2::new(f2(p(rng)), f2(p(rng))),
+            false,
+        ),
+        // Parallel, offset sideways (sometimes by very little).
+        1 => {
+            let a0 = p(rng);
+            let dir = [rng.sym() * scale, rng.sym() * scale];
+            let side = scale * rng.pow10(-6, 0) * rng.sym();
+            let nrm = (dir[0] * dir[0] + dir[1] * dir[1]).sqrt().max(1e-300);
+            let perp = [-dir[1] / nrm * side, dir[0] / nrm * side];
+            let (k0, k1) = (rng.sym() * 2.0, rng.sym() * 2.0);
+            let b0 = [a0[0] + perp[0] + k0 * dir[0], a0[1] + perp[1] + k0 * dir[1]];
+            let b1 = [a0[0] + perp[0] + k1 * dir[0], a0[1] + perp[1] + k1 * dir[1]];
+            (
+                Segment2::new(f2(a0), f2([a0[0] + dir[0], a0[1] + dir[1]])),
+                Segment2::new(f2(b0), f2(b1)),
+                false,
+            )
+        }
+        // Exactly collinear (small integers times a power of two, plus an exact offset).
+        2 => {
+            let pw = 2f64.powi(rng.below(20) as i32 - 10);
+            let dir = [
+                (rng.below(7) as f64 - 3.0) * pw,
+                (rng.below(7) as f64 - 3.0) * pw,
+            ];
+            let dir = if dir == [0.0, 0.0] { [pw, 0.0] } else { dir };
+            let base = [
+                (rng.below(2001) as f64 - 1000.0) * pw,
+                (rng.below(2001) as f64 - 1000.0) * pw,
+            ];
+            let k: [f64; 4] = core::array::from_fn(|_| rng.below(9) as f64 - 4.0);
+            let at = |k: f64| [base[0] + k * dir[0], base[1] + k * dir[1]];
+            let (a_lo, a_hi) = (k[0].min(k[1]), k[0].max(k[1]));
+            let (b_lo, b_hi) = (k[2].min(k[3]), k[2].max(k[3]));
+            let overlap = a_lo < a_hi && b_lo < b_hi && a_lo.max(b_lo) < a_hi.min(b_hi);
+            (
+                Segment2::new(f2(at(k[0])), f2(at(k[1]))),
+                Segment2::new(f2(at(k[2])), f2(at(k[3]))),
+                overlap,
+            )
+        }
+        // Collinear after rounding (random direction).
+        3 => {
+            let a0 = p(rng);
+            let dir = [rng.sym() * scale, rng.sym() * scale];
+            let at = |k: f64| [a0[0] + k * dir[0], a0[1] + k * dir[1]];
+            let (k1, k2, k3) = (rng.sym() * 2.0, rng.sym() * 2.0, rng.sym() * 2.0);
+            (
+                Segment2::new(f2(a0), f2(at(k1))),
+                Segment2::new(f2(at(k2)), f2(at(k3))),
+                false,
+            )
+        }
+        // A degenerate side: a point on the other segment's midpoint (exact), or anywhere.
+        4 => {
+            let b0 = [(rng.below(64) as f64) * 0.25, (rng.below(64) as f64) * 0.25];
+            let b1 = [b0[0] + 2.0 * (rng.below(8) as f64 + 1.0), b0[1] - 2.0];
+            let on = rng.below(2) == 0;
+            let q = if on {
+                [(b0[0] + b1[0]) / 2.0, (b0[1] + b1[1]) / 2.0]
+            } else {
+                p(rng)
+            };
+            let (a, b) = (Segment2::new(f2(q), f2(q)), Segment2::new(f2(b0), f2(b1)));
+            if rng.below(2) == 0 {
+                (a, b, false)
+            } else {
+                (b, a, false)
+            }
+        }
+        // T-junction: B starts exactly at A's midpoint.
+        5 => {
+            let a0 = [(rng.below(64) as f64) * 0.5, (rng.below(64) as f64) * 0.5];
+            let a1 = [a0[0] + 4.0, a0[1] + 2.0];
+            let m = [a0[0] + 2.0, a0[1] + 1.0];
+            let b1 = [m[0] + rng.sym() * 3.0, m[1] + 1.0 + rng.unit() * 3.0];
+            (
+                Segment2::new(f2(a0), f2(a1)),
+                Segment2::new(f2(m), f2(b1)),
+                false,
+            )
+        }
+        // Near-parallel, angle 1e-1 .. 1e-7, crossing or not.
+        6 => {
+            let a0 = p(rng);
+            let th = rng.unit() * 6.3;
+            let ang = rng.pow10(-7, -1) * if rng.below(2) == 0 { 1.0 } else { -1.0 };
+            let len = scale * (0.5 + rng.unit());
+            let a1 = [a0[0] + len * th.cos(), a0[1] + len * th.sin()];
+            let c = rng.sym();
+            let m = [a0[0] + c * len * th.cos(), a0[1] + c * len * th.sin()];
+            let l2 = len * (0.5 + rng.unit());
+            let (c2, s2) = ((th + ang).cos(), (th + ang).sin());
+            (
+                Segment2::new(f2(a0), f2(a1)),
+                Segment2::new(
+                    f2([m[0] - l2 * c2, m[1] - l2 * s2]),
+                    f2([m[0] + l2 * c2, m[1] + l2 * s2]),
+                ),
+                false,
+            )
+        }
+        // Both degenerate, sometimes the same point.
+        7 => {
+            let q = f2(p(rng));
+            let r = if rng.below(2) == 0 { q } else { f2(p(rng)) };
+            (Segment2::new(q, q), Segment2::new(r, r), false)
+        }
+        // Shared end point (touching at an end).
+        _ => {
+            let q = p(rng);
+            (
+                Segment2::new(f2(p(rng)), f2(q)),
+                Segment2::new(f2(q), f2(p(rng))),
+                false,
+            )
+        }
+    }
+}
+
+fn seg2_pairs(seed: u64, n: usize) -> Vec<(Segment2, Segment2, bool)> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|_| {
+            let kind = rng.below(SEG2_KINDS);
+            seg2_pair(&mut rng, kind)
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Comparisons.
+
+/// Bitwise equal, or both NaN.
+fn same(x: f32, y: f32) -> bool {
+    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+}
+
+fn same_cpa(x: &Cpa, y: &Cpa) -> bool {
+    same(x.t, y.t)
+        && same(x.dist2, y.dist2)
+        && (0..3).all(|k| same(x.point_a[k], y.point_a[k]) && same(x.point_b[k], y.point_b[k]))
+        && x.flags == y.flags
+}
+
+fn same_contact(x: &Contact, y: &Contact) -> bool {
+    x.hit == y.hit && same(x.t, y.t) && x.flags == y.flags
+}
+
+fn same_x2(x: &Intersection2, y: &Intersection2) -> bool {
+    x.kind == y.kind
+        && same(x.s, y.s)
+        && same(x.t, y.t)
+        && same(x.s_end, y.s_end)
+        && same(x.t_end, y.t_end)
+        && (0..2).all(|k| same(x.point_a[k], y.point_a[k]) && same(x.point_b[k], y.point_b[k]))
+        && same(x.dist2, y.dist2)
+        && x.flags == y.flags
+}
+
+/// Error of `got` against `want`, in units of ε·S.
+fn units(got: f64, want: f64, s: f64) -> f64 {
+    (got - want).abs() / (EPS * s.max(f64::MIN_POSITIVE))
+}
+
+// ---------------------------------------------------------------------------------------
+// f64 oracles (independent and simple).
+
+/// Minimum of |w0 + t·dv| over t in [0, t_end], and its time.
+fn cpa64(w0: [f64; 3], dv: [f64; 3], t_end: f64) -> (f64, f64) {
+    let a = dot(dv, dv);
+    let t = if a == 0.0 {
+        0.0
+    } else {
+        (-dot(w0, dv) / a).clamp(0.0, t_end)
+    };
+    (norm(add(w0, scale3(dv, t))), t)
+}
+
+fn rel_segments(a: &Segment, b: &Segment) -> ([f64; 3], [f64; 3]) {
+    let w0 = sub(d(a.p0), d(b.p0));
+    let w1 = sub(d(a.p1), d(b.p1));
+    (w0, sub(w1, w0))
+}
+
+fn rel_tracks(a: &Track, b: &Track) -> ([f64; 3], [f64; 3]) {
+    (
+        sub(d(a.position), d(b.position)),
+        sub(d(a.velocity), d(b.velocity)),
+    )
+}
+
+fn dist_point_seg2(p: [f64; 2], s: &Segment2) -> f64 {
+    let (a, b) = (s.p0.map(f64::from), s.p1.map(f64::from));
+    let ab = [b[0] - a[0], b[1] - a[1]];
+    let ap = [p[0] - a[0], p[1] - a[1]];
+    let l2 = ab[0] * ab[0] + ab[1] * ab[1];
+    let t = if l2 == 0.0 {
+        0.0
+    } else {
+        ((ap[0] * ab[0] + ap[1] * ab[1]) / l2).clamp(0.0, 1.0)
+    };
+    ((ap[0] - t * ab[0]).powi(2) + (ap[1] - t * ab[1]).powi(2)).sqrt()
+}
+
+fn orient(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
+    (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+}
+
+/// Exact-enough distance between two 2D segments.
+fn dist_seg2_64(a: &Segment2, b: &Segment2) -> f64 {
+    let (a0, a1) = (a.p0.map(f64::from), a.p1.map(f64::from));
+    let (b0, b1) = (b.p0.map(f64::from), b.p1.map(f64::from));
+    let (o1, o2) = (orient(a0, a1, b0), orient(a0, a1, b1));
+    let (o3, o4) = (orient(b0, b1, a0), orient(b0, b1, a1));
+    if o1 * o2 < 0.0 && o3 * o4 < 0.0 {
+        return 0.0;
+    }
+    [
+        dist_point_seg2(a0, b),
+        dist_point_seg2(a1, b),
+        dist_point_seg2(b0, a),
+        dist_point_seg2(b1, a),
+    ]
+    .into_iter()
+    .fold(f64::INFINITY, f64::min)
+}
+
+fn scale2d(a: &Segment2, b: &Segment2) -> f64 {
+    [a.p0, a.p1, b.p0, b.p1]
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, &x| m.max(f64::from(x).abs()))
+}
+
+// ---------------------------------------------------------------------------------------
+// Golden cases.
+
+#[test]
+fn worked_example_paths_cross_objects_never_meet() {
+    // docs/motion.md: A goes (-4,0,0) -> (4,0,0), B goes (0,-4,0) -> (0,4,0) but starts
+    // half a step late: B goes (0,-8,0) -> (0,0,0). Paths cross at the origin.
+    let a = Segment::new([-4.0, 0.0, 0.0], [4.0, 0.0, 0.0]);
+    let b = Segment::new([0.0, -8.0, 0.0], [0.0, 0.0, 0.0]);
+    let paths = segbatch::reference::closest_points(&a, &b);
+    assert_eq!(paths.dist2, 0.0, "the paths cross");
+    let c = cpa_segments_scalar(&a, &b);
+    // w(t) = (-4 + 8t, 8 - 8t): closest at t = 0.75, distance 2·sqrt(2).
+    assert_eq!(c.t, 0.75);
+    assert_eq!(c.dist2, 8.0);
+    assert_eq!(c.point_a, [2.0, 0.0, 0.0]);
+    assert_eq!(c.point_b, [0.0, -2.0, 0.0]);
+    let contact = first_contact_segments_scalar(&a, 1.0, &b, 1.0);
+    assert!(!contact.hit, "radius 1 + 1 < 2·sqrt(2): they never touch");
+    let contact = first_contact_segments_scalar(&a, 1.5, &b, 1.5);
+    assert!(contact.hit, "radius 1.5 + 1.5 > 2·sqrt(2)");
+    assert!((contact.t - 0.6616).abs() < 1e-3, "{contact:?}");
+    // Batched agrees.
+    let (sa, sb) = (Segments::from(&[a]), Segments::from(&[b]));
+    assert!(same_cpa(&cpa_segments(&sa, &sb).get(0), &c));
+    assert_eq!(
+        first_contact_segments(&sa, &[1.0], &sb, &[1.0]).hit(),
+        &[false]
+    );
+}
+
+#[test]
+fn golden_cpa_and_contact() {
+    // Sunday's example shape: head-on with a lateral offset.
+    let a = Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
+    let b = Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
+    let c = cpa_scalar(&a, &b, Window::STEP);
+    assert_eq!((c.t, c.dist2, c.flags), (0.5, 1.0, MotionFlags::NONE));
+    // Window clamps: [0, 0.25] ends before the closest approach.
+    let c = cpa_scalar(&a, &b, Window::new(0.25).unwrap());
+    assert_eq!(c.t, 0.25);
+    assert_eq!(c.dist2, 1.0 + 1.0);
+    // Moving apart: t = 0.
+    let c = cpa_scalar(
+        &b,
+        &Track::new([4.0, 1.0, 0.0], [2.0, 0.0, 0.0]),
+        Window::UNBOUNDED,
+    );
+    assert_eq!(c.t, 0.0);
+    // Same velocity: flagged, t = 0, constant distance.
+    let c = cpa_scalar(
+        &a,
+        &Track::new([0.0, 3.0, 4.0], [2.0, 0.0, 0.0]),
+        Window::STEP,
+    );
+    assert_eq!((c.t, c.dist2), (0.0, 25.0));
+    assert!(c.flags.contains(MotionFlags::SAME_VELOCITY));
+    // Unbounded window: the future closest approach.
+    let c = cpa_scalar(
+        &a,
+        &Track::new([10.0, 1.0, 0.0], [0.0, 0.0, 0.0]),
+        Window::UNBOUNDED,
+    );
+    assert_eq!((c.t, c.dist2), (5.0, 1.0));
+
+    // Dynamic sphere-sphere: contact at 0.75 (head on), touching at start, tangent, miss.
+    let b = Track::new([4.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
+    let x = first_contact_scalar(&a, 0.5, &b, 0.5, Window::STEP);
+    assert_eq!((x.hit, x.t, x.flags), (true, 0.75, MotionFlags::NONE));
+    let x = first_contact_scalar(&a, 3.0, &b, 1.5, Window::STEP);
+    assert_eq!((x.hit, x.t), (true, 0.0));
+    assert!(x.flags.contains(MotionFlags::TOUCHING_AT_START));
+    // Exactly tangent: B passes at distance 1 = rA + rB.
+    let b = Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
+    let x = first_contact_scalar(&a, 0.5, &b, 0.5, Window::STEP);
+    assert_eq!((x.hit, x.t), (true, 0.5));
+    let x = first_contact_scalar(&a, 0.49, &b, 0.5, Window::STEP);
+    assert!(!x.hit);
+    assert_eq!(x.t, f32::INFINITY);
+    // Zero relative velocity, apart: never.
+    let x = first_contact_scalar(
+        &a,
+        0.5,
+        &Track::new([0.0, 5.0, 0.0], a.velocity),
+        0.5,
+        Window::UNBOUNDED,
+    );
+    assert!(!x.hit);
+    // Too late for the window, in time for a longer one.
+    let b = Track::new([40.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
+    assert!(!first_contact_scalar(&a, 0.5, &b, 0.5, Window::STEP).hit);
+    let x = first_contact_scalar(&a, 0.5, &b, 0.5, Window::new(20.0).unwrap());
+    assert_eq!((x.hit, x.t), (true, 9.75));
+}
+
+#[test]
+fn golden_2d() {
+    let s = Segment2::new;
+    // The tutorial.
+    let x = intersect2_scalar(&s([4.0, 7.0], [16.0, 3.0]), &s([1.0, 1.0], [17.0, 5.0]));
+    assert_eq!(
+        (x.kind, x.s, x.t, x.point_a, x.dist2),
+        (Crossing::Point, 0.75, 0.75, [13.0, 4.0], 0.0)
+    );
+    // Perpendicular, not crossing: closest points.
+    let x = intersect2_scalar(&s([0.0, 0.0], [2.0, 0.0]), &s([1.0, 1.0], [1.0, 3.0]));
+    assert_eq!(
+        (x.kind, x.s, x.t, x.dist2),
+        (Crossing::Disjoint, 0.5, 0.0, 1.0)
+    );
+    // Collinear overlap [1, 2] on A = [0, 2] (s in [0.5, 1]), B reversed.
+    let x = intersect2_scalar(&s([0.0, 0.0], [2.0, 0.0]), &s([3.0, 0.0], [1.0, 0.0]));
+    assert_eq!(x.kind, Crossing::Overlap);
+    assert_eq!((x.s, x.s_end, x.t, x.t_end), (0.5, 1.0, 1.0, 0.5));
+    assert!(
+        x.flags
+            .contains(MotionFlags::COLLINEAR | MotionFlags::PARALLEL)
+    );
+    // Collinear, gap of 1: disjoint, nearest ends.
+    let x = intersect2_scalar(&s([0.0, 0.0], [1.0, 1.0]), &s([2.0, 2.0], [3.0, 3.0]));
+    assert_eq!(
+        (x.kind, x.s, x.t, x.dist2),
+        (Crossing::Disjoint, 1.0, 0.0, 2.0)
+    );
+    assert!(x.flags.contains(MotionFlags::COLLINEAR));
+    // Collinear touching end to end: a zero-length overlap.
+    let x = intersect2_scalar(&s([0.0, 0.0], [1.0, 0.0]), &s([1.0, 0.0], [5.0, 0.0]));
+    assert_eq!(
+        (x.kind, x.s, x.s_end, x.t, x.t_end),
+        (Crossing::Overlap, 1.0, 1.0, 0.0, 0.0)
+    );
+    // Parallel, offset: disjoint, Rhodes' midpoint.
+    let x = intersect2_scalar(&s([0.0, 0.0], [4.0, 0.0]), &s([1.0, 1.0], [3.0, 1.0]));
+    assert_eq!(
+        (x.kind, x.s, x.t, x.dist2),
+        (Crossing::Disjoint, 0.5, 0.5, 1.0)
+    );
+    // A point on a segment, and off it.
+    let x = intersect2_scalar(&s([0.3, 0.3], [0.3, 0.3]), &s([0.0, 0.0], [1.0, 1.0]));
+    assert_eq!(x.kind, Crossing::Point);
+    assert!(x.flags.contains(MotionFlags::DEGENERATE_A));
+    let x = intersect2_scalar(&s([0.0, 1.0], [0.0, 1.0]), &s([-1.0, 0.0], [1.0, 0.0]));
+    assert_eq!((x.kind, x.t, x.dist2), (Crossing::Disjoint, 0.5, 1.0));
+    // T-junction counts as crossing.
+    let x = intersect2_scalar(&s([0.0, 0.0], [2.0, 0.0]), &s([1.0, 0.0], [1.0, 5.0]));
+    assert_eq!((x.kind, x.s, x.t), (Crossing::Point, 0.5, 0.0));
+    // Millimetre-sized far from the origin: still exact.
+    let x = intersect2_scalar(
+        &s([1000.0, 1000.0], [1000.002, 1000.0]),
+        &s([1000.001, 999.999], [1000.001, 1000.001]),
+    );
+    assert_eq!(x.kind, Crossing::Point);
+}
+
+#[test]
+fn length_mismatch_errors_and_panics() {
+    let one = Segments::from(&[Segment::default()]);
+    let none = Segments::new();
+    let mut c = CpaBatch::new();
+    assert!(try_cpa_segments_into(&one, &none, &mut c).is_err());
+    let t1 = Tracks::from_iter([Track::default()]);
+    assert!(try_cpa_into(&t1, &Tracks::new(), Window::STEP, &mut c).is_err());
+    let mut k = ContactBatch::new();
+    assert!(try_first_contact_into(&t1, &[1.0], &t1, &[1.0, 2.0], Window::STEP, &mut k).is_err());
+    assert!(try_first_contact_segments_into(&one, &[], &one, &[1.0], &mut k).is_err());
+    let mut x = Intersections2::new();
+    let s1 = Segments2::from_iter([Segment2::default()]);
+    assert!(try_intersect2_into(&s1, &Segments2::new(), &mut x).is_err());
+    assert!(std::panic::catch_unwind(|| cpa_segments(&one, &none)).is_err());
+    assert!(std::panic::catch_unwind(|| intersect2(&s1, &Segments2::new())).is_err());
+}
+
+// ---------------------------------------------------------------------------------------
+// Batched vs scalar, bit for bit, every tail length, views with and without padding.
+
+fn check_cpa_equivalence(pairs: &[MovingPair], offset: usize) -> Result<(), TestCaseError> {
+    let a: Vec<Segment> = pairs.iter().map(|p| p.a).collect();
+    let b: Vec<Segment> = pairs.iter().map(|p| p.b).collect();
+    let (sa, sb) = (Segments::from(&a), Segments::from(&b));
+    let n = pairs.len() - offset;
+    let out = cpa_segments(sa.view(offset..), sb.view(offset..));
+    prop_assert_eq!(out.len(), n);
+    let ta: Tracks = a.iter().map(track_of).collect();
+    let tb: Tracks = b.iter().map(track_of).collect();
+    let window = Window::new(1.5).unwrap();
+    let out_t = cpa(ta.view(offset..), tb.view(offset..), window);
+    for i in 0..n {
+        let (pa, pb) = (&a[offset + i], &b[offset + i]);
+        let want = cpa_segments_scalar(pa, pb);
+        prop_assert!(
+            same_cpa(&out.get(i), &want),
+            "segments lane {i}: {:?} vs {:?}",
+            out.get(i),
+            want
+        );
+        let want = cpa_scalar(&track_of(pa), &track_of(pb), window);
+        prop_assert!(
+            same_cpa(&out_t.get(i), &want),
+            "tracks lane {i}: {:?} vs {:?}",
+            out_t.get(i),
+            want
+        );
+    }
+    Ok(())
+}
+
+fn check_contact_equivalence(pairs: &[MovingPair], offset: usize) -> Result<(), TestCaseError> {
+    let a: Vec<Segment> = pairs.iter().map(|p| p.a).collect();
+    let b: Vec<Segment> = pairs.iter().map(|p| p.b).collect();
+    let ra: Vec<f32> = pairs.iter().map(|p| p.ra).collect();
+    let rb: Vec<f32> = pairs.iter().map(|p| p.rb).collect();
+    let (sa, sb) = (Segments::from(&a), Segments::from(&b));
+    let out = first_contact_segments(
+        sa.view(offset..),
+        &ra[offset..],
+        sb.view(offset..),
+        &rb[offset..],
+    );
+    let ta: Tracks = a.iter().map(track_of).collect();
+    let tb: Tracks = b.iter().map(track_of).collect();
+    let window = Window::new(2.0).unwrap();
+    let out_t = first_contact(
+        ta.view(offset..),
+        &ra[offset..],
+        tb.view(offset..),
+        &rb[offset..],
+        window,
+    );
+    prop_assert_eq!(out.len(), pairs.len() - offset);
+    for i in 0..out.len() {
+        let k = offset + i;
+        let want = first_contact_segments_scalar(&a[k], ra[k], &b[k], rb[k]);
+        prop_assert!(
+            same_contact(&out.get(i), &want),
+            "segments lane {i}: {:?} vs {:?}",
+            out.get(i),
+            want
+        );
+        let want = first_contact_scalar(&track_of(&a[k]), ra[k], &track_of(&b[k]), rb[k], window);
+        prop_assert!(
+            same_contact(&out_t.get(i), &want),
+            "tracks lane {i}: {:?} vs {:?}",
+            out_t.get(i),
+            want
+        );
+    }
+    prop_assert_eq!(out.hits().count(), out.hit().iter().filter(|h| **h).count());
+    Ok(())
+}
+
+fn check_2d_equivalence(
+    pairs: &[(Segment2, Segment2, bool)],
+    offset: usize,
+) -> Result<(), TestCaseError> {
+    let a: Segments2 = pairs.iter().map(|p| p.0).collect();
+    let b: Segments2 = pairs.iter().map(|p| p.1).collect();
+    let out = intersect2(a.view(offset..), b.view(offset..));
+    prop_assert_eq!(out.len(), pairs.len() - offset);
+    for i in 0..out.len() {
+        let (pa, pb, _) = &pairs[offset + i];
+        let want = intersect2_scalar(pa, pb);
+        prop_assert!(
+            same_x2(&out.get(i), &want),
+            "lane {i} {pa:?} {pb:?}: {:?} vs {:?}",
+            out.get(i),
+            want
+        );
+    }
+    Ok(())
+}
+
+/// Puts a NaN or an infinity into a few pairs' coordinates.
+fn poison(rng: &mut Rng, x: &mut f32) {
+    *x = match rng.below(3) {
+        0 => f32::NAN,
+        1 => f32::INFINITY,
+        _ => f32::NEG_INFINITY,
+    };
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::default())]
+
+    #[test]
+    fn cpa_batched_equals_scalar(n in 0usize..=33, offset in 0usize..3, seed in any::<u64>()) {
+        let pairs = moving_pairs(seed, n + offset);
+        check_cpa_equivalence(&pairs, offset)?;
+    }
+
+    #[test]
+    fn contact_batched_equals_scalar(n in 0usize..=33, offset in 0usize..3, seed in any::<u64>()) {
+        let pairs = moving_pairs(seed, n + offset);
+        check_contact_equivalence(&pairs, offset)?;
+    }
+
+    #[test]
+    fn intersect2_batched_equals_scalar(n in 0usize..=33, offset in 0usize..3, seed in any::<u64>()) {
+        let pairs = seg2_pairs(seed, n + offset);
+        check_2d_equivalence(&pairs, offset)?;
+    }
+
+    /// A non-finite coordinate gives NaN and the flag for its own pair only; the other
+    /// lanes stay bitwise equal to the scalar reference.
+    #[test]
+    fn non_finite_lanes_are_isolated(n in 1usize..=33, seed in any::<u64>()) {
+        let mut rng = Rng(seed ^ 0x5eed);
+        let mut pairs = moving_pairs(seed, n);
+        let mut p2 = seg2_pairs(seed, n);
+        let mut poisoned = vec![false; n];
+        for _ in 0..1 + rng.below(3) {
+            let i = rng.below(n as u64) as usize;
+            poisoned[i] = true;
+            let c = rng.below(13) as usize;
+            let p = &mut pairs[i];
+            match c {
+                0..3 => poison(&mut rng, &mut p.a.p0[c]),
+                3..6 => poison(&mut rng, &mut p.a.p1[c - 3]),
+                6..9 => poison(&mut rng, &mut p.b.p0[c - 6]),
+                9..12 => poison(&mut rng, &mut p.b.p1[c - 9]),
+                _ => poison(&mut rng, &mut p.ra),
+            }
+            let q = &mut p2[i];
+            match c % 8 {
+                k @ 0..2 => poison(&mut rng, &mut q.0.p0[k]),
+                k @ 2..4 => poison(&mut rng, &mut q.0.p1[k - 2]),
+                k @ 4..6 => poison(&mut rng, &mut q.1.p0[k - 4]),
+                k => poison(&mut rng, &mut q.1.p1[k - 6]),
+            }
+        }
+        check_cpa_equivalence(&pairs, 0)?;
+        check_contact_equivalence(&pairs, 0)?;
+        check_2d_equivalence(&p2, 0)?;
+        let a: Vec<Segment> = pairs.iter().map(|p| p.a).collect();
+        let b: Vec<Segment> = pairs.iter().map(|p| p.b).collect();
+        let ra: Vec<f32> = pairs.iter().map(|p| p.ra).collect();
+        let rb: Vec<f32> = pairs.iter().map(|p| p.rb).collect();
+        let (sa, sb) = (Segments::from(&a), Segments::from(&b));
+        let c = cpa_segments(&sa, &sb);
+        let k = first_contact_segments(&sa, &ra, &sb, &rb);
+        let x = intersect2(
+            &p2.iter().map(|p| p.0).collect::<Segments2>(),
+            &p2.iter().map(|p| p.1).collect::<Segments2>(),
+        );
+        for i in 0..n {
+            if poisoned[i] {
+                let ci = c.get(i);
+                // The radius is not an input of CPA.
+                if !(pairs[i].ra.is_nan() || pairs[i].ra.is_infinite()) {
+                    prop_assert!(ci.flags == MotionFlags::NON_FINITE && ci.dist2.is_nan() && ci.t.is_nan());
+                }
+                let ki = k.get(i);
+                prop_assert!(ki.flags == MotionFlags::NON_FINITE && !ki.hit && ki.t.is_nan());
+                let xi = x.get(i);
+                prop_assert!(xi.flags == MotionFlags::NON_FINITE && xi.dist2.is_nan() && xi.kind == Crossing::Disjoint);
+            } else {
+                prop_assert!(!c.get(i).dist2.is_nan());
+                prop_assert!(!k.get(i).flags.contains(MotionFlags::NON_FINITE));
+                prop_assert!(!x.get(i).dist2.is_nan());
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Accuracy against the f64 oracles.
+
+/// Largest error seen, in units of ε·S, per test (printed with --nocapture).
+fn report(name: &str, worst: f64) {
+    println!("{name}: worst error {worst:.2} ε·S (bar {BAR})");
+}
+
+fn check_cpa_accuracy(pairs: &[MovingPair]) -> Result<f64, TestCaseError> {
+    let mut worst = 0.0f64;
+    for p in pairs {
+        // Start/end form, window [0, 1].
+        let c = cpa_segments_scalar(&p.a, &p.b);
+        let s = amax(&[p.a.p0, p.a.p1, p.b.p0, p.b.p1]);
+        let (w0, dv) = rel_segments(&p.a, &p.b);
+        let (want, _) = cpa64(w0, dv, 1.0);
+        let err = units(f64::from(c.dist2).sqrt(), want, s);
+        prop_assert!(err <= BAR, "segments {p:?}: {c:?} vs {want} ({err:.1} ε·S)");
+        prop_assert!((0.0..=1.0).contains(&c.t));
+        // The reported points are the positions at the reported time.
+        for (pt, seg) in [(c.point_a, p.a), (c.point_b, p.b)] {
+            let at = add(d(seg.p0), scale3(sub(d(seg.p1), d(seg.p0)), f64::from(c.t)));
+            prop_assert!(units(norm(sub(d(pt), at)), 0.0, s) <= BAR);
+        }
+        worst = worst.max(err);
+        // Track form, window [0, 2].
+        let (ta, tb) = (track_of(&p.a), track_of(&p.b));
+        let c = cpa_scalar(&ta, &tb, Window::new(2.0).unwrap());
+        let ends = [
+            ta.position,
+            tb.position,
+            f(add(d(ta.position), scale3(d(ta.velocity), 2.0))),
+            f(add(d(tb.position), scale3(d(tb.velocity), 2.0))),
+        ];
+        let s = amax(&ends);
+        let (w0, dv) = rel_tracks(&ta, &tb);
+        let (want, _) = cpa64(w0, dv, 2.0);
+        let err = units(f64::from(c.dist2).sqrt(), want, s);
+        prop_assert!(
+            err <= BAR,
+            "tracks {ta:?} {tb:?}: {c:?} vs {want} ({err:.1} ε·S)"
+        );
+        prop_assert!((0.0..=2.0).contains(&c.t));
+        worst = worst.max(err);
+    }
+    Ok(worst)
+}
+
+/// Checks a contact result geometrically against f64: a reported time has distance R (to
+/// the tolerance) and no earlier time is closer than R; a miss never comes closer than R.
+fn check_contact(
+    w0: [f64; 3],
+    dv: [f64; 3],
+    r: f64,
+    t_end: f64,
+    got: &Contact,
+    s: f64,
+) -> Result<f64, String> {
+    let tol = BAR * EPS * s.max(r);
+    let dist_at = |t: f64| norm(add(w0, scale3(dv, t)));
+    if got.hit {
+        let t = f64::from(got.t);
+        if !(0.0..=t_end).contains(&t) {
+            return Err(format!("hit time {t} outside [0, {t_end}]"));
+        }
+        if got.flags.contains(MotionFlags::TOUCHING_AT_START) {
+            if t != 0.0 || dist_at(0.0) > r + tol {
+                return Err(format!(
+                    "touching at start but |w0| = {} > R = {r}",
+                    dist_at(0.0)
+                ));
+            }
+            return Ok((dist_at(0.0) - r).max(0.0) / (EPS * s.max(r)));
+        }
+        let (min_before, _) = cpa64(w0, dv, t);
+        let err = (dist_at(t) - r).abs().max(r - min_before);
+        if err > tol {
+            return Err(format!(
+                "hit at {t}: distance {} (R = {r}), closest before {min_before}",
+                dist_at(t)
+            ));
+        }
+        Ok(err / (EPS * s.max(r)))
+    } else {
+        let (min, tm) = cpa64(w0, dv, t_end);
+        if min < r - tol {
+            return Err(format!("miss, but distance {min} < R = {r} at t = {tm}"));
+        }
+        Ok(0.0)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::default())]
+
+    #[test]
+    fn cpa_accuracy_vs_f64(seed in any::<u64>()) {
+        let worst = check_cpa_accuracy(&moving_pairs(seed, 32))?;
+        prop_assert!(worst <= BAR);
+    }
+
+    #[test]
+    fn contact_accuracy_vs_f64(seed in any::<u64>()) {
+        for p in moving_pairs(seed, 32) {
+            let r = f64::from(p.ra + p.rb);
+            let s = amax(&[p.a.p0, p.a.p1, p.b.p0, p.b.p1]);
+            let got = first_contact_segments_scalar(&p.a, p.ra, &p.b, p.rb);
+            let (w0, dv) = rel_segments(&p.a, &p.b);
+            if let Err(e) = check_contact(w0, dv, r, 1.0, &got, s) {
+                prop_assert!(false, "segments {p:?}: {got:?}: {e}");
+            }
+            let (ta, tb) = (track_of(&p.a), track_of(&p.b));
+            let got = first_contact_scalar(&ta, p.ra, &tb, p.rb, Window::new(2.0).unwrap());
+            let (w0, dv) = rel_tracks(&ta, &tb);
+            let s = s.max(amax(&[f(add(d(ta.position), scale3(d(ta.velocity), 2.0))), f(add(d(tb.position), scale3(d(tb.velocity), 2.0)))]));
+            if let Err(e) = check_contact(w0, dv, r, 2.0, &got, s) {
+                prop_assert!(false, "tracks {ta:?} {tb:?}: {got:?}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn intersect2_accuracy_vs_f64(seed in any::<u64>()) {
+        for (a, b, exact_overlap) in seg2_pairs(seed, 32) {
+            let x = intersect2_scalar(&a, &b);
+            let s = scale2d(&a, &b);
+            let tol = BAR * EPS * s;
+            let want = dist_seg2_64(&a, &b);
+            let err = units(f64::from(x.dist2).sqrt(), want, s);
+            prop_assert!(err <= BAR, "{a:?} {b:?}: {x:?} vs {want} ({err:.1} ε·S)");
+            for v in [x.s, x.t, x.s_end, x.t_end] {
+                prop_assert!((0.0..=1.0).contains(&v), "{a:?} {b:?}: {x:?}");
+            }
+            let pa = x.point_a.map(f64::from);
+            let pb = x.point_b.map(f64::from);
+            match x.kind {
+                Crossing::Point => {
+                    prop_assert!(dist_point_seg2(pa, &a) <= tol && dist_point_seg2(pa, &b) <= tol, "{a:?} {b:?}: {x:?}");
+                    prop_assert!(dist_point_seg2(pb, &a) <= tol, "{a:?} {b:?}: {x:?}");
+                }
+                Crossing::Overlap => {
+                    prop_assert!(x.flags.contains(MotionFlags::COLLINEAR) && x.s <= x.s_end);
+                    for (u, v) in [(x.s, x.t), (x.s_end, x.t_end)] {
+                        let q = a.at(u).map(f64::from);
+                        prop_assert!(dist_point_seg2(q, &b) <= tol, "{a:?} {b:?}: {x:?}");
+                        let q = b.at(v).map(f64::from);
+                        prop_assert!(dist_point_seg2(q, &a) <= tol, "{a:?} {b:?}: {x:?}");
+                    }
+                }
+                Crossing::Disjoint => {
+                    let sep = ((pa[0] - pb[0]).powi(2) + (pa[1] - pb[1]).powi(2)).sqrt();
+                    prop_assert!(units(sep, want, s) <= BAR, "{a:?} {b:?}: {x:?}");
+                }
+            }
+            if exact_overlap {
+                prop_assert_eq!(x.kind, Crossing::Overlap, "{:?} {:?}: {:?}", a, b, x);
+            }
+            if want > tol {
+                prop_assert_eq!(x.kind, Crossing::Disjoint, "{:?} {:?}: {:?}", a, b, x);
+            }
+        }
+    }
+}
+
+/// A fixed sweep of 20 000 pairs per query, printing the worst error against the f64
+/// oracle in units of ε·S (`cargo test --release --test motion accuracy_summary -- --nocapture`;
+/// the figures are quoted in docs/motion.md).
+#[test]
+fn accuracy_summary() {
+    let n = 20_000;
+    let pairs = moving_pairs(0xacc, n);
+    let worst = check_cpa_accuracy(&pairs).expect("within the bar");
+    report("cpa (segments and tracks)", worst);
+    let mut worst = 0.0f64;
+    for p in &pairs {
+        let r = f64::from(p.ra + p.rb);
+        let s = amax(&[p.a.p0, p.a.p1, p.b.p0, p.b.p1]);
+        let got = first_contact_segments_scalar(&p.a, p.ra, &p.b, p.rb);
+        let (w0, dv) = rel_segments(&p.a, &p.b);
+        worst = worst.max(check_contact(w0, dv, r, 1.0, &got, s).expect("within the bar"));
+    }
+    report(
+        "first contact (|distance at t| - R, earlier approach)",
+        worst,
+    );
+    let mut worst = 0.0f64;
+    for (a, b, _) in seg2_pairs(0xacc, n) {
+        let x = intersect2_scalar(&a, &b);
+        let e = units(
+            f64::from(x.dist2).sqrt(),
+            dist_seg2_64(&a, &b),
+            scale2d(&a, &b),
+        );
+        assert!(e <= BAR, "{a:?} {b:?}: {x:?}");
+        worst = worst.max(e);
+    }
+    report("2D closest distance", worst);
+}
