@@ -34,7 +34,7 @@ in the output's format: CSV with a header row; raw packed little-endian records
 in that order (u64 index, f32 values, u8 flags); .npy a structured array with
 those field names (a plain float32 vector when distance is the only column).
 
-The input is read in chunks, so memory stays bounded (about 100 MB) whatever its
+The input is read in chunks, so memory stays bounded (under 100 MB) whatever its
 size. The output is written to a temporary file beside the target and renamed
 onto it only on success: an error never leaves a partial file. Non-finite input
 numbers are not errors: those pairs are computed (outputs NaN), flagged and
