@@ -13,7 +13,8 @@
 //! and writes the same output columns as the kernel, computing nothing but a sum: no
 //! implementation that reads its inputs and writes its outputs can beat it at that size.
 //! It is measured single-threaded (the bound for the reference and the kernel) and on all
-//! threads (the bound for the parallel driver).
+//! threads (the bound for the parallel driver), into 32-byte aligned columns like the
+//! library's, and reported as its fastest sample (a bound is the best the machine can do).
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -189,7 +190,12 @@ impl Implementation {
 /// One timed figure.
 #[derive(Clone, Debug)]
 pub struct Figure {
+    /// Median seconds per call.
     pub seconds: f64,
+    /// Fastest sample, seconds per call: the streaming bound reports this (as its `seconds`),
+    /// since a bound is the best the machine can do and a busy machine only makes samples
+    /// slower.
+    pub best: f64,
     pub samples: usize,
 }
 
@@ -281,14 +287,38 @@ fn measure(budget: f64, mut f: impl FnMut()) -> Figure {
     times.sort_by(f64::total_cmp);
     Figure {
         seconds: times[times.len() / 2],
+        best: times[0],
         samples,
+    }
+}
+
+/// A zeroed `f32` column 32-byte aligned like the library's own (a `Vec<f32x8>` seen as
+/// `f32`), so the streaming pass stores as efficiently as the kernel does.
+struct AlignedF32(Vec<wide::f32x8>);
+
+impl AlignedF32 {
+    fn zeros(n: usize) -> Self {
+        AlignedF32(vec![wide::f32x8::ZERO; n.div_ceil(8)])
+    }
+}
+
+impl std::ops::Deref for AlignedF32 {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        bytemuck::cast_slice(&self.0)
+    }
+}
+
+impl std::ops::DerefMut for AlignedF32 {
+    fn deref_mut(&mut self) -> &mut [f32] {
+        bytemuck::cast_slice_mut(&mut self.0)
     }
 }
 
 /// Output columns written by the reference loop and the streaming pass (the kernel's own
 /// go into a [`ClosestBatch`]).
 struct Columns32 {
-    f32_cols: Vec<Vec<f32>>,
+    f32_cols: Vec<AlignedF32>,
     flags: Option<Vec<u8>>,
 }
 
@@ -296,7 +326,7 @@ impl Columns32 {
     fn new(n: usize, outputs: Outputs) -> Self {
         let count = 1 + 2 * usize::from(outputs.params) + 6 * usize::from(outputs.points);
         Columns32 {
-            f32_cols: (0..count).map(|_| vec![0.0; n]).collect(),
+            f32_cols: (0..count).map(|_| AlignedF32::zeros(n)).collect(),
             flags: outputs.flags.then(|| vec![0; n]),
         }
     }
@@ -328,36 +358,43 @@ fn reference_pass(a: SegmentsView, b: SegmentsView, options: &Options, out: &mut
 }
 
 /// The streaming bound on `[start, start + len)`: read the 12 input columns, write every
-/// output column, in cache-sized blocks so both are pure streams.
+/// output column, eight pairs at a time in lockstep, the access pattern of the kernel (all
+/// columns streamed together, so the hardware prefetchers see one long stream per column).
 fn stream_block(
     inputs: &[&[f32]; 12],
     start: usize,
     cols: &mut [&mut [f32]],
     flags: Option<&mut [u8]>,
 ) {
-    const BLOCK: usize = 1024;
+    use wide::f32x8;
     let len = cols[0].len();
-    let mut sum = [0.0f32; BLOCK];
+    let groups = len / 8;
+    let ins: [&[[f32; 8]]; 12] = core::array::from_fn(|k| {
+        &inputs[k][start..start + groups * 8].as_chunks::<8>().0[..groups]
+    });
     let mut flags = flags;
-    let mut j = 0;
-    while j < len {
-        let m = BLOCK.min(len - j);
-        let sum = &mut sum[..m];
-        sum.copy_from_slice(&inputs[0][start + j..start + j + m]);
-        for col in &inputs[1..] {
-            for (s, x) in sum.iter_mut().zip(&col[start + j..start + j + m]) {
-                *s += x;
-            }
-        }
+    for g in 0..groups {
+        let sum = ins
+            .iter()
+            .fold(f32x8::ZERO, |acc, col| acc + f32x8::from(col[g]));
+        let sum = sum.to_array();
         for col in cols.iter_mut() {
-            col[j..j + m].copy_from_slice(sum);
+            col[g * 8..g * 8 + 8].copy_from_slice(&sum);
         }
         if let Some(f) = flags.as_mut() {
-            for (f, s) in f[j..j + m].iter_mut().zip(sum.iter()) {
-                *f = u8::from(*s > 0.0);
+            for (f, s) in f[g * 8..g * 8 + 8].iter_mut().zip(sum) {
+                *f = u8::from(s > 0.0);
             }
         }
-        j += m;
+    }
+    for i in groups * 8..len {
+        let sum: f32 = inputs.iter().map(|col| col[start + i]).sum();
+        for col in cols.iter_mut() {
+            col[i] = sum;
+        }
+        if let Some(f) = flags.as_mut() {
+            f[i] = u8::from(sum > 0.0);
+        }
     }
 }
 
@@ -485,10 +522,15 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                     progress.inc(1);
                     let parallel = measure(budget, || stream_pass(av, bv, &mut side_out, true));
                     progress.inc(1);
+                    // A bound is the best the machine can do: report its fastest sample.
+                    let fastest = |f: Figure| Figure {
+                        seconds: f.best,
+                        ..f
+                    };
                     report.bounds.push(Bound {
                         pairs: n,
-                        single,
-                        parallel,
+                        single: fastest(single),
+                        parallel: fastest(parallel),
                     });
                 }
                 let opts = &workload.options;
@@ -609,7 +651,8 @@ fn write_preamble(
         out,
         "Each figure is a median over about {budget} s of repeated timings. GB/s counts the bytes\n\
          read and written; \"of bound\" is the fraction of the streaming bound (a pass moving the\n\
-         same bytes and computing nothing) on the same number of threads, measured below."
+         same bytes and computing nothing; its fastest sample) on the same number of threads,\n\
+         measured below."
     )?;
     Ok(())
 }
