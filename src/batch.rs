@@ -489,7 +489,7 @@ impl<'a> SegmentsView<'a> {
     /// Segment `i` of the view.
     ///
     /// # Panics
-    /// When `i >= self.len()`.
+    /// When `i >= self.len()`; [`SegmentsView::try_get`] does not panic.
     #[inline]
     #[must_use]
     pub fn get(&self, i: usize) -> Segment {
@@ -500,6 +500,13 @@ impl<'a> SegmentsView<'a> {
         );
         let c = &self.cols;
         Segment::new([c[0][i], c[1][i], c[2][i]], [c[3][i], c[4][i], c[5][i]])
+    }
+
+    /// Segment `i` of the view, or `None` when `i` is out of range.
+    #[inline]
+    #[must_use]
+    pub fn try_get(&self, i: usize) -> Option<Segment> {
+        (i < self.len).then(|| self.get(i))
     }
 
     /// The six columns, each exactly `len()` values.
@@ -708,7 +715,7 @@ impl ClosestBatch {
     /// empty).
     ///
     /// # Panics
-    /// When `i >= self.len()`.
+    /// When `i >= self.len()`; [`ClosestBatch::try_get`] does not panic.
     #[must_use]
     pub fn get(&self, i: usize) -> Closest {
         assert!(
@@ -725,6 +732,12 @@ impl ClosestBatch {
             dist2: self.dist2[i],
             flags: self.flags.get(i).copied().unwrap_or(Flags::NONE),
         }
+    }
+
+    /// Result `i`, or `None` when `i` is out of range.
+    #[must_use]
+    pub fn try_get(&self, i: usize) -> Option<Closest> {
+        (i < self.len).then(|| self.get(i))
     }
 
     /// The results in order.

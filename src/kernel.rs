@@ -7,10 +7,12 @@
 //! algorithm is the reference's (read `src/reference.rs` beside this file; the variable
 //! names are the same):
 //!
-//! 1. differences `d_a`, `d_b`, `r` and a non-finite probe (`Σ x·0` is NaN exactly when a
-//!    coordinate is NaN or infinite);
-//! 2. Ericson's dot products `a, b, c, e, f`, the degenerate tests against each side's own
-//!    squared magnitude, the cross product `n = dA × dB` and the parallel test
+//! 0. lanes whose `a·e` leaves `[2^-80, 2^80]` are rescaled by a power of two (exact);
+//! 1. differences `d_a`, `d_b`, `r` and a non-finite probe (`a·0 + e·0 + c·0` is NaN exactly
+//!    when a coordinate is NaN or infinite);
+//! 2. Ericson's dot products `a, b, c, e, f`, the degenerate tests against the squared
+//!    magnitude of each side's first point, the cross product `n = dA × dB` (the accurate
+//!    difference-of-products form when both sides are unbounded) and the parallel test
 //!    `|n|² <= sin²·a·e`;
 //! 3. the first estimate of `s`: Rhodes' overlap midpoint for parallel lanes, Goldman's
 //!    triple product for the others, 0 for degenerate lanes;
@@ -24,6 +26,7 @@
 //!
 //! | reference                                   | kernel                                                        |
 //! |---------------------------------------------|---------------------------------------------------------------|
+//! | `if in_range { solve } else { rescaled }`    | per-lane `σ = in_range.select(1, 2^k)` (×1 changes no bit)     |
 //! | `if non_finite { return NON_FINITE }`       | mask `non_finite`; outputs replaced by NaN at the end          |
 //! | `if degenerate_a \|\| degenerate_b { 0 }`   | `(degenerate_a \| degenerate_b).select(0, …)`                 |
 //! | `else if parallel { overlap midpoint }`     | `parallel.select(s_parallel, s_general)`                      |
@@ -38,17 +41,25 @@
 //! differently). `fast_min`/`fast_max` (`minps`/`maxps`) are used for clamps because they
 //! only ever see finite values in lanes whose results are kept.
 //!
+//! # The common case
+//!
+//! On most data no lane of a group is out of range, non-finite, degenerate or parallel.
+//! [`closest8_general`] computes those masks first and, when all are clear, runs only the
+//! general branch, where every `select` above would return its last operand; otherwise the
+//! group goes through [`closest8_masked`], called out of line so the hot loop keeps its
+//! values in registers. Both produce the same bits for general lanes.
+//!
 //! # Bit-for-bit agreement
 //!
 //! Operations and their order are the reference's, and the reference fuses exactly the
-//! multiply-adds that `wide` fuses on the build ([`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD)),
+//! multiply-adds that `wide` fuses on the build ([`FUSED_MUL_ADD`]),
 //! so on x86_64 kernel and reference agree bit for bit in both the AVX2+FMA and the SSE2
 //! build. The equivalence tests check it.
 
 use crate::batch::{ClosestBatch, LANES, OutColumns, Outputs, SegmentsView};
-use crate::reference::FUSED_MUL_ADD;
+use crate::reference::{FUSED_MUL_ADD, RANGE_HI, RANGE_LO};
 use crate::segment::{Flags, Options, Params};
-use wide::{f32x8, u32x8};
+use wide::{f32x8, i32x8, u32x8};
 
 /// Three coordinates, eight lanes each: the kernel's `[f32; 3]`.
 #[derive(Clone, Copy)]
@@ -217,8 +228,11 @@ pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Opt
         cross(d_a, d_b)
     };
     let nn = dot(n, n);
-    let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * (a * e));
-    let special = probe.simd_ne(zero) | degenerate_a | degenerate_b | parallel_or_degenerate;
+    let ae = a * e;
+    let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
+    let out_of_range = !(ae.simd_ge(f32x8::splat(RANGE_LO)) & ae.simd_le(f32x8::splat(RANGE_HI)));
+    let special =
+        probe.simd_ne(zero) | degenerate_a | degenerate_b | parallel_or_degenerate | out_of_range;
     if special.any() {
         return None;
     }
@@ -235,6 +249,17 @@ pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Opt
 /// named mask and a `select`.
 #[inline(always)]
 pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
+    // 0. Range: lanes whose products of four lengths could under- or overflow are solved
+    //    scaled by a power of two; σ = 1 in the others changes no bit.
+    let (sigma, inv_sigma) = range_scale(a0, a1, b0, b1);
+    let scale = |v: V3| V3 {
+        x: v.x * sigma,
+        y: v.y * sigma,
+        z: v.z * sigma,
+    };
+    let (a0, a1, b0, b1) = (scale(a0), scale(a1), scale(b0), scale(b1));
+    let length_abs2 = p.length_abs2 * sigma * sigma;
+
     let zero = f32x8::ZERO;
     let d_a = sub(a1, a0);
     let d_b = sub(b1, b0);
@@ -254,8 +279,8 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     // 2. Degenerate and parallel masks.
     let scale2_a = dot(a0, a0);
     let scale2_b = dot(b0, b0);
-    let degenerate_a = a.simd_le(p.length_rel2.mul_add(scale2_a, p.length_abs2));
-    let degenerate_b = e.simd_le(p.length_rel2.mul_add(scale2_b, p.length_abs2));
+    let degenerate_a = a.simd_le(p.length_rel2.mul_add(scale2_a, length_abs2));
+    let degenerate_b = e.simd_le(p.length_rel2.mul_add(scale2_b, length_abs2));
     let degenerate = degenerate_a | degenerate_b;
 
     let n = if p.accurate_cross {
@@ -300,6 +325,18 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
         | bit(degenerate_b, Flags::DEGENERATE_B)
         | bit(parallel, Flags::PARALLEL);
     let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
+    // 0, continued: back to the caller's scale.
+    let unscale = |v: V3| V3 {
+        x: v.x * inv_sigma,
+        y: v.y * inv_sigma,
+        z: v.z * inv_sigma,
+    };
+    let lanes = Lanes {
+        point_a: unscale(lanes.point_a),
+        point_b: unscale(lanes.point_b),
+        dist2: lanes.dist2 * (inv_sigma * inv_sigma),
+        ..lanes
+    };
 
     // 1, continued: a non-finite lane reports NaN everywhere and only its flag.
     if !non_finite.any() {
@@ -323,6 +360,29 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
         point_a: blank3(lanes.point_a),
         point_b: blank3(lanes.point_b),
     }
+}
+
+/// Per lane `(σ, 1/σ)`: 1 where `|dA|²·|dB|²` is in range, else the reference's
+/// `power_of_two_scale` of `max(|dA|², |dB|², |A0 - B0|²)`.
+#[inline(always)]
+fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8) {
+    let one = f32x8::ONE;
+    let d_a = sub(a1, a0);
+    let d_b = sub(b1, b0);
+    let ae = dot(d_a, d_a) * dot(d_b, d_b);
+    let in_range = ae.simd_ge(f32x8::splat(RANGE_LO)) & ae.simd_le(f32x8::splat(RANGE_HI));
+    if in_range.all() {
+        return (one, one);
+    }
+    let r = sub(a0, b0);
+    let m = dot(d_a, d_a).fast_max(dot(d_b, d_b)).fast_max(dot(r, r));
+    let field: u32x8 = (m.to_bits() >> 23_u32) & u32x8::splat(0xff);
+    let exponent = field.cast_signed() - i32x8::splat(127);
+    let half = exponent >> 1_u32;
+    let pow2 = |biased: i32x8| f32x8::from_bits((biased << 23_u32).cast_unsigned());
+    let sigma = pow2(i32x8::splat(127) - half);
+    let inv_sigma = pow2(i32x8::splat(127) + half);
+    (in_range.select(one, sigma), in_range.select(one, inv_sigma))
 }
 
 /// 5. The separation `r + s·dA - t·dB` formed locally, the squared distance and the points.

@@ -19,6 +19,28 @@
 //! assert_eq!(c.distance(), 1.0);
 //! ```
 //!
+//! ## Batches
+//!
+//! The fast path takes structure-of-arrays batches ([`Segments`]: six `f32` columns padded to
+//! a multiple of [`LANES`]) and computes eight pairs per SIMD instruction with
+//! `wide::f32x8`; results come back as columns ([`ClosestBatch`]). The kernel is a
+//! branchless twin of the reference and agrees with it bit for bit on x86_64.
+//!
+//! ```
+//! use segbatch::{closest_points, Segment, Segments};
+//! let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]); 100]);
+//! let b = Segments::from(&[Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0]); 100]);
+//! let out = closest_points(&a, &b);
+//! assert!(out.dist2().iter().all(|&d2| d2 == 1.0));
+//! assert_eq!(out.s().len(), 100);
+//! ```
+//!
+//! [`closest_points_into`] reuses its output buffers; [`closest_points_with_into`] takes
+//! [`Options`] (extents, tolerance) and an [`Outputs`] selection (distances only, plus
+//! parameters, plus points); the `par_` forms (feature `rayon`) split huge batches across
+//! cores with bitwise-identical results. Every entry point that can fail on mismatched input
+//! has a `try_` form returning [`BatchError`].
+//!
 //! Moving objects (closest point of approach in time, first contact of moving spheres) and 2D
 //! segment intersection are in [`motion`]; `docs/motion.md` says which query to use when.
 //!
@@ -29,6 +51,22 @@
 //! of the given `f32` end points, `S` being the largest coordinate magnitude, for
 //! near-parallel, collinear, tiny, long and far-from-origin pairs alike. See
 //! `docs/algorithm.md` and `docs/accuracy.md`.
+//!
+//! ## Features
+//!
+//! - `rayon` (default): the parallel driver (`par_closest_points` and friends).
+//! - `cli` (default): the `segbatch` command-line tool's dependencies. Library users
+//!   normally set `default-features = false`.
+//!
+//! ## SIMD build
+//!
+//! `wide` chooses instructions at compile time. A default x86_64 build is SSE2 (each `f32x8`
+//! is two 128-bit halves and multiply-adds are unfused, 2-3x slower); build with
+//! `RUSTFLAGS="-C target-cpu=x86-64-v3"` (AVX2 + FMA) or `native` for full speed.
+//! [`SIMD_LEVEL`] tells what a build uses and [`simd_upgrade_hint`] whether the CPU could do
+//! more. On every build the kernel matches the reference of that build bit for bit (the
+//! reference fuses exactly the multiply-adds the kernel fuses); between an FMA and a non-FMA
+//! build results differ by rounding only, within the accuracy bound.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -53,3 +91,8 @@ pub use par::{
 };
 pub use segment::{Closest, Extent, Flags, Options, Segment, Tolerance};
 pub use simd::{SIMD_LEVEL, cpu_simd_level, simd_upgrade_hint};
+
+/// The README's examples, compiled and run as doctests so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -29,9 +29,8 @@ const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(LANES));
 /// tolerance, every column; bitwise identical results.
 ///
 /// # Panics
-/// When `a` and `b` differ in length; [`par_closest_points_with_into`] with
-/// [`try_`](crate::try_closest_points_with_into)-style checking is available through
-/// [`try_par_closest_points_with_into`].
+/// When `a` and `b` differ in length; [`try_par_closest_points_with_into`] returns an error
+/// instead.
 #[must_use]
 pub fn par_closest_points<'a, 'b>(
     a: impl Into<SegmentsView<'a>>,

@@ -84,8 +84,55 @@ pub fn closest_points_with(a: &Segment, b: &Segment, options: &Options) -> Close
     closest_points_params(a, b, &options.params())
 }
 
+/// `|dA|²·|dB|²` between these bounds keeps every product of four lengths the algorithm forms
+/// (`n·n`, `w·n`, the parallel test) clear of f32 underflow and overflow.
+pub(crate) const RANGE_LO: f32 = f32::from_bits((127 - 80) << 23); // 2^-80
+/// See [`RANGE_LO`].
+pub(crate) const RANGE_HI: f32 = f32::from_bits((127 + 80) << 23); // 2^80
+
 /// The algorithm, with the per-call constants already derived.
+///
+/// 0. **Range**: a pair whose lengths are so small or so large that products of four of them
+///    could under- or overflow is solved scaled by a power of two `σ` chosen from its own
+///    lengths and separation, then scaled back. Scaling by a power of two commutes with
+///    rounding, so this changes no bit of any result that did not under- or overflow: it
+///    only rescues the ones that would have (the method is then truly scale-free, from
+///    coordinates of 1e-30 to 1e30).
 pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Closest {
+    let d_a = sub(a.p1, a.p0);
+    let d_b = sub(b.p1, b.p0);
+    let ae = dot(d_a, d_a) * dot(d_b, d_b);
+    let in_range = (RANGE_LO..=RANGE_HI).contains(&ae);
+    if in_range {
+        return solve(a, b, p);
+    }
+    let r = sub(a.p0, b.p0);
+    let m = max_ps(max_ps(dot(d_a, d_a), dot(d_b, d_b)), dot(r, r));
+    let (sigma, inv_sigma) = power_of_two_scale(m);
+    let scale = |x: &Segment| Segment::new(x.p0.map(|c| c * sigma), x.p1.map(|c| c * sigma));
+    let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma));
+    Closest {
+        point_a: scaled.point_a.map(|c| c * inv_sigma),
+        point_b: scaled.point_b.map(|c| c * inv_sigma),
+        dist2: scaled.dist2 * (inv_sigma * inv_sigma),
+        ..scaled
+    }
+}
+
+/// Powers of two `(σ, 1/σ)` with `σ²·m` in `[1, 4)`: `σ = 2^-⌊E/2⌋`, `E` the exponent of `m`
+/// (zero and subnormal `m` count as `E = -127`, NaN and infinity as `E = 128`).
+#[inline(always)]
+pub(crate) fn power_of_two_scale(m: f32) -> (f32, f32) {
+    let exponent = ((m.to_bits() >> 23) & 0xff) as i32 - 127;
+    let half = exponent >> 1;
+    (
+        f32::from_bits(((127 - half) as u32) << 23),
+        f32::from_bits(((127 + half) as u32) << 23),
+    )
+}
+
+/// Steps 1-5 for a pair in range.
+fn solve(a: &Segment, b: &Segment, p: &Params) -> Closest {
     let (a0, a1, b0, b1) = (a.p0, a.p1, b.p0, b.p1);
     let d_a = sub(a1, a0);
     let d_b = sub(b1, b0);

@@ -106,8 +106,7 @@ impl Flags {
     pub const DEGENERATE_B: Flags = Flags(2);
     /// The directions are parallel within tolerance (Rhodes' overlap rule was used).
     pub const PARALLEL: Flags = Flags(4);
-    /// An input coordinate was NaN or infinite (or so large, beyond about 1e19, that a
-    /// squared length overflowed): every output of this pair is NaN.
+    /// An input coordinate was NaN or infinite: every output of this pair is NaN.
     pub const NON_FINITE: Flags = Flags(8);
 
     /// The raw bits.
@@ -338,6 +337,18 @@ impl Options {
             length_abs2: t.length_abs * t.length_abs,
             parallel_sin2: t.parallel_sin * t.parallel_sin,
             accurate_cross: self.extent_a != Extent::Segment && self.extent_b != Extent::Segment,
+        }
+    }
+}
+
+impl Params {
+    /// The constants for the pair scaled by `sigma` (a power of two): only the absolute
+    /// length tolerance has units.
+    #[inline]
+    pub(crate) fn scaled(&self, sigma: f32) -> Params {
+        Params {
+            length_abs2: self.length_abs2 * sigma * sigma,
+            ..*self
         }
     }
 }

@@ -9,7 +9,8 @@
 //! well-conditioned minimiser).
 //!
 //! Inputs: hard classes (near-parallel at 1e-1..1e-7 rad, parallel, collinear, tiny and zero
-//! lengths, long and skinny, far from the origin, crossing at small angles, non-finite),
+//! lengths, long and skinny, far from the origin, crossing at small angles, non-finite, and
+//! all of these scaled by 1e-25 .. 1e25),
 //! every hard case rotated through every lane, every length 0..=33, every combination of
 //! extents, sub-range views, output selections and the parallel driver.
 
@@ -230,8 +231,32 @@ fn non_finite() -> impl Strategy<Value = (Segment, Segment)> {
         })
 }
 
+/// Any of the above scaled by 10^k, k in -25..=25: exercises the kernel's rescaling of pairs
+/// whose products of four lengths would leave f32's range.
+fn extreme_scale() -> impl Strategy<Value = (Segment, Segment)> {
+    (
+        prop_oneof![
+            general(),
+            near_parallel(),
+            collinear(),
+            tiny(),
+            long_and_crossing()
+        ],
+        -25i32..=25,
+    )
+        .prop_map(|((a, b), k)| {
+            let scale = 10f64.powi(k);
+            let sc = |p: [f32; 3]| p.map(|x| (f64::from(x) * scale) as f32);
+            (
+                Segment::new(sc(a.p0), sc(a.p1)),
+                Segment::new(sc(b.p0), sc(b.p1)),
+            )
+        })
+}
+
 fn any_pair() -> impl Strategy<Value = (Segment, Segment)> {
     prop_oneof![
+        2 => extreme_scale(),
         3 => general(),
         3 => near_parallel(),
         2 => collinear(),

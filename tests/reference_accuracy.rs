@@ -216,6 +216,19 @@ proptest! {
         check_all_extents(&pair)?;
     }
 
+    /// Every hard class scaled by 10^k, k in -12..=12 (rounded to f32 again), so coordinates
+    /// span about 1e-14 to 1e18: the method is scale-free there, including where products of
+    /// four lengths leave f32's range. (Beyond, `dist2` itself, an f32, cannot hold the
+    /// squared distance to the bar: below ~1e-19 it is subnormal, above ~1.8e19 infinite.)
+    #[test]
+    fn every_scale(pair in common::any_hard_pair(), k in -12i32..=12) {
+        let scale = 10f64.powi(k);
+        let sc = |p: [f32; 3]| p.map(|x| (f64::from(x) * scale) as f32);
+        let (a, b) = pair;
+        let scaled = (Segment::new(sc(a.p0), sc(a.p1)), Segment::new(sc(b.p0), sc(b.p1)));
+        check_all_extents(&scaled)?;
+    }
+
     #[test]
     fn symmetry(pair in common::any_hard_pair()) {
         check_symmetry(&pair)?;

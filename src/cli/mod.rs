@@ -5,14 +5,22 @@
 //! `format.rs`. To add a subcommand, add its module, a variant to [`Command`] and an arm to
 //! [`main`].
 //!
-//! Exit codes: 0 on success, 2 for bad arguments (clap's usage errors, including the
-//! messages of our own value parsers), 1 when writing the output failed.
+//! Exit codes: 0 on success; 2 for bad arguments or bad input (clap's usage errors, our
+//! value parsers' messages, and every input-file problem `run` detects: one `error:` line
+//! naming the file, the record and the field); 1 when the work itself failed (writing the
+//! output, or `verify` finding a disagreement).
 
 mod args;
+mod bench;
 mod closest;
 mod format;
+mod r#gen;
+mod io;
+mod plot;
+mod run;
+mod verify;
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -74,6 +82,15 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Throughput on built-in workloads: reference, kernel and parallel vs the memory bound
+    #[command(long_about = bench::LONG_ABOUT, after_help = bench::AFTER_HELP)]
+    Bench(bench::BenchArgs),
+    /// Closest points of every pair in a CSV, .npy or raw f32 file, written to a file
+    #[command(long_about = run::LONG_ABOUT, after_help = run::AFTER_HELP)]
+    Run(run::RunArgs),
+    /// Check kernel, parallel driver and reference against f64 on generated hard cases
+    #[command(long_about = verify::LONG_ABOUT, after_help = verify::AFTER_HELP)]
+    Verify(verify::VerifyArgs),
     /// Closest points, parameters and distance of one pair of segments, rays or lines
     #[command(
         long_about = closest::LONG_ABOUT,
@@ -83,24 +100,68 @@ enum Command {
     Closest(closest::ClosestArgs),
 }
 
+/// An error a subcommand reports: one line on stderr and an exit code.
+#[derive(Debug)]
+pub struct CliError {
+    code: u8,
+    message: String,
+    /// The reader of our stdout went away (`segbatch ... | head`): not a failure.
+    broken_pipe: bool,
+}
+
+impl CliError {
+    /// Bad arguments or bad input: exit code 2.
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError {
+            code: 2,
+            message: message.into(),
+            broken_pipe: false,
+        }
+    }
+
+    /// The work failed (an output could not be written, `verify` found a disagreement):
+    /// exit code 1.
+    pub fn failed(message: impl Into<String>) -> Self {
+        CliError {
+            code: 1,
+            message: message.into(),
+            broken_pipe: false,
+        }
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        let mut error = CliError::failed(format!("writing the output failed: {e}"));
+        error.broken_pipe = e.kind() == std::io::ErrorKind::BrokenPipe;
+        error
+    }
+}
+
 /// Parses the command line, runs the subcommand and turns the outcome into an exit code.
 pub fn main() -> ExitCode {
     // Usage errors (including our value parsers' messages) print one `error:` line and
     // exit with code 2; `--help` and `--version` exit with 0.
     let cli = Cli::parse();
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
     let result = match &cli.command {
-        Command::Closest(args) => closest::run(args, &mut out),
+        Command::Closest(args) => closest::run(args, &mut out).map_err(CliError::from),
+        Command::Bench(args) => bench::run(args, &mut out),
+        Command::Run(args) => run::run(args),
+        Command::Verify(args) => verify::run(args, &mut out),
     }
-    .and_then(|()| out.flush());
+    .and_then(|()| out.flush().map_err(CliError::from));
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        // `segbatch ... | head` closing the pipe early is not a failure.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: writing the output failed: {e}");
-            ExitCode::FAILURE
+            // `segbatch ... | head` closing the pipe early is not a failure.
+            if e.broken_pipe {
+                return ExitCode::SUCCESS;
+            }
+            let _ = out.flush();
+            eprintln!("error: {}", e.message);
+            ExitCode::from(e.code)
         }
     }
 }

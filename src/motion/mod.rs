@@ -14,9 +14,9 @@
 //! | 2D segment intersection (parametric test, collinear overlap) and 2D closest points | [`intersect2`] | [`intersect2_scalar`] | `seg2d.rs` |
 //!
 //! A moving object is given either as a [`Track`] (position at `t = 0` and velocity, in
-//! [`Tracks`] columns) or, as engines store it, as the [`Segment`](crate::Segment) from its
+//! [`Tracks`] columns) or, as engines store it, as the [`Segment`] from its
 //! position at the start of the step to its position at the end (a
-//! [`Segments`](crate::Segments) batch, accepted directly; time runs over `[0, 1]`).
+//! [`Segments`] batch, accepted directly; time runs over `[0, 1]`).
 //!
 //! `docs/motion.md` explains which query to use when, with a worked example of two paths
 //! that cross while the objects never meet.

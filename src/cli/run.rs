@@ -1,0 +1,354 @@
+//! `segbatch run`: closest points of every pair in a file, streamed in bounded chunks.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use segbatch::{
+    ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
+    closest_points_with_into, par_closest_points_with_into,
+};
+
+use super::CliError;
+use super::args::{parse_extent, parse_tolerance};
+use super::io::{Columns, Format, Input, Output, Pair, show};
+
+pub const LONG_ABOUT: &str = "\
+Closest points of every pair in a file, written to another file.
+
+Input: 12 numbers per pair, a.p0, a.p1, b.p0, b.p1 (x, y, z each), as
+  CSV   12 numbers per row, optional header row (a first row without numbers)
+  .npy  float32 '<f4', C order, shape (N, 12) or (N, 4, 3)
+  raw   little-endian f32, 48 bytes per pair, no header (.f32, .raw, .bin)
+The format comes from the extension (.csv, .npy, .f32/.raw/.bin) or --format.
+
+Output: one record per pair (or, with --radius, per pair within R), columns
+  index     (u64, with --radius only) the pair's 0-based position in the input
+  distance  |C - D|
+  s, t      parameters of C = A0 + s*(A1 - A0) and D = B0 + t*(B1 - B0)
+  point_a   C (x, y, z);  point_b  D (x, y, z)
+  flags     bits: 1 degenerate A, 2 degenerate B, 4 parallel, 8 non-finite input
+in the output's format: CSV with a header row; raw packed little-endian records
+in that order (u64 index, f32 values, u8 flags); .npy a structured array with
+those field names (a plain float32 vector when distance is the only column).
+
+The input is read in chunks, so memory stays bounded (under 100 MB) whatever its
+size. The output is written to a temporary file beside the target and renamed
+onto it only on success: an error never leaves a partial file. Non-finite input
+numbers are not errors: those pairs are computed (outputs NaN), flagged and
+counted in the summary printed on stderr.";
+
+pub const AFTER_HELP: &str = "\
+Examples:
+  segbatch run pairs.csv -o result.csv
+  segbatch run pairs.npy -o result.npy --outputs distance,flags
+  segbatch run pairs.f32 -o near.csv --radius 0.5
+  segbatch run sight.csv -o hits.npy --a ray --b segment --threads 2
+  segbatch run data.bin --format raw -o out.raw --outputs distance";
+
+/// Arguments of `segbatch run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Input file of segment pairs (.csv, .npy, or raw .f32/.raw/.bin)
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+
+    /// Output file; its format comes from its extension, else the input's
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+
+    /// Input format, instead of guessing from the extension
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<Format>,
+
+    /// Output format, instead of guessing from the output's extension
+    #[arg(long, value_name = "FORMAT")]
+    pub output_format: Option<Format>,
+
+    /// Extent of side A: segment (s in [0,1]), ray (s >= 0) or line (any s)
+    #[arg(long = "a", value_name = "EXTENT", value_parser = parse_extent, default_value = "segment")]
+    pub extent_a: Extent,
+
+    /// Extent of side B: segment (t in [0,1]), ray (t >= 0) or line (any t)
+    #[arg(long = "b", value_name = "EXTENT", value_parser = parse_extent, default_value = "segment")]
+    pub extent_b: Extent,
+
+    /// Absolute degenerate-length tolerance, in coordinate units [default: scale-free]
+    #[arg(long, value_name = "EPS", value_parser = parse_tolerance)]
+    pub tolerance: Option<f32>,
+
+    /// Columns to write: comma-separated from distance, params, points, flags, or all
+    #[arg(long, value_name = "LIST", value_parser = parse_columns, default_value = "all")]
+    pub outputs: Columns,
+
+    /// Write only the pairs with distance <= R, each with its input index
+    #[arg(long, value_name = "R", value_parser = parse_radius)]
+    pub radius: Option<f32>,
+
+    /// Worker threads [default: all cores]; 1 runs the kernel on this thread alone
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
+    /// Pairs per chunk (memory is about 150 bytes per pair of chunk)
+    #[arg(long, value_name = "PAIRS", default_value_t = 256 * 1024, hide = true,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub chunk_pairs: u32,
+
+    /// No summary on stderr
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Parses `distance,params,points,flags` or `all`.
+pub fn parse_columns(text: &str) -> Result<Columns, String> {
+    let mut c = Columns {
+        index: false,
+        distance: false,
+        params: false,
+        points: false,
+        flags: false,
+    };
+    for name in text.split(',').map(str::trim) {
+        match name.to_ascii_lowercase().as_str() {
+            "distance" | "dist" => c.distance = true,
+            "params" | "parameters" => c.params = true,
+            "points" => c.points = true,
+            "flags" => c.flags = true,
+            "all" => {
+                c.distance = true;
+                c.params = true;
+                c.points = true;
+                c.flags = true;
+            }
+            other => {
+                return Err(format!(
+                    "unknown output '{other}': use distance, params, points, flags or all"
+                ));
+            }
+        }
+    }
+    Ok(c)
+}
+
+fn parse_radius(text: &str) -> Result<f32, String> {
+    let r: f32 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    if r.is_finite() && r >= 0.0 {
+        Ok(r)
+    } else {
+        Err(format!(
+            "the radius must be a finite number >= 0, got {text}"
+        ))
+    }
+}
+
+/// The format of `path`: `explicit`, else from the extension.
+fn format_of(path: &Path, explicit: Option<Format>, what: &str) -> Result<Format, CliError> {
+    explicit.or_else(|| Format::from_path(path)).ok_or_else(|| {
+        CliError::usage(format!(
+            "{}: cannot tell the {what} format from the extension: name it .csv, .npy or \
+             .f32, or pass --{}format csv|npy|raw",
+            show(path),
+            if what == "output" { "output-" } else { "" }
+        ))
+    })
+}
+
+/// True when `output` names the same file as `input` (also through links).
+fn same_file(input: &Path, output: &Path) -> bool {
+    let Ok(input) = input.canonicalize() else {
+        return false;
+    };
+    if let Ok(out) = output.canonicalize() {
+        if out == input {
+            return true;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            if let (Ok(a), Ok(b)) = (std::fs::metadata(&input), std::fs::metadata(&out)) {
+                return a.dev() == b.dev() && a.ino() == b.ino();
+            }
+        }
+        return false;
+    }
+    // The output does not exist yet: compare its directory and name.
+    let parent = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (parent.canonicalize(), output.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name) == input,
+        _ => false,
+    }
+}
+
+/// Counts from one run.
+#[derive(Default)]
+struct Summary {
+    pairs: u64,
+    records: u64,
+    non_finite: u64,
+}
+
+/// Runs `segbatch run`.
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let start = Instant::now();
+    let in_format = format_of(&args.input, args.format, "input")?;
+    let out_format = match args
+        .output_format
+        .or_else(|| Format::from_path(&args.output))
+    {
+        Some(f) => f,
+        None => format_of(&args.output, None, "output").unwrap_or(in_format),
+    };
+    if same_file(&args.input, &args.output) {
+        return Err(CliError::usage(format!(
+            "{}: the output is the input file; write the results to another file",
+            show(&args.output)
+        )));
+    }
+    let mut columns = args.outputs;
+    columns.index = args.radius.is_some();
+
+    let mut input = Input::open(&args.input, in_format).map_err(CliError::usage)?;
+    let known_rows = if args.radius.is_some() {
+        None
+    } else {
+        input.total_pairs
+    };
+    let mut output =
+        Output::create(&args.output, out_format, columns, known_rows).map_err(CliError::usage)?;
+
+    let mut options = Options::new(args.extent_a, args.extent_b);
+    if let Some(eps) = args.tolerance {
+        options = options.with_tolerance(Tolerance::absolute(eps));
+    }
+    // Flags are always computed: the summary counts the non-finite pairs.
+    let outputs = Outputs {
+        params: columns.params,
+        points: columns.points,
+        flags: true,
+    };
+
+    let progress = progress_bar(input.total_bytes);
+    let pool = match args.threads {
+        Some(n) => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n.into())
+                .build()
+                .map_err(|e| CliError::failed(format!("cannot start {n} threads: {e}")))?,
+        ),
+        None => None,
+    };
+    let single = args.threads == Some(1);
+    let mut body = || -> Result<Summary, CliError> {
+        let chunk = args.chunk_pairs as usize;
+        let mut pairs: Vec<Pair> = Vec::with_capacity(chunk);
+        let mut side: Vec<Segment> = Vec::with_capacity(chunk);
+        let mut a = Segments::with_capacity(chunk);
+        let mut b = Segments::with_capacity(chunk);
+        let mut out = ClosestBatch::new();
+        let mut selected: Vec<u32> = Vec::new();
+        let mut summary = Summary::default();
+        loop {
+            let base = input.pairs_read();
+            let n = input
+                .read_chunk(&mut pairs, chunk)
+                .map_err(CliError::usage)?;
+            if n == 0 {
+                break;
+            }
+            for (batch, half) in [(&mut a, 0), (&mut b, 6)] {
+                side.clear();
+                side.extend(pairs.iter().map(|p| {
+                    Segment::new(
+                        [p[half], p[half + 1], p[half + 2]],
+                        [p[half + 3], p[half + 4], p[half + 5]],
+                    )
+                }));
+                batch.clear();
+                batch.extend_from_slice(&side);
+            }
+            if single {
+                closest_points_with_into(&a, &b, &options, outputs, &mut out);
+            } else {
+                par_closest_points_with_into(&a, &b, &options, outputs, &mut out);
+            }
+            summary.pairs += n as u64;
+            summary.non_finite += out
+                .flags()
+                .iter()
+                .filter(|f| f.contains(Flags::NON_FINITE))
+                .count() as u64;
+            let within = args.radius.map(|r| {
+                selected.clear();
+                selected.extend(
+                    out.dist2()
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, d2)| d2.sqrt() <= r)
+                        .map(|(i, _)| i as u32),
+                );
+                &selected[..]
+            });
+            output.write(&out, base, within).map_err(CliError::failed)?;
+            progress.set_position(input.bytes_read());
+        }
+        Ok(summary)
+    };
+    let summary = match &pool {
+        Some(pool) => pool.install(body),
+        None => body(),
+    };
+    progress.finish_and_clear();
+    let mut summary = summary?;
+    summary.records = output.finish().map_err(CliError::failed)?;
+
+    if !args.quiet {
+        let secs = start.elapsed().as_secs_f64();
+        let mut line = format!(
+            "segbatch run: {} pairs from {} ({}) -> {} records in {} ({}) in {secs:.2} s \
+             ({:.1} M pairs/s)",
+            summary.pairs,
+            show(&args.input),
+            in_format.name(),
+            summary.records,
+            show(&args.output),
+            out_format.name(),
+            summary.pairs as f64 / secs / 1e6
+        );
+        if let Some(r) = args.radius {
+            line.push_str(&format!("; {} within radius {r}", summary.records));
+        }
+        eprintln!("{line}");
+        if summary.non_finite > 0 {
+            eprintln!(
+                "segbatch run: {} pairs had a NaN or infinite input coordinate: their \
+                 outputs are NaN and flagged non_finite (8)",
+                summary.non_finite
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr when it is a terminal; hidden otherwise.
+pub fn progress_bar(total_bytes: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total_bytes);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
