@@ -54,7 +54,7 @@ impl<T: Pod, G: Pod> Column<T, G> {
     const CHECK: () = assert!(size_of::<G>() == LANES * size_of::<T>());
 
     /// A column with room for `n` values.
-    fn with_capacity(n: usize) -> Self {
+    pub(crate) fn with_capacity(n: usize) -> Self {
         let () = Self::CHECK;
         Column {
             groups: Vec::with_capacity(n.div_ceil(LANES)),

@@ -33,10 +33,10 @@
 //! | `c / if approaching { q } else { 1 }`       | `c / approaching.select(q, 1)`                        |
 
 use super::{
-    MotionFlags, Track, TracksView, V3, Window, bit8, check_len, cross8, dot8, flags_of,
-    for_groups, probe, probe8, put, sub3, sub8,
+    MotionFlags, MotionFlagsColumn, Track, TracksView, V3, Window, bit8, check_len, cross8, dot8,
+    flag_bytes, flags8, in_groups, load, mask_bytes, out_groups, probe, probe8, sub3, sub8,
 };
-use crate::batch::{BatchError, LANES, SegmentsView, padded_len};
+use crate::batch::{BatchError, F32Column, LANES, SegmentsView, padded_len};
 use crate::reference::{cross, dot, fms, fnma, max_ps};
 use crate::segment::Segment;
 use wide::{f32x8, u32x8};
@@ -178,16 +178,24 @@ pub fn first_contact_segments_scalar(
 // ---------------------------------------------------------------------------------------
 // The 8-lane twin.
 
-/// The twin of `contact_pair`: (hit mask, t, flags).
+/// Eight results: the hit mask, `t` and the flag bits.
+struct ContactLanes {
+    hit: f32x8,
+    t: f32x8,
+    flags: u32x8,
+}
+
+/// The twin of `contact_pair` without its non-finite case, and the non-finite mask: every
+/// lane's result is final unless the mask has a lane set.
 #[inline(always)]
-fn contact8<const ENDPOINTS: bool>(
+fn contact8_finite<const ENDPOINTS: bool>(
     a0: V3,
     a1: V3,
     b0: V3,
     b1: V3,
     r_sum: f32x8,
     t_end: f32x8,
-) -> (f32x8, f32x8, u32x8) {
+) -> (ContactLanes, f32x8, f32x8) {
     let zero = f32x8::ZERO;
     let w0 = sub8(a0, b0);
     let dv = if ENDPOINTS {
@@ -215,17 +223,30 @@ fn contact8<const ENDPOINTS: bool>(
     let non_finite = probe8(&[
         w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, r_sum, ww, rr, a, b, disc,
     ]);
-    if non_finite.any() {
-        (
-            !non_finite & hit,
-            non_finite.select(f32x8::splat(f32::NAN), t),
-            non_finite.select(
-                u32x8::splat(u32::from(MotionFlags::NON_FINITE.bits())),
-                flags,
-            ),
-        )
-    } else {
-        (hit, t, flags)
+    (ContactLanes { hit, t, flags }, touching, non_finite)
+}
+
+/// The twin of `contact_pair` for eight pairs, non-finite lanes included.
+#[inline(always)]
+fn contact8<const ENDPOINTS: bool>(
+    a0: V3,
+    a1: V3,
+    b0: V3,
+    b1: V3,
+    r_sum: f32x8,
+    t_end: f32x8,
+) -> ContactLanes {
+    let (lanes, _, non_finite) = contact8_finite::<ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
+    if !non_finite.any() {
+        return lanes;
+    }
+    ContactLanes {
+        hit: !non_finite & lanes.hit,
+        t: non_finite.select(f32x8::splat(f32::NAN), lanes.t),
+        flags: non_finite.select(
+            u32x8::splat(u32::from(MotionFlags::NON_FINITE.bits())),
+            lanes.flags,
+        ),
     }
 }
 
@@ -239,8 +260,8 @@ fn contact8<const ENDPOINTS: bool>(
 pub struct ContactBatch {
     len: usize,
     hit: Vec<bool>,
-    t: Vec<f32>,
-    flags: Vec<MotionFlags>,
+    t: F32Column,
+    flags: MotionFlagsColumn,
 }
 
 impl ContactBatch {
@@ -308,13 +329,86 @@ impl ContactBatch {
         (0..self.len).map(|i| self.get(i))
     }
 
+    /// Sizes every column for `len` results, padded to whole groups.
     fn reset(&mut self, len: usize) {
-        let n = padded_len(len);
         self.len = len;
-        self.hit.resize(n, false);
-        self.t.resize(n, 0.0);
-        self.flags.resize(n, MotionFlags::NONE);
+        self.hit.resize(padded_len(len), false);
+        self.t.resize_padded(len);
+        self.flags.resize_padded(len);
     }
+
+    /// The columns as groups, split after group `groups` (see [`out_groups`]).
+    fn split_groups(&mut self, groups: usize) -> (ContactOut<'_>, ContactOut<'_>) {
+        let (hit, hit_rest) = out_groups(&mut self.hit, groups);
+        let (t, t_rest) = out_groups(&mut self.t, groups);
+        let (flags, flags_rest) = out_groups(&mut self.flags, groups);
+        (
+            ContactOut { hit, t, flags },
+            ContactOut {
+                hit: hit_rest,
+                t: t_rest,
+                flags: flags_rest,
+            },
+        )
+    }
+}
+
+/// Output columns as whole groups: what the loop stores to.
+struct ContactOut<'a> {
+    hit: &'a mut [[bool; LANES]],
+    t: &'a mut [[f32; LANES]],
+    flags: &'a mut [[MotionFlags; LANES]],
+}
+
+impl ContactOut<'_> {
+    /// Every column cut to exactly `groups` groups (each holds at least that many), so that
+    /// a loop over `0..groups` in the same function stores without bounds checks.
+    #[inline(always)]
+    fn cut(&mut self, groups: usize) -> ContactOut<'_> {
+        ContactOut {
+            hit: &mut self.hit[..groups],
+            t: &mut self.t[..groups],
+            flags: &mut self.flags[..groups],
+        }
+    }
+
+    /// Stores group `g`.
+    #[inline(always)]
+    fn store(&mut self, g: usize, lanes: &ContactLanes) {
+        self.t[g] = lanes.t.to_array();
+        self.hit[g] = hit_bools(lanes.hit);
+        self.flags[g] = flags8(lanes.flags);
+    }
+}
+
+/// The hit mask as eight `bool`s.
+#[inline(always)]
+fn hit_bools(hit: f32x8) -> [bool; LANES] {
+    mask_bytes(hit).to_le_bytes().map(|b| b != 0)
+}
+
+/// The four points and two radii of group `g`.
+#[inline(always)]
+fn inputs(c: [f32x8; 14]) -> (V3, V3, V3, V3, f32x8) {
+    let v3 = |k: usize| V3 {
+        x: c[k],
+        y: c[k + 1],
+        z: c[k + 2],
+    };
+    (v3(0), v3(3), v3(6), v3(9), c[12] + c[13])
+}
+
+/// One group with a non-finite lane (or the partial last group), out of line so the common
+/// loop stays lean (the caller stores the result: handing it the output columns would let
+/// it replace them, and the loop would check bounds again).
+#[inline(never)]
+fn masked_group<const ENDPOINTS: bool>(
+    cols: &[&[[f32; LANES]]; 14],
+    g: usize,
+    t_end: f32x8,
+) -> ContactLanes {
+    let (a0, a1, b0, b1, r_sum) = inputs(load(cols, g));
+    contact8::<ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -335,23 +429,31 @@ fn run<const ENDPOINTS: bool>(
         12 => radius_a,
         _ => radius_b,
     });
-    for_groups(cols, n, |j, c| {
-        let v3 = |k: usize| V3 {
-            x: c[k],
-            y: c[k + 1],
-            z: c[k + 2],
-        };
-        let (hit, t, flags) =
-            contact8::<ENDPOINTS>(v3(0), v3(3), v3(6), v3(9), c[12] + c[13], t_end);
-        put(&mut out.t, j, t);
-        let hit_bits = hit.to_bitmask();
-        for (k, dst) in out.hit[j..j + LANES].iter_mut().enumerate() {
-            *dst = hit_bits & (1 << k) != 0;
+    let input = in_groups(cols, n);
+    let groups = input.groups;
+    let (mut main, mut rest) = out.split_groups(groups);
+    {
+        // Columns cut here, in the loop's function, so the loop has no bounds checks.
+        let cols: [&[[f32; LANES]]; 14] = core::array::from_fn(|c| &input.cols[c][..groups]);
+        let mut main = main.cut(groups);
+        for g in 0..groups {
+            let (a0, a1, b0, b1, r_sum) = inputs(load(&cols, g));
+            let (lanes, touching, non_finite) =
+                contact8_finite::<ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
+            if non_finite.any() {
+                main.store(g, &masked_group::<ENDPOINTS>(&cols, g, t_end));
+            } else {
+                main.t[g] = lanes.t.to_array();
+                main.hit[g] = hit_bools(lanes.hit);
+                // The only flag of a finite lane, straight from its mask.
+                main.flags[g] = flag_bytes(touching, MotionFlags::TOUCHING_AT_START);
+            }
         }
-        for (dst, bits) in out.flags[j..j + LANES].iter_mut().zip(flags.to_array()) {
-            *dst = flags_of(bits);
-        }
-    });
+    }
+    if let Some(tail) = &input.tail {
+        let cols = core::array::from_fn(|c| core::slice::from_ref(&tail[c]));
+        rest.store(0, &masked_group::<ENDPOINTS>(&cols, 0, t_end));
+    }
 }
 
 fn check4(n: usize, b: usize, ra: usize, rb: usize) -> Result<(), BatchError> {

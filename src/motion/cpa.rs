@@ -25,10 +25,10 @@
 //! | `if non_finite { return NON_FINITE }`       | outputs replaced by NaN in `non_finite` lanes   |
 
 use super::{
-    MotionFlags, SAME_VELOCITY_REL, Track, TracksView, V3, Window, at8, bit8, check_len, dot8,
-    flags_of, for_groups, probe, probe8, put, sub3, sub8,
+    MotionFlags, MotionFlagsColumn, SAME_VELOCITY_REL, Track, TracksView, V3, Window, at8, bit8,
+    check_len, dot8, flags8, in_groups, load, out_groups, probe, probe8, sub3, sub8,
 };
-use crate::batch::{BatchError, LANES, SegmentsView, padded_len};
+use crate::batch::{BatchError, F32Column, LANES, SegmentsView};
 use crate::reference::{clamp, dot, fma, max_ps};
 use crate::segment::Segment;
 use wide::{f32x8, u32x8};
@@ -169,24 +169,62 @@ struct CpaLanes {
     flags: u32x8,
 }
 
-/// The twin of `cpa_pair` for eight pairs.
+/// The relative motion of eight pairs: `w0`, `dv` and the scale of `dv`'s rounding.
+#[inline(always)]
+fn relative8<const ENDPOINTS: bool>(a0: V3, a1: V3, b0: V3, b1: V3) -> (V3, V3, f32x8) {
+    let w0 = sub8(a0, b0);
+    if ENDPOINTS {
+        let w1 = sub8(a1, b1);
+        (w0, sub8(w1, w0), dot8(w0, w0).fast_max(dot8(w1, w1)))
+    } else {
+        (w0, sub8(a1, b1), dot8(a1, a1).fast_max(dot8(b1, b1)))
+    }
+}
+
+/// The common case, time and distance only: `None` unless every lane is finite and no lane
+/// has the same velocity, in which case every `select` of [`cpa8`] would return its last
+/// operand and is skipped (bit for bit the same results). Callers handle `None` out of
+/// line, and compute the points with [`points8`] from reloaded inputs.
+#[inline(always)]
+fn cpa8_general<const ENDPOINTS: bool>(
+    a0: V3,
+    a1: V3,
+    b0: V3,
+    b1: V3,
+    t_end: f32x8,
+) -> Option<(f32x8, f32x8)> {
+    let zero = f32x8::ZERO;
+    let (w0, dv, scale2) = relative8::<ENDPOINTS>(a0, a1, b0, b1);
+    let a = dot8(dv, dv);
+    let b = dot8(w0, dv);
+    let same_velocity = a.simd_le(f32x8::splat(SAME_VELOCITY_REL * SAME_VELOCITY_REL) * scale2);
+    let t = clamp8(-b / a, zero, t_end);
+    let v = at8(t, dv, w0);
+    let dist2 = dot8(v, v);
+    let non_finite = probe8(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2]);
+    if (same_velocity | non_finite).any() {
+        return None;
+    }
+    Some((t, dist2))
+}
+
+/// The positions at time `t`: `A0 + t·dA`, `B0 + t·dB`.
+#[inline(always)]
+fn points8<const ENDPOINTS: bool>(a0: V3, a1: V3, b0: V3, b1: V3, t: f32x8) -> (V3, V3) {
+    let (d_a, d_b) = if ENDPOINTS {
+        (sub8(a1, a0), sub8(b1, b0))
+    } else {
+        (a1, b1)
+    };
+    (at8(t, d_a, a0), at8(t, d_b, b0))
+}
+
+/// The twin of `cpa_pair` for eight pairs, every branch a mask and a `select`.
 #[inline(always)]
 fn cpa8<const ENDPOINTS: bool>(a0: V3, a1: V3, b0: V3, b1: V3, t_end: f32x8) -> CpaLanes {
     let zero = f32x8::ZERO;
     let one = f32x8::ONE;
-    let w0 = sub8(a0, b0);
-    let (dv, scale2, d_a, d_b) = if ENDPOINTS {
-        let w1 = sub8(a1, b1);
-        let dv = sub8(w1, w0);
-        (
-            dv,
-            dot8(w0, w0).fast_max(dot8(w1, w1)),
-            sub8(a1, a0),
-            sub8(b1, b0),
-        )
-    } else {
-        (sub8(a1, b1), dot8(a1, a1).fast_max(dot8(b1, b1)), a1, b1)
-    };
+    let (w0, dv, scale2) = relative8::<ENDPOINTS>(a0, a1, b0, b1);
 
     let a = dot8(dv, dv);
     let b = dot8(w0, dv);
@@ -197,11 +235,12 @@ fn cpa8<const ENDPOINTS: bool>(a0: V3, a1: V3, b0: V3, b1: V3, t_end: f32x8) -> 
     let dist2 = dot8(v, v);
 
     let non_finite = probe8(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2]);
+    let (point_a, point_b) = points8::<ENDPOINTS>(a0, a1, b0, b1, t);
     let mut lanes = CpaLanes {
         t,
         dist2,
-        point_a: at8(t, d_a, a0),
-        point_b: at8(t, d_b, b0),
+        point_a,
+        point_b,
         flags: bit8(same_velocity, MotionFlags::SAME_VELOCITY),
     };
     if non_finite.any() {
@@ -241,11 +280,11 @@ pub(crate) fn clamp8(x: f32x8, lo: f32x8, hi: f32x8) -> f32x8 {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CpaBatch {
     len: usize,
-    t: Vec<f32>,
-    dist2: Vec<f32>,
-    point_a: [Vec<f32>; 3],
-    point_b: [Vec<f32>; 3],
-    flags: Vec<MotionFlags>,
+    t: F32Column,
+    dist2: F32Column,
+    point_a: [F32Column; 3],
+    point_b: [F32Column; 3],
+    flags: MotionFlagsColumn,
 }
 
 impl CpaBatch {
@@ -318,18 +357,113 @@ impl CpaBatch {
         (0..self.len).map(|i| self.get(i))
     }
 
+    /// Sizes every column for `len` results, padded to whole groups.
     fn reset(&mut self, len: usize) {
-        let n = padded_len(len);
         self.len = len;
         for v in [&mut self.t, &mut self.dist2]
             .into_iter()
             .chain(&mut self.point_a)
             .chain(&mut self.point_b)
         {
-            v.resize(n, 0.0);
+            v.resize_padded(len);
         }
-        self.flags.resize(n, MotionFlags::NONE);
+        self.flags.resize_padded(len);
     }
+
+    /// The columns as groups, split after group `groups` (see [`out_groups`]).
+    fn split_groups(&mut self, groups: usize) -> (CpaOut<'_>, CpaOut<'_>) {
+        let (t, t_rest) = out_groups(&mut self.t, groups);
+        let (dist2, dist2_rest) = out_groups(&mut self.dist2, groups);
+        let (flags, flags_rest) = out_groups(&mut self.flags, groups);
+        let [pa0, pa1, pa2] = &mut self.point_a;
+        let [pb0, pb1, pb2] = &mut self.point_b;
+        let (pax, pax_rest) = out_groups(pa0, groups);
+        let (pay, pay_rest) = out_groups(pa1, groups);
+        let (paz, paz_rest) = out_groups(pa2, groups);
+        let (pbx, pbx_rest) = out_groups(pb0, groups);
+        let (pby, pby_rest) = out_groups(pb1, groups);
+        let (pbz, pbz_rest) = out_groups(pb2, groups);
+        (
+            CpaOut {
+                t,
+                dist2,
+                point_a: [pax, pay, paz],
+                point_b: [pbx, pby, pbz],
+                flags,
+            },
+            CpaOut {
+                t: t_rest,
+                dist2: dist2_rest,
+                point_a: [pax_rest, pay_rest, paz_rest],
+                point_b: [pbx_rest, pby_rest, pbz_rest],
+                flags: flags_rest,
+            },
+        )
+    }
+}
+
+/// Output columns as whole groups: what the loop stores to.
+struct CpaOut<'a> {
+    t: &'a mut [[f32; LANES]],
+    dist2: &'a mut [[f32; LANES]],
+    point_a: [&'a mut [[f32; LANES]]; 3],
+    point_b: [&'a mut [[f32; LANES]]; 3],
+    flags: &'a mut [[MotionFlags; LANES]],
+}
+
+impl CpaOut<'_> {
+    /// Every column cut to exactly `groups` groups (each holds at least that many), so that
+    /// a loop over `0..groups` in the same function stores without bounds checks.
+    #[inline(always)]
+    fn cut(&mut self, groups: usize) -> CpaOut<'_> {
+        let [pax, pay, paz] = &mut self.point_a;
+        let [pbx, pby, pbz] = &mut self.point_b;
+        CpaOut {
+            t: &mut self.t[..groups],
+            dist2: &mut self.dist2[..groups],
+            point_a: [&mut pax[..groups], &mut pay[..groups], &mut paz[..groups]],
+            point_b: [&mut pbx[..groups], &mut pby[..groups], &mut pbz[..groups]],
+            flags: &mut self.flags[..groups],
+        }
+    }
+
+    /// Stores group `g`.
+    #[inline(always)]
+    fn store(&mut self, g: usize, lanes: &CpaLanes) {
+        self.t[g] = lanes.t.to_array();
+        self.dist2[g] = lanes.dist2.to_array();
+        let pa = [lanes.point_a.x, lanes.point_a.y, lanes.point_a.z];
+        let pb = [lanes.point_b.x, lanes.point_b.y, lanes.point_b.z];
+        for k in 0..3 {
+            self.point_a[k][g] = pa[k].to_array();
+            self.point_b[k][g] = pb[k].to_array();
+        }
+        self.flags[g] = flags8(lanes.flags);
+    }
+}
+
+/// The four points of group `g` (columns `a0 a1 b0 b1`, x y z each).
+#[inline(always)]
+fn points(c: [f32x8; 12]) -> (V3, V3, V3, V3) {
+    let v3 = |k: usize| V3 {
+        x: c[k],
+        y: c[k + 1],
+        z: c[k + 2],
+    };
+    (v3(0), v3(3), v3(6), v3(9))
+}
+
+/// One group through the masked path, out of line so the common loop stays lean (the
+/// caller stores the result: handing it the output columns would let it replace them, and
+/// the loop would check bounds again).
+#[inline(never)]
+fn masked_group<const ENDPOINTS: bool>(
+    cols: &[&[[f32; LANES]]; 12],
+    g: usize,
+    t_end: f32x8,
+) -> CpaLanes {
+    let (a0, a1, b0, b1) = points(load(cols, g));
+    cpa8::<ENDPOINTS>(a0, a1, b0, b1, t_end)
 }
 
 fn run<const ENDPOINTS: bool>(
@@ -342,36 +476,39 @@ fn run<const ENDPOINTS: bool>(
     out.reset(n);
     let t_end = f32x8::splat(t_end);
     let cols: [&[f32]; 12] = core::array::from_fn(|k| if k < 6 { a[k] } else { b[k - 6] });
-    for_groups(cols, n, |j, c| {
-        let v3 = |k: usize| V3 {
-            x: c[k],
-            y: c[k + 1],
-            z: c[k + 2],
-        };
-        let lanes = cpa8::<ENDPOINTS>(v3(0), v3(3), v3(6), v3(9), t_end);
-        put(&mut out.t, j, lanes.t);
-        put(&mut out.dist2, j, lanes.dist2);
-        for (col, x) in
-            out.point_a
-                .iter_mut()
-                .zip([lanes.point_a.x, lanes.point_a.y, lanes.point_a.z])
-        {
-            put(col, j, x);
+    let input = in_groups(cols, n);
+    let groups = input.groups;
+    let (mut main, mut rest) = out.split_groups(groups);
+    {
+        // Columns cut here, in the loop's function, so the loop has no bounds checks.
+        let cols: [&[[f32; LANES]]; 12] = core::array::from_fn(|c| &input.cols[c][..groups]);
+        let mut main = main.cut(groups);
+        for g in 0..groups {
+            let (a0, a1, b0, b1) = points(load(&cols, g));
+            match cpa8_general::<ENDPOINTS>(a0, a1, b0, b1, t_end) {
+                Some((t, dist2)) => {
+                    main.t[g] = t.to_array();
+                    main.dist2[g] = dist2.to_array();
+                    main.flags[g] = [MotionFlags::NONE; LANES];
+                    // The inputs again, from memory: keeping all twelve live through the
+                    // time computation would spill them (sixteen vector registers).
+                    let (a0, a1, b0, b1) = points(load(&cols, g));
+                    let (pa, pb) = points8::<ENDPOINTS>(a0, a1, b0, b1, t);
+                    let pa = [pa.x, pa.y, pa.z];
+                    let pb = [pb.x, pb.y, pb.z];
+                    for k in 0..3 {
+                        main.point_a[k][g] = pa[k].to_array();
+                        main.point_b[k][g] = pb[k].to_array();
+                    }
+                }
+                None => main.store(g, &masked_group::<ENDPOINTS>(&cols, g, t_end)),
+            }
         }
-        for (col, x) in
-            out.point_b
-                .iter_mut()
-                .zip([lanes.point_b.x, lanes.point_b.y, lanes.point_b.z])
-        {
-            put(col, j, x);
-        }
-        for (dst, bits) in out.flags[j..j + LANES]
-            .iter_mut()
-            .zip(lanes.flags.to_array())
-        {
-            *dst = flags_of(bits);
-        }
-    });
+    }
+    if let Some(tail) = &input.tail {
+        let cols = core::array::from_fn(|c| core::slice::from_ref(&tail[c]));
+        rest.store(0, &masked_group::<ENDPOINTS>(&cols, 0, t_end));
+    }
 }
 
 /// Closest point of approach of `a[i]` and `b[i]` over `window`, for every `i`

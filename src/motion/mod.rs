@@ -29,6 +29,17 @@
 //! [`MotionFlags::NON_FINITE`] for that pair only. The batched functions and their scalar
 //! references agree bit for bit on x86_64 (AVX2+FMA and SSE2 builds); `tests/motion.rs`
 //! checks that and the accuracy against an f64 oracle.
+//!
+//! # How the loops are fast
+//!
+//! As in the 3D kernel (`src/kernel.rs`): output columns are stored in aligned `f32x8`
+//! groups; every input and output column is cut to exactly the number of whole groups in
+//! the function that loops, so loads and stores of whole `[f32; 8]` groups need no bounds
+//! checks; each query has a common-case path (every lane finite and, for CPA and 2D, none
+//! of the special cases) whose `select`s are skipped and whose results are bit for bit
+//! those of the masked path, which runs out of line (`#[inline(never)]`, also for the last
+//! partial group); masks become bytes (`bool`, flags, [`Crossing`]) with one `movmskps`
+//! and one multiplication. `docs/performance.md` has the figures.
 
 mod contact;
 mod cpa;
@@ -48,7 +59,7 @@ pub use seg2d::{
     intersect2_into, intersect2_scalar, try_intersect2_into,
 };
 
-use crate::batch::{BatchError, LANES, Segments, SegmentsView, padded_len};
+use crate::batch::{BatchError, Column, LANES, Segments, SegmentsView};
 use crate::segment::Segment;
 use bytemuck::{Pod, Zeroable};
 use core::ops::RangeBounds;
@@ -476,49 +487,80 @@ pub(crate) fn bit8(mask: f32x8, flag: MotionFlags) -> u32x8 {
     mask.to_bits() & u32x8::splat(u32::from(flag.bits()))
 }
 
-/// Converts a lane of flag bits back to [`MotionFlags`].
+/// A [`MotionFlags`] column stored in whole groups of [`LANES`] (one `u64` each).
+pub(crate) type MotionFlagsColumn = Column<MotionFlags, u64>;
+
+/// Eight lanes of flag bits as one group of [`MotionFlags`] (only flag bits are ever set).
 #[inline(always)]
-pub(crate) fn flags_of(bits: u32) -> MotionFlags {
-    MotionFlags::from_bits_truncate(bits as u8)
+pub(crate) fn flags8(bits: u32x8) -> [MotionFlags; LANES] {
+    bits.to_array()
+        .map(|b| MotionFlags::from_bits_truncate(b as u8))
 }
 
-/// Runs `f(j, lanes)` for every group of [`LANES`] pairs over `n` pairs, lane `k` of column
-/// `c` holding `cols[c][j + k]`. Groups inside every column (padding included) are loaded in
-/// place; a last partial group is copied into zero-padded buffers.
+/// One byte per lane as the bytes of a `u64` (lane `k` in byte `k`, little-endian): 1 where
+/// `mask` is set, 0 elsewhere. `movmskps` and one multiplication, where converting eight
+/// lanes one by one costs some fifty instructions.
 #[inline(always)]
-pub(crate) fn for_groups<const C: usize>(
-    cols: [&[f32]; C],
-    n: usize,
-    mut f: impl FnMut(usize, [f32x8; C]),
-) {
-    let load = |col: &[f32], j: usize| {
-        let chunk: [f32; LANES] = col[j..j + LANES].try_into().expect("8 values");
-        f32x8::from(chunk)
-    };
+pub(crate) fn mask_bytes(mask: f32x8) -> u64 {
+    let bits = u64::from(mask.to_bitmask());
+    // Multiplying by Σ 2^(7k) puts bit k at bit 8k; without bit 7 no two copies overlap.
+    (((bits & 0x7f) * 0x0002_0408_1020_4081) & 0x0101_0101_0101_0101) | ((bits >> 7 & 1) << 56)
+}
+
+/// The flag `flag` in the lanes of `mask`, as one group of [`MotionFlags`].
+#[inline(always)]
+pub(crate) fn flag_bytes(mask: f32x8, flag: MotionFlags) -> [MotionFlags; LANES] {
+    bytemuck::cast(mask_bytes(mask) * u64::from(flag.bits()))
+}
+
+/// Input columns cut into whole groups of [`LANES`] pairs for the loops.
+pub(crate) struct InGroups<'a, const C: usize> {
+    /// The groups read in place, every column exactly `groups` groups long. The loop cuts
+    /// them once more in its own function (`&cols[c][..groups]`): only then does the
+    /// compiler see the lengths and drop the bounds checks.
+    pub cols: [&'a [[f32; LANES]]; C],
+    /// Number of groups read in place.
+    pub groups: usize,
+    /// The last partial group copied into zero-padded buffers, when the columns have no
+    /// padding in place after it (a sub-range view, or caller-owned radius slices).
+    pub tail: Option<[[f32; LANES]; C]>,
+}
+
+/// Cuts `n` pairs of `cols` into whole groups (lane `k` of group `g` of column `c` holds
+/// `cols[c][g·8 + k]`): the groups inside every column, padding included, are read in
+/// place, a last partial group is copied.
+pub(crate) fn in_groups<const C: usize>(cols: [&[f32]; C], n: usize) -> InGroups<'_, C> {
     let room = cols.iter().map(|c| c.len()).min().unwrap_or(0);
-    let direct = (room / LANES * LANES).min(padded_len(n));
-    let mut j = 0;
-    while j < direct {
-        f(j, core::array::from_fn(|c| load(cols[c], j)));
-        j += LANES;
-    }
-    if j < n {
-        let count = n - j;
-        f(
-            j,
-            core::array::from_fn(|c| {
-                let mut buf = [0.0f32; LANES];
-                buf[..count].copy_from_slice(&cols[c][j..n]);
-                f32x8::from(buf)
-            }),
-        );
+    let groups = (room / LANES).min(n.div_ceil(LANES));
+    let j = groups * LANES;
+    let tail = (j < n).then(|| {
+        core::array::from_fn(|c| {
+            let mut buf = [0.0f32; LANES];
+            buf[..n - j].copy_from_slice(&cols[c][j..n]);
+            buf
+        })
+    });
+    InGroups {
+        cols: core::array::from_fn(|c| &cols[c][..j].as_chunks::<LANES>().0[..groups]),
+        groups,
+        tail,
     }
 }
 
-/// Writes eight lanes to `col[j..j + 8]` (output columns are padded to [`LANES`]).
+/// Group `g` of every column.
 #[inline(always)]
-pub(crate) fn put(col: &mut [f32], j: usize, v: f32x8) {
-    col[j..j + LANES].copy_from_slice(v.as_array());
+pub(crate) fn load<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x8; C] {
+    core::array::from_fn(|c| f32x8::from(cols[c][g]))
+}
+
+/// An output column padded to whole groups, split after the first `groups` groups: the
+/// main loop's part (exactly `groups` groups, so it stores without bounds checks) and the
+/// rest (the partial last group, if any).
+pub(crate) fn out_groups<T>(
+    col: &mut [T],
+    groups: usize,
+) -> (&mut [[T; LANES]], &mut [[T; LANES]]) {
+    col.as_chunks_mut::<LANES>().0.split_at_mut(groups)
 }
 
 /// Checks two batch lengths.

@@ -35,8 +35,11 @@
 //! There are no absolute epsilons: every tolerance is relative to the inputs' own scale.
 
 use super::cpa::clamp8;
-use super::{MotionFlags, bit8, check_len, flags_of, for_groups, probe, probe8, put};
-use crate::batch::{BatchError, LANES, padded_len};
+use super::{
+    MotionFlags, MotionFlagsColumn, bit8, check_len, flags8, in_groups, load, mask_bytes,
+    out_groups, probe, probe8,
+};
+use crate::batch::{BatchError, F32Column, LANES, padded_len};
 use crate::reference::{clamp, fma, fms, max_ps, min_ps};
 use bytemuck::{Pod, Zeroable};
 use core::ops::{Bound, RangeBounds};
@@ -301,7 +304,8 @@ fn cross2x8(u: V2, v: V2) -> f32x8 {
 
 /// Eight results.
 struct Lanes2 {
-    kind: f32x8,
+    /// `Crossing` discriminants: 0, 1 or 2 per lane.
+    kind: u32x8,
     s: f32x8,
     t: f32x8,
     s_end: f32x8,
@@ -310,6 +314,67 @@ struct Lanes2 {
     point_b: V2,
     dist2: f32x8,
     flags: u32x8,
+}
+
+/// The common case: `None` unless every lane is finite, has no degenerate side and is not
+/// parallel, in which case every `select` of [`intersect8`] would return its last operand
+/// (no overlap, the parametric first estimate) and the overlap interval is never used: the
+/// same results bit for bit, with three divisions instead of seven. Callers handle `None`
+/// out of line.
+#[inline(always)]
+fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<(Lanes2, f32x8)> {
+    let zero = f32x8::ZERO;
+    let one = f32x8::ONE;
+    let d_a = sub2x8(a1, a0);
+    let d_b = sub2x8(b1, b0);
+    let r = sub2x8(a0, b0);
+    let non_finite = probe8(&[d_a.x, d_a.y, d_b.x, d_b.y, r.x, r.y]);
+
+    let a_ = dot2x8(d_a, d_a);
+    let e = dot2x8(d_b, d_b);
+    let b_ = dot2x8(d_a, d_b);
+    let c = dot2x8(d_a, r);
+    let f = dot2x8(d_b, r);
+    let scale2_a = dot2x8(a0, a0).fast_max(dot2x8(a1, a1));
+    let scale2_b = dot2x8(b0, b0).fast_max(dot2x8(b1, b1));
+    let scale2 = scale2_a.fast_max(scale2_b);
+    let length_rel2 = f32x8::splat(LENGTH_REL * LENGTH_REL);
+    let degenerate_a = a_.simd_le(length_rel2 * scale2_a);
+    let degenerate_b = e.simd_le(length_rel2 * scale2_b);
+    let denom = cross2x8(d_a, d_b);
+    let parallel_or_degenerate =
+        (denom * denom).simd_le(f32x8::splat(PARALLEL_SIN * PARALLEL_SIN) * (a_ * e));
+    if (non_finite | degenerate_a | degenerate_b | parallel_or_degenerate).any() {
+        return None;
+    }
+    let s_num = cross2x8(d_b, r);
+    let s = clamp8(s_num / denom, zero, one);
+    let t = clamp8(b_.mul_add(s, f) / e, zero, one);
+    let s = clamp8(b_.mul_sub(t, c) / a_, zero, one);
+    let v = V2 {
+        x: t.mul_neg_add(d_b.x, s.mul_add(d_a.x, r.x)),
+        y: t.mul_neg_add(d_b.y, s.mul_add(d_a.y, r.y)),
+    };
+    let dist2 = dot2x8(v, v);
+    let point = dist2.simd_le(f32x8::splat(ON_LINE_REL * ON_LINE_REL) * scale2);
+    let lanes = Lanes2 {
+        kind: point.to_bits() & u32x8::splat(Crossing::Point as u32),
+        s,
+        t,
+        s_end: s,
+        t_end: t,
+        point_a: V2 {
+            x: s.mul_add(d_a.x, a0.x),
+            y: s.mul_add(d_a.y, a0.y),
+        },
+        point_b: V2 {
+            x: t.mul_add(d_b.x, b0.x),
+            y: t.mul_add(d_b.y, b0.y),
+        },
+        dist2,
+        flags: u32x8::ZERO,
+    };
+    Some((lanes, point))
 }
 
 /// The twin of [`intersect2_scalar`] for eight pairs.
@@ -377,7 +442,8 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
     let t_lo = clamp8(b_.mul_add(lo, f) / e_safe, zero, one);
     let t_hi = clamp8(b_.mul_add(hi, f) / e_safe, zero, one);
 
-    let kind = point.select(one, overlap.select(f32x8::splat(2.0), zero));
+    let kind = (point.to_bits() & u32x8::splat(Crossing::Point as u32))
+        | (overlap.to_bits() & u32x8::splat(Crossing::Overlap as u32));
     // `point` and `overlap` exclude each other.
     let s_out = overlap.select(lo, s);
     let t_out = overlap.select(t_lo, t);
@@ -408,7 +474,7 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
         let nan = f32x8::splat(f32::NAN);
         let blank = |x: f32x8| non_finite.select(nan, x);
         lanes = Lanes2 {
-            kind: non_finite.select(zero, lanes.kind),
+            kind: !non_finite.to_bits() & lanes.kind,
             s: blank(lanes.s),
             t: blank(lanes.t),
             s_end: blank(lanes.s_end),
@@ -448,7 +514,8 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Segments2 {
-    cols: [Vec<f32>; 4],
+    /// `x0, y0, x1, y1`, each of length `padded_len(len)`, zero padded, in aligned groups.
+    cols: [F32Column; 4],
     len: usize,
 }
 
@@ -463,7 +530,7 @@ impl Segments2 {
     #[must_use]
     pub fn with_capacity(n: usize) -> Self {
         Segments2 {
-            cols: core::array::from_fn(|_| Vec::with_capacity(padded_len(n))),
+            cols: core::array::from_fn(|_| F32Column::with_capacity(n)),
             len: 0,
         }
     }
@@ -479,9 +546,9 @@ impl Segments2 {
         }
         Ok(Segments2 {
             cols: core::array::from_fn(|k| {
-                let mut v = Vec::with_capacity(padded_len(len));
-                v.extend_from_slice(cols[k]);
-                v.resize(padded_len(len), 0.0);
+                let mut v = F32Column::with_capacity(len);
+                v.resize_padded(len);
+                v[..len].copy_from_slice(cols[k]);
                 v
             }),
             len,
@@ -503,8 +570,9 @@ impl Segments2 {
     /// Appends one segment.
     pub fn push(&mut self, s: Segment2) {
         if self.len.is_multiple_of(LANES) {
+            // Open a new padded group.
             for col in &mut self.cols {
-                col.resize(self.len + LANES, 0.0);
+                col.resize_padded(self.len + 1);
             }
         }
         for (col, x) in self
@@ -522,13 +590,10 @@ impl Segments2 {
         let old = self.len;
         let len = old + segments.len();
         for (k, col) in self.cols.iter_mut().enumerate() {
-            col.truncate(old);
-            col.extend(
-                segments
-                    .iter()
-                    .map(|s| if k < 2 { s.p0[k] } else { s.p1[k - 2] }),
-            );
-            col.resize(padded_len(len), 0.0);
+            col.resize_padded(len);
+            for (dst, s) in col[old..len].iter_mut().zip(segments) {
+                *dst = if k < 2 { s.p0[k] } else { s.p1[k - 2] };
+            }
         }
         self.len = len;
     }
@@ -689,14 +754,14 @@ impl<'a> Segments2View<'a> {
 pub struct Intersections2 {
     len: usize,
     kind: Vec<Crossing>,
-    s: Vec<f32>,
-    t: Vec<f32>,
-    s_end: Vec<f32>,
-    t_end: Vec<f32>,
-    point_a: [Vec<f32>; 2],
-    point_b: [Vec<f32>; 2],
-    dist2: Vec<f32>,
-    flags: Vec<MotionFlags>,
+    s: F32Column,
+    t: F32Column,
+    s_end: F32Column,
+    t_end: F32Column,
+    point_a: [F32Column; 2],
+    point_b: [F32Column; 2],
+    dist2: F32Column,
+    flags: MotionFlagsColumn,
 }
 
 impl Intersections2 {
@@ -797,8 +862,8 @@ impl Intersections2 {
         (0..self.len).map(|i| self.get(i))
     }
 
+    /// Sizes every column for `len` results, padded to whole groups.
     fn reset(&mut self, len: usize) {
-        let n = padded_len(len);
         self.len = len;
         for v in [
             &mut self.s,
@@ -811,11 +876,125 @@ impl Intersections2 {
         .chain(&mut self.point_a)
         .chain(&mut self.point_b)
         {
-            v.resize(n, 0.0);
+            v.resize_padded(len);
         }
-        self.kind.resize(n, Crossing::Disjoint);
-        self.flags.resize(n, MotionFlags::NONE);
+        self.kind.resize(padded_len(len), Crossing::Disjoint);
+        self.flags.resize_padded(len);
     }
+
+    /// The columns as groups, split after group `groups` (see [`out_groups`]).
+    fn split_groups(&mut self, groups: usize) -> (Out2<'_>, Out2<'_>) {
+        let (kind, kind_rest) = out_groups(&mut self.kind, groups);
+        let (s, s_rest) = out_groups(&mut self.s, groups);
+        let (t, t_rest) = out_groups(&mut self.t, groups);
+        let (s_end, s_end_rest) = out_groups(&mut self.s_end, groups);
+        let (t_end, t_end_rest) = out_groups(&mut self.t_end, groups);
+        let (dist2, dist2_rest) = out_groups(&mut self.dist2, groups);
+        let (flags, flags_rest) = out_groups(&mut self.flags, groups);
+        let [pa0, pa1] = &mut self.point_a;
+        let [pb0, pb1] = &mut self.point_b;
+        let (pax, pax_rest) = out_groups(pa0, groups);
+        let (pay, pay_rest) = out_groups(pa1, groups);
+        let (pbx, pbx_rest) = out_groups(pb0, groups);
+        let (pby, pby_rest) = out_groups(pb1, groups);
+        (
+            Out2 {
+                kind,
+                s,
+                t,
+                s_end,
+                t_end,
+                point_a: [pax, pay],
+                point_b: [pbx, pby],
+                dist2,
+                flags,
+            },
+            Out2 {
+                kind: kind_rest,
+                s: s_rest,
+                t: t_rest,
+                s_end: s_end_rest,
+                t_end: t_end_rest,
+                point_a: [pax_rest, pay_rest],
+                point_b: [pbx_rest, pby_rest],
+                dist2: dist2_rest,
+                flags: flags_rest,
+            },
+        )
+    }
+}
+
+/// Output columns as whole groups: what the loop stores to.
+struct Out2<'a> {
+    kind: &'a mut [[Crossing; LANES]],
+    s: &'a mut [[f32; LANES]],
+    t: &'a mut [[f32; LANES]],
+    s_end: &'a mut [[f32; LANES]],
+    t_end: &'a mut [[f32; LANES]],
+    point_a: [&'a mut [[f32; LANES]]; 2],
+    point_b: [&'a mut [[f32; LANES]]; 2],
+    dist2: &'a mut [[f32; LANES]],
+    flags: &'a mut [[MotionFlags; LANES]],
+}
+
+impl Out2<'_> {
+    /// Every column cut to exactly `groups` groups (each holds at least that many), so that
+    /// a loop over `0..groups` in the same function stores without bounds checks.
+    #[inline(always)]
+    fn cut(&mut self, groups: usize) -> Out2<'_> {
+        let [pax, pay] = &mut self.point_a;
+        let [pbx, pby] = &mut self.point_b;
+        Out2 {
+            kind: &mut self.kind[..groups],
+            s: &mut self.s[..groups],
+            t: &mut self.t[..groups],
+            s_end: &mut self.s_end[..groups],
+            t_end: &mut self.t_end[..groups],
+            point_a: [&mut pax[..groups], &mut pay[..groups]],
+            point_b: [&mut pbx[..groups], &mut pby[..groups]],
+            dist2: &mut self.dist2[..groups],
+            flags: &mut self.flags[..groups],
+        }
+    }
+
+    /// Stores group `g`.
+    #[inline(always)]
+    fn store(&mut self, g: usize, lanes: &Lanes2) {
+        self.s[g] = lanes.s.to_array();
+        self.t[g] = lanes.t.to_array();
+        self.s_end[g] = lanes.s_end.to_array();
+        self.t_end[g] = lanes.t_end.to_array();
+        self.dist2[g] = lanes.dist2.to_array();
+        self.point_a[0][g] = lanes.point_a.x.to_array();
+        self.point_a[1][g] = lanes.point_a.y.to_array();
+        self.point_b[0][g] = lanes.point_b.x.to_array();
+        self.point_b[1][g] = lanes.point_b.y.to_array();
+        self.kind[g] = lanes.kind.to_array().map(|k| match k as u8 {
+            1 => Crossing::Point,
+            2 => Crossing::Overlap,
+            _ => Crossing::Disjoint,
+        });
+        self.flags[g] = flags8(lanes.flags);
+    }
+}
+
+/// The four points of group `g` (columns `a0 a1 b0 b1`, x y each).
+#[inline(always)]
+fn points2(c: [f32x8; 8]) -> (V2, V2, V2, V2) {
+    let v2 = |k: usize| V2 {
+        x: c[k],
+        y: c[k + 1],
+    };
+    (v2(0), v2(2), v2(4), v2(6))
+}
+
+/// One group through the masked path, out of line so the common loop stays lean (the
+/// caller stores the result: handing it the output columns would let it replace them, and
+/// the loop would check bounds again).
+#[inline(never)]
+fn masked_group(cols: &[&[[f32; LANES]]; 8], g: usize) -> Lanes2 {
+    let (a0, a1, b0, b1) = points2(load(cols, g));
+    intersect8(a0, a1, b0, b1)
 }
 
 /// Intersection (or closest points) of `a[i]` and `b[i]` for every `i` (batched twin of
@@ -895,41 +1074,43 @@ pub fn try_intersect2_into<'a, 'b>(
     let n = a.len();
     out.reset(n);
     let cols: [&[f32]; 8] = core::array::from_fn(|k| if k < 4 { a.cols[k] } else { b.cols[k - 4] });
-    for_groups(cols, n, |j, c| {
-        let v2 = |k: usize| V2 {
-            x: c[k],
-            y: c[k + 1],
-        };
-        let lanes = intersect8(v2(0), v2(2), v2(4), v2(6));
-        for (col, v) in [
-            (&mut out.s, lanes.s),
-            (&mut out.t, lanes.t),
-            (&mut out.s_end, lanes.s_end),
-            (&mut out.t_end, lanes.t_end),
-            (&mut out.dist2, lanes.dist2),
-        ] {
-            put(col, j, v);
+    let input = in_groups(cols, n);
+    let groups = input.groups;
+    let (mut main, mut rest) = out.split_groups(groups);
+    {
+        // Columns cut here, in the loop's function, so the loop has no bounds checks.
+        let cols: [&[[f32; LANES]]; 8] = core::array::from_fn(|c| &input.cols[c][..groups]);
+        let mut main = main.cut(groups);
+        for g in 0..groups {
+            let (a0, a1, b0, b1) = points2(load(&cols, g));
+            match intersect8_general(a0, a1, b0, b1) {
+                Some((lanes, point)) => {
+                    main.s[g] = lanes.s.to_array();
+                    main.t[g] = lanes.t.to_array();
+                    main.s_end[g] = lanes.s_end.to_array();
+                    main.t_end[g] = lanes.t_end.to_array();
+                    main.dist2[g] = lanes.dist2.to_array();
+                    main.point_a[0][g] = lanes.point_a.x.to_array();
+                    main.point_a[1][g] = lanes.point_a.y.to_array();
+                    main.point_b[0][g] = lanes.point_b.x.to_array();
+                    main.point_b[1][g] = lanes.point_b.y.to_array();
+                    // `Point` (1) or `Disjoint` (0), straight from the mask; no flags.
+                    main.kind[g] = mask_bytes(point).to_le_bytes().map(|k| {
+                        if k == 0 {
+                            Crossing::Disjoint
+                        } else {
+                            Crossing::Point
+                        }
+                    });
+                    main.flags[g] = [MotionFlags::NONE; LANES];
+                }
+                None => main.store(g, &masked_group(&cols, g)),
+            }
         }
-        let [pax, pay] = &mut out.point_a;
-        put(pax, j, lanes.point_a.x);
-        put(pay, j, lanes.point_a.y);
-        let [pbx, pby] = &mut out.point_b;
-        put(pbx, j, lanes.point_b.x);
-        put(pby, j, lanes.point_b.y);
-        for (dst, k) in out.kind[j..j + LANES].iter_mut().zip(lanes.kind.to_array()) {
-            // 0.0, 1.0 or 2.0: the conversion is exact.
-            *dst = match k as u8 {
-                1 => Crossing::Point,
-                2 => Crossing::Overlap,
-                _ => Crossing::Disjoint,
-            };
-        }
-        for (dst, bits) in out.flags[j..j + LANES]
-            .iter_mut()
-            .zip(lanes.flags.to_array())
-        {
-            *dst = flags_of(bits);
-        }
-    });
+    }
+    if let Some(tail) = &input.tail {
+        let cols = core::array::from_fn(|c| core::slice::from_ref(&tail[c]));
+        rest.store(0, &masked_group(&cols, 0));
+    }
     Ok(())
 }
