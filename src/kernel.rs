@@ -285,7 +285,7 @@ fn store(col: &mut [f32], j: usize, count: usize, v: f32x8) {
 
 /// Writes the first `count` lanes of a group of results, for the selected columns.
 #[inline(always)]
-fn store_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
+pub(crate) fn store_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
     out: &mut OutColumns<'_>,
     j: usize,
     count: usize,

@@ -33,6 +33,7 @@ mod batch;
 mod kernel;
 #[cfg(feature = "rayon")]
 mod par;
+mod query;
 pub mod reference;
 mod segment;
 mod simd;
@@ -43,9 +44,24 @@ pub use kernel::{
     try_closest_points_with_into,
 };
 #[cfg(feature = "rayon")]
+pub use par::PAR_MIN_PAIR_TESTS;
+#[cfg(feature = "rayon")]
 pub use par::{
     PAR_CHUNK_PAIRS, PAR_MIN_PAIRS, par_closest_points, par_closest_points_with_into,
     try_par_closest_points_with_into,
+};
+pub use query::{
+    Hit, PairMask, Radii, SharedEndpoints, TILE_A, TILE_B, capsules_touch, capsules_touch_indices,
+    closest_points_one_to_many, closest_points_one_to_many_with_into, dist2_matrix,
+    dist2_matrix_into, pairs_within, self_pairs_within, try_capsules_touch_indices_into,
+    try_capsules_touch_into, try_pairs_within_into, try_self_pairs_within_into,
+};
+#[cfg(feature = "rayon")]
+pub use query::{
+    par_capsules_touch, par_capsules_touch_indices, par_closest_points_one_to_many_with_into,
+    par_dist2_matrix_into, par_pairs_within, par_self_pairs_within,
+    try_par_capsules_touch_indices_into, try_par_capsules_touch_into, try_par_pairs_within_into,
+    try_par_self_pairs_within_into,
 };
 pub use segment::{Closest, Extent, Flags, Options, Segment, Tolerance};
 pub use simd::{SIMD_LEVEL, cpu_simd_level, simd_upgrade_hint};

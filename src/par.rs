@@ -23,7 +23,14 @@ pub const PAR_MIN_PAIRS: usize = 32 * 1024;
 /// pairs/s), small enough to balance load on a busy machine. A multiple of [`LANES`].
 pub const PAR_CHUNK_PAIRS: usize = 32 * 1024;
 
-const _: () = assert!(PAR_CHUNK_PAIRS % LANES == 0);
+const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(LANES));
+
+/// Below this many pair tests (`a.len()·b.len()`, or `n²/2` within one set) the parallel
+/// `N × M` queries run on the calling thread.
+///
+/// Measured with `cargo bench --bench queries -- cutoff` on 2 cores (see
+/// docs/performance.md).
+pub const PAR_MIN_PAIR_TESTS: usize = 256 * 1024;
 
 /// [`closest_points`](crate::closest_points) on all cores: segment against segment, default
 /// tolerance, every column; bitwise identical results.
