@@ -26,6 +26,18 @@
 //! of the given `f32` end points, `S` being the largest coordinate magnitude, for
 //! near-parallel, collinear, tiny, long and far-from-origin pairs alike. See
 //! `docs/algorithm.md` and `docs/accuracy.md`.
+//!
+//! ## Bulk queries
+//!
+//! Built on the same kernel, so every value is the reference's bit for bit:
+//! [`closest_points_one_to_many`] (one segment or ray against a batch), [`capsules_touch`]
+//! / [`capsules_touch_indices`] (pairwise capsule overlap as a [`PairMask`] or an index
+//! list), [`dist2_matrix`] and [`pairs_within`] (every A against every B, tiled: a dense
+//! matrix or the sparse list of [`Hit`]s within a radius) and [`self_pairs_within`] (all
+//! pairs `i < j` of one batch within a radius, optionally skipping pieces that share an end
+//! point). With the default `rayon` feature each has a `par_` form returning identical
+//! results; small inputs stay on the calling thread ([`PAR_MIN_PAIRS`],
+//! [`PAR_MIN_PAIR_TESTS`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
