@@ -572,6 +572,18 @@ fn parallel_forms_match_sequential() {
         capsules_touch_indices(&big, &big2, per, &o),
         par_capsules_touch_indices(&big, &big2, per, &o)
     );
+    // Unpadded views (the last group of every column copied into a buffer).
+    let (ca, cb) = (tight_columns(&big), tight_columns(&big2));
+    assert_eq!(
+        capsules_touch(&big, &big2, per, &o),
+        par_capsules_touch(tight_view(&ca), tight_view(&cb), per, &o)
+    );
+    let (mut seq, mut par) = (ClosestBatch::new(), ClosestBatch::new());
+    closest_points_one_to_many_with_into(&one, &big, &o, Outputs::ALL, &mut seq);
+    par_closest_points_one_to_many_with_into(&one, tight_view(&ca), &o, Outputs::ALL, &mut par);
+    for j in (0..n).step_by(97).chain(n - 8..n) {
+        assert_same_closest(&par.get(j), &seq.get(j), "par one-to-many, unpadded");
+    }
     let mut rb_bad = rb.clone();
     rb_bad[n - 3] = -1.0;
     let mut m = PairMask::new();
@@ -596,7 +608,8 @@ fn parallel_forms_match_sequential() {
     for r in [0.0f32, 1e-2, 1.0, 30.0, 3e3] {
         let seq = pairs_within(&a, &b, r, &o);
         assert_same_hits(&par_pairs_within(&a, &b, r, &o), &seq, "par pairs_within");
-        let one_row = a.view(3..4);
+        // Few rows against a long batch: the parallel form splits columns too.
+        let one_row = a.view(3..6);
         assert_same_hits(
             &par_pairs_within(one_row, &big, r, &o),
             &pairs_within(one_row, &big, r, &o),
