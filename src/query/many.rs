@@ -45,7 +45,7 @@ pub fn dist2_matrix_into<'a, 'b>(
     out: &mut Vec<f32>,
 ) {
     let (a, b) = (a.into(), b.into());
-    out.clear();
+    // Every entry is written below: only grow (no clearing pass over the whole matrix).
     out.resize(a.len() * b.len(), 0.0);
     let splat = Splat::new(&options.params());
     matrix_rows(&Side::new(a), &Side::new(b), 0..a.len(), &splat, out);
@@ -98,7 +98,6 @@ pub fn par_dist2_matrix_into<'a, 'b>(
     if na.saturating_mul(nb) < PAR_MIN_PAIR_TESTS || na < 2 {
         return dist2_matrix_into(a, b, options, out);
     }
-    out.clear();
     out.resize(na * nb, 0.0);
     let splat = Splat::new(&options.params());
     let (sa, sb) = (Side::new(a), Side::new(b));
