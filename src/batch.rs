@@ -136,6 +136,11 @@ pub enum BatchError {
         /// The length found.
         len: usize,
     },
+    /// A radius that is negative or NaN (queries that compare distances with a radius).
+    InvalidRadius {
+        /// Index of the first invalid radius in a per-pair list, `None` for a single radius.
+        index: Option<usize>,
+    },
     /// A range outside the batch.
     OutOfRange {
         /// Start of the requested range.
@@ -162,6 +167,12 @@ impl core::fmt::Display for BatchError {
                 f,
                 "{len} numbers is not a whole number of segments (6 numbers each)"
             ),
+            BatchError::InvalidRadius { index: None } => {
+                write!(f, "the radius is negative or NaN")
+            }
+            BatchError::InvalidRadius { index: Some(i) } => {
+                write!(f, "radius {i} is negative or NaN")
+            }
             BatchError::OutOfRange { start, end, len } => {
                 write!(f, "range {start}..{end} is outside a batch of {len}")
             }

@@ -72,7 +72,6 @@ pub(crate) struct V3 {
 impl V3 {
     /// The same point in every lane.
     #[inline(always)]
-    #[allow(dead_code)] // first user: the bulk queries (src/query), being merged
     pub(crate) fn splat(p: [f32; 3]) -> V3 {
         V3 {
             x: f32x8::splat(p[0]),
@@ -430,6 +429,28 @@ pub(crate) fn load_side(cols: &[&[[f32; LANES]]; 6], g: usize) -> (V3, V3) {
     )
 }
 
+/// Loads one side's six columns at pair `j` from plain slices (each holding at least
+/// `j + LANES` values): for callers that index groups at arbitrary offsets (the queries).
+#[inline(always)]
+pub(crate) fn load_side_at(cols: &[&[f32]; 6], j: usize) -> (V3, V3) {
+    let col = |k: usize| {
+        let group: [f32; LANES] = cols[k][j..j + LANES].try_into().expect("a whole group");
+        f32x8::from(group)
+    };
+    (
+        V3 {
+            x: col(0),
+            y: col(1),
+            z: col(2),
+        },
+        V3 {
+            x: col(3),
+            y: col(4),
+            z: col(5),
+        },
+    )
+}
+
 /// Output columns cut into whole groups: what the main loop stores to.
 struct OutGroups<'a> {
     dist2: &'a mut [[f32; LANES]],
@@ -469,8 +490,9 @@ fn store_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
     }
 }
 
-/// Stores the first `count` lanes of a group starting at pair `j` (a partial last group).
-fn store_partial(out: &mut OutColumns<'_>, j: usize, count: usize, lanes: &Lanes) {
+/// Stores the first `count` lanes of a group starting at pair `j` in the selected columns
+/// (the kernel's partial last group; the queries' groups at arbitrary offsets).
+pub(crate) fn store_partial(out: &mut OutColumns<'_>, j: usize, count: usize, lanes: &Lanes) {
     let o = out.outputs;
     let put = |col: &mut [f32], v: f32x8| col[j..j + count].copy_from_slice(&v.as_array()[..count]);
     put(out.dist2, lanes.dist2);

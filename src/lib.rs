@@ -67,6 +67,18 @@
 //! more. On every build the kernel matches the reference of that build bit for bit (the
 //! reference fuses exactly the multiply-adds the kernel fuses); between an FMA and a non-FMA
 //! build results differ by rounding only, within the accuracy bound.
+//!
+//! ## Bulk queries
+//!
+//! Built on the same kernel, so every value is the reference's bit for bit:
+//! [`closest_points_one_to_many`] (one segment or ray against a batch), [`capsules_touch`]
+//! / [`capsules_touch_indices`] (pairwise capsule overlap as a [`PairMask`] or an index
+//! list), [`dist2_matrix`] and [`pairs_within`] (every A against every B, tiled: a dense
+//! matrix or the sparse list of [`Hit`]s within a radius) and [`self_pairs_within`] (all
+//! pairs `i < j` of one batch within a radius, optionally skipping pieces that share an end
+//! point). With the default `rayon` feature each has a `par_` form returning identical
+//! results; small inputs stay on the calling thread ([`PAR_MIN_PAIRS`],
+//! [`PAR_MIN_PAIR_TESTS`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -75,6 +87,7 @@ mod kernel;
 pub mod motion;
 #[cfg(feature = "rayon")]
 mod par;
+mod query;
 pub mod reference;
 mod segment;
 mod simd;
@@ -85,9 +98,24 @@ pub use kernel::{
     try_closest_points_with_into,
 };
 #[cfg(feature = "rayon")]
+pub use par::PAR_MIN_PAIR_TESTS;
+#[cfg(feature = "rayon")]
 pub use par::{
     PAR_CHUNK_PAIRS, PAR_MIN_PAIRS, par_closest_points, par_closest_points_with_into,
     try_par_closest_points_with_into,
+};
+pub use query::{
+    Hit, PairMask, Radii, SharedEndpoints, TILE_A, TILE_B, capsules_touch, capsules_touch_indices,
+    closest_points_one_to_many, closest_points_one_to_many_with_into, dist2_matrix,
+    dist2_matrix_into, pairs_within, self_pairs_within, try_capsules_touch_indices_into,
+    try_capsules_touch_into, try_pairs_within_into, try_self_pairs_within_into,
+};
+#[cfg(feature = "rayon")]
+pub use query::{
+    par_capsules_touch, par_capsules_touch_indices, par_closest_points_one_to_many_with_into,
+    par_dist2_matrix_into, par_pairs_within, par_self_pairs_within,
+    try_par_capsules_touch_indices_into, try_par_capsules_touch_into, try_par_pairs_within_into,
+    try_par_self_pairs_within_into,
 };
 pub use segment::{Closest, Extent, Flags, Options, Segment, Tolerance};
 pub use simd::{SIMD_LEVEL, cpu_simd_level, simd_upgrade_hint};
