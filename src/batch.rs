@@ -449,6 +449,22 @@ impl Extend<Segment> for Segments {
     }
 }
 
+/// `Ok` when the two sides of a batch of pairs have the same length.
+pub(crate) fn check_pair_lengths(
+    a: &SegmentsView<'_>,
+    b: &SegmentsView<'_>,
+) -> Result<(), BatchError> {
+    if a.len() == b.len() {
+        Ok(())
+    } else {
+        Err(BatchError::LengthMismatch {
+            what: "batches a and b",
+            expected: a.len(),
+            found: b.len(),
+        })
+    }
+}
+
 impl<'a> From<&'a Segments> for SegmentsView<'a> {
     fn from(s: &'a Segments) -> Self {
         s.as_view()

@@ -411,10 +411,9 @@ fn finish(a0: V3, b0: V3, d_a: V3, d_b: V3, r: V3, s: f32x8, t: f32x8, flags: u3
     }
 }
 
-/// Loads one side's six columns at group `g`.
+/// One side's two end points from a function giving column `k` (x0, y0, z0, x1, y1, z1).
 #[inline(always)]
-pub(crate) fn load_side(cols: &[&[[f32; LANES]]; 6], g: usize) -> (V3, V3) {
-    let col = |k: usize| f32x8::from(cols[k][g]);
+fn side(col: impl Fn(usize) -> f32x8) -> (V3, V3) {
     (
         V3 {
             x: col(0),
@@ -429,26 +428,20 @@ pub(crate) fn load_side(cols: &[&[[f32; LANES]]; 6], g: usize) -> (V3, V3) {
     )
 }
 
+/// Loads one side's six columns at group `g`.
+#[inline(always)]
+pub(crate) fn load_side(cols: &[&[[f32; LANES]]; 6], g: usize) -> (V3, V3) {
+    side(|k| f32x8::from(cols[k][g]))
+}
+
 /// Loads one side's six columns at pair `j` from plain slices (each holding at least
 /// `j + LANES` values): for callers that index groups at arbitrary offsets (the queries).
 #[inline(always)]
 pub(crate) fn load_side_at(cols: &[&[f32]; 6], j: usize) -> (V3, V3) {
-    let col = |k: usize| {
+    side(|k| {
         let group: [f32; LANES] = cols[k][j..j + LANES].try_into().expect("a whole group");
         f32x8::from(group)
-    };
-    (
-        V3 {
-            x: col(0),
-            y: col(1),
-            z: col(2),
-        },
-        V3 {
-            x: col(3),
-            y: col(4),
-            z: col(5),
-        },
-    )
+    })
 }
 
 /// Output columns cut into whole groups: what the main loop stores to.
@@ -748,13 +741,7 @@ pub fn try_closest_points_with_into<'a, 'b>(
     out: &mut ClosestBatch,
 ) -> Result<(), crate::BatchError> {
     let (a, b) = (a.into(), b.into());
-    if a.len() != b.len() {
-        return Err(crate::BatchError::LengthMismatch {
-            what: "batches a and b",
-            expected: a.len(),
-            found: b.len(),
-        });
-    }
+    crate::batch::check_pair_lengths(&a, &b)?;
     out.reset(a.len(), outputs);
     run(a, b, &options.params(), out.columns_mut());
     Ok(())

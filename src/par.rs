@@ -94,13 +94,7 @@ pub fn try_par_closest_points_with_into<'a, 'b>(
     out: &mut ClosestBatch,
 ) -> Result<(), crate::BatchError> {
     let (a, b) = (a.into(), b.into());
-    if a.len() != b.len() {
-        return Err(crate::BatchError::LengthMismatch {
-            what: "batches a and b",
-            expected: a.len(),
-            found: b.len(),
-        });
-    }
+    crate::batch::check_pair_lengths(&a, &b)?;
     out.reset(a.len(), outputs);
     let params = options.params();
     if a.len() < PAR_MIN_PAIRS {

@@ -252,13 +252,7 @@ fn run_mask(
 
 /// Validates the inputs, or the error the `try_` forms return.
 fn check(a: &SegmentsView<'_>, b: &SegmentsView<'_>, radii: &Radii<'_>) -> Result<(), BatchError> {
-    if a.len() != b.len() {
-        return Err(BatchError::LengthMismatch {
-            what: "batches a and b",
-            expected: a.len(),
-            found: b.len(),
-        });
-    }
+    crate::batch::check_pair_lengths(a, b)?;
     radii.check(a.len())
 }
 
