@@ -203,8 +203,8 @@ pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
     }
 }
 
-/// The common case: `None` unless every lane takes the reference's general branch (finite,
-/// no degenerate side, not parallel), in which case every `select` of
+/// The common case: `None` unless every lane takes the reference's general branch (in
+/// range, finite, no degenerate side, not parallel), in which case every `select` of
 /// [`closest8_masked`] would return its last operand and is skipped.
 ///
 /// Splitting the rare cases off keeps this path small enough for the sixteen vector
