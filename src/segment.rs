@@ -91,8 +91,19 @@ impl Extent {
 
 /// What was special about a pair: a small bit set.
 ///
-/// Combine with `|`, test with [`Flags::contains`]. The bits are stable (they are written to
-/// output files): degenerate A = 1, degenerate B = 2, parallel = 4, non-finite = 8.
+/// Combine with `|`, test with [`Flags::contains`] or [`Flags::intersects`] (the names follow
+/// the `bitflags` crate's). The bits are stable (they are written to output files):
+/// degenerate A = 1, degenerate B = 2, parallel = 4, non-finite = 8.
+///
+/// ```
+/// use segbatch::Flags;
+/// let mut f = Flags::DEGENERATE_A | Flags::PARALLEL;
+/// assert!(f.contains(Flags::PARALLEL) && !f.contains(Flags::NON_FINITE));
+/// f.remove(Flags::PARALLEL);
+/// assert_eq!(f, Flags::DEGENERATE_A);
+/// assert_eq!(f.to_string(), "degenerate_a");
+/// assert!(Flags::empty().is_empty() && Flags::all().intersects(f));
+/// ```
 #[repr(transparent)]
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Pod, Zeroable)]
 pub struct Flags(u8);
@@ -109,11 +120,44 @@ impl Flags {
     /// An input coordinate was NaN or infinite: every output of this pair is NaN.
     pub const NON_FINITE: Flags = Flags(8);
 
+    /// No flag set (the same as [`Flags::NONE`]).
+    #[inline]
+    #[must_use]
+    pub const fn empty() -> Self {
+        Flags::NONE
+    }
+
+    /// Every flag set.
+    #[inline]
+    #[must_use]
+    pub const fn all() -> Self {
+        Flags(0b1111)
+    }
+
     /// The raw bits.
     #[inline]
     #[must_use]
     pub const fn bits(self) -> u8 {
         self.0
+    }
+
+    /// True when `self` and `other` share a flag.
+    #[inline]
+    #[must_use]
+    pub const fn intersects(self, other: Flags) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// Sets the flags of `other`.
+    #[inline]
+    pub fn insert(&mut self, other: Flags) {
+        self.0 |= other.0;
+    }
+
+    /// Clears the flags of `other`.
+    #[inline]
+    pub fn remove(&mut self, other: Flags) {
+        self.0 &= !other.0;
     }
 
     /// Flags from raw bits; unknown bits are dropped.
@@ -143,6 +187,14 @@ impl core::ops::BitOr for Flags {
     #[inline]
     fn bitor(self, rhs: Flags) -> Flags {
         Flags(self.0 | rhs.0)
+    }
+}
+
+impl core::ops::BitAnd for Flags {
+    type Output = Flags;
+    #[inline]
+    fn bitand(self, rhs: Flags) -> Flags {
+        Flags(self.0 & rhs.0)
     }
 }
 
