@@ -449,20 +449,51 @@ impl Extend<Segment> for Segments {
     }
 }
 
+/// `Ok` when two lengths that must match do, else [`BatchError::LengthMismatch`].
+pub(crate) fn check_len(
+    what: &'static str,
+    expected: usize,
+    found: usize,
+) -> Result<(), BatchError> {
+    if expected == found {
+        Ok(())
+    } else {
+        Err(BatchError::LengthMismatch {
+            what,
+            expected,
+            found,
+        })
+    }
+}
+
 /// `Ok` when the two sides of a batch of pairs have the same length.
 pub(crate) fn check_pair_lengths(
     a: &SegmentsView<'_>,
     b: &SegmentsView<'_>,
 ) -> Result<(), BatchError> {
-    if a.len() == b.len() {
-        Ok(())
-    } else {
-        Err(BatchError::LengthMismatch {
-            what: "batches a and b",
-            expected: a.len(),
-            found: b.len(),
-        })
+    check_len("batches a and b", a.len(), b.len())
+}
+
+/// `range` resolved against a batch of `len` elements: `(start, end)`, or
+/// [`BatchError::OutOfRange`].
+pub(crate) fn resolve_range(
+    range: impl RangeBounds<usize>,
+    len: usize,
+) -> Result<(usize, usize), BatchError> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.saturating_add(1),
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    if start > end || end > len {
+        return Err(BatchError::OutOfRange { start, end, len });
     }
+    Ok((start, end))
 }
 
 impl<'a> From<&'a Segments> for SegmentsView<'a> {
@@ -566,23 +597,7 @@ impl<'a> SegmentsView<'a> {
     /// # Errors
     /// [`BatchError::OutOfRange`].
     pub fn try_view(&self, range: impl RangeBounds<usize>) -> Result<SegmentsView<'a>, BatchError> {
-        let start = match range.start_bound() {
-            Bound::Included(&s) => s,
-            Bound::Excluded(&s) => s.saturating_add(1),
-            Bound::Unbounded => 0,
-        };
-        let end = match range.end_bound() {
-            Bound::Included(&e) => e.saturating_add(1),
-            Bound::Excluded(&e) => e,
-            Bound::Unbounded => self.len,
-        };
-        if start > end || end > self.len {
-            return Err(BatchError::OutOfRange {
-                start,
-                end,
-                len: self.len,
-            });
-        }
+        let (start, end) = resolve_range(range, self.len)?;
         Ok(SegmentsView {
             cols: core::array::from_fn(|k| &self.cols[k][start..]),
             len: end - start,

@@ -59,6 +59,7 @@ pub use seg2d::{
     intersect2_into, intersect2_scalar, try_intersect2_into,
 };
 
+pub(crate) use crate::batch::check_len;
 use crate::batch::{BatchError, Column, LANES, Segments, SegmentsView};
 use crate::segment::Segment;
 use bytemuck::{Pod, Zeroable};
@@ -561,19 +562,6 @@ pub(crate) fn out_groups<T>(
     groups: usize,
 ) -> (&mut [[T; LANES]], &mut [[T; LANES]]) {
     col.as_chunks_mut::<LANES>().0.split_at_mut(groups)
-}
-
-/// Checks two batch lengths.
-pub(crate) fn check_len(what: &'static str, a: usize, b: usize) -> Result<(), BatchError> {
-    if a == b {
-        Ok(())
-    } else {
-        Err(BatchError::LengthMismatch {
-            what,
-            expected: a,
-            found: b,
-        })
-    }
 }
 
 impl<'a> TracksView<'a> {

@@ -42,7 +42,7 @@ use super::{
 use crate::batch::{BatchError, F32Column, LANES, padded_len};
 use crate::reference::{clamp, fma, fms, max_ps, min_ps};
 use bytemuck::{Pod, Zeroable};
-use core::ops::{Bound, RangeBounds};
+use core::ops::RangeBounds;
 use wide::{f32x8, u32x8};
 
 /// Degenerate length, relative to the side's coordinates (as `Tolerance::DEFAULT`).
@@ -723,23 +723,7 @@ impl<'a> Segments2View<'a> {
         &self,
         range: impl RangeBounds<usize>,
     ) -> Result<Segments2View<'a>, BatchError> {
-        let start = match range.start_bound() {
-            Bound::Included(&s) => s,
-            Bound::Excluded(&s) => s.saturating_add(1),
-            Bound::Unbounded => 0,
-        };
-        let end = match range.end_bound() {
-            Bound::Included(&e) => e.saturating_add(1),
-            Bound::Excluded(&e) => e,
-            Bound::Unbounded => self.len,
-        };
-        if start > end || end > self.len {
-            return Err(BatchError::OutOfRange {
-                start,
-                end,
-                len: self.len,
-            });
-        }
+        let (start, end) = crate::batch::resolve_range(range, self.len)?;
         Ok(Segments2View {
             cols: core::array::from_fn(|k| &self.cols[k][start..]),
             len: end - start,
