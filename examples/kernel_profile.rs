@@ -1,0 +1,92 @@
+//! The harness behind the kernel's optimisation figures in docs/performance.md and
+//! docs/architecture.md: `closest_points_with_into` with a reused buffer against parry3d's
+//! segment/segment routine on the same uniform random pairs, best of 7 interleaved rounds.
+//!
+//! ```text
+//! cargo run --release --example kernel_profile -- [reps] [pairs] [all|dist]
+//! cargo build --release --example kernel_profile && valgrind --tool=callgrind \
+//!     --callgrind-out-file=cg.out target/release/examples/kernel_profile 8
+//! callgrind_annotate cg.out | grep kernel::run   # instructions; / (7·8·8192) per group
+//! ```
+//!
+//! Timings on a shared machine are noisy (take the ratio); callgrind's instruction counts
+//! are exact and repeatable.
+
+use parry3d::math::Vec3;
+use parry3d::query::details::closest_points_segment_segment_with_locations_nD;
+use parry3d::shape::SegmentPointLocation;
+use segbatch::{
+    Closest, ClosestBatch, Flags, Options, Outputs, Segment, Segments, closest_points_with_into,
+};
+use std::time::Instant;
+
+/// parry3d's closest points, plus the points and squared distance it leaves to the caller.
+fn parry_closest(a: &Segment, b: &Segment) -> Closest {
+    let (a0, a1) = (Vec3::from_array(a.p0), Vec3::from_array(a.p1));
+    let (b0, b1) = (Vec3::from_array(b.p0), Vec3::from_array(b.p1));
+    let (la, lb) = closest_points_segment_segment_with_locations_nD((&a0, &a1), (&b0, &b1));
+    let param = |l: SegmentPointLocation| match l {
+        SegmentPointLocation::OnVertex(i) => i as f32,
+        SegmentPointLocation::OnEdge([_, u]) => u,
+    };
+    let (s, t) = (param(la), param(lb));
+    let (pa, pb) = (a0 + (a1 - a0) * s, b0 + (b1 - b0) * t);
+    Closest {
+        s,
+        t,
+        point_a: pa.to_array(),
+        point_b: pb.to_array(),
+        dist2: (pa - pb).length_squared(),
+        flags: Flags::NONE,
+    }
+}
+
+fn main() {
+    let arg = |k: usize| std::env::args().nth(k);
+    let reps: usize = arg(1).map_or(100, |s| s.parse().expect("reps"));
+    let n: usize = arg(2).map_or(1 << 16, |s| s.parse().expect("pairs"));
+    let outputs = match arg(3).as_deref() {
+        Some("dist") => Outputs::DISTANCE,
+        _ => Outputs::ALL,
+    };
+    let mut state = 12345u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    };
+    let mut seg = || Segment::new([next(), next(), next()], [next(), next(), next()]);
+    let av: Vec<Segment> = (0..n).map(|_| seg()).collect();
+    let bv: Vec<Segment> = (0..n).map(|_| seg()).collect();
+    let (a, b) = (Segments::from(&av), Segments::from(&bv));
+    let mut out = ClosestBatch::default();
+    let mut aos = vec![Closest::NON_FINITE; n];
+    let (mut best_kernel, mut best_parry) = (0f64, 0f64);
+    for _round in 0..7 {
+        let t = Instant::now();
+        for _ in 0..reps {
+            closest_points_with_into(&a, &b, &Options::SEGMENTS, outputs, &mut out);
+            std::hint::black_box(&out);
+        }
+        best_kernel = best_kernel.max((n * reps) as f64 / t.elapsed().as_secs_f64() / 1e6);
+        let parry_reps = (reps / 8).max(1);
+        let t = Instant::now();
+        for _ in 0..parry_reps {
+            for ((x, y), o) in av.iter().zip(&bv).zip(aos.iter_mut()) {
+                *o = parry_closest(x, y);
+            }
+            std::hint::black_box(&aos);
+        }
+        best_parry = best_parry.max((n * parry_reps) as f64 / t.elapsed().as_secs_f64() / 1e6);
+    }
+    println!(
+        "{n} pairs, {}: kernel {best_kernel:.1} M pairs/s, parry3d {best_parry:.1} M pairs/s, ratio {:.1}",
+        if outputs == Outputs::DISTANCE {
+            "distance only"
+        } else {
+            "all columns"
+        },
+        best_kernel / best_parry
+    );
+}
