@@ -1,0 +1,121 @@
+//! The harness behind the motion queries' instruction counts in docs/performance.md: runs
+//! one query `reps` times on `pairs` random start/end segments (the benches' distribution).
+//!
+//! ```text
+//! cargo run --release --example motion_profile -- MODE [reps] [pairs]
+//!   MODE: cpa | contact | i2 (batched), cpa_s | contact_s | i2_s (scalar references),
+//!         flags (how many bench pairs take the rare-case path)
+//! cargo build --release --example motion_profile
+//! valgrind --tool=callgrind target/release/examples/motion_profile cpa 20 4096   # and with 0
+//! ```
+//!
+//! Instructions per group of 8 = (count with 20 calls - count with 0 calls) / (20 · 4096 / 8).
+use segbatch::motion::*;
+use segbatch::{Segment, Segments};
+use std::hint::black_box;
+
+struct Rng(u64);
+impl Rng {
+    fn f(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+    fn p(&mut self, s: f32) -> [f32; 3] {
+        [self.f() * s, self.f() * s, self.f() * s]
+    }
+}
+
+fn main() {
+    let mode = std::env::args().nth(1).unwrap_or("cpa".into());
+    let reps: usize = std::env::args()
+        .nth(2)
+        .map(|s| s.parse().unwrap())
+        .unwrap_or(100);
+    let n: usize = std::env::args()
+        .nth(3)
+        .map(|s| s.parse().unwrap())
+        .unwrap_or(4096);
+    let mut r = Rng(42);
+    let a: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
+    let b: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
+    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.f().abs()).collect();
+    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.f().abs()).collect();
+    let (sa, sb) = (Segments::from(&a), Segments::from(&b));
+    let flat = |s: &Segment| Segment2::new([s.p0[0], s.p0[1]], [s.p1[0], s.p1[1]]);
+    let a2: Vec<Segment2> = a.iter().map(flat).collect();
+    let b2: Vec<Segment2> = b.iter().map(flat).collect();
+    let (sa2, sb2) = (Segments2::from(&a2[..]), Segments2::from(&b2[..]));
+    let mut cpa_out = CpaBatch::new();
+    let mut con_out = ContactBatch::new();
+    let mut i2_out = Intersections2::new();
+    let mut res = vec![0.0f32; n];
+    // Warm (allocate outputs) once, outside the measured difference.
+    cpa_segments_into(&sa, &sb, &mut cpa_out);
+    first_contact_segments_into(&sa, &ra, &sb, &rb, &mut con_out);
+    intersect2_into(&sa2, &sb2, &mut i2_out);
+    if mode == "flags" {
+        for n in [4096usize, 262_144] {
+            let mut r = Rng(42);
+            let a: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
+            let b: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
+            let (sa, sb) = (Segments::from(&a), Segments::from(&b));
+            let c = cpa_segments(&sa, &sb);
+            let a2: Vec<Segment2> = a.iter().map(flat).collect();
+            let b2: Vec<Segment2> = b.iter().map(flat).collect();
+            let x = intersect2(&Segments2::from(&a2[..]), &Segments2::from(&b2[..]));
+            println!(
+                "n {n}: cpa flagged {}, 2d flagged {}",
+                c.flags().iter().filter(|f| !f.is_empty()).count(),
+                x.flags().iter().filter(|f| !f.is_empty()).count()
+            );
+        }
+        return;
+    }
+    let t = std::time::Instant::now();
+    for _ in 0..reps {
+        match mode.as_str() {
+            "cpa" => {
+                cpa_segments_into(black_box(&sa), black_box(&sb), &mut cpa_out);
+                black_box(&cpa_out);
+            }
+            "contact" => {
+                first_contact_segments_into(black_box(&sa), &ra, black_box(&sb), &rb, &mut con_out);
+                black_box(&con_out);
+            }
+            "i2" => {
+                intersect2_into(black_box(&sa2), black_box(&sb2), &mut i2_out);
+                black_box(&i2_out);
+            }
+            "cpa_s" => {
+                for ((x, y), o) in black_box(&a).iter().zip(black_box(&b)).zip(&mut res) {
+                    let c = cpa_segments_scalar(x, y);
+                    *o = c.dist2 + c.t + c.point_a[0] + c.point_b[0];
+                }
+            }
+            "contact_s" => {
+                for (i, o) in res.iter_mut().enumerate() {
+                    let c = first_contact_segments_scalar(
+                        black_box(&a[i]),
+                        ra[i],
+                        black_box(&b[i]),
+                        rb[i],
+                    );
+                    *o = if c.hit { c.t } else { -1.0 };
+                }
+            }
+            "i2_s" => {
+                for ((x, y), o) in black_box(&a2).iter().zip(black_box(&b2)).zip(&mut res) {
+                    let c = intersect2_scalar(x, y);
+                    *o = c.dist2 + c.s + c.t + c.point_a[0];
+                }
+            }
+            _ => panic!("mode"),
+        }
+        black_box(&res);
+    }
+    let el = t.elapsed().as_secs_f64();
+    println!("{mode}: {:.1} M pairs/s", (n * reps) as f64 / el / 1e6);
+}
