@@ -584,7 +584,6 @@ fn bad_inputs_give_one_line_exit_2_and_no_output() {
 
 #[test]
 fn unwritable_directory_is_reported() {
-    // Permission checks do not apply to root; skip there.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -594,10 +593,16 @@ fn unwritable_directory_is_reported() {
         let locked = dir.path().join("locked");
         std::fs::create_dir(&locked).unwrap();
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
-        if std::fs::write(locked.join("probe"), b"").is_ok() {
-            return; // running as root
-        }
-        let out = locked.join("out.csv");
+        // Permission bits do not stop root (CI runs as root): there, use a directory whose
+        // place is taken by a regular file, which nobody can write into.
+        let parent = if std::fs::write(locked.join("probe"), b"").is_ok() {
+            let file = dir.path().join("a-file");
+            std::fs::write(&file, b"").unwrap();
+            file
+        } else {
+            locked
+        };
+        let out = parent.join("out.csv");
         let run = segbatch(&["run", s(&input), "-o", s(&out)]);
         assert_eq!(run.code, 2, "{}", run.stderr);
         assert!(
