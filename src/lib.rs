@@ -58,15 +58,16 @@
 //! ## Features
 //!
 //! - `rayon` (default): the parallel driver (`par_closest_points` and friends).
-//! - `cli` (default): the `segbatch` command-line tool's dependencies. Library users
-//!   normally set `default-features = false`.
+//!
+//! The `segbatch` command-line tool is a separate package (`segbatch-cli`) of the same
+//! workspace, so none of its dependencies reach library users.
 //!
 //! ## SIMD build
 //!
 //! `wide` chooses instructions at compile time. A default x86_64 build is SSE2 (each `f32x8`
 //! is two 128-bit halves and multiply-adds are unfused, 2-3x slower); build with
 //! `RUSTFLAGS="-C target-cpu=x86-64-v3"` (AVX2 + FMA) or `native` for full speed.
-//! [`SIMD_LEVEL`] tells what a build uses and [`simd_upgrade_hint`] whether the CPU could do
+//! [`SIMD_LEVEL`] tells what a build uses and [`simd_upgrade`] whether the CPU could do
 //! more. On every build the kernel matches the reference of that build bit for bit (the
 //! reference fuses exactly the multiply-adds the kernel fuses); between an FMA and a non-FMA
 //! build results differ by rounding only, within the accuracy bound.
@@ -120,8 +121,8 @@ pub use query::{
     try_par_capsules_touch_indices_into, try_par_capsules_touch_into, try_par_pairs_within_into,
     try_par_self_pairs_within_into,
 };
-pub use segment::{Closest, Extent, Flags, Options, Segment, Tolerance};
-pub use simd::{SIMD_LEVEL, cpu_simd_level, simd_upgrade_hint};
+pub use segment::{Closest, Extent, Flags, Options, ParseExtentError, Segment, Tolerance};
+pub use simd::{SIMD_LEVEL, cpu_simd_level, simd_upgrade};
 
 /// The README's examples, compiled and run as doctests so they cannot go stale.
 #[cfg(doctest)]

@@ -77,14 +77,62 @@ impl Extent {
         }
     }
 
-    /// Parses `segment`, `ray` or `line` (as the CLI spells them).
+    /// The lower-case name: `"segment"`, `"ray"` or `"line"` (what [`Extent::from_str`]
+    /// parses and `Display` prints).
     #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Extent::Segment => "segment",
+            Extent::Ray => "ray",
+            Extent::Line => "line",
+        }
+    }
+}
+
+impl core::fmt::Display for Extent {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The error of parsing an [`Extent`] from a string that names none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseExtentError {
+    name: String,
+}
+
+impl core::fmt::Display for ParseExtentError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "unknown extent '{}', expected segment, ray or line",
+            self.name
+        )
+    }
+}
+
+impl std::error::Error for ParseExtentError {}
+
+impl core::str::FromStr for Extent {
+    type Err = ParseExtentError;
+
+    /// Parses `segment` (or `seg`), `ray` or `line`, in any case, without surrounding
+    /// white space.
+    ///
+    /// ```
+    /// use segbatch::Extent;
+    /// assert_eq!("Ray".parse::<Extent>(), Ok(Extent::Ray));
+    /// assert_eq!(Extent::Line.to_string().parse::<Extent>(), Ok(Extent::Line));
+    /// assert!("cone".parse::<Extent>().is_err());
+    /// ```
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
         match name.to_ascii_lowercase().as_str() {
-            "segment" | "seg" => Some(Extent::Segment),
-            "ray" => Some(Extent::Ray),
-            "line" => Some(Extent::Line),
-            _ => None,
+            "segment" | "seg" => Ok(Extent::Segment),
+            "ray" => Ok(Extent::Ray),
+            "line" => Ok(Extent::Line),
+            _ => Err(ParseExtentError {
+                name: name.to_owned(),
+            }),
         }
     }
 }

@@ -53,22 +53,23 @@ pub fn cpu_simd_level() -> &'static str {
     }
 }
 
-/// A warning to show when the CPU supports a faster level than this build uses (`None` when
-/// the build already uses what matters to `wide::f32x8`: AVX2 and FMA, or the CPU has no
-/// more).
+/// The CPU's level when it is faster for `wide::f32x8` than what this build uses (the
+/// build lacks AVX2 + FMA and the CPU has them, or has AVX or SSE4.1 beyond the build's),
+/// else `None`. A tool can tell its user to rebuild (see "Enabling SIMD" in the README).
+///
+/// ```
+/// if let Some(cpu) = segbatch::simd_upgrade() {
+///     eprintln!("built for {}, the CPU has {cpu}", segbatch::SIMD_LEVEL);
+/// }
+/// ```
 #[must_use]
-pub fn simd_upgrade_hint() -> Option<String> {
+pub fn simd_upgrade() -> Option<&'static str> {
     let rank = |level: &str| match level {
         "avx512f+fma" | "avx2+fma" => 3,
         "avx" => 2,
         "sse4.1" => 1,
         _ => 0,
     };
-    let (built, cpu) = (SIMD_LEVEL, cpu_simd_level());
-    (rank(cpu) > rank(built)).then(|| {
-        format!(
-            "this build uses {built} but the CPU supports {cpu}: rebuild with \
-             RUSTFLAGS=\"-C target-cpu=native\" (or x86-64-v3) for 2-3x the throughput"
-        )
-    })
+    let cpu = cpu_simd_level();
+    (rank(cpu) > rank(SIMD_LEVEL)).then_some(cpu)
 }

@@ -1,6 +1,5 @@
 //! End-to-end tests of the `segbatch` binary: output values, extents, JSON, and the error
 //! messages and exit code for bad arguments.
-#![cfg(feature = "cli")]
 
 use std::process::Command;
 

@@ -130,17 +130,7 @@ pub fn parse_side(text: &str) -> Result<Segment, String> {
 
 /// Parses an extent name: `segment` (or `seg`), `ray` or `line`, any case.
 pub fn parse_extent(text: &str) -> Result<Extent, String> {
-    Extent::from_name(text.trim())
-        .ok_or_else(|| format!("unknown extent '{text}', expected segment, ray or line"))
-}
-
-/// The name the CLI prints for an extent.
-pub fn extent_name(extent: Extent) -> &'static str {
-    match extent {
-        Extent::Segment => "segment",
-        Extent::Ray => "ray",
-        Extent::Line => "line",
-    }
+    text.trim().parse().map_err(|e| format!("{e}"))
 }
 
 /// Parses a tolerance: a finite number `>= 0`.

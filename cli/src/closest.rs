@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use clap::Args;
 use segbatch::{Closest, Extent, Options, Segment, Tolerance, reference};
 
-use super::args::{extent_name, parse_extent, parse_side, parse_tolerance, side_syntax};
+use super::args::{parse_extent, parse_side, parse_tolerance, side_syntax};
 use super::format::{json_num, json_point, json_str, num, point};
 
 pub const LONG_ABOUT: &str = "\
@@ -102,12 +102,7 @@ fn flag_names(c: &Closest) -> Vec<String> {
 
 fn write_table(args: &ClosestArgs, c: &Closest, out: &mut impl Write) -> io::Result<()> {
     let side = |extent: Extent, s: &Segment| {
-        format!(
-            "{:<8} {} to {}",
-            extent_name(extent),
-            point(s.p0),
-            point(s.p1)
-        )
+        format!("{:<8} {} to {}", extent.name(), point(s.p0), point(s.p1))
     };
     let tolerance = match args.tolerance {
         Some(eps) => format!("absolute {}", num(eps)),
@@ -136,7 +131,7 @@ fn json(args: &ClosestArgs, c: &Closest) -> String {
     let side = |extent: Extent, s: &Segment| {
         format!(
             "{{\"extent\":{},\"p0\":{},\"p1\":{}}}",
-            json_str(extent_name(extent)),
+            json_str(extent.name()),
             json_point(s.p0),
             json_point(s.p1)
         )

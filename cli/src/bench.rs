@@ -637,7 +637,7 @@ fn write_preamble(
         segbatch::SIMD_LEVEL,
         segbatch::cpu_simd_level()
     )?;
-    if let Some(hint) = segbatch::simd_upgrade_hint() {
+    if let Some(hint) = super::simd_upgrade_hint() {
         writeln!(out, "warning: {hint}")?;
     }
     let labels: Vec<String> = sizes.iter().map(|&n| size_label(n)).collect();

@@ -1,7 +1,6 @@
 //! End-to-end tests of `segbatch run`, `bench` and `verify`: round trips through every
 //! format compared with the library, `--radius`, and every bad-input case (message, exit
 //! code 2, no output file left behind).
-#![cfg(feature = "cli")]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
