@@ -31,8 +31,8 @@
 //! | `if degenerate_a \|\| degenerate_b { 0 }`   | `(degenerate_a \| degenerate_b).select(0, …)`                 |
 //! | `else if parallel { overlap midpoint }`     | `parallel.select(s_parallel, s_general)`                      |
 //! | `if lo_finite && hi_finite { … } else if …` | nested `select` on `lo_finite`, `hi_finite`                    |
-//! | `if degenerate_b { 0 } else { project }`    | `degenerate_b.select(0, clamp(…))`                            |
-//! | `if degenerate_a { 0 } else { project }`    | `degenerate_a.select(0, clamp(…))`                            |
+//! | `if degenerate_b { 0 } else { project }`    | `degenerate_b.select(0, clamp8(…))`                            |
+//! | `if degenerate_a { 0 } else { project }`    | `degenerate_a.select(0, clamp8(…))`                            |
 //!
 //! Computing a branch in a lane that will not use it must not produce NaN or infinity that
 //! could leak: each division is guarded by a mask that replaces a divisor which may be zero
@@ -56,55 +56,10 @@
 //! so on x86_64 kernel and reference agree bit for bit in both the AVX2+FMA and the SSE2
 //! build. The equivalence tests check it.
 
-use crate::batch::{ClosestBatch, LANES, OutColumns, Outputs, SegmentsView};
+use crate::lanes::{V3, clamp8, cross8, dot8, sub8};
 use crate::reference::{FUSED_MUL_ADD, RANGE_HI, RANGE_LO};
-use crate::segment::{Flags, Options, Params};
+use crate::segment::{Flags, Params};
 use wide::{f32x8, i32x8, u32x8};
-
-/// Three coordinates, eight lanes each: the kernel's `[f32; 3]`.
-#[derive(Clone, Copy)]
-pub(crate) struct V3 {
-    pub x: f32x8,
-    pub y: f32x8,
-    pub z: f32x8,
-}
-
-impl V3 {
-    /// The same point in every lane.
-    #[inline(always)]
-    pub(crate) fn splat(p: [f32; 3]) -> V3 {
-        V3 {
-            x: f32x8::splat(p[0]),
-            y: f32x8::splat(p[1]),
-            z: f32x8::splat(p[2]),
-        }
-    }
-}
-
-#[inline(always)]
-fn sub(u: V3, v: V3) -> V3 {
-    V3 {
-        x: u.x - v.x,
-        y: u.y - v.y,
-        z: u.z - v.z,
-    }
-}
-
-/// `u·v` as `fma(u.x, v.x, fma(u.y, v.y, u.z·v.z))`, as in the reference.
-#[inline(always)]
-fn dot(u: V3, v: V3) -> f32x8 {
-    u.x.mul_add(v.x, u.y.mul_add(v.y, u.z * v.z))
-}
-
-/// `u × v`, each component one product minus one fused product, as in the reference.
-#[inline(always)]
-fn cross(u: V3, v: V3) -> V3 {
-    V3 {
-        x: u.y.mul_sub(v.z, u.z * v.y),
-        y: u.z.mul_sub(v.x, u.x * v.z),
-        z: u.x.mul_sub(v.y, u.y * v.x),
-    }
-}
 
 /// `x·y - z·w` accurate to about an ulp of the result: the twin of the reference's
 /// `diff_of_products` (Kahan's algorithm with FMA, Dekker's two-products without).
@@ -148,12 +103,6 @@ fn cross_accurate(u: V3, v: V3) -> V3 {
         y: diff_of_products(u.z, v.x, u.x, v.z),
         z: diff_of_products(u.x, v.y, u.y, v.x),
     }
-}
-
-/// `max(lo, min(hi, x))` with `maxps`/`minps`, as the reference's `clamp`.
-#[inline(always)]
-fn clamp(x: f32x8, lo: f32x8, hi: f32x8) -> f32x8 {
-    lo.fast_max(hi.fast_min(x))
 }
 
 /// The per-call constants, one copy per lane.
@@ -212,21 +161,21 @@ pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
 #[inline(always)]
 pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Option<Lanes> {
     let zero = f32x8::ZERO;
-    let d_a = sub(a1, a0);
-    let d_b = sub(b1, b0);
-    let r = sub(a0, b0);
-    let a = dot(d_a, d_a);
-    let e = dot(d_b, d_b);
-    let c = dot(d_a, r);
+    let d_a = sub8(a1, a0);
+    let d_b = sub8(b1, b0);
+    let r = sub8(a0, b0);
+    let a = dot8(d_a, d_a);
+    let e = dot8(d_b, d_b);
+    let c = dot8(d_a, r);
     let probe = a.mul_add(zero, e.mul_add(zero, c * zero));
-    let degenerate_a = a.simd_le(p.length_rel2.mul_add(dot(a0, a0), p.length_abs2));
-    let degenerate_b = e.simd_le(p.length_rel2.mul_add(dot(b0, b0), p.length_abs2));
+    let degenerate_a = a.simd_le(p.length_rel2.mul_add(dot8(a0, a0), p.length_abs2));
+    let degenerate_b = e.simd_le(p.length_rel2.mul_add(dot8(b0, b0), p.length_abs2));
     let n = if p.accurate_cross {
         cross_accurate(d_a, d_b)
     } else {
-        cross(d_a, d_b)
+        cross8(d_a, d_b)
     };
-    let nn = dot(n, n);
+    let nn = dot8(n, n);
     let ae = a * e;
     let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
     let out_of_range = !(ae.simd_ge(f32x8::splat(RANGE_LO)) & ae.simd_le(f32x8::splat(RANGE_HI)));
@@ -235,12 +184,12 @@ pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Opt
     if special.any() {
         return None;
     }
-    let b = dot(d_a, d_b);
-    let f = dot(d_b, r);
-    let w = cross(d_b, r);
-    let s = clamp(dot(w, n) / nn, p.lo_a, p.hi_a);
-    let t = clamp(b.mul_add(s, f) / e, p.lo_b, p.hi_b);
-    let s = clamp(b.mul_sub(t, c) / a, p.lo_a, p.hi_a);
+    let b = dot8(d_a, d_b);
+    let f = dot8(d_b, r);
+    let w = cross8(d_b, r);
+    let s = clamp8(dot8(w, n) / nn, p.lo_a, p.hi_a);
+    let t = clamp8(b.mul_add(s, f) / e, p.lo_b, p.hi_b);
+    let s = clamp8(b.mul_sub(t, c) / a, p.lo_a, p.hi_a);
     Some(finish(a0, b0, d_a, d_b, r, s, t, u32x8::ZERO))
 }
 
@@ -260,24 +209,24 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     let length_abs2 = p.length_abs2 * sigma * sigma;
 
     let zero = f32x8::ZERO;
-    let d_a = sub(a1, a0);
-    let d_b = sub(b1, b0);
-    let r = sub(a0, b0);
+    let d_a = sub8(a1, a0);
+    let d_b = sub8(b1, b0);
+    let r = sub8(a0, b0);
 
     // Ericson's dot products.
-    let a = dot(d_a, d_a);
-    let e = dot(d_b, d_b);
-    let b = dot(d_a, d_b);
-    let c = dot(d_a, r);
-    let f = dot(d_b, r);
+    let a = dot8(d_a, d_a);
+    let e = dot8(d_b, d_b);
+    let b = dot8(d_a, d_b);
+    let c = dot8(d_a, r);
+    let f = dot8(d_b, r);
 
     // 1. Non-finite: a·0 + e·0 + c·0 is NaN exactly when a coordinate is not finite.
     let probe = a.mul_add(zero, e.mul_add(zero, c * zero));
     let non_finite = probe.simd_ne(zero);
 
     // 2. Degenerate and parallel masks.
-    let scale2_a = dot(a0, a0);
-    let scale2_b = dot(b0, b0);
+    let scale2_a = dot8(a0, a0);
+    let scale2_b = dot8(b0, b0);
     let degenerate_a = a.simd_le(p.length_rel2.mul_add(scale2_a, length_abs2));
     let degenerate_b = e.simd_le(p.length_rel2.mul_add(scale2_b, length_abs2));
     let degenerate = degenerate_a | degenerate_b;
@@ -285,11 +234,11 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     let n = if p.accurate_cross {
         cross_accurate(d_a, d_b)
     } else {
-        cross(d_a, d_b)
+        cross8(d_a, d_b)
     };
-    let nn = dot(n, n);
+    let nn = dot8(n, n);
     let parallel = !degenerate & nn.simd_le(p.parallel_sin2 * (a * e));
-    let w = cross(d_b, r);
+    let w = cross8(d_b, r);
 
     // Divisors that may be zero in lanes which will not use the quotient.
     let one = f32x8::ONE;
@@ -311,13 +260,13 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
         lo_finite.select(lo, hi_finite.select(hi, zero)),
     );
     // Other lanes: Goldman's triple product.
-    let s_general = dot(w, n) / nn_safe;
+    let s_general = dot8(w, n) / nn_safe;
     let s_first = degenerate.select(zero, parallel.select(s_parallel, s_general));
 
     // 4. Clamp, project C onto B, project D back onto A.
-    let s = clamp(s_first, p.lo_a, p.hi_a);
-    let t = degenerate_b.select(zero, clamp(b.mul_add(s, f) / e_safe, p.lo_b, p.hi_b));
-    let s = degenerate_a.select(zero, clamp(b.mul_sub(t, c) / a_safe, p.lo_a, p.hi_a));
+    let s = clamp8(s_first, p.lo_a, p.hi_a);
+    let t = degenerate_b.select(zero, clamp8(b.mul_add(s, f) / e_safe, p.lo_b, p.hi_b));
+    let s = degenerate_a.select(zero, clamp8(b.mul_sub(t, c) / a_safe, p.lo_a, p.hi_a));
 
     let bit = |mask: f32x8, flag: Flags| mask.to_bits() & u32x8::splat(u32::from(flag.bits()));
     let flags = bit(degenerate_a, Flags::DEGENERATE_A)
@@ -366,15 +315,15 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
 #[inline(always)]
 fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8) {
     let one = f32x8::ONE;
-    let d_a = sub(a1, a0);
-    let d_b = sub(b1, b0);
-    let ae = dot(d_a, d_a) * dot(d_b, d_b);
+    let d_a = sub8(a1, a0);
+    let d_b = sub8(b1, b0);
+    let ae = dot8(d_a, d_a) * dot8(d_b, d_b);
     let in_range = ae.simd_ge(f32x8::splat(RANGE_LO)) & ae.simd_le(f32x8::splat(RANGE_HI));
     if in_range.all() {
         return (one, one);
     }
-    let r = sub(a0, b0);
-    let m = dot(d_a, d_a).fast_max(dot(d_b, d_b)).fast_max(dot(r, r));
+    let r = sub8(a0, b0);
+    let m = dot8(d_a, d_a).fast_max(dot8(d_b, d_b)).fast_max(dot8(r, r));
     let field: u32x8 = (m.to_bits() >> 23_u32) & u32x8::splat(0xff);
     let exponent = field.cast_signed() - i32x8::splat(127);
     let half = exponent >> 1_u32;
@@ -396,7 +345,7 @@ fn finish(a0: V3, b0: V3, d_a: V3, d_b: V3, r: V3, s: f32x8, t: f32x8, flags: u3
     Lanes {
         s,
         t,
-        dist2: dot(v, v),
+        dist2: dot8(v, v),
         flags,
         point_a: V3 {
             x: s.mul_add(d_a.x, a0.x),
@@ -409,340 +358,4 @@ fn finish(a0: V3, b0: V3, d_a: V3, d_b: V3, r: V3, s: f32x8, t: f32x8, flags: u3
             z: t.mul_add(d_b.z, b0.z),
         },
     }
-}
-
-/// One side's two end points from a function giving column `k` (x0, y0, z0, x1, y1, z1).
-#[inline(always)]
-fn side(col: impl Fn(usize) -> f32x8) -> (V3, V3) {
-    (
-        V3 {
-            x: col(0),
-            y: col(1),
-            z: col(2),
-        },
-        V3 {
-            x: col(3),
-            y: col(4),
-            z: col(5),
-        },
-    )
-}
-
-/// Loads one side's six columns at group `g`.
-#[inline(always)]
-pub(crate) fn load_side(cols: &[&[[f32; LANES]]; 6], g: usize) -> (V3, V3) {
-    side(|k| f32x8::from(cols[k][g]))
-}
-
-/// Loads one side's six columns at pair `j` from plain slices (each holding at least
-/// `j + LANES` values): for callers that index groups at arbitrary offsets (the queries).
-#[inline(always)]
-pub(crate) fn load_side_at(cols: &[&[f32]; 6], j: usize) -> (V3, V3) {
-    side(|k| {
-        let group: [f32; LANES] = cols[k][j..j + LANES].try_into().expect("a whole group");
-        f32x8::from(group)
-    })
-}
-
-/// Output columns cut into whole groups: what the main loop stores to.
-struct OutGroups<'a> {
-    dist2: &'a mut [[f32; LANES]],
-    s: &'a mut [[f32; LANES]],
-    t: &'a mut [[f32; LANES]],
-    flags: &'a mut [[Flags; LANES]],
-    point_a: [&'a mut [[f32; LANES]]; 3],
-    point_b: [&'a mut [[f32; LANES]]; 3],
-}
-
-/// Stores group `g` of results in the selected columns.
-#[inline(always)]
-fn store_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
-    out: &mut OutGroups<'_>,
-    g: usize,
-    lanes: &Lanes,
-) {
-    out.dist2[g] = lanes.dist2.to_array();
-    if PARAMS {
-        out.s[g] = lanes.s.to_array();
-        out.t[g] = lanes.t.to_array();
-    }
-    if POINTS {
-        let pa = [lanes.point_a.x, lanes.point_a.y, lanes.point_a.z];
-        let pb = [lanes.point_b.x, lanes.point_b.y, lanes.point_b.z];
-        for k in 0..3 {
-            out.point_a[k][g] = pa[k].to_array();
-            out.point_b[k][g] = pb[k].to_array();
-        }
-    }
-    if FLAGS {
-        // Only the four flag bits are ever set.
-        out.flags[g] = lanes
-            .flags
-            .to_array()
-            .map(|bits| Flags::from_bits_truncate(bits as u8));
-    }
-}
-
-/// Stores the first `count` lanes of a group starting at pair `j` in the selected columns
-/// (the kernel's partial last group; the queries' groups at arbitrary offsets).
-pub(crate) fn store_partial(out: &mut OutColumns<'_>, j: usize, count: usize, lanes: &Lanes) {
-    let o = out.outputs;
-    let put = |col: &mut [f32], v: f32x8| col[j..j + count].copy_from_slice(&v.as_array()[..count]);
-    put(out.dist2, lanes.dist2);
-    if o.params {
-        put(out.s, lanes.s);
-        put(out.t, lanes.t);
-    }
-    if o.points {
-        let pa = [lanes.point_a.x, lanes.point_a.y, lanes.point_a.z];
-        let pb = [lanes.point_b.x, lanes.point_b.y, lanes.point_b.z];
-        for k in 0..3 {
-            put(out.point_a[k], pa[k]);
-            put(out.point_b[k], pb[k]);
-        }
-    }
-    if o.flags {
-        let bits = lanes.flags.to_array();
-        for (dst, bits) in out.flags[j..j + count].iter_mut().zip(bits) {
-            *dst = Flags::from_bits_truncate(bits as u8);
-        }
-    }
-}
-
-/// One group through the masked path, out of line so the common loop stays lean.
-#[inline(never)]
-fn masked_group<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
-    a_cols: &[&[[f32; LANES]]; 6],
-    b_cols: &[&[[f32; LANES]]; 6],
-    out: &mut OutGroups<'_>,
-    g: usize,
-    splat: &Splat,
-) {
-    let (a0, a1) = load_side(a_cols, g);
-    let (b0, b1) = load_side(b_cols, g);
-    let lanes = closest8_masked(a0, a1, b0, b1, splat);
-    store_group::<PARAMS, POINTS, FLAGS>(out, g, &lanes);
-}
-
-/// Runs the kernel over `a.len()` pairs (`a.len() == b.len()`, checked by the callers),
-/// writing the selected columns of `out`.
-pub(crate) fn run(a: SegmentsView<'_>, b: SegmentsView<'_>, p: &Params, out: OutColumns<'_>) {
-    debug_assert_eq!(a.len(), b.len());
-    let Outputs {
-        params,
-        points,
-        flags,
-    } = out.outputs;
-    match (params, points, flags) {
-        (false, false, false) => run_impl::<false, false, false>(a, b, p, out),
-        (false, false, true) => run_impl::<false, false, true>(a, b, p, out),
-        (false, true, false) => run_impl::<false, true, false>(a, b, p, out),
-        (false, true, true) => run_impl::<false, true, true>(a, b, p, out),
-        (true, false, false) => run_impl::<true, false, false>(a, b, p, out),
-        (true, false, true) => run_impl::<true, false, true>(a, b, p, out),
-        (true, true, false) => run_impl::<true, true, false>(a, b, p, out),
-        (true, true, true) => run_impl::<true, true, true>(a, b, p, out),
-    }
-}
-
-/// `col[..groups·LANES]` as whole groups, or nothing when the column is not selected.
-fn groups_of<T>(col: &mut [T], groups: usize, selected: bool) -> &mut [[T; LANES]] {
-    if selected {
-        &mut col[..groups * LANES].as_chunks_mut::<LANES>().0[..groups]
-    } else {
-        &mut []
-    }
-}
-
-/// The loop, specialised per output selection so the stores are straight-line code.
-fn run_impl<const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
-    p: &Params,
-    mut out: OutColumns<'_>,
-) {
-    let n = a.len();
-    let splat = Splat::new(p);
-    let a_cols = a.raw_columns();
-    let b_cols = b.raw_columns();
-    // Whole groups that can be loaded and stored in place: those inside every column,
-    // padding included.
-    let room = a_cols
-        .iter()
-        .chain(b_cols.iter())
-        .map(|c| c.len())
-        .min()
-        .unwrap_or(0)
-        .min(out.room());
-    let groups = (room / LANES).min(n.div_ceil(LANES));
-    {
-        // Every column cut to exactly `groups` groups, so the loop indexes without checks.
-        fn chunks(col: &[f32], groups: usize) -> &[[f32; LANES]] {
-            &col[..groups * LANES].as_chunks::<LANES>().0[..groups]
-        }
-        let a_groups: [&[[f32; LANES]]; 6] = core::array::from_fn(|k| chunks(a_cols[k], groups));
-        let b_groups: [&[[f32; LANES]]; 6] = core::array::from_fn(|k| chunks(b_cols[k], groups));
-        let [pa0, pa1, pa2] = &mut out.point_a;
-        let [pb0, pb1, pb2] = &mut out.point_b;
-        let mut out_groups = OutGroups {
-            dist2: groups_of(out.dist2, groups, true),
-            s: groups_of(out.s, groups, PARAMS),
-            t: groups_of(out.t, groups, PARAMS),
-            flags: groups_of(out.flags, groups, FLAGS),
-            point_a: [
-                groups_of(pa0, groups, POINTS),
-                groups_of(pa1, groups, POINTS),
-                groups_of(pa2, groups, POINTS),
-            ],
-            point_b: [
-                groups_of(pb0, groups, POINTS),
-                groups_of(pb1, groups, POINTS),
-                groups_of(pb2, groups, POINTS),
-            ],
-        };
-        for g in 0..groups {
-            let (a0, a1) = load_side(&a_groups, g);
-            let (b0, b1) = load_side(&b_groups, g);
-            match closest8_general(a0, a1, b0, b1, &splat) {
-                Some(lanes) => store_group::<PARAMS, POINTS, FLAGS>(&mut out_groups, g, &lanes),
-                None => masked_group::<PARAMS, POINTS, FLAGS>(
-                    &a_groups,
-                    &b_groups,
-                    &mut out_groups,
-                    g,
-                    &splat,
-                ),
-            }
-        }
-    }
-    // A last partial group without padding in place (a view of a sub-range): copy it into
-    // zero-padded buffers so it still runs as one SIMD group.
-    let j = groups * LANES;
-    if j < n {
-        let count = n - j;
-        let pad = |col: &[f32]| {
-            let mut buf = [0.0f32; LANES];
-            buf[..count].copy_from_slice(&col[j..n]);
-            buf
-        };
-        let a_buf: [[[f32; LANES]; 1]; 6] = core::array::from_fn(|k| [pad(a_cols[k])]);
-        let b_buf: [[[f32; LANES]; 1]; 6] = core::array::from_fn(|k| [pad(b_cols[k])]);
-        let a_ref: [&[[f32; LANES]]; 6] = core::array::from_fn(|k| &a_buf[k][..]);
-        let b_ref: [&[[f32; LANES]]; 6] = core::array::from_fn(|k| &b_buf[k][..]);
-        let (a0, a1) = load_side(&a_ref, 0);
-        let (b0, b1) = load_side(&b_ref, 0);
-        let lanes = closest8(a0, a1, b0, b1, &splat);
-        store_partial(&mut out, j, count, &lanes);
-    }
-}
-
-/// Closest points of `a[i]` and `b[i]` for every `i`, segment against segment with the
-/// default tolerance, every output column.
-///
-/// Accepts `&Segments` or any [`SegmentsView`] (a sub-range).
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`try_closest_points`] returns an error instead.
-///
-/// ```
-/// use segbatch::{closest_points, Segment, Segments};
-/// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-/// let b = Segments::from(&[Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0])]);
-/// let out = closest_points(&a, &b);
-/// assert_eq!(out.dist2(), &[1.0]);
-/// assert_eq!((out.s()[0], out.t()[0]), (0.5, 0.0));
-/// ```
-#[must_use]
-pub fn closest_points<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-) -> ClosestBatch {
-    let mut out = ClosestBatch::default();
-    closest_points_with_into(a, b, &Options::SEGMENTS, Outputs::ALL, &mut out);
-    out
-}
-
-/// Like [`closest_points`], but an error instead of a panic when the lengths differ.
-///
-/// # Errors
-/// [`BatchError::LengthMismatch`](crate::BatchError::LengthMismatch).
-pub fn try_closest_points<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-) -> Result<ClosestBatch, crate::BatchError> {
-    let mut out = ClosestBatch::default();
-    try_closest_points_with_into(a, b, &Options::SEGMENTS, Outputs::ALL, &mut out)?;
-    Ok(out)
-}
-
-/// Like [`closest_points`], writing into `out` and reusing its buffers: no allocation once
-/// `out` has held a batch this large.
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`try_closest_points_with_into`] returns an error.
-///
-/// ```
-/// use segbatch::{closest_points_into, ClosestBatch, Segment, Segments};
-/// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
-/// let b = Segments::from(&[Segment::new([1.0, 0.0, 1.0], [1.0, 1.0, 1.0])]);
-/// let mut out = ClosestBatch::default();
-/// for _step in 0..3 {
-///     closest_points_into(&a, &b, &mut out);
-///     assert_eq!(out.get(0).point_b, [1.0, 0.0, 1.0]);
-/// }
-/// ```
-pub fn closest_points_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    out: &mut ClosestBatch,
-) {
-    closest_points_with_into(a, b, &Options::SEGMENTS, Outputs::ALL, out);
-}
-
-/// The general form: extents and tolerance from `options`, only the `outputs` columns
-/// stored, results written into `out` (buffers reused).
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`try_closest_points_with_into`] returns an error.
-///
-/// ```
-/// use segbatch::{closest_points_with_into, ClosestBatch, Extent, Options, Outputs, Segment, Segments};
-/// // Rays (sight lines) against wall segments, distances only.
-/// let rays = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
-/// let walls = Segments::from(&[Segment::new([5.0, -1.0, 2.0], [5.0, 1.0, 2.0])]);
-/// let mut out = ClosestBatch::default();
-/// let options = Options::new(Extent::Ray, Extent::Segment);
-/// closest_points_with_into(&rays, &walls, &options, Outputs::DISTANCE, &mut out);
-/// assert_eq!(out.dist2(), &[4.0]);
-/// assert!(out.s().is_empty());
-/// ```
-pub fn closest_points_with_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    options: &Options,
-    outputs: Outputs,
-    out: &mut ClosestBatch,
-) {
-    if let Err(e) = try_closest_points_with_into(a, b, options, outputs, out) {
-        panic!("segbatch: {e}");
-    }
-}
-
-/// Like [`closest_points_with_into`], but an error instead of a panic when the lengths
-/// differ (`out` is then left unchanged).
-///
-/// # Errors
-/// [`BatchError::LengthMismatch`](crate::BatchError::LengthMismatch).
-pub fn try_closest_points_with_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    options: &Options,
-    outputs: Outputs,
-    out: &mut ClosestBatch,
-) -> Result<(), crate::BatchError> {
-    let (a, b) = (a.into(), b.into());
-    crate::batch::check_pair_lengths(&a, &b)?;
-    out.reset(a.len(), outputs);
-    run(a, b, &options.params(), out.columns_mut());
-    Ok(())
 }

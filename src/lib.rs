@@ -87,40 +87,39 @@
 #![deny(missing_docs)]
 
 mod batch;
+mod columns;
+mod driver;
 mod kernel;
+mod lanes;
 pub mod motion;
-#[cfg(feature = "rayon")]
-mod par;
 mod query;
 pub mod reference;
+mod seg2d;
 mod segment;
 mod simd;
 
-pub use batch::{BatchError, ClosestBatch, LANES, Outputs, Segments, SegmentsView, padded_len};
-pub use kernel::{
-    closest_points, closest_points_into, closest_points_with_into, try_closest_points,
-    try_closest_points_with_into,
-};
-#[cfg(feature = "rayon")]
-pub use par::PAR_MIN_PAIR_TESTS;
-#[cfg(feature = "rayon")]
-pub use par::{
-    PAR_CHUNK_PAIRS, PAR_MIN_PAIRS, par_closest_points, par_closest_points_with_into,
-    try_par_closest_points_with_into,
-};
+pub use batch::{Error, LANES, Segments, SegmentsView, padded_len};
+pub use driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
 pub use query::{
-    Hit, PairMask, Radii, SharedEndpoints, TILE_A, TILE_B, capsules_touch, capsules_touch_indices,
-    closest_points_one_to_many, closest_points_one_to_many_with_into, dist2_matrix,
-    dist2_matrix_into, pairs_within, self_pairs_within, try_capsules_touch_indices_into,
-    try_capsules_touch_into, try_pairs_within_into, try_self_pairs_within_into,
+    ClosestBatch, Hit, Outputs, PairMask, Radii, SharedEndpoints, TILE_A, TILE_B, capsules_touch,
+    capsules_touch_into, closest_points, closest_points_into, closest_points_one_to_many,
+    closest_points_one_to_many_into, dist2_matrix, dist2_matrix_into, pairs_within,
+    pairs_within_into, self_pairs_within, self_pairs_within_into,
 };
 #[cfg(feature = "rayon")]
 pub use query::{
-    par_capsules_touch, par_capsules_touch_indices, par_closest_points_one_to_many_with_into,
-    par_dist2_matrix_into, par_pairs_within, par_self_pairs_within,
-    try_par_capsules_touch_indices_into, try_par_capsules_touch_into, try_par_pairs_within_into,
-    try_par_self_pairs_within_into,
+    par_capsules_touch, par_capsules_touch_into, par_closest_points, par_closest_points_into,
+    par_closest_points_one_to_many, par_closest_points_one_to_many_into, par_dist2_matrix,
+    par_dist2_matrix_into, par_pairs_within, par_pairs_within_into, par_self_pairs_within,
+    par_self_pairs_within_into,
 };
+pub use seg2d::{
+    Crossing, Intersection2, Intersections2, Segment2, Segments2, Segments2View, intersect2,
+    intersect2_into,
+};
+#[cfg(feature = "rayon")]
+pub use seg2d::{par_intersect2, par_intersect2_into};
+pub use batch::{Record, Soa, SoaView};
 pub use segment::{Closest, Extent, Flags, Options, ParseExtentError, Segment, Tolerance};
 pub use simd::{SIMD_LEVEL, cpu_simd_level, simd_upgrade};
 

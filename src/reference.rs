@@ -32,6 +32,8 @@
 //! ([`FUSED_MUL_ADD`]). The two therefore agree bit for bit on x86_64 (both the AVX2+FMA
 //! and the SSE2 build); the tests check that, and a looser documented tolerance elsewhere.
 
+use crate::motion::{Contact, Cpa, Track, Window};
+use crate::seg2d::{Intersection2, Segment2};
 use crate::segment::{Closest, Flags, Options, Params, Segment};
 
 /// True when this build fuses multiply-adds in the kernel (`wide` uses `vfmadd` with the
@@ -82,6 +84,125 @@ pub fn closest_points(a: &Segment, b: &Segment) -> Closest {
 #[must_use]
 pub fn closest_points_with(a: &Segment, b: &Segment, options: &Options) -> Closest {
     closest_points_params(a, b, &options.params())
+}
+
+// ---------------------------------------------------------------------------------------
+// The other queries' references. Each is written beside its 8-lane twin, in the query's own
+// file (same variable names, same operation order); these are their public entry points.
+
+/// Closest point of approach of two tracks over `window` (scalar reference).
+///
+/// Never panics; a NaN or infinite input gives [`Cpa::NON_FINITE`](crate::motion::Cpa::NON_FINITE).
+///
+/// ```
+/// use segbatch::motion::{Track, Window};
+/// use segbatch::reference::cpa;
+/// // Head-on along x, 1 apart in y: closest at t = 0.5.
+/// let a = Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
+/// let b = Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
+/// let c = cpa(&a, &b, Window::STEP);
+/// assert_eq!((c.t, c.dist2), (0.5, 1.0));
+/// assert_eq!(c.point_a, [1.0, 0.0, 0.0]);
+/// ```
+#[must_use]
+pub fn cpa(a: &Track, b: &Track, window: Window) -> Cpa {
+    crate::motion::cpa_pair::<false>(a.position, a.velocity, b.position, b.velocity, window.end())
+}
+
+/// Closest point of approach of two objects moving from `a.p0` to `a.p1` and from `b.p0`
+/// to `b.p1` during the same step (time `[0, 1]`), scalar reference.
+///
+/// Never panics; a NaN or infinite input gives [`Cpa::NON_FINITE`](crate::motion::Cpa::NON_FINITE).
+///
+/// ```
+/// use segbatch::reference::cpa_segments;
+/// use segbatch::Segment;
+/// // The paths cross at (1, 0, 0), but A is there at t = 0.5 and B at t = 1.
+/// let a = Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
+/// let b = Segment::new([1.0, -2.0, 0.0], [1.0, 0.0, 0.0]);
+/// let c = cpa_segments(&a, &b);
+/// assert_eq!((c.t, c.dist2), (0.75, 0.5)); // closest at t = 0.75, still 0.707 apart
+/// ```
+#[must_use]
+pub fn cpa_segments(a: &Segment, b: &Segment) -> Cpa {
+    crate::motion::cpa_pair::<true>(a.p0, a.p1, b.p0, b.p1, 1.0)
+}
+
+/// First contact, within `window`, of a sphere of radius `radius_a` moving along track `a`
+/// and one of radius `radius_b` moving along `b` (scalar reference). Radii are expected to
+/// be non-negative; contact is at distance `radius_a + radius_b`.
+///
+/// Never panics; a NaN or infinite input gives [`Contact::NON_FINITE`](crate::motion::Contact::NON_FINITE).
+///
+/// ```
+/// use segbatch::motion::{Track, Window};
+/// use segbatch::reference::first_contact;
+/// // Closing at 4 units per step from 4 apart, radii 0.5 + 0.5: contact at t = 0.75.
+/// let a = Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
+/// let b = Track::new([4.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
+/// let c = first_contact(&a, 0.5, &b, 0.5, Window::STEP);
+/// assert!(c.hit);
+/// assert_eq!(c.t, 0.75);
+/// ```
+#[must_use]
+pub fn first_contact(
+    a: &Track,
+    radius_a: f32,
+    b: &Track,
+    radius_b: f32,
+    window: Window,
+) -> Contact {
+    crate::motion::contact_pair::<false>(
+        a.position,
+        a.velocity,
+        b.position,
+        b.velocity,
+        radius_a + radius_b,
+        window.end(),
+    )
+}
+
+/// First contact, during one step (time `[0, 1]`), of spheres whose centres move from
+/// `a.p0` to `a.p1` and from `b.p0` to `b.p1` (scalar reference).
+///
+/// Never panics; a NaN or infinite input gives [`Contact::NON_FINITE`](crate::motion::Contact::NON_FINITE).
+///
+/// ```
+/// use segbatch::reference::first_contact_segments;
+/// use segbatch::Segment;
+/// // Paths cross at right angles, but B arrives after A has gone: no contact.
+/// let a = Segment::new([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+/// let b = Segment::new([0.0, -3.0, 0.0], [0.0, -1.0, 0.0]);
+/// assert!(!first_contact_segments(&a, 0.25, &b, 0.25).hit);
+/// ```
+#[must_use]
+pub fn first_contact_segments(
+    a: &Segment,
+    radius_a: f32,
+    b: &Segment,
+    radius_b: f32,
+) -> Contact {
+    crate::motion::contact_pair::<true>(a.p0, a.p1, b.p0, b.p1, radius_a + radius_b, 1.0)
+}
+
+/// Intersection of two 2D segments, or their closest points (scalar reference).
+///
+/// Never panics; a NaN or infinite input gives [`Intersection2::NON_FINITE`](crate::Intersection2::NON_FINITE).
+///
+/// ```
+/// use segbatch::{Crossing, Segment2};
+/// use segbatch::reference::intersect2;
+/// // The tutorial's example: P1 = (4,7), v1 = (12,-4); P2 = (1,1), v2 = (16,4).
+/// let a = Segment2::new([4.0, 7.0], [16.0, 3.0]);
+/// let b = Segment2::new([1.0, 1.0], [17.0, 5.0]);
+/// let x = intersect2(&a, &b);
+/// assert_eq!(x.kind, Crossing::Point);
+/// assert_eq!((x.s, x.t), (0.75, 0.75));
+/// assert_eq!(x.point_a, [13.0, 4.0]);
+/// ```
+#[must_use]
+pub fn intersect2(a: &Segment2, b: &Segment2) -> Intersection2 {
+    crate::seg2d::intersect2_pair(a, b)
 }
 
 /// `|dA|²·|dB|²` between these bounds keeps every product of four lengths the algorithm forms
@@ -219,7 +340,7 @@ fn solve(a: &Segment, b: &Segment, p: &Params) -> Closest {
     let v: [f32; 3] = core::array::from_fn(|i| fnma(t, d_b[i], fma(s, d_a[i], r[i])));
     let dist2 = dot(v, v);
 
-    let mut flags = Flags::NONE;
+    let mut flags = Flags::empty();
     if degenerate_a {
         flags |= Flags::DEGENERATE_A;
     }

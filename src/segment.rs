@@ -139,8 +139,9 @@ impl core::str::FromStr for Extent {
 
 /// What was special about a pair: a small bit set.
 ///
-/// Combine with `|`, test with [`Flags::contains`] or [`Flags::intersects`] (the names follow
-/// the `bitflags` crate's). The bits are stable (they are written to output files):
+/// A [`bitflags`](https://docs.rs/bitflags) set: combine with `|`, test with
+/// [`Flags::contains`] or [`Flags::intersects`]; [`Pod`], so a column of flags casts to bytes
+/// with `bytemuck`. The bits are stable (they are written to output files):
 /// degenerate A = 1, degenerate B = 2, parallel = 4, non-finite = 8.
 ///
 /// ```
@@ -156,102 +157,20 @@ impl core::str::FromStr for Extent {
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Pod, Zeroable)]
 pub struct Flags(u8);
 
-impl Flags {
-    /// No flag set.
-    pub const NONE: Flags = Flags(0);
-    /// Side A is too short to carry a direction and was treated as its first point.
-    pub const DEGENERATE_A: Flags = Flags(1);
-    /// Side B is too short to carry a direction and was treated as its first point.
-    pub const DEGENERATE_B: Flags = Flags(2);
-    /// The directions are parallel within tolerance (Rhodes' overlap rule was used).
-    pub const PARALLEL: Flags = Flags(4);
-    /// An input coordinate was NaN or infinite: every output of this pair is NaN.
-    pub const NON_FINITE: Flags = Flags(8);
-
-    /// No flag set (the same as [`Flags::NONE`]).
-    #[inline]
-    #[must_use]
-    pub const fn empty() -> Self {
-        Flags::NONE
-    }
-
-    /// Every flag set.
-    #[inline]
-    #[must_use]
-    pub const fn all() -> Self {
-        Flags(0b1111)
-    }
-
-    /// The raw bits.
-    #[inline]
-    #[must_use]
-    pub const fn bits(self) -> u8 {
-        self.0
-    }
-
-    /// True when `self` and `other` share a flag.
-    #[inline]
-    #[must_use]
-    pub const fn intersects(self, other: Flags) -> bool {
-        self.0 & other.0 != 0
-    }
-
-    /// Sets the flags of `other`.
-    #[inline]
-    pub fn insert(&mut self, other: Flags) {
-        self.0 |= other.0;
-    }
-
-    /// Clears the flags of `other`.
-    #[inline]
-    pub fn remove(&mut self, other: Flags) {
-        self.0 &= !other.0;
-    }
-
-    /// Flags from raw bits; unknown bits are dropped.
-    #[inline]
-    #[must_use]
-    pub const fn from_bits_truncate(bits: u8) -> Self {
-        Flags(bits & 0b1111)
-    }
-
-    /// True when every flag of `other` is set in `self`.
-    #[inline]
-    #[must_use]
-    pub const fn contains(self, other: Flags) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// True when no flag is set.
-    #[inline]
-    #[must_use]
-    pub const fn is_empty(self) -> bool {
-        self.0 == 0
+bitflags::bitflags! {
+    impl Flags: u8 {
+        /// Side A is too short to carry a direction and was treated as its first point.
+        const DEGENERATE_A = 1;
+        /// Side B is too short to carry a direction and was treated as its first point.
+        const DEGENERATE_B = 2;
+        /// The directions are parallel within tolerance (Rhodes' overlap rule was used).
+        const PARALLEL = 4;
+        /// An input coordinate was NaN or infinite: every output of this pair is NaN.
+        const NON_FINITE = 8;
     }
 }
 
-impl core::ops::BitOr for Flags {
-    type Output = Flags;
-    #[inline]
-    fn bitor(self, rhs: Flags) -> Flags {
-        Flags(self.0 | rhs.0)
-    }
-}
-
-impl core::ops::BitAnd for Flags {
-    type Output = Flags;
-    #[inline]
-    fn bitand(self, rhs: Flags) -> Flags {
-        Flags(self.0 & rhs.0)
-    }
-}
-
-impl core::ops::BitOrAssign for Flags {
-    #[inline]
-    fn bitor_assign(&mut self, rhs: Flags) {
-        self.0 |= rhs.0;
-    }
-}
+crate::columns::byte_cell!(Flags = Flags::empty());
 
 impl core::fmt::Debug for Flags {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -24,13 +24,13 @@
 //! | `if same_velocity { 0 } else { clamp(…) }`  | `same_velocity.select(0, clamp(-b / a_safe, …))`|
 //! | `if non_finite { return NON_FINITE }`       | outputs replaced by NaN in `non_finite` lanes   |
 
-use super::{
-    MotionFlags, MotionFlagsColumn, SAME_VELOCITY_REL, Track, TracksView, V3, Window, at8, bit8,
-    check_len, dot8, flags8, in_groups, load, out_groups, probe, probe8, sub3, sub8,
-};
-use crate::batch::{BatchError, F32Column, LANES, SegmentsView};
+use super::{MotionFlags, SAME_VELOCITY_REL, TracksView, Window, probe, sub3};
+use crate::LANES;
+use crate::batch::{Error, SegmentsView, check_len};
+use crate::columns::{GroupStore, SplitColumns, result_batch};
+use crate::driver::{self, PairKernel};
+use crate::lanes::{V3, at8, bits8, bytes8, clamp8, dot8, mask_to, probe8, sub8};
 use crate::reference::{clamp, dot, fma, max_ps};
-use crate::segment::Segment;
 use wide::{f32x8, u32x8};
 
 /// The closest point of approach of one pair.
@@ -70,7 +70,7 @@ impl Cpa {
 
 /// The algorithm for one pair. With `ENDPOINTS`, `a1`/`b1` are the end positions of a step
 /// (segments); otherwise they are velocities (tracks).
-fn cpa_pair<const ENDPOINTS: bool>(
+pub(crate) fn cpa_pair<const ENDPOINTS: bool>(
     a0: [f32; 3],
     a1: [f32; 3],
     b0: [f32; 3],
@@ -115,58 +115,21 @@ fn cpa_pair<const ENDPOINTS: bool>(
         flags: if same_velocity {
             MotionFlags::SAME_VELOCITY
         } else {
-            MotionFlags::NONE
+            MotionFlags::empty()
         },
     }
-}
-
-/// Closest point of approach of two tracks over `window` (scalar reference).
-///
-/// Never panics; a NaN or infinite input gives [`Cpa::NON_FINITE`].
-///
-/// ```
-/// use segbatch::motion::{cpa_scalar, Track, Window};
-/// // Head-on along x, 1 apart in y: closest at t = 0.5.
-/// let a = Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
-/// let b = Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
-/// let c = cpa_scalar(&a, &b, Window::STEP);
-/// assert_eq!((c.t, c.dist2), (0.5, 1.0));
-/// assert_eq!(c.point_a, [1.0, 0.0, 0.0]);
-/// ```
-#[must_use]
-pub fn cpa_scalar(a: &Track, b: &Track, window: Window) -> Cpa {
-    cpa_pair::<false>(a.position, a.velocity, b.position, b.velocity, window.end())
-}
-
-/// Closest point of approach of two objects moving from `a.p0` to `a.p1` and from `b.p0`
-/// to `b.p1` during the same step (time `[0, 1]`), scalar reference.
-///
-/// Never panics; a NaN or infinite input gives [`Cpa::NON_FINITE`].
-///
-/// ```
-/// use segbatch::motion::cpa_segments_scalar;
-/// use segbatch::Segment;
-/// // The paths cross at (1, 0, 0), but A is there at t = 0.5 and B at t = 1.
-/// let a = Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
-/// let b = Segment::new([1.0, -2.0, 0.0], [1.0, 0.0, 0.0]);
-/// let c = cpa_segments_scalar(&a, &b);
-/// assert_eq!((c.t, c.dist2), (0.75, 0.5)); // closest at t = 0.75, still 0.707 apart
-/// ```
-#[must_use]
-pub fn cpa_segments_scalar(a: &Segment, b: &Segment) -> Cpa {
-    cpa_pair::<true>(a.p0, a.p1, b.p0, b.p1, 1.0)
 }
 
 // ---------------------------------------------------------------------------------------
 // The 8-lane twin.
 
-/// Eight results.
-struct CpaLanes {
+/// Eight results, flags as stored.
+pub(crate) struct CpaLanes {
     t: f32x8,
     dist2: f32x8,
     point_a: V3,
     point_b: V3,
-    flags: u32x8,
+    flags: [MotionFlags; LANES],
 }
 
 /// The relative motion of eight pairs: `w0`, `dv` and the scale of `dv`'s rounding.
@@ -241,286 +204,162 @@ fn cpa8<const ENDPOINTS: bool>(a0: V3, a1: V3, b0: V3, b1: V3, t_end: f32x8) -> 
         dist2,
         point_a,
         point_b,
-        flags: bit8(same_velocity, MotionFlags::SAME_VELOCITY),
+        flags: mask_to(same_velocity, MotionFlags::SAME_VELOCITY.bits()),
     };
     if non_finite.any() {
         let nan = f32x8::splat(f32::NAN);
         let blank = |x: f32x8| non_finite.select(nan, x);
-        let blank3 = |p: V3| V3 {
-            x: blank(p.x),
-            y: blank(p.y),
-            z: blank(p.z),
-        };
+        let flags = non_finite.select(
+            u32x8::splat(u32::from(MotionFlags::NON_FINITE.bits())),
+            bits8(same_velocity, MotionFlags::SAME_VELOCITY.bits()),
+        );
         lanes = CpaLanes {
             t: blank(lanes.t),
             dist2: blank(lanes.dist2),
-            point_a: blank3(lanes.point_a),
-            point_b: blank3(lanes.point_b),
-            flags: non_finite.select(
-                u32x8::splat(u32::from(MotionFlags::NON_FINITE.bits())),
-                lanes.flags,
-            ),
+            point_a: lanes.point_a.map(blank),
+            point_b: lanes.point_b.map(blank),
+            flags: bytes8(flags, MotionFlags::from_bits_truncate),
         };
     }
     lanes
 }
 
-/// `max(lo, min(hi, x))` with `maxps`/`minps`, as `reference::clamp`.
-#[inline(always)]
-pub(crate) fn clamp8(x: f32x8, lo: f32x8, hi: f32x8) -> f32x8 {
-    lo.fast_max(hi.fast_min(x))
-}
-
 // ---------------------------------------------------------------------------------------
 // Batches.
 
-/// Closest points of approach for a batch of pairs, stored as columns.
-///
-/// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CpaBatch {
-    len: usize,
-    t: F32Column,
-    dist2: F32Column,
-    point_a: [F32Column; 3],
-    point_b: [F32Column; 3],
-    flags: MotionFlagsColumn,
-}
-
-impl CpaBatch {
-    /// An empty batch.
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Number of pairs.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when there are no results.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Times of closest approach, exactly `len()` values.
-    #[must_use]
-    pub fn t(&self) -> &[f32] {
-        &self.t[..self.len]
-    }
-
-    /// Squared distances at the closest approach, exactly `len()` values.
-    #[must_use]
-    pub fn dist2(&self) -> &[f32] {
-        &self.dist2[..self.len]
-    }
-
-    /// Positions of A at the closest approach, `[x, y, z]` columns of `len()` values.
-    #[must_use]
-    pub fn point_a(&self) -> [&[f32]; 3] {
-        core::array::from_fn(|k| &self.point_a[k][..self.len])
-    }
-
-    /// Positions of B at the closest approach, `[x, y, z]` columns of `len()` values.
-    #[must_use]
-    pub fn point_b(&self) -> [&[f32]; 3] {
-        core::array::from_fn(|k| &self.point_b[k][..self.len])
-    }
-
-    /// Per-pair flags, exactly `len()` values.
-    #[must_use]
-    pub fn flags(&self) -> &[MotionFlags] {
-        &self.flags[..self.len]
-    }
-
-    /// Result `i`.
+result_batch! {
+    /// Closest points of approach for a batch of pairs, stored as columns.
     ///
-    /// # Panics
-    /// When `i >= self.len()`.
-    #[must_use]
-    pub fn get(&self, i: usize) -> Cpa {
-        assert!(i < self.len, "index {i} out of range for {}", self.len);
-        Cpa {
-            t: self.t[i],
-            dist2: self.dist2[i],
-            point_a: core::array::from_fn(|k| self.point_a[k][i]),
-            point_b: core::array::from_fn(|k| self.point_b[k][i]),
-            flags: self.flags[i],
+    /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
+    pub struct CpaBatch(Cpa) stored as CpaOut {
+        columns {
+            /// Times of closest approach, exactly `len()` values.
+            t: f32,
+            /// Squared distances at the closest approach, exactly `len()` values.
+            dist2: f32,
+            /// Per-pair flags, exactly `len()` values.
+            flags: MotionFlags,
         }
-    }
-
-    /// The results in order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = Cpa> + '_ {
-        (0..self.len).map(|i| self.get(i))
-    }
-
-    /// Sizes every column for `len` results, padded to whole groups.
-    fn reset(&mut self, len: usize) {
-        self.len = len;
-        for v in [&mut self.t, &mut self.dist2]
-            .into_iter()
-            .chain(&mut self.point_a)
-            .chain(&mut self.point_b)
-        {
-            v.resize_padded(len);
+        points {
+            /// Positions of A at the closest approach, `[x, y, z]` columns of `len()` values.
+            point_a: 3,
+            /// Positions of B at the closest approach, `[x, y, z]` columns of `len()` values.
+            point_b: 3,
         }
-        self.flags.resize_padded(len);
-    }
-
-    /// The columns as groups, split after group `groups` (see [`out_groups`]).
-    fn split_groups(&mut self, groups: usize) -> (CpaOut<'_>, CpaOut<'_>) {
-        let (t, t_rest) = out_groups(&mut self.t, groups);
-        let (dist2, dist2_rest) = out_groups(&mut self.dist2, groups);
-        let (flags, flags_rest) = out_groups(&mut self.flags, groups);
-        let [pa0, pa1, pa2] = &mut self.point_a;
-        let [pb0, pb1, pb2] = &mut self.point_b;
-        let (pax, pax_rest) = out_groups(pa0, groups);
-        let (pay, pay_rest) = out_groups(pa1, groups);
-        let (paz, paz_rest) = out_groups(pa2, groups);
-        let (pbx, pbx_rest) = out_groups(pb0, groups);
-        let (pby, pby_rest) = out_groups(pb1, groups);
-        let (pbz, pbz_rest) = out_groups(pb2, groups);
-        (
-            CpaOut {
-                t,
-                dist2,
-                point_a: [pax, pay, paz],
-                point_b: [pbx, pby, pbz],
-                flags,
-            },
-            CpaOut {
-                t: t_rest,
-                dist2: dist2_rest,
-                point_a: [pax_rest, pay_rest, paz_rest],
-                point_b: [pbx_rest, pby_rest, pbz_rest],
-                flags: flags_rest,
-            },
-        )
     }
 }
 
-/// Output columns as whole groups: what the loop stores to.
-struct CpaOut<'a> {
-    t: &'a mut [[f32; LANES]],
-    dist2: &'a mut [[f32; LANES]],
-    point_a: [&'a mut [[f32; LANES]]; 3],
-    point_b: [&'a mut [[f32; LANES]]; 3],
-    flags: &'a mut [[MotionFlags; LANES]],
-}
-
-impl CpaOut<'_> {
-    /// Every column cut to exactly `groups` groups (each holds at least that many), so that
-    /// a loop over `0..groups` in the same function stores without bounds checks.
-    #[inline(always)]
-    fn cut(&mut self, groups: usize) -> CpaOut<'_> {
-        let [pax, pay, paz] = &mut self.point_a;
-        let [pbx, pby, pbz] = &mut self.point_b;
-        CpaOut {
-            t: &mut self.t[..groups],
-            dist2: &mut self.dist2[..groups],
-            point_a: [&mut pax[..groups], &mut pay[..groups], &mut paz[..groups]],
-            point_b: [&mut pbx[..groups], &mut pby[..groups], &mut pbz[..groups]],
-            flags: &mut self.flags[..groups],
-        }
-    }
-
-    /// Stores group `g`.
+impl GroupStore for CpaOut<'_> {
+    type Lanes = CpaLanes;
     #[inline(always)]
     fn store(&mut self, g: usize, lanes: &CpaLanes) {
         self.t[g] = lanes.t.to_array();
         self.dist2[g] = lanes.dist2.to_array();
-        let pa = [lanes.point_a.x, lanes.point_a.y, lanes.point_a.z];
-        let pb = [lanes.point_b.x, lanes.point_b.y, lanes.point_b.z];
+        let (pa, pb) = (lanes.point_a.to_array(), lanes.point_b.to_array());
         for k in 0..3 {
             self.point_a[k][g] = pa[k].to_array();
             self.point_b[k][g] = pb[k].to_array();
         }
-        self.flags[g] = flags8(lanes.flags);
+        self.flags[g] = lanes.flags;
+    }
+    #[inline(always)]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        self.split_columns(mid)
     }
 }
 
-/// The four points of group `g` (columns `a0 a1 b0 b1`, x y z each).
+/// The four points of a group (columns `a0 a1 b0 b1`, x y z each).
 #[inline(always)]
-fn points(c: [f32x8; 12]) -> (V3, V3, V3, V3) {
-    let v3 = |k: usize| V3 {
-        x: c[k],
-        y: c[k + 1],
-        z: c[k + 2],
-    };
-    (v3(0), v3(3), v3(6), v3(9))
+fn points(c: &[f32x8; 12]) -> (V3, V3, V3, V3) {
+    let v = |k| V3::at_column(c, k);
+    (v(0), v(3), v(6), v(9))
 }
 
-/// One group through the masked path, out of line so the common loop stays lean (the
-/// caller stores the result: handing it the output columns would let it replace them, and
-/// the loop would check bounds again).
-#[inline(never)]
-fn masked_group<const ENDPOINTS: bool>(
-    cols: &[&[[f32; LANES]]; 12],
-    g: usize,
+/// CPA over twelve input columns: tracks (`ENDPOINTS = false`: positions then velocities)
+/// or start/end segments, time clamped to `[0, t_end]`.
+struct CpaKernel<const ENDPOINTS: bool> {
     t_end: f32x8,
-) -> CpaLanes {
-    let (a0, a1, b0, b1) = points(load(cols, g));
-    cpa8::<ENDPOINTS>(a0, a1, b0, b1, t_end)
 }
 
+impl<const ENDPOINTS: bool> PairKernel<12> for CpaKernel<ENDPOINTS> {
+    type Lanes = CpaLanes;
+    #[inline(always)]
+    fn general(&self, load: impl Fn() -> [f32x8; 12]) -> Option<CpaLanes> {
+        let (a0, a1, b0, b1) = points(&load());
+        let (t, dist2) = cpa8_general::<ENDPOINTS>(a0, a1, b0, b1, self.t_end)?;
+        // The inputs again, from memory: keeping all twelve live through the time
+        // computation would spill them (sixteen vector registers). The opaque call stops
+        // the compiler from merging this load with the first one (which it would then keep
+        // on the stack): 110 instructions per group instead of 131 (callgrind).
+        core::hint::black_box(());
+        let (a0, a1, b0, b1) = points(&load());
+        let (point_a, point_b) = points8::<ENDPOINTS>(a0, a1, b0, b1, t);
+        Some(CpaLanes {
+            t,
+            dist2,
+            point_a,
+            point_b,
+            flags: [MotionFlags::empty(); LANES],
+        })
+    }
+    #[inline(always)]
+    fn masked(&self, x: [f32x8; 12]) -> CpaLanes {
+        let (a0, a1, b0, b1) = points(&x);
+        cpa8::<ENDPOINTS>(a0, a1, b0, b1, self.t_end)
+    }
+}
+
+/// Checks the lengths, sizes `out` and runs the kernel (sequentially or on all cores).
 fn run<const ENDPOINTS: bool>(
     a: [&[f32]; 6],
     b: [&[f32]; 6],
-    n: usize,
+    lens: (usize, usize),
     t_end: f32,
+    parallel: bool,
     out: &mut CpaBatch,
-) {
-    out.reset(n);
-    let t_end = f32x8::splat(t_end);
+) -> Result<(), Error> {
+    check_len("batches a and b", lens.0, lens.1)?;
+    let n = lens.0;
+    out.reset(n, |_| true);
     let cols: [&[f32]; 12] = core::array::from_fn(|k| if k < 6 { a[k] } else { b[k - 6] });
-    let input = in_groups(cols, n);
-    let groups = input.groups;
-    let (mut main, mut rest) = out.split_groups(groups);
-    {
-        // Columns cut here, in the loop's function, so the loop has no bounds checks.
-        let cols: [&[[f32; LANES]]; 12] = core::array::from_fn(|c| &input.cols[c][..groups]);
-        let mut main = main.cut(groups);
-        for g in 0..groups {
-            let (a0, a1, b0, b1) = points(load(&cols, g));
-            match cpa8_general::<ENDPOINTS>(a0, a1, b0, b1, t_end) {
-                Some((t, dist2)) => {
-                    main.t[g] = t.to_array();
-                    main.dist2[g] = dist2.to_array();
-                    main.flags[g] = [MotionFlags::NONE; LANES];
-                    // The inputs again, from memory: keeping all twelve live through the
-                    // time computation would spill them (sixteen vector registers).
-                    let (a0, a1, b0, b1) = points(load(&cols, g));
-                    let (pa, pb) = points8::<ENDPOINTS>(a0, a1, b0, b1, t);
-                    let pa = [pa.x, pa.y, pa.z];
-                    let pb = [pb.x, pb.y, pb.z];
-                    for k in 0..3 {
-                        main.point_a[k][g] = pa[k].to_array();
-                        main.point_b[k][g] = pb[k].to_array();
-                    }
-                }
-                None => main.store(g, &masked_group::<ENDPOINTS>(&cols, g, t_end)),
-            }
-        }
-    }
-    if let Some(tail) = &input.tail {
-        let cols = core::array::from_fn(|c| core::slice::from_ref(&tail[c]));
-        rest.store(0, &masked_group::<ENDPOINTS>(&cols, 0, t_end));
-    }
+    let kernel = CpaKernel::<ENDPOINTS> {
+        t_end: f32x8::splat(t_end),
+    };
+    driver::run_on(parallel, &kernel, cols, n, out.out());
+    Ok(())
 }
 
-/// Closest point of approach of `a[i]` and `b[i]` over `window`, for every `i`
-/// (batched twin of [`cpa_scalar`], bit-identical to it).
+fn tracks(
+    a: TracksView<'_>,
+    b: TracksView<'_>,
+    window: Window,
+    parallel: bool,
+    out: &mut CpaBatch,
+) -> Result<(), Error> {
+    let lens = (a.len(), b.len());
+    run::<false>(a.raw_columns(), b.raw_columns(), lens, window.end(), parallel, out)
+}
+
+fn segments(
+    a: SegmentsView<'_>,
+    b: SegmentsView<'_>,
+    parallel: bool,
+    out: &mut CpaBatch,
+) -> Result<(), Error> {
+    let lens = (a.len(), b.len());
+    run::<true>(a.raw_columns(), b.raw_columns(), lens, 1.0, parallel, out)
+}
+
+/// Closest point of approach of `a[i]` and `b[i]` over `window`, for every `i` (batched
+/// twin of [`reference::cpa`](crate::reference::cpa), bit-identical to it).
 ///
 /// # Panics
-/// When `a` and `b` differ in length; [`try_cpa_into`] returns an error instead.
+/// When `a` and `b` differ in length; [`cpa_into`] returns an error instead.
 ///
 /// ```
 /// use segbatch::motion::{cpa, Track, Tracks, Window};
-/// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])][..]);
-/// let b = Tracks::from(&[Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0])][..]);
+/// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
+/// let b = Tracks::from(&[Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0])]);
 /// let out = cpa(&a, &b, Window::STEP);
 /// assert_eq!(out.t(), &[0.5]);
 /// assert_eq!(out.dist2(), &[1.0]);
@@ -532,63 +371,70 @@ pub fn cpa<'a, 'b>(
     window: Window,
 ) -> CpaBatch {
     let mut out = CpaBatch::new();
-    cpa_into(a, b, window, &mut out);
+    tracks(a.into(), b.into(), window, false, &mut out).unwrap_or_else(|e| panic!("segbatch: {e}"));
     out
 }
 
-/// Like [`cpa`], writing into `out` and reusing its buffers.
+/// [`cpa`] writing into `out` and reusing its buffers.
 ///
-/// # Panics
-/// When `a` and `b` differ in length; [`try_cpa_into`] returns an error instead.
+/// # Errors
+/// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then unchanged).
 ///
 /// ```
 /// use segbatch::motion::{cpa_into, CpaBatch, Track, Tracks, Window};
-/// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])][..]);
-/// let b = Tracks::from(&[Track::new([0.0, 3.0, 0.0], [1.0, 0.0, 0.0])][..]);
+/// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
+/// let b = Tracks::from(&[Track::new([0.0, 3.0, 0.0], [1.0, 0.0, 0.0])]);
 /// let mut out = CpaBatch::new();
-/// cpa_into(&a, &b, Window::STEP, &mut out);
+/// cpa_into(&a, &b, Window::STEP, &mut out)?;
 /// assert_eq!((out.t()[0], out.dist2()[0]), (0.0, 9.0)); // same velocity: t = 0
+/// assert!(cpa_into(&a, &Tracks::new(), Window::STEP, &mut out).is_err());
+/// # Ok::<(), segbatch::Error>(())
 /// ```
 pub fn cpa_into<'a, 'b>(
     a: impl Into<TracksView<'a>>,
     b: impl Into<TracksView<'b>>,
     window: Window,
     out: &mut CpaBatch,
-) {
-    if let Err(e) = try_cpa_into(a, b, window, out) {
-        panic!("segbatch: {e}");
-    }
+) -> Result<(), Error> {
+    tracks(a.into(), b.into(), window, false, out)
 }
 
-/// Like [`cpa_into`], but an error instead of a panic when the lengths differ (`out` is
-/// then left unchanged).
+/// [`cpa`] on all cores, bitwise the same results.
+///
+/// # Panics
+/// When `a` and `b` differ in length; [`par_cpa_into`] returns an error instead.
+#[cfg(feature = "rayon")]
+#[must_use]
+pub fn par_cpa<'a, 'b>(
+    a: impl Into<TracksView<'a>>,
+    b: impl Into<TracksView<'b>>,
+    window: Window,
+) -> CpaBatch {
+    let mut out = CpaBatch::new();
+    tracks(a.into(), b.into(), window, true, &mut out).unwrap_or_else(|e| panic!("segbatch: {e}"));
+    out
+}
+
+/// [`cpa_into`] on all cores, bitwise the same results.
 ///
 /// # Errors
-/// [`BatchError::LengthMismatch`].
-///
-/// ```
-/// use segbatch::motion::{try_cpa_into, CpaBatch, Tracks, Window};
-/// let mut out = CpaBatch::new();
-/// let r = try_cpa_into(&Tracks::new(), &Tracks::from_iter([Default::default()]), Window::STEP, &mut out);
-/// assert!(r.is_err());
-/// ```
-pub fn try_cpa_into<'a, 'b>(
+/// As [`cpa_into`].
+#[cfg(feature = "rayon")]
+pub fn par_cpa_into<'a, 'b>(
     a: impl Into<TracksView<'a>>,
     b: impl Into<TracksView<'b>>,
     window: Window,
     out: &mut CpaBatch,
-) -> Result<(), BatchError> {
-    let (a, b) = (a.into(), b.into());
-    check_len("tracks a and b", a.len(), b.len())?;
-    run::<false>(a.raw_columns(), b.raw_columns(), a.len(), window.end(), out);
-    Ok(())
+) -> Result<(), Error> {
+    tracks(a.into(), b.into(), window, true, out)
 }
 
 /// Closest point of approach of objects moving along `a[i]` and `b[i]` (start to end)
-/// during the same step, time `[0, 1]` (batched twin of [`cpa_segments_scalar`]).
+/// during the same step, time `[0, 1]` (batched twin of
+/// [`reference::cpa_segments`](crate::reference::cpa_segments)).
 ///
 /// # Panics
-/// When `a` and `b` differ in length; [`try_cpa_segments_into`] returns an error.
+/// When `a` and `b` differ in length; [`cpa_segments_into`] returns an error.
 ///
 /// ```
 /// use segbatch::motion::cpa_segments;
@@ -604,52 +450,46 @@ pub fn cpa_segments<'a, 'b>(
     b: impl Into<SegmentsView<'b>>,
 ) -> CpaBatch {
     let mut out = CpaBatch::new();
-    cpa_segments_into(a, b, &mut out);
+    segments(a.into(), b.into(), false, &mut out).unwrap_or_else(|e| panic!("segbatch: {e}"));
     out
 }
 
-/// Like [`cpa_segments`], writing into `out` and reusing its buffers.
+/// [`cpa_segments`] writing into `out` and reusing its buffers.
 ///
-/// # Panics
-/// When `a` and `b` differ in length; [`try_cpa_segments_into`] returns an error.
-///
-/// ```
-/// use segbatch::motion::{cpa_segments_into, CpaBatch};
-/// use segbatch::{Segment, Segments};
-/// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-/// let mut out = CpaBatch::new();
-/// cpa_segments_into(&a, &a, &mut out);
-/// assert_eq!(out.dist2(), &[0.0]);
-/// ```
+/// # Errors
+/// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then unchanged).
 pub fn cpa_segments_into<'a, 'b>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
     out: &mut CpaBatch,
-) {
-    if let Err(e) = try_cpa_segments_into(a, b, out) {
-        panic!("segbatch: {e}");
-    }
+) -> Result<(), Error> {
+    segments(a.into(), b.into(), false, out)
 }
 
-/// Like [`cpa_segments_into`], but an error instead of a panic when the lengths differ.
+/// [`cpa_segments`] on all cores, bitwise the same results.
+///
+/// # Panics
+/// When `a` and `b` differ in length; [`par_cpa_segments_into`] returns an error.
+#[cfg(feature = "rayon")]
+#[must_use]
+pub fn par_cpa_segments<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
+) -> CpaBatch {
+    let mut out = CpaBatch::new();
+    segments(a.into(), b.into(), true, &mut out).unwrap_or_else(|e| panic!("segbatch: {e}"));
+    out
+}
+
+/// [`cpa_segments_into`] on all cores, bitwise the same results.
 ///
 /// # Errors
-/// [`BatchError::LengthMismatch`].
-///
-/// ```
-/// use segbatch::motion::{try_cpa_segments_into, CpaBatch};
-/// use segbatch::{Segment, Segments};
-/// let a = Segments::from(&[Segment::default()]);
-/// let mut out = CpaBatch::new();
-/// assert!(try_cpa_segments_into(&a, &Segments::new(), &mut out).is_err());
-/// ```
-pub fn try_cpa_segments_into<'a, 'b>(
+/// As [`cpa_segments_into`].
+#[cfg(feature = "rayon")]
+pub fn par_cpa_segments_into<'a, 'b>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
     out: &mut CpaBatch,
-) -> Result<(), BatchError> {
-    let (a, b) = (a.into(), b.into());
-    check_len("segments a and b", a.len(), b.len())?;
-    run::<true>(a.raw_columns(), b.raw_columns(), a.len(), 1.0, out);
-    Ok(())
+) -> Result<(), Error> {
+    segments(a.into(), b.into(), true, out)
 }

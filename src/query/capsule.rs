@@ -3,75 +3,91 @@
 //! Two capsules touch when the squared distance of their core segments is at most
 //! `(rA + rB)²`, the sum and the square formed in `f32` (`let r = ra + rb; dist2 <= r * r`);
 //! the kernel's `dist2` is the reference's bit for bit, so the answer is exactly what that
-//! scalar test gives. The result is a [`PairMask`] (one bit per pair) or a list of indices.
+//! scalar test gives. The result is a [`PairMask`], one bit per pair
+//! ([`PairMask::iter_ones`] lists the touching pairs).
 
-use super::{Side, fail};
-use crate::batch::{BatchError, LANES, SegmentsView};
-use crate::kernel::{self, Splat};
-use crate::segment::{Options, Params};
+use crate::batch::{Error, SegmentsView, check_len};
+use crate::columns::GroupStore;
+use crate::driver::{self, PairKernel};
+use crate::kernel::{Splat, closest8_general, closest8_masked};
+use crate::lanes::V3;
+use crate::segment::Options;
 use wide::f32x8;
 
-/// The capsule radii of a [`capsules_touch`] query.
+/// Validated radii for the capsule and sphere queries ([`capsules_touch`],
+/// [`first_contact`](crate::motion::first_contact)): every radius is zero or positive (not
+/// negative, not NaN), checked once when the value is made.
+///
+/// ```
+/// use segbatch::{Error, Radii};
+/// assert!(Radii::uniform(0.5, 0.25).is_ok());
+/// assert!(Radii::uniform(-1.0, 0.5).is_err());
+/// let (ra, rb) = ([0.5, 0.4], [0.5, f32::NAN]);
+/// assert_eq!(Radii::per_pair(&ra, &rb), Err(Error::InvalidRadius { index: Some(1) }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Radii<'r> {
-    /// Every capsule of A has radius `a`, every capsule of B radius `b`.
-    Uniform {
-        /// Radius of the capsules of A.
-        a: f32,
-        /// Radius of the capsules of B.
-        b: f32,
-    },
-    /// Capsule `i` of A has radius `a[i]`, capsule `i` of B radius `b[i]` (both slices as
-    /// long as the batches).
-    PerPair {
-        /// Radii of the capsules of A.
-        a: &'r [f32],
-        /// Radii of the capsules of B.
-        b: &'r [f32],
-    },
+pub struct Radii<'r>(RadiiKind<'r>);
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum RadiiKind<'r> {
+    Uniform { a: f32, b: f32 },
+    PerPair { a: &'r [f32], b: &'r [f32] },
 }
 
-impl Radii<'_> {
-    /// Checks lengths and, for a uniform radius, signs.
-    fn check(&self, n: usize) -> Result<(), BatchError> {
-        match *self {
-            Radii::Uniform { a, b } => {
-                if !(a >= 0.0 && b >= 0.0) {
-                    return Err(BatchError::InvalidRadius { index: None });
-                }
-            }
-            Radii::PerPair { a, b } => {
-                for (what, r) in [("radii of a", a), ("radii of b", b)] {
-                    if r.len() != n {
-                        return Err(BatchError::LengthMismatch {
-                            what,
-                            expected: n,
-                            found: r.len(),
-                        });
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
+/// True for a valid radius: zero, positive or `+∞`.
+fn valid(r: f32) -> bool {
+    r >= 0.0
+}
 
-    /// The first pair with a negative or NaN radius.
-    fn first_invalid(&self) -> Option<usize> {
-        match *self {
-            Radii::Uniform { .. } => None,
-            Radii::PerPair { a, b } => (0..a.len()).find(|&i| !(a[i] >= 0.0 && b[i] >= 0.0)),
+impl<'r> Radii<'r> {
+    /// Every object of A has radius `a`, every object of B radius `b`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] (`index: None`) when a radius is negative or NaN.
+    pub fn uniform(a: f32, b: f32) -> Result<Self, Error> {
+        if valid(a) && valid(b) {
+            Ok(Radii(RadiiKind::Uniform { a, b }))
+        } else {
+            Err(Error::InvalidRadius { index: None })
         }
     }
 
-    /// The radii of the pairs `start..end` (same variant, sub-slices).
-    #[cfg(feature = "rayon")]
-    fn slice(&self, start: usize, end: usize) -> Self {
-        match *self {
-            Radii::Uniform { a, b } => Radii::Uniform { a, b },
-            Radii::PerPair { a, b } => Radii::PerPair {
-                a: &a[start..end],
-                b: &b[start..end],
-            },
+    /// Object `i` of A has radius `a[i]`, object `i` of B radius `b[i]`.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when the slices differ in length;
+    /// [`Error::InvalidRadius`] with the first pair holding a negative or NaN radius.
+    pub fn per_pair(a: &'r [f32], b: &'r [f32]) -> Result<Self, Error> {
+        check_len("radii of a and b", a.len(), b.len())?;
+        match (0..a.len()).find(|&i| !(valid(a[i]) && valid(b[i]))) {
+            Some(i) => Err(Error::InvalidRadius { index: Some(i) }),
+            None => Ok(Radii(RadiiKind::PerPair { a, b })),
+        }
+    }
+
+    /// `(a, b)` when the radii are uniform.
+    #[must_use]
+    pub fn as_uniform(&self) -> Option<(f32, f32)> {
+        match self.0 {
+            RadiiKind::Uniform { a, b } => Some((a, b)),
+            RadiiKind::PerPair { .. } => None,
+        }
+    }
+
+    /// The per-pair slices `(a, b)` when the radii are per pair.
+    #[must_use]
+    pub fn as_per_pair(&self) -> Option<(&'r [f32], &'r [f32])> {
+        match self.0 {
+            RadiiKind::PerPair { a, b } => Some((a, b)),
+            RadiiKind::Uniform { .. } => None,
+        }
+    }
+
+    /// `Ok` when the radii fit a batch of `n` pairs (per-pair slices of length `n`).
+    pub(crate) fn check_len(&self, n: usize) -> Result<(), Error> {
+        match self.0 {
+            RadiiKind::Uniform { .. } => Ok(()),
+            RadiiKind::PerPair { a, .. } => check_len("radii and batches", n, a.len()),
         }
     }
 }
@@ -82,7 +98,7 @@ impl Radii<'_> {
 /// use segbatch::PairMask;
 /// let mask = PairMask::from_bools(&[true, false, true]);
 /// assert_eq!(mask.len(), 3);
-/// assert!(mask.get(2) && !mask.get(1));
+/// assert_eq!((mask.get(2), mask.get(1), mask.get(3)), (Some(true), Some(false), None));
 /// assert_eq!(mask.count_ones(), 2);
 /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0, 2]);
 /// assert_eq!(mask.words(), &[0b101]);
@@ -125,19 +141,11 @@ impl PairMask {
         self.len == 0
     }
 
-    /// The bit of pair `i`.
-    ///
-    /// # Panics
-    /// When `i >= self.len()`.
+    /// The bit of pair `i`, or `None` when `i >= len()`.
     #[inline]
     #[must_use]
-    pub fn get(&self, i: usize) -> bool {
-        assert!(
-            i < self.len,
-            "pair {i} out of range for a mask of {}",
-            self.len
-        );
-        self.words[i / 64] >> (i % 64) & 1 == 1
+    pub fn get(&self, i: usize) -> Option<bool> {
+        (i < self.len).then(|| self.words[i / 64] >> (i % 64) & 1 == 1)
     }
 
     /// The words, `len().div_ceil(64)` of them; bits past `len()` are zero.
@@ -173,336 +181,226 @@ impl PairMask {
         self.words.resize(len.div_ceil(64), 0);
         self.len = len;
     }
-}
 
-/// Loads eight radii at `j`, zero padded past `r.len()`.
-#[inline(always)]
-fn load_radii(r: &[f32], j: usize) -> f32x8 {
-    if j + LANES <= r.len() {
-        let a: [f32; LANES] = r[j..j + LANES].try_into().expect("8 values");
-        f32x8::from(a)
-    } else {
-        let mut a = [0.0f32; LANES];
-        a[..r.len() - j].copy_from_slice(&r[j..]);
-        f32x8::from(a)
+    /// The words as one byte per group of [`LANES`] pairs, for the driver's stores (byte
+    /// `g` of the little-endian words holds pairs `8g .. 8g + 8`).
+    fn groups_mut(&mut self) -> MaskOut<'_> {
+        MaskOut(bytemuck::cast_slice_mut(&mut self.words))
+    }
+
+    /// After the stores: words in native order, bits past `len()` (padding lanes) cleared.
+    fn finish(&mut self) {
+        for w in &mut self.words {
+            *w = u64::from_le(*w);
+        }
+        if let Some(last) = self.words.last_mut()
+            && self.len % 64 != 0
+        {
+            *last &= (1u64 << (self.len % 64)) - 1;
+        }
     }
 }
 
-/// Runs the groups of `a`/`b` and hands each group's touch bits to `sink(j, bits)`; `Err`
-/// when a per-pair radius is negative or NaN (some groups may have been handed out).
-fn run(
+/// A [`PairMask`]'s bytes, one per group of eight pairs.
+struct MaskOut<'a>(&'a mut [u8]);
+
+impl GroupStore for MaskOut<'_> {
+    type Lanes = u8;
+    #[inline(always)]
+    fn store(&mut self, g: usize, bits: &u8) {
+        self.0[g] = *bits;
+    }
+    #[inline(always)]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (lo, hi) = self.0.split_at_mut(mid);
+        (MaskOut(lo), MaskOut(hi))
+    }
+}
+
+/// Four points from the first twelve lane vectors (`a0 a1 b0 b1`, x y z each).
+#[inline(always)]
+fn points<const C: usize>(c: &[f32x8; C]) -> (V3, V3, V3, V3) {
+    let v = |k| V3::at_column(c, k);
+    (v(0), v(3), v(6), v(9))
+}
+
+/// The touch bits of a group from its squared distances and radius sums.
+#[inline(always)]
+fn touch_bits(dist2: f32x8, r: f32x8) -> u8 {
+    dist2.simd_le(r * r).to_bitmask() as u8
+}
+
+/// Capsules with uniform radii: twelve input columns, `r = rA + rB` broadcast.
+struct UniformCapsules {
+    splat: Splat,
+    r: f32x8,
+}
+
+impl PairKernel<12> for UniformCapsules {
+    type Lanes = u8;
+    #[inline(always)]
+    fn general(&self, load: impl Fn() -> [f32x8; 12]) -> Option<u8> {
+        let (a0, a1, b0, b1) = points(&load());
+        closest8_general(a0, a1, b0, b1, &self.splat).map(|l| touch_bits(l.dist2, self.r))
+    }
+    #[inline(always)]
+    fn masked(&self, x: [f32x8; 12]) -> u8 {
+        let (a0, a1, b0, b1) = points(&x);
+        touch_bits(closest8_masked(a0, a1, b0, b1, &self.splat).dist2, self.r)
+    }
+}
+
+/// Capsules with per-pair radii: fourteen input columns, the radii last.
+struct PerPairCapsules {
+    splat: Splat,
+}
+
+impl PairKernel<14> for PerPairCapsules {
+    type Lanes = u8;
+    #[inline(always)]
+    fn general(&self, load: impl Fn() -> [f32x8; 14]) -> Option<u8> {
+        let x = load();
+        let (a0, a1, b0, b1) = points(&x);
+        closest8_general(a0, a1, b0, b1, &self.splat).map(|l| touch_bits(l.dist2, x[12] + x[13]))
+    }
+    #[inline(always)]
+    fn masked(&self, x: [f32x8; 14]) -> u8 {
+        let (a0, a1, b0, b1) = points(&x);
+        touch_bits(closest8_masked(a0, a1, b0, b1, &self.splat).dist2, x[12] + x[13])
+    }
+}
+
+/// Checks, sizes `out` and runs the query, sequentially or on all cores.
+fn touch(
     a: SegmentsView<'_>,
     b: SegmentsView<'_>,
     radii: Radii<'_>,
-    p: &Params,
-    mut sink: impl FnMut(usize, u32),
-) -> Result<(), ()> {
-    let splat = Splat::new(p);
-    let (sa, sb) = (Side::new(a), Side::new(b));
+    options: &Options,
+    parallel: bool,
+    out: &mut PairMask,
+) -> Result<(), Error> {
+    check_len("batches a and b", a.len(), b.len())?;
+    radii.check_len(a.len())?;
     let n = a.len();
-    let mut j = 0;
-    match radii {
-        Radii::Uniform { a: ra, b: rb } => {
-            let r = ra + rb;
-            let r2 = f32x8::splat(r * r);
-            while j < n {
-                let (a0, a1) = sa.load(j);
-                let (b0, b1) = sb.load(j);
-                let lanes = kernel::closest8(a0, a1, b0, b1, &splat);
-                let bits = lanes.dist2.simd_le(r2).to_bitmask() & super::lane_bits(0, n, j);
-                sink(j, bits);
-                j += LANES;
-            }
+    out.reset(n);
+    let splat = Splat::new(&options.params());
+    let (ac, bc) = (a.raw_columns(), b.raw_columns());
+    let pair: [&[f32]; 12] = core::array::from_fn(|k| if k < 6 { ac[k] } else { bc[k - 6] });
+    let store = out.groups_mut();
+    match radii.0 {
+        RadiiKind::Uniform { a: ra, b: rb } => {
+            let kernel = UniformCapsules {
+                splat,
+                r: f32x8::splat(ra + rb),
+            };
+            driver::run_on(parallel, &kernel, pair, n, store);
         }
-        Radii::PerPair { a: ra, b: rb } => {
-            let zero = f32x8::ZERO;
-            let mut invalid = 0u32;
-            while j < n {
-                let (a0, a1) = sa.load(j);
-                let (b0, b1) = sb.load(j);
-                let lanes = kernel::closest8(a0, a1, b0, b1, &splat);
-                let (ra, rb) = (load_radii(ra, j), load_radii(rb, j));
-                invalid |= (!(ra.simd_ge(zero) & rb.simd_ge(zero))).to_bitmask();
-                let r = ra + rb;
-                let bits = lanes.dist2.simd_le(r * r).to_bitmask() & super::lane_bits(0, n, j);
-                sink(j, bits);
-                j += LANES;
-            }
-            if invalid != 0 {
-                return Err(());
-            }
+        RadiiKind::PerPair { a: ra, b: rb } => {
+            let cols: [&[f32]; 14] = core::array::from_fn(|k| match k {
+                0..12 => pair[k],
+                12 => ra,
+                _ => rb,
+            });
+            driver::run_on(parallel, &PerPairCapsules { splat }, cols, n, store);
         }
     }
+    out.finish();
     Ok(())
 }
 
-/// Writes the mask words of `a`/`b` (`words` covers exactly these pairs, starting at a
-/// multiple of 64).
-fn run_mask(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
-    radii: Radii<'_>,
-    p: &Params,
-    words: &mut [u64],
-) -> Result<(), ()> {
-    run(a, b, radii, p, |j, bits| {
-        words[j / 64] |= u64::from(bits) << (j % 64);
-    })
-}
-
-/// Validates the inputs, or the error the `try_` forms return.
-fn check(a: &SegmentsView<'_>, b: &SegmentsView<'_>, radii: &Radii<'_>) -> Result<(), BatchError> {
-    crate::batch::check_pair_lengths(a, b)?;
-    radii.check(a.len())
-}
-
-/// Does capsule `(a[i], rA)` touch capsule `(b[i], rB)`, for every `i`? One bit per pair.
-///
-/// Touching means `dist2 <= (rA + rB)²` (sum and square in `f32`); `options` gives the
-/// extents (segments for capsules; a ray or line gives an infinite cylinder) and tolerance.
+/// Does capsule `(a[i], rA)` touch capsule `(b[i], rB)`, for every `i`? One bit per pair,
+/// segment against segment (default options).
 ///
 /// # Panics
-/// When `a` and `b` (or the radius slices) differ in length, or a radius is negative or
-/// NaN; [`try_capsules_touch_into`] returns an error instead.
+/// When `a`, `b` or per-pair radii differ in length; [`capsules_touch_into`] returns an
+/// error instead.
 ///
 /// ```
-/// use segbatch::{capsules_touch, Options, Radii, Segment, Segments};
-/// let a = Segments::from(&[
-///     Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
-///     Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
-/// ]);
+/// use segbatch::{capsules_touch, Radii, Segment, Segments};
+/// // Capsules of radius 0.5 along the x axis, one unit apart in y: they touch.
+/// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]); 2]);
 /// let b = Segments::from(&[
-///     Segment::new([0.5, 0.5, 0.0], [0.5, 2.0, 0.0]), // 0.5 away
-///     Segment::new([0.5, 1.5, 0.0], [0.5, 2.0, 0.0]), // 1.5 away
+///     Segment::new([0.0, 1.0, 0.0], [2.0, 1.0, 0.0]),
+///     Segment::new([0.0, 1.5, 0.0], [2.0, 1.5, 0.0]),
 /// ]);
-/// let mask = capsules_touch(&a, &b, Radii::Uniform { a: 0.25, b: 0.25 }, &Options::SEGMENTS);
-/// assert!(mask.get(0) && !mask.get(1));
+/// let mask = capsules_touch(&a, &b, Radii::uniform(0.5, 0.5)?);
+/// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0]);
+/// # Ok::<(), segbatch::Error>(())
 /// ```
 #[must_use]
 pub fn capsules_touch<'a, 'b>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
     radii: Radii<'_>,
-    options: &Options,
 ) -> PairMask {
     let mut out = PairMask::new();
-    if let Err(e) = try_capsules_touch_into(a, b, radii, options, &mut out) {
-        fail(e);
-    }
+    touch(a.into(), b.into(), radii, &Options::SEGMENTS, false, &mut out)
+        .unwrap_or_else(|e| panic!("segbatch: {e}"));
     out
 }
 
-/// [`capsules_touch`] writing into `out` (allocation reused), with an error instead of a
-/// panic. On error `out` is empty.
+/// The general form of [`capsules_touch`]: extents and tolerance from `options`, the mask
+/// written into `out` (its allocation reused).
 ///
 /// # Errors
-/// [`BatchError::LengthMismatch`] when `a`, `b` or the radius slices differ in length;
-/// [`BatchError::InvalidRadius`] for a negative or NaN radius.
+/// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length (`out` is
+/// then empty).
 ///
 /// ```
-/// use segbatch::{try_capsules_touch_into, BatchError, Options, PairMask, Radii, Segment, Segments};
+/// use segbatch::{capsules_touch_into, Error, Options, PairMask, Radii, Segment, Segments};
 /// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]); 3]);
 /// let b = Segments::from(&[Segment::new([0.0, 1.0, 0.0], [1.0, 1.0, 0.0]); 3]);
 /// let mut mask = PairMask::new();
-/// let ra = [0.5, 0.4, 0.6];
-/// let rb = [0.5, 0.5, -1.0];
-/// let err = try_capsules_touch_into(&a, &b, Radii::PerPair { a: &ra, b: &rb }, &Options::SEGMENTS, &mut mask);
-/// assert_eq!(err, Err(BatchError::InvalidRadius { index: Some(2) }));
-/// let rb = [0.5, 0.5, 0.4];
-/// try_capsules_touch_into(&a, &b, Radii::PerPair { a: &ra, b: &rb }, &Options::SEGMENTS, &mut mask).unwrap();
+/// let radii = Radii::per_pair(&[0.5, 0.4, 0.6], &[0.5, 0.5, 0.6])?;
+/// capsules_touch_into(&a, &b, radii, &Options::SEGMENTS, &mut mask)?;
 /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0, 2]);
+/// let short = Radii::per_pair(&[0.5], &[0.5])?;
+/// assert!(matches!(
+///     capsules_touch_into(&a, &b, short, &Options::SEGMENTS, &mut mask),
+///     Err(Error::LengthMismatch { .. })
+/// ));
+/// # Ok::<(), segbatch::Error>(())
 /// ```
-pub fn try_capsules_touch_into<'a, 'b>(
+pub fn capsules_touch_into<'a, 'b>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
     radii: Radii<'_>,
     options: &Options,
     out: &mut PairMask,
-) -> Result<(), BatchError> {
-    let (a, b) = (a.into(), b.into());
+) -> Result<(), Error> {
     out.reset(0);
-    check(&a, &b, &radii)?;
-    out.reset(a.len());
-    if run_mask(a, b, radii, &options.params(), &mut out.words).is_err() {
-        out.reset(0);
-        return Err(BatchError::InvalidRadius {
-            index: radii.first_invalid(),
-        });
-    }
-    Ok(())
+    touch(a.into(), b.into(), radii, options, false, out)
 }
 
-/// The indices `i` of the touching pairs of [`capsules_touch`], in increasing order.
+/// [`capsules_touch`] on all cores, the same mask.
 ///
 /// # Panics
-/// As [`capsules_touch`]; [`try_capsules_touch_indices_into`] returns an error instead.
-///
-/// ```
-/// use segbatch::{capsules_touch_indices, Options, Radii, Segment, Segments};
-/// let a: Segments = (0..10).map(|k| Segment::new([k as f32, 0.0, 0.0], [k as f32, 1.0, 0.0])).collect();
-/// let b: Segments = (0..10).map(|k| Segment::new([k as f32 + 0.1 * k as f32, 0.0, 0.0], [k as f32 + 0.1 * k as f32, 1.0, 0.0])).collect();
-/// // Pair k is 0.1·k apart; capsules of radius 0.175 touch up to 0.35.
-/// let hits = capsules_touch_indices(&a, &b, Radii::Uniform { a: 0.175, b: 0.175 }, &Options::SEGMENTS);
-/// assert_eq!(hits, vec![0, 1, 2, 3]);
-/// ```
-#[must_use]
-pub fn capsules_touch_indices<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-    options: &Options,
-) -> Vec<usize> {
-    let mut out = Vec::new();
-    if let Err(e) = try_capsules_touch_indices_into(a, b, radii, options, &mut out) {
-        fail(e);
-    }
-    out
-}
-
-/// [`capsules_touch_indices`] into `out` (cleared first, allocation reused), with an error
-/// instead of a panic. On error `out` is empty.
-///
-/// # Errors
-/// As [`try_capsules_touch_into`].
-pub fn try_capsules_touch_indices_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-    options: &Options,
-    out: &mut Vec<usize>,
-) -> Result<(), BatchError> {
-    let (a, b) = (a.into(), b.into());
-    out.clear();
-    check(&a, &b, &radii)?;
-    let r = run(a, b, radii, &options.params(), |j, mut bits| {
-        while bits != 0 {
-            out.push(j + bits.trailing_zeros() as usize);
-            bits &= bits - 1;
-        }
-    });
-    if r.is_err() {
-        out.clear();
-        return Err(BatchError::InvalidRadius {
-            index: radii.first_invalid(),
-        });
-    }
-    Ok(())
-}
-
-/// [`capsules_touch`] on all cores (identical mask). Batches below
-/// [`PAR_MIN_PAIRS`](crate::PAR_MIN_PAIRS) stay on the calling thread.
-///
-/// # Panics
-/// As [`capsules_touch`]; [`try_par_capsules_touch_into`] returns an error instead.
-///
-/// ```
-/// use segbatch::{par_capsules_touch, Options, Radii, Segment, Segments};
-/// let a: Segments = (0..100_000).map(|k| Segment::new([0.0, k as f32, 0.0], [1.0, k as f32, 0.0])).collect();
-/// let b: Segments = (0..100_000).map(|k| Segment::new([0.5, k as f32, (k % 3) as f32], [0.5, k as f32 + 0.5, (k % 3) as f32])).collect();
-/// let mask = par_capsules_touch(&a, &b, Radii::Uniform { a: 0.5, b: 0.6 }, &Options::SEGMENTS);
-/// // Pairs with k % 3 == 0 (distance 0) or 1 (distance 1) touch; 2 (distance 2) do not.
-/// assert_eq!(mask.count_ones(), 66_667);
-/// ```
+/// As [`capsules_touch`]; [`par_capsules_touch_into`] returns an error instead.
 #[cfg(feature = "rayon")]
 #[must_use]
 pub fn par_capsules_touch<'a, 'b>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
     radii: Radii<'_>,
-    options: &Options,
 ) -> PairMask {
     let mut out = PairMask::new();
-    if let Err(e) = try_par_capsules_touch_into(a, b, radii, options, &mut out) {
-        fail(e);
-    }
+    touch(a.into(), b.into(), radii, &Options::SEGMENTS, true, &mut out)
+        .unwrap_or_else(|e| panic!("segbatch: {e}"));
     out
 }
 
-/// [`try_capsules_touch_into`] on all cores (identical mask and errors).
+/// [`capsules_touch_into`] on all cores, the same mask.
 ///
 /// # Errors
-/// As [`try_capsules_touch_into`].
+/// As [`capsules_touch_into`].
 #[cfg(feature = "rayon")]
-pub fn try_par_capsules_touch_into<'a, 'b>(
+pub fn par_capsules_touch_into<'a, 'b>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
     radii: Radii<'_>,
     options: &Options,
     out: &mut PairMask,
-) -> Result<(), BatchError> {
-    use crate::par::{PAR_CHUNK_PAIRS, PAR_MIN_PAIRS};
-    use rayon::prelude::*;
-    const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(64));
-    let (a, b) = (a.into(), b.into());
-    if a.len() < PAR_MIN_PAIRS {
-        return try_capsules_touch_into(a, b, radii, options, out);
-    }
+) -> Result<(), Error> {
     out.reset(0);
-    check(&a, &b, &radii)?;
-    let n = a.len();
-    out.reset(n);
-    let params = options.params();
-    let ok = out
-        .words
-        .par_chunks_mut(PAR_CHUNK_PAIRS / 64)
-        .enumerate()
-        .map(|(c, words)| {
-            let start = c * PAR_CHUNK_PAIRS;
-            let end = (start + PAR_CHUNK_PAIRS).min(n);
-            run_mask(
-                a.view(start..end),
-                b.view(start..end),
-                radii.slice(start, end),
-                &params,
-                words,
-            )
-            .is_ok()
-        })
-        .reduce(|| true, |x, y| x && y);
-    if !ok {
-        out.reset(0);
-        return Err(BatchError::InvalidRadius {
-            index: radii.first_invalid(),
-        });
-    }
-    Ok(())
-}
-
-/// [`capsules_touch_indices`] on all cores (identical list).
-///
-/// # Panics
-/// As [`capsules_touch`]; [`try_par_capsules_touch_indices_into`] returns an error instead.
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_capsules_touch_indices<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-    options: &Options,
-) -> Vec<usize> {
-    let mut out = Vec::new();
-    if let Err(e) = try_par_capsules_touch_indices_into(a, b, radii, options, &mut out) {
-        fail(e);
-    }
-    out
-}
-
-/// [`try_capsules_touch_indices_into`] on all cores (identical list and errors): the mask
-/// in parallel, then its set bits in order.
-///
-/// # Errors
-/// As [`try_capsules_touch_into`].
-#[cfg(feature = "rayon")]
-pub fn try_par_capsules_touch_indices_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-    options: &Options,
-    out: &mut Vec<usize>,
-) -> Result<(), BatchError> {
-    out.clear();
-    let mut mask = PairMask::new();
-    try_par_capsules_touch_into(a, b, radii, options, &mut mask)?;
-    out.extend(mask.iter_ones());
-    Ok(())
+    touch(a.into(), b.into(), radii, options, true, out)
 }

@@ -13,7 +13,7 @@
 //! [`reference::closest_points_with`](crate::reference::closest_points_with) gives for that
 //! pair, and the parallel forms return exactly what the sequential ones do. A radius test is
 //! `dist2 <= radius·radius` (both in `f32`); a negative or NaN radius is an error
-//! ([`BatchError::InvalidRadius`]) in the `try_` forms and a panic in the others. `+∞`
+//! ([`Error::InvalidRadius`]) in the `try_` forms and a panic in the others. `+∞`
 //! accepts every pair with finite coordinates; pairs with a non-finite coordinate (NaN
 //! distance) are never within any radius.
 //!
@@ -37,34 +37,36 @@
 //! query with and without it returns the same list (the tests check it near the radius).
 //! Rays and lines have no bounding sphere and always run the full kernel.
 
-use crate::batch::{BatchError, LANES, SegmentsView, padded_len};
-use crate::kernel::{Lanes, V3};
+use crate::batch::{Error, LANES, SegmentsView, padded_len};
+pub(crate) use crate::driver::Side;
+use crate::kernel::Lanes;
+use crate::lanes::V3;
 use crate::segment::{Extent, Options};
 use wide::f32x8;
 
 mod capsule;
+mod closest;
 mod many;
-mod one_to_many;
 mod self_pairs;
 
-pub use capsule::{
-    PairMask, Radii, capsules_touch, capsules_touch_indices, try_capsules_touch_indices_into,
-    try_capsules_touch_into,
+pub use capsule::{PairMask, Radii, capsules_touch, capsules_touch_into};
+#[cfg(feature = "rayon")]
+pub use capsule::{par_capsules_touch, par_capsules_touch_into};
+pub use closest::{
+    ClosestBatch, Outputs, closest_points, closest_points_into, closest_points_one_to_many,
+    closest_points_one_to_many_into,
 };
 #[cfg(feature = "rayon")]
-pub use capsule::{
-    par_capsules_touch, par_capsules_touch_indices, try_par_capsules_touch_indices_into,
-    try_par_capsules_touch_into,
+pub use closest::{
+    par_closest_points, par_closest_points_into, par_closest_points_one_to_many,
+    par_closest_points_one_to_many_into,
 };
-pub use many::{dist2_matrix, dist2_matrix_into, pairs_within, try_pairs_within_into};
+pub use many::{dist2_matrix, dist2_matrix_into, pairs_within, pairs_within_into};
 #[cfg(feature = "rayon")]
-pub use many::{par_dist2_matrix_into, par_pairs_within, try_par_pairs_within_into};
+pub use many::{par_dist2_matrix, par_dist2_matrix_into, par_pairs_within, par_pairs_within_into};
+pub use self_pairs::{SharedEndpoints, self_pairs_within, self_pairs_within_into};
 #[cfg(feature = "rayon")]
-pub use one_to_many::par_closest_points_one_to_many_with_into;
-pub use one_to_many::{closest_points_one_to_many, closest_points_one_to_many_with_into};
-pub use self_pairs::{SharedEndpoints, self_pairs_within, try_self_pairs_within_into};
-#[cfg(feature = "rayon")]
-pub use self_pairs::{par_self_pairs_within, try_par_self_pairs_within_into};
+pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
 
 /// Rows of A per tile of the `N × M` queries (and per parallel task along A).
 pub const TILE_A: usize = 64;
@@ -100,19 +102,12 @@ impl Hit {
 }
 
 /// `radius²`, or an error for a negative or NaN radius.
-pub(crate) fn radius2(radius: f32) -> Result<f32, BatchError> {
+pub(crate) fn radius2(radius: f32) -> Result<f32, Error> {
     if radius >= 0.0 {
         Ok(radius * radius)
     } else {
-        Err(BatchError::InvalidRadius { index: None })
+        Err(Error::InvalidRadius { index: None })
     }
-}
-
-/// Panics with the crate's usual message.
-#[cold]
-#[track_caller]
-pub(crate) fn fail(e: BatchError) -> ! {
-    panic!("segbatch: {e}")
 }
 
 /// Bits `k` (0..8) for which `lo <= j + k < hi`.
@@ -124,64 +119,6 @@ pub(crate) fn lane_bits(lo: usize, hi: usize, j: usize) -> u32 {
         0
     } else {
         ((1u32 << to) - 1) & !((1u32 << from) - 1)
-    }
-}
-
-/// One side of a query, ready for whole-group loads at multiples of [`LANES`]: in place
-/// where the columns have room (padding or following elements), from a zero-padded copy of
-/// the last partial group otherwise.
-pub(crate) struct Side<'a> {
-    cols: [&'a [f32]; 6],
-    len: usize,
-    direct: usize,
-    tail: [[f32; LANES]; 6],
-}
-
-impl<'a> Side<'a> {
-    pub(crate) fn new(v: SegmentsView<'a>) -> Self {
-        let cols = v.raw_columns();
-        let len = v.len();
-        let room = cols.iter().map(|c| c.len()).min().unwrap_or(0);
-        let direct = (room / LANES * LANES).min(padded_len(len));
-        let tail = core::array::from_fn(|k| {
-            let mut buf = [0.0f32; LANES];
-            if direct < len {
-                buf[..len - direct].copy_from_slice(&cols[k][direct..len]);
-            }
-            buf
-        });
-        Side {
-            cols,
-            len,
-            direct,
-            tail,
-        }
-    }
-
-    #[inline(always)]
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    /// The group of eight starting at `j` (a multiple of [`LANES`], below `len`).
-    #[inline(always)]
-    pub(crate) fn load(&self, j: usize) -> (V3, V3) {
-        if j < self.direct {
-            crate::kernel::load_side_at(&self.cols, j)
-        } else {
-            let t: [&[f32]; 6] = core::array::from_fn(|k| &self.tail[k][..]);
-            crate::kernel::load_side_at(&t, 0)
-        }
-    }
-
-    /// Segment `i` broadcast to every lane.
-    #[inline(always)]
-    pub(crate) fn splat(&self, i: usize) -> (V3, V3) {
-        let c = &self.cols;
-        (
-            V3::splat([c[0][i], c[1][i], c[2][i]]),
-            V3::splat([c[3][i], c[4][i], c[5][i]]),
-        )
     }
 }
 
@@ -216,7 +153,7 @@ impl Spheres {
             rad: Vec::with_capacity(cap),
         };
         for i in 0..n {
-            let seg = v.get(i);
+            let seg = v.at(i);
             let (p0, p1) = (seg.p0, seg.p1);
             // Halves first: the sum of two finite coordinates may overflow, this may not.
             let m: [f32; 3] = core::array::from_fn(|k| 0.5 * p0[k] + 0.5 * p1[k]);
@@ -285,17 +222,6 @@ pub(crate) fn push_hits(out: &mut Vec<Hit>, i: usize, j: usize, mut bits: u32, l
             t: t[k],
         });
     }
-}
-
-/// Sorts hits by `(i, j)` (the documented order; keys are unique).
-pub(crate) fn sort_hits(hits: &mut [Hit]) {
-    hits.sort_unstable_by_key(|h| (h.i, h.j));
-}
-
-#[cfg(feature = "rayon")]
-pub(crate) fn par_sort_hits(hits: &mut [Hit]) {
-    use rayon::slice::ParallelSliceMut;
-    hits.par_sort_unstable_by_key(|h| (h.i, h.j));
 }
 
 #[cfg(test)]

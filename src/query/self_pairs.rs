@@ -6,8 +6,8 @@
 //! tests.
 
 use super::many::Within;
-use super::{Hit, Side, Spheres, fail, radius2};
-use crate::batch::{BatchError, SegmentsView};
+use super::{Hit, Side, Spheres, radius2};
+use crate::batch::{Error, SegmentsView};
 use crate::kernel::Splat;
 use crate::segment::Options;
 use wide::f32x8;
@@ -24,25 +24,24 @@ pub enum SharedEndpoints {
     Skip,
 }
 
-/// Every pair `i < j` of `set` whose squared distance is at most `radius²`, sorted by
-/// `(i, j)`. `options.extent_a` applies to `set[i]`, `options.extent_b` to `set[j]`.
+/// Every pair `i < j` of `set` whose squared distance is at most `radius²`, segment against
+/// segment, sorted by `(i, j)`.
 ///
 /// # Panics
-/// When `radius` is negative or NaN; [`try_self_pairs_within_into`] returns an error
-/// instead.
+/// When `radius` is negative or NaN; [`self_pairs_within_into`] returns an error instead.
 ///
 /// ```
-/// use segbatch::{self_pairs_within, Options, Segment, Segments, SharedEndpoints};
+/// use segbatch::{self_pairs_within, Segment, Segments, SharedEndpoints};
 /// // A path of three pieces that folds back close to its own start.
 /// let path = Segments::from(&[
 ///     Segment::new([0.0, 0.0, 0.0], [4.0, 0.0, 0.0]),
 ///     Segment::new([4.0, 0.0, 0.0], [4.0, 2.0, 0.0]),
 ///     Segment::new([4.0, 2.0, 0.0], [1.0, 0.25, 0.0]),
 /// ]);
-/// let all = self_pairs_within(&path, 0.5, &Options::SEGMENTS, SharedEndpoints::Keep);
+/// let all = self_pairs_within(&path, 0.5, SharedEndpoints::Keep);
 /// assert_eq!(all.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(0, 1), (0, 2), (1, 2)]);
 /// // Consecutive pieces touch by construction; skip them to see the real near-miss.
-/// let folds = self_pairs_within(&path, 0.5, &Options::SEGMENTS, SharedEndpoints::Skip);
+/// let folds = self_pairs_within(&path, 0.5, SharedEndpoints::Skip);
 /// assert_eq!(folds.len(), 1);
 /// assert_eq!((folds[0].i, folds[0].j, folds[0].dist2), (0, 2, 0.0625));
 /// ```
@@ -50,118 +49,98 @@ pub enum SharedEndpoints {
 pub fn self_pairs_within<'a>(
     set: impl Into<SegmentsView<'a>>,
     radius: f32,
-    options: &Options,
     shared: SharedEndpoints,
 ) -> Vec<Hit> {
     let mut out = Vec::new();
-    if let Err(e) = try_self_pairs_within_into(set, radius, options, shared, &mut out) {
-        fail(e);
-    }
+    self_within(set.into(), radius, shared, &Options::SEGMENTS, false, &mut out)
+        .unwrap_or_else(|e| panic!("segbatch: {e}"));
     out
 }
 
-/// [`self_pairs_within`] into `out` (cleared first, allocation reused), with an error
-/// instead of a panic.
+/// The general form of [`self_pairs_within`]: `options.extent_a` applies to `set[i]`,
+/// `options.extent_b` to `set[j]`; the hits are written into `out` (cleared first,
+/// allocation reused).
 ///
 /// # Errors
-/// [`BatchError::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
-pub fn try_self_pairs_within_into<'a>(
+/// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
+pub fn self_pairs_within_into<'a>(
     set: impl Into<SegmentsView<'a>>,
     radius: f32,
-    options: &Options,
     shared: SharedEndpoints,
+    options: &Options,
     out: &mut Vec<Hit>,
-) -> Result<(), BatchError> {
-    let set = set.into();
-    out.clear();
-    let r2 = radius2(radius)?;
-    let spheres = Spheres::build(set, options);
-    let job = job(set, spheres.as_ref(), radius, r2, options, shared);
-    job.rect(0..set.len(), 0..set.len(), out);
-    super::sort_hits(out);
-    Ok(())
+) -> Result<(), Error> {
+    self_within(set.into(), radius, shared, options, false, out)
 }
 
-fn job<'v, 's>(
-    set: SegmentsView<'v>,
-    spheres: Option<&'s Spheres>,
-    radius: f32,
-    r2: f32,
-    options: &Options,
-    shared: SharedEndpoints,
-) -> Within<'v, 's> {
-    Within {
-        a: Side::new(set),
-        b: Side::new(set),
-        spheres: spheres.map(|s| (s, s)),
-        splat: Splat::new(&options.params()),
-        r2: f32x8::splat(r2),
-        radius: f32x8::splat(radius),
-        upper: true,
-        skip_shared: shared == SharedEndpoints::Skip,
-    }
-}
-
-/// [`self_pairs_within`] on all cores (identical list). Below
+/// [`self_pairs_within`] on all cores, the same list. Below
 /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair tests it stays on the calling
 /// thread.
 ///
 /// # Panics
-/// When `radius` is negative or NaN; [`try_par_self_pairs_within_into`] returns an error.
+/// When `radius` is negative or NaN; [`par_self_pairs_within_into`] returns an error.
 ///
 /// ```
-/// use segbatch::{par_self_pairs_within, self_pairs_within, Options, Segment, Segments, SharedEndpoints};
+/// use segbatch::{par_self_pairs_within, self_pairs_within, Segment, Segments, SharedEndpoints};
 /// // 2000 unit segments on a line along x, 0.5 apart end to end: each is within 0.5 of the next.
 /// let set: Segments = (0..2000).map(|k| {
 ///     let x = 1.5 * k as f32;
 ///     Segment::new([x, 0.0, 0.0], [x + 1.0, 0.0, 0.0])
 /// }).collect();
-/// let hits = par_self_pairs_within(&set, 0.5, &Options::SEGMENTS, SharedEndpoints::Keep);
+/// let hits = par_self_pairs_within(&set, 0.5, SharedEndpoints::Keep);
 /// assert_eq!(hits.len(), 1999);
-/// assert_eq!(hits, self_pairs_within(&set, 0.5, &Options::SEGMENTS, SharedEndpoints::Keep));
+/// assert_eq!(hits, self_pairs_within(&set, 0.5, SharedEndpoints::Keep));
 /// ```
 #[cfg(feature = "rayon")]
 #[must_use]
 pub fn par_self_pairs_within<'a>(
     set: impl Into<SegmentsView<'a>>,
     radius: f32,
-    options: &Options,
     shared: SharedEndpoints,
 ) -> Vec<Hit> {
     let mut out = Vec::new();
-    if let Err(e) = try_par_self_pairs_within_into(set, radius, options, shared, &mut out) {
-        fail(e);
-    }
+    self_within(set.into(), radius, shared, &Options::SEGMENTS, true, &mut out)
+        .unwrap_or_else(|e| panic!("segbatch: {e}"));
     out
 }
 
-/// [`try_self_pairs_within_into`] on all cores (identical list and errors).
+/// [`self_pairs_within_into`] on all cores, the same list and errors.
 ///
 /// # Errors
-/// [`BatchError::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
+/// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
 #[cfg(feature = "rayon")]
-pub fn try_par_self_pairs_within_into<'a>(
+pub fn par_self_pairs_within_into<'a>(
     set: impl Into<SegmentsView<'a>>,
     radius: f32,
-    options: &Options,
     shared: SharedEndpoints,
+    options: &Options,
     out: &mut Vec<Hit>,
-) -> Result<(), BatchError> {
-    use crate::par::PAR_MIN_PAIR_TESTS;
-    let set = set.into();
-    let n = set.len();
-    if n.saturating_mul(n) / 2 < PAR_MIN_PAIR_TESTS {
-        return try_self_pairs_within_into(set, radius, options, shared, out);
-    }
+) -> Result<(), Error> {
+    self_within(set.into(), radius, shared, options, true, out)
+}
+
+fn self_within(
+    set: SegmentsView<'_>,
+    radius: f32,
+    shared: SharedEndpoints,
+    options: &Options,
+    parallel: bool,
+    out: &mut Vec<Hit>,
+) -> Result<(), Error> {
     out.clear();
     let r2 = radius2(radius)?;
     let spheres = Spheres::build(set, options);
-    let job = job(set, spheres.as_ref(), radius, r2, options, shared);
-    // Only rectangles reaching above the diagonal hold pairs i < j.
-    let rects: Vec<_> = super::many::par_rects(n, n)
-        .into_iter()
-        .filter(|(rows, cols)| cols.end > rows.start + 1)
-        .collect();
-    super::many::par_run(&job, &rects, out);
+    let job = Within {
+        a: Side::new(set),
+        b: Side::new(set),
+        spheres: spheres.as_ref().map(|s| (s, s)),
+        splat: Splat::new(&options.params()),
+        r2: f32x8::splat(r2),
+        radius: f32x8::splat(radius),
+        upper: true,
+        skip_shared: shared == SharedEndpoints::Skip,
+    };
+    let n = set.len();
+    job.run(n, n, n.saturating_mul(n) / 2, parallel, out);
     Ok(())
 }

@@ -1,0 +1,304 @@
+//! The pair-kernel driver: the one place that cuts inputs into groups of [`LANES`] pairs,
+//! pads tails, chooses between a kernel's common-case and masked paths, stores results and
+//! splits work across threads.
+//!
+//! A query supplies only its lane math, as a [`PairKernel`]: a `general` path that returns
+//! `None` unless every lane of the group is the common case, and a `masked` path that
+//! handles every lane (the two give the same bits wherever both apply). The driver runs
+//!
+//! ```text
+//! for each whole group g read in place:        general(g), or masked(g) out of line
+//! the last partial group, if not padded in place: copied into zero-padded buffers, masked
+//! ```
+//!
+//! and stores each group into the query's output columns ([`GroupStore`]), which are
+//! always padded to whole groups, so no store is partial. Keeping the masked path out of
+//! line (`#[inline(never)]`) keeps the hot loop small enough for the sixteen vector
+//! registers; cutting every input and output column to exactly the number of groups in the
+//! loop's own function lets the compiler drop every bounds check.
+//!
+//! # Parallel split
+//!
+//! [`par_run`] (feature `rayon`) halves the pairs recursively at multiples of
+//! [`PAR_CHUNK_PAIRS`] with `rayon::join`, so every piece but the last runs exactly the
+//! groups the sequential loop would: results are bitwise identical on any thread count.
+//! Below [`PAR_MIN_PAIRS`] pairs it stays on the calling thread. The `N × M` queries split
+//! their pair space into rectangles of tiles instead ([`par_rects`]), above
+//! [`PAR_MIN_PAIR_TESTS`] pair tests.
+//!
+//! The core API stays single-threaded on views, so an engine with its own job system can
+//! split a batch the same way.
+
+use crate::batch::{LANES, SegmentsView, padded_len};
+use crate::columns::GroupStore;
+use crate::lanes::V3;
+use wide::f32x8;
+
+/// The lane math of a pairwise query over `C` input columns (12 for a pair of 3D sides:
+/// `a.x0 … a.z1, b.x0 … b.z1`; 8 for 2D; more with per-pair radii).
+pub(crate) trait PairKernel<const C: usize>: Sync {
+    /// Eight results, as the query's [`GroupStore`] takes them.
+    type Lanes;
+
+    /// The common case: `None` unless every lane takes it. `load` gives the group's input
+    /// columns (call it again rather than keeping all of them live, if registers are short).
+    fn general(&self, load: impl Fn() -> [f32x8; C]) -> Option<Self::Lanes>;
+
+    /// Every lane, whatever it holds.
+    fn masked(&self, x: [f32x8; C]) -> Self::Lanes;
+}
+
+/// Input columns cut into whole groups of [`LANES`] pairs.
+struct InGroups<'a, const C: usize> {
+    /// The groups read in place, every column exactly `groups` groups long.
+    cols: [&'a [[f32; LANES]]; C],
+    /// Number of groups read in place.
+    groups: usize,
+    /// The last partial group copied into zero-padded buffers, when the columns have no
+    /// padding in place after it (a sub-range view, or caller-owned radius slices).
+    tail: Option<[[f32; LANES]; C]>,
+}
+
+/// Cuts `n` pairs of `cols` into whole groups (lane `k` of group `g` of column `c` holds
+/// `cols[c][g·8 + k]`): the groups inside every column, padding included, are read in
+/// place; a last partial group is copied.
+fn in_groups<const C: usize>(cols: [&[f32]; C], n: usize) -> InGroups<'_, C> {
+    let room = cols.iter().map(|c| c.len()).min().unwrap_or(0);
+    let groups = (room / LANES).min(n.div_ceil(LANES));
+    let j = groups * LANES;
+    let tail = (j < n).then(|| {
+        core::array::from_fn(|c| {
+            let mut buf = [0.0f32; LANES];
+            buf[..n - j].copy_from_slice(&cols[c][j..n]);
+            buf
+        })
+    });
+    InGroups {
+        cols: core::array::from_fn(|c| &cols[c][..j].as_chunks::<LANES>().0[..groups]),
+        groups,
+        tail,
+    }
+}
+
+/// Group `g` of every column.
+#[inline(always)]
+fn load<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x8; C] {
+    core::array::from_fn(|c| f32x8::from(cols[c][g]))
+}
+
+/// One group through the masked path, out of line so the common loop stays lean (the
+/// caller stores the result: handing this function the output columns would let it
+/// replace them, and the loop would check bounds again).
+#[inline(never)]
+fn masked_group<const C: usize, K: PairKernel<C>>(
+    kernel: &K,
+    cols: &[&[[f32; LANES]]; C],
+    g: usize,
+) -> K::Lanes {
+    kernel.masked(load(cols, g))
+}
+
+/// Runs `kernel` over `n` pairs whose inputs are `cols` (each at least `n` values; values
+/// past `n`, padding or the following elements, are read but never reported), storing
+/// into `out` (padded to whole groups for at least `n` pairs).
+pub(crate) fn run<const C: usize, K, S>(kernel: &K, cols: [&[f32]; C], n: usize, out: S)
+where
+    K: PairKernel<C>,
+    S: GroupStore<Lanes = K::Lanes>,
+{
+    let input = in_groups(cols, n);
+    let groups = input.groups;
+    // Cut here, in the loop's function, so the loop has no bounds checks.
+    let (mut main, mut rest) = out.split_at(groups);
+    let cols: [&[[f32; LANES]]; C] = core::array::from_fn(|c| &input.cols[c][..groups]);
+    for g in 0..groups {
+        match kernel.general(|| load(&cols, g)) {
+            Some(lanes) => main.store(g, &lanes),
+            None => main.store(g, &masked_group(kernel, &cols, g)),
+        }
+    }
+    if let Some(tail) = &input.tail {
+        rest.store(0, &kernel.masked(tail.map(f32x8::from)));
+    }
+}
+
+/// [`run`], or [`par_run`] when `parallel` is set and the `rayon` feature is on (without
+/// it, every query is sequential and `parallel` is never set by the public API).
+pub(crate) fn run_on<const C: usize, K, S>(
+    parallel: bool,
+    kernel: &K,
+    cols: [&[f32]; C],
+    n: usize,
+    out: S,
+) where
+    K: PairKernel<C>,
+    S: GroupStore<Lanes = K::Lanes>,
+{
+    #[cfg(feature = "rayon")]
+    if parallel {
+        return par_run(kernel, cols, n, out);
+    }
+    debug_assert!(!parallel);
+    run(kernel, cols, n, out);
+}
+
+/// One side of a query, ready for whole-group loads at multiples of [`LANES`]: in place
+/// where the columns have room (padding or following elements), from a zero-padded copy of
+/// the last partial group otherwise.
+pub(crate) struct Side<'a> {
+    cols: [&'a [f32]; 6],
+    len: usize,
+    direct: usize,
+    tail: [[f32; LANES]; 6],
+}
+
+impl<'a> Side<'a> {
+    pub(crate) fn new(v: SegmentsView<'a>) -> Self {
+        let cols = v.raw_columns();
+        let len = v.len();
+        let room = cols.iter().map(|c| c.len()).min().unwrap_or(0);
+        let direct = (room / LANES * LANES).min(padded_len(len));
+        let tail = core::array::from_fn(|k| {
+            let mut buf = [0.0f32; LANES];
+            if direct < len {
+                buf[..len - direct].copy_from_slice(&cols[k][direct..len]);
+            }
+            buf
+        });
+        Side {
+            cols,
+            len,
+            direct,
+            tail,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The group of eight starting at `j` (a multiple of [`LANES`], below `len`).
+    #[inline(always)]
+    pub(crate) fn load(&self, j: usize) -> (V3, V3) {
+        if j < self.direct {
+            load_side_at(&self.cols, j)
+        } else {
+            let t: [&[f32]; 6] = core::array::from_fn(|k| &self.tail[k][..]);
+            load_side_at(&t, 0)
+        }
+    }
+
+    /// Segment `i` broadcast to every lane.
+    #[inline(always)]
+    pub(crate) fn splat(&self, i: usize) -> (V3, V3) {
+        let c = &self.cols;
+        (
+            V3::splat([c[0][i], c[1][i], c[2][i]]),
+            V3::splat([c[3][i], c[4][i], c[5][i]]),
+        )
+    }
+}
+
+/// One side's six columns at pair `j` from plain slices (each holding at least `j + LANES`
+/// values).
+#[inline(always)]
+fn load_side_at(cols: &[&[f32]; 6], j: usize) -> (V3, V3) {
+    let x: [f32x8; 6] = core::array::from_fn(|k| {
+        let group: [f32; LANES] = cols[k][j..j + LANES].try_into().expect("a whole group");
+        f32x8::from(group)
+    });
+    (V3::at_column(&x, 0), V3::at_column(&x, 3))
+}
+
+/// Below this many pairs the parallel functions run on the calling thread.
+///
+/// How it was chosen: `cargo bench --bench queries -- cutoff` times the sequential call
+/// against the same work split in two halves with `rayon::join` on a 2-thread pool, at 8K to
+/// 128K pairs. Handing work to the second thread and joining costs about 10-30 µs here
+/// (8K pairs: 51 µs sequential, 59 µs split), and at 16K pairs the split only breaks even
+/// (107 µs both). 32K pairs is ~100 µs of kernel work at ~300 M pairs/s, several times the
+/// hand-off cost, so the split can pay from there on a free second core. Those figures were
+/// taken with other jobs on both cores (see docs/performance.md); rerun the group to
+/// re-tune on a quiet machine.
+pub const PAR_MIN_PAIRS: usize = 32 * 1024;
+
+/// Pairs per rayon task: large enough to amortise scheduling (~0.1 ms of work at ~400 M
+/// pairs/s), small enough to balance load on a busy machine. A multiple of [`LANES`].
+pub const PAR_CHUNK_PAIRS: usize = 32 * 1024;
+
+const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(LANES));
+
+/// Below this many pair tests (`a.len()·b.len()`, or `n²/2` within one set) the parallel
+/// `N × M` queries run on the calling thread.
+///
+/// A within-radius pair test costs ~0.7 ns with the bounding-sphere prefilter (most groups
+/// are skipped), ~4 ns without. `cargo bench --bench queries -- cutoff` compares the
+/// sequential query with two halves joined on 2 threads at 64K, 256K and 1M tests: 204 µs
+/// vs 139 µs, 487 µs vs 569 µs and 2.04 ms vs 1.47 ms on the (busy) machine of
+/// docs/performance.md, so the split wins clearly from about 1M tests and is a toss-up at
+/// 256K; 256K tests (~0.2 ms of prefiltered work, ~1 ms unfiltered) is where it starts to
+/// be worth trying.
+pub const PAR_MIN_PAIR_TESTS: usize = 256 * 1024;
+
+/// [`run`] on all cores: the pairs halved recursively at multiples of [`PAR_CHUNK_PAIRS`]
+/// (input columns and output groups alike), bitwise the results of [`run`].
+#[cfg(feature = "rayon")]
+pub(crate) fn par_run<const C: usize, K, S>(kernel: &K, cols: [&[f32]; C], n: usize, out: S)
+where
+    K: PairKernel<C>,
+    S: GroupStore<Lanes = K::Lanes>,
+{
+    if n < PAR_MIN_PAIRS {
+        run(kernel, cols, n, out);
+    } else {
+        split(kernel, cols, n, out);
+    }
+}
+
+#[cfg(feature = "rayon")]
+fn split<const C: usize, K, S>(kernel: &K, cols: [&[f32]; C], n: usize, out: S)
+where
+    K: PairKernel<C>,
+    S: GroupStore<Lanes = K::Lanes>,
+{
+    if n <= PAR_CHUNK_PAIRS {
+        run(kernel, cols, n, out);
+        return;
+    }
+    let mid = (n / 2).div_ceil(PAR_CHUNK_PAIRS) * PAR_CHUNK_PAIRS;
+    let hi_cols: [&[f32]; C] = core::array::from_fn(|c| &cols[c][mid..]);
+    let (out_lo, out_hi) = out.split_at(mid / LANES);
+    rayon::join(
+        || split(kernel, cols, mid, out_lo),
+        || split(kernel, hi_cols, n - mid, out_hi),
+    );
+}
+
+/// Rectangles of the `rows × cols` pair space for the parallel `N × M` tasks: blocks of
+/// `tile_rows` rows, and when there are few rows also column chunks (multiples of
+/// [`LANES`], at least `min_cols`), so even one row against a long batch splits.
+#[cfg(feature = "rayon")]
+pub(crate) fn par_rects(
+    na: usize,
+    nb: usize,
+    tile_rows: usize,
+    min_cols: usize,
+) -> Vec<(core::ops::Range<usize>, core::ops::Range<usize>)> {
+    let row_blocks = na.div_ceil(tile_rows);
+    let col_width = if row_blocks >= 16 {
+        nb.max(1)
+    } else {
+        min_cols.max(nb.div_ceil(16).div_ceil(LANES) * LANES)
+    };
+    let mut rects = Vec::new();
+    for r in 0..row_blocks {
+        let rows = r * tile_rows..((r + 1) * tile_rows).min(na);
+        let mut c = 0;
+        while c < nb {
+            rects.push((rows.clone(), c..(c + col_width).min(nb)));
+            c += col_width;
+        }
+    }
+    rects
+}
