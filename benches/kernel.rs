@@ -51,7 +51,7 @@ fn parry_closest(a: &Segment, b: &Segment) -> Closest {
         point_a: pa.to_array(),
         point_b: pb.to_array(),
         dist2: (pa - pb).length_squared(),
-        flags: Flags::NONE,
+        flags: Flags::empty(),
     }
 }
 

@@ -45,7 +45,7 @@ fn rhodes_thought_experiment() {
     let c = reference::closest_points(&a, &b);
     assert_eq!(c.point_a, [1.0, 0.0, 0.0]);
     assert_eq!(c.point_b, [1.0, 0.0, 1.0]);
-    assert_eq!((c.s, c.t, c.dist2, c.flags), (1.0, 0.0, 1.0, Flags::NONE));
+    assert_eq!((c.s, c.t, c.dist2, c.flags), (1.0, 0.0, 1.0, Flags::empty()));
     assert_eq!(c.midpoint(), [1.0, 0.0, 0.5]);
     assert_eq!(c.separation(), [0.0, 0.0, -1.0]);
 }
@@ -57,7 +57,7 @@ fn tutorial_2d_example_lifted_to_z0() {
     let b = seg([1.0, 1.0, 0.0], [17.0, 5.0, 0.0]);
     let c = reference::closest_points(&a, &b);
     let x = [13.0, 4.0, 0.0];
-    expect(&c, (&a, &b), 0.75, 0.75, x, x, 0.0, Flags::NONE);
+    expect(&c, (&a, &b), 0.75, 0.75, x, x, 0.0, Flags::empty());
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn perpendicular_distance_one() {
         [1.0, 0.0, 0.0],
         [1.0, 1.0, 0.0],
         1.0,
-        Flags::NONE,
+        Flags::empty(),
     );
 }
 
@@ -196,7 +196,7 @@ fn rays_and_lines_in_each_combination() {
         (Extent::Line, Extent::Ray),
     ] {
         let c = with(&a, &b, ea, eb);
-        expect(&c, (&a, &b), 5.0, 0.5, pa, pb, 2.0, Flags::NONE);
+        expect(&c, (&a, &b), 5.0, 0.5, pa, pb, 2.0, Flags::empty());
     }
     // A as a segment stops at x = 1.
     let c = with(&a, &b, Extent::Segment, Extent::Line);
@@ -208,7 +208,7 @@ fn rays_and_lines_in_each_combination() {
         [1.0, 0.0, 0.0],
         pb,
         (20.0f32).sqrt(),
-        Flags::NONE,
+        Flags::empty(),
     );
     // A ray pointing away: its start is the closest point.
     let away = seg([0.0, 0.0, 0.0], [-1.0, 0.0, 0.0]);
@@ -221,7 +221,7 @@ fn rays_and_lines_in_each_combination() {
         [0.0; 3],
         pb,
         (29.0f32).sqrt(),
-        Flags::NONE,
+        Flags::empty(),
     );
 }
 
@@ -316,7 +316,7 @@ fn sweep_of_length_scale() {
         );
         assert_close("s", c.s as f64, 0.75, 4.0 * EPS32);
         assert_close("t", c.t as f64, 0.5, 4.0 * EPS32);
-        assert_eq!(c.flags, Flags::NONE);
+        assert_eq!(c.flags, Flags::empty());
     }
 }
 

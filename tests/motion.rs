@@ -474,7 +474,7 @@ fn golden_cpa_and_contact() {
     let a = Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
     let b = Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
     let c = cpa_scalar(&a, &b, Window::STEP);
-    assert_eq!((c.t, c.dist2, c.flags), (0.5, 1.0, MotionFlags::NONE));
+    assert_eq!((c.t, c.dist2, c.flags), (0.5, 1.0, MotionFlags::empty()));
     // Window clamps: [0, 0.25] ends before the closest approach.
     let c = cpa_scalar(&a, &b, Window::new(0.25).unwrap());
     assert_eq!(c.t, 0.25);
@@ -505,7 +505,7 @@ fn golden_cpa_and_contact() {
     // Dynamic sphere-sphere: contact at 0.75 (head on), touching at start, tangent, miss.
     let b = Track::new([4.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
     let x = first_contact_scalar(&a, 0.5, &b, 0.5, Window::STEP);
-    assert_eq!((x.hit, x.t, x.flags), (true, 0.75, MotionFlags::NONE));
+    assert_eq!((x.hit, x.t, x.flags), (true, 0.75, MotionFlags::empty()));
     let x = first_contact_scalar(&a, 3.0, &b, 1.5, Window::STEP);
     assert_eq!((x.hit, x.t), (true, 0.0));
     assert!(x.flags.contains(MotionFlags::TOUCHING_AT_START));

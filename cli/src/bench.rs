@@ -25,7 +25,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use segbatch::{
     ClosestBatch, Options, Outputs, PAR_CHUNK_PAIRS, PAR_MIN_PAIRS, SegmentsView,
-    closest_points_with_into, par_closest_points_with_into, reference,
+    closest_points_into, par_closest_points_into, reference,
 };
 
 use super::CliError;
@@ -337,8 +337,8 @@ fn reference_pass(a: SegmentsView, b: SegmentsView, options: &Options, out: &mut
     let n = a.len();
     let mut cols: Vec<&mut [f32]> = out.f32_cols.iter_mut().map(|c| &mut c[..n]).collect();
     let mut flags = out.flags.as_mut().map(|f| &mut f[..n]);
-    for i in 0..n {
-        let c = reference::closest_points_with(&a.get(i), &b.get(i), options);
+    for (i, (sa, sb)) in a.iter().zip(b.iter()).enumerate() {
+        let c = reference::closest_points_with(&sa, &sb, options);
         cols[0][i] = c.dist2;
         if cols.len() >= 3 {
             cols[1][i] = c.s;
@@ -546,10 +546,12 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                             measure(budget, || reference_pass(av, bv, opts, &mut side_out))
                         }
                         Implementation::Kernel => measure(budget, || {
-                            closest_points_with_into(av, bv, opts, outputs, &mut kernel_out);
+                            closest_points_into(av, bv, opts, outputs, &mut kernel_out)
+                                .expect("the sides have the same length");
                         }),
                         Implementation::Parallel => measure(budget, || {
-                            par_closest_points_with_into(av, bv, opts, outputs, &mut kernel_out);
+                            par_closest_points_into(av, bv, opts, outputs, &mut kernel_out)
+                                .expect("the sides have the same length");
                         }),
                     };
                     progress.inc(1);
@@ -835,8 +837,7 @@ mod tests {
             let mut out = Columns32::new(a.len(), Outputs::ALL);
             stream_pass(a.as_view(), b.as_view(), &mut out, parallel);
             let i = 69_999;
-            let s = a.get(i);
-            let t = b.get(i);
+            let (s, t) = (a.get(i).unwrap(), b.get(i).unwrap());
             let want: f32 = [s.p0, s.p1, t.p0, t.p1].iter().flatten().sum();
             assert!((out.f32_cols[8][i] - want).abs() <= 1e-3 * want.abs().max(1.0));
         }

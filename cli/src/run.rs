@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use segbatch::{
     ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
-    closest_points_with_into, par_closest_points_with_into,
+    closest_points_into, par_closest_points_into,
 };
 
 use super::CliError;
@@ -274,11 +274,12 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                 batch.clear();
                 batch.extend_from_slice(&side);
             }
-            if single {
-                closest_points_with_into(&a, &b, &options, outputs, &mut out);
+            let computed = if single {
+                closest_points_into(&a, &b, &options, outputs, &mut out)
             } else {
-                par_closest_points_with_into(&a, &b, &options, outputs, &mut out);
-            }
+                par_closest_points_into(&a, &b, &options, outputs, &mut out)
+            };
+            computed.expect("both sides are read in blocks of the same length");
             summary.pairs += n as u64;
             summary.non_finite += out
                 .flags()

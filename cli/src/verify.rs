@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use clap::Args;
 use segbatch::{
-    ClosestBatch, Extent, Flags, Options, Outputs, Segment, SegmentsView, closest_points_with_into,
-    par_closest_points_with_into, reference,
+    ClosestBatch, Extent, Flags, Options, Outputs, Segment, SegmentsView, closest_points_into,
+    par_closest_points_into, reference,
 };
 
 use super::CliError;
@@ -185,8 +185,8 @@ fn check(a: SegmentsView, b: SegmentsView, options: &Options) -> Tally {
     let n = a.len();
     let mut kernel = ClosestBatch::new();
     let mut par = ClosestBatch::new();
-    closest_points_with_into(a, b, options, Outputs::ALL, &mut kernel);
-    par_closest_points_with_into(a, b, options, Outputs::ALL, &mut par);
+    closest_points_into(a, b, options, Outputs::ALL, &mut kernel).expect("classes are pairs");
+    par_closest_points_into(a, b, options, Outputs::ALL, &mut par).expect("classes are pairs");
     let bitwise = cfg!(target_arch = "x86_64");
     let unbounded = options.extent_a != Extent::Segment || options.extent_b != Extent::Segment;
     let (lo_a, hi_a) = options.extent_a.bounds();
@@ -195,11 +195,10 @@ fn check(a: SegmentsView, b: SegmentsView, options: &Options) -> Tally {
         cases: n,
         ..Tally::default()
     };
-    for i in 0..n {
-        let (sa, sb) = (a.get(i), b.get(i));
-        let k = kernel.get(i);
+    let results = kernel.iter().zip(par.iter());
+    for (i, ((sa, sb), (k, p))) in a.iter().zip(b.iter()).zip(results).enumerate() {
         let r = reference::closest_points_with(&sa, &sb, options);
-        if !same_result(&k, &par.get(i)) {
+        if !same_result(&k, &p) {
             t.par_vs_kernel += 1;
         }
         let coords = [sa.p0, sa.p1, sb.p0, sb.p1];
@@ -396,7 +395,7 @@ mod tests {
     fn oracle_known_cases() {
         let s = |p: [f32; 3], q: [f32; 3]| Segment::new(p, q);
         let seg = Extent::Segment;
-        const NO: Flags = Flags::NONE;
+        const NO: Flags = Flags::empty();
         // Rhodes' thought experiment: distance 1.
         let d = oracle(
             &s([0., 0., 0.], [1., 0., 0.]),

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use segbatch::{ClosestBatch, Options, Outputs, Segment, Segments, closest_points_with_into};
+use segbatch::{ClosestBatch, Options, Outputs, Segment, Segments, closest_points_into};
 
 struct Run {
     code: i32,
@@ -104,7 +104,7 @@ fn expected(pairs: &[[f32; 12]], options: &Options) -> ClosestBatch {
     let a: Segments = pairs.iter().map(|p| seg(p, 0)).collect();
     let b: Segments = pairs.iter().map(|p| seg(p, 6)).collect();
     let mut out = ClosestBatch::new();
-    closest_points_with_into(&a, &b, options, Outputs::ALL, &mut out);
+    closest_points_into(&a, &b, options, Outputs::ALL, &mut out).expect("same lengths");
     out
 }
 
@@ -195,7 +195,7 @@ fn check_all_columns(records: &[Record], want: &ClosestBatch, indices: Option<&[
         if let Some(ix) = r.index {
             assert_eq!(ix as usize, i);
         }
-        let c = want.get(i);
+        let c = want.get(i).expect("an index of the batch");
         let expect = [
             c.dist2.sqrt(),
             c.s,
