@@ -32,17 +32,129 @@
 //! let b = Segments::from(&[Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0]); 100]);
 //! let out = closest_points(&a, &b);
 //! assert!(out.dist2().iter().all(|&d2| d2 == 1.0));
-//! assert_eq!(out.s().len(), 100);
+//! assert_eq!(out.get(99).map(|c| c.s), Some(0.5));
 //! ```
 //!
-//! [`closest_points_into`] reuses its output buffers; [`closest_points_with_into`] takes
-//! [`Options`] (extents, tolerance) and an [`Outputs`] selection (distances only, plus
-//! parameters, plus points); the `par_` forms (feature `rayon`) split huge batches across
-//! cores with bitwise-identical results. Every entry point that can fail on mismatched input
-//! has a `try_` form returning [`BatchError`].
+//! ## The API: one rule for every query
 //!
-//! Moving objects (closest point of approach in time, first contact of moving spheres) and 2D
-//! segment intersection are in [`motion`]; `docs/motion.md` says which query to use when.
+//! Every batched query `q` has the same four forms:
+//!
+//! - `q(inputs…)`: the convenience call. Default options (segments against segments,
+//!   the scale-free tolerance, every output column); allocates its result; **panics** on
+//!   inputs that do not fit together (batches of different lengths, an invalid radius),
+//!   as documented under `# Panics` on each.
+//! - `q_into(inputs…, options…, &mut out) -> Result<(), Error>`: the general call. Takes
+//!   the options the query has ([`Options`], [`Outputs`], [`Radii`], a time
+//!   [`Window`](motion::Window)), reuses `out`'s buffers (no allocation once it has held a
+//!   batch this large) and returns an [`Error`] instead of panicking. Never panics on data.
+//! - `par_q`, `par_q_into` (feature `rayon`, on by default): the same on all cores, with
+//!   bitwise the same results; small inputs stay on the calling thread
+//!   ([`PAR_MIN_PAIRS`], [`PAR_MIN_PAIR_TESTS`]).
+//!
+//! and its scalar reference, `reference::q`, one pair at a time, defines what it computes.
+//! Every batch type's `get(i)` returns an `Option`, as std's slices do.
+//!
+//! | question | convenience | general | parallel | reference |
+//! |---|---|---|---|---|
+//! | closest points of `a[i]` and `b[i]` | [`closest_points`] | [`closest_points_into`] | [`par_closest_points`], [`par_closest_points_into`] | [`reference::closest_points`], [`reference::closest_points_with`] |
+//! | one segment, ray or line against every `b[j]` | [`closest_points_one_to_many`] | [`closest_points_one_to_many_into`] | [`par_closest_points_one_to_many`], [`par_closest_points_one_to_many_into`] | [`reference::closest_points_with`] |
+//! | do capsules `(a[i], rA)`, `(b[i], rB)` touch? ([`PairMask`]) | [`capsules_touch`] | [`capsules_touch_into`] | [`par_capsules_touch`], [`par_capsules_touch_into`] | `dist2 <= (rA + rB)²` of [`reference::closest_points_with`] |
+//! | every A against every B: dense squared distances | [`dist2_matrix`] | [`dist2_matrix_into`] | [`par_dist2_matrix`], [`par_dist2_matrix_into`] | [`reference::closest_points_with`] |
+//! | every A against every B: the pairs within a radius ([`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] | [`reference::closest_points_with`] |
+//! | all pairs `i < j` of one set within a radius | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] | [`reference::closest_points_with`] |
+//! | closest approach in time of two tracks | [`motion::cpa`] | [`motion::cpa_into`] | [`motion::par_cpa`], [`motion::par_cpa_into`] | [`reference::cpa`] |
+//! | closest approach in time during one step (start/end segments) | [`motion::cpa_segments`] | [`motion::cpa_segments_into`] | [`motion::par_cpa_segments`], [`motion::par_cpa_segments_into`] | [`reference::cpa_segments`] |
+//! | first contact of two moving spheres (tracks) | [`motion::first_contact`] | [`motion::first_contact_into`] | [`motion::par_first_contact`], [`motion::par_first_contact_into`] | [`reference::first_contact`] |
+//! | first contact during one step (start/end segments) | [`motion::first_contact_segments`] | [`motion::first_contact_segments_into`] | [`motion::par_first_contact_segments`], [`motion::par_first_contact_segments_into`] | [`reference::first_contact_segments`] |
+//! | 2D segment crossings and closest points | [`intersect2`] | [`intersect2_into`] | [`par_intersect2`], [`par_intersect2_into`] | [`reference::intersect2`] |
+//!
+//! Each row, every cell called once (these run as doctests):
+//!
+//! ```
+//! # use segbatch::*;
+//! # use segbatch::motion::*;
+//! let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]); 9]);
+//! let b = Segments::from(&[Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0]); 9]);
+//! let (one, opts) = (a.get(0).unwrap(), Options::SEGMENTS);
+//! let mut out = ClosestBatch::new();
+//! // closest points
+//! let c = closest_points(&a, &b);
+//! closest_points_into(&a, &b, &opts, Outputs::ALL, &mut out)?;
+//! assert_eq!(out, c);
+//! assert_eq!(par_closest_points(&a, &b), c);
+//! par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut out)?;
+//! assert_eq!(c.get(3), Some(reference::closest_points(&one, &b.get(3).unwrap())));
+//! // one to many
+//! let m = closest_points_one_to_many(&one, &b);
+//! closest_points_one_to_many_into(&one, &b, &opts, Outputs::ALL, &mut out)?;
+//! assert_eq!((&par_closest_points_one_to_many(&one, &b), &out), (&m, &m));
+//! par_closest_points_one_to_many_into(&one, &b, &opts, Outputs::ALL, &mut out)?;
+//! // capsules
+//! let radii = Radii::uniform(0.5, 0.5)?;
+//! let mut mask = PairMask::new();
+//! let touch = capsules_touch(&a, &b, radii);
+//! capsules_touch_into(&a, &b, radii, &opts, &mut mask)?;
+//! assert_eq!((&par_capsules_touch(&a, &b, radii), &mask), (&touch, &touch));
+//! par_capsules_touch_into(&a, &b, radii, &opts, &mut mask)?;
+//! assert_eq!(touch.count_ones(), 9);
+//! // matrix
+//! let mut matrix = Vec::new();
+//! let d = dist2_matrix(&a, &b);
+//! dist2_matrix_into(&a, &b, &opts, &mut matrix)?;
+//! assert_eq!((&par_dist2_matrix(&a, &b), &matrix), (&d, &d));
+//! par_dist2_matrix_into(&a, &b, &opts, &mut matrix)?;
+//! // pairs within a radius
+//! let mut hits = Vec::new();
+//! let p = pairs_within(&a, &b, 1.0);
+//! pairs_within_into(&a, &b, 1.0, &opts, &mut hits)?;
+//! assert_eq!((&par_pairs_within(&a, &b, 1.0), &hits, p.len()), (&p, &p, 81));
+//! par_pairs_within_into(&a, &b, 1.0, &opts, &mut hits)?;
+//! // pairs within one set
+//! let keep = SharedEndpoints::Keep;
+//! let q = self_pairs_within(&a, 0.0, keep);
+//! self_pairs_within_into(&a, 0.0, keep, &opts, &mut hits)?;
+//! assert_eq!((&par_self_pairs_within(&a, 0.0, keep), &hits, q.len()), (&q, &q, 36));
+//! par_self_pairs_within_into(&a, 0.0, keep, &opts, &mut hits)?;
+//! // closest approach of tracks and of steps
+//! let (ta, tb) = (Tracks::from_flat(&[0.0; 6])?, Tracks::from_flat(&[1.0; 6])?);
+//! let mut cpa_out = CpaBatch::new();
+//! let x = cpa(&ta, &tb, Window::STEP);
+//! cpa_into(&ta, &tb, Window::STEP, &mut cpa_out)?;
+//! assert_eq!((&par_cpa(&ta, &tb, Window::STEP), &cpa_out), (&x, &x));
+//! par_cpa_into(&ta, &tb, Window::STEP, &mut cpa_out)?;
+//! let window = Window::STEP;
+//! assert_eq!(x.get(0), Some(reference::cpa(&ta.get(0).unwrap(), &tb.get(0).unwrap(), window)));
+//! let y = cpa_segments(&a, &b);
+//! cpa_segments_into(&a, &b, &mut cpa_out)?;
+//! assert_eq!((&par_cpa_segments(&a, &b), &cpa_out), (&y, &y));
+//! par_cpa_segments_into(&a, &b, &mut cpa_out)?;
+//! assert_eq!(y.get(0), Some(reference::cpa_segments(&one, &b.get(0).unwrap())));
+//! // first contact of tracks and of steps
+//! let mut contacts = ContactBatch::new();
+//! let f = first_contact(&ta, &tb, radii, window);
+//! first_contact_into(&ta, &tb, radii, window, &mut contacts)?;
+//! assert_eq!((&par_first_contact(&ta, &tb, radii, window), &contacts), (&f, &f));
+//! par_first_contact_into(&ta, &tb, radii, window, &mut contacts)?;
+//! let (t0, t1) = (ta.get(0).unwrap(), tb.get(0).unwrap());
+//! assert_eq!(f.get(0), Some(reference::first_contact(&t0, 0.5, &t1, 0.5, window)));
+//! let g = first_contact_segments(&a, &b, radii);
+//! first_contact_segments_into(&a, &b, radii, &mut contacts)?;
+//! assert_eq!((&par_first_contact_segments(&a, &b, radii), &contacts), (&g, &g));
+//! par_first_contact_segments_into(&a, &b, radii, &mut contacts)?;
+//! let b0 = b.get(0).unwrap();
+//! assert_eq!(g.get(0), Some(reference::first_contact_segments(&one, 0.5, &b0, 0.5)));
+//! // 2D
+//! let a2 = Segments2::from(&[Segment2::new([4.0, 7.0], [16.0, 3.0])]);
+//! let b2 = Segments2::from(&[Segment2::new([1.0, 1.0], [17.0, 5.0])]);
+//! let mut crossings = Intersections2::new();
+//! let i2 = intersect2(&a2, &b2);
+//! intersect2_into(&a2, &b2, &mut crossings)?;
+//! assert_eq!((&par_intersect2(&a2, &b2), &crossings), (&i2, &i2));
+//! par_intersect2_into(&a2, &b2, &mut crossings)?;
+//! let (s2, t2) = (a2.get(0).unwrap(), b2.get(0).unwrap());
+//! assert_eq!(i2.get(0), Some(reference::intersect2(&s2, &t2)));
+//! # Ok::<(), segbatch::Error>(())
+//! ```
 //!
 //! ## Accuracy
 //!
@@ -72,17 +184,6 @@
 //! reference fuses exactly the multiply-adds the kernel fuses); between an FMA and a non-FMA
 //! build results differ by rounding only, within the accuracy bound.
 //!
-//! ## Bulk queries
-//!
-//! Built on the same kernel, so every value is the reference's bit for bit:
-//! [`closest_points_one_to_many`] (one segment or ray against a batch), [`capsules_touch`]
-//! / [`capsules_touch_indices`] (pairwise capsule overlap as a [`PairMask`] or an index
-//! list), [`dist2_matrix`] and [`pairs_within`] (every A against every B, tiled: a dense
-//! matrix or the sparse list of [`Hit`]s within a radius) and [`self_pairs_within`] (all
-//! pairs `i < j` of one batch within a radius, optionally skipping pieces that share an end
-//! point). With the default `rayon` feature each has a `par_` form returning identical
-//! results; small inputs stay on the calling thread ([`PAR_MIN_PAIRS`],
-//! [`PAR_MIN_PAIR_TESTS`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
