@@ -169,7 +169,10 @@
 //!
 //! ## Features
 //!
-//! - `rayon` (default): the parallel driver (`par_closest_points` and friends).
+//! - `rayon` (default): the parallel forms (`par_…`) of every query.
+//! - `glam`: conversions between segments, batches and glam 0.34 (`Vec3`, `Vec3A`, `Vec2`);
+//!   see [`rows`] for reading results as any point type.
+//! - `mint`: the same for `mint::Point3<f32>` and `mint::Point2<f32>`.
 //!
 //! The `segbatch` command-line tool is a separate package (`segbatch-cli`) of the same
 //! workspace, so none of its dependencies reach library users.
@@ -190,6 +193,7 @@
 mod batch;
 mod columns;
 mod driver;
+mod interop;
 mod kernel;
 mod lanes;
 pub mod motion;
@@ -200,6 +204,7 @@ mod segment;
 mod simd;
 
 pub use batch::{Error, LANES, Segments, SegmentsView, padded_len};
+pub use interop::rows;
 pub use driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
 pub use query::{
     ClosestBatch, Hit, Outputs, PairMask, Radii, SharedEndpoints, TILE_A, TILE_B, capsules_touch,

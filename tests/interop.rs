@@ -1,0 +1,65 @@
+//! The glam and mint conversions: round trips, and batches built from glam and mint slices
+//! equal to the same batches built from `Segment`s (so every query sees the same data).
+#![cfg(all(feature = "glam", feature = "mint"))]
+
+use glam::{Vec2, Vec3, Vec3A};
+use segbatch::{Segment, Segment2, Segments, Segments2, closest_points, rows};
+
+fn sample() -> Vec<Segment> {
+    (0..21)
+        .map(|k| {
+            let x = k as f32;
+            Segment::new([x, -x, 0.5 * x], [1.0 - x, 2.0 * x, -3.0])
+        })
+        .collect()
+}
+
+#[test]
+fn glam_segments_round_trip_and_batches_match() {
+    let segments = sample();
+    let v3: Vec<[Vec3; 2]> = segments.iter().map(|&s| s.into()).collect();
+    let v3a: Vec<[Vec3A; 2]> = segments.iter().map(|&s| s.into()).collect();
+    for ((s, a), b) in segments.iter().zip(&v3).zip(&v3a) {
+        assert_eq!(Segment::from(*a), *s);
+        assert_eq!(Segment::from(*b), *s);
+        assert_eq!(a[1], Vec3::from(s.p1));
+        assert_eq!(b[0], Vec3A::from(s.p0));
+    }
+    let want = Segments::from(&segments);
+    assert_eq!(Segments::from(&v3[..]), want);
+    assert_eq!(Segments::from(&v3a[..]), want);
+}
+
+#[test]
+fn glam_2d_and_results_as_vectors() {
+    let pairs = [[Vec2::new(4.0, 7.0), Vec2::new(16.0, 3.0)]];
+    let batch = Segments2::from(&pairs[..]);
+    assert_eq!(batch.get(0), Some(Segment2::new([4.0, 7.0], [16.0, 3.0])));
+    let back: [Vec2; 2] = batch.get(0).unwrap().into();
+    assert_eq!(back, pairs[0]);
+
+    let a = Segments::from(&sample());
+    let b = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [0.0, 0.0, 1.0]); 21]);
+    let out = closest_points(&a, &b);
+    let pa: Vec<Vec3A> = rows(out.point_a()).collect();
+    assert_eq!(pa.len(), 21);
+    for (i, p) in pa.iter().enumerate() {
+        let c = out.get(i).unwrap();
+        assert_eq!(*p, Vec3A::from(c.point_a));
+    }
+}
+
+#[test]
+fn mint_segments_round_trip_and_batches_match() {
+    let segments = sample();
+    let m: Vec<[mint::Point3<f32>; 2]> = segments.iter().map(|&s| s.into()).collect();
+    for (s, p) in segments.iter().zip(&m) {
+        assert_eq!(Segment::from(*p), *s);
+    }
+    assert_eq!(Segments::from(&m[..]), Segments::from(&segments));
+    let flat = [Segment2::new([1.0, 2.0], [3.0, 4.0])];
+    let m2: Vec<[mint::Point2<f32>; 2]> = flat.iter().map(|&s| s.into()).collect();
+    assert_eq!(Segments2::from(&m2[..]), Segments2::from(&flat));
+    let mp: Vec<mint::Point3<f32>> = rows(Segments::from(&segments).columns()[..3].try_into().unwrap()).collect();
+    assert_eq!(mp[2], mint::Point3::from(segments[2].p0));
+}
