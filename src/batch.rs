@@ -33,6 +33,27 @@ type F32Column = Column<f32>;
 /// Pairs processed at once by the kernel (the width of `wide::f32x8`).
 pub const LANES: usize = 8;
 
+/// `len()` and `is_empty()` of a collection with a `len` field (`$what` names its items in
+/// the docs).
+macro_rules! len_methods {
+    ($what:literal) => {
+        #[doc = concat!("Number of ", $what, ".")]
+        #[inline]
+        #[must_use]
+        pub fn len(&self) -> usize {
+            self.len
+        }
+
+        #[doc = concat!("True when there are no ", $what, ".")]
+        #[inline]
+        #[must_use]
+        pub fn is_empty(&self) -> bool {
+            self.len == 0
+        }
+    };
+}
+pub(crate) use len_methods;
+
 /// `n` rounded up to a multiple of [`LANES`].
 #[inline]
 #[must_use]
@@ -110,11 +131,7 @@ impl core::fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// `Ok` when two lengths that must match do, else [`Error::LengthMismatch`].
-pub(crate) fn check_len(
-    what: &'static str,
-    expected: usize,
-    found: usize,
-) -> Result<(), Error> {
+pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Result<(), Error> {
     if expected == found {
         Ok(())
     } else {
@@ -247,19 +264,7 @@ impl<T: Record<C>, const C: usize> Soa<T, C> {
         Ok(Soa::from(bytemuck::cast_slice::<f32, T>(flat)))
     }
 
-    /// Number of records.
-    #[inline]
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when the batch holds no record.
-    #[inline]
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    len_methods!("records");
 
     /// Removes every record, keeping the allocation.
     pub fn clear(&mut self) {
@@ -468,19 +473,7 @@ impl<'a, T: Record<C>, const C: usize> SoaView<'a, T, C> {
         })
     }
 
-    /// Number of records in the view.
-    #[inline]
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when the view is empty.
-    #[inline]
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    len_methods!("records in the view");
 
     /// Record `i` of the view, or `None` when `i >= len()`.
     #[inline]
@@ -521,7 +514,8 @@ impl<'a, T: Record<C>, const C: usize> SoaView<'a, T, C> {
     /// When the range is outside `0..len()`; [`SoaView::try_view`] does not panic.
     #[must_use]
     pub fn view(&self, range: impl RangeBounds<usize>) -> SoaView<'a, T, C> {
-        self.try_view(range).unwrap_or_else(|e| panic!("segbatch: {e}"))
+        self.try_view(range)
+            .unwrap_or_else(|e| panic!("segbatch: {e}"))
     }
 
     /// A sub-range of this view, or an error when it is outside `0..len()`.

@@ -247,19 +247,7 @@ macro_rules! result_batch {
                 Self::default()
             }
 
-            /// Number of results.
-            #[inline]
-            #[must_use]
-            pub fn len(&self) -> usize {
-                self.len
-            }
-
-            /// True when there are no results.
-            #[inline]
-            #[must_use]
-            pub fn is_empty(&self) -> bool {
-                self.len == 0
-            }
+            crate::batch::len_methods!("results");
 
             $(
                 $(#[$cmeta])*

@@ -160,28 +160,24 @@ pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
 /// registers; callers handle `None` out of line.
 #[inline(always)]
 pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Option<Lanes> {
-    let zero = f32x8::ZERO;
-    let d_a = sub8(a1, a0);
-    let d_b = sub8(b1, b0);
-    let r = sub8(a0, b0);
-    let a = dot8(d_a, d_a);
-    let e = dot8(d_b, d_b);
-    let c = dot8(d_a, r);
-    let probe = a.mul_add(zero, e.mul_add(zero, c * zero));
-    let degenerate_a = a.simd_le(p.length_rel2.mul_add(dot8(a0, a0), p.length_abs2));
-    let degenerate_b = e.simd_le(p.length_rel2.mul_add(dot8(b0, b0), p.length_abs2));
-    let n = if p.accurate_cross {
-        cross_accurate(d_a, d_b)
-    } else {
-        cross8(d_a, d_b)
-    };
-    let nn = dot8(n, n);
+    let first = setup(a0, a1, b0, b1, p, p.length_abs2);
+    let Setup {
+        d_a,
+        d_b,
+        r,
+        a,
+        e,
+        c,
+        n,
+        nn,
+        ..
+    } = first;
     let ae = a * e;
     let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
     let out_of_range = !(ae.simd_ge(f32x8::splat(RANGE_LO)) & ae.simd_le(f32x8::splat(RANGE_HI)));
-    let special =
-        probe.simd_ne(zero) | degenerate_a | degenerate_b | parallel_or_degenerate | out_of_range;
-    if special.any() {
+    let non_finite = first.probe.simd_ne(f32x8::ZERO);
+    let degenerate = first.degenerate_a | first.degenerate_b;
+    if (non_finite | degenerate | parallel_or_degenerate | out_of_range).any() {
         return None;
     }
     let b = dot8(d_a, d_b);
@@ -193,6 +189,59 @@ pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Opt
     Some(finish(a0, b0, d_a, d_b, r, s, t, u32x8::ZERO))
 }
 
+/// What both paths compute first: the differences, Ericson's `a, e, c`, the non-finite
+/// probe, the degenerate masks and the cross product `n = dA × dB` with `n·n`.
+struct Setup {
+    d_a: V3,
+    d_b: V3,
+    r: V3,
+    a: f32x8,
+    e: f32x8,
+    c: f32x8,
+    /// `a·0 + e·0 + c·0`: NaN exactly when a coordinate is not finite.
+    probe: f32x8,
+    degenerate_a: f32x8,
+    degenerate_b: f32x8,
+    n: V3,
+    nn: f32x8,
+}
+
+/// Steps 1 and 2 of the reference (for the masked path, on the rescaled points), with the
+/// absolute length tolerance `length_abs2` at the points' scale.
+#[inline(always)]
+fn setup(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat, length_abs2: f32x8) -> Setup {
+    let zero = f32x8::ZERO;
+    let d_a = sub8(a1, a0);
+    let d_b = sub8(b1, b0);
+    let r = sub8(a0, b0);
+    // Ericson's dot products (`b` and `f` are formed where they are used).
+    let a = dot8(d_a, d_a);
+    let e = dot8(d_b, d_b);
+    let c = dot8(d_a, r);
+    let probe = a.mul_add(zero, e.mul_add(zero, c * zero));
+    let degenerate_a = a.simd_le(p.length_rel2.mul_add(dot8(a0, a0), length_abs2));
+    let degenerate_b = e.simd_le(p.length_rel2.mul_add(dot8(b0, b0), length_abs2));
+    let n = if p.accurate_cross {
+        cross_accurate(d_a, d_b)
+    } else {
+        cross8(d_a, d_b)
+    };
+    let nn = dot8(n, n);
+    Setup {
+        d_a,
+        d_b,
+        r,
+        a,
+        e,
+        c,
+        probe,
+        degenerate_a,
+        degenerate_b,
+        n,
+        nn,
+    }
+}
+
 /// The full masked version of the algorithm for eight pairs, every branch of the reference a
 /// named mask and a `select`.
 #[inline(always)]
@@ -200,43 +249,29 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     // 0. Range: lanes whose products of four lengths could under- or overflow are solved
     //    scaled by a power of two; σ = 1 in the others changes no bit.
     let (sigma, inv_sigma) = range_scale(a0, a1, b0, b1);
-    let scale = |v: V3| V3 {
-        x: v.x * sigma,
-        y: v.y * sigma,
-        z: v.z * sigma,
-    };
+    let scale = |v: V3| v.map(|x| x * sigma);
     let (a0, a1, b0, b1) = (scale(a0), scale(a1), scale(b0), scale(b1));
     let length_abs2 = p.length_abs2 * sigma * sigma;
 
     let zero = f32x8::ZERO;
-    let d_a = sub8(a1, a0);
-    let d_b = sub8(b1, b0);
-    let r = sub8(a0, b0);
-
-    // Ericson's dot products.
-    let a = dot8(d_a, d_a);
-    let e = dot8(d_b, d_b);
-    let b = dot8(d_a, d_b);
-    let c = dot8(d_a, r);
-    let f = dot8(d_b, r);
-
-    // 1. Non-finite: a·0 + e·0 + c·0 is NaN exactly when a coordinate is not finite.
-    let probe = a.mul_add(zero, e.mul_add(zero, c * zero));
-    let non_finite = probe.simd_ne(zero);
-
-    // 2. Degenerate and parallel masks.
-    let scale2_a = dot8(a0, a0);
-    let scale2_b = dot8(b0, b0);
-    let degenerate_a = a.simd_le(p.length_rel2.mul_add(scale2_a, length_abs2));
-    let degenerate_b = e.simd_le(p.length_rel2.mul_add(scale2_b, length_abs2));
+    // 1. Non-finite (the probe) and 2. degenerate masks, `n = dA × dB`.
+    let first = setup(a0, a1, b0, b1, p, length_abs2);
+    let Setup {
+        d_a,
+        d_b,
+        r,
+        a,
+        e,
+        c,
+        n,
+        nn,
+        ..
+    } = first;
+    let (degenerate_a, degenerate_b) = (first.degenerate_a, first.degenerate_b);
+    let non_finite = first.probe.simd_ne(zero);
     let degenerate = degenerate_a | degenerate_b;
-
-    let n = if p.accurate_cross {
-        cross_accurate(d_a, d_b)
-    } else {
-        cross8(d_a, d_b)
-    };
-    let nn = dot8(n, n);
+    let b = dot8(d_a, d_b);
+    let f = dot8(d_b, r);
     let parallel = !degenerate & nn.simd_le(p.parallel_sin2 * (a * e));
     let w = cross8(d_b, r);
 
@@ -274,11 +309,7 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
         | bit(parallel, Flags::PARALLEL);
     let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
     // 0, continued: back to the caller's scale.
-    let unscale = |v: V3| V3 {
-        x: v.x * inv_sigma,
-        y: v.y * inv_sigma,
-        z: v.z * inv_sigma,
-    };
+    let unscale = |v: V3| v.map(|x| x * inv_sigma);
     let lanes = Lanes {
         point_a: unscale(lanes.point_a),
         point_b: unscale(lanes.point_b),
@@ -292,11 +323,6 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     }
     let nan = f32x8::splat(f32::NAN);
     let blank = |x: f32x8| non_finite.select(nan, x);
-    let blank3 = |v: V3| V3 {
-        x: blank(v.x),
-        y: blank(v.y),
-        z: blank(v.z),
-    };
     Lanes {
         s: blank(lanes.s),
         t: blank(lanes.t),
@@ -305,8 +331,8 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
             u32x8::splat(u32::from(Flags::NON_FINITE.bits())),
             lanes.flags,
         ),
-        point_a: blank3(lanes.point_a),
-        point_b: blank3(lanes.point_b),
+        point_a: lanes.point_a.map(blank),
+        point_b: lanes.point_b.map(blank),
     }
 }
 

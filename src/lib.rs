@@ -193,6 +193,7 @@
 mod batch;
 mod columns;
 mod driver;
+mod forms;
 mod interop;
 mod kernel;
 mod lanes;
@@ -204,8 +205,9 @@ mod segment;
 mod simd;
 
 pub use batch::{Error, LANES, Segments, SegmentsView, padded_len};
-pub use interop::rows;
+pub use batch::{Record, Soa, SoaView};
 pub use driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
+pub use interop::rows;
 pub use query::{
     ClosestBatch, Hit, Outputs, PairMask, Radii, SharedEndpoints, TILE_A, TILE_B, capsules_touch,
     capsules_touch_into, closest_points, closest_points_into, closest_points_one_to_many,
@@ -225,7 +227,6 @@ pub use seg2d::{
 };
 #[cfg(feature = "rayon")]
 pub use seg2d::{par_intersect2, par_intersect2_into};
-pub use batch::{Record, Soa, SoaView};
 pub use segment::{Closest, Extent, Flags, Options, ParseExtentError, Segment, Tolerance};
 pub use simd::{SIMD_LEVEL, cpu_simd_level, simd_upgrade};
 

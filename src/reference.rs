@@ -176,12 +176,7 @@ pub fn first_contact(
 /// assert!(!first_contact_segments(&a, 0.25, &b, 0.25).hit);
 /// ```
 #[must_use]
-pub fn first_contact_segments(
-    a: &Segment,
-    radius_a: f32,
-    b: &Segment,
-    radius_b: f32,
-) -> Contact {
+pub fn first_contact_segments(a: &Segment, radius_a: f32, b: &Segment, radius_b: f32) -> Contact {
     crate::motion::contact_pair::<true>(a.p0, a.p1, b.p0, b.p1, radius_a + radius_b, 1.0)
 }
 

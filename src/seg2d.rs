@@ -38,6 +38,7 @@ use crate::LANES;
 use crate::batch::{Error, Record, Soa, SoaView, check_len};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
+use crate::forms::query_forms;
 use crate::lanes::{V2, bits8, bytes8, clamp8, cross2x8, dot2x8, mask_bytes, probe8, sub2x8};
 use crate::motion::{MotionFlags, probe};
 use crate::reference::{clamp, fma, fms, max_ps, min_ps};
@@ -275,6 +276,52 @@ pub(crate) struct Lanes2 {
     flags: [MotionFlags; LANES],
 }
 
+/// What both paths compute first: differences, the non-finite mask, the dot products,
+/// the scale, the degenerate masks and `denom = dA × dB`.
+struct Setup2 {
+    d_a: V2,
+    d_b: V2,
+    r: V2,
+    non_finite: f32x8,
+    a_: f32x8,
+    e: f32x8,
+    b_: f32x8,
+    c: f32x8,
+    f: f32x8,
+    /// The largest squared coordinate magnitude of the pair.
+    scale2: f32x8,
+    degenerate_a: f32x8,
+    degenerate_b: f32x8,
+    denom: f32x8,
+}
+
+/// Steps 1 and 2 of [`intersect2_pair`], and the cross product step 3 tests.
+#[inline(always)]
+fn setup2(a0: V2, a1: V2, b0: V2, b1: V2) -> Setup2 {
+    let d_a = sub2x8(a1, a0);
+    let d_b = sub2x8(b1, b0);
+    let r = sub2x8(a0, b0);
+    let scale2_a = dot2x8(a0, a0).fast_max(dot2x8(a1, a1));
+    let scale2_b = dot2x8(b0, b0).fast_max(dot2x8(b1, b1));
+    let length_rel2 = f32x8::splat(LENGTH_REL * LENGTH_REL);
+    let (a_, e) = (dot2x8(d_a, d_a), dot2x8(d_b, d_b));
+    Setup2 {
+        d_a,
+        d_b,
+        r,
+        non_finite: probe8(&[d_a.x, d_a.y, d_b.x, d_b.y, r.x, r.y]),
+        a_,
+        e,
+        b_: dot2x8(d_a, d_b),
+        c: dot2x8(d_a, r),
+        f: dot2x8(d_b, r),
+        scale2: scale2_a.fast_max(scale2_b),
+        degenerate_a: a_.simd_le(length_rel2 * scale2_a),
+        degenerate_b: e.simd_le(length_rel2 * scale2_b),
+        denom: cross2x8(d_a, d_b),
+    }
+}
+
 /// The common case: `None` unless every lane is finite, has no degenerate side and is not
 /// parallel, in which case every `select` of [`intersect8`] would return its last operand
 /// (no overlap, the parametric first estimate) and the overlap interval is never used: the
@@ -282,28 +329,25 @@ pub(crate) struct Lanes2 {
 /// out of line.
 #[inline(always)]
 fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes2> {
-    let zero = f32x8::ZERO;
-    let one = f32x8::ONE;
-    let d_a = sub2x8(a1, a0);
-    let d_b = sub2x8(b1, b0);
-    let r = sub2x8(a0, b0);
-    let non_finite = probe8(&[d_a.x, d_a.y, d_b.x, d_b.y, r.x, r.y]);
-
-    let a_ = dot2x8(d_a, d_a);
-    let e = dot2x8(d_b, d_b);
-    let b_ = dot2x8(d_a, d_b);
-    let c = dot2x8(d_a, r);
-    let f = dot2x8(d_b, r);
-    let scale2_a = dot2x8(a0, a0).fast_max(dot2x8(a1, a1));
-    let scale2_b = dot2x8(b0, b0).fast_max(dot2x8(b1, b1));
-    let scale2 = scale2_a.fast_max(scale2_b);
-    let length_rel2 = f32x8::splat(LENGTH_REL * LENGTH_REL);
-    let degenerate_a = a_.simd_le(length_rel2 * scale2_a);
-    let degenerate_b = e.simd_le(length_rel2 * scale2_b);
-    let denom = cross2x8(d_a, d_b);
+    let (zero, one) = (f32x8::ZERO, f32x8::ONE);
+    let first = setup2(a0, a1, b0, b1);
+    let Setup2 {
+        d_a,
+        d_b,
+        r,
+        a_,
+        e,
+        b_,
+        c,
+        f,
+        scale2,
+        denom,
+        ..
+    } = first;
     let parallel_or_degenerate =
         (denom * denom).simd_le(f32x8::splat(PARALLEL_SIN * PARALLEL_SIN) * (a_ * e));
-    if (non_finite | degenerate_a | degenerate_b | parallel_or_degenerate).any() {
+    let degenerate = first.degenerate_a | first.degenerate_b;
+    if (first.non_finite | degenerate | parallel_or_degenerate).any() {
         return None;
     }
     let s_num = cross2x8(d_b, r);
@@ -347,29 +391,25 @@ fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes2> {
 fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
     let zero = f32x8::ZERO;
     let one = f32x8::ONE;
-    let d_a = sub2x8(a1, a0);
-    let d_b = sub2x8(b1, b0);
-    let r = sub2x8(a0, b0);
-
-    // 1. Non-finite.
-    let non_finite = probe8(&[d_a.x, d_a.y, d_b.x, d_b.y, r.x, r.y]);
-
-    let a_ = dot2x8(d_a, d_a);
-    let e = dot2x8(d_b, d_b);
-    let b_ = dot2x8(d_a, d_b);
-    let c = dot2x8(d_a, r);
-    let f = dot2x8(d_b, r);
-
-    // 2. Degenerate, 3. parallel and collinear.
-    let scale2_a = dot2x8(a0, a0).fast_max(dot2x8(a1, a1));
-    let scale2_b = dot2x8(b0, b0).fast_max(dot2x8(b1, b1));
-    let scale2 = scale2_a.fast_max(scale2_b);
-    let length_rel2 = f32x8::splat(LENGTH_REL * LENGTH_REL);
-    let on_line_rel2 = f32x8::splat(ON_LINE_REL * ON_LINE_REL);
-    let degenerate_a = a_.simd_le(length_rel2 * scale2_a);
-    let degenerate_b = e.simd_le(length_rel2 * scale2_b);
+    // 1. Non-finite, 2. degenerate (and what 3. needs).
+    let Setup2 {
+        d_a,
+        d_b,
+        r,
+        non_finite,
+        a_,
+        e,
+        b_,
+        c,
+        f,
+        scale2,
+        degenerate_a,
+        degenerate_b,
+        denom,
+    } = setup2(a0, a1, b0, b1);
     let degenerate = degenerate_a | degenerate_b;
-    let denom = cross2x8(d_a, d_b);
+    // 3. Parallel and collinear.
+    let on_line_rel2 = f32x8::splat(ON_LINE_REL * ON_LINE_REL);
     let s_num = cross2x8(d_b, r);
     let t_num = cross2x8(d_a, r);
     let parallel =
@@ -426,23 +466,28 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
         x: t_out.mul_add(d_b.x, b0.x),
         y: t_out.mul_add(d_b.y, b0.y),
     };
-    let (kind, flags, [s_out, t_out, s_end, t_end, dist2], point_a, point_b) =
-        if non_finite.any() {
-            let nan = f32x8::splat(f32::NAN);
-            let blank = |x: f32x8| non_finite.select(nan, x);
-            (
-                !non_finite.to_bits() & kind,
-                non_finite.select(
-                    u32x8::splat(u32::from(MotionFlags::NON_FINITE.bits())),
-                    flags,
-                ),
-                [s_out, t_out, s_end, t_end, dist2].map(blank),
-                point_a.map(blank),
-                point_b.map(blank),
-            )
-        } else {
-            (kind, flags, [s_out, t_out, s_end, t_end, dist2], point_a, point_b)
-        };
+    let (kind, flags, [s_out, t_out, s_end, t_end, dist2], point_a, point_b) = if non_finite.any() {
+        let nan = f32x8::splat(f32::NAN);
+        let blank = |x: f32x8| non_finite.select(nan, x);
+        (
+            !non_finite.to_bits() & kind,
+            non_finite.select(
+                u32x8::splat(u32::from(MotionFlags::NON_FINITE.bits())),
+                flags,
+            ),
+            [s_out, t_out, s_end, t_end, dist2].map(blank),
+            point_a.map(blank),
+            point_b.map(blank),
+        )
+    } else {
+        (
+            kind,
+            flags,
+            [s_out, t_out, s_end, t_end, dist2],
+            point_a,
+            point_b,
+        )
+    };
     Lanes2 {
         kind: bytes8(kind, |k| match k {
             1 => Crossing::Point,
@@ -564,12 +609,13 @@ impl PairKernel<8> for Intersect2 {
     }
 }
 
-fn run(
-    a: Segments2View<'_>,
-    b: Segments2View<'_>,
+fn run<'a, 'b>(
+    a: impl Into<Segments2View<'a>>,
+    b: impl Into<Segments2View<'b>>,
     parallel: bool,
     out: &mut Intersections2,
 ) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
     check_len("2D batches a and b", a.len(), b.len())?;
     let n = a.len();
     out.reset(n, |_| true);
@@ -579,73 +625,33 @@ fn run(
     Ok(())
 }
 
-/// Intersection (or closest points) of `a[i]` and `b[i]` for every `i` (batched twin of
-/// [`reference::intersect2`](crate::reference::intersect2), bit-identical to it).
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`intersect2_into`] returns an error instead.
-///
-/// ```
-/// use segbatch::{intersect2, Crossing, Segment2, Segments2};
-/// let a = Segments2::from(&[
-///     Segment2::new([4.0, 7.0], [16.0, 3.0]),
-///     Segment2::new([0.0, 0.0], [2.0, 0.0]),
-/// ]);
-/// let b = Segments2::from(&[
-///     Segment2::new([1.0, 1.0], [17.0, 5.0]),
-///     Segment2::new([1.0, 0.0], [3.0, 0.0]), // collinear, overlapping on [1, 2]
-/// ]);
-/// let out = intersect2(&a, &b);
-/// assert_eq!(out.kind(), &[Crossing::Point, Crossing::Overlap]);
-/// assert_eq!(out.get(0).map(|x| x.point_a), Some([13.0, 4.0]));
-/// assert_eq!((out.s()[1], out.s_end()[1]), (0.5, 1.0));
-/// ```
-#[must_use]
-pub fn intersect2<'a, 'b>(
-    a: impl Into<Segments2View<'a>>,
-    b: impl Into<Segments2View<'b>>,
-) -> Intersections2 {
-    let mut out = Intersections2::new();
-    run(a.into(), b.into(), false, &mut out).unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`intersect2`] writing into `out` and reusing its buffers.
-///
-/// # Errors
-/// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then unchanged).
-pub fn intersect2_into<'a, 'b>(
-    a: impl Into<Segments2View<'a>>,
-    b: impl Into<Segments2View<'b>>,
-    out: &mut Intersections2,
-) -> Result<(), Error> {
-    run(a.into(), b.into(), false, out)
-}
-
-/// [`intersect2`] on all cores, bitwise the same results.
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`par_intersect2_into`] returns an error instead.
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_intersect2<'a, 'b>(
-    a: impl Into<Segments2View<'a>>,
-    b: impl Into<Segments2View<'b>>,
-) -> Intersections2 {
-    let mut out = Intersections2::new();
-    run(a.into(), b.into(), true, &mut out).unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`intersect2_into`] on all cores, bitwise the same results.
-///
-/// # Errors
-/// As [`intersect2_into`].
-#[cfg(feature = "rayon")]
-pub fn par_intersect2_into<'a, 'b>(
-    a: impl Into<Segments2View<'a>>,
-    b: impl Into<Segments2View<'b>>,
-    out: &mut Intersections2,
-) -> Result<(), Error> {
-    run(a.into(), b.into(), true, out)
+query_forms! {
+    /// Intersection (or closest points) of `a[i]` and `b[i]` for every `i` (batched twin of
+    /// [`reference::intersect2`](crate::reference::intersect2), bit-identical to it).
+    ///
+    /// ```
+    /// use segbatch::{intersect2, Crossing, Segment2, Segments2};
+    /// let a = Segments2::from(&[
+    ///     Segment2::new([4.0, 7.0], [16.0, 3.0]),
+    ///     Segment2::new([0.0, 0.0], [2.0, 0.0]),
+    /// ]);
+    /// let b = Segments2::from(&[
+    ///     Segment2::new([1.0, 1.0], [17.0, 5.0]),
+    ///     Segment2::new([1.0, 0.0], [3.0, 0.0]), // collinear, overlapping on [1, 2]
+    /// ]);
+    /// let out = intersect2(&a, &b);
+    /// assert_eq!(out.kind(), &[Crossing::Point, Crossing::Overlap]);
+    /// assert_eq!(out.get(0).map(|x| x.point_a), Some([13.0, 4.0]));
+    /// assert_eq!((out.s()[1], out.s_end()[1]), (0.5, 1.0));
+    /// ```
+    pub fn intersect2 / intersect2_into / par_intersect2 / par_intersect2_into
+        <'a, 'b>(a: impl Into<Segments2View<'a>>, b: impl Into<Segments2View<'b>>)
+        with ()
+        -> Intersections2 = run;
+    /// [`intersect2`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
+    /// unchanged).
+    into;
 }

@@ -45,7 +45,10 @@ fn rhodes_thought_experiment() {
     let c = reference::closest_points(&a, &b);
     assert_eq!(c.point_a, [1.0, 0.0, 0.0]);
     assert_eq!(c.point_b, [1.0, 0.0, 1.0]);
-    assert_eq!((c.s, c.t, c.dist2, c.flags), (1.0, 0.0, 1.0, Flags::empty()));
+    assert_eq!(
+        (c.s, c.t, c.dist2, c.flags),
+        (1.0, 0.0, 1.0, Flags::empty())
+    );
     assert_eq!(c.midpoint(), [1.0, 0.0, 0.5]);
     assert_eq!(c.separation(), [0.0, 0.0, -1.0]);
 }

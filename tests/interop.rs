@@ -60,6 +60,7 @@ fn mint_segments_round_trip_and_batches_match() {
     let flat = [Segment2::new([1.0, 2.0], [3.0, 4.0])];
     let m2: Vec<[mint::Point2<f32>; 2]> = flat.iter().map(|&s| s.into()).collect();
     assert_eq!(Segments2::from(&m2[..]), Segments2::from(&flat));
-    let mp: Vec<mint::Point3<f32>> = rows(Segments::from(&segments).columns()[..3].try_into().unwrap()).collect();
+    let mp: Vec<mint::Point3<f32>> =
+        rows(Segments::from(&segments).columns()[..3].try_into().unwrap()).collect();
     assert_eq!(mp[2], mint::Point3::from(segments[2].p0));
 }

@@ -37,6 +37,7 @@ use crate::LANES;
 use crate::batch::{Error, SegmentsView, check_len};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
+use crate::forms::query_forms;
 use crate::lanes::{V3, bits8, bytes8, cross8, dot8, mask_bools, mask_to, probe8, sub8};
 use crate::query::Radii;
 use crate::reference::{cross, dot, fms, fnma, max_ps};
@@ -181,8 +182,7 @@ fn contact8_general<const ENDPOINTS: bool>(
     r_sum: f32x8,
     t_end: f32x8,
 ) -> Option<ContactLanes> {
-    let (hit, t, touching, non_finite) =
-        contact8_finite::<ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
+    let (hit, t, touching, non_finite) = contact8_finite::<ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
     if non_finite.any() {
         return None;
     }
@@ -204,8 +204,7 @@ fn contact8<const ENDPOINTS: bool>(
     r_sum: f32x8,
     t_end: f32x8,
 ) -> ContactLanes {
-    let (hit, t, touching, non_finite) =
-        contact8_finite::<ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
+    let (hit, t, touching, non_finite) = contact8_finite::<ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
     let flags = non_finite.select(
         u32x8::splat(u32::from(MotionFlags::NON_FINITE.bits())),
         bits8(touching, MotionFlags::TOUCHING_AT_START.bits()),
@@ -344,177 +343,101 @@ fn run<const ENDPOINTS: bool>(
     Ok(())
 }
 
-fn tracks(
-    a: TracksView<'_>,
-    b: TracksView<'_>,
+fn tracks<'a, 'b>(
+    a: impl Into<TracksView<'a>>,
+    b: impl Into<TracksView<'b>>,
     radii: Radii<'_>,
     window: Window,
     parallel: bool,
     out: &mut ContactBatch,
 ) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
     let (lens, end) = ((a.len(), b.len()), window.end());
-    run::<false>(a.raw_columns(), b.raw_columns(), lens, radii, end, parallel, out)
+    run::<false>(
+        a.raw_columns(),
+        b.raw_columns(),
+        lens,
+        radii,
+        end,
+        parallel,
+        out,
+    )
 }
 
-fn segments(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
+fn segments<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
     radii: Radii<'_>,
     parallel: bool,
     out: &mut ContactBatch,
 ) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
     let lens = (a.len(), b.len());
-    run::<true>(a.raw_columns(), b.raw_columns(), lens, radii, 1.0, parallel, out)
+    run::<true>(
+        a.raw_columns(),
+        b.raw_columns(),
+        lens,
+        radii,
+        1.0,
+        parallel,
+        out,
+    )
 }
 
-/// First contact within `window` of spheres moving along tracks `a[i]` and `b[i]`, with the
-/// given [`Radii`], for every `i` (batched twin of
-/// [`reference::first_contact`](crate::reference::first_contact), bit-identical to it).
-///
-/// # Panics
-/// When `a`, `b` or per-pair radii differ in length; [`first_contact_into`] returns an
-/// error instead.
-///
-/// ```
-/// use segbatch::motion::{first_contact, Track, Tracks, Window};
-/// use segbatch::Radii;
-/// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-/// let b = Tracks::from(&[Track::new([4.0, 0.0, 0.0], [-2.0, 0.0, 0.0])]);
-/// let out = first_contact(&a, &b, Radii::uniform(0.5, 0.5)?, Window::STEP);
-/// assert_eq!(out.hit(), &[true]);
-/// assert_eq!(out.t(), &[0.75]);
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-#[must_use]
-pub fn first_contact<'a, 'b>(
-    a: impl Into<TracksView<'a>>,
-    b: impl Into<TracksView<'b>>,
-    radii: Radii<'_>,
-    window: Window,
-) -> ContactBatch {
-    let mut out = ContactBatch::new();
-    tracks(a.into(), b.into(), radii, window, false, &mut out)
-        .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
+query_forms! {
+    /// First contact within `window` of spheres moving along tracks `a[i]` and `b[i]`, with
+    /// the given [`Radii`], for every `i` (batched twin of
+    /// [`reference::first_contact`](crate::reference::first_contact), bit-identical to it).
+    ///
+    /// ```
+    /// use segbatch::motion::{first_contact, Track, Tracks, Window};
+    /// use segbatch::Radii;
+    /// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
+    /// let b = Tracks::from(&[Track::new([4.0, 0.0, 0.0], [-2.0, 0.0, 0.0])]);
+    /// let out = first_contact(&a, &b, Radii::uniform(0.5, 0.5)?, Window::STEP);
+    /// assert_eq!(out.hit(), &[true]);
+    /// assert_eq!(out.t(), &[0.75]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn first_contact / first_contact_into / par_first_contact / par_first_contact_into
+        <'a, 'b>(
+            a: impl Into<TracksView<'a>>,
+            b: impl Into<TracksView<'b>>,
+            radii: Radii<'_>,
+            window: Window,
+        )
+        with ()
+        -> ContactBatch = tracks;
+    /// [`first_contact`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
+    into;
 }
 
-/// [`first_contact`] writing into `out` and reusing its buffers.
-///
-/// # Errors
-/// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
-pub fn first_contact_into<'a, 'b>(
-    a: impl Into<TracksView<'a>>,
-    b: impl Into<TracksView<'b>>,
-    radii: Radii<'_>,
-    window: Window,
-    out: &mut ContactBatch,
-) -> Result<(), Error> {
-    tracks(a.into(), b.into(), radii, window, false, out)
-}
-
-/// [`first_contact`] on all cores, bitwise the same results.
-///
-/// # Panics
-/// As [`first_contact`]; [`par_first_contact_into`] returns an error instead.
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_first_contact<'a, 'b>(
-    a: impl Into<TracksView<'a>>,
-    b: impl Into<TracksView<'b>>,
-    radii: Radii<'_>,
-    window: Window,
-) -> ContactBatch {
-    let mut out = ContactBatch::new();
-    tracks(a.into(), b.into(), radii, window, true, &mut out)
-        .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`first_contact_into`] on all cores, bitwise the same results.
-///
-/// # Errors
-/// As [`first_contact_into`].
-#[cfg(feature = "rayon")]
-pub fn par_first_contact_into<'a, 'b>(
-    a: impl Into<TracksView<'a>>,
-    b: impl Into<TracksView<'b>>,
-    radii: Radii<'_>,
-    window: Window,
-    out: &mut ContactBatch,
-) -> Result<(), Error> {
-    tracks(a.into(), b.into(), radii, window, true, out)
-}
-
-/// First contact, during one step (time `[0, 1]`), of spheres whose centres move along
-/// `a[i]` and `b[i]` (start to end), with the given [`Radii`] (batched twin of
-/// [`reference::first_contact_segments`](crate::reference::first_contact_segments)).
-///
-/// # Panics
-/// When `a`, `b` or per-pair radii differ in length; [`first_contact_segments_into`]
-/// returns an error instead.
-///
-/// ```
-/// use segbatch::motion::first_contact_segments;
-/// use segbatch::{Radii, Segment, Segments};
-/// // The paths cross at right angles, but B arrives after A has gone: no contact.
-/// let a = Segments::from(&[Segment::new([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
-/// let b = Segments::from(&[Segment::new([0.0, -3.0, 0.0], [0.0, -1.0, 0.0])]);
-/// let out = first_contact_segments(&a, &b, Radii::per_pair(&[0.25], &[0.25])?);
-/// assert_eq!(out.hit(), &[false]);
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-#[must_use]
-pub fn first_contact_segments<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-) -> ContactBatch {
-    let mut out = ContactBatch::new();
-    segments(a.into(), b.into(), radii, false, &mut out)
-        .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`first_contact_segments`] writing into `out` and reusing its buffers.
-///
-/// # Errors
-/// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
-pub fn first_contact_segments_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-    out: &mut ContactBatch,
-) -> Result<(), Error> {
-    segments(a.into(), b.into(), radii, false, out)
-}
-
-/// [`first_contact_segments`] on all cores, bitwise the same results.
-///
-/// # Panics
-/// As [`first_contact_segments`]; [`par_first_contact_segments_into`] returns an error.
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_first_contact_segments<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-) -> ContactBatch {
-    let mut out = ContactBatch::new();
-    segments(a.into(), b.into(), radii, true, &mut out)
-        .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`first_contact_segments_into`] on all cores, bitwise the same results.
-///
-/// # Errors
-/// As [`first_contact_segments_into`].
-#[cfg(feature = "rayon")]
-pub fn par_first_contact_segments_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-    out: &mut ContactBatch,
-) -> Result<(), Error> {
-    segments(a.into(), b.into(), radii, true, out)
+query_forms! {
+    /// First contact, during one step (time `[0, 1]`), of spheres whose centres move along
+    /// `a[i]` and `b[i]` (start to end), with the given [`Radii`] (batched twin of
+    /// [`reference::first_contact_segments`](crate::reference::first_contact_segments)).
+    ///
+    /// ```
+    /// use segbatch::motion::first_contact_segments;
+    /// use segbatch::{Radii, Segment, Segments};
+    /// // The paths cross at right angles, but B arrives after A has gone: no contact.
+    /// let a = Segments::from(&[Segment::new([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
+    /// let b = Segments::from(&[Segment::new([0.0, -3.0, 0.0], [0.0, -1.0, 0.0])]);
+    /// let out = first_contact_segments(&a, &b, Radii::per_pair(&[0.25], &[0.25])?);
+    /// assert_eq!(out.hit(), &[false]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn first_contact_segments / first_contact_segments_into
+        / par_first_contact_segments / par_first_contact_segments_into
+        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radii: Radii<'_>)
+        with ()
+        -> ContactBatch = segments;
+    /// [`first_contact_segments`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
+    into;
 }

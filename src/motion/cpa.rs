@@ -29,6 +29,7 @@ use crate::LANES;
 use crate::batch::{Error, SegmentsView, check_len};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
+use crate::forms::query_forms;
 use crate::lanes::{V3, at8, bits8, bytes8, clamp8, dot8, mask_to, probe8, sub8};
 use crate::reference::{clamp, dot, fma, max_ps};
 use wide::{f32x8, u32x8};
@@ -329,167 +330,92 @@ fn run<const ENDPOINTS: bool>(
     Ok(())
 }
 
-fn tracks(
-    a: TracksView<'_>,
-    b: TracksView<'_>,
+fn tracks<'a, 'b>(
+    a: impl Into<TracksView<'a>>,
+    b: impl Into<TracksView<'b>>,
     window: Window,
     parallel: bool,
     out: &mut CpaBatch,
 ) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
     let lens = (a.len(), b.len());
-    run::<false>(a.raw_columns(), b.raw_columns(), lens, window.end(), parallel, out)
+    run::<false>(
+        a.raw_columns(),
+        b.raw_columns(),
+        lens,
+        window.end(),
+        parallel,
+        out,
+    )
 }
 
-fn segments(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
+fn segments<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
     parallel: bool,
     out: &mut CpaBatch,
 ) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
     let lens = (a.len(), b.len());
     run::<true>(a.raw_columns(), b.raw_columns(), lens, 1.0, parallel, out)
 }
 
-/// Closest point of approach of `a[i]` and `b[i]` over `window`, for every `i` (batched
-/// twin of [`reference::cpa`](crate::reference::cpa), bit-identical to it).
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`cpa_into`] returns an error instead.
-///
-/// ```
-/// use segbatch::motion::{cpa, Track, Tracks, Window};
-/// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-/// let b = Tracks::from(&[Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0])]);
-/// let out = cpa(&a, &b, Window::STEP);
-/// assert_eq!(out.t(), &[0.5]);
-/// assert_eq!(out.dist2(), &[1.0]);
-/// ```
-#[must_use]
-pub fn cpa<'a, 'b>(
-    a: impl Into<TracksView<'a>>,
-    b: impl Into<TracksView<'b>>,
-    window: Window,
-) -> CpaBatch {
-    let mut out = CpaBatch::new();
-    tracks(a.into(), b.into(), window, false, &mut out).unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
+query_forms! {
+    /// Closest point of approach of `a[i]` and `b[i]` over `window`, for every `i` (batched
+    /// twin of [`reference::cpa`](crate::reference::cpa), bit-identical to it).
+    ///
+    /// ```
+    /// use segbatch::motion::{cpa, Track, Tracks, Window};
+    /// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
+    /// let b = Tracks::from(&[Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0])]);
+    /// let out = cpa(&a, &b, Window::STEP);
+    /// assert_eq!(out.t(), &[0.5]);
+    /// assert_eq!(out.dist2(), &[1.0]);
+    /// ```
+    pub fn cpa / cpa_into / par_cpa / par_cpa_into
+        <'a, 'b>(a: impl Into<TracksView<'a>>, b: impl Into<TracksView<'b>>, window: Window)
+        with ()
+        -> CpaBatch = tracks;
+    /// [`cpa`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
+    /// unchanged).
+    ///
+    /// ```
+    /// use segbatch::motion::{cpa_into, CpaBatch, Track, Tracks, Window};
+    /// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
+    /// let b = Tracks::from(&[Track::new([0.0, 3.0, 0.0], [1.0, 0.0, 0.0])]);
+    /// let mut out = CpaBatch::new();
+    /// cpa_into(&a, &b, Window::STEP, &mut out)?;
+    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.0, 9.0)); // same velocity: t = 0
+    /// assert!(cpa_into(&a, &Tracks::new(), Window::STEP, &mut out).is_err());
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    into;
 }
 
-/// [`cpa`] writing into `out` and reusing its buffers.
-///
-/// # Errors
-/// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then unchanged).
-///
-/// ```
-/// use segbatch::motion::{cpa_into, CpaBatch, Track, Tracks, Window};
-/// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
-/// let b = Tracks::from(&[Track::new([0.0, 3.0, 0.0], [1.0, 0.0, 0.0])]);
-/// let mut out = CpaBatch::new();
-/// cpa_into(&a, &b, Window::STEP, &mut out)?;
-/// assert_eq!((out.t()[0], out.dist2()[0]), (0.0, 9.0)); // same velocity: t = 0
-/// assert!(cpa_into(&a, &Tracks::new(), Window::STEP, &mut out).is_err());
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-pub fn cpa_into<'a, 'b>(
-    a: impl Into<TracksView<'a>>,
-    b: impl Into<TracksView<'b>>,
-    window: Window,
-    out: &mut CpaBatch,
-) -> Result<(), Error> {
-    tracks(a.into(), b.into(), window, false, out)
-}
-
-/// [`cpa`] on all cores, bitwise the same results.
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`par_cpa_into`] returns an error instead.
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_cpa<'a, 'b>(
-    a: impl Into<TracksView<'a>>,
-    b: impl Into<TracksView<'b>>,
-    window: Window,
-) -> CpaBatch {
-    let mut out = CpaBatch::new();
-    tracks(a.into(), b.into(), window, true, &mut out).unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`cpa_into`] on all cores, bitwise the same results.
-///
-/// # Errors
-/// As [`cpa_into`].
-#[cfg(feature = "rayon")]
-pub fn par_cpa_into<'a, 'b>(
-    a: impl Into<TracksView<'a>>,
-    b: impl Into<TracksView<'b>>,
-    window: Window,
-    out: &mut CpaBatch,
-) -> Result<(), Error> {
-    tracks(a.into(), b.into(), window, true, out)
-}
-
-/// Closest point of approach of objects moving along `a[i]` and `b[i]` (start to end)
-/// during the same step, time `[0, 1]` (batched twin of
-/// [`reference::cpa_segments`](crate::reference::cpa_segments)).
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`cpa_segments_into`] returns an error.
-///
-/// ```
-/// use segbatch::motion::cpa_segments;
-/// use segbatch::{Segment, Segments};
-/// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-/// let b = Segments::from(&[Segment::new([2.0, 1.0, 0.0], [0.0, 1.0, 0.0])]);
-/// let out = cpa_segments(&a, &b);
-/// assert_eq!((out.t()[0], out.dist2()[0]), (0.5, 1.0));
-/// ```
-#[must_use]
-pub fn cpa_segments<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-) -> CpaBatch {
-    let mut out = CpaBatch::new();
-    segments(a.into(), b.into(), false, &mut out).unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`cpa_segments`] writing into `out` and reusing its buffers.
-///
-/// # Errors
-/// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then unchanged).
-pub fn cpa_segments_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    out: &mut CpaBatch,
-) -> Result<(), Error> {
-    segments(a.into(), b.into(), false, out)
-}
-
-/// [`cpa_segments`] on all cores, bitwise the same results.
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`par_cpa_segments_into`] returns an error.
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_cpa_segments<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-) -> CpaBatch {
-    let mut out = CpaBatch::new();
-    segments(a.into(), b.into(), true, &mut out).unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`cpa_segments_into`] on all cores, bitwise the same results.
-///
-/// # Errors
-/// As [`cpa_segments_into`].
-#[cfg(feature = "rayon")]
-pub fn par_cpa_segments_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    out: &mut CpaBatch,
-) -> Result<(), Error> {
-    segments(a.into(), b.into(), true, out)
+query_forms! {
+    /// Closest point of approach of objects moving along `a[i]` and `b[i]` (start to end)
+    /// during the same step, time `[0, 1]` (batched twin of
+    /// [`reference::cpa_segments`](crate::reference::cpa_segments)).
+    ///
+    /// ```
+    /// use segbatch::motion::cpa_segments;
+    /// use segbatch::{Segment, Segments};
+    /// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
+    /// let b = Segments::from(&[Segment::new([2.0, 1.0, 0.0], [0.0, 1.0, 0.0])]);
+    /// let out = cpa_segments(&a, &b);
+    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.5, 1.0));
+    /// ```
+    pub fn cpa_segments / cpa_segments_into / par_cpa_segments / par_cpa_segments_into
+        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>)
+        with ()
+        -> CpaBatch = segments;
+    /// [`cpa_segments`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
+    /// unchanged).
+    into;
 }

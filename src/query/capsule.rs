@@ -9,6 +9,7 @@
 use crate::batch::{Error, SegmentsView, check_len};
 use crate::columns::GroupStore;
 use crate::driver::{self, PairKernel};
+use crate::forms::query_forms;
 use crate::kernel::{Splat, closest8_general, closest8_masked};
 use crate::lanes::V3;
 use crate::segment::Options;
@@ -127,19 +128,7 @@ impl PairMask {
         m
     }
 
-    /// Number of pairs.
-    #[inline]
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when the mask covers no pair.
-    #[inline]
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    crate::batch::len_methods!("pairs the mask covers");
 
     /// The bit of pair `i`, or `None` when `i >= len()`.
     #[inline]
@@ -266,19 +255,24 @@ impl PairKernel<14> for PerPairCapsules {
     #[inline(always)]
     fn masked(&self, x: [f32x8; 14]) -> u8 {
         let (a0, a1, b0, b1) = points(&x);
-        touch_bits(closest8_masked(a0, a1, b0, b1, &self.splat).dist2, x[12] + x[13])
+        touch_bits(
+            closest8_masked(a0, a1, b0, b1, &self.splat).dist2,
+            x[12] + x[13],
+        )
     }
 }
 
 /// Checks, sizes `out` and runs the query, sequentially or on all cores.
-fn touch(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
+fn touch<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
     radii: Radii<'_>,
     options: &Options,
     parallel: bool,
     out: &mut PairMask,
 ) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    out.reset(0);
     check_len("batches a and b", a.len(), b.len())?;
     radii.check_len(a.len())?;
     let n = a.len();
@@ -308,99 +302,47 @@ fn touch(
     Ok(())
 }
 
-/// Does capsule `(a[i], rA)` touch capsule `(b[i], rB)`, for every `i`? One bit per pair,
-/// segment against segment (default options).
-///
-/// # Panics
-/// When `a`, `b` or per-pair radii differ in length; [`capsules_touch_into`] returns an
-/// error instead.
-///
-/// ```
-/// use segbatch::{capsules_touch, Radii, Segment, Segments};
-/// // Capsules of radius 0.5 along the x axis, one unit apart in y: they touch.
-/// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]); 2]);
-/// let b = Segments::from(&[
-///     Segment::new([0.0, 1.0, 0.0], [2.0, 1.0, 0.0]),
-///     Segment::new([0.0, 1.5, 0.0], [2.0, 1.5, 0.0]),
-/// ]);
-/// let mask = capsules_touch(&a, &b, Radii::uniform(0.5, 0.5)?);
-/// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0]);
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-#[must_use]
-pub fn capsules_touch<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-) -> PairMask {
-    let mut out = PairMask::new();
-    touch(a.into(), b.into(), radii, &Options::SEGMENTS, false, &mut out)
-        .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// The general form of [`capsules_touch`]: extents and tolerance from `options`, the mask
-/// written into `out` (its allocation reused).
-///
-/// # Errors
-/// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length (`out` is
-/// then empty).
-///
-/// ```
-/// use segbatch::{capsules_touch_into, Error, Options, PairMask, Radii, Segment, Segments};
-/// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]); 3]);
-/// let b = Segments::from(&[Segment::new([0.0, 1.0, 0.0], [1.0, 1.0, 0.0]); 3]);
-/// let mut mask = PairMask::new();
-/// let radii = Radii::per_pair(&[0.5, 0.4, 0.6], &[0.5, 0.5, 0.6])?;
-/// capsules_touch_into(&a, &b, radii, &Options::SEGMENTS, &mut mask)?;
-/// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0, 2]);
-/// let short = Radii::per_pair(&[0.5], &[0.5])?;
-/// assert!(matches!(
-///     capsules_touch_into(&a, &b, short, &Options::SEGMENTS, &mut mask),
-///     Err(Error::LengthMismatch { .. })
-/// ));
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-pub fn capsules_touch_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-    options: &Options,
-    out: &mut PairMask,
-) -> Result<(), Error> {
-    out.reset(0);
-    touch(a.into(), b.into(), radii, options, false, out)
-}
-
-/// [`capsules_touch`] on all cores, the same mask.
-///
-/// # Panics
-/// As [`capsules_touch`]; [`par_capsules_touch_into`] returns an error instead.
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_capsules_touch<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-) -> PairMask {
-    let mut out = PairMask::new();
-    touch(a.into(), b.into(), radii, &Options::SEGMENTS, true, &mut out)
-        .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`capsules_touch_into`] on all cores, the same mask.
-///
-/// # Errors
-/// As [`capsules_touch_into`].
-#[cfg(feature = "rayon")]
-pub fn par_capsules_touch_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radii: Radii<'_>,
-    options: &Options,
-    out: &mut PairMask,
-) -> Result<(), Error> {
-    out.reset(0);
-    touch(a.into(), b.into(), radii, options, true, out)
+query_forms! {
+    /// Does capsule `(a[i], rA)` touch capsule `(b[i], rB)`, for every `i`? One bit per
+    /// pair, segment against segment (default options).
+    ///
+    /// ```
+    /// use segbatch::{capsules_touch, Radii, Segment, Segments};
+    /// // Capsules of radius 0.5 along the x axis, one unit apart in y: they touch.
+    /// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]); 2]);
+    /// let b = Segments::from(&[
+    ///     Segment::new([0.0, 1.0, 0.0], [2.0, 1.0, 0.0]),
+    ///     Segment::new([0.0, 1.5, 0.0], [2.0, 1.5, 0.0]),
+    /// ]);
+    /// let mask = capsules_touch(&a, &b, Radii::uniform(0.5, 0.5)?);
+    /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn capsules_touch / capsules_touch_into / par_capsules_touch / par_capsules_touch_into
+        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radii: Radii<'_>)
+        with (options: &Options = &Options::SEGMENTS)
+        -> PairMask = touch;
+    /// The general form of [`capsules_touch`]: extents and tolerance from `options`, the
+    /// mask written into `out` (its allocation reused).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length (`out` is
+    /// then empty).
+    ///
+    /// ```
+    /// use segbatch::{capsules_touch_into, Error, Options, PairMask, Radii, Segment, Segments};
+    /// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]); 3]);
+    /// let b = Segments::from(&[Segment::new([0.0, 1.0, 0.0], [1.0, 1.0, 0.0]); 3]);
+    /// let mut mask = PairMask::new();
+    /// let radii = Radii::per_pair(&[0.5, 0.4, 0.6], &[0.5, 0.5, 0.6])?;
+    /// capsules_touch_into(&a, &b, radii, &Options::SEGMENTS, &mut mask)?;
+    /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0, 2]);
+    /// let short = Radii::per_pair(&[0.5], &[0.5])?;
+    /// assert!(matches!(
+    ///     capsules_touch_into(&a, &b, short, &Options::SEGMENTS, &mut mask),
+    ///     Err(Error::LengthMismatch { .. })
+    /// ));
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    into;
 }

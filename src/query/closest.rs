@@ -9,6 +9,7 @@
 use crate::batch::{Error, SegmentsView, check_len};
 use crate::columns::{GroupStore, result_batch, split_groups};
 use crate::driver::{self, PairKernel};
+use crate::forms::query_forms;
 use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
 use crate::lanes::{V3, bytes8};
 use crate::segment::{Closest, Flags, Options, Segment};
@@ -244,9 +245,7 @@ fn drive<const C: usize, K: PairKernel<C, Lanes = Lanes>>(
     out.reset(n, |name| outputs.keeps(name));
     let columns = out.out();
     macro_rules! go {
-        ($p:literal, $q:literal, $f:literal) => {{
-            driver::run_on(parallel, kernel, cols, n, Selected::<$p, $q, $f>(columns))
-        }};
+        ($p:literal, $q:literal, $f:literal) => {{ driver::run_on(parallel, kernel, cols, n, Selected::<$p, $q, $f>(columns)) }};
     }
     match (outputs.params, outputs.points, outputs.flags) {
         (false, false, false) => go!(false, false, false),
@@ -261,23 +260,23 @@ fn drive<const C: usize, K: PairKernel<C, Lanes = Lanes>>(
 }
 
 /// The twelve input columns of `a[i]`, `b[i]` (A's six, then B's), after the length check.
-fn pair_columns<'v>(
-    a: &SegmentsView<'v>,
-    b: &SegmentsView<'v>,
-) -> Result<[&'v [f32]; 12], Error> {
+fn pair_columns<'v>(a: &SegmentsView<'v>, b: &SegmentsView<'v>) -> Result<[&'v [f32]; 12], Error> {
     check_len("batches a and b", a.len(), b.len())?;
     let (a, b) = (a.raw_columns(), b.raw_columns());
-    Ok(core::array::from_fn(|k| if k < 6 { a[k] } else { b[k - 6] }))
+    Ok(core::array::from_fn(
+        |k| if k < 6 { a[k] } else { b[k - 6] },
+    ))
 }
 
-fn closest_pairs(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
+fn closest_pairs<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
     options: &Options,
     outputs: Outputs,
     parallel: bool,
     out: &mut ClosestBatch,
 ) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
     let cols = pair_columns(&a, &b)?;
     let kernel = Pairwise {
         splat: Splat::new(&options.params()),
@@ -286,235 +285,112 @@ fn closest_pairs(
     Ok(())
 }
 
-fn one_to_many(
+fn one_to_many<'b>(
     one: &Segment,
-    many: SegmentsView<'_>,
+    many: impl Into<SegmentsView<'b>>,
     options: &Options,
     outputs: Outputs,
     parallel: bool,
     out: &mut ClosestBatch,
-) {
+) -> Result<(), Error> {
+    let many = many.into();
     let kernel = OneToMany {
         a0: V3::splat(one.p0),
         a1: V3::splat(one.p1),
         splat: Splat::new(&options.params()),
     };
-    drive(&kernel, many.raw_columns(), many.len(), outputs, parallel, out);
-}
-
-/// Closest points of `a[i]` and `b[i]` for every `i`: segment against segment, default
-/// tolerance, every output column.
-///
-/// Accepts `&Segments` or any [`SegmentsView`] (a sub-range).
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`closest_points_into`] returns an error instead.
-///
-/// ```
-/// use segbatch::{closest_points, Segment, Segments};
-/// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-/// let b = Segments::from(&[Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0])]);
-/// let out = closest_points(&a, &b);
-/// assert_eq!(out.dist2(), &[1.0]);
-/// assert_eq!((out.s()[0], out.t()[0]), (0.5, 0.0));
-/// ```
-#[must_use]
-pub fn closest_points<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-) -> ClosestBatch {
-    let mut out = ClosestBatch::new();
-    closest_pairs(
-        a.into(),
-        b.into(),
-        &Options::SEGMENTS,
-        Outputs::ALL,
-        false,
-        &mut out,
-    )
-    .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// The general form of [`closest_points`]: extents and tolerance from `options`, only the
-/// `outputs` columns stored, results written into `out` (its buffers reused: no allocation
-/// once it has held a batch this large).
-///
-/// # Errors
-/// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then unchanged).
-///
-/// ```
-/// use segbatch::{closest_points_into, ClosestBatch, Extent, Options, Outputs, Segment, Segments};
-/// // Rays (sight lines) against wall segments, distances only.
-/// let rays = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
-/// let walls = Segments::from(&[Segment::new([5.0, -1.0, 2.0], [5.0, 1.0, 2.0])]);
-/// let mut out = ClosestBatch::new();
-/// let options = Options::new(Extent::Ray, Extent::Segment);
-/// closest_points_into(&rays, &walls, &options, Outputs::DISTANCE, &mut out)?;
-/// assert_eq!(out.dist2(), &[4.0]);
-/// assert!(out.s().is_empty());
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-pub fn closest_points_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    options: &Options,
-    outputs: Outputs,
-    out: &mut ClosestBatch,
-) -> Result<(), Error> {
-    closest_pairs(a.into(), b.into(), options, outputs, false, out)
-}
-
-/// [`closest_points`] on all cores, bitwise the same results.
-///
-/// # Panics
-/// When `a` and `b` differ in length; [`par_closest_points_into`] returns an error instead.
-///
-/// ```
-/// use segbatch::{closest_points, par_closest_points, Segment, Segments};
-/// let a: Segments = (0..100_000).map(|k| Segment::new([k as f32, 0.0, 0.0], [k as f32, 1.0, 0.0])).collect();
-/// let b: Segments = (0..100_000).map(|k| Segment::new([k as f32, 2.0, 1.0], [k as f32 + 1.0, 2.0, 1.0])).collect();
-/// assert_eq!(par_closest_points(&a, &b), closest_points(&a, &b));
-/// ```
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_closest_points<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-) -> ClosestBatch {
-    let mut out = ClosestBatch::new();
-    closest_pairs(
-        a.into(),
-        b.into(),
-        &Options::SEGMENTS,
-        Outputs::ALL,
-        true,
-        &mut out,
-    )
-    .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`closest_points_into`] on all cores, bitwise the same results.
-///
-/// # Errors
-/// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then unchanged).
-#[cfg(feature = "rayon")]
-pub fn par_closest_points_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    options: &Options,
-    outputs: Outputs,
-    out: &mut ClosestBatch,
-) -> Result<(), Error> {
-    closest_pairs(a.into(), b.into(), options, outputs, true, out)
-}
-
-/// Closest points of `one` (side A) and every segment of `many` (side B): segment against
-/// segment, default tolerance, every output column. Result `j` is the pair
-/// `(one, many[j])`, exactly `reference::closest_points_with(one, &many[j], options)`.
-///
-/// ```
-/// use segbatch::{closest_points_one_to_many, Segment, Segments};
-/// let step = Segment::new([0.0, 0.0, 0.0], [4.0, 0.0, 0.0]);
-/// let walls = Segments::from(&[
-///     Segment::new([2.0, 1.0, 0.0], [2.0, 3.0, 0.0]), // beside the step, 1 away
-///     Segment::new([9.0, 0.0, 0.0], [9.0, 1.0, 0.0]), // beyond its end, 5 away
-/// ]);
-/// let out = closest_points_one_to_many(&step, &walls);
-/// assert_eq!(out.dist2(), &[1.0, 25.0]);
-/// assert_eq!(out.s(), &[0.5, 1.0]);
-/// ```
-#[must_use]
-pub fn closest_points_one_to_many<'b>(
-    one: &Segment,
-    many: impl Into<SegmentsView<'b>>,
-) -> ClosestBatch {
-    let mut out = ClosestBatch::new();
-    one_to_many(
-        one,
-        many.into(),
-        &Options::SEGMENTS,
-        Outputs::ALL,
-        false,
-        &mut out,
+    drive(
+        &kernel,
+        many.raw_columns(),
+        many.len(),
+        outputs,
+        parallel,
+        out,
     );
-    out
-}
-
-/// The general form of [`closest_points_one_to_many`]: options, output selection, reused
-/// buffers.
-///
-/// # Errors
-/// None today (every input is valid); `Result` keeps the shape of every `_into` call.
-///
-/// ```
-/// use segbatch::{closest_points_one_to_many_into, ClosestBatch, Extent, Options, Outputs, Segment, Segments};
-/// // A sight ray against two walls: only the one in front of it is close.
-/// let ray = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
-/// let walls = Segments::from(&[
-///     Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]),
-///     Segment::new([-5.0, -1.0, 0.0], [-5.0, 1.0, 0.0]),
-/// ]);
-/// let mut out = ClosestBatch::new();
-/// let options = Options::new(Extent::Ray, Extent::Segment);
-/// closest_points_one_to_many_into(&ray, &walls, &options, Outputs::DISTANCE, &mut out)?;
-/// assert_eq!(out.dist2(), &[0.0, 25.0]);
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-pub fn closest_points_one_to_many_into<'b>(
-    one: &Segment,
-    many: impl Into<SegmentsView<'b>>,
-    options: &Options,
-    outputs: Outputs,
-    out: &mut ClosestBatch,
-) -> Result<(), Error> {
-    one_to_many(one, many.into(), options, outputs, false, out);
     Ok(())
 }
 
-/// [`closest_points_one_to_many`] on all cores, bitwise the same results.
-///
-/// ```
-/// use segbatch::{closest_points_one_to_many, par_closest_points_one_to_many, Segment, Segments};
-/// let one = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
-/// let many: Segments = (0..100_000)
-///     .map(|k| Segment::new([0.5, 1.0 + k as f32, 0.0], [0.5, 2.0 + k as f32, 0.0]))
-///     .collect();
-/// let out = par_closest_points_one_to_many(&one, &many);
-/// assert_eq!(out.dist2()[99_999], 100_000.0 * 100_000.0);
-/// assert_eq!(out, closest_points_one_to_many(&one, &many));
-/// ```
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_closest_points_one_to_many<'b>(
-    one: &Segment,
-    many: impl Into<SegmentsView<'b>>,
-) -> ClosestBatch {
-    let mut out = ClosestBatch::new();
-    one_to_many(
-        one,
-        many.into(),
-        &Options::SEGMENTS,
-        Outputs::ALL,
-        true,
-        &mut out,
-    );
-    out
+query_forms! {
+    /// Closest points of `a[i]` and `b[i]` for every `i`: segment against segment, default
+    /// tolerance, every output column.
+    ///
+    /// Accepts `&Segments` or any [`SegmentsView`] (a sub-range).
+    ///
+    /// ```
+    /// use segbatch::{closest_points, Segment, Segments};
+    /// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
+    /// let b = Segments::from(&[Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0])]);
+    /// let out = closest_points(&a, &b);
+    /// assert_eq!(out.dist2(), &[1.0]);
+    /// assert_eq!((out.s()[0], out.t()[0]), (0.5, 0.0));
+    /// ```
+    pub fn closest_points / closest_points_into / par_closest_points / par_closest_points_into
+        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>)
+        with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
+        -> ClosestBatch = closest_pairs;
+    /// The general form of [`closest_points`]: extents and tolerance from `options`, only
+    /// the `outputs` columns stored, results written into `out` (its buffers reused: no
+    /// allocation once it has held a batch this large).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
+    /// unchanged).
+    ///
+    /// ```
+    /// use segbatch::{closest_points_into, ClosestBatch, Extent, Options, Outputs, Segment, Segments};
+    /// // Rays (sight lines) against wall segments, distances only.
+    /// let rays = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
+    /// let walls = Segments::from(&[Segment::new([5.0, -1.0, 2.0], [5.0, 1.0, 2.0])]);
+    /// let mut out = ClosestBatch::new();
+    /// let options = Options::new(Extent::Ray, Extent::Segment);
+    /// closest_points_into(&rays, &walls, &options, Outputs::DISTANCE, &mut out)?;
+    /// assert_eq!(out.dist2(), &[4.0]);
+    /// assert!(out.s().is_empty());
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    into;
 }
 
-/// [`closest_points_one_to_many_into`] on all cores, bitwise the same results.
-///
-/// # Errors
-/// None today; see [`closest_points_one_to_many_into`].
-#[cfg(feature = "rayon")]
-pub fn par_closest_points_one_to_many_into<'b>(
-    one: &Segment,
-    many: impl Into<SegmentsView<'b>>,
-    options: &Options,
-    outputs: Outputs,
-    out: &mut ClosestBatch,
-) -> Result<(), Error> {
-    one_to_many(one, many.into(), options, outputs, true, out);
-    Ok(())
+query_forms! {
+    /// Closest points of `one` (side A) and every segment of `many` (side B): segment
+    /// against segment, default tolerance, every output column. Result `j` is the pair
+    /// `(one, many[j])`, exactly `reference::closest_points_with(one, &many[j], options)`.
+    ///
+    /// ```
+    /// use segbatch::{closest_points_one_to_many, Segment, Segments};
+    /// let step = Segment::new([0.0, 0.0, 0.0], [4.0, 0.0, 0.0]);
+    /// let walls = Segments::from(&[
+    ///     Segment::new([2.0, 1.0, 0.0], [2.0, 3.0, 0.0]), // beside the step, 1 away
+    ///     Segment::new([9.0, 0.0, 0.0], [9.0, 1.0, 0.0]), // beyond its end, 5 away
+    /// ]);
+    /// let out = closest_points_one_to_many(&step, &walls);
+    /// assert_eq!(out.dist2(), &[1.0, 25.0]);
+    /// assert_eq!(out.s(), &[0.5, 1.0]);
+    /// ```
+    pub fn closest_points_one_to_many / closest_points_one_to_many_into
+        / par_closest_points_one_to_many / par_closest_points_one_to_many_into
+        <'b>(one: &Segment, many: impl Into<SegmentsView<'b>>)
+        with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
+        -> ClosestBatch = one_to_many;
+    /// The general form of [`closest_points_one_to_many`]: options, output selection,
+    /// reused buffers.
+    ///
+    /// # Errors
+    /// None today (every input is valid); `Result` keeps the shape of every `_into` call.
+    ///
+    /// ```
+    /// use segbatch::{closest_points_one_to_many_into, ClosestBatch, Extent, Options, Outputs, Segment, Segments};
+    /// // A sight ray against two walls: only the one in front of it is close.
+    /// let ray = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+    /// let walls = Segments::from(&[
+    ///     Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]),
+    ///     Segment::new([-5.0, -1.0, 0.0], [-5.0, 1.0, 0.0]),
+    /// ]);
+    /// let mut out = ClosestBatch::new();
+    /// let options = Options::new(Extent::Ray, Extent::Segment);
+    /// closest_points_one_to_many_into(&ray, &walls, &options, Outputs::DISTANCE, &mut out)?;
+    /// assert_eq!(out.dist2(), &[0.0, 25.0]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    into;
 }

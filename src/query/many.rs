@@ -4,103 +4,57 @@
 use super::{Hit, Side, Spheres, TILE_A, TILE_B, lane_bits, push_hits, radius2, within_bits};
 use crate::LANES;
 use crate::batch::{Error, SegmentsView};
+use crate::forms::query_forms;
 use crate::kernel::{self, Splat};
 use crate::lanes::V3;
 use crate::segment::Options;
 use core::ops::Range;
 use wide::f32x8;
 
-/// The squared distance of every `a[i]` to every `b[j]`, row-major (entry `i·b.len() + j`),
-/// segment against segment.
-///
-/// ```
-/// use segbatch::{dist2_matrix, Segment, Segments};
-/// let a = Segments::from(&[
-///     Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
-///     Segment::new([0.0, 3.0, 0.0], [1.0, 3.0, 0.0]),
-/// ]);
-/// let b = Segments::from(&[
-///     Segment::new([0.0, 1.0, 0.0], [1.0, 1.0, 0.0]),
-///     Segment::new([0.0, 2.0, 0.0], [1.0, 2.0, 0.0]),
-///     Segment::new([0.0, 5.0, 0.0], [1.0, 5.0, 0.0]),
-/// ]);
-/// let m = dist2_matrix(&a, &b);
-/// assert_eq!(m, vec![1.0, 4.0, 25.0,
-///                    4.0, 1.0, 4.0]);
-/// ```
-#[must_use]
-pub fn dist2_matrix<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-) -> Vec<f32> {
-    let mut out = Vec::new();
-    matrix(a.into(), b.into(), &Options::SEGMENTS, false, &mut out);
-    out
-}
-
-/// The general form of [`dist2_matrix`]: extents and tolerance from `options`, the matrix
-/// written into `out`, resized to `a.len()·b.len()` (allocation reused).
-///
-/// # Errors
-/// None today (any two batches make a matrix, if it fits in memory); `Result` keeps the
-/// shape of every `_into` call.
-pub fn dist2_matrix_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    options: &Options,
-    out: &mut Vec<f32>,
-) -> Result<(), Error> {
-    matrix(a.into(), b.into(), options, false, out);
-    Ok(())
-}
-
-/// [`dist2_matrix`] on all cores, the same matrix: blocks of [`TILE_A`] rows are the
-/// parallel tasks. Matrices below [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS)
-/// entries stay on the calling thread.
-///
-/// ```
-/// use segbatch::{dist2_matrix, par_dist2_matrix, Segment, Segments};
-/// let a: Segments = (0..300).map(|k| Segment::new([k as f32, 0.0, 0.0], [k as f32, 1.0, 0.0])).collect();
-/// let b: Segments = (0..500).map(|k| Segment::new([0.0, 0.0, k as f32], [1.0, 0.0, k as f32])).collect();
-/// let m = par_dist2_matrix(&a, &b);
-/// assert_eq!(m, dist2_matrix(&a, &b));
-/// assert_eq!(m[299 * 500 + 7], 298.0 * 298.0 + 49.0);
-/// ```
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_dist2_matrix<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-) -> Vec<f32> {
-    let mut out = Vec::new();
-    matrix(a.into(), b.into(), &Options::SEGMENTS, true, &mut out);
-    out
-}
-
-/// [`dist2_matrix_into`] on all cores, the same matrix.
-///
-/// # Errors
-/// None today; see [`dist2_matrix_into`].
-#[cfg(feature = "rayon")]
-pub fn par_dist2_matrix_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    options: &Options,
-    out: &mut Vec<f32>,
-) -> Result<(), Error> {
-    matrix(a.into(), b.into(), options, true, out);
-    Ok(())
+query_forms! {
+    /// The squared distance of every `a[i]` to every `b[j]`, row-major (entry
+    /// `i·b.len() + j`), segment against segment.
+    ///
+    /// ```
+    /// use segbatch::{dist2_matrix, Segment, Segments};
+    /// let a = Segments::from(&[
+    ///     Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
+    ///     Segment::new([0.0, 3.0, 0.0], [1.0, 3.0, 0.0]),
+    /// ]);
+    /// let b = Segments::from(&[
+    ///     Segment::new([0.0, 1.0, 0.0], [1.0, 1.0, 0.0]),
+    ///     Segment::new([0.0, 2.0, 0.0], [1.0, 2.0, 0.0]),
+    ///     Segment::new([0.0, 5.0, 0.0], [1.0, 5.0, 0.0]),
+    /// ]);
+    /// let m = dist2_matrix(&a, &b);
+    /// assert_eq!(m, vec![1.0, 4.0, 25.0,
+    ///                    4.0, 1.0, 4.0]);
+    /// ```
+    pub fn dist2_matrix / dist2_matrix_into / par_dist2_matrix / par_dist2_matrix_into
+        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>)
+        with (options: &Options = &Options::SEGMENTS)
+        -> Vec<f32> = matrix;
+    /// The general form of [`dist2_matrix`]: extents and tolerance from `options`, the
+    /// matrix written into `out`, resized to `a.len()·b.len()` (allocation reused). The
+    /// parallel forms hand out blocks of [`TILE_A`] rows above
+    /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) entries.
+    ///
+    /// # Errors
+    /// None today (any two batches make a matrix, if it fits in memory); `Result` keeps the
+    /// shape of every `_into` call.
+    into;
 }
 
 /// The matrix into `out`, sequentially or (when `parallel`, above
 /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS)) in blocks of rows on all cores.
-fn matrix(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
+fn matrix<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
     options: &Options,
     parallel: bool,
     out: &mut Vec<f32>,
-) {
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
     let (na, nb) = (a.len(), b.len());
     // Every entry is written below: only grow (no clearing pass over the whole matrix).
     out.resize(na * nb, 0.0);
@@ -117,10 +71,11 @@ fn matrix(
                 let r1 = (r0 + rows_per_task).min(na);
                 matrix_rows(&sa, &sb, r0..r1, &splat, chunk);
             });
-        return;
+        return Ok(());
     }
     let _ = parallel;
     matrix_rows(&sa, &sb, 0..na, &splat, out);
+    Ok(())
 }
 
 /// Rows `rows` of the matrix into `out` (exactly those rows), tile by tile.
@@ -214,7 +169,14 @@ impl Within<'_, '_> {
     /// (cleared first): sequentially, or when `parallel` and there are at least
     /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair `tests`, over rectangles of
     /// tiles on all cores ([`crate::driver::par_rects`]); the list is the same.
-    pub(crate) fn run(&self, na: usize, nb: usize, tests: usize, parallel: bool, out: &mut Vec<Hit>) {
+    pub(crate) fn run(
+        &self,
+        na: usize,
+        nb: usize,
+        tests: usize,
+        parallel: bool,
+        out: &mut Vec<Hit>,
+    ) {
         out.clear();
         #[cfg(feature = "rayon")]
         if parallel && tests >= crate::PAR_MIN_PAIR_TESTS {
@@ -245,102 +207,54 @@ impl Within<'_, '_> {
     }
 }
 
-/// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most `radius²`,
-/// segment against segment, sorted by `(i, j)`.
-///
-/// # Panics
-/// When `radius` is negative or NaN; [`pairs_within_into`] returns an error instead.
-///
-/// ```
-/// use segbatch::{pairs_within, Segment, Segments};
-/// let walls = Segments::from(&[
-///     Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0]),
-///     Segment::new([10.0, 0.0, 0.0], [10.0, 4.0, 0.0]),
-/// ]);
-/// let paths = Segments::from(&[Segment::new([0.5, 2.0, 0.0], [3.0, 2.0, 0.0])]);
-/// let hits = pairs_within(&walls, &paths, 1.0);
-/// assert_eq!(hits.len(), 1);
-/// assert_eq!((hits[0].i, hits[0].j, hits[0].dist2), (0, 0, 0.25));
-/// ```
-#[must_use]
-pub fn pairs_within<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radius: f32,
-) -> Vec<Hit> {
-    let mut out = Vec::new();
-    within(a.into(), b.into(), radius, &Options::SEGMENTS, false, &mut out)
-        .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
+query_forms! {
+    /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most
+    /// `radius²`, segment against segment, sorted by `(i, j)`.
+    ///
+    /// ```
+    /// use segbatch::{pairs_within, Segment, Segments};
+    /// let walls = Segments::from(&[
+    ///     Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0]),
+    ///     Segment::new([10.0, 0.0, 0.0], [10.0, 4.0, 0.0]),
+    /// ]);
+    /// let paths = Segments::from(&[Segment::new([0.5, 2.0, 0.0], [3.0, 2.0, 0.0])]);
+    /// let hits = pairs_within(&walls, &paths, 1.0);
+    /// assert_eq!(hits.len(), 1);
+    /// assert_eq!((hits[0].i, hits[0].j, hits[0].dist2), (0, 0, 0.25));
+    /// ```
+    pub fn pairs_within / pairs_within_into / par_pairs_within / par_pairs_within_into
+        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: f32)
+        with (options: &Options = &Options::SEGMENTS)
+        -> Vec<Hit> = within;
+    /// The general form of [`pairs_within`]: extents and tolerance from `options`, the hits
+    /// written into `out` (cleared first, allocation reused). The parallel forms split the
+    /// pair space into rectangles of tiles above
+    /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair tests.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
+    ///
+    /// ```
+    /// use segbatch::{pairs_within, par_pairs_within, Segment, Segments};
+    /// let a: Segments = (0..400).map(|k| Segment::new([k as f32, 0.0, 0.0], [k as f32, 1.0, 0.0])).collect();
+    /// let b: Segments = (0..700).map(|k| Segment::new([0.5 * k as f32, 0.5, 0.3], [0.5 * k as f32, 0.5, 1.3])).collect();
+    /// let hits = par_pairs_within(&a, &b, 0.6);
+    /// assert_eq!(hits, pairs_within(&a, &b, 0.6));
+    /// // a[k] meets b[2k-1], b[2k] and b[2k+1] where they exist: 2 + 349·3 + 1 pairs.
+    /// assert_eq!(hits.len(), 1050);
+    /// ```
+    into;
 }
 
-/// The general form of [`pairs_within`]: extents and tolerance from `options`, the hits
-/// written into `out` (cleared first, allocation reused).
-///
-/// # Errors
-/// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
-pub fn pairs_within_into<'a, 'b>(
+fn within<'a, 'b>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
-    radius: f32,
-    options: &Options,
-    out: &mut Vec<Hit>,
-) -> Result<(), Error> {
-    within(a.into(), b.into(), radius, options, false, out)
-}
-
-/// [`pairs_within`] on all cores, the same list. Below
-/// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair tests it stays on the calling
-/// thread.
-///
-/// # Panics
-/// When `radius` is negative or NaN; [`par_pairs_within_into`] returns an error.
-///
-/// ```
-/// use segbatch::{pairs_within, par_pairs_within, Segment, Segments};
-/// let a: Segments = (0..400).map(|k| Segment::new([k as f32, 0.0, 0.0], [k as f32, 1.0, 0.0])).collect();
-/// let b: Segments = (0..700).map(|k| Segment::new([0.5 * k as f32, 0.5, 0.3], [0.5 * k as f32, 0.5, 1.3])).collect();
-/// let hits = par_pairs_within(&a, &b, 0.6);
-/// assert_eq!(hits, pairs_within(&a, &b, 0.6));
-/// // a[k] meets b[2k-1], b[2k] and b[2k+1] where they exist: 2 + 349·3 + 1 pairs.
-/// assert_eq!(hits.len(), 1050);
-/// ```
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_pairs_within<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radius: f32,
-) -> Vec<Hit> {
-    let mut out = Vec::new();
-    within(a.into(), b.into(), radius, &Options::SEGMENTS, true, &mut out)
-        .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`pairs_within_into`] on all cores, the same list and errors.
-///
-/// # Errors
-/// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
-#[cfg(feature = "rayon")]
-pub fn par_pairs_within_into<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radius: f32,
-    options: &Options,
-    out: &mut Vec<Hit>,
-) -> Result<(), Error> {
-    within(a.into(), b.into(), radius, options, true, out)
-}
-
-fn within(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
     radius: f32,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
     out.clear();
     let r2 = radius2(radius)?;
     let sa = Spheres::build(a, options);

@@ -8,6 +8,7 @@
 use super::many::Within;
 use super::{Hit, Side, Spheres, radius2};
 use crate::batch::{Error, SegmentsView};
+use crate::forms::query_forms;
 use crate::kernel::Splat;
 use crate::segment::Options;
 use wide::f32x8;
@@ -24,109 +25,60 @@ pub enum SharedEndpoints {
     Skip,
 }
 
-/// Every pair `i < j` of `set` whose squared distance is at most `radius²`, segment against
-/// segment, sorted by `(i, j)`.
-///
-/// # Panics
-/// When `radius` is negative or NaN; [`self_pairs_within_into`] returns an error instead.
-///
-/// ```
-/// use segbatch::{self_pairs_within, Segment, Segments, SharedEndpoints};
-/// // A path of three pieces that folds back close to its own start.
-/// let path = Segments::from(&[
-///     Segment::new([0.0, 0.0, 0.0], [4.0, 0.0, 0.0]),
-///     Segment::new([4.0, 0.0, 0.0], [4.0, 2.0, 0.0]),
-///     Segment::new([4.0, 2.0, 0.0], [1.0, 0.25, 0.0]),
-/// ]);
-/// let all = self_pairs_within(&path, 0.5, SharedEndpoints::Keep);
-/// assert_eq!(all.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(0, 1), (0, 2), (1, 2)]);
-/// // Consecutive pieces touch by construction; skip them to see the real near-miss.
-/// let folds = self_pairs_within(&path, 0.5, SharedEndpoints::Skip);
-/// assert_eq!(folds.len(), 1);
-/// assert_eq!((folds[0].i, folds[0].j, folds[0].dist2), (0, 2, 0.0625));
-/// ```
-#[must_use]
-pub fn self_pairs_within<'a>(
-    set: impl Into<SegmentsView<'a>>,
-    radius: f32,
-    shared: SharedEndpoints,
-) -> Vec<Hit> {
-    let mut out = Vec::new();
-    self_within(set.into(), radius, shared, &Options::SEGMENTS, false, &mut out)
-        .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
+query_forms! {
+    /// Every pair `i < j` of `set` whose squared distance is at most `radius²`, segment
+    /// against segment, sorted by `(i, j)`.
+    ///
+    /// ```
+    /// use segbatch::{self_pairs_within, Segment, Segments, SharedEndpoints};
+    /// // A path of three pieces that folds back close to its own start.
+    /// let path = Segments::from(&[
+    ///     Segment::new([0.0, 0.0, 0.0], [4.0, 0.0, 0.0]),
+    ///     Segment::new([4.0, 0.0, 0.0], [4.0, 2.0, 0.0]),
+    ///     Segment::new([4.0, 2.0, 0.0], [1.0, 0.25, 0.0]),
+    /// ]);
+    /// let all = self_pairs_within(&path, 0.5, SharedEndpoints::Keep);
+    /// assert_eq!(all.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(0, 1), (0, 2), (1, 2)]);
+    /// // Consecutive pieces touch by construction; skip them to see the real near-miss.
+    /// let folds = self_pairs_within(&path, 0.5, SharedEndpoints::Skip);
+    /// assert_eq!(folds.len(), 1);
+    /// assert_eq!((folds[0].i, folds[0].j, folds[0].dist2), (0, 2, 0.0625));
+    /// ```
+    pub fn self_pairs_within / self_pairs_within_into
+        / par_self_pairs_within / par_self_pairs_within_into
+        <'a>(set: impl Into<SegmentsView<'a>>, radius: f32, shared: SharedEndpoints)
+        with (options: &Options = &Options::SEGMENTS)
+        -> Vec<Hit> = self_within;
+    /// The general form of [`self_pairs_within`]: `options.extent_a` applies to `set[i]`,
+    /// `options.extent_b` to `set[j]`; the hits are written into `out` (cleared first,
+    /// allocation reused).
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
+    ///
+    /// ```
+    /// use segbatch::{par_self_pairs_within, self_pairs_within, Segment, Segments, SharedEndpoints};
+    /// // 2000 unit segments on a line along x, 0.5 apart end to end: each is within 0.5 of the next.
+    /// let set: Segments = (0..2000).map(|k| {
+    ///     let x = 1.5 * k as f32;
+    ///     Segment::new([x, 0.0, 0.0], [x + 1.0, 0.0, 0.0])
+    /// }).collect();
+    /// let hits = par_self_pairs_within(&set, 0.5, SharedEndpoints::Keep);
+    /// assert_eq!(hits.len(), 1999);
+    /// assert_eq!(hits, self_pairs_within(&set, 0.5, SharedEndpoints::Keep));
+    /// ```
+    into;
 }
 
-/// The general form of [`self_pairs_within`]: `options.extent_a` applies to `set[i]`,
-/// `options.extent_b` to `set[j]`; the hits are written into `out` (cleared first,
-/// allocation reused).
-///
-/// # Errors
-/// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
-pub fn self_pairs_within_into<'a>(
+fn self_within<'a>(
     set: impl Into<SegmentsView<'a>>,
-    radius: f32,
-    shared: SharedEndpoints,
-    options: &Options,
-    out: &mut Vec<Hit>,
-) -> Result<(), Error> {
-    self_within(set.into(), radius, shared, options, false, out)
-}
-
-/// [`self_pairs_within`] on all cores, the same list. Below
-/// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair tests it stays on the calling
-/// thread.
-///
-/// # Panics
-/// When `radius` is negative or NaN; [`par_self_pairs_within_into`] returns an error.
-///
-/// ```
-/// use segbatch::{par_self_pairs_within, self_pairs_within, Segment, Segments, SharedEndpoints};
-/// // 2000 unit segments on a line along x, 0.5 apart end to end: each is within 0.5 of the next.
-/// let set: Segments = (0..2000).map(|k| {
-///     let x = 1.5 * k as f32;
-///     Segment::new([x, 0.0, 0.0], [x + 1.0, 0.0, 0.0])
-/// }).collect();
-/// let hits = par_self_pairs_within(&set, 0.5, SharedEndpoints::Keep);
-/// assert_eq!(hits.len(), 1999);
-/// assert_eq!(hits, self_pairs_within(&set, 0.5, SharedEndpoints::Keep));
-/// ```
-#[cfg(feature = "rayon")]
-#[must_use]
-pub fn par_self_pairs_within<'a>(
-    set: impl Into<SegmentsView<'a>>,
-    radius: f32,
-    shared: SharedEndpoints,
-) -> Vec<Hit> {
-    let mut out = Vec::new();
-    self_within(set.into(), radius, shared, &Options::SEGMENTS, true, &mut out)
-        .unwrap_or_else(|e| panic!("segbatch: {e}"));
-    out
-}
-
-/// [`self_pairs_within_into`] on all cores, the same list and errors.
-///
-/// # Errors
-/// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
-#[cfg(feature = "rayon")]
-pub fn par_self_pairs_within_into<'a>(
-    set: impl Into<SegmentsView<'a>>,
-    radius: f32,
-    shared: SharedEndpoints,
-    options: &Options,
-    out: &mut Vec<Hit>,
-) -> Result<(), Error> {
-    self_within(set.into(), radius, shared, options, true, out)
-}
-
-fn self_within(
-    set: SegmentsView<'_>,
     radius: f32,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
+    let set = set.into();
     out.clear();
     let r2 = radius2(radius)?;
     let spheres = Spheres::build(set, options);

@@ -1,0 +1,80 @@
+//! The four public forms of every batched query, written once.
+//!
+//! A query supplies one function, `run(inputs…, options…, parallel, &mut out) ->
+//! Result<(), Error>`, and [`query_forms!`] writes
+//!
+//! | form | what it does |
+//! |---|---|
+//! | `q(inputs…) -> Out` | default options, a new output; panics on an [`Error`](crate::Error) |
+//! | `q_into(inputs…, options…, &mut out) -> Result<(), Error>` | the general call, buffers reused |
+//! | `par_q(inputs…) -> Out` | `q` on all cores (feature `rayon`) |
+//! | `par_q_into(inputs…, options…, &mut out) -> Result<(), Error>` | `q_into` on all cores |
+//!
+//! so that the naming rule of the crate docs holds for every query by construction, and
+//! every cell of the table exists.
+
+/// Writes the four forms of a query (see the module docs). The doc comments given are those
+/// of `q` (its `# Panics` section is added) and of `q_into` (its `# Errors` section is the
+/// query's own); the parallel forms refer to them.
+macro_rules! query_forms {
+    (
+        $(#[$doc:meta])*
+        pub fn $name:ident / $into:ident / $par:ident / $par_into:ident
+            <$($lt:lifetime),*> ($($arg:ident: $ty:ty),* $(,)?)
+            with ($($opt:ident: $oty:ty = $default:expr),* $(,)?)
+            -> $out:ty = $run:path;
+        $(#[$into_doc:meta])*
+        into;
+    ) => {
+        $(#[$doc])*
+        ///
+        /// # Panics
+        #[doc = concat!(
+            "When the inputs do not fit together (see the errors of [`", stringify!($into),
+            "`], which returns them instead)."
+        )]
+        #[must_use]
+        pub fn $name<$($lt),*>($($arg: $ty),*) -> $out {
+            let mut out = <$out>::default();
+            $run($($arg,)* $($default,)* false, &mut out)
+                .unwrap_or_else(|e| panic!("segbatch: {e}"));
+            out
+        }
+
+        $(#[$into_doc])*
+        pub fn $into<$($lt),*>(
+            $($arg: $ty,)*
+            $($opt: $oty,)*
+            out: &mut $out,
+        ) -> Result<(), crate::Error> {
+            $run($($arg,)* $($opt,)* false, out)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] on all cores, bitwise the same results.")]
+        ///
+        /// # Panics
+        #[doc = concat!("As [`", stringify!($name), "`].")]
+        #[cfg(feature = "rayon")]
+        #[must_use]
+        pub fn $par<$($lt),*>($($arg: $ty),*) -> $out {
+            let mut out = <$out>::default();
+            $run($($arg,)* $($default,)* true, &mut out)
+                .unwrap_or_else(|e| panic!("segbatch: {e}"));
+            out
+        }
+
+        #[doc = concat!("[`", stringify!($into), "`] on all cores, bitwise the same results.")]
+        ///
+        /// # Errors
+        #[doc = concat!("As [`", stringify!($into), "`].")]
+        #[cfg(feature = "rayon")]
+        pub fn $par_into<$($lt),*>(
+            $($arg: $ty,)*
+            $($opt: $oty,)*
+            out: &mut $out,
+        ) -> Result<(), crate::Error> {
+            $run($($arg,)* $($opt,)* true, out)
+        }
+    };
+}
+pub(crate) use query_forms;
