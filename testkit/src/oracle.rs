@@ -242,6 +242,44 @@ pub fn exact_distance(a: &Segment, b: &Segment, ext_a: Extent, ext_b: Extent) ->
     exact(a, b, ext_a, ext_b).distance
 }
 
+/// True when `seg` is too short to carry a direction by the library's documented default
+/// rule (length at most `2·ε` times its coordinates' magnitude), with a factor 2 of margin:
+/// `|p1 - p0| <= 4·ε·max(|p0|, |p1|)`. Decided from the end points alone.
+#[must_use]
+pub fn short_side(seg: &Segment) -> bool {
+    let (p0, p1) = (to64(seg.p0), to64(seg.p1));
+    norm(sub(p1, p0)) <= 4.0 * EPS32 * norm(p0).max(norm(p1))
+}
+
+/// The documented semantics of a degenerate *unbounded* side: a ray or a line too short to
+/// carry a direction is its first point, whatever the exact geometry of its end points says
+/// (the direction of such a side is rounding noise; its exact answer can be ~1e7 ε·S away).
+/// Returns [`exact`] for every way of taking some of the [`short_side`] rays and lines as
+/// their first points (one or both; near the threshold either reading is the library's), or
+/// nothing when neither side is one. A short *segment* needs no exception: taking it as a
+/// point moves the answer by at most its length, `4·ε·S`.
+#[must_use]
+pub fn exact_short_unbounded_as_point(
+    a: &Segment,
+    b: &Segment,
+    ext_a: Extent,
+    ext_b: Extent,
+) -> Vec<Oracle> {
+    let short_a = ext_a != Extent::Segment && short_side(a);
+    let short_b = ext_b != Extent::Segment && short_side(b);
+    let point = |s: &Segment| (Segment::new(s.p0, s.p0), Extent::Segment);
+    let mut out = Vec::new();
+    for (pa, pb) in [(true, false), (false, true), (true, true)] {
+        if (pa && !short_a) || (pb && !short_b) {
+            continue;
+        }
+        let (a, ea) = if pa { point(a) } else { (*a, ext_a) };
+        let (b, eb) = if pb { point(b) } else { (*b, ext_b) };
+        out.push(exact(&a, &b, ea, eb));
+    }
+    out
+}
+
 /// The distance `|A(s) - B(t)|` in f64 for given parameters: how good a reported `(s, t)`
 /// really is, independent of the reported distance. Separation formed locally.
 #[must_use]
