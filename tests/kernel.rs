@@ -8,13 +8,14 @@
 //! `t` equal within `1e-4` wherever the pair is neither parallel nor degenerate (a unique,
 //! well-conditioned minimiser).
 //!
-//! Inputs: hard classes (near-parallel at 1e-1..1e-7 rad, parallel, collinear, tiny and zero
-//! lengths, long and skinny, far from the origin, crossing at small angles, non-finite, and
-//! all of these scaled by 1e-25 .. 1e25),
+//! Inputs: the test kit's hard classes (near-parallel at 1e-1..1e-8 rad, parallel,
+//! collinear, tiny and zero lengths, long and skinny, far from the origin, crossing at small
+//! angles, extreme scales, non-finite, and all of these scaled by 1e-25 .. 1e25),
 //! every hard case rotated through every lane, every length 0..=33, every combination of
 //! extents, sub-range views, output selections and the parallel driver.
 
 use proptest::prelude::*;
+use segbatch_testkit::{pairs, strategy};
 use segbatch::{
     Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
     closest_points, closest_points_into, closest_points_with_into, reference, try_closest_points,
@@ -86,183 +87,29 @@ fn check_pairs(pairs: &[(Segment, Segment)], options: &Options) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Generators (f64 geometry rounded to f32, as a caller's data would be)
+// Generators: the test kit's hard classes, and all of them scaled by 10^k, k in -25..=25
+// (beyond where the distance bar can hold, which is fine here: kernel and reference must
+// still agree bit for bit, including the kernel's rescaling of pairs whose products of four
+// lengths would leave f32's range).
 // ---------------------------------------------------------------------------------------
 
-fn to_f32(p: [f64; 3]) -> [f32; 3] {
-    [p[0] as f32, p[1] as f32, p[2] as f32]
-}
-
-fn unit(v: [f64; 3]) -> [f64; 3] {
-    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-300);
-    [v[0] / n, v[1] / n, v[2] / n]
-}
-
-fn add(p: [f64; 3], d: [f64; 3], k: f64) -> [f64; 3] {
-    [p[0] + k * d[0], p[1] + k * d[1], p[2] + k * d[2]]
-}
-
-/// A unit direction and one perpendicular to it.
-fn frame() -> impl Strategy<Value = ([f64; 3], [f64; 3])> {
-    (
-        prop::array::uniform3(-1.0..1.0f64),
-        prop::array::uniform3(-1.0..1.0f64),
-    )
-        .prop_map(|(u, v)| {
-            let u = unit([u[0] + 1e-3, u[1], u[2]]);
-            let d = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-            let w = unit(add([v[0] + 1e-3, v[1] - 1e-3, v[2]], u, -d));
-            (u, w)
-        })
-}
-
-fn origin() -> impl Strategy<Value = [f64; 3]> {
-    prop_oneof![
-        prop::array::uniform3(-10.0..10.0f64),
-        prop::array::uniform3(-1e4..1e4f64),
-        prop::array::uniform3(-1e6..1e6f64),
-    ]
-}
-
-fn log_uniform(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
-    (lo.ln()..hi.ln()).prop_map(f64::exp)
-}
-
 fn general() -> impl Strategy<Value = (Segment, Segment)> {
-    prop::array::uniform4(prop::array::uniform3(-10.0..10.0f32))
-        .prop_map(|[p, q, r, s]| (Segment::new(p, q), Segment::new(r, s)))
+    strategy::general()
 }
 
-/// Near-parallel (angle 1e-1 .. 1e-7 rad, including exactly 0), overlapping or offset along
-/// the direction, at a small distance, anywhere.
-fn near_parallel() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        origin(),
-        frame(),
-        log_uniform(1e-3, 1e3),
-        prop_oneof![Just(0.0), log_uniform(1e-7, 1e-1)],
-        -1.5..1.5f64,
-        log_uniform(1e-3, 1e3),
-        prop_oneof![Just(0.0), log_uniform(1e-6, 1.0)],
-    )
-        .prop_map(|(o, (u, w), len, angle, shift, len_b, gap)| {
-            let v = unit(add(u, w, angle.tan()));
-            let a0 = o;
-            let a1 = add(o, u, len);
-            let b0 = add(add(o, u, shift * len), w, gap * len);
-            let b1 = add(b0, v, len_b);
-            (
-                Segment::new(to_f32(a0), to_f32(a1)),
-                Segment::new(to_f32(b0), to_f32(b1)),
-            )
-        })
-}
-
-/// Collinear pairs: overlapping, touching or disjoint, same or opposite direction.
-fn collinear() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        origin(),
-        frame(),
-        log_uniform(1e-3, 1e3),
-        -2.0..2.0f64,
-        -2.0..2.0f64,
-    )
-        .prop_map(|(o, (u, _), len, t0, t1)| {
-            (
-                Segment::new(to_f32(o), to_f32(add(o, u, len))),
-                Segment::new(to_f32(add(o, u, t0 * len)), to_f32(add(o, u, t1 * len))),
-            )
-        })
-}
-
-/// One or both sides tiny (1e-6 .. 1e-3) or exactly zero length.
-fn tiny() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        origin(),
-        frame(),
-        prop_oneof![Just(0.0), log_uniform(1e-6, 1e-3)],
-        prop_oneof![Just(0.0), log_uniform(1e-6, 1e-3), log_uniform(1.0, 1e3)],
-        prop::array::uniform3(-2.0..2.0f64),
-        any::<bool>(),
-    )
-        .prop_map(|(o, (u, w), la, lb, off, swap)| {
-            let a = Segment::new(to_f32(o), to_f32(add(o, u, la)));
-            let b0 = add(o, off, 1.0);
-            let b = Segment::new(to_f32(b0), to_f32(add(b0, w, lb)));
-            if swap { (b, a) } else { (a, b) }
-        })
-}
-
-/// Long and skinny against short, and crossings at small angles (true distance ~0).
-fn long_and_crossing() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        origin(),
-        frame(),
-        log_uniform(1e3, 1e4),
-        log_uniform(1e-3, 10.0),
-        log_uniform(1e-7, 1e-1),
-        0.0..1.0f64,
-    )
-        .prop_map(|(o, (u, w), long, short, angle, at)| {
-            let a = Segment::new(to_f32(o), to_f32(add(o, u, long)));
-            let cross = add(o, u, at * long);
-            let v = unit(add(u, w, angle.tan()));
-            let b = Segment::new(to_f32(add(cross, v, -short)), to_f32(add(cross, v, short)));
-            (a, b)
-        })
-}
-
-/// A pair with one coordinate replaced by NaN or ±infinity.
 fn non_finite() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        general(),
-        0..12usize,
-        prop_oneof![Just(f32::NAN), Just(f32::INFINITY), Just(f32::NEG_INFINITY)],
-    )
-        .prop_map(|((mut a, mut b), k, x)| {
-            let slot = match k / 3 {
-                0 => &mut a.p0,
-                1 => &mut a.p1,
-                2 => &mut b.p0,
-                _ => &mut b.p1,
-            };
-            slot[k % 3] = x;
-            (a, b)
-        })
+    strategy::non_finite()
 }
 
-/// Any of the above scaled by 10^k, k in -25..=25: exercises the kernel's rescaling of pairs
-/// whose products of four lengths would leave f32's range.
 fn extreme_scale() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        prop_oneof![
-            general(),
-            near_parallel(),
-            collinear(),
-            tiny(),
-            long_and_crossing()
-        ],
-        -25i32..=25,
-    )
-        .prop_map(|((a, b), k)| {
-            let scale = 10f64.powi(k);
-            let sc = |p: [f32; 3]| p.map(|x| (f64::from(x) * scale) as f32);
-            (
-                Segment::new(sc(a.p0), sc(a.p1)),
-                Segment::new(sc(b.p0), sc(b.p1)),
-            )
-        })
+    (strategy::any_finite(), -25i32..=25)
+        .prop_map(|(pair, k)| pairs::rescale(pair, 10f64.powi(k)))
 }
 
 fn any_pair() -> impl Strategy<Value = (Segment, Segment)> {
     prop_oneof![
         2 => extreme_scale(),
-        3 => general(),
-        3 => near_parallel(),
-        2 => collinear(),
-        2 => tiny(),
-        2 => long_and_crossing(),
-        1 => non_finite(),
+        10 => strategy::any_pair(),
     ]
 }
 

@@ -1,335 +1,39 @@
 //! Motion queries (`segbatch::motion`): golden cases, batched-vs-scalar bitwise
 //! equivalence, non-finite lanes, and accuracy against f64 oracles.
 //!
-//! Inputs come from a seeded generator of adversarial cases (tangent contacts, overlapping
-//! spheres, equal and nearly equal velocities, static objects, parallel / collinear /
-//! degenerate / T-junction 2D segments, near-parallel angles 1e-1 .. 1e-7, scales 1e-3 ..
-//! 1e3, offsets up to 1e4), with batch lengths 0..=33 so every tail length is exercised.
+//! Inputs come from the test kit's seeded generators of adversarial cases
+//! (`segbatch_testkit::motion`: tangent contacts, overlapping spheres, equal and nearly
+//! equal velocities, static objects, parallel / collinear / degenerate / T-junction 2D
+//! segments, near-parallel angles 1e-1 .. 1e-7, scales 1e-3 .. 1e3, offsets up to 1e4),
+//! with batch lengths 0..=33 so every tail length is exercised, and exact 2D pairs on
+//! integer coordinates that meet, or do not, by construction.
 //! Case counts come from `PROPTEST_CASES` (default 256 per property).
 //!
 //! Run: `cargo test --release --test motion`.
 
 use proptest::prelude::*;
 use segbatch::Segment;
+use segbatch_testkit::motion::{self, MovingPair, moving_pairs, seg2_pairs};
 use segbatch::Segments;
 use segbatch::motion::*;
+use segbatch_testkit::oracle2d;
+use segbatch_testkit::vec::{add, max_abs, norm, scale as scale3, sub, to32 as f, to64 as d};
+use segbatch_testkit::{Rng, strategy};
 
 const EPS: f64 = f32::EPSILON as f64;
 /// The crate's accuracy bar: 8·ε·S.
 const BAR: f64 = 8.0;
 
 // ---------------------------------------------------------------------------------------
-// Generators.
+// Helpers.
 
-/// SplitMix64: a tiny deterministic generator driven by a proptest seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Uniform in [-1, 1).
-    fn sym(&mut self) -> f64 {
-        2.0 * self.unit() - 1.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pow10(&mut self, lo: i32, hi: i32) -> f64 {
-        10f64.powi(lo + self.below((hi - lo + 1) as u64) as i32)
-    }
-    fn v3(&mut self, scale: f64) -> [f64; 3] {
-        [self.sym() * scale, self.sym() * scale, self.sym() * scale]
-    }
-    fn unit3(&mut self) -> [f64; 3] {
-        loop {
-            let v = self.v3(1.0);
-            let n = norm(v);
-            if n > 0.1 && n <= 1.0 {
-                return scale3(v, 1.0 / n);
-            }
-        }
-    }
-}
-
-fn f(v: [f64; 3]) -> [f32; 3] {
-    v.map(|x| x as f32)
-}
-fn d(v: [f32; 3]) -> [f64; 3] {
-    v.map(f64::from)
-}
-fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn scale3(a: [f64; 3], k: f64) -> [f64; 3] {
-    [a[0] * k, a[1] * k, a[2] * k]
-}
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-fn norm(a: [f64; 3]) -> f64 {
-    dot(a, a).sqrt()
-}
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
 fn amax(v: &[[f32; 3]]) -> f64 {
-    v.iter()
-        .flatten()
-        .fold(0.0f64, |m, &x| m.max(f64::from(x).abs()))
-}
-
-/// A pair of objects moving during one step (start/end positions) with radii.
-#[derive(Clone, Copy, Debug)]
-struct MovingPair {
-    a: Segment,
-    b: Segment,
-    ra: f32,
-    rb: f32,
-}
-
-const MOTION_KINDS: u64 = 9;
-
-/// One adversarial moving pair of kind `kind`.
-fn moving_pair(rng: &mut Rng, kind: u64) -> MovingPair {
-    let scale = rng.pow10(-3, 3);
-    let offset = scale3(
-        rng.v3(1.0),
-        rng.pow10(-3, 4) * if rng.below(3) == 0 { 0.0 } else { 1.0 },
-    );
-    let b0 = add(offset, rng.v3(scale));
-    let vb = rng.v3(scale);
-    let r = scale * (0.05 + rng.unit());
-    let split = rng.unit();
-    let (w0, dv) = match kind {
-        // General.
-        0 => (rng.v3(scale), rng.v3(scale)),
-        // Same velocity.
-        1 => (rng.v3(scale), [0.0; 3]),
-        // Nearly the same velocity.
-        2 => (
-            rng.v3(scale),
-            scale3(rng.unit3(), scale * rng.pow10(-8, -3)),
-        ),
-        // Tangent contact: the relative path passes exactly R from B at t0.
-        3 | 4 => {
-            let dir = rng.unit3();
-            let n = {
-                let c = cross(dir, rng.unit3());
-                scale3(c, 1.0 / norm(c))
-            };
-            let t0 = rng.unit() * 1.2 - 0.1;
-            let speed = scale * (0.2 + 2.0 * rng.unit());
-            let miss = if kind == 3 {
-                r
-            } else {
-                // Near-tangent: a relative offset of 1e-7 .. 1e-2 either way.
-                r * (1.0 + rng.sym() * rng.pow10(-7, -2))
-            };
-            (
-                sub(scale3(n, miss), scale3(dir, t0 * speed)),
-                scale3(dir, speed),
-            )
-        }
-        // Already overlapping at t = 0.
-        5 => (scale3(rng.unit3(), r * rng.unit() * 0.99), rng.v3(scale)),
-        // Head-on: well-conditioned hit.
-        6 => {
-            let dir = rng.unit3();
-            let dist = r * (1.5 + 3.0 * rng.unit());
-            (scale3(dir, dist), scale3(dir, -dist * (1.0 + rng.unit())))
-        }
-        // Both static.
-        7 => (rng.v3(scale), sub(scale3(vb, 0.0), [0.0; 3])),
-        // Tiny relative motion far away.
-        _ => (rng.v3(scale * 10.0), scale3(rng.v3(scale), 1e-6)),
-    };
-    let vb = if kind == 7 { [0.0; 3] } else { vb };
-    let a0 = add(b0, w0);
-    let a1 = add(add(b0, vb), add(w0, dv));
-    MovingPair {
-        a: Segment::new(f(a0), f(a1)),
-        b: Segment::new(f(b0), f(add(b0, vb))),
-        ra: (r * split) as f32,
-        rb: (r * (1.0 - split)) as f32,
-    }
-}
-
-fn moving_pairs(seed: u64, n: usize) -> Vec<MovingPair> {
-    let mut rng = Rng(seed);
-    (0..n)
-        .map(|_| {
-            let kind = rng.below(MOTION_KINDS);
-            moving_pair(&mut rng, kind)
-        })
-        .collect()
+    max_abs(v)
 }
 
 /// A track with the same motion as a start/end segment over one step.
 fn track_of(s: &Segment) -> Track {
     Track::new(s.p0, s.direction())
-}
-
-const SEG2_KINDS: u64 = 9;
-
-/// One adversarial 2D pair; the bool says "exactly collinear with a positive-length overlap".
-fn seg2_pair(rng: &mut Rng, kind: u64) -> (Segment2, Segment2, bool) {
-    let scale = rng.pow10(-3, 3);
-    let off = if rng.below(3) == 0 {
-        0.0
-    } else {
-        rng.pow10(-3, 4)
-    };
-    let o = [rng.sym() * off, rng.sym() * off];
-    let p = |rng: &mut Rng| [o[0] + rng.sym() * scale, o[1] + rng.sym() * scale];
-    let f2 = |v: [f64; 2]| [v[0] as f32, v[1] as f32];
-    match kind {
-        0 => (
-            Segment2::new(f2(p(rng)), f2(p(rng))),
-            Segment2::new(f2(p(rng)), f2(p(rng))),
-            false,
-        ),
-        // Parallel, offset sideways (sometimes by very little).
-        1 => {
-            let a0 = p(rng);
-            let dir = [rng.sym() * scale, rng.sym() * scale];
-            let side = scale * rng.pow10(-6, 0) * rng.sym();
-            let nrm = (dir[0] * dir[0] + dir[1] * dir[1]).sqrt().max(1e-300);
-            let perp = [-dir[1] / nrm * side, dir[0] / nrm * side];
-            let (k0, k1) = (rng.sym() * 2.0, rng.sym() * 2.0);
-            let b0 = [a0[0] + perp[0] + k0 * dir[0], a0[1] + perp[1] + k0 * dir[1]];
-            let b1 = [a0[0] + perp[0] + k1 * dir[0], a0[1] + perp[1] + k1 * dir[1]];
-            (
-                Segment2::new(f2(a0), f2([a0[0] + dir[0], a0[1] + dir[1]])),
-                Segment2::new(f2(b0), f2(b1)),
-                false,
-            )
-        }
-        // Exactly collinear (small integers times a power of two, plus an exact offset).
-        2 => {
-            let pw = 2f64.powi(rng.below(20) as i32 - 10);
-            let dir = [
-                (rng.below(7) as f64 - 3.0) * pw,
-                (rng.below(7) as f64 - 3.0) * pw,
-            ];
-            let dir = if dir == [0.0, 0.0] { [pw, 0.0] } else { dir };
-            let base = [
-                (rng.below(2001) as f64 - 1000.0) * pw,
-                (rng.below(2001) as f64 - 1000.0) * pw,
-            ];
-            let k: [f64; 4] = core::array::from_fn(|_| rng.below(9) as f64 - 4.0);
-            let at = |k: f64| [base[0] + k * dir[0], base[1] + k * dir[1]];
-            let (a_lo, a_hi) = (k[0].min(k[1]), k[0].max(k[1]));
-            let (b_lo, b_hi) = (k[2].min(k[3]), k[2].max(k[3]));
-            let overlap = a_lo < a_hi && b_lo < b_hi && a_lo.max(b_lo) < a_hi.min(b_hi);
-            (
-                Segment2::new(f2(at(k[0])), f2(at(k[1]))),
-                Segment2::new(f2(at(k[2])), f2(at(k[3]))),
-                overlap,
-            )
-        }
-        // Collinear after rounding (random direction).
-        3 => {
-            let a0 = p(rng);
-            let dir = [rng.sym() * scale, rng.sym() * scale];
-            let at = |k: f64| [a0[0] + k * dir[0], a0[1] + k * dir[1]];
-            let (k1, k2, k3) = (rng.sym() * 2.0, rng.sym() * 2.0, rng.sym() * 2.0);
-            (
-                Segment2::new(f2(a0), f2(at(k1))),
-                Segment2::new(f2(at(k2)), f2(at(k3))),
-                false,
-            )
-        }
-        // A degenerate side: a point on the other segment's midpoint (exact), or anywhere.
-        4 => {
-            let b0 = [(rng.below(64) as f64) * 0.25, (rng.below(64) as f64) * 0.25];
-            let b1 = [b0[0] + 2.0 * (rng.below(8) as f64 + 1.0), b0[1] - 2.0];
-            let on = rng.below(2) == 0;
-            let q = if on {
-                [(b0[0] + b1[0]) / 2.0, (b0[1] + b1[1]) / 2.0]
-            } else {
-                p(rng)
-            };
-            let (a, b) = (Segment2::new(f2(q), f2(q)), Segment2::new(f2(b0), f2(b1)));
-            if rng.below(2) == 0 {
-                (a, b, false)
-            } else {
-                (b, a, false)
-            }
-        }
-        // T-junction: B starts exactly at A's midpoint.
-        5 => {
-            let a0 = [(rng.below(64) as f64) * 0.5, (rng.below(64) as f64) * 0.5];
-            let a1 = [a0[0] + 4.0, a0[1] + 2.0];
-            let m = [a0[0] + 2.0, a0[1] + 1.0];
-            let b1 = [m[0] + rng.sym() * 3.0, m[1] + 1.0 + rng.unit() * 3.0];
-            (
-                Segment2::new(f2(a0), f2(a1)),
-                Segment2::new(f2(m), f2(b1)),
-                false,
-            )
-        }
-        // Near-parallel, angle 1e-1 .. 1e-7, crossing or not.
-        6 => {
-            let a0 = p(rng);
-            let th = rng.unit() * 6.3;
-            let ang = rng.pow10(-7, -1) * if rng.below(2) == 0 { 1.0 } else { -1.0 };
-            let len = scale * (0.5 + rng.unit());
-            let a1 = [a0[0] + len * th.cos(), a0[1] + len * th.sin()];
-            let c = rng.sym();
-            let m = [a0[0] + c * len * th.cos(), a0[1] + c * len * th.sin()];
-            let l2 = len * (0.5 + rng.unit());
-            let (c2, s2) = ((th + ang).cos(), (th + ang).sin());
-            (
-                Segment2::new(f2(a0), f2(a1)),
-                Segment2::new(
-                    f2([m[0] - l2 * c2, m[1] - l2 * s2]),
-                    f2([m[0] + l2 * c2, m[1] + l2 * s2]),
-                ),
-                false,
-            )
-        }
-        // Both degenerate, sometimes the same point.
-        7 => {
-            let q = f2(p(rng));
-            let r = if rng.below(2) == 0 { q } else { f2(p(rng)) };
-            (Segment2::new(q, q), Segment2::new(r, r), false)
-        }
-        // Shared end point (touching at an end).
-        _ => {
-            let q = p(rng);
-            (
-                Segment2::new(f2(p(rng)), f2(q)),
-                Segment2::new(f2(q), f2(p(rng))),
-                false,
-            )
-        }
-    }
-}
-
-fn seg2_pairs(seed: u64, n: usize) -> Vec<(Segment2, Segment2, bool)> {
-    let mut rng = Rng(seed);
-    (0..n)
-        .map(|_| {
-            let kind = rng.below(SEG2_KINDS);
-            seg2_pair(&mut rng, kind)
-        })
-        .collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -370,17 +74,6 @@ fn units(got: f64, want: f64, s: f64) -> f64 {
 // ---------------------------------------------------------------------------------------
 // f64 oracles (independent and simple).
 
-/// Minimum of |w0 + t·dv| over t in [0, t_end], and its time.
-fn cpa64(w0: [f64; 3], dv: [f64; 3], t_end: f64) -> (f64, f64) {
-    let a = dot(dv, dv);
-    let t = if a == 0.0 {
-        0.0
-    } else {
-        (-dot(w0, dv) / a).clamp(0.0, t_end)
-    };
-    (norm(add(w0, scale3(dv, t))), t)
-}
-
 fn rel_segments(a: &Segment, b: &Segment) -> ([f64; 3], [f64; 3]) {
     let w0 = sub(d(a.p0), d(b.p0));
     let w1 = sub(d(a.p1), d(b.p1));
@@ -392,49 +85,6 @@ fn rel_tracks(a: &Track, b: &Track) -> ([f64; 3], [f64; 3]) {
         sub(d(a.position), d(b.position)),
         sub(d(a.velocity), d(b.velocity)),
     )
-}
-
-fn dist_point_seg2(p: [f64; 2], s: &Segment2) -> f64 {
-    let (a, b) = (s.p0.map(f64::from), s.p1.map(f64::from));
-    let ab = [b[0] - a[0], b[1] - a[1]];
-    let ap = [p[0] - a[0], p[1] - a[1]];
-    let l2 = ab[0] * ab[0] + ab[1] * ab[1];
-    let t = if l2 == 0.0 {
-        0.0
-    } else {
-        ((ap[0] * ab[0] + ap[1] * ab[1]) / l2).clamp(0.0, 1.0)
-    };
-    ((ap[0] - t * ab[0]).powi(2) + (ap[1] - t * ab[1]).powi(2)).sqrt()
-}
-
-fn orient(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
-    (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-}
-
-/// Exact-enough distance between two 2D segments.
-fn dist_seg2_64(a: &Segment2, b: &Segment2) -> f64 {
-    let (a0, a1) = (a.p0.map(f64::from), a.p1.map(f64::from));
-    let (b0, b1) = (b.p0.map(f64::from), b.p1.map(f64::from));
-    let (o1, o2) = (orient(a0, a1, b0), orient(a0, a1, b1));
-    let (o3, o4) = (orient(b0, b1, a0), orient(b0, b1, a1));
-    if o1 * o2 < 0.0 && o3 * o4 < 0.0 {
-        return 0.0;
-    }
-    [
-        dist_point_seg2(a0, b),
-        dist_point_seg2(a1, b),
-        dist_point_seg2(b0, a),
-        dist_point_seg2(b1, a),
-    ]
-    .into_iter()
-    .fold(f64::INFINITY, f64::min)
-}
-
-fn scale2d(a: &Segment2, b: &Segment2) -> f64 {
-    [a.p0, a.p1, b.p0, b.p1]
-        .iter()
-        .flatten()
-        .fold(0.0f64, |m, &x| m.max(f64::from(x).abs()))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -742,7 +392,7 @@ proptest! {
     /// lanes stay bitwise equal to the scalar reference.
     #[test]
     fn non_finite_lanes_are_isolated(n in 1usize..=33, seed in any::<u64>()) {
-        let mut rng = Rng(seed ^ 0x5eed);
+        let mut rng = Rng::new(seed ^ 0x5eed);
         let mut pairs = moving_pairs(seed, n);
         let mut p2 = seg2_pairs(seed, n);
         let mut poisoned = vec![false; n];
@@ -815,7 +465,7 @@ fn check_cpa_accuracy(pairs: &[MovingPair]) -> Result<f64, TestCaseError> {
         let c = cpa_segments_scalar(&p.a, &p.b);
         let s = amax(&[p.a.p0, p.a.p1, p.b.p0, p.b.p1]);
         let (w0, dv) = rel_segments(&p.a, &p.b);
-        let (want, _) = cpa64(w0, dv, 1.0);
+        let (want, _) = motion::cpa(w0, dv, 1.0);
         let err = units(f64::from(c.dist2).sqrt(), want, s);
         prop_assert!(err <= BAR, "segments {p:?}: {c:?} vs {want} ({err:.1} ε·S)");
         prop_assert!((0.0..=1.0).contains(&c.t));
@@ -836,7 +486,7 @@ fn check_cpa_accuracy(pairs: &[MovingPair]) -> Result<f64, TestCaseError> {
         ];
         let s = amax(&ends);
         let (w0, dv) = rel_tracks(&ta, &tb);
-        let (want, _) = cpa64(w0, dv, 2.0);
+        let (want, _) = motion::cpa(w0, dv, 2.0);
         let err = units(f64::from(c.dist2).sqrt(), want, s);
         prop_assert!(
             err <= BAR,
@@ -874,7 +524,7 @@ fn check_contact(
             }
             return Ok((dist_at(0.0) - r).max(0.0) / (EPS * s.max(r)));
         }
-        let (min_before, _) = cpa64(w0, dv, t);
+        let (min_before, _) = motion::cpa(w0, dv, t);
         let err = (dist_at(t) - r).abs().max(r - min_before);
         if err > tol {
             return Err(format!(
@@ -884,7 +534,7 @@ fn check_contact(
         }
         Ok(err / (EPS * s.max(r)))
     } else {
-        let (min, tm) = cpa64(w0, dv, t_end);
+        let (min, tm) = motion::cpa(w0, dv, t_end);
         if min < r - tol {
             return Err(format!("miss, but distance {min} < R = {r} at t = {tm}"));
         }
@@ -925,9 +575,9 @@ proptest! {
     fn intersect2_accuracy_vs_f64(seed in any::<u64>()) {
         for (a, b, exact_overlap) in seg2_pairs(seed, 32) {
             let x = intersect2_scalar(&a, &b);
-            let s = scale2d(&a, &b);
+            let s = oracle2d::scale(&a, &b);
             let tol = BAR * EPS * s;
-            let want = dist_seg2_64(&a, &b);
+            let want = oracle2d::distance(&a, &b);
             let err = units(f64::from(x.dist2).sqrt(), want, s);
             prop_assert!(err <= BAR, "{a:?} {b:?}: {x:?} vs {want} ({err:.1} ε·S)");
             for v in [x.s, x.t, x.s_end, x.t_end] {
@@ -937,16 +587,16 @@ proptest! {
             let pb = x.point_b.map(f64::from);
             match x.kind {
                 Crossing::Point => {
-                    prop_assert!(dist_point_seg2(pa, &a) <= tol && dist_point_seg2(pa, &b) <= tol, "{a:?} {b:?}: {x:?}");
-                    prop_assert!(dist_point_seg2(pb, &a) <= tol, "{a:?} {b:?}: {x:?}");
+                    prop_assert!(oracle2d::point_to_segment(pa, &a) <= tol && oracle2d::point_to_segment(pa, &b) <= tol, "{a:?} {b:?}: {x:?}");
+                    prop_assert!(oracle2d::point_to_segment(pb, &a) <= tol, "{a:?} {b:?}: {x:?}");
                 }
                 Crossing::Overlap => {
                     prop_assert!(x.flags.contains(MotionFlags::COLLINEAR) && x.s <= x.s_end);
                     for (u, v) in [(x.s, x.t), (x.s_end, x.t_end)] {
                         let q = a.at(u).map(f64::from);
-                        prop_assert!(dist_point_seg2(q, &b) <= tol, "{a:?} {b:?}: {x:?}");
+                        prop_assert!(oracle2d::point_to_segment(q, &b) <= tol, "{a:?} {b:?}: {x:?}");
                         let q = b.at(v).map(f64::from);
-                        prop_assert!(dist_point_seg2(q, &a) <= tol, "{a:?} {b:?}: {x:?}");
+                        prop_assert!(oracle2d::point_to_segment(q, &a) <= tol, "{a:?} {b:?}: {x:?}");
                     }
                 }
                 Crossing::Disjoint => {
@@ -961,6 +611,58 @@ proptest! {
                 prop_assert_eq!(x.kind, Crossing::Disjoint, "{:?} {:?}: {:?}", a, b, x);
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 2D: real crossings must be reported as meeting, clear misses as disjoint. The pairs have
+// integer coordinates in -1000..=1000 (exact in f32), and whether they meet is decided
+// exactly (i64 orientation tests), so these properties would catch a kernel that called
+// everything `Disjoint` (or everything meeting), which the accuracy property above cannot.
+
+/// Exact distance (f64) below which a miss would be within the bar of meeting: the bar
+/// (8·ε·S) plus the library's touching tolerance (4·ε·S), doubled.
+const CLEAR_GAP: f64 = 24.0 * EPS;
+
+fn check_int_pair(
+    (a, b): segbatch_testkit::motion::IntPair,
+    meet: bool,
+) -> Result<(), TestCaseError> {
+    let (a2, b2) = (motion::seg2_of(a), motion::seg2_of(b));
+    prop_assert_eq!(
+        oracle2d::segments_meet_i(a[0], a[1], b[0], b[1]),
+        meet,
+        "generator: {:?} {:?}",
+        a,
+        b
+    );
+    let x = intersect2_scalar(&a2, &b2);
+    let batched = intersect2(
+        &Segments2::from_iter([a2, a2, a2, a2, a2, a2, a2, a2, a2]),
+        &Segments2::from_iter([b2, b2, b2, b2, b2, b2, b2, b2, b2]),
+    );
+    for i in 0..batched.len() {
+        prop_assert!(same_x2(&batched.get(i), &x), "lane {i}: {:?} vs {x:?}", batched.get(i));
+    }
+    if meet {
+        prop_assert_ne!(x.kind, Crossing::Disjoint, "{:?} {:?} meet: {:?}", a2, b2, x);
+    } else {
+        prop_assert_eq!(x.kind, Crossing::Disjoint, "{:?} {:?} do not meet: {:?}", a2, b2, x);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::default())]
+
+    #[test]
+    fn intersect2_reports_real_crossings_as_meeting(pair in strategy::meeting_int_pair()) {
+        check_int_pair(pair, true)?;
+    }
+
+    #[test]
+    fn intersect2_reports_clear_misses_as_disjoint(pair in strategy::disjoint_int_pair(CLEAR_GAP)) {
+        check_int_pair(pair, false)?;
     }
 }
 
@@ -990,8 +692,8 @@ fn accuracy_summary() {
         let x = intersect2_scalar(&a, &b);
         let e = units(
             f64::from(x.dist2).sqrt(),
-            dist_seg2_64(&a, &b),
-            scale2d(&a, &b),
+            oracle2d::distance(&a, &b),
+            oracle2d::scale(&a, &b),
         );
         assert!(e <= BAR, "{a:?} {b:?}: {x:?}");
         worst = worst.max(e);

@@ -10,36 +10,10 @@
 
 use proptest::prelude::*;
 use segbatch::*;
+use segbatch_testkit::Rng;
 
 // ---------------------------------------------------------------------------------------
 // Inputs
-
-/// splitmix64: a tiny deterministic generator, seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn v3(&mut self, scale: f32) -> [f32; 3] {
-        [
-            self.unit() * scale,
-            self.unit() * scale,
-            self.unit() * scale,
-        ]
-    }
-}
 
 fn add(p: [f32; 3], q: [f32; 3]) -> [f32; 3] {
     [p[0] + q[0], p[1] + q[1], p[2] + q[2]]
@@ -49,33 +23,33 @@ fn add(p: [f32; 3], q: [f32; 3]) -> [f32; 3] {
 fn scene(rng: &mut Rng, n: usize, non_finite: bool) -> Vec<Segment> {
     let scale = [1e-3f32, 1.0, 1e3][rng.below(3) as usize];
     let offset = [0.0f32, 1e2, 1e4][rng.below(3) as usize];
-    let origin = rng.v3(offset);
+    let origin = rng.cube_f32(offset);
     let mut out: Vec<Segment> = Vec::with_capacity(n);
     for _ in 0..n {
-        let p0 = add(origin, rng.v3(scale));
+        let p0 = add(origin, rng.cube_f32(scale));
         let seg = match (rng.below(10), out.last()) {
             // Degenerate.
             (0, _) => Segment::new(p0, p0),
             // Parallel to the previous one.
             (1, Some(prev)) => {
                 let d = prev.direction();
-                let k = rng.unit() * 2.0;
+                let k = rng.range_f32(-1.0, 1.0) * 2.0;
                 Segment::new(p0, add(p0, [k * d[0], k * d[1], k * d[2]]))
             }
             // Continues the previous one (shares an end point): a path.
-            (2 | 3, Some(prev)) => Segment::new(prev.p1, add(prev.p1, rng.v3(scale * 0.5))),
+            (2 | 3, Some(prev)) => Segment::new(prev.p1, add(prev.p1, rng.cube_f32(scale * 0.5))),
             // Collinear with the previous one.
             (4, Some(prev)) => {
-                let k = rng.unit() * 2.0;
-                Segment::new(prev.at(k), prev.at(k + rng.unit()))
+                let k = rng.range_f32(-1.0, 1.0) * 2.0;
+                Segment::new(prev.at(k), prev.at(k + rng.range_f32(-1.0, 1.0)))
             }
             // A non-finite coordinate.
             (5, _) if non_finite && rng.below(3) == 0 => {
-                let mut s = Segment::new(p0, add(p0, rng.v3(scale)));
+                let mut s = Segment::new(p0, add(p0, rng.cube_f32(scale)));
                 s.p1[rng.below(3) as usize] = [f32::NAN, f32::INFINITY][rng.below(2) as usize];
                 s
             }
-            _ => Segment::new(p0, add(p0, rng.v3(scale * 0.5))),
+            _ => Segment::new(p0, add(p0, rng.cube_f32(scale * 0.5))),
         };
         out.push(seg);
     }
@@ -185,7 +159,7 @@ fn capsule_brute(a: &[Segment], b: &[Segment], ra: &[f32], rb: &[f32], o: &Optio
 // One against many
 
 fn check_one_to_many(seed: u64, n: usize) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let set = scene(&mut rng, n + 1, true);
     let (one, many) = (set[0], Segments::from(&set[1..]));
     let o = options(&mut rng, false);
@@ -235,13 +209,13 @@ fn radii(rng: &mut Rng, n: usize, bad: bool) -> Vec<f32> {
             0 => 0.0,
             10 => -0.5,
             11 => f32::NAN,
-            _ => rng.unit().abs() * 0.3,
+            _ => rng.range_f32(-1.0, 1.0).abs() * 0.3,
         })
         .collect()
 }
 
 fn check_capsules(seed: u64, n: usize) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let a = scene(&mut rng, n, true);
     let b = scene(&mut rng, n, true);
     let o = options(&mut rng, false);
@@ -353,7 +327,7 @@ fn capsules_panic_on_mismatch() {
 // Many against many
 
 fn check_many(seed: u64, na: usize, nb: usize) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let a = scene(&mut rng, na, true);
     let b = scene(&mut rng, nb, true);
     let segments_only = rng.below(3) != 0;
@@ -443,7 +417,7 @@ fn pairs_within_panics_on_negative_radius() {
 // Within one set
 
 fn check_self(seed: u64, n: usize) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let set = scene(&mut rng, n, true);
     let segments_only = rng.below(3) != 0;
     let o = options(&mut rng, segments_only);
@@ -485,7 +459,7 @@ fn self_larger_than_a_tile() {
 
 #[test]
 fn prefilter_keeps_pairs_at_the_radius() {
-    let mut rng = Rng(2024);
+    let mut rng = Rng::new(2024);
     for &offset in &[0.0f32, 1.0, 1e3, 1e4, 1e5] {
         for &len in &[1e-3f32, 1.0, 1e2] {
             let r = 0.75 * len.max(1e-2);
@@ -493,8 +467,8 @@ fn prefilter_keeps_pairs_at_the_radius() {
             let mut a = Vec::new();
             let mut b = Vec::new();
             for k in 0..24 {
-                let o = add(rng.v3(offset), [offset; 3]);
-                let d = rng.v3(1.0);
+                let o = add(rng.cube_f32(offset), [offset; 3]);
+                let d = rng.cube_f32(1.0);
                 let p1 = [o[0] + d[0] * len, o[1] + d[1] * len, o[2] + d[2] * len];
                 a.push(Segment::new(o, p1));
                 let shift = [0.0, 0.0, r * (1.0 + (k as f32 - 12.0) * f32::EPSILON)];
@@ -539,7 +513,7 @@ fn prefilter_keeps_pairs_at_the_radius() {
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_forms_match_sequential() {
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let n = PAR_MIN_PAIRS * 3 + 13;
     let big = Segments::from(&scene(&mut rng, n, true));
     let big2 = Segments::from(&scene(&mut rng, n, true));
@@ -599,8 +573,8 @@ fn parallel_forms_match_sequential() {
     );
 
     // N x M and within one set: clustered scenes with hits.
-    let a = Segments::from(&scene(&mut Rng(5), 700, true));
-    let b = Segments::from(&scene(&mut Rng(6), 900, true));
+    let a = Segments::from(&scene(&mut Rng::new(5), 700, true));
+    let b = Segments::from(&scene(&mut Rng::new(6), 900, true));
     let mut mp = Vec::new();
     par_dist2_matrix_into(&a, &b, &o, &mut mp);
     let ms = dist2_matrix(&a, &b, &o);
@@ -615,7 +589,7 @@ fn parallel_forms_match_sequential() {
             &pairs_within(one_row, &big, r, &o),
             "one row",
         );
-        let set = Segments::from(&scene(&mut Rng(7), 1500, true));
+        let set = Segments::from(&scene(&mut Rng::new(7), 1500, true));
         for sh in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
             assert_same_hits(
                 &par_self_pairs_within(&set, r, &o, sh),
