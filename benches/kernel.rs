@@ -13,19 +13,14 @@ use segbatch::{
     Closest, ClosestBatch, Flags, Options, Outputs, Segment, Segments, closest_points_into,
     closest_points_with_into, reference,
 };
+use segbatch_testkit::Rng;
 use std::hint::black_box;
 use std::time::Duration;
 
-/// Uniform random pairs in the cube [-10, 10]^3 (xorshift, fixed seed).
+/// Uniform random pairs in the cube [-10, 10]^3 (the test kit's RNG, fixed seed).
 fn random_pairs(n: usize) -> (Vec<Segment>, Vec<Segment>) {
-    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        ((state >> 40) as f32 / (1u64 << 24) as f32) * 20.0 - 10.0
-    };
-    let mut seg = || Segment::new([next(), next(), next()], [next(), next(), next()]);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut seg = || Segment::new(rng.cube_f32(10.0), rng.cube_f32(10.0));
     let a = (0..n).map(|_| seg()).collect();
     let b = (0..n).map(|_| seg()).collect();
     (a, b)

@@ -7,32 +7,22 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use segbatch::motion::*;
 use segbatch::{ClosestBatch, Options, Outputs, Segment, Segments};
+use segbatch_testkit::Rng;
 use std::hint::black_box;
 use std::time::Duration;
-
-/// Deterministic pseudo-random f32 in [-1, 1).
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
-    fn p(&mut self, s: f32) -> [f32; 3] {
-        [self.f() * s, self.f() * s, self.f() * s]
-    }
-}
 
 const SIZES: [usize; 2] = [4096, 262_144];
 
 fn inputs(n: usize) -> (Vec<Segment>, Vec<Segment>, Vec<f32>, Vec<f32>) {
-    let mut r = Rng(42);
-    let a: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
-    let b: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
-    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.f().abs()).collect();
-    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.f().abs()).collect();
+    let mut r = Rng::new(42);
+    let a: Vec<Segment> = (0..n)
+        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+        .collect();
+    let b: Vec<Segment> = (0..n)
+        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+        .collect();
+    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
+    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
     (a, b, ra, rb)
 }
 

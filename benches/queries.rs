@@ -17,40 +17,25 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
 use segbatch::*;
+use segbatch_testkit::Rng;
 use std::hint::black_box;
 use std::time::Duration;
-
-/// splitmix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    fn f(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
 
 /// `n` segments in a `box_size`³ box (z squashed by 8: a level with floors), each up to
 /// `len` long.
 fn scene(seed: u64, n: usize, box_size: f32, len: f32) -> Segments {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut cols: [Vec<f32>; 6] = core::array::from_fn(|_| Vec::with_capacity(n));
     for _ in 0..n {
         let p0 = [
-            rng.f() * box_size,
-            rng.f() * box_size,
-            rng.f() * box_size / 8.0,
+            rng.unit_f32() * box_size,
+            rng.unit_f32() * box_size,
+            rng.unit_f32() * box_size / 8.0,
         ];
         let d = [
-            (rng.f() - 0.5) * len,
-            (rng.f() - 0.5) * len,
-            (rng.f() - 0.5) * len / 8.0,
+            (rng.unit_f32() - 0.5) * len,
+            (rng.unit_f32() - 0.5) * len,
+            (rng.unit_f32() - 0.5) * len / 8.0,
         ];
         for k in 0..3 {
             cols[k].push(p0[k]);

@@ -13,7 +13,7 @@
 //! (`segbatch_testkit::pairs::CLASSES`) with a fixed seed, so the output is reproducible.
 
 use segbatch::{Extent, Flags, Options, Segment, Tolerance, reference};
-use segbatch_testkit::oracle as common;
+use segbatch_testkit::oracle;
 use segbatch_testkit::{CLASSES, EXTENT_PAIRS, Pair, Rng};
 
 /// Ericson 5.1.9 in plain f32 with an absolute epsilon: the 2x2 normal equations
@@ -96,7 +96,7 @@ fn tolerance() -> Tolerance {
 /// Error of the reference for one extent pair, with the scale rule described above.
 fn reference_error(a: &Segment, b: &Segment, ea: Extent, eb: Extent) -> f64 {
     let c = reference::closest_points_with(a, b, &Options::new(ea, eb).with_tolerance(tolerance()));
-    // A degenerate ray/line is its first point by definition (design.md section 1).
+    // A degenerate ray/line is its first point by definition (docs/accuracy.md; the semantics in the crate docs).
     let collapse = |seg: &Segment, e: Extent, deg: bool| {
         if deg && e != Extent::Segment {
             (Segment::new(seg.p0, seg.p0), Extent::Segment)
@@ -108,16 +108,16 @@ fn reference_error(a: &Segment, b: &Segment, ea: Extent, eb: Extent) -> f64 {
     let (ob, xb) = collapse(b, eb, c.flags.contains(Flags::DEGENERATE_B));
     let unbounded = ea != Extent::Segment && eb != Extent::Segment;
     let exact = if unbounded {
-        common::oracle_f32_directions(&oa, &ob, xa, xb)
+        oracle::oracle_f32_directions(&oa, &ob, xa, xb)
     } else {
-        common::oracle(&oa, &ob, xa, xb)
+        oracle::oracle(&oa, &ob, xa, xb)
     };
     let s = if unbounded {
-        common::scale_with(a, b, &[exact.point_a, exact.point_b])
+        oracle::scale_with(a, b, &[exact.point_a, exact.point_b])
     } else {
-        common::scale(a, b)
+        oracle::scale(a, b)
     };
-    common::error_units(c.distance() as f64, exact.distance, s)
+    oracle::error_units(c.distance() as f64, exact.distance, s)
 }
 
 fn main() {
@@ -135,11 +135,11 @@ fn main() {
         let naive: Vec<f64> = pairs
             .iter()
             .map(|(a, b)| {
-                let exact = common::oracle_distance(a, b, Extent::Segment, Extent::Segment);
-                common::error_units(
+                let exact = oracle::oracle_distance(a, b, Extent::Segment, Extent::Segment);
+                oracle::error_units(
                     naive_segment_distance(a, b) as f64,
                     exact,
-                    common::scale(a, b),
+                    oracle::scale(a, b),
                 )
             })
             .collect();

@@ -18,6 +18,7 @@ use parry3d::shape::SegmentPointLocation;
 use segbatch::{
     Closest, ClosestBatch, Flags, Options, Outputs, Segment, Segments, closest_points_with_into,
 };
+use segbatch_testkit::Rng;
 use std::time::Instant;
 
 /// parry3d's closest points, plus the points and squared distance it leaves to the caller.
@@ -49,14 +50,8 @@ fn main() {
         Some("dist") => Outputs::DISTANCE,
         _ => Outputs::ALL,
     };
-    let mut state = 12345u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    };
-    let mut seg = || Segment::new([next(), next(), next()], [next(), next(), next()]);
+    let mut rng = Rng::new(12345);
+    let mut seg = || Segment::new(rng.cube_f32(1.0), rng.cube_f32(1.0));
     let av: Vec<Segment> = (0..n).map(|_| seg()).collect();
     let bv: Vec<Segment> = (0..n).map(|_| seg()).collect();
     let (a, b) = (Segments::from(&av), Segments::from(&bv));

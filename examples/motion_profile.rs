@@ -12,21 +12,8 @@
 //! Instructions per group of 8 = (count with 20 calls - count with 0 calls) / (20 · 4096 / 8).
 use segbatch::motion::*;
 use segbatch::{Segment, Segments};
+use segbatch_testkit::Rng;
 use std::hint::black_box;
-
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
-    fn p(&mut self, s: f32) -> [f32; 3] {
-        [self.f() * s, self.f() * s, self.f() * s]
-    }
-}
 
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or("cpa".into());
@@ -38,11 +25,15 @@ fn main() {
         .nth(3)
         .map(|s| s.parse().unwrap())
         .unwrap_or(4096);
-    let mut r = Rng(42);
-    let a: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
-    let b: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
-    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.f().abs()).collect();
-    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.f().abs()).collect();
+    let mut r = Rng::new(42);
+    let a: Vec<Segment> = (0..n)
+        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+        .collect();
+    let b: Vec<Segment> = (0..n)
+        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+        .collect();
+    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
+    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
     let (sa, sb) = (Segments::from(&a), Segments::from(&b));
     let flat = |s: &Segment| Segment2::new([s.p0[0], s.p0[1]], [s.p1[0], s.p1[1]]);
     let a2: Vec<Segment2> = a.iter().map(flat).collect();
@@ -58,9 +49,13 @@ fn main() {
     intersect2_into(&sa2, &sb2, &mut i2_out);
     if mode == "flags" {
         for n in [4096usize, 262_144] {
-            let mut r = Rng(42);
-            let a: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
-            let b: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
+            let mut r = Rng::new(42);
+            let a: Vec<Segment> = (0..n)
+                .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+                .collect();
+            let b: Vec<Segment> = (0..n)
+                .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+                .collect();
             let (sa, sb) = (Segments::from(&a), Segments::from(&b));
             let c = cpa_segments(&sa, &sb);
             let a2: Vec<Segment2> = a.iter().map(flat).collect();

@@ -1,8 +1,8 @@
 //! Golden cases from the seed material and hand-checkable configurations, through the
 //! scalar reference: exact parameters, points, distances and flags.
 
-use segbatch_testkit::oracle::{self, EPS32, assert_close};
 use segbatch::{Closest, Extent, Flags, Options, Segment, reference};
+use segbatch_testkit::oracle::{self, EPS32, assert_close};
 
 fn seg(p0: [f32; 3], p1: [f32; 3]) -> Segment {
     Segment::new(p0, p1)

@@ -15,12 +15,12 @@
 //! extents, sub-range views, output selections and the parallel driver.
 
 use proptest::prelude::*;
-use segbatch_testkit::{pairs, strategy};
 use segbatch::{
     Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
     closest_points, closest_points_into, closest_points_with_into, reference, try_closest_points,
     try_closest_points_with_into,
 };
+use segbatch_testkit::{pairs, strategy};
 
 const EXTENTS: [Extent; 3] = [Extent::Segment, Extent::Ray, Extent::Line];
 
@@ -102,8 +102,7 @@ fn non_finite() -> impl Strategy<Value = (Segment, Segment)> {
 }
 
 fn extreme_scale() -> impl Strategy<Value = (Segment, Segment)> {
-    (strategy::any_finite(), -25i32..=25)
-        .prop_map(|(pair, k)| pairs::rescale(pair, 10f64.powi(k)))
+    (strategy::any_finite(), -25i32..=25).prop_map(|(pair, k)| pairs::rescale(pair, 10f64.powi(k)))
 }
 
 fn any_pair() -> impl Strategy<Value = (Segment, Segment)> {

@@ -13,9 +13,9 @@
 
 use proptest::prelude::*;
 use segbatch::Segment;
-use segbatch_testkit::motion::{self, MovingPair, moving_pairs, seg2_pairs};
 use segbatch::Segments;
 use segbatch::motion::*;
+use segbatch_testkit::motion::{self, MovingPair, moving_pairs, seg2_pairs};
 use segbatch_testkit::oracle2d;
 use segbatch_testkit::vec::{add, max_abs, norm, scale as scale3, sub, to32 as f, to64 as d};
 use segbatch_testkit::{Rng, strategy};
@@ -642,12 +642,30 @@ fn check_int_pair(
         &Segments2::from_iter([b2, b2, b2, b2, b2, b2, b2, b2, b2]),
     );
     for i in 0..batched.len() {
-        prop_assert!(same_x2(&batched.get(i), &x), "lane {i}: {:?} vs {x:?}", batched.get(i));
+        prop_assert!(
+            same_x2(&batched.get(i), &x),
+            "lane {i}: {:?} vs {x:?}",
+            batched.get(i)
+        );
     }
     if meet {
-        prop_assert_ne!(x.kind, Crossing::Disjoint, "{:?} {:?} meet: {:?}", a2, b2, x);
+        prop_assert_ne!(
+            x.kind,
+            Crossing::Disjoint,
+            "{:?} {:?} meet: {:?}",
+            a2,
+            b2,
+            x
+        );
     } else {
-        prop_assert_eq!(x.kind, Crossing::Disjoint, "{:?} {:?} do not meet: {:?}", a2, b2, x);
+        prop_assert_eq!(
+            x.kind,
+            Crossing::Disjoint,
+            "{:?} {:?} do not meet: {:?}",
+            a2,
+            b2,
+            x
+        );
     }
     Ok(())
 }

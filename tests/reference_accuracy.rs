@@ -5,12 +5,12 @@
 //!
 //! Case counts come from `PROPTEST_CASES` (default 256 per property).
 
-use segbatch_testkit::{EPS32, EXTENT_PAIRS, Pair, oracle, strategy, vec};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use segbatch::{Closest, Extent, Flags, Options, Segment, reference};
+use segbatch_testkit::{EPS32, EXTENT_PAIRS, Pair, oracle, strategy, vec};
 
-/// The bar of design.md section 2, in units of `f32::EPSILON · S`.
+/// The accuracy bar (docs/accuracy.md), in units of `f32::EPSILON · S`.
 const BAR: f64 = 8.0;
 
 fn fail(msg: String) -> TestCaseError {
@@ -19,7 +19,8 @@ fn fail(msg: String) -> TestCaseError {
 
 /// The oracle's view of a side the reference flagged degenerate: for a segment the flag only
 /// changes the answer by the (tiny) length, so the exact segment is kept; a degenerate ray
-/// or line has no usable direction and *is* its first point by definition (design.md 1).
+/// or line has no usable direction and *is* its first point by definition (the library's
+/// degenerate-side semantics).
 fn as_oracle_sees(seg: &Segment, ext: Extent, degenerate: bool) -> (Segment, Extent) {
     if degenerate && ext != Extent::Segment {
         (Segment::new(seg.p0, seg.p0), Extent::Segment)
@@ -145,8 +146,7 @@ fn check_symmetry((a, b): &Pair) -> Result<(), TestCaseError> {
             vec::sub(vec::to64(a.p1), vec::to64(a.p0)),
             vec::sub(vec::to64(b.p1), vec::to64(b.p0)),
         );
-        let sin =
-            vec::norm(vec::cross(da64, db64)) / (vec::norm(da64) * vec::norm(db64));
+        let sin = vec::norm(vec::cross(da64, db64)) / (vec::norm(da64) * vec::norm(db64));
         if da || db || !sin.is_finite() || sin < 1e-2 {
             continue;
         }
