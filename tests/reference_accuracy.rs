@@ -219,7 +219,7 @@ proptest! {
     /// four lengths leave f32's range. (Beyond, `dist2` itself, an f32, cannot hold the
     /// squared distance to the bar: below ~1e-19 it is subnormal, above ~1.8e19 infinite.)
     #[test]
-    fn every_scale(pair in strategy::any_finite(), k in -12i32..=12) {
+    fn every_scale(pair in strategy::any_unscaled(), k in -12i32..=12) {
         let scale = 10f64.powi(k);
         let sc = |p: [f32; 3]| p.map(|x| (f64::from(x) * scale) as f32);
         let (a, b) = pair;

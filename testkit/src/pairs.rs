@@ -40,7 +40,8 @@ const fn class(name: &'static str, pair: PairFn) -> Class {
     }
 }
 
-/// Every class, finite ones first.
+/// Every class: the unscaled finite ones, then `extreme-scale`, then `non-finite` (the
+/// order [`any_unscaled`] and [`any_finite`] rely on).
 pub const CLASSES: [Class; 12] = [
     class("general", general),
     class("near-parallel", near_parallel),
@@ -70,6 +71,13 @@ pub fn find_class(name: &str) -> Option<&'static Class> {
 pub fn any_finite(rng: &mut Rng) -> Pair {
     let finite = CLASSES.len() - 1;
     (CLASSES[rng.below(finite as u64) as usize].pair)(rng)
+}
+
+/// A pair of any finite class at its own scale (every class but `extreme-scale` and
+/// `non-finite`): for tests that apply their own scaling.
+pub fn any_unscaled(rng: &mut Rng) -> Pair {
+    let unscaled = CLASSES.len() - 2;
+    (CLASSES[rng.below(unscaled as u64) as usize].pair)(rng)
 }
 
 /// A pair of any class (one in twelve holds a non-finite coordinate).

@@ -94,6 +94,11 @@ pub fn any_finite() -> impl Strategy<Value = Pair> {
     of(pairs::any_finite)
 }
 
+/// Every finite class at its own scale ([`pairs::any_unscaled`]), for tests that scale.
+pub fn any_unscaled() -> impl Strategy<Value = Pair> {
+    of(pairs::any_unscaled)
+}
+
 /// Every class including non-finite ([`pairs::any`]).
 pub fn any_pair() -> impl Strategy<Value = Pair> {
     of(pairs::any)
