@@ -37,7 +37,8 @@ scalar reference on generated hard cases and compares them with an f64 computati
 
 Case classes: general, near-parallel (1e-8..1e-1 rad), collinear, parallel
 overlapping and disjoint, tiny and zero-length sides, crossing at small angles,
-long and skinny, far from the origin (1e3..1e6), and non-finite inputs; each as
+long and skinny, far from the origin (1e3..1e6), extreme scales (any of these
+times 1e-12..1e12), and non-finite inputs; each as
 segment vs segment, ray vs segment and line vs line.
 
 Errors are printed in units of f32::EPSILON * S, S being the largest coordinate
