@@ -11,21 +11,16 @@ use parry3d::query::details::closest_points_segment_segment_with_locations_nD;
 use parry3d::shape::SegmentPointLocation;
 use segbatch::{
     Closest, ClosestBatch, Flags, Options, Outputs, Segment, Segments, closest_points_into,
-    closest_points_with_into, reference,
+    reference,
 };
+use segbatch_testkit::Rng;
 use std::hint::black_box;
 use std::time::Duration;
 
-/// Uniform random pairs in the cube [-10, 10]^3 (xorshift, fixed seed).
+/// Uniform random pairs in the cube [-10, 10]^3 (the test kit's RNG, fixed seed).
 fn random_pairs(n: usize) -> (Vec<Segment>, Vec<Segment>) {
-    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        ((state >> 40) as f32 / (1u64 << 24) as f32) * 20.0 - 10.0
-    };
-    let mut seg = || Segment::new([next(), next(), next()], [next(), next(), next()]);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut seg = || Segment::new(rng.cube_f32(10.0), rng.cube_f32(10.0));
     let a = (0..n).map(|_| seg()).collect();
     let b = (0..n).map(|_| seg()).collect();
     (a, b)
@@ -91,13 +86,14 @@ fn bench_sizes(c: &mut Criterion) {
         let mut out = ClosestBatch::default();
         group.bench_function(BenchmarkId::new("kernel", "all"), |bench| {
             bench.iter(|| {
-                closest_points_into(&sa, &sb, &mut out);
+                closest_points_into(&sa, &sb, &Options::SEGMENTS, Outputs::ALL, &mut out).unwrap();
                 black_box(out.dist2());
             })
         });
         group.bench_function(BenchmarkId::new("kernel", "distance"), |bench| {
             bench.iter(|| {
-                closest_points_with_into(&sa, &sb, &Options::SEGMENTS, Outputs::DISTANCE, &mut out);
+                closest_points_into(&sa, &sb, &Options::SEGMENTS, Outputs::DISTANCE, &mut out)
+                    .unwrap();
                 black_box(out.dist2());
             })
         });
@@ -105,25 +101,27 @@ fn bench_sizes(c: &mut Criterion) {
         {
             group.bench_function(BenchmarkId::new("par", "all"), |bench| {
                 bench.iter(|| {
-                    segbatch::par_closest_points_with_into(
+                    segbatch::par_closest_points_into(
                         &sa,
                         &sb,
                         &Options::SEGMENTS,
                         Outputs::ALL,
                         &mut out,
-                    );
+                    )
+                    .unwrap();
                     black_box(out.dist2());
                 })
             });
             group.bench_function(BenchmarkId::new("par", "distance"), |bench| {
                 bench.iter(|| {
-                    segbatch::par_closest_points_with_into(
+                    segbatch::par_closest_points_into(
                         &sa,
                         &sb,
                         &Options::SEGMENTS,
                         Outputs::DISTANCE,
                         &mut out,
-                    );
+                    )
+                    .unwrap();
                     black_box(out.dist2());
                 })
             });

@@ -6,33 +6,26 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use segbatch::motion::*;
-use segbatch::{ClosestBatch, Options, Outputs, Segment, Segments};
+use segbatch::{
+    ClosestBatch, Intersections2, Options, Outputs, Radii, Segment, Segment2, Segments, Segments2,
+    intersect2_into, reference,
+};
+use segbatch_testkit::Rng;
 use std::hint::black_box;
 use std::time::Duration;
-
-/// Deterministic pseudo-random f32 in [-1, 1).
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
-    fn p(&mut self, s: f32) -> [f32; 3] {
-        [self.f() * s, self.f() * s, self.f() * s]
-    }
-}
 
 const SIZES: [usize; 2] = [4096, 262_144];
 
 fn inputs(n: usize) -> (Vec<Segment>, Vec<Segment>, Vec<f32>, Vec<f32>) {
-    let mut r = Rng(42);
-    let a: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
-    let b: Vec<Segment> = (0..n).map(|_| Segment::new(r.p(10.0), r.p(10.0))).collect();
-    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.f().abs()).collect();
-    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.f().abs()).collect();
+    let mut r = Rng::new(42);
+    let a: Vec<Segment> = (0..n)
+        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+        .collect();
+    let b: Vec<Segment> = (0..n)
+        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+        .collect();
+    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
+    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
     (a, b, ra, rb)
 }
 
@@ -54,7 +47,7 @@ fn bench_cpa(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("scalar_reference", n), |bench| {
             bench.iter(|| {
                 for ((x, y), r) in black_box(&a).iter().zip(black_box(&b)).zip(&mut res) {
-                    let c = cpa_segments_scalar(x, y);
+                    let c = reference::cpa_segments(x, y);
                     *r = c.dist2 + c.t + c.point_a[0] + c.point_b[0];
                 }
             })
@@ -70,16 +63,17 @@ fn bench_contact(c: &mut Criterion) {
         let (sa, sb) = (Segments::from(&a), Segments::from(&b));
         g.throughput(Throughput::Elements(n as u64));
         let mut out = ContactBatch::new();
+        let radii = Radii::per_pair(&ra, &rb).expect("radii are positive");
         g.bench_function(BenchmarkId::new("batched", n), |bench| {
             bench.iter(|| {
-                first_contact_segments_into(black_box(&sa), &ra, black_box(&sb), &rb, &mut out)
+                first_contact_segments_into(black_box(&sa), black_box(&sb), radii, &mut out)
             })
         });
         let mut res = vec![0.0f32; n];
         g.bench_function(BenchmarkId::new("scalar_reference", n), |bench| {
             bench.iter(|| {
                 for (i, r) in res.iter_mut().enumerate() {
-                    let c = first_contact_segments_scalar(
+                    let c = reference::first_contact_segments(
                         black_box(&a[i]),
                         ra[i],
                         black_box(&b[i]),
@@ -110,7 +104,7 @@ fn bench_2d(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("scalar_reference", n), |bench| {
             bench.iter(|| {
                 for ((x, y), r) in black_box(&a).iter().zip(black_box(&b)).zip(&mut res) {
-                    let c = intersect2_scalar(x, y);
+                    let c = reference::intersect2(x, y);
                     *r = c.dist2 + c.s + c.t + c.point_a[0];
                 }
             })
@@ -124,7 +118,7 @@ fn bench_2d(c: &mut Criterion) {
         let mut out3 = ClosestBatch::new();
         g.bench_function(BenchmarkId::new("kernel3d_z0", n), |bench| {
             bench.iter(|| {
-                segbatch::closest_points_with_into(
+                segbatch::closest_points_into(
                     black_box(&za),
                     black_box(&zb),
                     &Options::SEGMENTS,

@@ -17,47 +17,32 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
 use segbatch::*;
+use segbatch_testkit::Rng;
 use std::hint::black_box;
 use std::time::Duration;
-
-/// splitmix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    fn f(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
 
 /// `n` segments in a `box_size`³ box (z squashed by 8: a level with floors), each up to
 /// `len` long.
 fn scene(seed: u64, n: usize, box_size: f32, len: f32) -> Segments {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut cols: [Vec<f32>; 6] = core::array::from_fn(|_| Vec::with_capacity(n));
     for _ in 0..n {
         let p0 = [
-            rng.f() * box_size,
-            rng.f() * box_size,
-            rng.f() * box_size / 8.0,
+            rng.unit_f32() * box_size,
+            rng.unit_f32() * box_size,
+            rng.unit_f32() * box_size / 8.0,
         ];
         let d = [
-            (rng.f() - 0.5) * len,
-            (rng.f() - 0.5) * len,
-            (rng.f() - 0.5) * len / 8.0,
+            (rng.unit_f32() - 0.5) * len,
+            (rng.unit_f32() - 0.5) * len,
+            (rng.unit_f32() - 0.5) * len / 8.0,
         ];
         for k in 0..3 {
             cols[k].push(p0[k]);
             cols[3 + k].push(p0[k] + d[k]);
         }
     }
-    Segments::from_columns(&cols[0], &cols[1], &cols[2], &cols[3], &cols[4], &cols[5]).unwrap()
+    Segments::from_columns([&cols[0], &cols[1], &cols[2], &cols[3], &cols[4], &cols[5]]).unwrap()
 }
 
 fn pool(threads: usize) -> rayon::ThreadPool {
@@ -101,14 +86,9 @@ fn stream16m(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("kernel_distance", threads), |bch| {
             bch.iter(|| {
                 p.install(|| {
-                    par_closest_points_with_into(
-                        &a,
-                        &b,
-                        &Options::SEGMENTS,
-                        Outputs::DISTANCE,
-                        &mut out,
-                    )
-                });
+                    par_closest_points_into(&a, &b, &Options::SEGMENTS, Outputs::DISTANCE, &mut out)
+                })
+                .unwrap();
                 black_box(out.dist2()[n - 1])
             })
         });
@@ -135,7 +115,8 @@ fn matrix4k(c: &mut Criterion) {
         let p = pool(threads);
         g.bench_function(BenchmarkId::new("dist2_matrix", threads), |bch| {
             bch.iter(|| {
-                p.install(|| par_dist2_matrix_into(&a, &b, &Options::SEGMENTS, &mut out));
+                p.install(|| par_dist2_matrix_into(&a, &b, &Options::SEGMENTS, &mut out))
+                    .unwrap();
                 black_box(out[n * n - 1])
             })
         });
@@ -158,10 +139,8 @@ fn within(c: &mut Criterion) {
         let p = pool(threads);
         g.bench_function(BenchmarkId::new("pairs_within_4kx4k", threads), |bch| {
             bch.iter(|| {
-                p.install(|| {
-                    try_par_pairs_within_into(&a, &b, radius, &Options::SEGMENTS, &mut hits)
-                })
-                .unwrap();
+                p.install(|| par_pairs_within_into(&a, &b, radius, &Options::SEGMENTS, &mut hits))
+                    .unwrap();
                 black_box(hits.len())
             })
         });
@@ -174,7 +153,7 @@ fn within(c: &mut Criterion) {
         let p = pool(threads);
         g.bench_function(BenchmarkId::new("no_prefilter_1kx1k", threads), |bch| {
             bch.iter(|| {
-                p.install(|| try_par_pairs_within_into(a1, b1, radius, &ray_like, &mut hits))
+                p.install(|| par_pairs_within_into(a1, b1, radius, &ray_like, &mut hits))
                     .unwrap();
                 black_box(hits.len())
             })
@@ -188,11 +167,11 @@ fn within(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("self_pairs_8k", threads), |bch| {
             bch.iter(|| {
                 p.install(|| {
-                    try_par_self_pairs_within_into(
+                    par_self_pairs_within_into(
                         &set,
                         radius,
-                        &Options::SEGMENTS,
                         SharedEndpoints::Skip,
+                        &Options::SEGMENTS,
                         &mut hits,
                     )
                 })
@@ -220,24 +199,25 @@ fn linear1m(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("one_to_many_distance", threads), |bch| {
             bch.iter(|| {
                 p.install(|| {
-                    par_closest_points_one_to_many_with_into(
+                    par_closest_points_one_to_many_into(
                         &one,
                         &b,
                         &Options::SEGMENTS,
                         Outputs::DISTANCE,
                         &mut out,
                     )
-                });
+                })
+                .unwrap();
                 black_box(out.dist2()[0])
             })
         });
         g.bench_function(BenchmarkId::new("capsules_touch", threads), |bch| {
             bch.iter(|| {
                 p.install(|| {
-                    try_par_capsules_touch_into(
+                    par_capsules_touch_into(
                         &a,
                         &b,
-                        Radii::Uniform { a: 0.5, b: 0.5 },
+                        Radii::uniform(0.5, 0.5).unwrap(),
                         &Options::SEGMENTS,
                         &mut mask,
                     )
@@ -264,7 +244,7 @@ fn cutoff(c: &mut Criterion) {
         g.throughput(Throughput::Elements(n as u64));
         g.bench_function(BenchmarkId::new("pairs_seq", n), |bch| {
             bch.iter(|| {
-                closest_points_with_into(&a, &b, &Options::SEGMENTS, Outputs::DISTANCE, &mut out)
+                closest_points_into(&a, &b, &Options::SEGMENTS, Outputs::DISTANCE, &mut out)
             })
         });
         // Chunked on 2 threads regardless of the cut-off: split in halves by hand.
@@ -274,22 +254,24 @@ fn cutoff(c: &mut Criterion) {
                 p2.install(|| {
                     rayon::join(
                         || {
-                            closest_points_with_into(
+                            closest_points_into(
                                 a.view(..n / 2),
                                 b.view(..n / 2),
                                 &Options::SEGMENTS,
                                 Outputs::DISTANCE,
                                 &mut o1,
                             )
+                            .unwrap()
                         },
                         || {
-                            closest_points_with_into(
+                            closest_points_into(
                                 a.view(n / 2..),
                                 b.view(n / 2..),
                                 &Options::SEGMENTS,
                                 Outputs::DISTANCE,
                                 &mut o2,
                             )
+                            .unwrap()
                         },
                     )
                 });
@@ -304,7 +286,7 @@ fn cutoff(c: &mut Criterion) {
         let a = scene(13, rows, 64.0, 2.0);
         g.throughput(Throughput::Elements((rows * 1024) as u64));
         g.bench_function(BenchmarkId::new("within_seq", rows * 1024), |bch| {
-            bch.iter(|| try_pairs_within_into(&a, &b, 0.25, &Options::SEGMENTS, &mut hits))
+            bch.iter(|| pairs_within_into(&a, &b, 0.25, &Options::SEGMENTS, &mut hits))
         });
         g.bench_function(BenchmarkId::new("within_par2", rows * 1024), |bch| {
             bch.iter(|| {
@@ -312,7 +294,7 @@ fn cutoff(c: &mut Criterion) {
                 let (r1, r2) = p2.install(|| {
                     rayon::join(
                         || {
-                            try_pairs_within_into(
+                            pairs_within_into(
                                 a.view(..rows / 2),
                                 &b,
                                 0.25,
@@ -321,7 +303,7 @@ fn cutoff(c: &mut Criterion) {
                             )
                         },
                         || {
-                            try_pairs_within_into(
+                            pairs_within_into(
                                 a.view(rows / 2..),
                                 &b,
                                 0.25,

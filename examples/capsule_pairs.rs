@@ -3,22 +3,9 @@
 //!
 //! `cargo run --release --example capsule_pairs [bodies]`
 
-use segbatch::{
-    Options, Radii, Segment, Segments, capsules_touch, capsules_touch_indices, par_capsules_touch,
-};
+use segbatch::{Radii, Segment, Segments, capsules_touch, par_capsules_touch};
+use segbatch_testkit::Rng;
 use std::time::Instant;
-
-/// splitmix64, uniform in [0, 1).
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
 
 fn main() {
     let bodies: usize = std::env::args()
@@ -26,14 +13,22 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(200_000);
     let world = (bodies as f32).cbrt() * 2.0;
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     // Capsules: a core segment up to 1.5 long and a radius in [0.05, 0.3].
     let capsules: Vec<(Segment, f32)> = (0..bodies)
         .map(|_| {
-            let p = [rng.f() * world, rng.f() * world, rng.f() * world];
-            let d = [rng.f() - 0.5, rng.f() - 0.5, rng.f() - 0.5];
+            let p = [
+                rng.unit_f32() * world,
+                rng.unit_f32() * world,
+                rng.unit_f32() * world,
+            ];
+            let d = [
+                rng.unit_f32() - 0.5,
+                rng.unit_f32() - 0.5,
+                rng.unit_f32() - 0.5,
+            ];
             let q = [p[0] + 1.5 * d[0], p[1] + 1.5 * d[1], p[2] + 1.5 * d[2]];
-            (Segment::new(p, q), 0.05 + 0.25 * rng.f())
+            (Segment::new(p, q), 0.05 + 0.25 * rng.unit_f32())
         })
         .collect();
 
@@ -60,17 +55,17 @@ fn main() {
         }
     }
     let broad = t.elapsed();
-    let radii = Radii::PerPair { a: &ra, b: &rb };
+    let radii = Radii::per_pair(&ra, &rb).unwrap();
 
     let t = Instant::now();
-    let mask = capsules_touch(&a, &b, radii, &Options::SEGMENTS);
+    let mask = capsules_touch(&a, &b, radii);
     let seq = t.elapsed();
     let t = Instant::now();
-    let par = par_capsules_touch(&a, &b, radii, &Options::SEGMENTS);
+    let par = par_capsules_touch(&a, &b, radii);
     let par_time = t.elapsed();
     assert_eq!(mask, par);
     let t = Instant::now();
-    let contacts = capsules_touch_indices(&a, &b, radii, &Options::SEGMENTS);
+    let contacts: Vec<usize> = mask.iter_ones().collect();
     let list = t.elapsed();
 
     println!("{bodies} capsules in a {world:.0}^3 world");
@@ -85,8 +80,8 @@ fn main() {
             "  pair {k}: radii {:.2} + {:.2}, core segments {:?} / {:?}",
             ra[k],
             rb[k],
-            a.get(k),
-            b.get(k)
+            a.get(k).expect("a touching pair"),
+            b.get(k).expect("a touching pair")
         );
     }
 }

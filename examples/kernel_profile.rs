@@ -1,5 +1,5 @@
 //! The harness behind the kernel's optimisation figures in docs/performance.md and
-//! docs/architecture.md: `closest_points_with_into` with a reused buffer against parry3d's
+//! docs/architecture.md: `closest_points_into` with a reused buffer against parry3d's
 //! segment/segment routine on the same uniform random pairs, best of 7 interleaved rounds.
 //!
 //! ```text
@@ -16,8 +16,9 @@ use parry3d::math::Vec3;
 use parry3d::query::details::closest_points_segment_segment_with_locations_nD;
 use parry3d::shape::SegmentPointLocation;
 use segbatch::{
-    Closest, ClosestBatch, Flags, Options, Outputs, Segment, Segments, closest_points_with_into,
+    Closest, ClosestBatch, Flags, Options, Outputs, Segment, Segments, closest_points_into,
 };
+use segbatch_testkit::Rng;
 use std::time::Instant;
 
 /// parry3d's closest points, plus the points and squared distance it leaves to the caller.
@@ -49,14 +50,8 @@ fn main() {
         Some("dist") => Outputs::DISTANCE,
         _ => Outputs::ALL,
     };
-    let mut state = 12345u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    };
-    let mut seg = || Segment::new([next(), next(), next()], [next(), next(), next()]);
+    let mut rng = Rng::new(12345);
+    let mut seg = || Segment::new(rng.cube_f32(1.0), rng.cube_f32(1.0));
     let av: Vec<Segment> = (0..n).map(|_| seg()).collect();
     let bv: Vec<Segment> = (0..n).map(|_| seg()).collect();
     let (a, b) = (Segments::from(&av), Segments::from(&bv));
@@ -66,7 +61,7 @@ fn main() {
     for _round in 0..7 {
         let t = Instant::now();
         for _ in 0..reps {
-            closest_points_with_into(&a, &b, &Options::SEGMENTS, outputs, &mut out);
+            closest_points_into(&a, &b, &Options::SEGMENTS, outputs, &mut out).unwrap();
             std::hint::black_box(&out);
         }
         best_kernel = best_kernel.max((n * reps) as f64 / t.elapsed().as_secs_f64() / 1e6);

@@ -3,22 +3,9 @@
 //!
 //! `cargo run --release --example nav_paths [agents] [walls]`
 
-use segbatch::{
-    Hit, Options, Segment, Segments, SharedEndpoints, par_pairs_within, par_self_pairs_within,
-};
+use segbatch::{Hit, Segment, Segments, SharedEndpoints, par_pairs_within, par_self_pairs_within};
+use segbatch_testkit::Rng;
 use std::time::Instant;
-
-/// splitmix64, uniform in [0, 1).
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
 
 const STEPS: usize = 8;
 const CLEARANCE: f32 = 0.3;
@@ -28,14 +15,14 @@ fn main() {
     let agents: usize = args.next().flatten().unwrap_or(1000);
     let walls: usize = args.next().flatten().unwrap_or(800);
     let size = 100.0;
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
 
     // Walls: axis-aligned pieces 1 to 5 long on the floor, 3 high (as their base line).
     let wall_set: Segments = (0..walls)
         .map(|_| {
-            let p = [rng.f() * size, rng.f() * size, 0.0];
-            let l = 1.0 + 4.0 * rng.f();
-            let q = if rng.f() < 0.5 {
+            let p = [rng.unit_f32() * size, rng.unit_f32() * size, 0.0];
+            let l = 1.0 + 4.0 * rng.unit_f32();
+            let q = if rng.unit_f32() < 0.5 {
                 [p[0] + l, p[1], 0.0]
             } else {
                 [p[0], p[1] + l, 0.0]
@@ -47,11 +34,11 @@ fn main() {
     // Paths: STEPS pieces of a random walk each; piece k of agent g is index g·STEPS + k.
     let mut paths = Segments::new();
     for _ in 0..agents {
-        let mut p = [rng.f() * size, rng.f() * size, 0.0];
+        let mut p = [rng.unit_f32() * size, rng.unit_f32() * size, 0.0];
         for _ in 0..STEPS {
             let q = [
-                p[0] + 4.0 * (rng.f() - 0.5),
-                p[1] + 4.0 * (rng.f() - 0.5),
+                p[0] + 4.0 * (rng.unit_f32() - 0.5),
+                p[1] + 4.0 * (rng.unit_f32() - 0.5),
                 0.0,
             ];
             paths.push(Segment::new(p, q));
@@ -60,7 +47,7 @@ fn main() {
     }
 
     let t = Instant::now();
-    let blocked: Vec<Hit> = par_pairs_within(&paths, &wall_set, CLEARANCE, &Options::SEGMENTS);
+    let blocked: Vec<Hit> = par_pairs_within(&paths, &wall_set, CLEARANCE);
     let wall_time = t.elapsed();
     // First blocked step of each agent (hits are sorted by path piece).
     let mut first_block = vec![None; agents];
@@ -71,8 +58,7 @@ fn main() {
 
     let t = Instant::now();
     // Consecutive pieces of one path share an end point: skip them.
-    let conflicts =
-        par_self_pairs_within(&paths, CLEARANCE, &Options::SEGMENTS, SharedEndpoints::Skip);
+    let conflicts = par_self_pairs_within(&paths, CLEARANCE, SharedEndpoints::Skip);
     let agent_time = t.elapsed();
     let between_agents = conflicts
         .iter()

@@ -7,33 +7,23 @@
 
 use rayon::prelude::*;
 use segbatch::*;
+use segbatch_testkit::Rng;
 use std::time::Instant;
-
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
 
 /// The scene of `benches/queries.rs`: a `box_size`² x `box_size`/8 level, pieces up to `len`.
 fn scene(seed: u64, n: usize, box_size: f32, len: f32) -> Segments {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     (0..n)
         .map(|_| {
             let p = [
-                rng.f() * box_size,
-                rng.f() * box_size,
-                rng.f() * box_size / 8.0,
+                rng.unit_f32() * box_size,
+                rng.unit_f32() * box_size,
+                rng.unit_f32() * box_size / 8.0,
             ];
             let d = [
-                (rng.f() - 0.5) * len,
-                (rng.f() - 0.5) * len,
-                (rng.f() - 0.5) * len / 8.0,
+                (rng.unit_f32() - 0.5) * len,
+                (rng.unit_f32() - 0.5) * len,
+                (rng.unit_f32() - 0.5) * len / 8.0,
             ];
             Segment::new(p, [p[0] + d[0], p[1] + d[1], p[2] + d[2]])
         })
@@ -105,28 +95,28 @@ fn main() {
                     times[k][t].push(s.elapsed().as_secs_f64());
                 };
                 time(0, &mut || {
-                    par_closest_points_with_into(
+                    par_closest_points_into(
                         &a16,
                         &b16,
                         &Options::SEGMENTS,
                         Outputs::DISTANCE,
                         &mut out,
                     )
+                    .unwrap()
                 });
                 time(1, &mut || stream(&a16, &b16, &mut plain));
                 time(2, &mut || {
-                    par_dist2_matrix_into(&a4, &b4, &Options::SEGMENTS, &mut matrix)
+                    par_dist2_matrix_into(&a4, &b4, &Options::SEGMENTS, &mut matrix).unwrap()
                 });
                 time(3, &mut || {
-                    try_par_pairs_within_into(&w_a, &w_b, 0.25, &Options::SEGMENTS, &mut hits)
-                        .unwrap()
+                    par_pairs_within_into(&w_a, &w_b, 0.25, &Options::SEGMENTS, &mut hits).unwrap()
                 });
                 time(4, &mut || {
-                    try_par_self_pairs_within_into(
+                    par_self_pairs_within_into(
                         &set,
                         0.25,
-                        &Options::SEGMENTS,
                         SharedEndpoints::Skip,
+                        &Options::SEGMENTS,
                         &mut hits,
                     )
                     .unwrap()

@@ -1,10 +1,8 @@
 //! Golden cases from the seed material and hand-checkable configurations, through the
 //! scalar reference: exact parameters, points, distances and flags.
 
-mod common;
-
-use common::{EPS32, assert_close};
 use segbatch::{Closest, Extent, Flags, Options, Segment, reference};
+use segbatch_testkit::oracle::{self, EPS32, assert_close};
 
 fn seg(p0: [f32; 3], p1: [f32; 3]) -> Segment {
     Segment::new(p0, p1)
@@ -27,7 +25,7 @@ fn expect(
     dist: f32,
     flags: Flags,
 ) {
-    let tol = 4.0 * EPS32 * common::scale(a, b).max(1.0);
+    let tol = 4.0 * EPS32 * oracle::scale(a, b).max(1.0);
     assert_close("s", c.s as f64, s as f64, tol);
     assert_close("t", c.t as f64, t as f64, tol);
     for i in 0..3 {
@@ -310,7 +308,7 @@ fn sweep_of_length_scale() {
         let scale = 10f32.powi(k);
         let (a, b) = skew(scale, [0.0; 3]);
         let c = reference::closest_points(&a, &b);
-        let tol = 4.0 * EPS32 * common::scale(&a, &b);
+        let tol = 4.0 * EPS32 * oracle::scale(&a, &b);
         assert_close(
             &format!("distance at scale {scale}"),
             c.distance() as f64,
@@ -332,8 +330,8 @@ fn sweep_of_offsets() {
         let offset = [d, -0.6 * d, 0.3 * d];
         let (a, b) = skew(1.0, offset);
         let c = reference::closest_points(&a, &b);
-        let s = common::scale(&a, &b);
-        let exact = common::oracle_distance(&a, &b, Extent::Segment, Extent::Segment);
+        let s = oracle::scale(&a, &b);
+        let exact = oracle::oracle_distance(&a, &b, Extent::Segment, Extent::Segment);
         assert_close(
             &format!("distance at offset {d}"),
             c.distance() as f64,

@@ -8,18 +8,18 @@
 //! `t` equal within `1e-4` wherever the pair is neither parallel nor degenerate (a unique,
 //! well-conditioned minimiser).
 //!
-//! Inputs: hard classes (near-parallel at 1e-1..1e-7 rad, parallel, collinear, tiny and zero
-//! lengths, long and skinny, far from the origin, crossing at small angles, non-finite, and
-//! all of these scaled by 1e-25 .. 1e25),
+//! Inputs: the test kit's hard classes (near-parallel at 1e-1..1e-8 rad, parallel,
+//! collinear, tiny and zero lengths, long and skinny, far from the origin, crossing at small
+//! angles, extreme scales, non-finite, and all of these scaled by 1e-25 .. 1e25),
 //! every hard case rotated through every lane, every length 0..=33, every combination of
 //! extents, sub-range views, output selections and the parallel driver.
 
 use proptest::prelude::*;
 use segbatch::{
     Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
-    closest_points, closest_points_into, closest_points_with_into, reference, try_closest_points,
-    try_closest_points_with_into,
+    closest_points, closest_points_into, reference,
 };
+use segbatch_testkit::{pairs, strategy};
 
 const EXTENTS: [Extent; 3] = [Extent::Segment, Extent::Ray, Extent::Line];
 
@@ -74,195 +74,41 @@ fn check_pairs(pairs: &[(Segment, Segment)], options: &Options) {
     let a: Segments = pairs.iter().map(|p| p.0).collect();
     let b: Segments = pairs.iter().map(|p| p.1).collect();
     let mut out = ClosestBatch::default();
-    closest_points_with_into(&a, &b, options, Outputs::ALL, &mut out);
+    closest_points_into(&a, &b, options, Outputs::ALL, &mut out).unwrap();
     assert_eq!(out.len(), pairs.len());
     assert_eq!(out.s().len(), pairs.len());
     assert_eq!(out.t().len(), pairs.len());
     assert_eq!(out.dist2().len(), pairs.len());
     for (i, (x, y)) in pairs.iter().enumerate() {
         let want = reference::closest_points_with(x, y, options);
-        assert_same(i, x, y, &want, &out.get(i));
+        assert_same(i, x, y, &want, &out.get(i).unwrap());
     }
 }
 
 // ---------------------------------------------------------------------------------------
-// Generators (f64 geometry rounded to f32, as a caller's data would be)
+// Generators: the test kit's hard classes, and all of them scaled by 10^k, k in -25..=25
+// (beyond where the distance bar can hold, which is fine here: kernel and reference must
+// still agree bit for bit, including the kernel's rescaling of pairs whose products of four
+// lengths would leave f32's range).
 // ---------------------------------------------------------------------------------------
 
-fn to_f32(p: [f64; 3]) -> [f32; 3] {
-    [p[0] as f32, p[1] as f32, p[2] as f32]
-}
-
-fn unit(v: [f64; 3]) -> [f64; 3] {
-    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-300);
-    [v[0] / n, v[1] / n, v[2] / n]
-}
-
-fn add(p: [f64; 3], d: [f64; 3], k: f64) -> [f64; 3] {
-    [p[0] + k * d[0], p[1] + k * d[1], p[2] + k * d[2]]
-}
-
-/// A unit direction and one perpendicular to it.
-fn frame() -> impl Strategy<Value = ([f64; 3], [f64; 3])> {
-    (
-        prop::array::uniform3(-1.0..1.0f64),
-        prop::array::uniform3(-1.0..1.0f64),
-    )
-        .prop_map(|(u, v)| {
-            let u = unit([u[0] + 1e-3, u[1], u[2]]);
-            let d = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-            let w = unit(add([v[0] + 1e-3, v[1] - 1e-3, v[2]], u, -d));
-            (u, w)
-        })
-}
-
-fn origin() -> impl Strategy<Value = [f64; 3]> {
-    prop_oneof![
-        prop::array::uniform3(-10.0..10.0f64),
-        prop::array::uniform3(-1e4..1e4f64),
-        prop::array::uniform3(-1e6..1e6f64),
-    ]
-}
-
-fn log_uniform(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
-    (lo.ln()..hi.ln()).prop_map(f64::exp)
-}
-
 fn general() -> impl Strategy<Value = (Segment, Segment)> {
-    prop::array::uniform4(prop::array::uniform3(-10.0..10.0f32))
-        .prop_map(|[p, q, r, s]| (Segment::new(p, q), Segment::new(r, s)))
+    strategy::general()
 }
 
-/// Near-parallel (angle 1e-1 .. 1e-7 rad, including exactly 0), overlapping or offset along
-/// the direction, at a small distance, anywhere.
-fn near_parallel() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        origin(),
-        frame(),
-        log_uniform(1e-3, 1e3),
-        prop_oneof![Just(0.0), log_uniform(1e-7, 1e-1)],
-        -1.5..1.5f64,
-        log_uniform(1e-3, 1e3),
-        prop_oneof![Just(0.0), log_uniform(1e-6, 1.0)],
-    )
-        .prop_map(|(o, (u, w), len, angle, shift, len_b, gap)| {
-            let v = unit(add(u, w, angle.tan()));
-            let a0 = o;
-            let a1 = add(o, u, len);
-            let b0 = add(add(o, u, shift * len), w, gap * len);
-            let b1 = add(b0, v, len_b);
-            (
-                Segment::new(to_f32(a0), to_f32(a1)),
-                Segment::new(to_f32(b0), to_f32(b1)),
-            )
-        })
-}
-
-/// Collinear pairs: overlapping, touching or disjoint, same or opposite direction.
-fn collinear() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        origin(),
-        frame(),
-        log_uniform(1e-3, 1e3),
-        -2.0..2.0f64,
-        -2.0..2.0f64,
-    )
-        .prop_map(|(o, (u, _), len, t0, t1)| {
-            (
-                Segment::new(to_f32(o), to_f32(add(o, u, len))),
-                Segment::new(to_f32(add(o, u, t0 * len)), to_f32(add(o, u, t1 * len))),
-            )
-        })
-}
-
-/// One or both sides tiny (1e-6 .. 1e-3) or exactly zero length.
-fn tiny() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        origin(),
-        frame(),
-        prop_oneof![Just(0.0), log_uniform(1e-6, 1e-3)],
-        prop_oneof![Just(0.0), log_uniform(1e-6, 1e-3), log_uniform(1.0, 1e3)],
-        prop::array::uniform3(-2.0..2.0f64),
-        any::<bool>(),
-    )
-        .prop_map(|(o, (u, w), la, lb, off, swap)| {
-            let a = Segment::new(to_f32(o), to_f32(add(o, u, la)));
-            let b0 = add(o, off, 1.0);
-            let b = Segment::new(to_f32(b0), to_f32(add(b0, w, lb)));
-            if swap { (b, a) } else { (a, b) }
-        })
-}
-
-/// Long and skinny against short, and crossings at small angles (true distance ~0).
-fn long_and_crossing() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        origin(),
-        frame(),
-        log_uniform(1e3, 1e4),
-        log_uniform(1e-3, 10.0),
-        log_uniform(1e-7, 1e-1),
-        0.0..1.0f64,
-    )
-        .prop_map(|(o, (u, w), long, short, angle, at)| {
-            let a = Segment::new(to_f32(o), to_f32(add(o, u, long)));
-            let cross = add(o, u, at * long);
-            let v = unit(add(u, w, angle.tan()));
-            let b = Segment::new(to_f32(add(cross, v, -short)), to_f32(add(cross, v, short)));
-            (a, b)
-        })
-}
-
-/// A pair with one coordinate replaced by NaN or ±infinity.
 fn non_finite() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        general(),
-        0..12usize,
-        prop_oneof![Just(f32::NAN), Just(f32::INFINITY), Just(f32::NEG_INFINITY)],
-    )
-        .prop_map(|((mut a, mut b), k, x)| {
-            let slot = match k / 3 {
-                0 => &mut a.p0,
-                1 => &mut a.p1,
-                2 => &mut b.p0,
-                _ => &mut b.p1,
-            };
-            slot[k % 3] = x;
-            (a, b)
-        })
+    strategy::non_finite()
 }
 
-/// Any of the above scaled by 10^k, k in -25..=25: exercises the kernel's rescaling of pairs
-/// whose products of four lengths would leave f32's range.
 fn extreme_scale() -> impl Strategy<Value = (Segment, Segment)> {
-    (
-        prop_oneof![
-            general(),
-            near_parallel(),
-            collinear(),
-            tiny(),
-            long_and_crossing()
-        ],
-        -25i32..=25,
-    )
-        .prop_map(|((a, b), k)| {
-            let scale = 10f64.powi(k);
-            let sc = |p: [f32; 3]| p.map(|x| (f64::from(x) * scale) as f32);
-            (
-                Segment::new(sc(a.p0), sc(a.p1)),
-                Segment::new(sc(b.p0), sc(b.p1)),
-            )
-        })
+    (strategy::any_unscaled(), -25i32..=25)
+        .prop_map(|(pair, k)| pairs::rescale(pair, 10f64.powi(k)))
 }
 
 fn any_pair() -> impl Strategy<Value = (Segment, Segment)> {
     prop_oneof![
         2 => extreme_scale(),
-        3 => general(),
-        3 => near_parallel(),
-        2 => collinear(),
-        2 => tiny(),
-        2 => long_and_crossing(),
-        1 => non_finite(),
+        10 => strategy::any_pair(),
     ]
 }
 
@@ -308,8 +154,10 @@ proptest! {
         let b: Segments = mixed.iter().map(|p| p.1).collect();
         let out = closest_points(&a, &b);
         for (i, (x, y)) in mixed.iter().enumerate() {
-            let alone = closest_points(&Segments::from(&[*x]), &Segments::from(&[*y])).get(0);
-            assert_same(i, x, y, &alone, &out.get(i));
+            let alone = closest_points(&Segments::from(&[*x]), &Segments::from(&[*y]))
+                .get(0)
+                .unwrap();
+            assert_same(i, x, y, &alone, &out.get(i).unwrap());
             let finite = [x.p0, x.p1, y.p0, y.p1].iter().flatten().all(|c| c.is_finite());
             prop_assert_eq!(finite, !out.flags()[i].contains(Flags::NON_FINITE));
         }
@@ -328,7 +176,7 @@ proptest! {
         let out = closest_points(a.view(start..end), b.view(start..end));
         prop_assert_eq!(out.len(), end - start);
         for (i, (x, y)) in pairs.iter().enumerate().take(end).skip(start) {
-            assert_same(i, x, y, &reference::closest_points(x, y), &out.get(i - start));
+            assert_same(i, x, y, &reference::closest_points(x, y), &out.get(i - start).unwrap());
         }
     }
 }
@@ -437,7 +285,7 @@ fn every_tail_length() {
             let out = closest_points(a.view(start..), b.view(start..));
             for (i, (x, y)) in pairs.iter().enumerate().skip(start) {
                 let want = reference::closest_points(x, y);
-                assert_same(i, x, y, &want, &out.get(i - start));
+                assert_same(i, x, y, &want, &out.get(i - start).unwrap());
             }
         }
     }
@@ -451,8 +299,12 @@ fn output_selections_store_only_what_was_asked() {
     let all = closest_points(&a, &b);
     let mut out = ClosestBatch::default();
     for outputs in [Outputs::DISTANCE, Outputs::PARAMS, Outputs::ALL] {
-        closest_points_with_into(&a, &b, &Options::SEGMENTS, outputs, &mut out);
-        assert_eq!(out.outputs(), outputs);
+        closest_points_into(&a, &b, &Options::SEGMENTS, outputs, &mut out).unwrap();
+        // Exactly the asked-for columns are filled, every other column is empty.
+        assert_eq!(out.len(), pairs.len());
+        assert_eq!(out.t().is_empty(), !outputs.params);
+        assert!((0..3).all(|k| out.point_a()[k].is_empty() != outputs.points));
+        assert!((0..3).all(|k| out.point_b()[k].is_empty() != outputs.points));
         let same_bits = |x: &[f32], y: &[f32]| {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
         };
@@ -476,13 +328,14 @@ fn into_reuses_buffers_and_resizes() {
     let b: Segments = pairs.iter().map(|p| p.1).collect();
     let mut out = ClosestBatch::default();
     assert!(out.is_empty());
-    closest_points_into(&a, &b, &mut out);
+    let (opts, all) = (&Options::SEGMENTS, Outputs::ALL);
+    closest_points_into(&a, &b, opts, all, &mut out).unwrap();
     let first = out.clone();
     let ptr = out.dist2().as_ptr();
-    closest_points_into(a.view(..3), b.view(..3), &mut out);
+    closest_points_into(a.view(..3), b.view(..3), opts, all, &mut out).unwrap();
     assert_eq!(out.len(), 3);
     assert_eq!(out.dist2().len(), 3);
-    closest_points_into(&a, &b, &mut out);
+    closest_points_into(&a, &b, opts, all, &mut out).unwrap();
     assert_eq!(
         out.dist2().as_ptr(),
         ptr,
@@ -490,7 +343,7 @@ fn into_reuses_buffers_and_resizes() {
     );
     assert_eq!(out.len(), first.len());
     for i in 0..out.len() {
-        assert_eq!(out.get(i).flags, first.get(i).flags);
+        assert_eq!(out.get(i).unwrap().flags, first.get(i).unwrap().flags);
     }
 }
 
@@ -498,14 +351,14 @@ fn into_reuses_buffers_and_resizes() {
 fn mismatched_lengths_are_an_error_or_a_documented_panic() {
     let a = Segments::from(&[Segment::default(); 3]);
     let b = Segments::from(&[Segment::default(); 2]);
-    let err = try_closest_points(&a, &b).unwrap_err();
+    let mut fresh = ClosestBatch::default();
+    let err =
+        closest_points_into(&a, &b, &Options::SEGMENTS, Outputs::ALL, &mut fresh).unwrap_err();
     assert!(err.to_string().contains("expected 3, found 2"), "{err}");
     let mut out = ClosestBatch::default();
-    closest_points_into(&a, &a, &mut out);
+    closest_points_into(&a, &a, &Options::SEGMENTS, Outputs::ALL, &mut out).unwrap();
     let before = out.clone();
-    assert!(
-        try_closest_points_with_into(&a, &b, &Options::SEGMENTS, Outputs::ALL, &mut out).is_err()
-    );
+    assert!(closest_points_into(&a, &b, &Options::SEGMENTS, Outputs::ALL, &mut out).is_err());
     assert_eq!(out, before, "out is left unchanged on error");
     let panic = std::panic::catch_unwind(|| closest_points(&a, &b));
     assert!(panic.is_err());
@@ -514,7 +367,7 @@ fn mismatched_lengths_are_an_error_or_a_documented_panic() {
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_driver_is_bitwise_identical() {
-    use segbatch::{PAR_MIN_PAIRS, par_closest_points, par_closest_points_with_into};
+    use segbatch::{PAR_MIN_PAIRS, par_closest_points, par_closest_points_into};
     let mut state = 0x1234_5678_9ABC_DEF1_u64;
     let mut next = move || {
         state ^= state << 13;
@@ -527,7 +380,7 @@ fn parallel_driver_is_bitwise_identical() {
         let mut av = Vec::with_capacity(n);
         let mut bv = Vec::with_capacity(n);
         for i in 0..n {
-            if i % 97 == 0 {
+            if i.is_multiple_of(97) {
                 let (x, y) = hard[i % hard.len()];
                 av.push(x);
                 bv.push(y);
@@ -557,9 +410,9 @@ fn parallel_driver_is_bitwise_identical() {
         }
         let mut out = ClosestBatch::default();
         let options = Options::new(Extent::Ray, Extent::Line);
-        par_closest_points_with_into(&a, &b, &options, Outputs::DISTANCE, &mut out);
+        par_closest_points_into(&a, &b, &options, Outputs::DISTANCE, &mut out).unwrap();
         let mut want = ClosestBatch::default();
-        closest_points_with_into(&a, &b, &options, Outputs::DISTANCE, &mut want);
+        closest_points_into(&a, &b, &options, Outputs::DISTANCE, &mut want).unwrap();
         assert_eq!(bits(out.dist2()), bits(want.dist2()));
     }
 }

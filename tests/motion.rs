@@ -1,335 +1,41 @@
 //! Motion queries (`segbatch::motion`): golden cases, batched-vs-scalar bitwise
 //! equivalence, non-finite lanes, and accuracy against f64 oracles.
 //!
-//! Inputs come from a seeded generator of adversarial cases (tangent contacts, overlapping
-//! spheres, equal and nearly equal velocities, static objects, parallel / collinear /
-//! degenerate / T-junction 2D segments, near-parallel angles 1e-1 .. 1e-7, scales 1e-3 ..
-//! 1e3, offsets up to 1e4), with batch lengths 0..=33 so every tail length is exercised.
+//! Inputs come from the test kit's seeded generators of adversarial cases
+//! (`segbatch_testkit::motion`: tangent contacts, overlapping spheres, equal and nearly
+//! equal velocities, static objects, parallel / collinear / degenerate / T-junction 2D
+//! segments, near-parallel angles 1e-1 .. 1e-7, scales 1e-3 .. 1e3, offsets up to 1e4),
+//! with batch lengths 0..=33 so every tail length is exercised, and exact 2D pairs on
+//! integer coordinates that meet, or do not, by construction.
 //! Case counts come from `PROPTEST_CASES` (default 256 per property).
 //!
 //! Run: `cargo test --release --test motion`.
 
 use proptest::prelude::*;
-use segbatch::Segment;
-use segbatch::Segments;
 use segbatch::motion::*;
+use segbatch::{
+    Crossing, Error, Intersection2, Intersections2, Radii, Segment, Segment2, Segments, Segments2,
+    intersect2, intersect2_into, reference,
+};
+use segbatch_testkit::motion::{self, MovingPair, moving_pairs, seg2_pairs};
+use segbatch_testkit::oracle2d;
+use segbatch_testkit::vec::{add, max_abs, norm, scale as scale3, sub, to32 as f, to64 as d};
+use segbatch_testkit::{Rng, strategy};
 
 const EPS: f64 = f32::EPSILON as f64;
 /// The crate's accuracy bar: 8·ε·S.
 const BAR: f64 = 8.0;
 
 // ---------------------------------------------------------------------------------------
-// Generators.
+// Helpers.
 
-/// SplitMix64: a tiny deterministic generator driven by a proptest seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Uniform in [-1, 1).
-    fn sym(&mut self) -> f64 {
-        2.0 * self.unit() - 1.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pow10(&mut self, lo: i32, hi: i32) -> f64 {
-        10f64.powi(lo + self.below((hi - lo + 1) as u64) as i32)
-    }
-    fn v3(&mut self, scale: f64) -> [f64; 3] {
-        [self.sym() * scale, self.sym() * scale, self.sym() * scale]
-    }
-    fn unit3(&mut self) -> [f64; 3] {
-        loop {
-            let v = self.v3(1.0);
-            let n = norm(v);
-            if n > 0.1 && n <= 1.0 {
-                return scale3(v, 1.0 / n);
-            }
-        }
-    }
-}
-
-fn f(v: [f64; 3]) -> [f32; 3] {
-    v.map(|x| x as f32)
-}
-fn d(v: [f32; 3]) -> [f64; 3] {
-    v.map(f64::from)
-}
-fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn scale3(a: [f64; 3], k: f64) -> [f64; 3] {
-    [a[0] * k, a[1] * k, a[2] * k]
-}
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-fn norm(a: [f64; 3]) -> f64 {
-    dot(a, a).sqrt()
-}
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
 fn amax(v: &[[f32; 3]]) -> f64 {
-    v.iter()
-        .flatten()
-        .fold(0.0f64, |m, &x| m.max(f64::from(x).abs()))
-}
-
-/// A pair of objects moving during one step (start/end positions) with radii.
-#[derive(Clone, Copy, Debug)]
-struct MovingPair {
-    a: Segment,
-    b: Segment,
-    ra: f32,
-    rb: f32,
-}
-
-const MOTION_KINDS: u64 = 9;
-
-/// One adversarial moving pair of kind `kind`.
-fn moving_pair(rng: &mut Rng, kind: u64) -> MovingPair {
-    let scale = rng.pow10(-3, 3);
-    let offset = scale3(
-        rng.v3(1.0),
-        rng.pow10(-3, 4) * if rng.below(3) == 0 { 0.0 } else { 1.0 },
-    );
-    let b0 = add(offset, rng.v3(scale));
-    let vb = rng.v3(scale);
-    let r = scale * (0.05 + rng.unit());
-    let split = rng.unit();
-    let (w0, dv) = match kind {
-        // General.
-        0 => (rng.v3(scale), rng.v3(scale)),
-        // Same velocity.
-        1 => (rng.v3(scale), [0.0; 3]),
-        // Nearly the same velocity.
-        2 => (
-            rng.v3(scale),
-            scale3(rng.unit3(), scale * rng.pow10(-8, -3)),
-        ),
-        // Tangent contact: the relative path passes exactly R from B at t0.
-        3 | 4 => {
-            let dir = rng.unit3();
-            let n = {
-                let c = cross(dir, rng.unit3());
-                scale3(c, 1.0 / norm(c))
-            };
-            let t0 = rng.unit() * 1.2 - 0.1;
-            let speed = scale * (0.2 + 2.0 * rng.unit());
-            let miss = if kind == 3 {
-                r
-            } else {
-                // Near-tangent: a relative offset of 1e-7 .. 1e-2 either way.
-                r * (1.0 + rng.sym() * rng.pow10(-7, -2))
-            };
-            (
-                sub(scale3(n, miss), scale3(dir, t0 * speed)),
-                scale3(dir, speed),
-            )
-        }
-        // Already overlapping at t = 0.
-        5 => (scale3(rng.unit3(), r * rng.unit() * 0.99), rng.v3(scale)),
-        // Head-on: well-conditioned hit.
-        6 => {
-            let dir = rng.unit3();
-            let dist = r * (1.5 + 3.0 * rng.unit());
-            (scale3(dir, dist), scale3(dir, -dist * (1.0 + rng.unit())))
-        }
-        // Both static.
-        7 => (rng.v3(scale), sub(scale3(vb, 0.0), [0.0; 3])),
-        // Tiny relative motion far away.
-        _ => (rng.v3(scale * 10.0), scale3(rng.v3(scale), 1e-6)),
-    };
-    let vb = if kind == 7 { [0.0; 3] } else { vb };
-    let a0 = add(b0, w0);
-    let a1 = add(add(b0, vb), add(w0, dv));
-    MovingPair {
-        a: Segment::new(f(a0), f(a1)),
-        b: Segment::new(f(b0), f(add(b0, vb))),
-        ra: (r * split) as f32,
-        rb: (r * (1.0 - split)) as f32,
-    }
-}
-
-fn moving_pairs(seed: u64, n: usize) -> Vec<MovingPair> {
-    let mut rng = Rng(seed);
-    (0..n)
-        .map(|_| {
-            let kind = rng.below(MOTION_KINDS);
-            moving_pair(&mut rng, kind)
-        })
-        .collect()
+    max_abs(v)
 }
 
 /// A track with the same motion as a start/end segment over one step.
 fn track_of(s: &Segment) -> Track {
     Track::new(s.p0, s.direction())
-}
-
-const SEG2_KINDS: u64 = 9;
-
-/// One adversarial 2D pair; the bool says "exactly collinear with a positive-length overlap".
-fn seg2_pair(rng: &mut Rng, kind: u64) -> (Segment2, Segment2, bool) {
-    let scale = rng.pow10(-3, 3);
-    let off = if rng.below(3) == 0 {
-        0.0
-    } else {
-        rng.pow10(-3, 4)
-    };
-    let o = [rng.sym() * off, rng.sym() * off];
-    let p = |rng: &mut Rng| [o[0] + rng.sym() * scale, o[1] + rng.sym() * scale];
-    let f2 = |v: [f64; 2]| [v[0] as f32, v[1] as f32];
-    match kind {
-        0 => (
-            Segment2::new(f2(p(rng)), f2(p(rng))),
-            Segment2::new(f2(p(rng)), f2(p(rng))),
-            false,
-        ),
-        // Parallel, offset sideways (sometimes by very little).
-        1 => {
-            let a0 = p(rng);
-            let dir = [rng.sym() * scale, rng.sym() * scale];
-            let side = scale * rng.pow10(-6, 0) * rng.sym();
-            let nrm = (dir[0] * dir[0] + dir[1] * dir[1]).sqrt().max(1e-300);
-            let perp = [-dir[1] / nrm * side, dir[0] / nrm * side];
-            let (k0, k1) = (rng.sym() * 2.0, rng.sym() * 2.0);
-            let b0 = [a0[0] + perp[0] + k0 * dir[0], a0[1] + perp[1] + k0 * dir[1]];
-            let b1 = [a0[0] + perp[0] + k1 * dir[0], a0[1] + perp[1] + k1 * dir[1]];
-            (
-                Segment2::new(f2(a0), f2([a0[0] + dir[0], a0[1] + dir[1]])),
-                Segment2::new(f2(b0), f2(b1)),
-                false,
-            )
-        }
-        // Exactly collinear (small integers times a power of two, plus an exact offset).
-        2 => {
-            let pw = 2f64.powi(rng.below(20) as i32 - 10);
-            let dir = [
-                (rng.below(7) as f64 - 3.0) * pw,
-                (rng.below(7) as f64 - 3.0) * pw,
-            ];
-            let dir = if dir == [0.0, 0.0] { [pw, 0.0] } else { dir };
-            let base = [
-                (rng.below(2001) as f64 - 1000.0) * pw,
-                (rng.below(2001) as f64 - 1000.0) * pw,
-            ];
-            let k: [f64; 4] = core::array::from_fn(|_| rng.below(9) as f64 - 4.0);
-            let at = |k: f64| [base[0] + k * dir[0], base[1] + k * dir[1]];
-            let (a_lo, a_hi) = (k[0].min(k[1]), k[0].max(k[1]));
-            let (b_lo, b_hi) = (k[2].min(k[3]), k[2].max(k[3]));
-            let overlap = a_lo < a_hi && b_lo < b_hi && a_lo.max(b_lo) < a_hi.min(b_hi);
-            (
-                Segment2::new(f2(at(k[0])), f2(at(k[1]))),
-                Segment2::new(f2(at(k[2])), f2(at(k[3]))),
-                overlap,
-            )
-        }
-        // Collinear after rounding (random direction).
-        3 => {
-            let a0 = p(rng);
-            let dir = [rng.sym() * scale, rng.sym() * scale];
-            let at = |k: f64| [a0[0] + k * dir[0], a0[1] + k * dir[1]];
-            let (k1, k2, k3) = (rng.sym() * 2.0, rng.sym() * 2.0, rng.sym() * 2.0);
-            (
-                Segment2::new(f2(a0), f2(at(k1))),
-                Segment2::new(f2(at(k2)), f2(at(k3))),
-                false,
-            )
-        }
-        // A degenerate side: a point on the other segment's midpoint (exact), or anywhere.
-        4 => {
-            let b0 = [(rng.below(64) as f64) * 0.25, (rng.below(64) as f64) * 0.25];
-            let b1 = [b0[0] + 2.0 * (rng.below(8) as f64 + 1.0), b0[1] - 2.0];
-            let on = rng.below(2) == 0;
-            let q = if on {
-                [(b0[0] + b1[0]) / 2.0, (b0[1] + b1[1]) / 2.0]
-            } else {
-                p(rng)
-            };
-            let (a, b) = (Segment2::new(f2(q), f2(q)), Segment2::new(f2(b0), f2(b1)));
-            if rng.below(2) == 0 {
-                (a, b, false)
-            } else {
-                (b, a, false)
-            }
-        }
-        // T-junction: B starts exactly at A's midpoint.
-        5 => {
-            let a0 = [(rng.below(64) as f64) * 0.5, (rng.below(64) as f64) * 0.5];
-            let a1 = [a0[0] + 4.0, a0[1] + 2.0];
-            let m = [a0[0] + 2.0, a0[1] + 1.0];
-            let b1 = [m[0] + rng.sym() * 3.0, m[1] + 1.0 + rng.unit() * 3.0];
-            (
-                Segment2::new(f2(a0), f2(a1)),
-                Segment2::new(f2(m), f2(b1)),
-                false,
-            )
-        }
-        // Near-parallel, angle 1e-1 .. 1e-7, crossing or not.
-        6 => {
-            let a0 = p(rng);
-            let th = rng.unit() * 6.3;
-            let ang = rng.pow10(-7, -1) * if rng.below(2) == 0 { 1.0 } else { -1.0 };
-            let len = scale * (0.5 + rng.unit());
-            let a1 = [a0[0] + len * th.cos(), a0[1] + len * th.sin()];
-            let c = rng.sym();
-            let m = [a0[0] + c * len * th.cos(), a0[1] + c * len * th.sin()];
-            let l2 = len * (0.5 + rng.unit());
-            let (c2, s2) = ((th + ang).cos(), (th + ang).sin());
-            (
-                Segment2::new(f2(a0), f2(a1)),
-                Segment2::new(
-                    f2([m[0] - l2 * c2, m[1] - l2 * s2]),
-                    f2([m[0] + l2 * c2, m[1] + l2 * s2]),
-                ),
-                false,
-            )
-        }
-        // Both degenerate, sometimes the same point.
-        7 => {
-            let q = f2(p(rng));
-            let r = if rng.below(2) == 0 { q } else { f2(p(rng)) };
-            (Segment2::new(q, q), Segment2::new(r, r), false)
-        }
-        // Shared end point (touching at an end).
-        _ => {
-            let q = p(rng);
-            (
-                Segment2::new(f2(p(rng)), f2(q)),
-                Segment2::new(f2(q), f2(p(rng))),
-                false,
-            )
-        }
-    }
-}
-
-fn seg2_pairs(seed: u64, n: usize) -> Vec<(Segment2, Segment2, bool)> {
-    let mut rng = Rng(seed);
-    (0..n)
-        .map(|_| {
-            let kind = rng.below(SEG2_KINDS);
-            seg2_pair(&mut rng, kind)
-        })
-        .collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -370,17 +76,6 @@ fn units(got: f64, want: f64, s: f64) -> f64 {
 // ---------------------------------------------------------------------------------------
 // f64 oracles (independent and simple).
 
-/// Minimum of |w0 + t·dv| over t in [0, t_end], and its time.
-fn cpa64(w0: [f64; 3], dv: [f64; 3], t_end: f64) -> (f64, f64) {
-    let a = dot(dv, dv);
-    let t = if a == 0.0 {
-        0.0
-    } else {
-        (-dot(w0, dv) / a).clamp(0.0, t_end)
-    };
-    (norm(add(w0, scale3(dv, t))), t)
-}
-
 fn rel_segments(a: &Segment, b: &Segment) -> ([f64; 3], [f64; 3]) {
     let w0 = sub(d(a.p0), d(b.p0));
     let w1 = sub(d(a.p1), d(b.p1));
@@ -394,49 +89,6 @@ fn rel_tracks(a: &Track, b: &Track) -> ([f64; 3], [f64; 3]) {
     )
 }
 
-fn dist_point_seg2(p: [f64; 2], s: &Segment2) -> f64 {
-    let (a, b) = (s.p0.map(f64::from), s.p1.map(f64::from));
-    let ab = [b[0] - a[0], b[1] - a[1]];
-    let ap = [p[0] - a[0], p[1] - a[1]];
-    let l2 = ab[0] * ab[0] + ab[1] * ab[1];
-    let t = if l2 == 0.0 {
-        0.0
-    } else {
-        ((ap[0] * ab[0] + ap[1] * ab[1]) / l2).clamp(0.0, 1.0)
-    };
-    ((ap[0] - t * ab[0]).powi(2) + (ap[1] - t * ab[1]).powi(2)).sqrt()
-}
-
-fn orient(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
-    (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-}
-
-/// Exact-enough distance between two 2D segments.
-fn dist_seg2_64(a: &Segment2, b: &Segment2) -> f64 {
-    let (a0, a1) = (a.p0.map(f64::from), a.p1.map(f64::from));
-    let (b0, b1) = (b.p0.map(f64::from), b.p1.map(f64::from));
-    let (o1, o2) = (orient(a0, a1, b0), orient(a0, a1, b1));
-    let (o3, o4) = (orient(b0, b1, a0), orient(b0, b1, a1));
-    if o1 * o2 < 0.0 && o3 * o4 < 0.0 {
-        return 0.0;
-    }
-    [
-        dist_point_seg2(a0, b),
-        dist_point_seg2(a1, b),
-        dist_point_seg2(b0, a),
-        dist_point_seg2(b1, a),
-    ]
-    .into_iter()
-    .fold(f64::INFINITY, f64::min)
-}
-
-fn scale2d(a: &Segment2, b: &Segment2) -> f64 {
-    [a.p0, a.p1, b.p0, b.p1]
-        .iter()
-        .flatten()
-        .fold(0.0f64, |m, &x| m.max(f64::from(x).abs()))
-}
-
 // ---------------------------------------------------------------------------------------
 // Golden cases.
 
@@ -448,24 +100,22 @@ fn worked_example_paths_cross_objects_never_meet() {
     let b = Segment::new([0.0, -8.0, 0.0], [0.0, 0.0, 0.0]);
     let paths = segbatch::reference::closest_points(&a, &b);
     assert_eq!(paths.dist2, 0.0, "the paths cross");
-    let c = cpa_segments_scalar(&a, &b);
+    let c = reference::cpa_segments(&a, &b);
     // w(t) = (-4 + 8t, 8 - 8t): closest at t = 0.75, distance 2·sqrt(2).
     assert_eq!(c.t, 0.75);
     assert_eq!(c.dist2, 8.0);
     assert_eq!(c.point_a, [2.0, 0.0, 0.0]);
     assert_eq!(c.point_b, [0.0, -2.0, 0.0]);
-    let contact = first_contact_segments_scalar(&a, 1.0, &b, 1.0);
+    let contact = reference::first_contact_segments(&a, 1.0, &b, 1.0);
     assert!(!contact.hit, "radius 1 + 1 < 2·sqrt(2): they never touch");
-    let contact = first_contact_segments_scalar(&a, 1.5, &b, 1.5);
+    let contact = reference::first_contact_segments(&a, 1.5, &b, 1.5);
     assert!(contact.hit, "radius 1.5 + 1.5 > 2·sqrt(2)");
     assert!((contact.t - 0.6616).abs() < 1e-3, "{contact:?}");
     // Batched agrees.
     let (sa, sb) = (Segments::from(&[a]), Segments::from(&[b]));
-    assert!(same_cpa(&cpa_segments(&sa, &sb).get(0), &c));
-    assert_eq!(
-        first_contact_segments(&sa, &[1.0], &sb, &[1.0]).hit(),
-        &[false]
-    );
+    assert!(same_cpa(&cpa_segments(&sa, &sb).get(0).unwrap(), &c));
+    let radii = Radii::per_pair(&[1.0], &[1.0]).unwrap();
+    assert_eq!(first_contact_segments(&sa, &sb, radii).hit(), &[false]);
 }
 
 #[test]
@@ -473,21 +123,21 @@ fn golden_cpa_and_contact() {
     // Sunday's example shape: head-on with a lateral offset.
     let a = Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
     let b = Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
-    let c = cpa_scalar(&a, &b, Window::STEP);
+    let c = reference::cpa(&a, &b, Window::STEP);
     assert_eq!((c.t, c.dist2, c.flags), (0.5, 1.0, MotionFlags::empty()));
     // Window clamps: [0, 0.25] ends before the closest approach.
-    let c = cpa_scalar(&a, &b, Window::new(0.25).unwrap());
+    let c = reference::cpa(&a, &b, Window::new(0.25).unwrap());
     assert_eq!(c.t, 0.25);
     assert_eq!(c.dist2, 1.0 + 1.0);
     // Moving apart: t = 0.
-    let c = cpa_scalar(
+    let c = reference::cpa(
         &b,
         &Track::new([4.0, 1.0, 0.0], [2.0, 0.0, 0.0]),
         Window::UNBOUNDED,
     );
     assert_eq!(c.t, 0.0);
     // Same velocity: flagged, t = 0, constant distance.
-    let c = cpa_scalar(
+    let c = reference::cpa(
         &a,
         &Track::new([0.0, 3.0, 4.0], [2.0, 0.0, 0.0]),
         Window::STEP,
@@ -495,7 +145,7 @@ fn golden_cpa_and_contact() {
     assert_eq!((c.t, c.dist2), (0.0, 25.0));
     assert!(c.flags.contains(MotionFlags::SAME_VELOCITY));
     // Unbounded window: the future closest approach.
-    let c = cpa_scalar(
+    let c = reference::cpa(
         &a,
         &Track::new([10.0, 1.0, 0.0], [0.0, 0.0, 0.0]),
         Window::UNBOUNDED,
@@ -504,20 +154,20 @@ fn golden_cpa_and_contact() {
 
     // Dynamic sphere-sphere: contact at 0.75 (head on), touching at start, tangent, miss.
     let b = Track::new([4.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
-    let x = first_contact_scalar(&a, 0.5, &b, 0.5, Window::STEP);
+    let x = reference::first_contact(&a, 0.5, &b, 0.5, Window::STEP);
     assert_eq!((x.hit, x.t, x.flags), (true, 0.75, MotionFlags::empty()));
-    let x = first_contact_scalar(&a, 3.0, &b, 1.5, Window::STEP);
+    let x = reference::first_contact(&a, 3.0, &b, 1.5, Window::STEP);
     assert_eq!((x.hit, x.t), (true, 0.0));
     assert!(x.flags.contains(MotionFlags::TOUCHING_AT_START));
     // Exactly tangent: B passes at distance 1 = rA + rB.
     let b = Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
-    let x = first_contact_scalar(&a, 0.5, &b, 0.5, Window::STEP);
+    let x = reference::first_contact(&a, 0.5, &b, 0.5, Window::STEP);
     assert_eq!((x.hit, x.t), (true, 0.5));
-    let x = first_contact_scalar(&a, 0.49, &b, 0.5, Window::STEP);
+    let x = reference::first_contact(&a, 0.49, &b, 0.5, Window::STEP);
     assert!(!x.hit);
     assert_eq!(x.t, f32::INFINITY);
     // Zero relative velocity, apart: never.
-    let x = first_contact_scalar(
+    let x = reference::first_contact(
         &a,
         0.5,
         &Track::new([0.0, 5.0, 0.0], a.velocity),
@@ -527,8 +177,8 @@ fn golden_cpa_and_contact() {
     assert!(!x.hit);
     // Too late for the window, in time for a longer one.
     let b = Track::new([40.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
-    assert!(!first_contact_scalar(&a, 0.5, &b, 0.5, Window::STEP).hit);
-    let x = first_contact_scalar(&a, 0.5, &b, 0.5, Window::new(20.0).unwrap());
+    assert!(!reference::first_contact(&a, 0.5, &b, 0.5, Window::STEP).hit);
+    let x = reference::first_contact(&a, 0.5, &b, 0.5, Window::new(20.0).unwrap());
     assert_eq!((x.hit, x.t), (true, 9.75));
 }
 
@@ -536,19 +186,19 @@ fn golden_cpa_and_contact() {
 fn golden_2d() {
     let s = Segment2::new;
     // The tutorial.
-    let x = intersect2_scalar(&s([4.0, 7.0], [16.0, 3.0]), &s([1.0, 1.0], [17.0, 5.0]));
+    let x = reference::intersect2(&s([4.0, 7.0], [16.0, 3.0]), &s([1.0, 1.0], [17.0, 5.0]));
     assert_eq!(
         (x.kind, x.s, x.t, x.point_a, x.dist2),
         (Crossing::Point, 0.75, 0.75, [13.0, 4.0], 0.0)
     );
     // Perpendicular, not crossing: closest points.
-    let x = intersect2_scalar(&s([0.0, 0.0], [2.0, 0.0]), &s([1.0, 1.0], [1.0, 3.0]));
+    let x = reference::intersect2(&s([0.0, 0.0], [2.0, 0.0]), &s([1.0, 1.0], [1.0, 3.0]));
     assert_eq!(
         (x.kind, x.s, x.t, x.dist2),
         (Crossing::Disjoint, 0.5, 0.0, 1.0)
     );
     // Collinear overlap [1, 2] on A = [0, 2] (s in [0.5, 1]), B reversed.
-    let x = intersect2_scalar(&s([0.0, 0.0], [2.0, 0.0]), &s([3.0, 0.0], [1.0, 0.0]));
+    let x = reference::intersect2(&s([0.0, 0.0], [2.0, 0.0]), &s([3.0, 0.0], [1.0, 0.0]));
     assert_eq!(x.kind, Crossing::Overlap);
     assert_eq!((x.s, x.s_end, x.t, x.t_end), (0.5, 1.0, 1.0, 0.5));
     assert!(
@@ -556,35 +206,35 @@ fn golden_2d() {
             .contains(MotionFlags::COLLINEAR | MotionFlags::PARALLEL)
     );
     // Collinear, gap of 1: disjoint, nearest ends.
-    let x = intersect2_scalar(&s([0.0, 0.0], [1.0, 1.0]), &s([2.0, 2.0], [3.0, 3.0]));
+    let x = reference::intersect2(&s([0.0, 0.0], [1.0, 1.0]), &s([2.0, 2.0], [3.0, 3.0]));
     assert_eq!(
         (x.kind, x.s, x.t, x.dist2),
         (Crossing::Disjoint, 1.0, 0.0, 2.0)
     );
     assert!(x.flags.contains(MotionFlags::COLLINEAR));
     // Collinear touching end to end: a zero-length overlap.
-    let x = intersect2_scalar(&s([0.0, 0.0], [1.0, 0.0]), &s([1.0, 0.0], [5.0, 0.0]));
+    let x = reference::intersect2(&s([0.0, 0.0], [1.0, 0.0]), &s([1.0, 0.0], [5.0, 0.0]));
     assert_eq!(
         (x.kind, x.s, x.s_end, x.t, x.t_end),
         (Crossing::Overlap, 1.0, 1.0, 0.0, 0.0)
     );
     // Parallel, offset: disjoint, Rhodes' midpoint.
-    let x = intersect2_scalar(&s([0.0, 0.0], [4.0, 0.0]), &s([1.0, 1.0], [3.0, 1.0]));
+    let x = reference::intersect2(&s([0.0, 0.0], [4.0, 0.0]), &s([1.0, 1.0], [3.0, 1.0]));
     assert_eq!(
         (x.kind, x.s, x.t, x.dist2),
         (Crossing::Disjoint, 0.5, 0.5, 1.0)
     );
     // A point on a segment, and off it.
-    let x = intersect2_scalar(&s([0.3, 0.3], [0.3, 0.3]), &s([0.0, 0.0], [1.0, 1.0]));
+    let x = reference::intersect2(&s([0.3, 0.3], [0.3, 0.3]), &s([0.0, 0.0], [1.0, 1.0]));
     assert_eq!(x.kind, Crossing::Point);
     assert!(x.flags.contains(MotionFlags::DEGENERATE_A));
-    let x = intersect2_scalar(&s([0.0, 1.0], [0.0, 1.0]), &s([-1.0, 0.0], [1.0, 0.0]));
+    let x = reference::intersect2(&s([0.0, 1.0], [0.0, 1.0]), &s([-1.0, 0.0], [1.0, 0.0]));
     assert_eq!((x.kind, x.t, x.dist2), (Crossing::Disjoint, 0.5, 1.0));
     // T-junction counts as crossing.
-    let x = intersect2_scalar(&s([0.0, 0.0], [2.0, 0.0]), &s([1.0, 0.0], [1.0, 5.0]));
+    let x = reference::intersect2(&s([0.0, 0.0], [2.0, 0.0]), &s([1.0, 0.0], [1.0, 5.0]));
     assert_eq!((x.kind, x.s, x.t), (Crossing::Point, 0.5, 0.0));
     // Millimetre-sized far from the origin: still exact.
-    let x = intersect2_scalar(
+    let x = reference::intersect2(
         &s([1000.0, 1000.0], [1000.002, 1000.0]),
         &s([1000.001, 999.999], [1000.001, 1000.001]),
     );
@@ -596,15 +246,36 @@ fn length_mismatch_errors_and_panics() {
     let one = Segments::from(&[Segment::default()]);
     let none = Segments::new();
     let mut c = CpaBatch::new();
-    assert!(try_cpa_segments_into(&one, &none, &mut c).is_err());
+    assert!(cpa_segments_into(&one, &none, &mut c).is_err());
     let t1 = Tracks::from_iter([Track::default()]);
-    assert!(try_cpa_into(&t1, &Tracks::new(), Window::STEP, &mut c).is_err());
+    assert!(cpa_into(&t1, &Tracks::new(), Window::STEP, &mut c).is_err());
     let mut k = ContactBatch::new();
-    assert!(try_first_contact_into(&t1, &[1.0], &t1, &[1.0, 2.0], Window::STEP, &mut k).is_err());
-    assert!(try_first_contact_segments_into(&one, &[], &one, &[1.0], &mut k).is_err());
+    // Radii of A and B of different lengths: refused when the radii are made.
+    assert!(matches!(
+        Radii::per_pair(&[1.0], &[1.0, 2.0]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        Radii::per_pair(&[], &[1.0]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    // Radii that do not fit the batches, and batches that do not fit each other.
+    let two = Radii::per_pair(&[1.0, 2.0], &[1.0, 2.0]).unwrap();
+    let zero = Radii::per_pair(&[], &[]).unwrap();
+    let u = Radii::uniform(1.0, 1.0).unwrap();
+    assert!(matches!(
+        first_contact_into(&t1, &t1, two, Window::STEP, &mut k),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(first_contact_into(&t1, &Tracks::new(), u, Window::STEP, &mut k).is_err());
+    assert!(matches!(
+        first_contact_segments_into(&one, &one, zero, &mut k),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(first_contact_segments_into(&one, &none, u, &mut k).is_err());
     let mut x = Intersections2::new();
     let s1 = Segments2::from_iter([Segment2::default()]);
-    assert!(try_intersect2_into(&s1, &Segments2::new(), &mut x).is_err());
+    assert!(intersect2_into(&s1, &Segments2::new(), &mut x).is_err());
     assert!(std::panic::catch_unwind(|| cpa_segments(&one, &none)).is_err());
     assert!(std::panic::catch_unwind(|| intersect2(&s1, &Segments2::new())).is_err());
 }
@@ -625,16 +296,16 @@ fn check_cpa_equivalence(pairs: &[MovingPair], offset: usize) -> Result<(), Test
     let out_t = cpa(ta.view(offset..), tb.view(offset..), window);
     for i in 0..n {
         let (pa, pb) = (&a[offset + i], &b[offset + i]);
-        let want = cpa_segments_scalar(pa, pb);
+        let want = reference::cpa_segments(pa, pb);
         prop_assert!(
-            same_cpa(&out.get(i), &want),
+            same_cpa(&out.get(i).unwrap(), &want),
             "segments lane {i}: {:?} vs {:?}",
             out.get(i),
             want
         );
-        let want = cpa_scalar(&track_of(pa), &track_of(pb), window);
+        let want = reference::cpa(&track_of(pa), &track_of(pb), window);
         prop_assert!(
-            same_cpa(&out_t.get(i), &want),
+            same_cpa(&out_t.get(i).unwrap(), &want),
             "tracks lane {i}: {:?} vs {:?}",
             out_t.get(i),
             want
@@ -649,35 +320,26 @@ fn check_contact_equivalence(pairs: &[MovingPair], offset: usize) -> Result<(), 
     let ra: Vec<f32> = pairs.iter().map(|p| p.ra).collect();
     let rb: Vec<f32> = pairs.iter().map(|p| p.rb).collect();
     let (sa, sb) = (Segments::from(&a), Segments::from(&b));
-    let out = first_contact_segments(
-        sa.view(offset..),
-        &ra[offset..],
-        sb.view(offset..),
-        &rb[offset..],
-    );
+    let radii = Radii::per_pair(&ra[offset..], &rb[offset..]).expect("valid radii");
+    let out = first_contact_segments(sa.view(offset..), sb.view(offset..), radii);
     let ta: Tracks = a.iter().map(track_of).collect();
     let tb: Tracks = b.iter().map(track_of).collect();
     let window = Window::new(2.0).unwrap();
-    let out_t = first_contact(
-        ta.view(offset..),
-        &ra[offset..],
-        tb.view(offset..),
-        &rb[offset..],
-        window,
-    );
+    let out_t = first_contact(ta.view(offset..), tb.view(offset..), radii, window);
     prop_assert_eq!(out.len(), pairs.len() - offset);
     for i in 0..out.len() {
         let k = offset + i;
-        let want = first_contact_segments_scalar(&a[k], ra[k], &b[k], rb[k]);
+        let want = reference::first_contact_segments(&a[k], ra[k], &b[k], rb[k]);
         prop_assert!(
-            same_contact(&out.get(i), &want),
+            same_contact(&out.get(i).unwrap(), &want),
             "segments lane {i}: {:?} vs {:?}",
             out.get(i),
             want
         );
-        let want = first_contact_scalar(&track_of(&a[k]), ra[k], &track_of(&b[k]), rb[k], window);
+        let want =
+            reference::first_contact(&track_of(&a[k]), ra[k], &track_of(&b[k]), rb[k], window);
         prop_assert!(
-            same_contact(&out_t.get(i), &want),
+            same_contact(&out_t.get(i).unwrap(), &want),
             "tracks lane {i}: {:?} vs {:?}",
             out_t.get(i),
             want
@@ -697,9 +359,9 @@ fn check_2d_equivalence(
     prop_assert_eq!(out.len(), pairs.len() - offset);
     for i in 0..out.len() {
         let (pa, pb, _) = &pairs[offset + i];
-        let want = intersect2_scalar(pa, pb);
+        let want = reference::intersect2(pa, pb);
         prop_assert!(
-            same_x2(&out.get(i), &want),
+            same_x2(&out.get(i).unwrap(), &want),
             "lane {i} {pa:?} {pb:?}: {:?} vs {:?}",
             out.get(i),
             want
@@ -742,7 +404,7 @@ proptest! {
     /// lanes stay bitwise equal to the scalar reference.
     #[test]
     fn non_finite_lanes_are_isolated(n in 1usize..=33, seed in any::<u64>()) {
-        let mut rng = Rng(seed ^ 0x5eed);
+        let mut rng = Rng::new(seed ^ 0x5eed);
         let mut pairs = moving_pairs(seed, n);
         let mut p2 = seg2_pairs(seed, n);
         let mut poisoned = vec![false; n];
@@ -766,6 +428,23 @@ proptest! {
                 k => poison(&mut rng, &mut q.1.p1[k - 6]),
             }
         }
+        // A NaN or negative radius is no longer a lane: `Radii::per_pair` refuses it, naming
+        // the first such pair, and the scalar reference flags its pair. An infinite radius
+        // is a valid `Radii` and a non-finite lane of the kernel: it stands in for a refused
+        // one below, so the kernel still sees a non-finite radius in that lane.
+        let ra: Vec<f32> = pairs.iter().map(|p| p.ra).collect();
+        let rb: Vec<f32> = pairs.iter().map(|p| p.rb).collect();
+        let invalid: Vec<usize> = (0..n).filter(|&i| !(ra[i] >= 0.0 && rb[i] >= 0.0)).collect();
+        prop_assert_eq!(
+            Radii::per_pair(&ra, &rb).err(),
+            invalid.first().map(|&i| Error::InvalidRadius { index: Some(i) })
+        );
+        for &i in &invalid {
+            let p = &pairs[i];
+            let want = reference::first_contact_segments(&p.a, p.ra, &p.b, p.rb);
+            prop_assert!(same_contact(&want, &Contact::NON_FINITE), "{:?}: {:?}", p, want);
+            pairs[i].ra = f32::INFINITY;
+        }
         check_cpa_equivalence(&pairs, 0)?;
         check_contact_equivalence(&pairs, 0)?;
         check_2d_equivalence(&p2, 0)?;
@@ -775,26 +454,26 @@ proptest! {
         let rb: Vec<f32> = pairs.iter().map(|p| p.rb).collect();
         let (sa, sb) = (Segments::from(&a), Segments::from(&b));
         let c = cpa_segments(&sa, &sb);
-        let k = first_contact_segments(&sa, &ra, &sb, &rb);
+        let k = first_contact_segments(&sa, &sb, Radii::per_pair(&ra, &rb).unwrap());
         let x = intersect2(
             &p2.iter().map(|p| p.0).collect::<Segments2>(),
             &p2.iter().map(|p| p.1).collect::<Segments2>(),
         );
         for i in 0..n {
             if poisoned[i] {
-                let ci = c.get(i);
+                let ci = c.get(i).unwrap();
                 // The radius is not an input of CPA.
                 if !(pairs[i].ra.is_nan() || pairs[i].ra.is_infinite()) {
                     prop_assert!(ci.flags == MotionFlags::NON_FINITE && ci.dist2.is_nan() && ci.t.is_nan());
                 }
-                let ki = k.get(i);
+                let ki = k.get(i).unwrap();
                 prop_assert!(ki.flags == MotionFlags::NON_FINITE && !ki.hit && ki.t.is_nan());
-                let xi = x.get(i);
+                let xi = x.get(i).unwrap();
                 prop_assert!(xi.flags == MotionFlags::NON_FINITE && xi.dist2.is_nan() && xi.kind == Crossing::Disjoint);
             } else {
-                prop_assert!(!c.get(i).dist2.is_nan());
-                prop_assert!(!k.get(i).flags.contains(MotionFlags::NON_FINITE));
-                prop_assert!(!x.get(i).dist2.is_nan());
+                prop_assert!(!c.get(i).unwrap().dist2.is_nan());
+                prop_assert!(!k.get(i).unwrap().flags.contains(MotionFlags::NON_FINITE));
+                prop_assert!(!x.get(i).unwrap().dist2.is_nan());
             }
         }
     }
@@ -812,10 +491,10 @@ fn check_cpa_accuracy(pairs: &[MovingPair]) -> Result<f64, TestCaseError> {
     let mut worst = 0.0f64;
     for p in pairs {
         // Start/end form, window [0, 1].
-        let c = cpa_segments_scalar(&p.a, &p.b);
+        let c = reference::cpa_segments(&p.a, &p.b);
         let s = amax(&[p.a.p0, p.a.p1, p.b.p0, p.b.p1]);
         let (w0, dv) = rel_segments(&p.a, &p.b);
-        let (want, _) = cpa64(w0, dv, 1.0);
+        let (want, _) = motion::cpa(w0, dv, 1.0);
         let err = units(f64::from(c.dist2).sqrt(), want, s);
         prop_assert!(err <= BAR, "segments {p:?}: {c:?} vs {want} ({err:.1} ε·S)");
         prop_assert!((0.0..=1.0).contains(&c.t));
@@ -827,7 +506,7 @@ fn check_cpa_accuracy(pairs: &[MovingPair]) -> Result<f64, TestCaseError> {
         worst = worst.max(err);
         // Track form, window [0, 2].
         let (ta, tb) = (track_of(&p.a), track_of(&p.b));
-        let c = cpa_scalar(&ta, &tb, Window::new(2.0).unwrap());
+        let c = reference::cpa(&ta, &tb, Window::new(2.0).unwrap());
         let ends = [
             ta.position,
             tb.position,
@@ -836,7 +515,7 @@ fn check_cpa_accuracy(pairs: &[MovingPair]) -> Result<f64, TestCaseError> {
         ];
         let s = amax(&ends);
         let (w0, dv) = rel_tracks(&ta, &tb);
-        let (want, _) = cpa64(w0, dv, 2.0);
+        let (want, _) = motion::cpa(w0, dv, 2.0);
         let err = units(f64::from(c.dist2).sqrt(), want, s);
         prop_assert!(
             err <= BAR,
@@ -874,7 +553,7 @@ fn check_contact(
             }
             return Ok((dist_at(0.0) - r).max(0.0) / (EPS * s.max(r)));
         }
-        let (min_before, _) = cpa64(w0, dv, t);
+        let (min_before, _) = motion::cpa(w0, dv, t);
         let err = (dist_at(t) - r).abs().max(r - min_before);
         if err > tol {
             return Err(format!(
@@ -884,7 +563,7 @@ fn check_contact(
         }
         Ok(err / (EPS * s.max(r)))
     } else {
-        let (min, tm) = cpa64(w0, dv, t_end);
+        let (min, tm) = motion::cpa(w0, dv, t_end);
         if min < r - tol {
             return Err(format!("miss, but distance {min} < R = {r} at t = {tm}"));
         }
@@ -906,13 +585,13 @@ proptest! {
         for p in moving_pairs(seed, 32) {
             let r = f64::from(p.ra + p.rb);
             let s = amax(&[p.a.p0, p.a.p1, p.b.p0, p.b.p1]);
-            let got = first_contact_segments_scalar(&p.a, p.ra, &p.b, p.rb);
+            let got = reference::first_contact_segments(&p.a, p.ra, &p.b, p.rb);
             let (w0, dv) = rel_segments(&p.a, &p.b);
             if let Err(e) = check_contact(w0, dv, r, 1.0, &got, s) {
                 prop_assert!(false, "segments {p:?}: {got:?}: {e}");
             }
             let (ta, tb) = (track_of(&p.a), track_of(&p.b));
-            let got = first_contact_scalar(&ta, p.ra, &tb, p.rb, Window::new(2.0).unwrap());
+            let got = reference::first_contact(&ta, p.ra, &tb, p.rb, Window::new(2.0).unwrap());
             let (w0, dv) = rel_tracks(&ta, &tb);
             let s = s.max(amax(&[f(add(d(ta.position), scale3(d(ta.velocity), 2.0))), f(add(d(tb.position), scale3(d(tb.velocity), 2.0)))]));
             if let Err(e) = check_contact(w0, dv, r, 2.0, &got, s) {
@@ -924,10 +603,10 @@ proptest! {
     #[test]
     fn intersect2_accuracy_vs_f64(seed in any::<u64>()) {
         for (a, b, exact_overlap) in seg2_pairs(seed, 32) {
-            let x = intersect2_scalar(&a, &b);
-            let s = scale2d(&a, &b);
+            let x = reference::intersect2(&a, &b);
+            let s = oracle2d::scale(&a, &b);
             let tol = BAR * EPS * s;
-            let want = dist_seg2_64(&a, &b);
+            let want = oracle2d::distance(&a, &b);
             let err = units(f64::from(x.dist2).sqrt(), want, s);
             prop_assert!(err <= BAR, "{a:?} {b:?}: {x:?} vs {want} ({err:.1} ε·S)");
             for v in [x.s, x.t, x.s_end, x.t_end] {
@@ -937,16 +616,16 @@ proptest! {
             let pb = x.point_b.map(f64::from);
             match x.kind {
                 Crossing::Point => {
-                    prop_assert!(dist_point_seg2(pa, &a) <= tol && dist_point_seg2(pa, &b) <= tol, "{a:?} {b:?}: {x:?}");
-                    prop_assert!(dist_point_seg2(pb, &a) <= tol, "{a:?} {b:?}: {x:?}");
+                    prop_assert!(oracle2d::point_to_segment(pa, &a) <= tol && oracle2d::point_to_segment(pa, &b) <= tol, "{a:?} {b:?}: {x:?}");
+                    prop_assert!(oracle2d::point_to_segment(pb, &a) <= tol, "{a:?} {b:?}: {x:?}");
                 }
                 Crossing::Overlap => {
                     prop_assert!(x.flags.contains(MotionFlags::COLLINEAR) && x.s <= x.s_end);
                     for (u, v) in [(x.s, x.t), (x.s_end, x.t_end)] {
                         let q = a.at(u).map(f64::from);
-                        prop_assert!(dist_point_seg2(q, &b) <= tol, "{a:?} {b:?}: {x:?}");
+                        prop_assert!(oracle2d::point_to_segment(q, &b) <= tol, "{a:?} {b:?}: {x:?}");
                         let q = b.at(v).map(f64::from);
-                        prop_assert!(dist_point_seg2(q, &a) <= tol, "{a:?} {b:?}: {x:?}");
+                        prop_assert!(oracle2d::point_to_segment(q, &a) <= tol, "{a:?} {b:?}: {x:?}");
                     }
                 }
                 Crossing::Disjoint => {
@@ -964,6 +643,76 @@ proptest! {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// 2D: real crossings must be reported as meeting, clear misses as disjoint. The pairs have
+// integer coordinates in -1000..=1000 (exact in f32), and whether they meet is decided
+// exactly (i64 orientation tests), so these properties would catch a kernel that called
+// everything `Disjoint` (or everything meeting), which the accuracy property above cannot.
+
+/// Exact distance (f64) below which a miss would be within the bar of meeting: the bar
+/// (8·ε·S) plus the library's touching tolerance (4·ε·S), doubled.
+const CLEAR_GAP: f64 = 24.0 * EPS;
+
+fn check_int_pair(
+    (a, b): segbatch_testkit::motion::IntPair,
+    meet: bool,
+) -> Result<(), TestCaseError> {
+    let (a2, b2) = (motion::seg2_of(a), motion::seg2_of(b));
+    prop_assert_eq!(
+        oracle2d::segments_meet_i(a[0], a[1], b[0], b[1]),
+        meet,
+        "generator: {:?} {:?}",
+        a,
+        b
+    );
+    let x = reference::intersect2(&a2, &b2);
+    let batched = intersect2(
+        &Segments2::from_iter([a2, a2, a2, a2, a2, a2, a2, a2, a2]),
+        &Segments2::from_iter([b2, b2, b2, b2, b2, b2, b2, b2, b2]),
+    );
+    for i in 0..batched.len() {
+        prop_assert!(
+            same_x2(&batched.get(i).unwrap(), &x),
+            "lane {i}: {:?} vs {x:?}",
+            batched.get(i)
+        );
+    }
+    if meet {
+        prop_assert_ne!(
+            x.kind,
+            Crossing::Disjoint,
+            "{:?} {:?} meet: {:?}",
+            a2,
+            b2,
+            x
+        );
+    } else {
+        prop_assert_eq!(
+            x.kind,
+            Crossing::Disjoint,
+            "{:?} {:?} do not meet: {:?}",
+            a2,
+            b2,
+            x
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::default())]
+
+    #[test]
+    fn intersect2_reports_real_crossings_as_meeting(pair in strategy::meeting_int_pair()) {
+        check_int_pair(pair, true)?;
+    }
+
+    #[test]
+    fn intersect2_reports_clear_misses_as_disjoint(pair in strategy::disjoint_int_pair(CLEAR_GAP)) {
+        check_int_pair(pair, false)?;
+    }
+}
+
 /// A fixed sweep of 20 000 pairs per query, printing the worst error against the f64
 /// oracle in units of ε·S (`cargo test --release --test motion accuracy_summary -- --nocapture`;
 /// the figures are quoted in docs/motion.md).
@@ -977,7 +726,7 @@ fn accuracy_summary() {
     for p in &pairs {
         let r = f64::from(p.ra + p.rb);
         let s = amax(&[p.a.p0, p.a.p1, p.b.p0, p.b.p1]);
-        let got = first_contact_segments_scalar(&p.a, p.ra, &p.b, p.rb);
+        let got = reference::first_contact_segments(&p.a, p.ra, &p.b, p.rb);
         let (w0, dv) = rel_segments(&p.a, &p.b);
         worst = worst.max(check_contact(w0, dv, r, 1.0, &got, s).expect("within the bar"));
     }
@@ -987,11 +736,11 @@ fn accuracy_summary() {
     );
     let mut worst = 0.0f64;
     for (a, b, _) in seg2_pairs(0xacc, n) {
-        let x = intersect2_scalar(&a, &b);
+        let x = reference::intersect2(&a, &b);
         let e = units(
             f64::from(x.dist2).sqrt(),
-            dist_seg2_64(&a, &b),
-            scale2d(&a, &b),
+            oracle2d::distance(&a, &b),
+            oracle2d::scale(&a, &b),
         );
         assert!(e <= BAR, "{a:?} {b:?}: {x:?}");
         worst = worst.max(e);

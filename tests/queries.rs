@@ -10,36 +10,10 @@
 
 use proptest::prelude::*;
 use segbatch::*;
+use segbatch_testkit::Rng;
 
 // ---------------------------------------------------------------------------------------
 // Inputs
-
-/// splitmix64: a tiny deterministic generator, seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn v3(&mut self, scale: f32) -> [f32; 3] {
-        [
-            self.unit() * scale,
-            self.unit() * scale,
-            self.unit() * scale,
-        ]
-    }
-}
 
 fn add(p: [f32; 3], q: [f32; 3]) -> [f32; 3] {
     [p[0] + q[0], p[1] + q[1], p[2] + q[2]]
@@ -49,33 +23,33 @@ fn add(p: [f32; 3], q: [f32; 3]) -> [f32; 3] {
 fn scene(rng: &mut Rng, n: usize, non_finite: bool) -> Vec<Segment> {
     let scale = [1e-3f32, 1.0, 1e3][rng.below(3) as usize];
     let offset = [0.0f32, 1e2, 1e4][rng.below(3) as usize];
-    let origin = rng.v3(offset);
+    let origin = rng.cube_f32(offset);
     let mut out: Vec<Segment> = Vec::with_capacity(n);
     for _ in 0..n {
-        let p0 = add(origin, rng.v3(scale));
+        let p0 = add(origin, rng.cube_f32(scale));
         let seg = match (rng.below(10), out.last()) {
             // Degenerate.
             (0, _) => Segment::new(p0, p0),
             // Parallel to the previous one.
             (1, Some(prev)) => {
                 let d = prev.direction();
-                let k = rng.unit() * 2.0;
+                let k = rng.range_f32(-1.0, 1.0) * 2.0;
                 Segment::new(p0, add(p0, [k * d[0], k * d[1], k * d[2]]))
             }
             // Continues the previous one (shares an end point): a path.
-            (2 | 3, Some(prev)) => Segment::new(prev.p1, add(prev.p1, rng.v3(scale * 0.5))),
+            (2 | 3, Some(prev)) => Segment::new(prev.p1, add(prev.p1, rng.cube_f32(scale * 0.5))),
             // Collinear with the previous one.
             (4, Some(prev)) => {
-                let k = rng.unit() * 2.0;
-                Segment::new(prev.at(k), prev.at(k + rng.unit()))
+                let k = rng.range_f32(-1.0, 1.0) * 2.0;
+                Segment::new(prev.at(k), prev.at(k + rng.range_f32(-1.0, 1.0)))
             }
             // A non-finite coordinate.
             (5, _) if non_finite && rng.below(3) == 0 => {
-                let mut s = Segment::new(p0, add(p0, rng.v3(scale)));
+                let mut s = Segment::new(p0, add(p0, rng.cube_f32(scale)));
                 s.p1[rng.below(3) as usize] = [f32::NAN, f32::INFINITY][rng.below(2) as usize];
                 s
             }
-            _ => Segment::new(p0, add(p0, rng.v3(scale * 0.5))),
+            _ => Segment::new(p0, add(p0, rng.cube_f32(scale * 0.5))),
         };
         out.push(seg);
     }
@@ -181,29 +155,80 @@ fn capsule_brute(a: &[Segment], b: &[Segment], ra: &[f32], rb: &[f32], o: &Optio
         .collect()
 }
 
+// The queries with explicit options (the `_into` forms; the convenience forms take the
+// default `Options::SEGMENTS`).
+
+fn touch<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
+    radii: Radii<'_>,
+    o: &Options,
+) -> PairMask {
+    let mut mask = PairMask::new();
+    capsules_touch_into(a, b, radii, o, &mut mask).unwrap();
+    mask
+}
+
+fn matrix<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
+    o: &Options,
+) -> Vec<f32> {
+    let mut m = Vec::new();
+    dist2_matrix_into(a, b, o, &mut m).unwrap();
+    m
+}
+
+fn within<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
+    r: f32,
+    o: &Options,
+) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    pairs_within_into(a, b, r, o, &mut hits).unwrap();
+    hits
+}
+
+fn self_within<'a>(
+    set: impl Into<SegmentsView<'a>>,
+    r: f32,
+    o: &Options,
+    shared: SharedEndpoints,
+) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    self_pairs_within_into(set, r, shared, o, &mut hits).unwrap();
+    hits
+}
+
 // ---------------------------------------------------------------------------------------
 // One against many
 
 fn check_one_to_many(seed: u64, n: usize) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let set = scene(&mut rng, n + 1, true);
     let (one, many) = (set[0], Segments::from(&set[1..]));
     let o = options(&mut rng, false);
     let mut out = ClosestBatch::new();
     for outputs in [Outputs::ALL, Outputs::DISTANCE] {
-        closest_points_one_to_many_with_into(&one, &many, &o, outputs, &mut out);
+        closest_points_one_to_many_into(&one, &many, &o, outputs, &mut out).unwrap();
         assert_eq!(out.len(), n);
         let cols = tight_columns(&many);
         let mut tight = ClosestBatch::new();
-        closest_points_one_to_many_with_into(&one, tight_view(&cols), &o, outputs, &mut tight);
+        closest_points_one_to_many_into(&one, tight_view(&cols), &o, outputs, &mut tight).unwrap();
         assert_eq!(tight.len(), out.len());
         for j in 0..n {
-            assert_same_closest(&tight.get(j), &out.get(j), "unpadded view");
+            assert_same_closest(
+                &tight.get(j).unwrap(),
+                &out.get(j).unwrap(),
+                "unpadded view",
+            );
         }
         for j in 0..n {
             let want = reference::closest_points_with(&one, &set[j + 1], &o);
             if outputs == Outputs::ALL {
-                assert_same_closest(&out.get(j), &want, &format!("one-to-many n={n} j={j}"));
+                let got = out.get(j).unwrap();
+                assert_same_closest(&got, &want, &format!("one-to-many n={n} j={j}"));
             } else {
                 assert!(same(out.dist2()[j], want.dist2));
             }
@@ -235,13 +260,13 @@ fn radii(rng: &mut Rng, n: usize, bad: bool) -> Vec<f32> {
             0 => 0.0,
             10 => -0.5,
             11 => f32::NAN,
-            _ => rng.unit().abs() * 0.3,
+            _ => rng.range_f32(-1.0, 1.0).abs() * 0.3,
         })
         .collect()
 }
 
 fn check_capsules(seed: u64, n: usize) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let a = scene(&mut rng, n, true);
     let b = scene(&mut rng, n, true);
     let o = options(&mut rng, false);
@@ -251,31 +276,32 @@ fn check_capsules(seed: u64, n: usize) {
         .map(|i| reference::closest_points_with(&a[i], &b[i], &o).dist2)
         .collect();
     let half = radius_near(&mut rng, &d2) * 0.5;
-    let uniform = Radii::Uniform { a: half, b: half };
+    let uniform = Radii::uniform(half, half).unwrap();
     let want = capsule_brute(&a, &b, &vec![half; n], &vec![half; n], &o);
-    let mask = capsules_touch(&sa, &sb, uniform, &o);
+    let mask = touch(&sa, &sb, uniform, &o);
     assert_eq!(mask, PairMask::from_bools(&want), "uniform n={n}");
     let idx: Vec<usize> = (0..n).filter(|&i| want[i]).collect();
-    assert_eq!(capsules_touch_indices(&sa, &sb, uniform, &o), idx);
+    assert_eq!(mask.iter_ones().collect::<Vec<usize>>(), idx);
     // Per pair, through unpadded views.
     let (ra, rb) = (radii(&mut rng, n, false), radii(&mut rng, n, false));
-    let per = Radii::PerPair { a: &ra, b: &rb };
+    let per = Radii::per_pair(&ra, &rb).unwrap();
     let want = capsule_brute(&a, &b, &ra, &rb, &o);
     let (ca, cb) = (tight_columns(&sa), tight_columns(&sb));
-    let mask = capsules_touch(tight_view(&ca), tight_view(&cb), per, &o);
+    let mask = touch(tight_view(&ca), tight_view(&cb), per, &o);
     assert_eq!(mask, PairMask::from_bools(&want), "per pair n={n}");
     assert_eq!(
-        mask.iter_ones().collect::<Vec<_>>(),
-        capsules_touch_indices(&sa, &sb, per, &o)
+        mask.iter_ones().collect::<Vec<usize>>(),
+        touch(&sa, &sb, per, &o).iter_ones().collect::<Vec<usize>>()
     );
-    // Invalid radii.
+    // Invalid radii: rejected when the radii are made, with the first bad pair.
     let rb_bad = radii(&mut rng, n, true);
     let first_bad = (0..n).find(|&i| !(ra[i] >= 0.0 && rb_bad[i] >= 0.0));
     let mut m = PairMask::new();
-    let got = try_capsules_touch_into(&sa, &sb, Radii::PerPair { a: &ra, b: &rb_bad }, &o, &mut m);
+    let got = Radii::per_pair(&ra, &rb_bad)
+        .and_then(|bad| capsules_touch_into(&sa, &sb, bad, &o, &mut m));
     match first_bad {
         Some(i) => {
-            assert_eq!(got, Err(BatchError::InvalidRadius { index: Some(i) }));
+            assert_eq!(got, Err(Error::InvalidRadius { index: Some(i) }));
             assert!(m.is_empty());
         }
         None => assert!(got.is_ok()),
@@ -294,46 +320,41 @@ fn capsule_errors() {
     let a = Segments::from(&[Segment::default(); 3]);
     let b = Segments::from(&[Segment::default(); 2]);
     let mut m = PairMask::new();
-    let mut v = Vec::new();
-    let u = Radii::Uniform { a: 1.0, b: 1.0 };
+    let u = Radii::uniform(1.0, 1.0).unwrap();
     assert!(matches!(
-        try_capsules_touch_into(&a, &b, u, &Options::SEGMENTS, &mut m),
-        Err(BatchError::LengthMismatch { .. })
+        capsules_touch_into(&a, &b, u, &Options::SEGMENTS, &mut m),
+        Err(Error::LengthMismatch { .. })
     ));
+    // The indices of touching pairs (formerly their own form) from a mask that held a
+    // result before: none on error.
+    capsules_touch_into(&a, &a, u, &Options::SEGMENTS, &mut m).unwrap();
+    assert_eq!(m.count_ones(), 3);
     assert!(matches!(
-        try_capsules_touch_indices_into(&a, &b, u, &Options::SEGMENTS, &mut v),
-        Err(BatchError::LengthMismatch { .. })
+        capsules_touch_into(&a, &b, u, &Options::SEGMENTS, &mut m),
+        Err(Error::LengthMismatch { .. })
     ));
+    assert_eq!(m.iter_ones().collect::<Vec<usize>>(), Vec::<usize>::new());
     let r2 = [1.0, 1.0];
     assert!(matches!(
-        try_capsules_touch_into(
+        capsules_touch_into(
             &a,
             &a,
-            Radii::PerPair { a: &r2, b: &r2 },
+            Radii::per_pair(&r2, &r2).unwrap(),
             &Options::SEGMENTS,
             &mut m
         ),
-        Err(BatchError::LengthMismatch { .. })
+        Err(Error::LengthMismatch { .. })
     ));
     for bad in [-1.0, f32::NAN] {
-        assert_eq!(
-            try_capsules_touch_into(
-                &a,
-                &a,
-                Radii::Uniform { a: 1.0, b: bad },
-                &Options::SEGMENTS,
-                &mut m
-            ),
-            Err(BatchError::InvalidRadius { index: None })
-        );
+        for radii in [Radii::uniform(1.0, bad), Radii::uniform(bad, 1.0)] {
+            assert_eq!(
+                radii.and_then(|r| capsules_touch_into(&a, &a, r, &Options::SEGMENTS, &mut m)),
+                Err(Error::InvalidRadius { index: None })
+            );
+        }
     }
     // Zero radii: touching means intersecting.
-    let mask = capsules_touch(
-        &a,
-        &a,
-        Radii::Uniform { a: 0.0, b: 0.0 },
-        &Options::SEGMENTS,
-    );
+    let mask = capsules_touch(&a, &a, Radii::uniform(0.0, 0.0).unwrap());
     assert_eq!(mask.count_ones(), 3);
 }
 
@@ -341,25 +362,20 @@ fn capsule_errors() {
 #[should_panic(expected = "length mismatch")]
 fn capsules_panic_on_mismatch() {
     let a = Segments::from(&[Segment::default(); 3]);
-    let _ = capsules_touch(
-        &a,
-        &Segments::new(),
-        Radii::Uniform { a: 1.0, b: 1.0 },
-        &Options::SEGMENTS,
-    );
+    let _ = capsules_touch(&a, &Segments::new(), Radii::uniform(1.0, 1.0).unwrap());
 }
 
 // ---------------------------------------------------------------------------------------
 // Many against many
 
 fn check_many(seed: u64, na: usize, nb: usize) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let a = scene(&mut rng, na, true);
     let b = scene(&mut rng, nb, true);
     let segments_only = rng.below(3) != 0;
     let o = options(&mut rng, segments_only);
     let (sa, sb) = (Segments::from(&a), Segments::from(&b));
-    let m = dist2_matrix(&sa, &sb, &o);
+    let m = matrix(&sa, &sb, &o);
     assert_eq!(m.len(), na * nb);
     for i in 0..na {
         for j in 0..nb {
@@ -374,7 +390,7 @@ fn check_many(seed: u64, na: usize, nb: usize) {
     let r = radius_near(&mut rng, &m);
     let want = brute_within(&a, &b, r, &o, false);
     assert_same_hits(
-        &pairs_within(&sa, &sb, r, &o),
+        &within(&sa, &sb, r, &o),
         &want,
         &format!("within {na}x{nb} r={r}"),
     );
@@ -386,7 +402,7 @@ fn check_many(seed: u64, na: usize, nb: usize) {
         s: 0.0,
         t: 0.0,
     }];
-    try_pairs_within_into(tight_view(&ca), tight_view(&cb), r, &o, &mut got).unwrap();
+    pairs_within_into(tight_view(&ca), tight_view(&cb), r, &o, &mut got).unwrap();
     assert_same_hits(&got, &want, "within, unpadded views");
 }
 
@@ -408,25 +424,25 @@ fn radius_errors_and_limits() {
     ]);
     let mut v = Vec::new();
     for bad in [-1.0, f32::NAN, f32::NEG_INFINITY] {
-        let e = Err(BatchError::InvalidRadius { index: None });
+        let e = Err(Error::InvalidRadius { index: None });
         assert_eq!(
-            try_pairs_within_into(&s, &s, bad, &Options::SEGMENTS, &mut v),
+            pairs_within_into(&s, &s, bad, &Options::SEGMENTS, &mut v),
             e
         );
         assert_eq!(
-            try_self_pairs_within_into(&s, bad, &Options::SEGMENTS, SharedEndpoints::Keep, &mut v),
+            self_pairs_within_into(&s, bad, SharedEndpoints::Keep, &Options::SEGMENTS, &mut v),
             e
         );
         assert!(v.is_empty());
     }
     // +inf takes every finite pair, never the NaN one.
-    let all = self_pairs_within(&s, f32::INFINITY, &Options::SEGMENTS, SharedEndpoints::Keep);
+    let all = self_pairs_within(&s, f32::INFINITY, SharedEndpoints::Keep);
     assert_eq!(
         all.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(),
         vec![(0, 1)]
     );
     // Radius 0: only touching pairs.
-    let hits = pairs_within(&s, &s, 0.0, &Options::SEGMENTS);
+    let hits = pairs_within(&s, &s, 0.0);
     assert_eq!(
         hits.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(),
         vec![(0, 0), (1, 1)]
@@ -436,14 +452,14 @@ fn radius_errors_and_limits() {
 #[test]
 #[should_panic(expected = "negative or NaN")]
 fn pairs_within_panics_on_negative_radius() {
-    let _ = pairs_within(&Segments::new(), &Segments::new(), -1.0, &Options::SEGMENTS);
+    let _ = pairs_within(&Segments::new(), &Segments::new(), -1.0);
 }
 
 // ---------------------------------------------------------------------------------------
 // Within one set
 
 fn check_self(seed: u64, n: usize) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let set = scene(&mut rng, n, true);
     let segments_only = rng.below(3) != 0;
     let o = options(&mut rng, segments_only);
@@ -454,7 +470,7 @@ fn check_self(seed: u64, n: usize) {
         .collect();
     let r = radius_near(&mut rng, &d2);
     let want = brute_within(&set, &set, r, &o, true);
-    let got = self_pairs_within(&s, r, &o, SharedEndpoints::Keep);
+    let got = self_within(&s, r, &o, SharedEndpoints::Keep);
     assert_same_hits(&got, &want, &format!("self n={n} r={r}"));
     let want_skip: Vec<Hit> = want
         .iter()
@@ -462,7 +478,7 @@ fn check_self(seed: u64, n: usize) {
         .filter(|h| !shares_endpoint(&set[h.i], &set[h.j]))
         .collect();
     let cols = tight_columns(&s);
-    let got = self_pairs_within(tight_view(&cols), r, &o, SharedEndpoints::Skip);
+    let got = self_within(tight_view(&cols), r, &o, SharedEndpoints::Skip);
     assert_same_hits(&got, &want_skip, &format!("self skip n={n}"));
 }
 
@@ -485,7 +501,7 @@ fn self_larger_than_a_tile() {
 
 #[test]
 fn prefilter_keeps_pairs_at_the_radius() {
-    let mut rng = Rng(2024);
+    let mut rng = Rng::new(2024);
     for &offset in &[0.0f32, 1.0, 1e3, 1e4, 1e5] {
         for &len in &[1e-3f32, 1.0, 1e2] {
             let r = 0.75 * len.max(1e-2);
@@ -493,8 +509,8 @@ fn prefilter_keeps_pairs_at_the_radius() {
             let mut a = Vec::new();
             let mut b = Vec::new();
             for k in 0..24 {
-                let o = add(rng.v3(offset), [offset; 3]);
-                let d = rng.v3(1.0);
+                let o = add(rng.cube_f32(offset), [offset; 3]);
+                let d = rng.cube_f32(1.0);
                 let p1 = [o[0] + d[0] * len, o[1] + d[1] * len, o[2] + d[2] * len];
                 a.push(Segment::new(o, p1));
                 let shift = [0.0, 0.0, r * (1.0 + (k as f32 - 12.0) * f32::EPSILON)];
@@ -512,20 +528,10 @@ fn prefilter_keeps_pairs_at_the_radius() {
                 for nudge in [-1i32, 0, 1] {
                     let rr = f32::from_bits((target.sqrt().to_bits() as i32 + nudge).max(0) as u32);
                     let want = brute_within(&a, &b, rr, &Options::SEGMENTS, false);
-                    let got = pairs_within(
-                        &Segments::from(&a),
-                        &Segments::from(&b),
-                        rr,
-                        &Options::SEGMENTS,
-                    );
+                    let got = pairs_within(&Segments::from(&a), &Segments::from(&b), rr);
                     assert_same_hits(&got, &want, &format!("offset {offset} len {len}"));
                     let want = brute_within(&all, &all, rr, &Options::SEGMENTS, true);
-                    let got = self_pairs_within(
-                        &Segments::from(&all),
-                        rr,
-                        &Options::SEGMENTS,
-                        SharedEndpoints::Keep,
-                    );
+                    let got = self_pairs_within(&Segments::from(&all), rr, SharedEndpoints::Keep);
                     assert_same_hits(&got, &want, &format!("self offset {offset} len {len}"));
                 }
             }
@@ -539,7 +545,7 @@ fn prefilter_keeps_pairs_at_the_radius() {
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_forms_match_sequential() {
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let n = PAR_MIN_PAIRS * 3 + 13;
     let big = Segments::from(&scene(&mut rng, n, true));
     let big2 = Segments::from(&scene(&mut rng, n, true));
@@ -547,15 +553,15 @@ fn parallel_forms_match_sequential() {
     let o = Options::SEGMENTS;
     for outputs in [Outputs::ALL, Outputs::DISTANCE] {
         let (mut seq, mut par) = (ClosestBatch::new(), ClosestBatch::new());
-        closest_points_one_to_many_with_into(&one, &big, &o, outputs, &mut seq);
-        par_closest_points_one_to_many_with_into(&one, &big, &o, outputs, &mut par);
+        closest_points_one_to_many_into(&one, &big, &o, outputs, &mut seq).unwrap();
+        par_closest_points_one_to_many_into(&one, &big, &o, outputs, &mut par).unwrap();
         assert_eq!(
             seq.dist2().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
             par.dist2().iter().map(|x| x.to_bits()).collect::<Vec<_>>()
         );
         let (mut seq, mut par) = (ClosestBatch::new(), ClosestBatch::new());
-        closest_points_with_into(&big, &big2, &o, outputs, &mut seq);
-        par_closest_points_with_into(&big, &big2, &o, outputs, &mut par);
+        closest_points_into(&big, &big2, &o, outputs, &mut seq).unwrap();
+        par_closest_points_into(&big, &big2, &o, outputs, &mut par).unwrap();
         assert_eq!(
             seq.dist2().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
             par.dist2().iter().map(|x| x.to_bits()).collect::<Vec<_>>()
@@ -563,63 +569,63 @@ fn parallel_forms_match_sequential() {
     }
     let ra = radii(&mut rng, n, false);
     let rb = radii(&mut rng, n, false);
-    let per = Radii::PerPair { a: &ra, b: &rb };
+    let per = Radii::per_pair(&ra, &rb).unwrap();
     assert_eq!(
-        capsules_touch(&big, &big2, per, &o),
-        par_capsules_touch(&big, &big2, per, &o)
+        capsules_touch(&big, &big2, per),
+        par_capsules_touch(&big, &big2, per)
     );
+    // The indices of touching pairs, through the general forms (buffers reused).
+    let (mut seq_mask, mut par_mask) = (PairMask::new(), PairMask::new());
+    capsules_touch_into(&big, &big2, per, &o, &mut seq_mask).unwrap();
+    par_capsules_touch_into(&big, &big2, per, &o, &mut par_mask).unwrap();
     assert_eq!(
-        capsules_touch_indices(&big, &big2, per, &o),
-        par_capsules_touch_indices(&big, &big2, per, &o)
+        seq_mask.iter_ones().collect::<Vec<usize>>(),
+        par_mask.iter_ones().collect::<Vec<usize>>()
     );
     // Unpadded views (the last group of every column copied into a buffer).
     let (ca, cb) = (tight_columns(&big), tight_columns(&big2));
     assert_eq!(
-        capsules_touch(&big, &big2, per, &o),
-        par_capsules_touch(tight_view(&ca), tight_view(&cb), per, &o)
+        capsules_touch(&big, &big2, per),
+        par_capsules_touch(tight_view(&ca), tight_view(&cb), per)
     );
     let (mut seq, mut par) = (ClosestBatch::new(), ClosestBatch::new());
-    closest_points_one_to_many_with_into(&one, &big, &o, Outputs::ALL, &mut seq);
-    par_closest_points_one_to_many_with_into(&one, tight_view(&ca), &o, Outputs::ALL, &mut par);
+    closest_points_one_to_many_into(&one, &big, &o, Outputs::ALL, &mut seq).unwrap();
+    par_closest_points_one_to_many_into(&one, tight_view(&ca), &o, Outputs::ALL, &mut par).unwrap();
     for j in (0..n).step_by(97).chain(n - 8..n) {
-        assert_same_closest(&par.get(j), &seq.get(j), "par one-to-many, unpadded");
+        let (p, q) = (par.get(j).unwrap(), seq.get(j).unwrap());
+        assert_same_closest(&p, &q, "par one-to-many, unpadded");
     }
     let mut rb_bad = rb.clone();
     rb_bad[n - 3] = -1.0;
     let mut m = PairMask::new();
     assert_eq!(
-        try_par_capsules_touch_into(
-            &big,
-            &big2,
-            Radii::PerPair { a: &ra, b: &rb_bad },
-            &o,
-            &mut m
-        ),
-        Err(BatchError::InvalidRadius { index: Some(n - 3) })
+        Radii::per_pair(&ra, &rb_bad)
+            .and_then(|bad| par_capsules_touch_into(&big, &big2, bad, &o, &mut m)),
+        Err(Error::InvalidRadius { index: Some(n - 3) })
     );
 
     // N x M and within one set: clustered scenes with hits.
-    let a = Segments::from(&scene(&mut Rng(5), 700, true));
-    let b = Segments::from(&scene(&mut Rng(6), 900, true));
+    let a = Segments::from(&scene(&mut Rng::new(5), 700, true));
+    let b = Segments::from(&scene(&mut Rng::new(6), 900, true));
     let mut mp = Vec::new();
-    par_dist2_matrix_into(&a, &b, &o, &mut mp);
-    let ms = dist2_matrix(&a, &b, &o);
+    par_dist2_matrix_into(&a, &b, &o, &mut mp).unwrap();
+    let ms = dist2_matrix(&a, &b);
     assert!(mp.iter().zip(&ms).all(|(x, y)| same(*x, *y)));
     for r in [0.0f32, 1e-2, 1.0, 30.0, 3e3] {
-        let seq = pairs_within(&a, &b, r, &o);
-        assert_same_hits(&par_pairs_within(&a, &b, r, &o), &seq, "par pairs_within");
+        let seq = pairs_within(&a, &b, r);
+        assert_same_hits(&par_pairs_within(&a, &b, r), &seq, "par pairs_within");
         // Few rows against a long batch: the parallel form splits columns too.
         let one_row = a.view(3..6);
         assert_same_hits(
-            &par_pairs_within(one_row, &big, r, &o),
-            &pairs_within(one_row, &big, r, &o),
+            &par_pairs_within(one_row, &big, r),
+            &pairs_within(one_row, &big, r),
             "one row",
         );
-        let set = Segments::from(&scene(&mut Rng(7), 1500, true));
+        let set = Segments::from(&scene(&mut Rng::new(7), 1500, true));
         for sh in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
             assert_same_hits(
-                &par_self_pairs_within(&set, r, &o, sh),
-                &self_pairs_within(&set, r, &o, sh),
+                &par_self_pairs_within(&set, r, sh),
+                &self_pairs_within(&set, r, sh),
                 "par self",
             );
         }

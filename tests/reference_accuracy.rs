@@ -5,14 +5,12 @@
 //!
 //! Case counts come from `PROPTEST_CASES` (default 256 per property).
 
-mod common;
-
-use common::{EPS32, EXTENT_PAIRS, Pair};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use segbatch::{Closest, Extent, Flags, Options, Segment, reference};
+use segbatch_testkit::{EPS32, EXTENT_PAIRS, Pair, oracle, strategy, vec};
 
-/// The bar of design.md section 2, in units of `f32::EPSILON · S`.
+/// The accuracy bar (docs/accuracy.md), in units of `f32::EPSILON · S`.
 const BAR: f64 = 8.0;
 
 fn fail(msg: String) -> TestCaseError {
@@ -21,7 +19,8 @@ fn fail(msg: String) -> TestCaseError {
 
 /// The oracle's view of a side the reference flagged degenerate: for a segment the flag only
 /// changes the answer by the (tiny) length, so the exact segment is kept; a degenerate ray
-/// or line has no usable direction and *is* its first point by definition (design.md 1).
+/// or line has no usable direction and *is* its first point by definition (the library's
+/// degenerate-side semantics).
 fn as_oracle_sees(seg: &Segment, ext: Extent, degenerate: bool) -> (Segment, Extent) {
     if degenerate && ext != Extent::Segment {
         (Segment::new(seg.p0, seg.p0), Extent::Segment)
@@ -33,9 +32,9 @@ fn as_oracle_sees(seg: &Segment, ext: Extent, degenerate: bool) -> (Segment, Ext
 /// True when a side flagged degenerate really is short: length at most a few ulps of its
 /// coordinates (the default rule is 2·ε; allow 4·ε for rounding).
 fn degeneracy_justified(seg: &Segment) -> bool {
-    let (p0, p1) = (common::to64(seg.p0), common::to64(seg.p1));
-    let len = common::norm(common::sub(p1, p0));
-    len <= 4.0 * EPS32 * common::norm(p0).max(common::norm(p1))
+    let (p0, p1) = (vec::to64(seg.p0), vec::to64(seg.p1));
+    let len = vec::norm(vec::sub(p1, p0));
+    len <= 4.0 * EPS32 * vec::norm(p0).max(vec::norm(p1))
 }
 
 /// Every accuracy and range check for one pair and one combination of extents.
@@ -45,7 +44,7 @@ fn check(a: &Segment, b: &Segment, ext_a: Extent, ext_b: Extent) -> Result<Close
     if c.flags.contains(Flags::NON_FINITE) {
         return Err(fail(format!("finite input flagged non-finite: {}", ctx())));
     }
-    if !(common::in_extent(c.s as f64, ext_a) && common::in_extent(c.t as f64, ext_b)) {
+    if !(oracle::in_extent(c.s as f64, ext_a) && oracle::in_extent(c.t as f64, ext_b)) {
         return Err(fail(format!("parameter outside its extent: {}", ctx())));
     }
     if !c.dist2.is_finite() {
@@ -61,19 +60,19 @@ fn check(a: &Segment, b: &Segment, ext_a: Extent, ext_b: Extent) -> Result<Close
     // Two unbounded sides: the bar is stated for the sides as represented (directions
     // rounded to f32) and at the scale of the closest points too (docs/accuracy.md).
     let unbounded = ext_a != Extent::Segment && ext_b != Extent::Segment;
-    let (a0, a1) = common::with_f32_direction(&oa);
-    let (b0, b1) = common::with_f32_direction(&ob);
+    let (a0, a1) = oracle::with_f32_direction(&oa);
+    let (b0, b1) = oracle::with_f32_direction(&ob);
     let (exact, scale) = if unbounded {
-        let exact = common::oracle64(a0, a1, b0, b1, ea, eb);
+        let exact = oracle::oracle64(a0, a1, b0, b1, ea, eb);
         (
             exact,
-            common::scale_with(a, b, &[exact.point_a, exact.point_b]),
+            oracle::scale_with(a, b, &[exact.point_a, exact.point_b]),
         )
     } else {
-        (common::oracle(&oa, &ob, ea, eb), common::scale(a, b))
+        (oracle::oracle(&oa, &ob, ea, eb), oracle::scale(a, b))
     };
     let allowed = BAR * EPS32 * scale;
-    common::check_close(
+    oracle::check_close(
         &format!("distance ({})", ctx()),
         c.distance() as f64,
         exact.distance,
@@ -82,11 +81,11 @@ fn check(a: &Segment, b: &Segment, ext_a: Extent, ext_b: Extent) -> Result<Close
     .map_err(fail)?;
     // The reported parameters must really attain the minimum (not just the distance).
     let attained = if unbounded {
-        common::distance_at64(a0, a1, b0, b1, c.s as f64, c.t as f64)
+        oracle::distance_at64(a0, a1, b0, b1, c.s as f64, c.t as f64)
     } else {
-        common::distance_at(&oa, &ob, c.s as f64, c.t as f64)
+        oracle::distance_at(&oa, &ob, c.s as f64, c.t as f64)
     };
-    common::check_close(
+    oracle::check_close(
         &format!("distance at the reported (s, t) ({})", ctx()),
         attained,
         exact.distance,
@@ -114,13 +113,13 @@ fn check_symmetry((a, b): &Pair) -> Result<(), TestCaseError> {
     for &(ext_a, ext_b) in &EXTENT_PAIRS {
         let ab = check(a, b, ext_a, ext_b)?;
         let ba = check(b, a, ext_b, ext_a)?;
-        let far: Vec<common::V3> = [ab.point_a, ab.point_b]
+        let far: Vec<vec::V3> = [ab.point_a, ab.point_b]
             .iter()
-            .map(|p| common::to64(*p))
+            .map(|p| vec::to64(*p))
             .collect();
-        let scale = common::scale_with(a, b, &far);
+        let scale = oracle::scale_with(a, b, &far);
         let ctx = || format!("a = {a:?}, b = {b:?}, {ext_a:?}/{ext_b:?}: {ab:?} vs swapped {ba:?}");
-        common::check_close(
+        oracle::check_close(
             &format!("swapped distance ({})", ctx()),
             ba.distance() as f64,
             ab.distance() as f64,
@@ -144,24 +143,23 @@ fn check_symmetry((a, b): &Pair) -> Result<(), TestCaseError> {
         // Points: only when the minimiser is well conditioned (clearly non-parallel proper
         // sides); its sensitivity grows like 1/sin²(angle).
         let (da64, db64) = (
-            common::sub(common::to64(a.p1), common::to64(a.p0)),
-            common::sub(common::to64(b.p1), common::to64(b.p0)),
+            vec::sub(vec::to64(a.p1), vec::to64(a.p0)),
+            vec::sub(vec::to64(b.p1), vec::to64(b.p0)),
         );
-        let sin =
-            common::norm(common::cross(da64, db64)) / (common::norm(da64) * common::norm(db64));
+        let sin = vec::norm(vec::cross(da64, db64)) / (vec::norm(da64) * vec::norm(db64));
         if da || db || !sin.is_finite() || sin < 1e-2 {
             continue;
         }
         let allowed = 4.0 * BAR * EPS32 * scale / (sin * sin);
         for i in 0..3 {
-            common::check_close(
+            oracle::check_close(
                 &format!("swapped point_a[{i}] ({})", ctx()),
                 ba.point_b[i] as f64,
                 ab.point_a[i] as f64,
                 allowed,
             )
             .map_err(fail)?;
-            common::check_close(
+            oracle::check_close(
                 &format!("swapped point_b[{i}] ({})", ctx()),
                 ba.point_a[i] as f64,
                 ab.point_b[i] as f64,
@@ -177,42 +175,42 @@ proptest! {
     #![proptest_config(ProptestConfig::default())]
 
     #[test]
-    fn general(pair in common::general()) {
+    fn general(pair in strategy::general()) {
         check_all_extents(&pair)?;
     }
 
     #[test]
-    fn near_parallel(pair in common::near_parallel()) {
+    fn near_parallel(pair in strategy::near_parallel()) {
         check_all_extents(&pair)?;
     }
 
     #[test]
-    fn parallel(pair in common::parallel()) {
+    fn parallel(pair in strategy::parallel()) {
         check_all_extents(&pair)?;
     }
 
     #[test]
-    fn collinear(pair in common::collinear()) {
+    fn collinear(pair in strategy::collinear()) {
         check_all_extents(&pair)?;
     }
 
     #[test]
-    fn crossing_small_angle(pair in common::crossing_small_angle()) {
+    fn crossing_small_angle(pair in strategy::small_angle_cross()) {
         check_all_extents(&pair)?;
     }
 
     #[test]
-    fn tiny_and_zero_lengths(pair in common::tiny()) {
+    fn tiny_and_zero_lengths(pair in strategy::tiny_or_zero()) {
         check_all_extents(&pair)?;
     }
 
     #[test]
-    fn long_skinny(pair in common::long_skinny()) {
+    fn long_skinny(pair in strategy::long_skinny()) {
         check_all_extents(&pair)?;
     }
 
     #[test]
-    fn far_from_origin(pair in common::far_from_origin()) {
+    fn far_from_origin(pair in strategy::far_from_origin()) {
         check_all_extents(&pair)?;
     }
 
@@ -221,7 +219,7 @@ proptest! {
     /// four lengths leave f32's range. (Beyond, `dist2` itself, an f32, cannot hold the
     /// squared distance to the bar: below ~1e-19 it is subnormal, above ~1.8e19 infinite.)
     #[test]
-    fn every_scale(pair in common::any_hard_pair(), k in -12i32..=12) {
+    fn every_scale(pair in strategy::any_unscaled(), k in -12i32..=12) {
         let scale = 10f64.powi(k);
         let sc = |p: [f32; 3]| p.map(|x| (f64::from(x) * scale) as f32);
         let (a, b) = pair;
@@ -230,13 +228,13 @@ proptest! {
     }
 
     #[test]
-    fn symmetry(pair in common::any_hard_pair()) {
+    fn symmetry(pair in strategy::any_finite()) {
         check_symmetry(&pair)?;
     }
 
     #[test]
     fn non_finite_input_gives_nan_and_flag(
-        pair in common::any_hard_pair(),
+        pair in strategy::any_finite(),
         index in 0usize..12,
         bad in prop_oneof![Just(f32::NAN), Just(f32::INFINITY), Just(f32::NEG_INFINITY)],
         extents in prop::sample::select(&EXTENT_PAIRS[..]),

@@ -183,7 +183,7 @@ impl PairMask {
             *w = u64::from_le(*w);
         }
         if let Some(last) = self.words.last_mut()
-            && self.len % 64 != 0
+            && !self.len.is_multiple_of(64)
         {
             *last &= (1u64 << (self.len % 64)) - 1;
         }

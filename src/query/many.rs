@@ -1,7 +1,9 @@
 //! Every A against every B: a dense matrix of squared distances, or the sparse list of the
 //! pairs within a radius. Also the tile loop the within-one-set query shares.
 
-use super::{Hit, Side, Spheres, TILE_A, TILE_B, lane_bits, push_hits, radius2, within_bits};
+#[cfg(feature = "rayon")]
+use super::TILE_A;
+use super::{Hit, Side, Spheres, TILE_B, lane_bits, push_hits, radius2, within_bits};
 use crate::LANES;
 use crate::batch::{Error, SegmentsView};
 use crate::forms::query_forms;
@@ -36,7 +38,7 @@ query_forms! {
         -> Vec<f32> = matrix;
     /// The general form of [`dist2_matrix`]: extents and tolerance from `options`, the
     /// matrix written into `out`, resized to `a.len()·b.len()` (allocation reused). The
-    /// parallel forms hand out blocks of [`TILE_A`] rows above
+    /// parallel forms hand out blocks of [`TILE_A`](crate::TILE_A) rows above
     /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) entries.
     ///
     /// # Errors

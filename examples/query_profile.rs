@@ -1,0 +1,149 @@
+//! The harness behind the instruction counts per group in docs/architecture.md and
+//! docs/performance.md: runs one query `reps` times on `pairs` random pairs (the benches'
+//! distribution), through the public `_into` forms with reused outputs.
+//!
+//! ```text
+//! cargo run --release --example query_profile -- MODE [reps] [pairs]
+//!   MODE: all | params | dist | ray (closest points: every column, s/t/dist2/flags,
+//!         distance only, ray vs segment), otm (one-to-many), caps (capsules, per-pair
+//!         radii), cpa | contact | i2 (motion and 2D, batched), cpa_s | contact_s | i2_s
+//!         (their scalar references), flags (how many bench pairs take the rare-case path)
+//! cargo build --release --example query_profile
+//! valgrind --tool=callgrind target/release/examples/query_profile cpa 20 4096   # and with 0
+//! ```
+//!
+//! Instructions per group of 8 = (count with 20 calls - count with 0 calls) / (20 · 4096 / 8).
+use segbatch::motion::*;
+use segbatch::*;
+use segbatch_testkit::Rng;
+use std::hint::black_box;
+
+fn main() {
+    let mode = std::env::args().nth(1).unwrap_or("cpa".into());
+    let reps: usize = std::env::args()
+        .nth(2)
+        .map(|s| s.parse().unwrap())
+        .unwrap_or(100);
+    let n: usize = std::env::args()
+        .nth(3)
+        .map(|s| s.parse().unwrap())
+        .unwrap_or(4096);
+    let mut r = Rng::new(42);
+    let a: Vec<Segment> = (0..n)
+        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+        .collect();
+    let b: Vec<Segment> = (0..n)
+        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+        .collect();
+    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
+    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
+    let (sa, sb) = (Segments::from(&a), Segments::from(&b));
+    let flat = |s: &Segment| Segment2::new([s.p0[0], s.p0[1]], [s.p1[0], s.p1[1]]);
+    let a2: Vec<Segment2> = a.iter().map(flat).collect();
+    let b2: Vec<Segment2> = b.iter().map(flat).collect();
+    let (sa2, sb2) = (Segments2::from(&a2[..]), Segments2::from(&b2[..]));
+    let mut cpa_out = CpaBatch::new();
+    let mut con_out = ContactBatch::new();
+    let mut i2_out = Intersections2::new();
+    let mut res = vec![0.0f32; n];
+    let radii = Radii::per_pair(&ra, &rb).expect("radii are positive");
+    let ray = Options::new(Extent::Ray, Extent::Segment);
+    let (mut out, mut mask) = (ClosestBatch::new(), PairMask::new());
+    // Allocate every output once, outside the measured difference.
+    let opts = &Options::SEGMENTS;
+    closest_points_into(&sa, &sb, opts, Outputs::ALL, &mut out).unwrap();
+    capsules_touch_into(&sa, &sb, radii, opts, &mut mask).unwrap();
+    cpa_segments_into(&sa, &sb, &mut cpa_out).unwrap();
+    first_contact_segments_into(&sa, &sb, radii, &mut con_out).unwrap();
+    intersect2_into(&sa2, &sb2, &mut i2_out).unwrap();
+    if mode == "flags" {
+        for n in [4096usize, 262_144] {
+            let mut r = Rng::new(42);
+            let a: Vec<Segment> = (0..n)
+                .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+                .collect();
+            let b: Vec<Segment> = (0..n)
+                .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+                .collect();
+            let (sa, sb) = (Segments::from(&a), Segments::from(&b));
+            let c = cpa_segments(&sa, &sb);
+            let a2: Vec<Segment2> = a.iter().map(flat).collect();
+            let b2: Vec<Segment2> = b.iter().map(flat).collect();
+            let x = intersect2(&Segments2::from(&a2[..]), &Segments2::from(&b2[..]));
+            println!(
+                "n {n}: cpa flagged {}, 2d flagged {}",
+                c.flags().iter().filter(|f| !f.is_empty()).count(),
+                x.flags().iter().filter(|f| !f.is_empty()).count()
+            );
+        }
+        return;
+    }
+    let t = std::time::Instant::now();
+    for _ in 0..reps {
+        match mode.as_str() {
+            "all" | "params" | "dist" | "ray" => {
+                let (options, outputs) = match mode.as_str() {
+                    "all" => (&Options::SEGMENTS, Outputs::ALL),
+                    "params" => (&Options::SEGMENTS, Outputs::PARAMS),
+                    "dist" => (&Options::SEGMENTS, Outputs::DISTANCE),
+                    _ => (&ray, Outputs::PARAMS),
+                };
+                closest_points_into(black_box(&sa), black_box(&sb), options, outputs, &mut out)
+                    .unwrap();
+                black_box(&out);
+            }
+            "otm" => {
+                let one = black_box(&a[0]);
+                let opts = &Options::SEGMENTS;
+                closest_points_one_to_many_into(one, &sb, opts, Outputs::PARAMS, &mut out).unwrap();
+                black_box(&out);
+            }
+            "caps" => {
+                let opts = &Options::SEGMENTS;
+                capsules_touch_into(black_box(&sa), black_box(&sb), radii, opts, &mut mask)
+                    .unwrap();
+                black_box(&mask);
+            }
+            "cpa" => {
+                cpa_segments_into(black_box(&sa), black_box(&sb), &mut cpa_out).unwrap();
+                black_box(&cpa_out);
+            }
+            "contact" => {
+                first_contact_segments_into(black_box(&sa), black_box(&sb), radii, &mut con_out)
+                    .unwrap();
+                black_box(&con_out);
+            }
+            "i2" => {
+                intersect2_into(black_box(&sa2), black_box(&sb2), &mut i2_out).unwrap();
+                black_box(&i2_out);
+            }
+            "cpa_s" => {
+                for ((x, y), o) in black_box(&a).iter().zip(black_box(&b)).zip(&mut res) {
+                    let c = reference::cpa_segments(x, y);
+                    *o = c.dist2 + c.t + c.point_a[0] + c.point_b[0];
+                }
+            }
+            "contact_s" => {
+                for (i, o) in res.iter_mut().enumerate() {
+                    let c = reference::first_contact_segments(
+                        black_box(&a[i]),
+                        ra[i],
+                        black_box(&b[i]),
+                        rb[i],
+                    );
+                    *o = if c.hit { c.t } else { -1.0 };
+                }
+            }
+            "i2_s" => {
+                for ((x, y), o) in black_box(&a2).iter().zip(black_box(&b2)).zip(&mut res) {
+                    let c = reference::intersect2(x, y);
+                    *o = c.dist2 + c.s + c.t + c.point_a[0];
+                }
+            }
+            _ => panic!("mode"),
+        }
+        black_box(&res);
+    }
+    let el = t.elapsed().as_secs_f64();
+    println!("{mode}: {:.1} M pairs/s", (n * reps) as f64 / el / 1e6);
+}

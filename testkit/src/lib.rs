@@ -1,0 +1,31 @@
+//! Test support for segbatch, in one place: the tests, the benches, the examples and the
+//! `segbatch verify` command all use it.
+//!
+//! - [`Rng`]: the one random number generator (SplitMix64), seeded.
+//! - [`oracle`]: the f64 oracle of the 3D closest-points question (segment, ray or line on
+//!   each side), obviously correct and independent of the library's flags; error units and
+//!   approximate asserts. [`oracle2d`]: the same for 2D segments, with exact integer
+//!   predicates.
+//! - [`pairs`]: the adversarial 3D generators, one function per hard-case class
+//!   ([`pairs::CLASSES`]); [`motion`]: moving pairs, 2D pairs and the closest-approach
+//!   oracle.
+//! - `strategy` (feature `proptest`): every generator as a proptest strategy.
+//!
+//! Not published. Unit tests inside the library's `src/` cannot use it (they compile a
+//! second copy of segbatch whose types differ); integration tests, benches and examples can.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod motion;
+pub mod oracle;
+pub mod oracle2d;
+pub mod pairs;
+mod rng;
+#[cfg(feature = "proptest")]
+pub mod strategy;
+pub mod vec;
+
+pub use oracle::{EPS32, EXTENT_PAIRS, Oracle};
+pub use pairs::{CLASSES, Class, Pair, PairFn};
+pub use rng::Rng;
