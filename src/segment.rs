@@ -77,7 +77,7 @@ impl Extent {
         }
     }
 
-    /// The lower-case name: `"segment"`, `"ray"` or `"line"` (what [`Extent::from_str`]
+    /// The lower-case name: `"segment"`, `"ray"` or `"line"` (what `str::parse`
     /// parses and `Display` prints).
     #[must_use]
     pub const fn name(self) -> &'static str {

@@ -1,4 +1,4 @@
-//! Motion queries: where moving objects are *at the same moment*, and 2D segment crossings.
+//! Motion queries: where moving objects are *at the same moment*.
 //!
 //! A segment traced by an object during a step is where it goes, not where it is when. Two
 //! objects whose paths come within `rA + rB` of each other (the segment distance of the
@@ -9,14 +9,17 @@
 //!
 //! | query | batched | scalar reference | file |
 //! |---|---|---|---|
-//! | closest point of approach of two tracks (Sunday's `cpa_time` / `cpa_distance`), time clamped to a [`Window`] | [`cpa`], [`cpa_segments`] | [`cpa_scalar`], [`cpa_segments_scalar`] | `cpa.rs` |
-//! | time of first contact of two moving spheres (the dynamic sphere-sphere test) | [`first_contact`], [`first_contact_segments`] | [`first_contact_scalar`], [`first_contact_segments_scalar`] | `contact.rs` |
-//! | 2D segment intersection (parametric test, collinear overlap) and 2D closest points | [`intersect2`] | [`intersect2_scalar`] | `seg2d.rs` |
+//! | closest point of approach of two tracks (Sunday's `cpa_time` / `cpa_distance`), time clamped to a [`Window`] | [`cpa`], [`cpa_segments`] | [`reference::cpa`](crate::reference::cpa), [`reference::cpa_segments`](crate::reference::cpa_segments) | `cpa.rs` |
+//! | time of first contact of two moving spheres (the dynamic sphere-sphere test) | [`first_contact`], [`first_contact_segments`] | [`reference::first_contact`](crate::reference::first_contact), [`reference::first_contact_segments`](crate::reference::first_contact_segments) | `contact.rs` |
+//!
+//! Each has the crate's four forms (`q`, `q_into`, `par_q`, `par_q_into`). 2D segment
+//! crossings, which have nothing to do with time, are [`intersect2`](crate::intersect2) at
+//! the crate root.
 //!
 //! A moving object is given either as a [`Track`] (position at `t = 0` and velocity, in
-//! [`Tracks`] columns) or, as engines store it, as the [`Segment`] from its
+//! [`Tracks`] columns) or, as engines store it, as the [`Segment`](crate::Segment) from its
 //! position at the start of the step to its position at the end (a
-//! [`Segments`] batch, accepted directly; time runs over `[0, 1]`).
+//! [`Segments`](crate::Segments) batch, accepted directly; time runs over `[0, 1]`).
 //!
 //! `docs/motion.md` explains which query to use when, with a worked example of two paths
 //! that cross while the objects never meet.
@@ -32,14 +35,12 @@
 //!
 //! # How the loops are fast
 //!
-//! As in the 3D kernel (`src/kernel.rs`): output columns are stored in aligned `f32x8`
-//! groups; every input and output column is cut to exactly the number of whole groups in
-//! the function that loops, so loads and stores of whole `[f32; 8]` groups need no bounds
-//! checks; each query has a common-case path (every lane finite and, for CPA and 2D, none
-//! of the special cases) whose `select`s are skipped and whose results are bit for bit
-//! those of the masked path, which runs out of line (`#[inline(never)]`, also for the last
-//! partial group); masks become bytes (`bool`, flags, [`Crossing`]) with one `movmskps`
-//! and one multiplication. `docs/performance.md` has the figures.
+//! The loop is the driver's (`src/driver.rs`), shared with every query: whole aligned
+//! groups loaded and stored without bounds checks, a common-case path (every lane finite
+//! and, for CPA, no same-velocity lane) whose `select`s are skipped and whose results are
+//! bit for bit those of the masked path, which runs out of line; masks become bytes
+//! (`bool`, flags) with one `movmskps` and one multiplication. `docs/performance.md` has
+//! the figures.
 
 mod contact;
 mod cpa;
@@ -63,7 +64,7 @@ use bytemuck::{Pod, Zeroable};
 
 /// An object moving linearly: `P(t) = position + t·velocity`.
 ///
-/// `#[repr(C)]` and [`Pod`] with the layout of a [`Segment`] (six `f32`), so flat data casts
+/// `#[repr(C)]` and [`Pod`] with the layout of a [`Segment`](crate::Segment) (six `f32`), so flat data casts
 /// to `&[Track]` with [`bytemuck::cast_slice`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -95,7 +96,7 @@ impl crate::batch::Record<6> for Track {
 }
 
 /// A batch of [`Track`]s as six `f32` columns (`px, py, pz, vx, vy, vz`) padded to
-/// [`LANES`](crate::LANES), built like [`Segments`].
+/// [`LANES`](crate::LANES), built like [`Segments`](crate::Segments).
 ///
 /// ```
 /// use segbatch::motion::{Track, Tracks};
