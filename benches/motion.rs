@@ -10,24 +10,11 @@ use segbatch::{
     ClosestBatch, Intersections2, Options, Outputs, Radii, Segment, Segment2, Segments, Segments2,
     intersect2_into, reference,
 };
-use segbatch_testkit::Rng;
+use segbatch_testkit::motion::step_pairs as inputs;
 use std::hint::black_box;
 use std::time::Duration;
 
 const SIZES: [usize; 2] = [4096, 262_144];
-
-fn inputs(n: usize) -> (Vec<Segment>, Vec<Segment>, Vec<f32>, Vec<f32>) {
-    let mut r = Rng::new(42);
-    let a: Vec<Segment> = (0..n)
-        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
-        .collect();
-    let b: Vec<Segment> = (0..n)
-        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
-        .collect();
-    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
-    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
-    (a, b, ra, rb)
-}
 
 fn config(c: &mut Criterion) -> &mut Criterion {
     c

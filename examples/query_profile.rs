@@ -15,7 +15,7 @@
 //! Instructions per group of 8 = (count with 20 calls - count with 0 calls) / (20 · 4096 / 8).
 use segbatch::motion::*;
 use segbatch::*;
-use segbatch_testkit::Rng;
+use segbatch_testkit::motion::step_pairs;
 use std::hint::black_box;
 
 fn main() {
@@ -28,15 +28,7 @@ fn main() {
         .nth(3)
         .map(|s| s.parse().unwrap())
         .unwrap_or(4096);
-    let mut r = Rng::new(42);
-    let a: Vec<Segment> = (0..n)
-        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
-        .collect();
-    let b: Vec<Segment> = (0..n)
-        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
-        .collect();
-    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
-    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
+    let (a, b, ra, rb) = step_pairs(n);
     let (sa, sb) = (Segments::from(&a), Segments::from(&b));
     let flat = |s: &Segment| Segment2::new([s.p0[0], s.p0[1]], [s.p1[0], s.p1[1]]);
     let a2: Vec<Segment2> = a.iter().map(flat).collect();
@@ -58,13 +50,7 @@ fn main() {
     intersect2_into(&sa2, &sb2, &mut i2_out).unwrap();
     if mode == "flags" {
         for n in [4096usize, 262_144] {
-            let mut r = Rng::new(42);
-            let a: Vec<Segment> = (0..n)
-                .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
-                .collect();
-            let b: Vec<Segment> = (0..n)
-                .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
-                .collect();
+            let (a, b, _, _) = step_pairs(n);
             let (sa, sb) = (Segments::from(&a), Segments::from(&b));
             let c = cpa_segments(&sa, &sb);
             let a2: Vec<Segment2> = a.iter().map(flat).collect();

@@ -400,3 +400,18 @@ pub fn disjoint_int_pair(rng: &mut Rng, gap_rel: f64) -> IntPair {
         }
     }
 }
+
+/// The motion benches' and profiles' distribution: `n` pairs of start/end segments with
+/// ends uniform in the cube `[-10, 10]³`, and per-pair radii in `[1, 2)`, from seed 42.
+pub fn step_pairs(n: usize) -> (Vec<Segment>, Vec<Segment>, Vec<f32>, Vec<f32>) {
+    let mut r = Rng::new(42);
+    let a: Vec<Segment> = (0..n)
+        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+        .collect();
+    let b: Vec<Segment> = (0..n)
+        .map(|_| Segment::new(r.cube_f32(10.0), r.cube_f32(10.0)))
+        .collect();
+    let ra: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
+    let rb: Vec<f32> = (0..n).map(|_| 1.0 + r.range_f32(-1.0, 1.0).abs()).collect();
+    (a, b, ra, rb)
+}
