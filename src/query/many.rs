@@ -167,8 +167,8 @@ impl Within<'_, '_> {
 }
 
 impl Within<'_, '_> {
-    /// Every hit of rows `0..na` × columns `0..nb`, sorted by `(i, j)`, into `out`
-    /// (cleared first): sequentially, or when `parallel` and there are at least
+    /// Every hit of rows `0..na` × columns `0..nb`, sorted by `(i, j)`, appended to `out`
+    /// (which the callers clear before validating their inputs): sequentially, or when `parallel` and there are at least
     /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair `tests`, over rectangles of
     /// tiles on all cores ([`crate::driver::par_rects`]); the list is the same.
     pub(crate) fn run(
@@ -179,7 +179,6 @@ impl Within<'_, '_> {
         parallel: bool,
         out: &mut Vec<Hit>,
     ) {
-        out.clear();
         #[cfg(feature = "rayon")]
         if parallel && tests >= crate::PAR_MIN_PAIR_TESTS {
             use rayon::prelude::*;
