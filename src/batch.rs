@@ -98,6 +98,15 @@ pub enum Error {
         /// The batch length.
         len: usize,
     },
+    /// An index pair naming an element past the end of its batch (the index-pair queries).
+    IndexOutOfRange {
+        /// Position of the pair in the list.
+        pair: usize,
+        /// The index found.
+        index: u32,
+        /// Length of the batch it indexes.
+        len: usize,
+    },
 }
 
 impl core::fmt::Display for Error {
@@ -124,6 +133,10 @@ impl core::fmt::Display for Error {
             Error::OutOfRange { start, end, len } => {
                 write!(f, "range {start}..{end} is outside a batch of {len}")
             }
+            Error::IndexOutOfRange { pair, index, len } => write!(
+                f,
+                "index pair {pair} names element {index} of a batch of {len}"
+            ),
         }
     }
 }

@@ -122,12 +122,97 @@ where
     }
 }
 
+/// Where a query's input groups come from: columns read in place (`[&[f32]; C]`, pair `k`
+/// at index `k` of every column), or gathered by index pairs ([`Gathered`]).
+pub(crate) trait Input<const C: usize>: Copy + Send + Sync {
+    /// Runs `kernel` over the first `n` pairs, storing into `out` (padded to whole groups
+    /// for at least `n` pairs).
+    fn run<K, S>(self, kernel: &K, n: usize, out: S)
+    where
+        K: PairKernel<C>,
+        S: GroupStore<Lanes = K::Lanes>;
+
+    /// The pairs from `mid` on (`mid` a multiple of [`LANES`]).
+    fn skip(self, mid: usize) -> Self;
+}
+
+impl<const C: usize> Input<C> for [&[f32]; C] {
+    #[inline]
+    fn run<K, S>(self, kernel: &K, n: usize, out: S)
+    where
+        K: PairKernel<C>,
+        S: GroupStore<Lanes = K::Lanes>,
+    {
+        run(kernel, self, n, out);
+    }
+
+    fn skip(self, mid: usize) -> Self {
+        core::array::from_fn(|c| &self[c][mid..])
+    }
+}
+
+/// Pairs per staged chunk of a [`Gathered`] input: 14 columns of 256 values are 14 KiB,
+/// resident in L1 between the gather and the kernel.
+const GATHER_CHUNK: usize = 256;
+
+const _: () = assert!(GATHER_CHUNK.is_multiple_of(LANES));
+
+/// Input columns named by index pairs: pair `k` reads `cols[c][pairs[k].1]` for the
+/// columns `c` whose bit is set in `side_b`, `cols[c][pairs[k].0]` for the others. The
+/// callers check every index against its columns first.
+///
+/// The driver gathers [`GATHER_CHUNK`] pairs at a time into a small buffer and runs its
+/// ordinary loop over it: the lanes come straight from the callers' SoA columns, with no
+/// batch-sized copy.
+#[derive(Clone, Copy)]
+pub(crate) struct Gathered<'a, const C: usize> {
+    pub cols: [&'a [f32]; C],
+    pub side_b: u32,
+    pub pairs: &'a [(u32, u32)],
+}
+
+impl<const C: usize> Input<C> for Gathered<'_, C> {
+    fn run<K, S>(self, kernel: &K, n: usize, out: S)
+    where
+        K: PairKernel<C>,
+        S: GroupStore<Lanes = K::Lanes>,
+    {
+        let mut buf = [[0.0f32; GATHER_CHUNK]; C];
+        let mut out = out;
+        for pairs in self.pairs[..n].chunks(GATHER_CHUNK) {
+            for (c, (col, staged)) in self.cols.iter().zip(&mut buf).enumerate() {
+                if self.side_b & (1 << c) == 0 {
+                    for (x, &(i, _)) in staged.iter_mut().zip(pairs) {
+                        *x = col[i as usize];
+                    }
+                } else {
+                    for (x, &(_, j)) in staged.iter_mut().zip(pairs) {
+                        *x = col[j as usize];
+                    }
+                }
+            }
+            let (head, rest) = out.split_at(pairs.len().div_ceil(LANES));
+            // Lanes past `pairs.len()` hold an earlier chunk's values: computed, never
+            // reported.
+            run(kernel, buf.each_ref().map(|b| &b[..]), pairs.len(), head);
+            out = rest;
+        }
+    }
+
+    fn skip(self, mid: usize) -> Self {
+        Gathered {
+            pairs: &self.pairs[mid..],
+            ..self
+        }
+    }
+}
+
 /// [`run`], or [`par_run`] when `parallel` is set and the `rayon` feature is on (without
 /// it, every query is sequential and `parallel` is never set by the public API).
 pub(crate) fn run_on<const C: usize, K, S>(
     parallel: bool,
     kernel: &K,
-    cols: [&[f32]; C],
+    input: impl Input<C>,
     n: usize,
     out: S,
 ) where
@@ -136,10 +221,10 @@ pub(crate) fn run_on<const C: usize, K, S>(
 {
     #[cfg(feature = "rayon")]
     if parallel {
-        return par_run(kernel, cols, n, out);
+        return par_run(kernel, input, n, out);
     }
     debug_assert!(!parallel);
-    run(kernel, cols, n, out);
+    input.run(kernel, n, out);
 }
 
 /// One side of a query, ready for whole-group loads at multiples of [`LANES`]: in place
@@ -242,36 +327,35 @@ const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(LANES));
 pub const PAR_MIN_PAIR_TESTS: usize = 256 * 1024;
 
 /// [`run`] on all cores: the pairs halved recursively at multiples of [`PAR_CHUNK_PAIRS`]
-/// (input columns and output groups alike), bitwise the results of [`run`].
+/// (input and output groups alike), bitwise the results of [`run`].
 #[cfg(feature = "rayon")]
-pub(crate) fn par_run<const C: usize, K, S>(kernel: &K, cols: [&[f32]; C], n: usize, out: S)
+pub(crate) fn par_run<const C: usize, K, S>(kernel: &K, input: impl Input<C>, n: usize, out: S)
 where
     K: PairKernel<C>,
     S: GroupStore<Lanes = K::Lanes>,
 {
     if n < PAR_MIN_PAIRS {
-        run(kernel, cols, n, out);
+        input.run(kernel, n, out);
     } else {
-        split(kernel, cols, n, out);
+        split(kernel, input, n, out);
     }
 }
 
 #[cfg(feature = "rayon")]
-fn split<const C: usize, K, S>(kernel: &K, cols: [&[f32]; C], n: usize, out: S)
+fn split<const C: usize, K, S>(kernel: &K, input: impl Input<C>, n: usize, out: S)
 where
     K: PairKernel<C>,
     S: GroupStore<Lanes = K::Lanes>,
 {
     if n <= PAR_CHUNK_PAIRS {
-        run(kernel, cols, n, out);
+        input.run(kernel, n, out);
         return;
     }
     let mid = (n / 2).div_ceil(PAR_CHUNK_PAIRS) * PAR_CHUNK_PAIRS;
-    let hi_cols: [&[f32]; C] = core::array::from_fn(|c| &cols[c][mid..]);
     let (out_lo, out_hi) = out.split_at(mid / LANES);
     rayon::join(
-        || split(kernel, cols, mid, out_lo),
-        || split(kernel, hi_cols, n - mid, out_hi),
+        || split(kernel, input, mid, out_lo),
+        || split(kernel, input.skip(mid), n - mid, out_hi),
     );
 }
 

@@ -209,6 +209,15 @@ pub use batch::{Record, Soa, SoaView};
 pub use driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
 pub use interop::rows;
 pub use query::{
+    CapsuleContact, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
+    capsules_touch_indexed_into, closest_points_indexed, closest_points_indexed_into,
+};
+#[cfg(feature = "rayon")]
+pub use query::{
+    par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
+    par_capsules_touch_indexed_into, par_closest_points_indexed, par_closest_points_indexed_into,
+};
+pub use query::{
     ClosestBatch, Hit, Outputs, PairMask, Radii, SharedEndpoints, TILE_A, TILE_B, capsules_touch,
     capsules_touch_into, closest_points, closest_points_into, closest_points_one_to_many,
     closest_points_one_to_many_into, dist2_matrix, dist2_matrix_into, pairs_within,

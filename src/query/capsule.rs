@@ -8,7 +8,7 @@
 
 use crate::batch::{Error, SegmentsView, check_len};
 use crate::columns::GroupStore;
-use crate::driver::{self, PairKernel};
+use crate::driver::{self, Input, PairKernel};
 use crate::forms::query_forms;
 use crate::kernel::{Splat, closest8_general, closest8_masked};
 use crate::lanes::V3;
@@ -66,6 +66,24 @@ impl<'r> Radii<'r> {
         }
     }
 
+    /// Object `i` of A has radius `a[i]`, object `j` of B radius `b[j]`: for the index-pair
+    /// queries ([`capsule_contacts`](crate::capsule_contacts),
+    /// [`capsules_touch_indexed`](crate::capsules_touch_indexed)), whose two sets differ in
+    /// length. In a pairwise query it is the same as [`per_pair`](Radii::per_pair) (both
+    /// slices must then have the batch's length).
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] with the first index (in `a`, then in `b`) holding a
+    /// negative or NaN radius.
+    pub fn per_object(a: &'r [f32], b: &'r [f32]) -> Result<Self, Error> {
+        for r in [a, b] {
+            if let Some(i) = r.iter().position(|&x| !valid(x)) {
+                return Err(Error::InvalidRadius { index: Some(i) });
+            }
+        }
+        Ok(Radii(RadiiKind::PerPair { a, b }))
+    }
+
     /// `(a, b)` when the radii are uniform.
     #[must_use]
     pub fn as_uniform(&self) -> Option<(f32, f32)> {
@@ -88,7 +106,31 @@ impl<'r> Radii<'r> {
     pub(crate) fn check_len(&self, n: usize) -> Result<(), Error> {
         match self.0 {
             RadiiKind::Uniform { .. } => Ok(()),
-            RadiiKind::PerPair { a, .. } => check_len("radii and batches", n, a.len()),
+            RadiiKind::PerPair { a, b } => {
+                check_len("radii of a and the batches", n, a.len())?;
+                check_len("radii of b and the batches", n, b.len())
+            }
+        }
+    }
+
+    /// `Ok` when the radii fit sets of `na` and `nb` objects (per-object slices of those
+    /// lengths).
+    pub(crate) fn check_objects(&self, na: usize, nb: usize) -> Result<(), Error> {
+        match self.0 {
+            RadiiKind::Uniform { .. } => Ok(()),
+            RadiiKind::PerPair { a, b } => {
+                check_len("radii of set a", na, a.len())?;
+                check_len("radii of set b", nb, b.len())
+            }
+        }
+    }
+
+    /// The radius of object `i` of A and object `j` of B.
+    #[inline]
+    pub(crate) fn of(&self, i: usize, j: usize) -> (f32, f32) {
+        match self.0 {
+            RadiiKind::Uniform { a, b } => (a, b),
+            RadiiKind::PerPair { a, b } => (a[i], b[j]),
         }
     }
 }
@@ -165,7 +207,7 @@ impl PairMask {
     }
 
     /// Sizes for `len` pairs, all bits clear, reusing the allocation.
-    fn reset(&mut self, len: usize) {
+    pub(super) fn reset(&mut self, len: usize) {
         self.words.clear();
         self.words.resize(len.div_ceil(64), 0);
         self.len = len;
@@ -276,10 +318,32 @@ fn touch<'a, 'b>(
     check_len("batches a and b", a.len(), b.len())?;
     radii.check_len(a.len())?;
     let n = a.len();
-    out.reset(n);
-    let splat = Splat::new(&options.params());
     let (ac, bc) = (a.raw_columns(), b.raw_columns());
     let pair: [&[f32]; 12] = core::array::from_fn(|k| if k < 6 { ac[k] } else { bc[k - 6] });
+    let per_pair = |ra, rb| -> [&[f32]; 14] {
+        core::array::from_fn(|k| match k {
+            0..12 => pair[k],
+            12 => ra,
+            _ => rb,
+        })
+    };
+    run_touch(radii, options, pair, per_pair, n, parallel, out);
+    Ok(())
+}
+
+/// Sizes `out` for `n` pairs and runs the capsule test over `pair` (twelve columns: A, B)
+/// with uniform radii, or over `per_pair(rA, rB)` (fourteen: A, B, rA, rB).
+pub(super) fn run_touch<'r, P: Input<12>, Q: Input<14>>(
+    radii: Radii<'r>,
+    options: &Options,
+    pair: P,
+    per_pair: impl FnOnce(&'r [f32], &'r [f32]) -> Q,
+    n: usize,
+    parallel: bool,
+    out: &mut PairMask,
+) {
+    out.reset(n);
+    let splat = Splat::new(&options.params());
     let store = out.groups_mut();
     match radii.0 {
         RadiiKind::Uniform { a: ra, b: rb } => {
@@ -290,16 +354,11 @@ fn touch<'a, 'b>(
             driver::run_on(parallel, &kernel, pair, n, store);
         }
         RadiiKind::PerPair { a: ra, b: rb } => {
-            let cols: [&[f32]; 14] = core::array::from_fn(|k| match k {
-                0..12 => pair[k],
-                12 => ra,
-                _ => rb,
-            });
+            let cols = per_pair(ra, rb);
             driver::run_on(parallel, &PerPairCapsules { splat }, cols, n, store);
         }
     }
     out.finish();
-    Ok(())
 }
 
 query_forms! {

@@ -8,7 +8,7 @@
 
 use crate::batch::{Error, SegmentsView, check_len};
 use crate::columns::{GroupStore, result_batch, split_groups};
-use crate::driver::{self, PairKernel};
+use crate::driver::{self, Input, PairKernel};
 use crate::forms::query_forms;
 use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
 use crate::lanes::{V3, bytes8};
@@ -192,8 +192,8 @@ fn points(c: &[f32x8; 12]) -> (V3, V3, V3, V3) {
 }
 
 /// `a[i]` against `b[i]`: twelve input columns.
-struct Pairwise {
-    splat: Splat,
+pub(super) struct Pairwise {
+    pub(super) splat: Splat,
 }
 
 impl PairKernel<12> for Pairwise {
@@ -234,9 +234,9 @@ impl PairKernel<6> for OneToMany {
 
 /// Sizes `out` for `n` pairs and runs `kernel` through the driver, sequentially or on all
 /// cores, with the store specialised for `outputs`.
-fn drive<const C: usize, K: PairKernel<C, Lanes = Lanes>>(
+pub(super) fn drive<const C: usize, K: PairKernel<C, Lanes = Lanes>>(
     kernel: &K,
-    cols: [&[f32]; C],
+    input: impl Input<C>,
     n: usize,
     outputs: Outputs,
     parallel: bool,
@@ -245,7 +245,7 @@ fn drive<const C: usize, K: PairKernel<C, Lanes = Lanes>>(
     out.reset(n, |name| outputs.keeps(name));
     let columns = out.out();
     macro_rules! go {
-        ($p:literal, $q:literal, $f:literal) => {{ driver::run_on(parallel, kernel, cols, n, Selected::<$p, $q, $f>(columns)) }};
+        ($p:literal, $q:literal, $f:literal) => {{ driver::run_on(parallel, kernel, input, n, Selected::<$p, $q, $f>(columns)) }};
     }
     match (outputs.params, outputs.points, outputs.flags) {
         (false, false, false) => go!(false, false, false),

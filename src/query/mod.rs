@@ -46,6 +46,7 @@ use wide::f32x8;
 
 mod capsule;
 mod closest;
+mod indexed;
 mod many;
 mod self_pairs;
 
@@ -60,6 +61,15 @@ pub use closest::{
 pub use closest::{
     par_closest_points, par_closest_points_into, par_closest_points_one_to_many,
     par_closest_points_one_to_many_into,
+};
+pub use indexed::{
+    CapsuleContact, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
+    capsules_touch_indexed_into, closest_points_indexed, closest_points_indexed_into,
+};
+#[cfg(feature = "rayon")]
+pub use indexed::{
+    par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
+    par_capsules_touch_indexed_into, par_closest_points_indexed, par_closest_points_indexed_into,
 };
 pub use many::{dist2_matrix, dist2_matrix_into, pairs_within, pairs_within_into};
 #[cfg(feature = "rayon")]

@@ -1,0 +1,368 @@
+//! The narrow phase over index pairs: an engine's broad phase (or this crate's set
+//! queries) names candidate pairs `(i, j)` of one or two sets, and these queries run the
+//! kernel on exactly those pairs.
+//!
+//! The lanes are gathered straight from the sets' SoA columns, a few hundred pairs at a
+//! time into an L1-resident buffer ([`driver::Gathered`]), so no pair of batches is built
+//! and the memory traffic is the sets' rows the pairs touch. Result `k` is the pair
+//! `pairs[k]`, bit for bit what the pairwise query gives for `(a[i], b[j])`.
+//!
+//! # Capsule contacts
+//!
+//! For the pairs whose capsules touch ([`capsules_touch`](crate::capsules_touch)'s test,
+//! `dist2 <= (rA + rB)²` in `f32`), [`capsule_contacts`] reports what a physics engine's
+//! solver needs: the unit normal pointing from B to A, the depth `rA + rB - distance`,
+//! and the contact points on the two capsule surfaces. The normal is the closest points'
+//! separation `C - D`, normalised after scaling by its largest component (so separations of
+//! 1e-30 still give a unit normal). When the core segments touch or cross (`C - D` is
+//! exactly zero) it falls back, in order, to the cross product of the two directions
+//! (oriented from B's midpoint towards A's), then to a direction perpendicular to A (or B,
+//! if A is a point), and for two points to `+z`.
+
+use super::capsule::{PairMask, Radii, run_touch};
+use super::closest::{ClosestBatch, Outputs, Pairwise, drive};
+use crate::batch::{Error, SegmentsView};
+use crate::driver::Gathered;
+use crate::forms::query_forms;
+use crate::kernel::Splat;
+use crate::segment::{Options, Segment};
+
+/// `Ok` when every pair names an element of `a` (first index) and of `b` (second).
+pub(crate) fn check_pairs(pairs: &[(u32, u32)], na: usize, nb: usize) -> Result<(), Error> {
+    for (k, &(i, j)) in pairs.iter().enumerate() {
+        for (index, len) in [(i, na), (j, nb)] {
+            if index as usize >= len {
+                return Err(Error::IndexOutOfRange {
+                    pair: k,
+                    index,
+                    len,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The twelve gathered columns of the pairs `(a[i], b[j])`.
+fn gathered<'v>(
+    a: &SegmentsView<'v>,
+    b: &SegmentsView<'v>,
+    pairs: &'v [(u32, u32)],
+) -> Result<Gathered<'v, 12>, Error> {
+    check_pairs(pairs, a.len(), b.len())?;
+    let (ac, bc) = (a.columns(), b.columns());
+    Ok(Gathered {
+        cols: core::array::from_fn(|k| if k < 6 { ac[k] } else { bc[k - 6] }),
+        side_b: 0b1111_1100_0000,
+        pairs,
+    })
+}
+
+fn closest_indexed<'a, 'b, 'p>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
+    pairs: &'p [(u32, u32)],
+    options: &Options,
+    outputs: Outputs,
+    parallel: bool,
+    out: &mut ClosestBatch,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    let input = gathered(&a, &b, pairs)?;
+    let kernel = Pairwise {
+        splat: Splat::new(&options.params()),
+    };
+    drive(&kernel, input, pairs.len(), outputs, parallel, out);
+    Ok(())
+}
+
+query_forms! {
+    /// Closest points of `a[i]` and `b[j]` for every index pair `(i, j)` of `pairs`, in
+    /// order: result `k` is exactly what [`closest_points`](crate::closest_points) gives for
+    /// the pair `(a[i], b[j])`. Segment against segment, every output column. `a` and `b`
+    /// may be the same set.
+    ///
+    /// ```
+    /// use segbatch::{closest_points_indexed, Segment, Segments};
+    /// let set = Segments::from(&[
+    ///     Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]),
+    ///     Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0]),
+    ///     Segment::new([0.0, 0.0, 5.0], [2.0, 0.0, 5.0]),
+    /// ]);
+    /// let out = closest_points_indexed(&set, &set, &[(0, 1), (0, 2)]);
+    /// assert_eq!(out.dist2(), &[1.0, 25.0]);
+    /// assert_eq!(out.s()[0], 0.5);
+    /// ```
+    pub fn closest_points_indexed / closest_points_indexed_into
+        / par_closest_points_indexed / par_closest_points_indexed_into
+        <'a, 'b, 'p>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, pairs: &'p [(u32, u32)])
+        with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
+        -> ClosestBatch = closest_indexed;
+    /// The general form of [`closest_points_indexed`]: extents and tolerance from
+    /// `options` (`extent_a` for the first index's set), only the `outputs` columns, the
+    /// results written into `out` (its buffers reused).
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for the first pair naming an element past the end of its
+    /// set (`out` is then unchanged).
+    ///
+    /// ```
+    /// use segbatch::{closest_points_indexed_into, ClosestBatch, Error, Options, Outputs, Segment, Segments};
+    /// let set = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]); 2]);
+    /// let mut out = ClosestBatch::new();
+    /// let bad = closest_points_indexed_into(&set, &set, &[(0, 1), (1, 2)], &Options::SEGMENTS, Outputs::DISTANCE, &mut out);
+    /// assert_eq!(bad, Err(Error::IndexOutOfRange { pair: 1, index: 2, len: 2 }));
+    /// ```
+    into;
+}
+
+fn touch_indexed<'a, 'b, 'p>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
+    pairs: &'p [(u32, u32)],
+    radii: Radii<'_>,
+    options: &Options,
+    parallel: bool,
+    out: &mut PairMask,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    out.reset(0);
+    radii.check_objects(a.len(), b.len())?;
+    let input = gathered(&a, &b, pairs)?;
+    let per_pair = |ra, rb| Gathered {
+        cols: core::array::from_fn(|k| match k {
+            0..12 => input.cols[k],
+            12 => ra,
+            _ => rb,
+        }),
+        // B's six columns and its radius follow the second index.
+        side_b: 0b10_1111_1100_0000,
+        pairs,
+    };
+    run_touch(radii, options, input, per_pair, pairs.len(), parallel, out);
+    Ok(())
+}
+
+query_forms! {
+    /// Does capsule `(a[i], rA)` touch capsule `(b[j], rB)`, for every index pair `(i, j)`
+    /// of `pairs`? Bit `k` is [`capsules_touch`](crate::capsules_touch)'s answer for the
+    /// pair `(a[i], b[j])`. Radii uniform or per object ([`Radii::per_object`]).
+    ///
+    /// ```
+    /// use segbatch::{capsules_touch_indexed, Radii, Segment, Segments};
+    /// let set: Segments = (0..4).map(|k| {
+    ///     let y = k as f32;
+    ///     Segment::new([0.0, y, 0.0], [2.0, y, 0.0])
+    /// }).collect();
+    /// // A broad phase's candidates: neighbours 1 apart touch at radius 0.5, 2 apart do not.
+    /// let mask = capsules_touch_indexed(&set, &set, &[(0, 1), (0, 2), (2, 3)], Radii::uniform(0.5, 0.5)?);
+    /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0, 2]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn capsules_touch_indexed / capsules_touch_indexed_into
+        / par_capsules_touch_indexed / par_capsules_touch_indexed_into
+        <'a, 'b, 'p>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, pairs: &'p [(u32, u32)], radii: Radii<'_>)
+        with (options: &Options = &Options::SEGMENTS)
+        -> PairMask = touch_indexed;
+    /// The general form of [`capsules_touch_indexed`]: options, the mask written into `out`.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for a pair naming an element past the end of its set;
+    /// [`Error::LengthMismatch`] when per-object radii do not match their sets (`out` is
+    /// then empty).
+    into;
+}
+
+/// The contact of two touching capsules, from [`capsule_contacts`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CapsuleContact {
+    /// Position of the pair in the list given.
+    pub pair: u32,
+    /// Unit normal from B towards A (see the [module docs](self) for the fallback when the
+    /// core segments meet).
+    pub normal: [f32; 3],
+    /// Penetration depth `rA + rB - distance` (zero when they just touch).
+    pub depth: f32,
+    /// Deepest point of capsule A towards B: `C - rA·normal`.
+    pub point_a: [f32; 3],
+    /// Deepest point of capsule B towards A: `D + rB·normal`.
+    pub point_b: [f32; 3],
+}
+
+/// `v / |v|`, scaled by its largest component first; `None` for a zero or non-finite `v`.
+fn unit(v: [f32; 3]) -> Option<[f32; 3]> {
+    let m = v.iter().fold(0.0f32, |acc, x| acc.max(x.abs()));
+    if !(m > 0.0 && m.is_finite()) {
+        return None;
+    }
+    let u = v.map(|x| x / m);
+    let len = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
+    Some(u.map(|x| x / len))
+}
+
+fn cross(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
+    [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ]
+}
+
+/// A direction perpendicular to `d` (`None` for a zero `d`): `d × e`, `e` the axis of `d`'s
+/// smallest component.
+fn perpendicular(d: [f32; 3]) -> Option<[f32; 3]> {
+    let d = unit(d)?;
+    let k = (0..3)
+        .min_by(|&p, &q| d[p].abs().total_cmp(&d[q].abs()))
+        .unwrap_or(0);
+    let mut e = [0.0; 3];
+    e[k] = 1.0;
+    unit(cross(d, e))
+}
+
+/// The contact normal of capsules with cores `a`, `b` and closest points `c`, `d` (see the
+/// module docs).
+fn contact_normal(a: &Segment, b: &Segment, c: [f32; 3], d: [f32; 3]) -> [f32; 3] {
+    if let Some(n) = unit(core::array::from_fn(|k| c[k] - d[k])) {
+        return n;
+    }
+    let (da, db) = (a.direction(), b.direction());
+    if let Some(n) = unit(cross(da, db)) {
+        let (ma, mb) = (a.at(0.5), b.at(0.5));
+        let towards: f32 = (0..3).map(|k| n[k] * (ma[k] - mb[k])).sum();
+        return if towards < 0.0 { n.map(|x| -x) } else { n };
+    }
+    perpendicular(da)
+        .or_else(|| perpendicular(db))
+        .unwrap_or([0.0, 0.0, 1.0])
+}
+
+/// The contact of capsules `(a, ra)` and `(b, rb)` whose cores' closest points are `c`
+/// and `d` at squared distance `dist2`, when they touch.
+pub(crate) fn contact(
+    pair: u32,
+    (a, ra): (&Segment, f32),
+    (b, rb): (&Segment, f32),
+    (c, d, dist2): ([f32; 3], [f32; 3], f32),
+) -> Option<CapsuleContact> {
+    let r = ra + rb;
+    if !(dist2 <= r * r) {
+        return None;
+    }
+    let normal = contact_normal(a, b, c, d);
+    Some(CapsuleContact {
+        pair,
+        normal,
+        depth: r - dist2.sqrt(),
+        point_a: core::array::from_fn(|k| c[k] - ra * normal[k]),
+        point_b: core::array::from_fn(|k| d[k] + rb * normal[k]),
+    })
+}
+
+/// Pairs per block of the contact query: the block's closest points (37 bytes a pair) stay
+/// in L2 until its contacts are read out.
+const CONTACT_BLOCK: usize = 4096;
+
+/// The contacts of the pairs `pairs[offset..]` of one block, appended to `out`.
+fn contacts_block(
+    (a, b): (&SegmentsView<'_>, &SegmentsView<'_>),
+    pairs: &[(u32, u32)],
+    offset: usize,
+    radii: &Radii<'_>,
+    options: &Options,
+    out: &mut Vec<CapsuleContact>,
+) {
+    let mut closest = ClosestBatch::new();
+    for (b_index, block) in pairs.chunks(CONTACT_BLOCK).enumerate() {
+        closest_indexed(*a, *b, block, options, Outputs::ALL, false, &mut closest)
+            .expect("pairs checked");
+        for (k, &(i, j)) in block.iter().enumerate() {
+            let (i, j) = (i as usize, j as usize);
+            let hit = closest.get(k).expect("one result a pair");
+            let pair = (offset + b_index * CONTACT_BLOCK + k) as u32;
+            if let Some(c) = contact(
+                pair,
+                (&a.at(i), radii.of(i, j).0),
+                (&b.at(j), radii.of(i, j).1),
+                (hit.point_a, hit.point_b, hit.dist2),
+            ) {
+                out.push(c);
+            }
+        }
+    }
+}
+
+fn contacts<'a, 'b, 'p>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
+    pairs: &'p [(u32, u32)],
+    radii: Radii<'_>,
+    options: &Options,
+    parallel: bool,
+    out: &mut Vec<CapsuleContact>,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    out.clear();
+    radii.check_objects(a.len(), b.len())?;
+    check_pairs(pairs, a.len(), b.len())?;
+    if pairs.len() > u32::MAX as usize {
+        return Err(Error::OutOfRange {
+            start: 0,
+            end: pairs.len(),
+            len: u32::MAX as usize,
+        });
+    }
+    #[cfg(feature = "rayon")]
+    if parallel && pairs.len() >= crate::PAR_MIN_PAIRS {
+        use rayon::prelude::*;
+        let per_task = 4 * CONTACT_BLOCK;
+        let parts: Vec<Vec<CapsuleContact>> = pairs
+            .par_chunks(per_task)
+            .enumerate()
+            .map(|(t, chunk)| {
+                let mut part = Vec::new();
+                contacts_block((&a, &b), chunk, t * per_task, &radii, options, &mut part);
+                part
+            })
+            .collect();
+        out.extend(parts.into_iter().flatten());
+        return Ok(());
+    }
+    let _ = parallel;
+    contacts_block((&a, &b), pairs, 0, &radii, options, out);
+    Ok(())
+}
+
+query_forms! {
+    /// The contacts of the touching capsules among the index pairs `(i, j)` of `pairs`
+    /// (capsule `(a[i], rA)` against `(b[j], rB)`), in the order of `pairs`: normal, depth
+    /// and points (see the [module docs](self)). A pair is reported exactly when
+    /// [`capsules_touch_indexed`] sets its bit.
+    ///
+    /// ```
+    /// use segbatch::{capsule_contacts, Radii, Segment, Segments};
+    /// let set = Segments::from(&[
+    ///     Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]),
+    ///     Segment::new([1.0, 0.75, -1.0], [1.0, 0.75, 1.0]), // 0.75 above the first
+    ///     Segment::new([0.0, 9.0, 0.0], [2.0, 9.0, 0.0]),    // far away
+    /// ]);
+    /// let contacts = capsule_contacts(&set, &set, &[(1, 0), (0, 2)], Radii::uniform(0.5, 0.5)?);
+    /// assert_eq!(contacts.len(), 1);
+    /// let c = contacts[0];
+    /// assert_eq!((c.pair, c.normal, c.depth), (0, [0.0, 1.0, 0.0], 0.25));
+    /// assert_eq!((c.point_a, c.point_b), ([1.0, 0.25, 0.0], [1.0, 0.5, 0.0]));
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn capsule_contacts / capsule_contacts_into / par_capsule_contacts / par_capsule_contacts_into
+        <'a, 'b, 'p>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, pairs: &'p [(u32, u32)], radii: Radii<'_>)
+        with (options: &Options = &Options::SEGMENTS)
+        -> Vec<CapsuleContact> = contacts;
+    /// The general form of [`capsule_contacts`]: options, contacts written into `out`
+    /// (cleared first, allocation reused).
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for a pair naming an element past the end of its set;
+    /// [`Error::LengthMismatch`] when per-object radii do not match their sets;
+    /// [`Error::OutOfRange`] for more than `u32::MAX` pairs (`out` is then empty).
+    into;
+}
