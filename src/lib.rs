@@ -198,6 +198,7 @@ mod interop;
 mod kernel;
 mod lanes;
 pub mod motion;
+mod prune;
 mod query;
 pub mod reference;
 mod seg2d;
@@ -217,6 +218,9 @@ pub use query::{
     par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
     par_capsules_touch_indexed_into, par_closest_points_indexed, par_closest_points_indexed_into,
 };
+pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
+#[cfg(feature = "rayon")]
+pub use query::{par_for_each_pair_within, par_for_each_self_pair_within};
 pub use query::{
     ClosestBatch, Hit, Outputs, PairMask, Radii, SharedEndpoints, TILE_A, TILE_B, capsules_touch,
     capsules_touch_into, closest_points, closest_points_into, closest_points_one_to_many,

@@ -3,7 +3,7 @@
 
 #[cfg(feature = "rayon")]
 use super::TILE_A;
-use super::{Hit, Side, Spheres, TILE_B, lane_bits, push_hits, radius2, within_bits};
+use super::{Hit, Side, Spheres, TILE_B, lane_bits, push_hits, within_bits};
 use crate::LANES;
 use crate::batch::{Error, SegmentsView};
 use crate::forms::query_forms;
@@ -255,22 +255,5 @@ fn within<'a, 'b>(
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
-    out.clear();
-    let r2 = radius2(radius)?;
-    let sa = Spheres::build(a, options);
-    let sb = Spheres::build(b, options);
-    let job = Within {
-        a: Side::new(a),
-        b: Side::new(b),
-        spheres: sa.as_ref().zip(sb.as_ref()),
-        splat: Splat::new(&options.params()),
-        r2: f32x8::splat(r2),
-        radius: f32x8::splat(radius),
-        upper: false,
-        skip_shared: false,
-    };
-    let tests = a.len().saturating_mul(b.len());
-    job.run(a.len(), b.len(), tests, parallel, out);
-    Ok(())
+    super::sets::within(a.into(), b.into(), radius, options, parallel, out)
 }

@@ -49,6 +49,7 @@ mod closest;
 mod indexed;
 mod many;
 mod self_pairs;
+mod sets;
 
 pub use capsule::{PairMask, Radii, capsules_touch, capsules_touch_into};
 #[cfg(feature = "rayon")]
@@ -74,6 +75,9 @@ pub use indexed::{
 pub use many::{dist2_matrix, dist2_matrix_into, pairs_within, pairs_within_into};
 #[cfg(feature = "rayon")]
 pub use many::{par_dist2_matrix, par_dist2_matrix_into, par_pairs_within, par_pairs_within_into};
+pub use sets::{PairHit, for_each_pair_within, for_each_self_pair_within};
+#[cfg(feature = "rayon")]
+pub use sets::{par_for_each_pair_within, par_for_each_self_pair_within};
 pub use self_pairs::{SharedEndpoints, self_pairs_within, self_pairs_within_into};
 #[cfg(feature = "rayon")]
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};

@@ -1,17 +1,14 @@
 //! All pairs `i < j` of one batch within a radius: self-intersection of a path, agents'
 //! paths against each other, clearance checks inside one set.
 //!
-//! Brute force over the upper triangle, tiled like [`pairs_within`](crate::pairs_within)
-//! (with the bounding-sphere prefilter for segments); correct for any `N`, `O(N²)` pair
-//! tests.
+//! Pruned by the grid for segments (`O(N log N + K)`, see [`super::sets`]); brute force
+//! over the upper triangle, tiled like [`pairs_within`](crate::pairs_within), for rays and
+//! lines. Both report the same pairs with the same values.
 
-use super::many::Within;
-use super::{Hit, Side, Spheres, radius2};
+use super::Hit;
 use crate::batch::{Error, SegmentsView};
 use crate::forms::query_forms;
-use crate::kernel::Splat;
 use crate::segment::Options;
-use wide::f32x8;
 
 /// Whether [`self_pairs_within`] reports pairs that share an end point.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -78,21 +75,5 @@ fn self_within<'a>(
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
-    let set = set.into();
-    out.clear();
-    let r2 = radius2(radius)?;
-    let spheres = Spheres::build(set, options);
-    let job = Within {
-        a: Side::new(set),
-        b: Side::new(set),
-        spheres: spheres.as_ref().map(|s| (s, s)),
-        splat: Splat::new(&options.params()),
-        r2: f32x8::splat(r2),
-        radius: f32x8::splat(radius),
-        upper: true,
-        skip_shared: shared == SharedEndpoints::Skip,
-    };
-    let n = set.len();
-    job.run(n, n, n.saturating_mul(n) / 2, parallel, out);
-    Ok(())
+    super::sets::self_within(set.into(), radius, shared, options, parallel, out)
 }

@@ -1,0 +1,506 @@
+//! The pruning layer under the set queries: a uniform grid of bounding spheres that names
+//! candidate pairs, conservatively, for the kernel to decide.
+//!
+//! # Why a grid (and not sort-and-sweep)
+//!
+//! Sort-and-sweep on one axis tests every pair whose intervals overlap on that axis: for
+//! `N` short segments spread through a cube that is `N·w/L` candidates per segment (`w` the
+//! interval width, `L` the cube's side), growing like `N^(2/3)`. The grid tests only the
+//! neighbouring cells, a constant number of candidates per segment at a given density, so
+//! the work is `O(N log N + K)` (the log from sorting the cell keys). Measured on the
+//! `sets` workload (`segbatch bench --only sets`, docs/performance.md): at 100K hair-like
+//! segments the sweep over x tests about 40 times as many candidates as the grid's
+//! half-shell, and the gap grows with `N`.
+//!
+//! # The grid
+//!
+//! Every object is reduced to a bounding sphere (centre, radius inflated against rounding,
+//! as the brute-force prefilter does, see [`crate::query`]). The cell edge is
+//! `c >= 2·cap + r`, `cap` the largest sphere radius kept in the cells and `r` the query
+//! radius: two spheres within `r` of each other then have their centres in the same or
+//! neighbouring cells. Spheres larger than `cap` (by default, the longest 1% and anything
+//! beyond twice the 99th percentile is not in the cells; see [`Grid::build`]) are kept
+//! aside as *big* objects and meet the others through box queries over the cells, so one
+//! very long segment does not inflate every cell.
+//!
+//! Objects are sorted by cell key (`z`, then `y`, then `x`, most significant first), so a
+//! run of cells along `x` is one contiguous range of the sorted sphere columns: the pair
+//! loop reads 8 candidate spheres at a time straight from memory. Within one set the pairs
+//! are enumerated once, over a half shell (the cell itself, its `+x` neighbour and the rows
+//! `y+1` and `z+1`: 13 neighbours in 3D, 4 in 2D), with cursors that only move forward.
+//!
+//! The grid never decides a result: it only names candidates, and its sphere test is the
+//! prefilter of the brute-force queries, so a query with and without it reports the same
+//! pairs with the same values.
+
+use crate::LANES;
+use crate::batch::padded_len;
+use core::ops::Range;
+use wide::f32x8;
+
+/// Relative inflation of each sphere radius.
+const SPHERE_REL: f32 = 1.0 + 4.0 * f32::EPSILON;
+/// Absolute inflation of each sphere radius, times the object's largest coordinate.
+const SPHERE_ABS: f32 = 256.0 * f32::EPSILON;
+/// Relative inflation of the sum `radA + radB + R`.
+const BOUND_REL: f32 = 1.0 + 16.0 * f32::EPSILON;
+/// Extra room in the cell edge over the largest distance two neighbours' centres can have,
+/// for the rounding of that bound in `f32`.
+const CELL_MARGIN: f64 = 1.0 + 1e-4;
+
+/// A bounding sphere, inflated so that rounding never makes it too small: centre and
+/// radius of the points `p0 .. p1` (any dimension), `None` when a coordinate is not finite
+/// (such objects are never within any radius).
+#[inline]
+pub(crate) fn sphere<const D: usize>(p0: [f32; D], p1: [f32; D]) -> Option<([f32; D], f32)> {
+    if !p0.iter().chain(&p1).all(|x| x.is_finite()) {
+        return None;
+    }
+    // Halves first: the sum of two finite coordinates may overflow, this may not.
+    let m: [f32; D] = core::array::from_fn(|k| 0.5 * p0[k] + 0.5 * p1[k]);
+    let len2: f32 = (0..D).map(|k| (p1[k] - p0[k]) * (p1[k] - p0[k])).sum();
+    let scale = p0.iter().chain(&p1).fold(0.0f32, |acc, x| acc.max(x.abs()));
+    Some((m, 0.5 * len2.sqrt() * SPHERE_REL + SPHERE_ABS * scale))
+}
+
+/// Lanes of `group` whose sphere may come within `radius` of the sphere `(m, rad)`:
+/// `|m - m_j|² <= ((rad + rad_j + radius)·(1 + 16ε))²`, conservative. NaN compares false.
+#[inline(always)]
+fn near_bits<const D: usize>(
+    centre: &[Vec<f32>; D],
+    rads: &[f32],
+    j: usize,
+    (m, rad): &([f32x8; D], f32x8),
+    radius: f32x8,
+) -> u32 {
+    let load = |c: &[f32]| -> f32x8 {
+        let a: [f32; LANES] = c[j..j + LANES].try_into().expect("8 values");
+        f32x8::from(a)
+    };
+    let mut dm2 = f32x8::ZERO;
+    for k in 0..D {
+        let d = load(&centre[k]) - m[k];
+        dm2 = d.mul_add(d, dm2);
+    }
+    let bound = (load(rads) + *rad + radius) * f32x8::splat(BOUND_REL);
+    dm2.simd_le(bound * bound).to_bitmask()
+}
+
+/// The same test for two single spheres.
+#[inline]
+fn near<const D: usize>(a: &([f32; D], f32), b: &([f32; D], f32), radius: f32) -> bool {
+    let mut dm2 = 0.0f32;
+    for k in 0..D {
+        let d = b.0[k] - a.0[k];
+        dm2 = d.mul_add(d, dm2);
+    }
+    let bound = (b.1 + a.1 + radius) * BOUND_REL;
+    dm2 <= bound * bound
+}
+
+/// Bits `k` (0..8) for which `lo <= j + k < hi`.
+#[inline(always)]
+fn lane_bits(lo: usize, hi: usize, j: usize) -> u32 {
+    let from = lo.saturating_sub(j).min(LANES) as u32;
+    let to = hi.saturating_sub(j).min(LANES) as u32;
+    if to <= from {
+        0
+    } else {
+        ((1u32 << to) - 1) & !((1u32 << from) - 1)
+    }
+}
+
+/// Bits of a cell key per axis: 21 in 3D, 31 in 2D.
+const fn axis_bits(d: usize) -> u32 {
+    63 / d as u32
+}
+
+/// The grid over a set of objects (see the module docs).
+pub(crate) struct Grid<const D: usize> {
+    /// Cell edge.
+    cell: f64,
+    /// Lowest corner (the cell of coordinate 1 on every axis starts here).
+    origin: [f64; D],
+    /// Ids of the objects in the cells, in key order.
+    ids: Vec<u32>,
+    /// Their sphere centres, per axis, padded to whole groups with far-away centres.
+    centre: [Vec<f32>; D],
+    /// Their sphere radii, padded with zeros.
+    rad: Vec<f32>,
+    /// Keys of the occupied cells, ascending.
+    keys: Vec<u64>,
+    /// Start of each occupied cell's objects, plus one end entry.
+    starts: Vec<u32>,
+    /// The big objects: id and sphere, in id order.
+    big: Vec<(u32, ([f32; D], f32))>,
+    /// Largest sphere radius in the cells.
+    cap: f32,
+}
+
+impl<const D: usize> Grid<D> {
+    /// Largest cell coordinate: coordinates run `1 ..= MAX_CELL`, so `±1` stays in range.
+    const MAX_CELL: u64 = (1 << axis_bits(D)) - 2;
+
+    /// The grid over objects `0..n` whose spheres `spheres(i)` gives (`None`: never within
+    /// any radius, left out), for pairs within `radius` of each other. `None` when no grid
+    /// applies (an infinite radius or cell, or more than `u32::MAX` objects): the caller
+    /// falls back to brute force.
+    ///
+    /// The cell holds spheres up to `cap`: the 99th percentile of the radii, but at least
+    /// the largest one when that is within twice the percentile (sets of similar objects
+    /// then have no big objects at all).
+    pub(crate) fn build(
+        n: usize,
+        spheres: impl Fn(usize) -> Option<([f32; D], f32)> + Sync,
+        radius: f32,
+        parallel: bool,
+    ) -> Option<Grid<D>> {
+        if n > u32::MAX as usize || !radius.is_finite() {
+            return None;
+        }
+        // Pass 1: the radii (for the cap) and the centres' bounds.
+        let mut radii = Vec::with_capacity(n);
+        let mut lo = [f64::INFINITY; D];
+        let mut hi = [f64::NEG_INFINITY; D];
+        for i in 0..n {
+            if let Some((m, h)) = spheres(i) {
+                radii.push(h);
+                for k in 0..D {
+                    lo[k] = lo[k].min(f64::from(m[k]));
+                    hi[k] = hi[k].max(f64::from(m[k]));
+                }
+            }
+        }
+        let cap = if radii.is_empty() {
+            0.0
+        } else {
+            let q = (radii.len() * 99 / 100).min(radii.len() - 1);
+            let (_, &mut p99, _) = radii.select_nth_unstable_by(q, f32::total_cmp);
+            let max = radii.iter().copied().fold(p99, f32::max);
+            if max <= 2.0 * p99 { max } else { p99 }
+        };
+        drop(radii);
+        if !cap.is_finite() {
+            return None;
+        }
+        let extent = (0..D).map(|k| hi[k] - lo[k]).fold(0.0f64, f64::max);
+        let reach = (2.0 * f64::from(cap) + f64::from(radius)) * f64::from(BOUND_REL);
+        let cell = (reach * CELL_MARGIN)
+            .max(extent / (Self::MAX_CELL - 2) as f64)
+            .max(f64::MIN_POSITIVE);
+        if !cell.is_finite() {
+            return None;
+        }
+        let origin = lo.map(|x| if x.is_finite() { x } else { 0.0 });
+        let mut grid = Grid {
+            cell,
+            origin,
+            ids: Vec::new(),
+            centre: core::array::from_fn(|_| Vec::new()),
+            rad: Vec::new(),
+            keys: Vec::new(),
+            starts: Vec::new(),
+            big: Vec::new(),
+            cap,
+        };
+        // Pass 2: keys of the objects in the cells, sorted; the big ones aside.
+        let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(n);
+        for i in 0..n {
+            if let Some(s) = spheres(i) {
+                if s.1 <= cap {
+                    keyed.push((grid.key(grid.cell_of(s.0.map(f64::from))), i as u32));
+                } else {
+                    grid.big.push((i as u32, s));
+                }
+            }
+        }
+        #[cfg(feature = "rayon")]
+        if parallel && keyed.len() >= crate::PAR_MIN_PAIRS {
+            use rayon::slice::ParallelSliceMut;
+            keyed.par_sort_unstable();
+        }
+        let _ = parallel;
+        keyed.sort_unstable();
+        grid.ids = keyed.iter().map(|&(_, id)| id).collect();
+        for (p, &(key, _)) in keyed.iter().enumerate() {
+            if grid.keys.last() != Some(&key) {
+                grid.keys.push(key);
+                grid.starts.push(p as u32);
+            }
+        }
+        grid.starts.push(keyed.len() as u32);
+        drop(keyed);
+        // Pass 3: the spheres in key order.
+        let len = padded_len(grid.ids.len());
+        for k in 0..D {
+            grid.centre[k].reserve_exact(len);
+        }
+        grid.rad.reserve_exact(len);
+        for &id in &grid.ids {
+            let (m, h) = spheres(id as usize).expect("finite");
+            for k in 0..D {
+                grid.centre[k].push(m[k]);
+            }
+            grid.rad.push(h);
+        }
+        for c in &mut grid.centre {
+            c.resize(len, f32::INFINITY);
+        }
+        grid.rad.resize(len, 0.0);
+        Some(grid)
+    }
+
+    /// Cell coordinates of a point (each `1 ..= MAX_CELL`).
+    fn cell_of(&self, m: [f64; D]) -> [u64; D] {
+        core::array::from_fn(|k| {
+            let x = ((m[k] - self.origin[k]) / self.cell).floor() + 1.0;
+            x.clamp(1.0, Self::MAX_CELL as f64) as u64
+        })
+    }
+
+    /// The key of a cell: the last axis most significant.
+    fn key(&self, c: [u64; D]) -> u64 {
+        (0..D).rev().fold(0, |key, k| (key << axis_bits(D)) | c[k])
+    }
+
+    /// The cells' coordinates back from a key.
+    fn coords(key: u64) -> [u64; D] {
+        let mask = (1u64 << axis_bits(D)) - 1;
+        core::array::from_fn(|k| (key >> (axis_bits(D) * k as u32)) & mask)
+    }
+
+    /// Number of big objects.
+    pub(crate) fn big_objects(&self) -> usize {
+        self.big.len()
+    }
+
+    /// Cuts the occupied cells into ranges of about `per_task` objects (never splitting a
+    /// cell): the units of work of the parallel forms, the same on any thread count.
+    pub(crate) fn cell_tasks(&self, per_task: usize) -> Vec<Range<usize>> {
+        let mut tasks = Vec::new();
+        let mut first = 0;
+        for c in 0..self.keys.len() {
+            if (self.starts[c + 1] - self.starts[first]) as usize >= per_task {
+                tasks.push(first..c + 1);
+                first = c + 1;
+            }
+        }
+        if first < self.keys.len() {
+            tasks.push(first..self.keys.len());
+        }
+        tasks
+    }
+
+    /// Key offsets of the half shell's rows: `(lowest key, highest key)` of each row of
+    /// three cells `x-1 ..= x+1` at a lexicographically later `(y, z)`.
+    fn shell_rows() -> Vec<(i64, i64)> {
+        let bits = axis_bits(D);
+        let mut rows = Vec::new();
+        for code in 0..3usize.pow(D as u32 - 1) {
+            // Offsets of axes 1..D in -1..=1; the row is in the half shell when its most
+            // significant non-zero offset is positive.
+            let mut c = code;
+            let offs: Vec<i64> = (1..D)
+                .map(|_| {
+                    let o = (c % 3) as i64 - 1;
+                    c /= 3;
+                    o
+                })
+                .collect();
+            if offs.iter().rev().find(|&&o| o != 0).is_some_and(|&o| o > 0) {
+                let base: i64 = offs
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &o)| o << (bits * (k as u32 + 1)))
+                    .sum();
+                rows.push((base - 1, base + 1));
+            }
+        }
+        rows
+    }
+
+    /// Every candidate pair `(id, id)` among the objects of `cells` and their half-shell
+    /// neighbours (each unordered pair of the cells once), within `radius` by the sphere
+    /// test, handed to `emit`.
+    pub(crate) fn shell_pairs(
+        &self,
+        cells: Range<usize>,
+        radius: f32,
+        mut emit: impl FnMut(u32, u32),
+    ) {
+        let rows = Self::shell_rows();
+        let radius8 = f32x8::splat(radius);
+        let mut cursors: Vec<(usize, usize)> = Vec::with_capacity(rows.len());
+        let first_key = self.keys.get(cells.start).copied().unwrap_or(0) as i64;
+        for &(lo, hi) in &rows {
+            cursors.push((
+                self.keys.partition_point(|&k| (k as i64) < first_key + lo),
+                self.keys.partition_point(|&k| (k as i64) <= first_key + hi),
+            ));
+        }
+        let mut ranges = Vec::with_capacity(rows.len());
+        for c in cells {
+            let key = self.keys[c] as i64;
+            let (s, e) = (self.starts[c] as usize, self.starts[c + 1] as usize);
+            let own_end = if self.keys.get(c + 1) == Some(&(key as u64 + 1)) {
+                self.starts[c + 2] as usize
+            } else {
+                e
+            };
+            ranges.clear();
+            for (&(lo, hi), cur) in rows.iter().zip(&mut cursors) {
+                while cur.0 < self.keys.len() && (self.keys[cur.0] as i64) < key + lo {
+                    cur.0 += 1;
+                }
+                cur.1 = cur.1.max(cur.0);
+                while cur.1 < self.keys.len() && (self.keys[cur.1] as i64) <= key + hi {
+                    cur.1 += 1;
+                }
+                if cur.0 < cur.1 {
+                    ranges.push(self.starts[cur.0] as usize..self.starts[cur.1] as usize);
+                }
+            }
+            for p in s..e {
+                let me = self.splat(p);
+                self.scan(p + 1..own_end, &me, radius8, |q| emit(self.ids[p], q));
+                for r in &ranges {
+                    self.scan(r.clone(), &me, radius8, |q| emit(self.ids[p], q));
+                }
+            }
+        }
+    }
+
+    /// Sphere `p` (in key order) broadcast to every lane.
+    #[inline(always)]
+    fn splat(&self, p: usize) -> ([f32x8; D], f32x8) {
+        (
+            core::array::from_fn(|k| f32x8::splat(self.centre[k][p])),
+            f32x8::splat(self.rad[p]),
+        )
+    }
+
+    /// The ids of the objects at key-order positions `range` that pass the sphere test
+    /// against `me`, handed to `emit`.
+    #[inline(always)]
+    fn scan(
+        &self,
+        range: Range<usize>,
+        me: &([f32x8; D], f32x8),
+        radius: f32x8,
+        mut emit: impl FnMut(u32),
+    ) {
+        let mut j = range.start / LANES * LANES;
+        while j < range.end {
+            let mut bits =
+                lane_bits(range.start, range.end, j) & near_bits(&self.centre, &self.rad, j, me, radius);
+            while bits != 0 {
+                let k = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                emit(self.ids[j + k]);
+            }
+            j += LANES;
+        }
+    }
+
+    /// The ranges (in key order) of the cells whose objects' centres may lie within `reach`
+    /// of `m` on every axis, handed to `visit`.
+    fn box_ranges(&self, m: [f32; D], reach: f64, mut visit: impl FnMut(Range<usize>)) {
+        if self.keys.is_empty() {
+            return;
+        }
+        let lo: [f64; D] = core::array::from_fn(|k| f64::from(m[k]) - reach);
+        let hi: [f64; D] = core::array::from_fn(|k| f64::from(m[k]) + reach);
+        let (lo, hi) = (self.cell_of(lo), self.cell_of(hi));
+        let rows: u64 = (1..D).map(|k| hi[k] - lo[k] + 1).product();
+        let range_of = |c0: usize, c1: usize| self.starts[c0] as usize..self.starts[c1] as usize;
+        if rows as usize >= self.keys.len() / 8 {
+            // A box as large as the grid: filter the cells instead of searching rows.
+            let mut run: Option<usize> = None;
+            for c in 0..=self.keys.len() {
+                let inside = c < self.keys.len() && {
+                    let x = Self::coords(self.keys[c]);
+                    (0..D).all(|k| lo[k] <= x[k] && x[k] <= hi[k])
+                };
+                match (inside, run) {
+                    (true, None) => run = Some(c),
+                    (false, Some(c0)) => {
+                        visit(range_of(c0, c));
+                        run = None;
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
+        let mut row = lo;
+        loop {
+            row[0] = lo[0];
+            let k0 = self.key(row);
+            row[0] = hi[0];
+            let k1 = self.key(row);
+            let c0 = self.keys.partition_point(|&k| k < k0);
+            let c1 = c0 + self.keys[c0..].partition_point(|&k| k <= k1);
+            if c0 < c1 {
+                visit(range_of(c0, c1));
+            }
+            // Next row: odometer over axes 1..D.
+            let mut k = 1;
+            loop {
+                if k == D {
+                    return;
+                }
+                if row[k] < hi[k] {
+                    row[k] += 1;
+                    break;
+                }
+                row[k] = lo[k];
+                k += 1;
+            }
+        }
+    }
+
+    /// Every object in the cells that may come within `radius` of the sphere `s`, by the
+    /// sphere test, handed to `emit` (ids, in key order within each row).
+    pub(crate) fn near(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
+        let reach = (f64::from(s.1) + f64::from(self.cap) + f64::from(radius))
+            * f64::from(BOUND_REL)
+            * CELL_MARGIN;
+        let me = (s.0.map(f32x8::splat), f32x8::splat(s.1));
+        let radius8 = f32x8::splat(radius);
+        self.box_ranges(s.0, reach, |r| self.scan(r, &me, radius8, &mut emit));
+    }
+
+    /// Every candidate pair of big object `k` (in `0..big_objects()`): with the objects in
+    /// the cells, then with the big objects after it, handed to `emit` (big object's id
+    /// first).
+    pub(crate) fn big_pairs(&self, k: usize, radius: f32, mut emit: impl FnMut(u32, u32)) {
+        let (id, s) = self.big[k];
+        self.near(&s, radius, |q| emit(id, q));
+        for (other, t) in &self.big[k + 1..] {
+            if near(&s, t, radius) {
+                emit(id, *other);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_shell_rows() {
+        // 3D: the row y+1 (z same) and the three rows at z+1.
+        assert_eq!(Grid::<3>::shell_rows().len(), 4);
+        // 2D: the row y+1.
+        let b = 1i64 << 31;
+        assert_eq!(Grid::<2>::shell_rows(), vec![(b - 1, b + 1)]);
+    }
+
+    #[test]
+    fn keys_round_trip() {
+        let g = Grid::<3>::build(1, |_| Some(([0.0; 3], 1.0)), 1.0, false).unwrap();
+        let c = [5, 7, 9];
+        assert_eq!(Grid::<3>::coords(g.key(c)), c);
+    }
+}
