@@ -157,38 +157,47 @@ const GATHER_CHUNK: usize = 256;
 
 const _: () = assert!(GATHER_CHUNK.is_multiple_of(LANES));
 
-/// Input columns named by index pairs: pair `k` reads `cols[c][pairs[k].1]` for the
-/// columns `c` whose bit is set in `side_b`, `cols[c][pairs[k].0]` for the others. The
-/// callers check every index against its columns first.
+/// Input columns named by index pairs: pair `k` reads `a[c][pairs[k].0]` for A's `CA`
+/// columns, then `b[c][pairs[k].1]` for B's `CB` (the kernel's `C = CA + CB` columns in
+/// that order). The callers check every index against its columns first.
 ///
 /// The driver gathers [`GATHER_CHUNK`] pairs at a time into a small buffer and runs its
 /// ordinary loop over it: the lanes come straight from the callers' SoA columns, with no
 /// batch-sized copy.
 #[derive(Clone, Copy)]
-pub(crate) struct Gathered<'a, const C: usize> {
-    pub cols: [&'a [f32]; C],
-    pub side_b: u32,
+pub(crate) struct Gathered<'a, const CA: usize, const CB: usize> {
+    pub a: [&'a [f32]; CA],
+    pub b: [&'a [f32]; CB],
     pub pairs: &'a [(u32, u32)],
 }
 
-impl<const C: usize> Input<C> for Gathered<'_, C> {
+/// `cols`, each cut to the shortest one's length, and that length.
+fn even<const K: usize>(cols: [&[f32]; K]) -> ([&[f32]; K], usize) {
+    let n = cols.iter().map(|c| c.len()).min().unwrap_or(0);
+    (cols.map(|c| &c[..n]), n)
+}
+
+impl<const C: usize, const CA: usize, const CB: usize> Input<C> for Gathered<'_, CA, CB> {
     fn run<K, S>(self, kernel: &K, n: usize, out: S)
     where
         K: PairKernel<C>,
         S: GroupStore<Lanes = K::Lanes>,
     {
+        const { assert!(CA + CB == C) };
+        let (a, na) = even(self.a);
+        let (b, nb) = even(self.b);
         let mut buf = [[0.0f32; GATHER_CHUNK]; C];
         let mut out = out;
         for pairs in self.pairs[..n].chunks(GATHER_CHUNK) {
-            for (c, (col, staged)) in self.cols.iter().zip(&mut buf).enumerate() {
-                if self.side_b & (1 << c) == 0 {
-                    for (x, &(i, _)) in staged.iter_mut().zip(pairs) {
-                        *x = col[i as usize];
-                    }
-                } else {
-                    for (x, &(_, j)) in staged.iter_mut().zip(pairs) {
-                        *x = col[j as usize];
-                    }
+            // Pair by pair: one index check a side, then plain loads.
+            for (k, &(i, j)) in pairs.iter().enumerate() {
+                let (i, j) = (i as usize, j as usize);
+                assert!(i < na && j < nb, "index pair checked by the caller");
+                for c in 0..CA {
+                    buf[c][k] = a[c][i];
+                }
+                for c in 0..CB {
+                    buf[CA + c][k] = b[c][j];
                 }
             }
             let (head, rest) = out.split_at(pairs.len().div_ceil(LANES));

@@ -248,11 +248,18 @@ impl GroupStore for MaskOut<'_> {
     }
 }
 
-/// Four points from the first twelve lane vectors (`a0 a1 b0 b1`, x y z each).
+/// Four points from twelve lane vectors (`a0 a1 b0 b1`, x y z each).
 #[inline(always)]
-fn points<const C: usize>(c: &[f32x8; C]) -> (V3, V3, V3, V3) {
+fn points(c: &[f32x8; 12]) -> (V3, V3, V3, V3) {
     let v = |k| V3::at_column(c, k);
     (v(0), v(3), v(6), v(9))
+}
+
+/// Four points from fourteen lane vectors (`a0 a1 rA b0 b1 rB`).
+#[inline(always)]
+fn radius_points(c: &[f32x8; 14]) -> (V3, V3, V3, V3) {
+    let v = |k| V3::at_column(c, k);
+    (v(0), v(3), v(7), v(10))
 }
 
 /// The touch bits of a group from its squared distances and radius sums.
@@ -281,7 +288,7 @@ impl PairKernel<12> for UniformCapsules {
     }
 }
 
-/// Capsules with per-pair radii: fourteen input columns, the radii last.
+/// Capsules with per-pair radii: fourteen input columns, each side's six then its radius.
 struct PerPairCapsules {
     splat: Splat,
 }
@@ -291,15 +298,15 @@ impl PairKernel<14> for PerPairCapsules {
     #[inline(always)]
     fn general(&self, load: impl Fn() -> [f32x8; 14]) -> Option<u8> {
         let x = load();
-        let (a0, a1, b0, b1) = points(&x);
-        closest8_general(a0, a1, b0, b1, &self.splat).map(|l| touch_bits(l.dist2, x[12] + x[13]))
+        let (a0, a1, b0, b1) = radius_points(&x);
+        closest8_general(a0, a1, b0, b1, &self.splat).map(|l| touch_bits(l.dist2, x[6] + x[13]))
     }
     #[inline(always)]
     fn masked(&self, x: [f32x8; 14]) -> u8 {
-        let (a0, a1, b0, b1) = points(&x);
+        let (a0, a1, b0, b1) = radius_points(&x);
         touch_bits(
             closest8_masked(a0, a1, b0, b1, &self.splat).dist2,
-            x[12] + x[13],
+            x[6] + x[13],
         )
     }
 }
@@ -322,8 +329,9 @@ fn touch<'a, 'b>(
     let pair: [&[f32]; 12] = core::array::from_fn(|k| if k < 6 { ac[k] } else { bc[k - 6] });
     let per_pair = |ra, rb| -> [&[f32]; 14] {
         core::array::from_fn(|k| match k {
-            0..12 => pair[k],
-            12 => ra,
+            0..6 => pair[k],
+            6 => ra,
+            7..13 => pair[k - 1],
             _ => rb,
         })
     };
@@ -332,7 +340,7 @@ fn touch<'a, 'b>(
 }
 
 /// Sizes `out` for `n` pairs and runs the capsule test over `pair` (twelve columns: A, B)
-/// with uniform radii, or over `per_pair(rA, rB)` (fourteen: A, B, rA, rB).
+/// with uniform radii, or over `per_pair(rA, rB)` (fourteen: A, rA, B, rB).
 pub(super) fn run_touch<'r, P: Input<12>, Q: Input<14>>(
     radii: Radii<'r>,
     options: &Options,

@@ -43,17 +43,16 @@ pub(crate) fn check_pairs(pairs: &[(u32, u32)], na: usize, nb: usize) -> Result<
     Ok(())
 }
 
-/// The twelve gathered columns of the pairs `(a[i], b[j])`.
+/// The gathered columns of the pairs `(a[i], b[j])`, six a side.
 fn gathered<'v>(
     a: &SegmentsView<'v>,
     b: &SegmentsView<'v>,
     pairs: &'v [(u32, u32)],
-) -> Result<Gathered<'v, 12>, Error> {
+) -> Result<Gathered<'v, 6, 6>, Error> {
     check_pairs(pairs, a.len(), b.len())?;
-    let (ac, bc) = (a.columns(), b.columns());
     Ok(Gathered {
-        cols: core::array::from_fn(|k| if k < 6 { ac[k] } else { bc[k - 6] }),
-        side_b: 0b1111_1100_0000,
+        a: a.columns(),
+        b: b.columns(),
         pairs,
     })
 }
@@ -129,14 +128,12 @@ fn touch_indexed<'a, 'b, 'p>(
     out.reset(0);
     radii.check_objects(a.len(), b.len())?;
     let input = gathered(&a, &b, pairs)?;
+    fn with_radius<'c>(cols: [&'c [f32]; 6], r: &'c [f32]) -> [&'c [f32]; 7] {
+        core::array::from_fn(|k| if k < 6 { cols[k] } else { r })
+    }
     let per_pair = |ra, rb| Gathered {
-        cols: core::array::from_fn(|k| match k {
-            0..12 => input.cols[k],
-            12 => ra,
-            _ => rb,
-        }),
-        // B's six columns and its radius follow the second index.
-        side_b: 0b10_1111_1100_0000,
+        a: with_radius(input.a, ra),
+        b: with_radius(input.b, rb),
         pairs,
     };
     run_touch(radii, options, input, per_pair, pairs.len(), parallel, out);

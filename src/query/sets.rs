@@ -50,10 +50,10 @@ const TASK_BIG: usize = 64;
 /// Tasks per wave of the parallel streaming forms.
 const WAVE_TASKS: usize = 32;
 /// Candidate pairs per run of the kernel.
-const FLUSH: usize = 1024;
+const FLUSH: usize = 2048;
 
 /// A hit with the parameters, before it becomes a [`Hit`] or a [`PairHit`].
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Found {
     i: u32,
     j: u32,
@@ -257,19 +257,34 @@ impl<'v> Pruned<'v> {
         }
     }
 
-    /// Every hit as [`Hit`]s sorted by `(i, j)`, appended to `out`.
+    /// Every hit as [`Hit`]s sorted by `(i, j)`, appended to `out`: a counting sort by
+    /// `i` (`O(N + K)`), then each `i`'s few hits by `j`.
     fn collect(&self, parallel: bool, out: &mut Vec<Hit>) {
         let mut found = Vec::new();
         self.each(parallel, |block| found.extend(block));
-        #[cfg(feature = "rayon")]
-        if parallel && found.len() >= crate::PAR_MIN_PAIRS {
-            use rayon::prelude::*;
-            found.par_sort_unstable_by_key(|f| (f.i, f.j));
-            out.par_extend(found.into_par_iter().map(Hit::from));
-            return;
+        let mut starts = vec![0u32; self.a.len() + 1];
+        for f in &found {
+            starts[f.i as usize + 1] += 1;
         }
-        found.sort_unstable_by_key(|f| (f.i, f.j));
-        out.extend(found.into_iter().map(Hit::from));
+        for i in 0..self.a.len() {
+            starts[i + 1] += starts[i];
+        }
+        let base = out.len();
+        out.resize(base + found.len(), Hit::from(Found::default()));
+        let sorted = &mut out[base..];
+        let mut next = starts.clone();
+        for f in found {
+            let slot = &mut next[f.i as usize];
+            sorted[*slot as usize] = Hit::from(f);
+            *slot += 1;
+        }
+        for w in starts.windows(2) {
+            let row = &mut sorted[w[0] as usize..w[1] as usize];
+            if row.len() > 1 {
+                row.sort_unstable_by_key(|h| h.j);
+            }
+        }
+        let _ = parallel;
     }
 }
 

@@ -9,6 +9,7 @@
 //! - [`pairs`]: the adversarial 3D generators, one function per hard-case class
 //!   ([`pairs::CLASSES`]); [`motion`]: moving pairs, 2D pairs and the closest-approach
 //!   oracle.
+//! - [`sets`]: whole sets for the set queries (hair, clustered, degenerate, walls and rays).
 //! - `strategy` (feature `proptest`): every generator as a proptest strategy.
 //!
 //! Not published. Unit tests inside the library's `src/` cannot use it (they compile a
@@ -21,6 +22,7 @@ pub mod motion;
 pub mod oracle;
 pub mod oracle2d;
 pub mod pairs;
+pub mod sets;
 mod rng;
 #[cfg(feature = "proptest")]
 pub mod strategy;
