@@ -11,6 +11,7 @@
 use proptest::prelude::*;
 use segbatch::*;
 use segbatch_testkit::Rng;
+use segbatch_testkit::brute::{assert_same_hits, same, shares_endpoint, within as brute_within};
 
 // ---------------------------------------------------------------------------------------
 // Inputs
@@ -91,10 +92,6 @@ fn tight_view(cols: &[Vec<f32>; 6]) -> SegmentsView<'_> {
 // ---------------------------------------------------------------------------------------
 // Brute force over the reference
 
-fn same(x: f32, y: f32) -> bool {
-    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
-}
-
 fn assert_same_closest(got: &Closest, want: &Closest, ctx: &str) {
     let ok = same(got.s, want.s)
         && same(got.t, want.t)
@@ -103,47 +100,6 @@ fn assert_same_closest(got: &Closest, want: &Closest, ctx: &str) {
         && (0..3).all(|k| same(got.point_b[k], want.point_b[k]))
         && got.flags == want.flags;
     assert!(ok, "{ctx}: got {got:?}, reference {want:?}");
-}
-
-fn brute_within(a: &[Segment], b: &[Segment], r: f32, o: &Options, upper: bool) -> Vec<Hit> {
-    let mut out = Vec::new();
-    for (i, sa) in a.iter().enumerate() {
-        for (j, sb) in b.iter().enumerate() {
-            if upper && j <= i {
-                continue;
-            }
-            let c = reference::closest_points_with(sa, sb, o);
-            if c.dist2 <= r * r {
-                out.push(Hit {
-                    i,
-                    j,
-                    dist2: c.dist2,
-                    s: c.s,
-                    t: c.t,
-                });
-            }
-        }
-    }
-    out
-}
-
-fn shares_endpoint(a: &Segment, b: &Segment) -> bool {
-    [a.p0, a.p1]
-        .iter()
-        .any(|p| [b.p0, b.p1].iter().any(|q| (0..3).all(|k| p[k] == q[k])))
-}
-
-fn assert_same_hits(got: &[Hit], want: &[Hit], ctx: &str) {
-    let key = |h: &Hit| (h.i, h.j);
-    let got_keys: Vec<_> = got.iter().map(key).collect();
-    let want_keys: Vec<_> = want.iter().map(key).collect();
-    assert_eq!(got_keys, want_keys, "{ctx}: pairs differ");
-    for (g, w) in got.iter().zip(want) {
-        assert!(
-            same(g.dist2, w.dist2) && same(g.s, w.s) && same(g.t, w.t),
-            "{ctx}: {g:?} vs {w:?}"
-        );
-    }
 }
 
 fn capsule_brute(a: &[Segment], b: &[Segment], ra: &[f32], rb: &[f32], o: &Options) -> Vec<bool> {

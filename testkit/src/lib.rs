@@ -9,6 +9,7 @@
 //! - [`pairs`]: the adversarial 3D generators, one function per hard-case class
 //!   ([`pairs::CLASSES`]); [`motion`]: moving pairs, 2D pairs and the closest-approach
 //!   oracle.
+//! - [`brute`]: brute force over the scalar reference, and bitwise comparisons of hit lists.
 //! - [`sets`]: whole sets for the set queries (hair, clustered, degenerate, walls and rays).
 //! - `strategy` (feature `proptest`): every generator as a proptest strategy.
 //!
@@ -23,6 +24,7 @@ pub mod oracle;
 pub mod oracle2d;
 pub mod pairs;
 pub mod sets;
+pub mod brute;
 mod rng;
 #[cfg(feature = "proptest")]
 pub mod strategy;

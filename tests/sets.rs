@@ -1,0 +1,284 @@
+//! The set queries (pruned by the grid) and the index-pair narrow phase against brute
+//! force over the scalar reference: the same pairs, the same values bit for bit, on
+//! uniform, clustered, degenerate (all collinear on one axis, all identical), large-
+//! coordinate and mixed-length sets, at every tail length, sequential, parallel and
+//! streaming.
+
+use segbatch::*;
+use segbatch_testkit::brute::{assert_same_hits, same, shares_endpoint, within as brute};
+use segbatch_testkit::{Rng, sets};
+
+/// The self query in all its forms against brute force.
+fn check_self(set: &[Segment], r: f32, ctx: &str) {
+    let s = Segments::from(set);
+    for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
+        let want: Vec<Hit> = brute(set, set, r, &Options::SEGMENTS, true)
+            .into_iter()
+            .filter(|h| shared == SharedEndpoints::Keep || !shares_endpoint(&set[h.i], &set[h.j]))
+            .collect();
+        let ctx = format!("{ctx} r={r} {shared:?}");
+        assert_same_hits(&self_pairs_within(&s, r, shared), &want, &ctx);
+        assert_same_hits(&par_self_pairs_within(&s, r, shared), &want, &ctx);
+        // Streaming: the same hits (compact), the same blocks on any thread count.
+        let (mut seq, mut par) = (Vec::new(), Vec::new());
+        for_each_self_pair_within(&s, r, shared, &Options::SEGMENTS, |b| seq.push(b.to_vec()))
+            .unwrap();
+        par_for_each_self_pair_within(&s, r, shared, &Options::SEGMENTS, |b| par.push(b.to_vec()))
+            .unwrap();
+        assert_eq!(seq, par, "{ctx}: streamed blocks");
+        assert_same_compact(seq.concat(), &want, &ctx);
+    }
+}
+
+/// A against B in all its forms against brute force.
+fn check_pairs(a: &[Segment], b: &[Segment], r: f32, ctx: &str) {
+    let (sa, sb) = (Segments::from(a), Segments::from(b));
+    let want = brute(a, b, r, &Options::SEGMENTS, false);
+    let ctx = format!("{ctx} r={r} a={} b={}", a.len(), b.len());
+    assert_same_hits(&pairs_within(&sa, &sb, r), &want, &ctx);
+    assert_same_hits(&par_pairs_within(&sa, &sb, r), &want, &ctx);
+    let (mut seq, mut par) = (Vec::new(), Vec::new());
+    for_each_pair_within(&sa, &sb, r, &Options::SEGMENTS, |x| seq.push(x.to_vec())).unwrap();
+    par_for_each_pair_within(&sa, &sb, r, &Options::SEGMENTS, |x| par.push(x.to_vec())).unwrap();
+    assert_eq!(seq, par, "{ctx}: streamed blocks");
+    assert_same_compact(seq.concat(), &want, &ctx);
+}
+
+fn assert_same_compact(mut got: Vec<PairHit>, want: &[Hit], ctx: &str) {
+    got.sort_by_key(|h| (h.i, h.j));
+    let got: Vec<(usize, usize, u32)> = got
+        .iter()
+        .map(|h| (h.i as usize, h.j as usize, h.dist2.to_bits()))
+        .collect();
+    let want: Vec<(usize, usize, u32)> =
+        want.iter().map(|h| (h.i, h.j, h.dist2.to_bits())).collect();
+    assert_eq!(got, want, "{ctx}: compact hits");
+}
+
+/// Radii that put pairs exactly at the threshold: square roots of squared distances that
+/// occur, nudged by one ulp either way, and zero.
+fn radii(set: &[Segment], rng: &mut Rng, base: f32) -> Vec<f32> {
+    let mut out = vec![0.0, base];
+    for _ in 0..2 {
+        let (i, j) = (rng.below(set.len() as u64) as usize, rng.below(set.len() as u64) as usize);
+        let d = reference::closest_points(&set[i], &set[j]).dist2;
+        if d.is_finite() && d < base * base * 4.0 {
+            let r = d.sqrt();
+            out.extend([r, f32::from_bits(r.to_bits() + 1), f32::from_bits(r.to_bits().max(1) - 1)]);
+        }
+    }
+    out
+}
+
+#[test]
+fn hair_matches_brute_force() {
+    let mut rng = Rng::new(1);
+    let r = 0.05;
+    let set = sets::hair(1500, r, [0.0; 3], 11);
+    for rr in radii(&set, &mut rng, r) {
+        check_self(&set, rr, "hair");
+        check_pairs(&set[..700], &set[700..], rr, "hair");
+    }
+}
+
+#[test]
+fn clustered_matches_brute_force() {
+    let r = 0.05;
+    let set = sets::clustered(2000, r, 12);
+    check_self(&set, r, "clustered");
+    check_pairs(&set[..1200], &set[1200..], r, "clustered");
+}
+
+#[test]
+fn degenerate_sets_match_brute_force() {
+    let r = 0.05;
+    // Everything collinear on the x axis: one row of cells, every interval overlapping.
+    let line = sets::degenerate(1200, r, true, 13);
+    check_self(&line, r, "collinear");
+    check_pairs(&line[..500], &line[500..], r, "collinear");
+    // Everything identical: one cell, every pair a hit at distance 0.
+    let same_seg = sets::degenerate(300, r, false, 14);
+    check_self(&same_seg, r, "identical");
+    check_pairs(&same_seg[..100], &same_seg[100..], 0.0, "identical");
+}
+
+#[test]
+fn large_coordinates_match_brute_force() {
+    // Far from the origin the spheres' rounding inflation matters: f32 spacing at 3e6 is
+    // 0.25, five times the radius.
+    for (k, origin) in [[1e4, -2e4, 3e3], [3e6, 1e6, -2e6]].into_iter().enumerate() {
+        let r = 0.05 * 10f32.powi(k as i32 * 2);
+        let set = sets::hair(1000, r, origin, 15 + k as u64);
+        check_self(&set, r, "large coordinates");
+        check_pairs(&set[..400], &set[400..], r, "large coordinates");
+    }
+}
+
+#[test]
+fn mixed_lengths_and_non_finite_match_brute_force() {
+    // Hair with a few very long segments (kept aside as big objects), points, and
+    // non-finite coordinates (never within any radius).
+    let mut rng = Rng::new(16);
+    let r = 0.05;
+    let mut set = sets::hair(1200, r, [0.0; 3], 17);
+    let side = sets::hair_side(1200, r);
+    for k in 0..40 {
+        let i = rng.below(set.len() as u64) as usize;
+        match k % 4 {
+            0 => set[i].p1 = set[i].p0,
+            1 => set[i].p1[rng.below(3) as usize] = f32::NAN,
+            2 => set[i].p0[0] = f32::INFINITY,
+            _ => {
+                let c = rng.cube_f32(0.5 * side);
+                let d = rng.cube_f32(side);
+                set[i] = Segment::new(c, [c[0] + d[0], c[1] + d[1], c[2] + d[2]]);
+            }
+        }
+    }
+    check_self(&set, r, "mixed");
+    check_pairs(&set[..500], &set[500..], r, "mixed");
+}
+
+#[test]
+fn every_tail_length() {
+    let r = 0.3;
+    for n in 0..=40 {
+        let set = sets::hair(n, r, [0.5; 3], 100 + n as u64);
+        check_self(&set, r, &format!("tail n={n}"));
+        check_pairs(&set[..n / 3], &set[n / 3..], r, &format!("tail n={n}"));
+    }
+}
+
+#[test]
+fn rays_and_infinite_radius_take_the_brute_force_path() {
+    let set = sets::hair(300, 0.1, [0.0; 3], 18);
+    let s = Segments::from(&set);
+    let o = Options::new(Extent::Ray, Extent::Segment);
+    let want = brute(&set, &set, 0.1, &o, true);
+    let mut got = Vec::new();
+    self_pairs_within_into(&s, 0.1, SharedEndpoints::Keep, &o, &mut got).unwrap();
+    assert_same_hits(&got, &want, "rays");
+    let all = self_pairs_within(&s, f32::INFINITY, SharedEndpoints::Keep);
+    assert_eq!(all.len(), 300 * 299 / 2);
+    let mut blocks = 0;
+    let bad = for_each_self_pair_within(&s, -1.0, SharedEndpoints::Keep, &o, |_| blocks += 1);
+    assert_eq!((bad, blocks), (Err(Error::InvalidRadius { index: None }), 0));
+}
+
+// ---------------------------------------------------------------------------------------
+// Index pairs
+
+fn random_pairs(rng: &mut Rng, n: usize, na: usize, nb: usize) -> Vec<(u32, u32)> {
+    (0..n)
+        .map(|_| (rng.below(na as u64) as u32, rng.below(nb as u64) as u32))
+        .collect()
+}
+
+fn gather(set: &[Segment], idx: impl Iterator<Item = u32>) -> Segments {
+    idx.map(|i| set[i as usize]).collect()
+}
+
+#[test]
+fn indexed_queries_equal_the_gathered_batches() {
+    let mut rng = Rng::new(19);
+    let a = sets::hair(300, 0.2, [0.0; 3], 20);
+    let b = sets::clustered(200, 0.2, 21);
+    let (sa, sb) = (Segments::from(&a), Segments::from(&b));
+    let ra: Vec<f32> = (0..a.len()).map(|_| rng.range_f32(0.0, 0.3)).collect();
+    let rb: Vec<f32> = (0..b.len()).map(|_| rng.range_f32(0.0, 0.3)).collect();
+    for n in (0..=20).chain([257, 1000, 40_000]) {
+        let pairs = random_pairs(&mut rng, n, a.len(), b.len());
+        let ga = gather(&a, pairs.iter().map(|p| p.0));
+        let gb = gather(&b, pairs.iter().map(|p| p.1));
+        let want = closest_points(&ga, &gb);
+        for got in [
+            closest_points_indexed(&sa, &sb, &pairs),
+            par_closest_points_indexed(&sa, &sb, &pairs),
+        ] {
+            assert_eq!(got.len(), n);
+            for k in 0..n {
+                let (g, w) = (got.get(k).unwrap(), want.get(k).unwrap());
+                assert!(
+                    same(g.dist2, w.dist2) && same(g.s, w.s) && same(g.t, w.t) && g.flags == w.flags,
+                    "pair {k} of {n}: {g:?} vs {w:?}"
+                );
+            }
+        }
+        // Capsules, uniform and per object.
+        let uniform = Radii::uniform(0.1, 0.15).unwrap();
+        assert_eq!(
+            capsules_touch_indexed(&sa, &sb, &pairs, uniform),
+            capsules_touch(&ga, &gb, uniform)
+        );
+        let (pa, pb): (Vec<f32>, Vec<f32>) =
+            pairs.iter().map(|&(i, j)| (ra[i as usize], rb[j as usize])).unzip();
+        let per_object = Radii::per_object(&ra, &rb).unwrap();
+        let want_mask = capsules_touch(&ga, &gb, Radii::per_pair(&pa, &pb).unwrap());
+        assert_eq!(capsules_touch_indexed(&sa, &sb, &pairs, per_object), want_mask);
+        assert_eq!(par_capsules_touch_indexed(&sa, &sb, &pairs, per_object), want_mask);
+        // Contacts exactly for the touching pairs, in order.
+        let contacts = capsule_contacts(&sa, &sb, &pairs, per_object);
+        assert_eq!(contacts, par_capsule_contacts(&sa, &sb, &pairs, per_object));
+        let touching: Vec<u32> = want_mask.iter_ones().map(|k| k as u32).collect();
+        assert_eq!(contacts.iter().map(|c| c.pair).collect::<Vec<_>>(), touching);
+        for c in &contacts {
+            let k = c.pair as usize;
+            let len2: f32 = c.normal.iter().map(|x| x * x).sum();
+            assert!((len2 - 1.0).abs() < 1e-5, "{c:?}");
+            let w = want.get(k).unwrap();
+            assert!(same(c.depth, pa[k] + pb[k] - w.dist2.sqrt()), "{c:?}");
+        }
+    }
+}
+
+#[test]
+fn contact_normals_fall_back_when_the_cores_meet() {
+    let set = Segments::from(&[
+        Segment::new([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
+        Segment::new([0.0, -1.0, 0.0], [0.0, 1.0, 0.0]), // crosses the first at the origin
+        Segment::new([0.5, 0.0, 0.0], [3.0, 0.0, 0.0]),  // overlaps the first, collinear
+        Segment::new([0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),  // a point on the first
+        Segment::new([0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),  // the same point
+    ]);
+    let radii = Radii::uniform(0.5, 0.25).unwrap();
+    let c = capsule_contacts(&set, &set, &[(0, 1), (0, 2), (3, 0), (3, 4)], radii);
+    assert_eq!(c.len(), 4);
+    // Crossing: along dA × dB, oriented from B's midpoint towards A's (both at the origin:
+    // kept as is).
+    assert_eq!(c[0].normal, [0.0, 0.0, 1.0]);
+    // Collinear overlap: perpendicular to A.
+    let n = c[1].normal;
+    assert!(n[0] == 0.0 && (n[1] * n[1] + n[2] * n[2] - 1.0).abs() < 1e-6, "{n:?}");
+    // A point on a segment: perpendicular to B (A has no direction).
+    assert_eq!(c[2].normal[0], 0.0);
+    // Two points: +z.
+    assert_eq!(c[3].normal, [0.0, 0.0, 1.0]);
+    for x in &c {
+        assert_eq!(x.depth, 0.75);
+    }
+}
+
+#[test]
+fn index_errors_name_the_pair() {
+    let set = Segments::from(&[Segment::new([0.0; 3], [1.0, 0.0, 0.0]); 3]);
+    let mut out = ClosestBatch::new();
+    let err = closest_points_indexed_into(
+        &set,
+        &set,
+        &[(0, 1), (2, 3)],
+        &Options::SEGMENTS,
+        Outputs::ALL,
+        &mut out,
+    );
+    assert_eq!(err, Err(Error::IndexOutOfRange { pair: 1, index: 3, len: 3 }));
+    assert_eq!(err.unwrap_err().to_string(), "index pair 1 names element 3 of a batch of 3");
+    let mut contacts = Vec::new();
+    let short = [0.5f32; 2];
+    let radii = Radii::per_object(&short, &short).unwrap();
+    let err = capsule_contacts_into(&set, &set, &[(0, 1)], radii, &Options::SEGMENTS, &mut contacts);
+    assert!(matches!(err, Err(Error::LengthMismatch { .. })));
+    assert_eq!(
+        Radii::per_object(&[0.5, -1.0], &[]),
+        Err(Error::InvalidRadius { index: Some(1) })
+    );
+}
