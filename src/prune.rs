@@ -63,27 +63,69 @@ pub(crate) fn sphere<const D: usize>(p0: [f32; D], p1: [f32; D]) -> Option<([f32
     Some((m, 0.5 * len2.sqrt() * SPHERE_REL + SPHERE_ABS * scale))
 }
 
-/// Lanes of `group` whose sphere may come within `radius` of the sphere `(m, rad)`:
-/// `|m - m_j|² <= ((rad + rad_j + radius)·(1 + 16ε))²`, conservative. NaN compares false.
-#[inline(always)]
-fn near_bits<const D: usize>(
-    centre: &[Vec<f32>; D],
-    rads: &[f32],
-    j: usize,
-    (m, rad): &([f32x8; D], f32x8),
-    radius: f32x8,
-) -> u32 {
-    let load = |c: &[f32]| -> f32x8 {
-        let a: [f32; LANES] = c[j..j + LANES].try_into().expect("8 values");
-        f32x8::from(a)
-    };
-    let mut dm2 = f32x8::ZERO;
-    for k in 0..D {
-        let d = load(&centre[k]) - m[k];
-        dm2 = d.mul_add(d, dm2);
+/// Bounding spheres as SIMD-ready columns: centres per axis and radii, padded to whole
+/// groups with spheres infinitely far away.
+pub(crate) struct SphereColumns<const D: usize> {
+    centre: [Vec<f32>; D],
+    rad: Vec<f32>,
+}
+
+impl<const D: usize> SphereColumns<D> {
+    /// Room for `n` spheres.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        let cap = padded_len(n);
+        SphereColumns {
+            centre: core::array::from_fn(|_| Vec::with_capacity(cap)),
+            rad: Vec::with_capacity(cap),
+        }
     }
-    let bound = (load(rads) + *rad + radius) * f32x8::splat(BOUND_REL);
-    dm2.simd_le(bound * bound).to_bitmask()
+
+    /// Appends a sphere; `None` (a non-finite object) becomes one infinitely far away,
+    /// which the test never passes for a finite radius.
+    pub(crate) fn push(&mut self, s: Option<([f32; D], f32)>) {
+        let (m, h) = s.unwrap_or(([f32::INFINITY; D], 0.0));
+        for k in 0..D {
+            self.centre[k].push(m[k]);
+        }
+        self.rad.push(h);
+    }
+
+    /// Pads to a whole number of groups.
+    pub(crate) fn pad(&mut self) {
+        let len = padded_len(self.rad.len());
+        for c in &mut self.centre {
+            c.resize(len, f32::INFINITY);
+        }
+        self.rad.resize(len, 0.0);
+    }
+
+    /// Sphere `p` broadcast to every lane.
+    #[inline(always)]
+    pub(crate) fn splat(&self, p: usize) -> ([f32x8; D], f32x8) {
+        (
+            core::array::from_fn(|k| f32x8::splat(self.centre[k][p])),
+            f32x8::splat(self.rad[p]),
+        )
+    }
+
+    /// Lanes of the group at `j` (a multiple of [`LANES`]) whose sphere may come within
+    /// `radius` of the sphere `(m, rad)`:
+    /// `|m - m_j|² <= ((rad + rad_j + radius)·(1 + 16ε))²`, conservative. NaN compares
+    /// false.
+    #[inline(always)]
+    pub(crate) fn near_bits(&self, j: usize, (m, rad): &([f32x8; D], f32x8), radius: f32x8) -> u32 {
+        let load = |c: &[f32]| -> f32x8 {
+            let a: [f32; LANES] = c[j..j + LANES].try_into().expect("8 values");
+            f32x8::from(a)
+        };
+        let mut dm2 = f32x8::ZERO;
+        for k in 0..D {
+            let d = load(&self.centre[k]) - m[k];
+            dm2 = d.mul_add(d, dm2);
+        }
+        let bound = (load(&self.rad) + *rad + radius) * f32x8::splat(BOUND_REL);
+        dm2.simd_le(bound * bound).to_bitmask()
+    }
 }
 
 /// The same test for two single spheres.
@@ -100,7 +142,7 @@ fn near<const D: usize>(a: &([f32; D], f32), b: &([f32; D], f32), radius: f32) -
 
 /// Bits `k` (0..8) for which `lo <= j + k < hi`.
 #[inline(always)]
-fn lane_bits(lo: usize, hi: usize, j: usize) -> u32 {
+pub(crate) fn lane_bits(lo: usize, hi: usize, j: usize) -> u32 {
     let from = lo.saturating_sub(j).min(LANES) as u32;
     let to = hi.saturating_sub(j).min(LANES) as u32;
     if to <= from {
@@ -123,10 +165,8 @@ pub(crate) struct Grid<const D: usize> {
     origin: [f64; D],
     /// Ids of the objects in the cells, in key order.
     ids: Vec<u32>,
-    /// Their sphere centres, per axis, padded to whole groups with far-away centres.
-    centre: [Vec<f32>; D],
-    /// Their sphere radii, padded with zeros.
-    rad: Vec<f32>,
+    /// Their spheres, in the same order.
+    spheres: SphereColumns<D>,
     /// Keys of the occupied cells, ascending.
     keys: Vec<u64>,
     /// Start of each occupied cell's objects, plus one end entry.
@@ -196,8 +236,7 @@ impl<const D: usize> Grid<D> {
             cell,
             origin,
             ids: Vec::new(),
-            centre: core::array::from_fn(|_| Vec::new()),
-            rad: Vec::new(),
+            spheres: SphereColumns::with_capacity(0),
             keys: Vec::new(),
             starts: Vec::new(),
             big: Vec::new(),
@@ -231,22 +270,11 @@ impl<const D: usize> Grid<D> {
         grid.starts.push(keyed.len() as u32);
         drop(keyed);
         // Pass 3: the spheres in key order.
-        let len = padded_len(grid.ids.len());
-        for k in 0..D {
-            grid.centre[k].reserve_exact(len);
-        }
-        grid.rad.reserve_exact(len);
+        grid.spheres = SphereColumns::with_capacity(grid.ids.len());
         for &id in &grid.ids {
-            let (m, h) = spheres(id as usize).expect("finite");
-            for k in 0..D {
-                grid.centre[k].push(m[k]);
-            }
-            grid.rad.push(h);
+            grid.spheres.push(spheres(id as usize));
         }
-        for c in &mut grid.centre {
-            c.resize(len, f32::INFINITY);
-        }
-        grid.rad.resize(len, 0.0);
+        grid.spheres.pad();
         Some(grid)
     }
 
@@ -361,22 +389,13 @@ impl<const D: usize> Grid<D> {
                 }
             }
             for p in s..e {
-                let me = self.splat(p);
+                let me = self.spheres.splat(p);
                 self.scan(p + 1..own_end, &me, radius8, |q| emit(self.ids[p], q));
                 for r in &ranges {
                     self.scan(r.clone(), &me, radius8, |q| emit(self.ids[p], q));
                 }
             }
         }
-    }
-
-    /// Sphere `p` (in key order) broadcast to every lane.
-    #[inline(always)]
-    fn splat(&self, p: usize) -> ([f32x8; D], f32x8) {
-        (
-            core::array::from_fn(|k| f32x8::splat(self.centre[k][p])),
-            f32x8::splat(self.rad[p]),
-        )
     }
 
     /// The ids of the objects at key-order positions `range` that pass the sphere test
@@ -392,7 +411,7 @@ impl<const D: usize> Grid<D> {
         let mut j = range.start / LANES * LANES;
         while j < range.end {
             let mut bits =
-                lane_bits(range.start, range.end, j) & near_bits(&self.centre, &self.rad, j, me, radius);
+                lane_bits(range.start, range.end, j) & self.spheres.near_bits(j, me, radius);
             while bits != 0 {
                 let k = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
@@ -487,6 +506,16 @@ impl<const D: usize> Grid<D> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_bits_cover_ranges() {
+        assert_eq!(lane_bits(0, 8, 0), 0xff);
+        assert_eq!(lane_bits(3, 8, 0), 0b1111_1000);
+        assert_eq!(lane_bits(0, 5, 0), 0b1_1111);
+        assert_eq!(lane_bits(9, 12, 8), 0b1110);
+        assert_eq!(lane_bits(20, 30, 8), 0);
+        assert_eq!(lane_bits(0, 3, 8), 0);
+    }
 
     #[test]
     fn half_shell_rows() {

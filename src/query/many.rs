@@ -147,7 +147,7 @@ impl Within<'_, '_> {
                 while j < bend {
                     let valid = lane_bits(lo, bend, j);
                     let candidates = match sphere {
-                        Some(((m, rad), sb)) => valid & sb.near_bits(j, m, rad, self.radius),
+                        Some((me, sb)) => valid & sb.near_bits(j, &me, self.radius),
                         None => valid,
                     };
                     if candidates != 0 {

@@ -20,9 +20,11 @@
 //! # Tiling (many-vs-many, within one set)
 //!
 //! The `N × M` queries work on tiles of [`TILE_A`] rows of A by [`TILE_B`] columns of B. One
-//! A segment is broadcast to all eight lanes ([`V3::splat`]) and reused against the whole
+//! A segment is broadcast to all eight lanes and reused against the whole
 //! B block, which stays in L1 (its six columns and its bounding spheres take 20 KiB); the
-//! parallel forms hand out rectangles of tiles to rayon.
+//! parallel forms hand out rectangles of tiles to rayon. The radius queries take these tiles
+//! only for rays, lines and an infinite radius: for segments the grid of [`crate::prune`]
+//! names the candidate pairs instead ([`sets`]).
 //!
 //! # Bounding-sphere prefilter (radius queries, segment against segment)
 //!
@@ -35,12 +37,13 @@
 //! another `16ε` relatively; non-finite pairs, which can never be within a radius, may be
 //! skipped. The prefilter only decides which groups run, never what they report, so a
 //! query with and without it returns the same list (the tests check it near the radius).
-//! Rays and lines have no bounding sphere and always run the full kernel.
+//! Rays and lines have no bounding sphere and always run the full kernel. The same spheres
+//! and test ([`crate::prune::SphereColumns`]) are the grid's.
 
-use crate::batch::{Error, LANES, SegmentsView, padded_len};
+use crate::batch::{Error, LANES, SegmentsView};
 pub(crate) use crate::driver::Side;
 use crate::kernel::Lanes;
-use crate::lanes::V3;
+use crate::prune::{SphereColumns, sphere};
 use crate::segment::{Extent, Options};
 use wide::f32x8;
 
@@ -124,93 +127,23 @@ pub(crate) fn radius2(radius: f32) -> Result<f32, Error> {
     }
 }
 
-/// Bits `k` (0..8) for which `lo <= j + k < hi`.
-#[inline(always)]
-pub(crate) fn lane_bits(lo: usize, hi: usize, j: usize) -> u32 {
-    let from = lo.saturating_sub(j).min(LANES) as u32;
-    let to = hi.saturating_sub(j).min(LANES) as u32;
-    if to <= from {
-        0
-    } else {
-        ((1u32 << to) - 1) & !((1u32 << from) - 1)
+pub(crate) use crate::prune::lane_bits;
+
+/// Bounding spheres of a batch for the prefilter, in the batch's order (`None` when the
+/// options make the prefilter inapplicable: rays and lines have no bounding sphere).
+pub(crate) type Spheres = SphereColumns<3>;
+
+/// The spheres of `v` for the brute-force prefilter, or `None` for rays and lines.
+pub(crate) fn spheres(v: SegmentsView<'_>, options: &Options) -> Option<Spheres> {
+    if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment {
+        return None;
     }
-}
-
-/// Bounding spheres of a batch for the prefilter: centre and inflated radius columns,
-/// padded to a multiple of [`LANES`] (padding spheres are infinitely far away).
-pub(crate) struct Spheres {
-    mx: Vec<f32>,
-    my: Vec<f32>,
-    mz: Vec<f32>,
-    rad: Vec<f32>,
-}
-
-/// Relative inflation of each sphere radius.
-const SPHERE_REL: f32 = 1.0 + 4.0 * f32::EPSILON;
-/// Absolute inflation of each sphere radius, times the segment's largest coordinate.
-const SPHERE_ABS: f32 = 256.0 * f32::EPSILON;
-/// Relative inflation of the sum `radA + radB + R`.
-const BOUND_REL: f32 = 1.0 + 16.0 * f32::EPSILON;
-
-impl Spheres {
-    /// The spheres of `v`, or `None` when the options make the prefilter inapplicable.
-    pub(crate) fn build(v: SegmentsView<'_>, options: &Options) -> Option<Spheres> {
-        if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment {
-            return None;
-        }
-        let n = v.len();
-        let cap = padded_len(n);
-        let mut s = Spheres {
-            mx: Vec::with_capacity(cap),
-            my: Vec::with_capacity(cap),
-            mz: Vec::with_capacity(cap),
-            rad: Vec::with_capacity(cap),
-        };
-        for i in 0..n {
-            let seg = v.at(i);
-            let (p0, p1) = (seg.p0, seg.p1);
-            // Halves first: the sum of two finite coordinates may overflow, this may not.
-            let m: [f32; 3] = core::array::from_fn(|k| 0.5 * p0[k] + 0.5 * p1[k]);
-            let d: [f32; 3] = core::array::from_fn(|k| p1[k] - p0[k]);
-            let half = 0.5 * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-            let scale = p0.iter().chain(&p1).fold(0.0f32, |acc, x| acc.max(x.abs()));
-            s.mx.push(m[0]);
-            s.my.push(m[1]);
-            s.mz.push(m[2]);
-            s.rad.push(half * SPHERE_REL + SPHERE_ABS * scale);
-        }
-        for col in [&mut s.mx, &mut s.my, &mut s.mz] {
-            col.resize(cap, f32::INFINITY);
-        }
-        s.rad.resize(cap, 0.0);
-        Some(s)
+    let mut s = Spheres::with_capacity(v.len());
+    for seg in v.iter() {
+        s.push(sphere(seg.p0, seg.p1));
     }
-
-    /// Centre and radius of sphere `i`, splat.
-    #[inline(always)]
-    pub(crate) fn splat(&self, i: usize) -> (V3, f32x8) {
-        (
-            V3::splat([self.mx[i], self.my[i], self.mz[i]]),
-            f32x8::splat(self.rad[i]),
-        )
-    }
-
-    /// Lanes of the group at `j` (a multiple of [`LANES`]) whose sphere may come within
-    /// `radius` of the sphere `(m, rad)`: a bit mask, conservative.
-    #[inline(always)]
-    pub(crate) fn near_bits(&self, j: usize, m: V3, rad: f32x8, radius: f32x8) -> u32 {
-        let load = |c: &[f32]| -> f32x8 {
-            let a: [f32; LANES] = c[j..j + LANES].try_into().expect("8 values");
-            f32x8::from(a)
-        };
-        let dx = load(&self.mx) - m.x;
-        let dy = load(&self.my) - m.y;
-        let dz = load(&self.mz) - m.z;
-        let dm2 = dx * dx + dy * dy + dz * dz;
-        let bound = (load(&self.rad) + rad + radius) * f32x8::splat(BOUND_REL);
-        // NaN (non-finite input) compares false: such pairs are never within a radius.
-        dm2.simd_le(bound * bound).to_bitmask()
-    }
+    s.pad();
+    Some(s)
 }
 
 /// Lanes whose squared distance is within `r2`, as bits.
@@ -235,20 +168,5 @@ pub(crate) fn push_hits(out: &mut Vec<Hit>, i: usize, j: usize, mut bits: u32, l
             s: s[k],
             t: t[k],
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lane_bits_cover_ranges() {
-        assert_eq!(lane_bits(0, 8, 0), 0xff);
-        assert_eq!(lane_bits(3, 8, 0), 0b1111_1000);
-        assert_eq!(lane_bits(0, 5, 0), 0b1_1111);
-        assert_eq!(lane_bits(9, 12, 8), 0b1110);
-        assert_eq!(lane_bits(20, 30, 8), 0);
-        assert_eq!(lane_bits(0, 3, 8), 0);
     }
 }

@@ -19,7 +19,7 @@
 use super::closest::{ClosestBatch, Outputs};
 use super::indexed::closest_points_indexed_into;
 use super::many::Within;
-use super::{Hit, Side, Spheres, radius2};
+use super::{Hit, Side, radius2, spheres};
 use crate::batch::{Error, SegmentsView};
 use crate::kernel::Splat;
 use crate::prune::{Grid, sphere};
@@ -299,8 +299,8 @@ fn brute(
     parallel: bool,
     out: &mut Vec<Hit>,
 ) {
-    let sa = Spheres::build(a, options);
-    let sb = b.map(|b| Spheres::build(b, options));
+    let sa = spheres(a, options);
+    let sb = b.map(|b| spheres(b, options));
     let upper = b.is_none();
     let b = b.unwrap_or(a);
     let job = Within {
