@@ -32,11 +32,31 @@
 //! The grid never decides a result: it only names candidates, and its sphere test is the
 //! prefilter of the brute-force queries, so a query with and without it reports the same
 //! pairs with the same values.
+//!
+//! # Running a set query
+//!
+//! A query supplies its narrow phase ([`Narrow`]: which pair a candidate stands for, and
+//! the kernel run that decides a batch of candidates); a [`Plan`] cuts the grid into tasks
+//! of about [`TASK_OBJECTS`] objects (whole cells, then runs of big objects), feeds each
+//! task's candidates to the narrow phase [`FLUSH`] at a time, and hands each task's hits
+//! on in task order: sequentially, or in waves of [`WAVE_TASKS`] tasks on all cores. The
+//! tasks do not depend on the thread count, so every thread count gives the same blocks in
+//! the same order, and memory holds one wave's hits, not all of them.
 
 use crate::LANES;
 use crate::batch::padded_len;
 use core::ops::Range;
 use wide::f32x8;
+
+/// Objects per task (whole cells), the unit of work and of streaming.
+pub(crate) const TASK_OBJECTS: usize = 4096;
+/// Big objects per task.
+const TASK_BIG: usize = 64;
+/// Tasks per wave of the parallel forms.
+const WAVE_TASKS: usize = 32;
+/// Candidate pairs per run of the narrow phase: the gathered kernel's buffers stay in L1
+/// and L2, and its fixed costs are shared by enough pairs.
+const FLUSH: usize = 2048;
 
 /// Relative inflation of each sphere radius.
 const SPHERE_REL: f32 = 1.0 + 4.0 * f32::EPSILON;
@@ -297,14 +317,9 @@ impl<const D: usize> Grid<D> {
         core::array::from_fn(|k| (key >> (axis_bits(D) * k as u32)) & mask)
     }
 
-    /// Number of big objects.
-    pub(crate) fn big_objects(&self) -> usize {
-        self.big.len()
-    }
-
     /// Cuts the occupied cells into ranges of about `per_task` objects (never splitting a
     /// cell): the units of work of the parallel forms, the same on any thread count.
-    pub(crate) fn cell_tasks(&self, per_task: usize) -> Vec<Range<usize>> {
+    fn cell_tasks(&self, per_task: usize) -> Vec<Range<usize>> {
         let mut tasks = Vec::new();
         let mut first = 0;
         for c in 0..self.keys.len() {
@@ -350,7 +365,7 @@ impl<const D: usize> Grid<D> {
     /// Every candidate pair `(id, id)` among the objects of `cells` and their half-shell
     /// neighbours (each unordered pair of the cells once), within `radius` by the sphere
     /// test, handed to `emit`.
-    pub(crate) fn shell_pairs(
+    fn shell_pairs(
         &self,
         cells: Range<usize>,
         radius: f32,
@@ -492,13 +507,150 @@ impl<const D: usize> Grid<D> {
     /// Every candidate pair of big object `k` (in `0..big_objects()`): with the objects in
     /// the cells, then with the big objects after it, handed to `emit` (big object's id
     /// first).
-    pub(crate) fn big_pairs(&self, k: usize, radius: f32, mut emit: impl FnMut(u32, u32)) {
+    fn big_pairs(&self, k: usize, radius: f32, mut emit: impl FnMut(u32, u32)) {
         let (id, s) = self.big[k];
         self.near(&s, radius, |q| emit(id, q));
         for (other, t) in &self.big[k + 1..] {
             if near(&s, t, radius) {
                 emit(id, *other);
             }
+        }
+    }
+}
+
+/// A set query's narrow phase: what the grid's candidates mean and how they are decided.
+pub(crate) trait Narrow: Sync {
+    /// A reported pair.
+    type Hit: Send;
+    /// Buffers reused from one batch of candidates to the next.
+    type Scratch: Default;
+
+    /// The pair of the query the grid's candidate `(p, q)` (two object ids) stands for, or
+    /// `None` when it is none (two objects of the same side).
+    fn orient(&self, p: u32, q: u32) -> Option<(u32, u32)>;
+
+    /// Runs the kernel on `candidates` and appends the pairs it reports to `out`.
+    fn decide(&self, candidates: &[(u32, u32)], scratch: &mut Self::Scratch, out: &mut Vec<Self::Hit>);
+}
+
+/// A unit of work: a run of cells, or a run of big objects.
+enum Task {
+    Cells(Range<usize>),
+    Big(Range<usize>),
+}
+
+/// A grid cut into tasks, ready to run a [`Narrow`] phase (see the module docs).
+pub(crate) struct Plan<const D: usize> {
+    grid: Grid<D>,
+    tasks: Vec<Task>,
+    radius: f32,
+}
+
+impl<const D: usize> Plan<D> {
+    /// The tasks of `grid` for pairs within `radius`.
+    pub(crate) fn new(grid: Grid<D>, radius: f32) -> Self {
+        let mut tasks: Vec<Task> = grid
+            .cell_tasks(TASK_OBJECTS)
+            .into_iter()
+            .map(Task::Cells)
+            .collect();
+        let big = grid.big.len();
+        tasks.extend((0..big).step_by(TASK_BIG).map(|k| Task::Big(k..(k + TASK_BIG).min(big))));
+        Plan {
+            grid,
+            tasks,
+            radius,
+        }
+    }
+
+    /// The hits of one task, in the order the grid names them, appended to `out`.
+    fn run<N: Narrow>(&self, narrow: &N, task: &Task, out: &mut Vec<N::Hit>) {
+        let mut candidates = Vec::with_capacity(FLUSH);
+        let mut scratch = N::Scratch::default();
+        {
+            let mut push = |p: u32, q: u32| {
+                if let Some(pair) = narrow.orient(p, q) {
+                    candidates.push(pair);
+                    if candidates.len() == FLUSH {
+                        narrow.decide(&candidates, &mut scratch, out);
+                        candidates.clear();
+                    }
+                }
+            };
+            match task {
+                Task::Cells(cells) => self.grid.shell_pairs(cells.clone(), self.radius, push),
+                Task::Big(big) => {
+                    for k in big.clone() {
+                        self.grid.big_pairs(k, self.radius, &mut push);
+                    }
+                }
+            }
+        }
+        narrow.decide(&candidates, &mut scratch, out);
+    }
+
+    /// Every hit: `sink` gets each task's block, in task order, on the calling thread.
+    pub(crate) fn each<N: Narrow>(
+        &self,
+        narrow: &N,
+        parallel: bool,
+        mut sink: impl FnMut(Vec<N::Hit>),
+    ) {
+        #[cfg(feature = "rayon")]
+        if parallel && self.tasks.len() > 1 {
+            use rayon::prelude::*;
+            for wave in self.tasks.chunks(WAVE_TASKS) {
+                let blocks: Vec<Vec<N::Hit>> = wave
+                    .par_iter()
+                    .map(|task| {
+                        let mut block = Vec::new();
+                        self.run(narrow, task, &mut block);
+                        block
+                    })
+                    .collect();
+                blocks.into_iter().for_each(&mut sink);
+            }
+            return;
+        }
+        let _ = parallel;
+        for task in &self.tasks {
+            let mut block = Vec::new();
+            self.run(narrow, task, &mut block);
+            sink(block);
+        }
+    }
+
+    /// Every hit, as `T`, sorted by its pair `(i, j)` (`i < n`), appended to `out`: a
+    /// counting sort on `i` (`O(n + K)`), then each `i`'s hits by `j`.
+    pub(crate) fn collect<N: Narrow, T: Copy + Default>(
+        &self,
+        narrow: &N,
+        n: usize,
+        into: impl Fn(N::Hit) -> T,
+        pair: impl Fn(&T) -> (u32, u32),
+        parallel: bool,
+        out: &mut Vec<T>,
+    ) {
+        let mut found: Vec<T> = Vec::new();
+        self.each(narrow, parallel, |block| found.extend(block.into_iter().map(&into)));
+        let mut starts = vec![0u32; n + 1];
+        for f in &found {
+            starts[pair(f).0 as usize + 1] += 1;
+        }
+        for i in 0..n {
+            starts[i + 1] += starts[i];
+        }
+        let base = out.len();
+        out.resize(base + found.len(), T::default());
+        let sorted = &mut out[base..];
+        let mut next = starts.clone();
+        for f in found {
+            let slot = &mut next[pair(&f).0 as usize];
+            sorted[*slot as usize] = f;
+            *slot += 1;
+        }
+        for w in starts.windows(2) {
+            sorted[w[0] as usize..w[1] as usize].sort_unstable_by_key(|h| pair(h).1);
         }
     }
 }

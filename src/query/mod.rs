@@ -95,7 +95,7 @@ const _: () = assert!(TILE_B.is_multiple_of(LANES));
 
 /// A pair within the radius of a [`pairs_within`] or [`self_pairs_within`] query: `a[i]`
 /// against `b[j]` (or `set[i]` against `set[j]`, `i < j`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Hit {
     /// Index in A (or in the set).
     pub i: usize,

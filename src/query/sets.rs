@@ -22,10 +22,9 @@ use super::many::Within;
 use super::{Hit, Side, radius2, spheres};
 use crate::batch::{Error, SegmentsView};
 use crate::kernel::Splat;
-use crate::prune::{Grid, sphere};
+use crate::prune::{Grid, Narrow, Plan, TASK_OBJECTS, sphere};
 use crate::segment::{Extent, Options, Segment};
 use bytemuck::{Pod, Zeroable};
-use core::ops::Range;
 use wide::f32x8;
 
 use super::self_pairs::SharedEndpoints;
@@ -43,17 +42,8 @@ pub struct PairHit {
     pub dist2: f32,
 }
 
-/// Objects per task (whole cells), the unit of work and of streaming.
-const TASK_OBJECTS: usize = 4096;
-/// Big objects per task.
-const TASK_BIG: usize = 64;
-/// Tasks per wave of the parallel streaming forms.
-const WAVE_TASKS: usize = 32;
-/// Candidate pairs per run of the kernel.
-const FLUSH: usize = 2048;
-
 /// A hit with the parameters, before it becomes a [`Hit`] or a [`PairHit`].
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Found {
     i: u32,
     j: u32,
@@ -84,22 +74,14 @@ impl From<Found> for PairHit {
     }
 }
 
-/// A unit of work: a run of cells, or a run of big objects.
-enum Task {
-    Cells(Range<usize>),
-    Big(Range<usize>),
-}
-
-/// A pruned radius query: the grid, its tasks, and the narrow phase's inputs.
-struct Pruned<'v> {
-    grid: Grid<3>,
-    tasks: Vec<Task>,
+/// The narrow phase of the 3D radius queries: `a[i]` against `b[j]` by the kernel over
+/// gathered index pairs, `dist2 <= r²`.
+struct Within3<'v> {
     a: SegmentsView<'v>,
     b: SegmentsView<'v>,
     /// `None` within one set; `Some(na)` when ids `>= na` are B's.
     split: Option<u32>,
     options: Options,
-    radius: f32,
     r2: f32,
     skip_shared: bool,
 }
@@ -112,56 +94,11 @@ fn shares(a: &Segment, b: &Segment) -> bool {
         .any(|p| [b.p0, b.p1].iter().any(|q| p == q))
 }
 
-impl<'v> Pruned<'v> {
-    /// The plan for `a` against `b` (`split` set) or within `a` (`split` unset, `b == a`),
-    /// or `None` when the grid does not apply.
-    fn new(
-        a: SegmentsView<'v>,
-        b: SegmentsView<'v>,
-        within_one: bool,
-        radius: f32,
-        skip_shared: bool,
-        options: &Options,
-        parallel: bool,
-    ) -> Option<Self> {
-        if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment {
-            return None;
-        }
-        let side = |v: SegmentsView<'_>, i: usize| {
-            let s = v.at(i);
-            sphere(s.p0, s.p1)
-        };
-        let (na, nb) = (a.len(), b.len());
-        let grid = if within_one {
-            Grid::build(na, |i| side(a, i), radius, parallel)?
-        } else {
-            let n = na.checked_add(nb)?;
-            let spheres = |i: usize| if i < na { side(a, i) } else { side(b, i - na) };
-            Grid::build(n, spheres, radius, parallel)?
-        };
-        let mut tasks: Vec<Task> = grid
-            .cell_tasks(TASK_OBJECTS)
-            .into_iter()
-            .map(Task::Cells)
-            .collect();
-        let big = grid.big_objects();
-        tasks.extend((0..big).step_by(TASK_BIG).map(|k| Task::Big(k..(k + TASK_BIG).min(big))));
-        Some(Pruned {
-            grid,
-            tasks,
-            a,
-            b,
-            split: (!within_one).then_some(na as u32),
-            options: *options,
-            radius,
-            r2: radius * radius,
-            skip_shared,
-        })
-    }
+impl Narrow for Within3<'_> {
+    type Hit = Found;
+    type Scratch = ClosestBatch;
 
-    /// The pair of the query a candidate `(p, q)` of the grid stands for: `(i, j)` with
-    /// `i < j` within one set, `(index in A, index in B)` otherwise; `None` for two
-    /// objects of the same side.
+    /// `(i, j)` with `i < j` within one set, `(index in A, index in B)` otherwise.
     #[inline(always)]
     fn orient(&self, p: u32, q: u32) -> Option<(u32, u32)> {
         match self.split {
@@ -174,38 +111,7 @@ impl<'v> Pruned<'v> {
         }
     }
 
-    /// The hits of one task, appended to `out` in the order the grid names them.
-    fn run(&self, task: &Task, out: &mut Vec<Found>) {
-        let mut candidates = Vec::with_capacity(FLUSH);
-        let mut scratch = ClosestBatch::new();
-        {
-            let mut push = |p: u32, q: u32| {
-                if let Some(pair) = self.orient(p, q) {
-                    candidates.push(pair);
-                    if candidates.len() == FLUSH {
-                        self.decide(&mut candidates, &mut scratch, out);
-                    }
-                }
-            };
-            match task {
-                Task::Cells(cells) => self.grid.shell_pairs(cells.clone(), self.radius, push),
-                Task::Big(big) => {
-                    for k in big.clone() {
-                        self.grid.big_pairs(k, self.radius, &mut push);
-                    }
-                }
-            }
-        }
-        self.decide(&mut candidates, &mut scratch, out);
-    }
-
-    /// Runs the kernel on the candidates and keeps the pairs within the radius.
-    fn decide(
-        &self,
-        candidates: &mut Vec<(u32, u32)>,
-        scratch: &mut ClosestBatch,
-        out: &mut Vec<Found>,
-    ) {
+    fn decide(&self, candidates: &[(u32, u32)], scratch: &mut ClosestBatch, out: &mut Vec<Found>) {
         let outputs = Outputs {
             params: true,
             points: false,
@@ -227,65 +133,50 @@ impl<'v> Pruned<'v> {
                 });
             }
         }
-        candidates.clear();
     }
+}
 
-    /// Every hit, in task order: `sink` gets each task's block, on the calling thread.
-    /// The parallel form runs waves of [`WAVE_TASKS`] tasks on all cores.
-    fn each(&self, parallel: bool, mut sink: impl FnMut(Vec<Found>)) {
-        #[cfg(feature = "rayon")]
-        if parallel && self.tasks.len() > 1 {
-            use rayon::prelude::*;
-            for wave in self.tasks.chunks(WAVE_TASKS) {
-                let blocks: Vec<Vec<Found>> = wave
-                    .par_iter()
-                    .map(|task| {
-                        let mut block = Vec::new();
-                        self.run(task, &mut block);
-                        block
-                    })
-                    .collect();
-                blocks.into_iter().for_each(&mut sink);
-            }
-            return;
-        }
-        let _ = parallel;
-        for task in &self.tasks {
-            let mut block = Vec::new();
-            self.run(task, &mut block);
-            sink(block);
-        }
+/// A pruned radius query: the plan and its narrow phase, or `None` when the grid does not
+/// apply (rays or lines, an infinite radius, more than `u32::MAX` objects).
+fn pruned<'v>(
+    a: SegmentsView<'v>,
+    b: Option<SegmentsView<'v>>,
+    radius: f32,
+    skip_shared: bool,
+    options: &Options,
+    parallel: bool,
+) -> Option<(Plan<3>, Within3<'v>)> {
+    if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment {
+        return None;
     }
+    let side = |v: SegmentsView<'_>, i: usize| {
+        let s = v.at(i);
+        sphere(s.p0, s.p1)
+    };
+    let na = a.len();
+    let grid = match b {
+        None => Grid::build(na, |i| side(a, i), radius, parallel)?,
+        Some(b) => {
+            let n = na.checked_add(b.len())?;
+            let spheres = |i: usize| if i < na { side(a, i) } else { side(b, i - na) };
+            Grid::build(n, spheres, radius, parallel)?
+        }
+    };
+    let narrow = Within3 {
+        a,
+        b: b.unwrap_or(a),
+        split: b.map(|_| na as u32),
+        options: *options,
+        r2: radius * radius,
+        skip_shared,
+    };
+    Some((Plan::new(grid, radius), narrow))
+}
 
-    /// Every hit as [`Hit`]s sorted by `(i, j)`, appended to `out`: a counting sort by
-    /// `i` (`O(N + K)`), then each `i`'s few hits by `j`.
-    fn collect(&self, parallel: bool, out: &mut Vec<Hit>) {
-        let mut found = Vec::new();
-        self.each(parallel, |block| found.extend(block));
-        let mut starts = vec![0u32; self.a.len() + 1];
-        for f in &found {
-            starts[f.i as usize + 1] += 1;
-        }
-        for i in 0..self.a.len() {
-            starts[i + 1] += starts[i];
-        }
-        let base = out.len();
-        out.resize(base + found.len(), Hit::from(Found::default()));
-        let sorted = &mut out[base..];
-        let mut next = starts.clone();
-        for f in found {
-            let slot = &mut next[f.i as usize];
-            sorted[*slot as usize] = Hit::from(f);
-            *slot += 1;
-        }
-        for w in starts.windows(2) {
-            let row = &mut sorted[w[0] as usize..w[1] as usize];
-            if row.len() > 1 {
-                row.sort_unstable_by_key(|h| h.j);
-            }
-        }
-        let _ = parallel;
-    }
+/// Every hit of a pruned query as [`Hit`]s sorted by `(i, j)`, appended to `out`.
+fn collect(plan: &Plan<3>, narrow: &Within3<'_>, parallel: bool, out: &mut Vec<Hit>) {
+    let pair = |h: &Hit| (h.i as u32, h.j as u32);
+    plan.collect(narrow, narrow.a.len(), Hit::from, pair, parallel, out);
 }
 
 /// The brute-force radius query over tiles (rays and lines, an infinite radius, or more
@@ -337,8 +228,8 @@ pub(super) fn self_within(
     out.clear();
     radius2(radius)?;
     let skip = shared == SharedEndpoints::Skip;
-    match Pruned::new(set, set, true, radius, skip, options, parallel) {
-        Some(plan) => plan.collect(parallel, out),
+    match pruned(set, None, radius, skip, options, parallel) {
+        Some((plan, narrow)) => collect(&plan, &narrow, parallel, out),
         None => brute(set, None, radius, skip, options, parallel, out),
     }
     Ok(())
@@ -355,8 +246,8 @@ pub(super) fn within(
 ) -> Result<(), Error> {
     out.clear();
     radius2(radius)?;
-    match Pruned::new(a, b, false, radius, false, options, parallel) {
-        Some(plan) => plan.collect(parallel, out),
+    match pruned(a, Some(b), radius, false, options, parallel) {
+        Some((plan, narrow)) => collect(&plan, &narrow, parallel, out),
         None => brute(a, Some(b), radius, false, options, parallel, out),
     }
     Ok(())
@@ -365,14 +256,14 @@ pub(super) fn within(
 /// Streams the hits of a plan (or of the brute-force fallback) to `sink` as [`PairHit`]
 /// blocks.
 fn stream(
-    plan: Option<Pruned<'_>>,
+    plan: Option<(Plan<3>, Within3<'_>)>,
     fallback: impl FnOnce(&mut Vec<Hit>),
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]),
 ) {
     let mut block: Vec<PairHit> = Vec::new();
     match plan {
-        Some(plan) => plan.each(parallel, |found| {
+        Some((plan, narrow)) => plan.each(&narrow, parallel, |found| {
             if !found.is_empty() {
                 block.clear();
                 block.extend(found.into_iter().map(PairHit::from));
@@ -405,7 +296,7 @@ fn each_self(
 ) -> Result<(), Error> {
     radius2(radius)?;
     let skip = shared == SharedEndpoints::Skip;
-    let plan = Pruned::new(set, set, true, radius, skip, options, parallel);
+    let plan = pruned(set, None, radius, skip, options, parallel);
     let fallback = |hits: &mut Vec<Hit>| brute(set, None, radius, skip, options, parallel, hits);
     stream(plan, fallback, parallel, sink);
     Ok(())
@@ -420,7 +311,7 @@ fn each_pair(
     sink: &mut dyn FnMut(&[PairHit]),
 ) -> Result<(), Error> {
     radius2(radius)?;
-    let plan = Pruned::new(a, b, false, radius, false, options, parallel);
+    let plan = pruned(a, Some(b), radius, false, options, parallel);
     let fallback = |hits: &mut Vec<Hit>| brute(a, Some(b), radius, false, options, parallel, hits);
     stream(plan, fallback, parallel, sink);
     Ok(())
