@@ -98,6 +98,13 @@ pub enum Error {
         /// The batch length.
         len: usize,
     },
+    /// A set too large for the 32-bit indices of a set query's compact hits.
+    TooManyObjects {
+        /// Number of objects given.
+        len: usize,
+        /// The largest number the query takes (`u32::MAX`).
+        max: usize,
+    },
     /// An index pair naming an element past the end of its batch (the index-pair queries).
     IndexOutOfRange {
         /// Position of the pair in the list.
@@ -133,6 +140,10 @@ impl core::fmt::Display for Error {
             Error::OutOfRange { start, end, len } => {
                 write!(f, "range {start}..{end} is outside a batch of {len}")
             }
+            Error::TooManyObjects { len, max } => write!(
+                f,
+                "{len} objects is more than the {max} this query's 32-bit indices can name"
+            ),
             Error::IndexOutOfRange { pair, index, len } => write!(
                 f,
                 "index pair {pair} names element {index} of a batch of {len}"
@@ -152,6 +163,34 @@ pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Re
             what,
             expected,
             found,
+        })
+    }
+}
+
+/// `Ok` when every pair names an element of `a` (first index) and of `b` (second).
+pub(crate) fn check_pairs(pairs: &[(u32, u32)], na: usize, nb: usize) -> Result<(), Error> {
+    for (k, &(i, j)) in pairs.iter().enumerate() {
+        for (index, len) in [(i, na), (j, nb)] {
+            if index as usize >= len {
+                return Err(Error::IndexOutOfRange {
+                    pair: k,
+                    index,
+                    len,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Ok` when `len` objects fit the 32-bit indices of the compact hits.
+pub(crate) fn check_u32(len: usize) -> Result<(), Error> {
+    if len <= u32::MAX as usize {
+        Ok(())
+    } else {
+        Err(Error::TooManyObjects {
+            len,
+            max: u32::MAX as usize,
         })
     }
 }

@@ -213,19 +213,18 @@ pub use query::{
     CapsuleContact, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
     capsules_touch_indexed_into, closest_points_indexed, closest_points_indexed_into,
 };
-#[cfg(feature = "rayon")]
-pub use query::{
-    par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
-    par_capsules_touch_indexed_into, par_closest_points_indexed, par_closest_points_indexed_into,
-};
-pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
-#[cfg(feature = "rayon")]
-pub use query::{par_for_each_pair_within, par_for_each_self_pair_within};
 pub use query::{
     ClosestBatch, Hit, Outputs, PairMask, Radii, SharedEndpoints, TILE_A, TILE_B, capsules_touch,
     capsules_touch_into, closest_points, closest_points_into, closest_points_one_to_many,
     closest_points_one_to_many_into, dist2_matrix, dist2_matrix_into, pairs_within,
     pairs_within_into, self_pairs_within, self_pairs_within_into,
+};
+pub use query::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
+pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
+#[cfg(feature = "rayon")]
+pub use query::{
+    par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
+    par_capsules_touch_indexed_into, par_closest_points_indexed, par_closest_points_indexed_into,
 };
 #[cfg(feature = "rayon")]
 pub use query::{
@@ -234,12 +233,18 @@ pub use query::{
     par_dist2_matrix_into, par_pairs_within, par_pairs_within_into, par_self_pairs_within,
     par_self_pairs_within_into,
 };
+#[cfg(feature = "rayon")]
+pub use query::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
+#[cfg(feature = "rayon")]
+pub use query::{par_for_each_pair_within, par_for_each_self_pair_within};
 pub use seg2d::{
     Crossing, Intersection2, Intersections2, Segment2, Segments2, Segments2View, intersect2,
-    intersect2_into,
+    intersect2_indexed, intersect2_indexed_into, intersect2_into,
 };
 #[cfg(feature = "rayon")]
-pub use seg2d::{par_intersect2, par_intersect2_into};
+pub use seg2d::{
+    par_intersect2, par_intersect2_indexed, par_intersect2_indexed_into, par_intersect2_into,
+};
 pub use segment::{Closest, Extent, Flags, Options, ParseExtentError, Segment, Tolerance};
 pub use simd::{SIMD_LEVEL, cpu_simd_level, simd_upgrade};
 

@@ -365,12 +365,7 @@ impl<const D: usize> Grid<D> {
     /// Every candidate pair `(id, id)` among the objects of `cells` and their half-shell
     /// neighbours (each unordered pair of the cells once), within `radius` by the sphere
     /// test, handed to `emit`.
-    fn shell_pairs(
-        &self,
-        cells: Range<usize>,
-        radius: f32,
-        mut emit: impl FnMut(u32, u32),
-    ) {
+    fn shell_pairs(&self, cells: Range<usize>, radius: f32, mut emit: impl FnMut(u32, u32)) {
         let rows = Self::shell_rows();
         let radius8 = f32x8::splat(radius);
         let mut cursors: Vec<(usize, usize)> = Vec::with_capacity(rows.len());
@@ -530,7 +525,12 @@ pub(crate) trait Narrow: Sync {
     fn orient(&self, p: u32, q: u32) -> Option<(u32, u32)>;
 
     /// Runs the kernel on `candidates` and appends the pairs it reports to `out`.
-    fn decide(&self, candidates: &[(u32, u32)], scratch: &mut Self::Scratch, out: &mut Vec<Self::Hit>);
+    fn decide(
+        &self,
+        candidates: &[(u32, u32)],
+        scratch: &mut Self::Scratch,
+        out: &mut Vec<Self::Hit>,
+    );
 }
 
 /// A unit of work: a run of cells, or a run of big objects.
@@ -555,7 +555,11 @@ impl<const D: usize> Plan<D> {
             .map(Task::Cells)
             .collect();
         let big = grid.big.len();
-        tasks.extend((0..big).step_by(TASK_BIG).map(|k| Task::Big(k..(k + TASK_BIG).min(big))));
+        tasks.extend(
+            (0..big)
+                .step_by(TASK_BIG)
+                .map(|k| Task::Big(k..(k + TASK_BIG).min(big))),
+        );
         Plan {
             grid,
             tasks,
@@ -632,7 +636,9 @@ impl<const D: usize> Plan<D> {
         out: &mut Vec<T>,
     ) {
         let mut found: Vec<T> = Vec::new();
-        self.each(narrow, parallel, |block| found.extend(block.into_iter().map(&into)));
+        self.each(narrow, parallel, |block| {
+            found.extend(block.into_iter().map(&into))
+        });
         let mut starts = vec![0u32; n + 1];
         for f in &found {
             starts[pair(f).0 as usize + 1] += 1;

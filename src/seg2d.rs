@@ -35,9 +35,9 @@
 //! There are no absolute epsilons: every tolerance is relative to the inputs' own scale.
 
 use crate::LANES;
-use crate::batch::{Error, Record, Soa, SoaView, check_len};
+use crate::batch::{Error, Record, Soa, SoaView, check_len, check_pairs};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
-use crate::driver::{self, PairKernel};
+use crate::driver::{self, Gathered, PairKernel};
 use crate::forms::query_forms;
 use crate::lanes::{V2, bits8, bytes8, clamp8, cross2x8, dot2x8, mask_bytes, probe8, sub2x8};
 use crate::motion::{MotionFlags, probe};
@@ -653,5 +653,53 @@ query_forms! {
     /// # Errors
     /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
     /// unchanged).
+    into;
+}
+
+fn run_indexed<'a, 'b, 'p>(
+    a: impl Into<Segments2View<'a>>,
+    b: impl Into<Segments2View<'b>>,
+    pairs: &'p [(u32, u32)],
+    parallel: bool,
+    out: &mut Intersections2,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    check_pairs(pairs, a.len(), b.len())?;
+    let n = pairs.len();
+    out.reset(n, |_| true);
+    let input = Gathered {
+        a: a.columns(),
+        b: b.columns(),
+        pairs,
+    };
+    driver::run_on(parallel, &Intersect2, input, n, out.out());
+    Ok(())
+}
+
+query_forms! {
+    /// Intersection (or closest points) of `a[i]` and `b[j]` for every index pair
+    /// `(i, j)` of `pairs`, in order: result `k` is exactly what [`intersect2`] gives for
+    /// the pair `(a[i], b[j])`, the lanes gathered straight from the columns.
+    ///
+    /// ```
+    /// use segbatch::{intersect2_indexed, Crossing, Segment2, Segments2};
+    /// let set = Segments2::from(&[
+    ///     Segment2::new([0.0, 0.0], [4.0, 0.0]),
+    ///     Segment2::new([1.0, -1.0], [1.0, 1.0]),
+    ///     Segment2::new([0.0, 3.0], [4.0, 3.0]),
+    /// ]);
+    /// let out = intersect2_indexed(&set, &set, &[(0, 1), (0, 2)]);
+    /// assert_eq!(out.kind(), &[Crossing::Point, Crossing::Disjoint]);
+    /// assert_eq!(out.s()[0], 0.25);
+    /// ```
+    pub fn intersect2_indexed / intersect2_indexed_into / par_intersect2_indexed / par_intersect2_indexed_into
+        <'a, 'b, 'p>(a: impl Into<Segments2View<'a>>, b: impl Into<Segments2View<'b>>, pairs: &'p [(u32, u32)])
+        with ()
+        -> Intersections2 = run_indexed;
+    /// [`intersect2_indexed`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for the first pair naming an element past the end of its
+    /// set (`out` is then unchanged).
     into;
 }

@@ -60,11 +60,18 @@ fn assert_same_compact(mut got: Vec<PairHit>, want: &[Hit], ctx: &str) {
 fn radii(set: &[Segment], rng: &mut Rng, base: f32) -> Vec<f32> {
     let mut out = vec![0.0, base];
     for _ in 0..2 {
-        let (i, j) = (rng.below(set.len() as u64) as usize, rng.below(set.len() as u64) as usize);
+        let (i, j) = (
+            rng.below(set.len() as u64) as usize,
+            rng.below(set.len() as u64) as usize,
+        );
         let d = reference::closest_points(&set[i], &set[j]).dist2;
         if d.is_finite() && d < base * base * 4.0 {
             let r = d.sqrt();
-            out.extend([r, f32::from_bits(r.to_bits() + 1), f32::from_bits(r.to_bits().max(1) - 1)]);
+            out.extend([
+                r,
+                f32::from_bits(r.to_bits() + 1),
+                f32::from_bits(r.to_bits().max(1) - 1),
+            ]);
         }
     }
     out
@@ -162,7 +169,10 @@ fn rays_and_infinite_radius_take_the_brute_force_path() {
     assert_eq!(all.len(), 300 * 299 / 2);
     let mut blocks = 0;
     let bad = for_each_self_pair_within(&s, -1.0, SharedEndpoints::Keep, &o, |_| blocks += 1);
-    assert_eq!((bad, blocks), (Err(Error::InvalidRadius { index: None }), 0));
+    assert_eq!(
+        (bad, blocks),
+        (Err(Error::InvalidRadius { index: None }), 0)
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -199,7 +209,10 @@ fn indexed_queries_equal_the_gathered_batches() {
             for k in 0..n {
                 let (g, w) = (got.get(k).unwrap(), want.get(k).unwrap());
                 assert!(
-                    same(g.dist2, w.dist2) && same(g.s, w.s) && same(g.t, w.t) && g.flags == w.flags,
+                    same(g.dist2, w.dist2)
+                        && same(g.s, w.s)
+                        && same(g.t, w.t)
+                        && g.flags == w.flags,
                     "pair {k} of {n}: {g:?} vs {w:?}"
                 );
             }
@@ -210,17 +223,28 @@ fn indexed_queries_equal_the_gathered_batches() {
             capsules_touch_indexed(&sa, &sb, &pairs, uniform),
             capsules_touch(&ga, &gb, uniform)
         );
-        let (pa, pb): (Vec<f32>, Vec<f32>) =
-            pairs.iter().map(|&(i, j)| (ra[i as usize], rb[j as usize])).unzip();
+        let (pa, pb): (Vec<f32>, Vec<f32>) = pairs
+            .iter()
+            .map(|&(i, j)| (ra[i as usize], rb[j as usize]))
+            .unzip();
         let per_object = Radii::per_object(&ra, &rb).unwrap();
         let want_mask = capsules_touch(&ga, &gb, Radii::per_pair(&pa, &pb).unwrap());
-        assert_eq!(capsules_touch_indexed(&sa, &sb, &pairs, per_object), want_mask);
-        assert_eq!(par_capsules_touch_indexed(&sa, &sb, &pairs, per_object), want_mask);
+        assert_eq!(
+            capsules_touch_indexed(&sa, &sb, &pairs, per_object),
+            want_mask
+        );
+        assert_eq!(
+            par_capsules_touch_indexed(&sa, &sb, &pairs, per_object),
+            want_mask
+        );
         // Contacts exactly for the touching pairs, in order.
         let contacts = capsule_contacts(&sa, &sb, &pairs, per_object);
         assert_eq!(contacts, par_capsule_contacts(&sa, &sb, &pairs, per_object));
         let touching: Vec<u32> = want_mask.iter_ones().map(|k| k as u32).collect();
-        assert_eq!(contacts.iter().map(|c| c.pair).collect::<Vec<_>>(), touching);
+        assert_eq!(
+            contacts.iter().map(|c| c.pair).collect::<Vec<_>>(),
+            touching
+        );
         for c in &contacts {
             let k = c.pair as usize;
             let len2: f32 = c.normal.iter().map(|x| x * x).sum();
@@ -248,7 +272,10 @@ fn contact_normals_fall_back_when_the_cores_meet() {
     assert_eq!(c[0].normal, [0.0, 0.0, 1.0]);
     // Collinear overlap: perpendicular to A.
     let n = c[1].normal;
-    assert!(n[0] == 0.0 && (n[1] * n[1] + n[2] * n[2] - 1.0).abs() < 1e-6, "{n:?}");
+    assert!(
+        n[0] == 0.0 && (n[1] * n[1] + n[2] * n[2] - 1.0).abs() < 1e-6,
+        "{n:?}"
+    );
     // A point on a segment: perpendicular to B (A has no direction).
     assert_eq!(c[2].normal[0], 0.0);
     // Two points: +z.
@@ -270,15 +297,145 @@ fn index_errors_name_the_pair() {
         Outputs::ALL,
         &mut out,
     );
-    assert_eq!(err, Err(Error::IndexOutOfRange { pair: 1, index: 3, len: 3 }));
-    assert_eq!(err.unwrap_err().to_string(), "index pair 1 names element 3 of a batch of 3");
+    assert_eq!(
+        err,
+        Err(Error::IndexOutOfRange {
+            pair: 1,
+            index: 3,
+            len: 3
+        })
+    );
+    assert_eq!(
+        err.unwrap_err().to_string(),
+        "index pair 1 names element 3 of a batch of 3"
+    );
     let mut contacts = Vec::new();
     let short = [0.5f32; 2];
     let radii = Radii::per_object(&short, &short).unwrap();
-    let err = capsule_contacts_into(&set, &set, &[(0, 1)], radii, &Options::SEGMENTS, &mut contacts);
+    let err = capsule_contacts_into(
+        &set,
+        &set,
+        &[(0, 1)],
+        radii,
+        &Options::SEGMENTS,
+        &mut contacts,
+    );
     assert!(matches!(err, Err(Error::LengthMismatch { .. })));
     assert_eq!(
         Radii::per_object(&[0.5, -1.0], &[]),
         Err(Error::InvalidRadius { index: Some(1) })
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// 2D crossing sets
+
+/// Every meeting pair `i < j` by the scalar reference, as (i, j, s bits, kind).
+fn brute_crossings(set: &[Segment2]) -> Vec<(u32, u32, u32, Crossing)> {
+    let mut out = Vec::new();
+    for i in 0..set.len() {
+        for j in i + 1..set.len() {
+            let x = reference::intersect2(&set[i], &set[j]);
+            if x.kind != Crossing::Disjoint {
+                out.push((i as u32, j as u32, x.s.to_bits(), x.kind));
+            }
+        }
+    }
+    out
+}
+
+fn check_crossings(set: &[Segment2], ctx: &str) {
+    let s = Segments2::from(set);
+    let want = brute_crossings(set);
+    let key = |h: &CrossHit| (h.i, h.j, h.s.to_bits(), h.kind);
+    for (form, got) in [("seq", crossing_pairs(&s)), ("par", par_crossing_pairs(&s))] {
+        assert_eq!(
+            got.iter().map(key).collect::<Vec<_>>(),
+            want,
+            "{ctx} {form}"
+        );
+    }
+    let (mut seq, mut par) = (Vec::new(), Vec::new());
+    for_each_crossing_pair(&s, |b| seq.push(b.to_vec())).unwrap();
+    par_for_each_crossing_pair(&s, |b| par.push(b.to_vec())).unwrap();
+    assert_eq!(seq, par, "{ctx}: streamed blocks");
+    let mut streamed: Vec<_> = seq.concat().iter().map(key).collect();
+    streamed.sort_by_key(|h| (h.0, h.1));
+    assert_eq!(streamed, want, "{ctx}: streamed");
+}
+
+/// `n` 2D segments: short random pieces, integer street pieces (exact T-junctions,
+/// collinear overlaps, shared ends), points and, with `odd`, non-finite ones, offset by
+/// `origin`.
+fn roads(n: usize, origin: f32, odd: bool, seed: u64) -> Vec<Segment2> {
+    let mut rng = Rng::new(seed);
+    let side = (n as f32).sqrt().max(2.0);
+    (0..n)
+        .map(|_| {
+            let o = [
+                origin + rng.range_f32(0.0, side),
+                origin + rng.range_f32(0.0, side),
+            ];
+            match rng.below(8) {
+                0 | 1 => {
+                    let (x, y) = (
+                        rng.int(0, side as i64) as f32,
+                        rng.int(0, side as i64) as f32,
+                    );
+                    let len = rng.int(1, 3) as f32;
+                    if rng.chance(0.5) {
+                        Segment2::new([origin + x, origin + y], [origin + x + len, origin + y])
+                    } else {
+                        Segment2::new([origin + x, origin + y], [origin + x, origin + y + len])
+                    }
+                }
+                2 => Segment2::new(o, o),
+                3 if odd => Segment2::new(o, [f32::NAN, o[1]]),
+                _ => {
+                    let d = [rng.range_f32(-1.0, 1.0), rng.range_f32(-1.0, 1.0)];
+                    Segment2::new(o, [o[0] + d[0], o[1] + d[1]])
+                }
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn crossing_sets_match_brute_force() {
+    check_crossings(&roads(1500, 0.0, true, 30), "roads");
+    check_crossings(&roads(800, 1e5, false, 31), "far roads");
+    // Collinear on one line, and identical.
+    let line: Vec<Segment2> = (0..600)
+        .map(|k| {
+            let x = (k % 200) as f32 * 0.5;
+            Segment2::new([x, 0.0], [x + 1.0 + (k % 3) as f32, 0.0])
+        })
+        .collect();
+    check_crossings(&line, "collinear");
+    check_crossings(&[Segment2::new([0.0, 0.0], [1.0, 1.0]); 200], "identical");
+    for n in 0..=40 {
+        check_crossings(&roads(n, 0.5, true, 40 + n as u64), &format!("tail n={n}"));
+    }
+}
+
+#[test]
+fn intersect2_indexed_equals_the_gathered_batches() {
+    let mut rng = Rng::new(32);
+    let set = roads(300, 0.0, true, 33);
+    let s = Segments2::from(&set);
+    for n in (0..=17).chain([300, 5000]) {
+        let pairs = random_pairs(&mut rng, n, set.len(), set.len());
+        let a: Segments2 = pairs.iter().map(|p| set[p.0 as usize]).collect();
+        let b: Segments2 = pairs.iter().map(|p| set[p.1 as usize]).collect();
+        let want = intersect2(&a, &b);
+        for got in [
+            intersect2_indexed(&s, &s, &pairs),
+            par_intersect2_indexed(&s, &s, &pairs),
+        ] {
+            assert_eq!(got.kind(), want.kind());
+            let bits = |x: &[f32]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(got.s()), bits(want.s()));
+            assert_eq!(bits(got.dist2()), bits(want.dist2()));
+        }
+    }
 }

@@ -21,27 +21,11 @@
 
 use super::capsule::{PairMask, Radii, run_touch};
 use super::closest::{ClosestBatch, Outputs, Pairwise, drive};
-use crate::batch::{Error, SegmentsView};
+use crate::batch::{Error, SegmentsView, check_pairs, check_u32};
 use crate::driver::Gathered;
 use crate::forms::query_forms;
 use crate::kernel::Splat;
 use crate::segment::{Options, Segment};
-
-/// `Ok` when every pair names an element of `a` (first index) and of `b` (second).
-pub(crate) fn check_pairs(pairs: &[(u32, u32)], na: usize, nb: usize) -> Result<(), Error> {
-    for (k, &(i, j)) in pairs.iter().enumerate() {
-        for (index, len) in [(i, na), (j, nb)] {
-            if index as usize >= len {
-                return Err(Error::IndexOutOfRange {
-                    pair: k,
-                    index,
-                    len,
-                });
-            }
-        }
-    }
-    Ok(())
-}
 
 /// The gathered columns of the pairs `(a[i], b[j])`, six a side.
 fn gathered<'v>(
@@ -302,13 +286,7 @@ fn contacts<'a, 'b, 'p>(
     out.clear();
     radii.check_objects(a.len(), b.len())?;
     check_pairs(pairs, a.len(), b.len())?;
-    if pairs.len() > u32::MAX as usize {
-        return Err(Error::OutOfRange {
-            start: 0,
-            end: pairs.len(),
-            len: u32::MAX as usize,
-        });
-    }
+    check_u32(pairs.len())?;
     #[cfg(feature = "rayon")]
     if parallel && pairs.len() >= crate::PAR_MIN_PAIRS {
         use rayon::prelude::*;
@@ -360,6 +338,6 @@ query_forms! {
     /// # Errors
     /// [`Error::IndexOutOfRange`] for a pair naming an element past the end of its set;
     /// [`Error::LengthMismatch`] when per-object radii do not match their sets;
-    /// [`Error::OutOfRange`] for more than `u32::MAX` pairs (`out` is then empty).
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` pairs (`out` is then empty).
     into;
 }

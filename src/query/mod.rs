@@ -49,6 +49,7 @@ use wide::f32x8;
 
 mod capsule;
 mod closest;
+mod crossings;
 mod indexed;
 mod many;
 mod self_pairs;
@@ -66,6 +67,9 @@ pub use closest::{
     par_closest_points, par_closest_points_into, par_closest_points_one_to_many,
     par_closest_points_one_to_many_into,
 };
+pub use crossings::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
+#[cfg(feature = "rayon")]
+pub use crossings::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
 pub use indexed::{
     CapsuleContact, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
     capsules_touch_indexed_into, closest_points_indexed, closest_points_indexed_into,
@@ -78,12 +82,12 @@ pub use indexed::{
 pub use many::{dist2_matrix, dist2_matrix_into, pairs_within, pairs_within_into};
 #[cfg(feature = "rayon")]
 pub use many::{par_dist2_matrix, par_dist2_matrix_into, par_pairs_within, par_pairs_within_into};
-pub use sets::{PairHit, for_each_pair_within, for_each_self_pair_within};
-#[cfg(feature = "rayon")]
-pub use sets::{par_for_each_pair_within, par_for_each_self_pair_within};
 pub use self_pairs::{SharedEndpoints, self_pairs_within, self_pairs_within_into};
 #[cfg(feature = "rayon")]
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
+pub use sets::{PairHit, for_each_pair_within, for_each_self_pair_within};
+#[cfg(feature = "rayon")]
+pub use sets::{par_for_each_pair_within, par_for_each_self_pair_within};
 
 /// Rows of A per tile of the `N × M` queries (and per parallel task along A).
 pub const TILE_A: usize = 64;

@@ -20,7 +20,7 @@ use super::closest::{ClosestBatch, Outputs};
 use super::indexed::closest_points_indexed_into;
 use super::many::Within;
 use super::{Hit, Side, radius2, spheres};
-use crate::batch::{Error, SegmentsView};
+use crate::batch::{Error, SegmentsView, check_u32};
 use crate::kernel::Splat;
 use crate::prune::{Grid, Narrow, Plan, TASK_OBJECTS, sphere};
 use crate::segment::{Extent, Options, Segment};
@@ -295,6 +295,7 @@ fn each_self(
     sink: &mut dyn FnMut(&[PairHit]),
 ) -> Result<(), Error> {
     radius2(radius)?;
+    check_u32(set.len())?;
     let skip = shared == SharedEndpoints::Skip;
     let plan = pruned(set, None, radius, skip, options, parallel);
     let fallback = |hits: &mut Vec<Hit>| brute(set, None, radius, skip, options, parallel, hits);
@@ -311,6 +312,7 @@ fn each_pair(
     sink: &mut dyn FnMut(&[PairHit]),
 ) -> Result<(), Error> {
     radius2(radius)?;
+    check_u32(a.len().max(b.len()))?;
     let plan = pruned(a, Some(b), radius, false, options, parallel);
     let fallback = |hits: &mut Vec<Hit>| brute(a, Some(b), radius, false, options, parallel, hits);
     stream(plan, fallback, parallel, sink);
@@ -325,7 +327,8 @@ fn each_pair(
 /// and collect their hits before streaming them.
 ///
 /// # Errors
-/// [`Error::InvalidRadius`] when `radius` is negative or NaN (`sink` is not called).
+/// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
+/// for more than `u32::MAX` segments (`sink` is not called).
 ///
 /// ```
 /// use segbatch::{for_each_self_pair_within, Options, Segment, Segments, SharedEndpoints};
@@ -372,7 +375,8 @@ pub fn par_for_each_self_pair_within<'a>(
 /// [`for_each_self_pair_within`]).
 ///
 /// # Errors
-/// [`Error::InvalidRadius`] when `radius` is negative or NaN (`sink` is not called).
+/// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
+/// for more than `u32::MAX` segments in a set (`sink` is not called).
 ///
 /// ```
 /// use segbatch::{for_each_pair_within, Options, PairHit, Segment, Segments};

@@ -19,13 +19,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod brute;
 pub mod motion;
 pub mod oracle;
 pub mod oracle2d;
 pub mod pairs;
-pub mod sets;
-pub mod brute;
 mod rng;
+pub mod sets;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 pub mod vec;

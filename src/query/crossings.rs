@@ -1,0 +1,197 @@
+//! 2D crossing sets: every pair of one set of 2D segments that meets, with
+//! [`intersect2`](crate::intersect2)'s semantics (a crossing or touching point, or a
+//! collinear overlap), in `O(N log N + K)`.
+//!
+//! The 2D grid of [`crate::prune`] names the candidates (pairs whose inflated bounding
+//! circles overlap: the inflation, `256·ε` times each segment's largest coordinate, covers
+//! the `4·ε·S` touching tolerance), and the 2D kernel decides them over gathered index
+//! pairs, so every reported pair and value is what `intersect2(set[i], set[j])` gives,
+//! `i < j`, bit for bit.
+
+use crate::batch::{Error, check_u32};
+use crate::forms::query_forms;
+use crate::prune::{Grid, Narrow, Plan, TASK_OBJECTS, sphere};
+use crate::seg2d::{Crossing, Intersections2, Segments2View, intersect2_indexed_into};
+
+/// A pair of a 2D crossing set, 16 bytes: `set[i]` meets `set[j]` (`i < j`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CrossHit {
+    /// Index of the first segment.
+    pub i: u32,
+    /// Index of the second segment (`j > i`).
+    pub j: u32,
+    /// Parameter on `set[i]` of the meeting point, or of the start of the overlap
+    /// ([`Intersection2::s`](crate::Intersection2::s)); the point is `set[i].at(s)`.
+    pub s: f32,
+    /// How they meet: [`Crossing::Point`] or [`Crossing::Overlap`].
+    pub kind: Crossing,
+}
+
+/// The narrow phase of the crossing set: the 2D kernel over gathered index pairs.
+struct Meet<'v> {
+    set: Segments2View<'v>,
+}
+
+impl Narrow for Meet<'_> {
+    type Hit = CrossHit;
+    type Scratch = Intersections2;
+
+    #[inline(always)]
+    fn orient(&self, p: u32, q: u32) -> Option<(u32, u32)> {
+        Some((p.min(q), p.max(q)))
+    }
+
+    fn decide(
+        &self,
+        candidates: &[(u32, u32)],
+        scratch: &mut Intersections2,
+        out: &mut Vec<CrossHit>,
+    ) {
+        intersect2_indexed_into(self.set, self.set, candidates, scratch)
+            .expect("the grid names segments of the set");
+        let (kind, s) = (scratch.kind(), scratch.s());
+        for (k, &(i, j)) in candidates.iter().enumerate() {
+            if kind[k] != Crossing::Disjoint {
+                out.push(CrossHit {
+                    i,
+                    j,
+                    s: s[k],
+                    kind: kind[k],
+                });
+            }
+        }
+    }
+}
+
+/// The plan of a crossing set, `None` when the grid cannot take it (a segment so long that
+/// its length overflows `f32`, among more than 1% of such segments).
+fn plan<'v>(set: Segments2View<'v>, parallel: bool) -> Option<(Plan<2>, Meet<'v>)> {
+    let spheres = |i: usize| {
+        let s = set.at(i);
+        sphere(s.p0, s.p1)
+    };
+    let grid = Grid::build(set.len(), spheres, 0.0, parallel)?;
+    Some((Plan::new(grid, 0.0), Meet { set }))
+}
+
+/// Brute force over the upper triangle, for the sets the grid cannot take.
+fn brute(set: Segments2View<'_>, out: &mut Vec<CrossHit>) {
+    let n = set.len() as u32;
+    let narrow = Meet { set };
+    let mut scratch = Intersections2::default();
+    let mut candidates = Vec::new();
+    for i in 0..n {
+        candidates.clear();
+        candidates.extend((i + 1..n).map(|j| (i, j)));
+        narrow.decide(&candidates, &mut scratch, out);
+    }
+}
+
+fn crossings<'a>(
+    set: impl Into<Segments2View<'a>>,
+    parallel: bool,
+    out: &mut Vec<CrossHit>,
+) -> Result<(), Error> {
+    let set = set.into();
+    out.clear();
+    check_u32(set.len())?;
+    match plan(set, parallel) {
+        Some((plan, narrow)) => {
+            let pair = |h: &CrossHit| (h.i, h.j);
+            plan.collect(&narrow, set.len(), |h| h, pair, parallel, out);
+        }
+        None => brute(set, out),
+    }
+    Ok(())
+}
+
+query_forms! {
+    /// Every pair `i < j` of `set` that meets (a point or a collinear overlap, touching
+    /// included, as [`intersect2`](crate::intersect2) decides), sorted by `(i, j)`.
+    ///
+    /// ```
+    /// use segbatch::{crossing_pairs, Crossing, Segment2, Segments2};
+    /// // A path that crosses itself, and a piece lying along its first leg.
+    /// let set = Segments2::from(&[
+    ///     Segment2::new([0.0, 0.0], [4.0, 0.0]),
+    ///     Segment2::new([4.0, 0.0], [2.0, 2.0]),
+    ///     Segment2::new([2.0, 2.0], [2.0, -1.0]),
+    ///     Segment2::new([1.0, 0.0], [3.0, 0.0]),
+    /// ]);
+    /// let hits = crossing_pairs(&set);
+    /// let pairs: Vec<(u32, u32)> = hits.iter().map(|h| (h.i, h.j)).collect();
+    /// assert_eq!(pairs, vec![(0, 1), (0, 2), (0, 3), (1, 2), (2, 3)]);
+    /// assert_eq!((hits[1].s, hits[1].kind), (0.5, Crossing::Point));
+    /// assert_eq!(hits[2].kind, Crossing::Overlap);
+    /// ```
+    pub fn crossing_pairs / crossing_pairs_into / par_crossing_pairs / par_crossing_pairs_into
+        <'a>(set: impl Into<Segments2View<'a>>)
+        with ()
+        -> Vec<CrossHit> = crossings;
+    /// [`crossing_pairs`] writing into `out` (cleared first, allocation reused).
+    ///
+    /// # Errors
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments.
+    into;
+}
+
+fn each<'a>(
+    set: impl Into<Segments2View<'a>>,
+    parallel: bool,
+    sink: &mut dyn FnMut(&[CrossHit]),
+) -> Result<(), Error> {
+    let set = set.into();
+    check_u32(set.len())?;
+    match plan(set, parallel) {
+        Some((plan, narrow)) => plan.each(&narrow, parallel, |block| {
+            if !block.is_empty() {
+                sink(&block);
+            }
+        }),
+        None => {
+            let mut hits = Vec::new();
+            brute(set, &mut hits);
+            hits.chunks(TASK_OBJECTS).for_each(sink);
+        }
+    }
+    Ok(())
+}
+
+/// The streaming form of [`crossing_pairs`]: every meeting pair handed to `sink` in
+/// blocks, in memory for one block at a time; the pairs and values of [`crossing_pairs`],
+/// in the grid's order.
+///
+/// ```
+/// use segbatch::{for_each_crossing_pair, Segment2, Segments2};
+/// // A grid of 30 horizontal and 30 vertical streets: 900 crossings.
+/// let set: Segments2 = (0..60).map(|k| {
+///     let c = (k % 30) as f32;
+///     if k < 30 { Segment2::new([-1.0, c], [30.0, c]) } else { Segment2::new([c, -1.0], [c, 30.0]) }
+/// }).collect();
+/// let mut count = 0;
+/// for_each_crossing_pair(&set, |block| count += block.len())?;
+/// assert_eq!(count, 900);
+/// # Ok::<(), segbatch::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::TooManyObjects`] for more than `u32::MAX` segments (`sink` is not called).
+pub fn for_each_crossing_pair<'a>(
+    set: impl Into<Segments2View<'a>>,
+    mut sink: impl FnMut(&[CrossHit]),
+) -> Result<(), Error> {
+    each(set, false, &mut sink)
+}
+
+/// [`for_each_crossing_pair`] on all cores: the same blocks in the same order, handed to
+/// `sink` on the calling thread.
+///
+/// # Errors
+/// As [`for_each_crossing_pair`].
+#[cfg(feature = "rayon")]
+pub fn par_for_each_crossing_pair<'a>(
+    set: impl Into<Segments2View<'a>>,
+    mut sink: impl FnMut(&[CrossHit]),
+) -> Result<(), Error> {
+    each(set, true, &mut sink)
+}
