@@ -220,6 +220,7 @@ pub use query::{
     pairs_within_into, self_pairs_within, self_pairs_within_into,
 };
 pub use query::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
+pub use query::{FirstHit, SegmentIndex};
 pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
 #[cfg(feature = "rayon")]
 pub use query::{

@@ -490,13 +490,29 @@ impl<const D: usize> Grid<D> {
 
     /// Every object in the cells that may come within `radius` of the sphere `s`, by the
     /// sphere test, handed to `emit` (ids, in key order within each row).
-    pub(crate) fn near(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
+    fn near(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
         let reach = (f64::from(s.1) + f64::from(self.cap) + f64::from(radius))
             * f64::from(BOUND_REL)
             * CELL_MARGIN;
         let me = (s.0.map(f32x8::splat), f32x8::splat(s.1));
         let radius8 = f32x8::splat(radius);
         self.box_ranges(s.0, reach, |r| self.scan(r, &me, radius8, &mut emit));
+    }
+
+    /// Every object of the grid, in the cells or big, that may come within `radius` of the
+    /// sphere `s`, handed to `emit`: the query of a static index.
+    pub(crate) fn near_all(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
+        self.near(s, radius, &mut emit);
+        for (id, t) in &self.big {
+            if near(s, t, radius) {
+                emit(*id);
+            }
+        }
+    }
+
+    /// The cell edge: the length a query walks in one step.
+    pub(crate) fn cell_edge(&self) -> f64 {
+        self.cell
     }
 
     /// Every candidate pair of big object `k` (in `0..big_objects()`): with the objects in
