@@ -104,8 +104,8 @@ impl<const D: usize> SphereColumns<D> {
     /// which the test never passes for a finite radius.
     pub(crate) fn push(&mut self, s: Option<([f32; D], f32)>) {
         let (m, h) = s.unwrap_or(([f32::INFINITY; D], 0.0));
-        for k in 0..D {
-            self.centre[k].push(m[k]);
+        for (column, x) in self.centre.iter_mut().zip(m) {
+            column.push(x);
         }
         self.rad.push(h);
     }
@@ -139,8 +139,8 @@ impl<const D: usize> SphereColumns<D> {
             f32x8::from(a)
         };
         let mut dm2 = f32x8::ZERO;
-        for k in 0..D {
-            let d = load(&self.centre[k]) - m[k];
+        for (column, x) in self.centre.iter().zip(m) {
+            let d = load(column) - *x;
             dm2 = d.mul_add(d, dm2);
         }
         let bound = (load(&self.rad) + *rad + radius) * f32x8::splat(BOUND_REL);

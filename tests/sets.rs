@@ -516,7 +516,7 @@ fn first_hits_match_brute_force() {
             (&walls, &rays, &index, &par_index)
         };
         for n in [0, 1, 7, 8, 9, 255, 256, 257, rays.len()] {
-            let want = brute_first_hits(&walls, &rays[..n], r, range);
+            let want = brute_first_hits(walls, &rays[..n], r, range);
             let rs = Segments::from(&rays[..n]);
             for got in [
                 index.first_hits(&rs, r, range).unwrap(),

@@ -91,13 +91,13 @@ pub(crate) fn contact_radius(radius: f32, sweep: &Segment, wall: &Segment) -> f3
 /// sub-zero set), in the cancellation-free form; `None` without real roots or `A = 0`.
 fn entry_root(a: f64, b: f64, c: f64) -> Option<f64> {
     let disc = b * b - a * c;
-    if !(a > 0.0) || !(disc >= 0.0) {
-        return None;
-    }
-    let q = -b - disc.sqrt().copysign(b);
-    // Roots q / a and c / q; the smaller one.
-    let (r1, r2) = (q / a, c / q);
-    Some(if r2.is_nan() { r1 } else { r1.min(r2) })
+    // NaN fails both tests.
+    (a > 0.0 && disc >= 0.0).then(|| {
+        let q = -b - disc.sqrt().copysign(b);
+        // Roots q / a and c / q; the smaller one.
+        let (r1, r2) = (q / a, c / q);
+        if r2.is_nan() { r1 } else { r1.min(r2) }
+    })
 }
 
 /// Step 2 of the module docs: the first `u` in `[0, range]` at which the sphere of radius
