@@ -9,7 +9,7 @@
 //! `i < j`, bit for bit.
 
 use crate::batch::{Error, check_u32};
-use crate::forms::query_forms;
+use crate::forms::{query_forms, stream_forms};
 use crate::prune::{Grid, Narrow, Plan, TASK_OBJECTS, sphere};
 use crate::seg2d::{Crossing, Intersections2, Segments2View, intersect2_indexed_into};
 
@@ -157,41 +157,27 @@ fn each<'a>(
     Ok(())
 }
 
-/// The streaming form of [`crossing_pairs`]: every meeting pair handed to `sink` in
-/// blocks, in memory for one block at a time; the pairs and values of [`crossing_pairs`],
-/// in the grid's order.
-///
-/// ```
-/// use segbatch::{for_each_crossing_pair, Segment2, Segments2};
-/// // A grid of 30 horizontal and 30 vertical streets: 900 crossings.
-/// let set: Segments2 = (0..60).map(|k| {
-///     let c = (k % 30) as f32;
-///     if k < 30 { Segment2::new([-1.0, c], [30.0, c]) } else { Segment2::new([c, -1.0], [c, 30.0]) }
-/// }).collect();
-/// let mut count = 0;
-/// for_each_crossing_pair(&set, |block| count += block.len())?;
-/// assert_eq!(count, 900);
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-///
-/// # Errors
-/// [`Error::TooManyObjects`] for more than `u32::MAX` segments (`sink` is not called).
-pub fn for_each_crossing_pair<'a>(
-    set: impl Into<Segments2View<'a>>,
-    mut sink: impl FnMut(&[CrossHit]),
-) -> Result<(), Error> {
-    each(set, false, &mut sink)
-}
-
-/// [`for_each_crossing_pair`] on all cores: the same blocks in the same order, handed to
-/// `sink` on the calling thread.
-///
-/// # Errors
-/// As [`for_each_crossing_pair`].
-#[cfg(feature = "rayon")]
-pub fn par_for_each_crossing_pair<'a>(
-    set: impl Into<Segments2View<'a>>,
-    mut sink: impl FnMut(&[CrossHit]),
-) -> Result<(), Error> {
-    each(set, true, &mut sink)
+stream_forms! {
+    /// The streaming form of [`crossing_pairs`]: every meeting pair handed to `sink` in
+    /// blocks, in memory for one block at a time; the pairs and values of [`crossing_pairs`],
+    /// in the grid's order.
+    ///
+    /// ```
+    /// use segbatch::{for_each_crossing_pair, Segment2, Segments2};
+    /// // A grid of 30 horizontal and 30 vertical streets: 900 crossings.
+    /// let set: Segments2 = (0..60).map(|k| {
+    ///     let c = (k % 30) as f32;
+    ///     if k < 30 { Segment2::new([-1.0, c], [30.0, c]) } else { Segment2::new([c, -1.0], [c, 30.0]) }
+    /// }).collect();
+    /// let mut count = 0;
+    /// for_each_crossing_pair(&set, |block| count += block.len())?;
+    /// assert_eq!(count, 900);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments (`sink` is not called).
+    pub fn for_each_crossing_pair / par_for_each_crossing_pair
+        <'a>(set: impl Into<Segments2View<'a>>)
+        -> sink(&[CrossHit]) = each;
 }

@@ -21,6 +21,7 @@ use super::indexed::closest_points_indexed_into;
 use super::many::Within;
 use super::{Hit, Side, radius2, spheres};
 use crate::batch::{Error, SegmentsView, check_u32};
+use crate::forms::stream_forms;
 use crate::kernel::Splat;
 use crate::prune::{Grid, Narrow, Plan, TASK_OBJECTS, sphere};
 use crate::segment::{Extent, Options, Segment};
@@ -286,14 +287,15 @@ fn stream(
     }
 }
 
-fn each_self(
-    set: SegmentsView<'_>,
+fn each_self<'a>(
+    set: impl Into<SegmentsView<'a>>,
     radius: f32,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]),
 ) -> Result<(), Error> {
+    let set = set.into();
     radius2(radius)?;
     check_u32(set.len())?;
     let skip = shared == SharedEndpoints::Skip;
@@ -303,14 +305,15 @@ fn each_self(
     Ok(())
 }
 
-fn each_pair(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
+fn each_pair<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
     radius: f32,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]),
 ) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
     radius2(radius)?;
     check_u32(a.len().max(b.len()))?;
     let plan = pruned(a, Some(b), radius, false, options, parallel);
@@ -319,98 +322,58 @@ fn each_pair(
     Ok(())
 }
 
-/// The streaming form of [`self_pairs_within_into`](crate::self_pairs_within_into): every
-/// pair `i < j` of `set` within `radius`, handed to `sink` in blocks of [`PairHit`]s, in
-/// memory for one block at a time (see the [module docs](self)). The pairs and values are
-/// those of [`self_pairs_within`](crate::self_pairs_within); the order is the grid's
-/// (sort a collected list by `(i, j)` to compare). Rays and lines fall back to brute force
-/// and collect their hits before streaming them.
-///
-/// # Errors
-/// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
-/// for more than `u32::MAX` segments (`sink` is not called).
-///
-/// ```
-/// use segbatch::{for_each_self_pair_within, Options, Segment, Segments, SharedEndpoints};
-/// let set: Segments = (0..1000).map(|k| {
-///     let x = k as f32;
-///     Segment::new([x, 0.0, 0.0], [x + 0.5, 0.0, 0.0]) // 0.5 apart end to start
-/// }).collect();
-/// let mut count = 0;
-/// for_each_self_pair_within(&set, 0.5, SharedEndpoints::Keep, &Options::SEGMENTS, |block| {
-///     count += block.len();
-/// })?;
-/// assert_eq!(count, 999);
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-pub fn for_each_self_pair_within<'a>(
-    set: impl Into<SegmentsView<'a>>,
-    radius: f32,
-    shared: SharedEndpoints,
-    options: &Options,
-    mut sink: impl FnMut(&[PairHit]),
-) -> Result<(), Error> {
-    each_self(set.into(), radius, shared, options, false, &mut sink)
+stream_forms! {
+    /// The streaming form of [`self_pairs_within_into`](crate::self_pairs_within_into): every
+    /// pair `i < j` of `set` within `radius`, handed to `sink` in blocks of [`PairHit`]s, in
+    /// memory for one block at a time (see the [module docs](self)). The pairs and values are
+    /// those of [`self_pairs_within`](crate::self_pairs_within); the order is the grid's
+    /// (sort a collected list by `(i, j)` to compare). Rays and lines fall back to brute force
+    /// and collect their hits before streaming them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
+    /// for more than `u32::MAX` segments (`sink` is not called).
+    ///
+    /// ```
+    /// use segbatch::{for_each_self_pair_within, Options, Segment, Segments, SharedEndpoints};
+    /// let set: Segments = (0..1000).map(|k| {
+    ///     let x = k as f32;
+    ///     Segment::new([x, 0.0, 0.0], [x + 0.5, 0.0, 0.0]) // 0.5 apart end to start
+    /// }).collect();
+    /// let mut count = 0;
+    /// for_each_self_pair_within(&set, 0.5, SharedEndpoints::Keep, &Options::SEGMENTS, |block| {
+    ///     count += block.len();
+    /// })?;
+    /// assert_eq!(count, 999);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn for_each_self_pair_within / par_for_each_self_pair_within
+        <'a>(set: impl Into<SegmentsView<'a>>, radius: f32, shared: SharedEndpoints, options: &Options)
+        -> sink(&[PairHit]) = each_self;
 }
 
-/// [`for_each_self_pair_within`] on all cores: the blocks are computed in parallel waves
-/// and handed to `sink` on the calling thread, the same blocks in the same order as the
-/// sequential form.
-///
-/// # Errors
-/// As [`for_each_self_pair_within`].
-#[cfg(feature = "rayon")]
-pub fn par_for_each_self_pair_within<'a>(
-    set: impl Into<SegmentsView<'a>>,
-    radius: f32,
-    shared: SharedEndpoints,
-    options: &Options,
-    mut sink: impl FnMut(&[PairHit]),
-) -> Result<(), Error> {
-    each_self(set.into(), radius, shared, options, true, &mut sink)
-}
-
-/// The streaming form of [`pairs_within_into`](crate::pairs_within_into): every pair of
-/// `a[i]` and `b[j]` within `radius`, handed to `sink` in blocks of [`PairHit`]s (see
-/// [`for_each_self_pair_within`]).
-///
-/// # Errors
-/// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
-/// for more than `u32::MAX` segments in a set (`sink` is not called).
-///
-/// ```
-/// use segbatch::{for_each_pair_within, Options, PairHit, Segment, Segments};
-/// let walls = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0])]);
-/// let paths = Segments::from(&[
-///     Segment::new([0.5, 2.0, 0.0], [3.0, 2.0, 0.0]),
-///     Segment::new([5.0, 2.0, 0.0], [9.0, 2.0, 0.0]),
-/// ]);
-/// let mut hits: Vec<PairHit> = Vec::new();
-/// for_each_pair_within(&walls, &paths, 1.0, &Options::SEGMENTS, |block| hits.extend_from_slice(block))?;
-/// assert_eq!(hits, vec![PairHit { i: 0, j: 0, dist2: 0.25 }]);
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-pub fn for_each_pair_within<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radius: f32,
-    options: &Options,
-    mut sink: impl FnMut(&[PairHit]),
-) -> Result<(), Error> {
-    each_pair(a.into(), b.into(), radius, options, false, &mut sink)
-}
-
-/// [`for_each_pair_within`] on all cores, the same blocks in the same order.
-///
-/// # Errors
-/// As [`for_each_pair_within`].
-#[cfg(feature = "rayon")]
-pub fn par_for_each_pair_within<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radius: f32,
-    options: &Options,
-    mut sink: impl FnMut(&[PairHit]),
-) -> Result<(), Error> {
-    each_pair(a.into(), b.into(), radius, options, true, &mut sink)
+stream_forms! {
+    /// The streaming form of [`pairs_within_into`](crate::pairs_within_into): every pair of
+    /// `a[i]` and `b[j]` within `radius`, handed to `sink` in blocks of [`PairHit`]s (see
+    /// [`for_each_self_pair_within`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
+    /// for more than `u32::MAX` segments in a set (`sink` is not called).
+    ///
+    /// ```
+    /// use segbatch::{for_each_pair_within, Options, PairHit, Segment, Segments};
+    /// let walls = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0])]);
+    /// let paths = Segments::from(&[
+    ///     Segment::new([0.5, 2.0, 0.0], [3.0, 2.0, 0.0]),
+    ///     Segment::new([5.0, 2.0, 0.0], [9.0, 2.0, 0.0]),
+    /// ]);
+    /// let mut hits: Vec<PairHit> = Vec::new();
+    /// for_each_pair_within(&walls, &paths, 1.0, &Options::SEGMENTS, |block| hits.extend_from_slice(block))?;
+    /// assert_eq!(hits, vec![PairHit { i: 0, j: 0, dist2: 0.25 }]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn for_each_pair_within / par_for_each_pair_within
+        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: f32, options: &Options)
+        -> sink(&[PairHit]) = each_pair;
 }
