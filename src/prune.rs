@@ -53,6 +53,7 @@ pub(crate) const TASK_OBJECTS: usize = 4096;
 /// Big objects per task.
 const TASK_BIG: usize = 64;
 /// Tasks per wave of the parallel forms.
+#[cfg(feature = "rayon")]
 const WAVE_TASKS: usize = 32;
 /// Candidate pairs per run of the narrow phase: the gathered kernel's buffers stay in L1
 /// and L2, and its fixed costs are shared by enough pairs.

@@ -2,34 +2,7 @@
 //! times, for the pairs within a radius of query segments and for the **first hit** of
 //! thick rays.
 //!
-//! # First hit of a thick ray
-//!
-//! A sight ray with the agent's radius `r` and a maximum range sweeps a sphere: its centre
-//! runs along `c(u) = P0 + u·(P1 - P0)` for `u` in `[0, range]` (`range` in units of the
-//! direction's length: with unit directions, a distance). The first hit is the smallest `u`
-//! at which the sphere touches a member of the set (its distance to the segment is at most
-//! `r`), the member touched (the lowest index among equals), and the contact point on it
-//! (the point of the member closest to `c(u)`). Contact is taken within
-//! `max(r, 4·ε·S)`, `S` the largest coordinate magnitude of the pair (the touching
-//! tolerance of [`intersect2`](crate::intersect2)), so a ray of radius zero gives the
-//! first crossing of the members in its plane despite rounding.
-//!
-//! Each pair is decided in two steps:
-//! 1. the kernel's closest points of the swept segment `[P0, P0 + range·(P1 - P0)]` (in
-//!    `f32`) and the member: touched exactly when `dist2 <= r'²`, `r'` the contact radius
-//!    above (for radii above the rounding level, the test of
-//!    [`capsules_touch`](crate::capsules_touch));
-//! 2. for a touched member, the entry parameter solved in `f64`: the smallest root in
-//!    `[0, range]` of `|c(u) - X|² = r²` over the member's two end points and its
-//!    cylinder (where the projection falls inside the member), or `0` when the sphere
-//!    starts in contact. The distance along the ray is convex, so the first contact is
-//!    where the ray enters the capsule around the member: one of those roots. When
-//!    rounding leaves no root although step 1 saw contact (a graze within an ulp), the
-//!    kernel's closest approach parameter is the hit.
-//!
-//! [`reference::first_hit`](crate::reference::first_hit) is the same two steps for one
-//! ray and one member; [`SegmentIndex::first_hits`] returns, for every ray, the minimum
-//! over the set of what it gives, bit for bit, with `(u, index)` ordering ties.
+//! The semantics of a first hit are documented on [`SegmentIndex`].
 //!
 //! # The walk
 //!
@@ -176,7 +149,39 @@ fn better(a: Option<FirstHit>, b: FirstHit) -> Option<FirstHit> {
     }
 }
 
-/// A static set ready for repeated queries (see the [module docs](self)).
+/// A static set (walls, level geometry) ready for repeated queries: the pairs within a
+/// radius of query segments, and the first hits of thick rays.
+///
+/// # First hit of a thick ray
+///
+/// A sight ray with the agent's radius `r` and a maximum range sweeps a sphere: its centre
+/// runs along `c(u) = P0 + u·(P1 - P0)` for `u` in `[0, range]` (`range` in units of the
+/// direction's length: with unit directions, a distance). The first hit is the smallest `u`
+/// at which the sphere touches a member of the set (its distance to the segment is at most
+/// `r`), the member touched (the lowest index among equals), and the contact point on it
+/// (the point of the member closest to `c(u)`). Contact is taken within
+/// `max(r, 4·ε·S)`, `S` the largest coordinate magnitude of the pair (the touching
+/// tolerance of [`intersect2`](crate::intersect2)), so a ray of radius zero gives the
+/// first crossing of the members in its plane despite rounding.
+///
+/// Each pair is decided in two steps:
+/// 1. the kernel's closest points of the swept segment `[P0, P0 + range·(P1 - P0)]` (in
+///    `f32`) and the member: touched exactly when `dist2 <= r'²`, `r'` the contact radius
+///    above (for radii above the rounding level, the test of
+///    [`capsules_touch`](crate::capsules_touch));
+/// 2. for a touched member, the entry parameter solved in `f64`: the smallest root in
+///    `[0, range]` of `|c(u) - X|² = r²` over the member's two end points and its
+///    cylinder (where the projection falls inside the member), or `0` when the sphere
+///    starts in contact. The distance along the ray is convex, so the first contact is
+///    where the ray enters the capsule around the member: one of those roots. When
+///    rounding leaves no root although step 1 saw contact (a graze within an ulp), the
+///    kernel's closest approach parameter is the hit.
+///
+/// [`reference::first_hit`](crate::reference::first_hit) is the same two steps for one
+/// ray and one member; [`SegmentIndex::first_hits`] returns, for every ray, the minimum
+/// over the set of what it gives, bit for bit, with `(u, index)` ordering ties.
+///
+/// # Example
 ///
 /// ```
 /// use segbatch::{Segment, SegmentIndex, Segments};
@@ -239,7 +244,7 @@ impl<'a> SegmentIndex<'a> {
 
     /// For every ray of `rays` (`P0` the origin, `P1 - P0` the direction), the first member
     /// of the set that a sphere of `radius` moving along it from `u = 0` to `u = range`
-    /// touches, or `None` (see the [module docs](self)).
+    /// touches, or `None` (see [`SegmentIndex`] for what a hit is).
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] when `radius` or `range` is negative, NaN or infinite.
@@ -495,7 +500,7 @@ impl<'a> SegmentIndex<'a> {
 }
 
 /// The scalar first hit of one ray on one member: `None` unless the sphere of `radius`
-/// moving along the ray over `[0, range]` touches it (see the [module docs](self)).
+/// moving along the ray over `[0, range]` touches it (see [`SegmentIndex`]).
 pub(crate) fn first_hit_pair(
     ray: &Segment,
     radius: f32,

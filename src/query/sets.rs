@@ -325,7 +325,8 @@ fn each_pair<'a, 'b>(
 stream_forms! {
     /// The streaming form of [`self_pairs_within_into`](crate::self_pairs_within_into): every
     /// pair `i < j` of `set` within `radius`, handed to `sink` in blocks of [`PairHit`]s, in
-    /// memory for one block at a time (see the [module docs](self)). The pairs and values are
+    /// memory for one block at a time (blocks of about 4096 segments' hits, computed in waves
+    /// of 32 blocks by the parallel form). The pairs and values are
     /// those of [`self_pairs_within`](crate::self_pairs_within); the order is the grid's
     /// (sort a collected list by `(i, j)` to compare). Rays and lines fall back to brute force
     /// and collect their hits before streaming them.
