@@ -642,20 +642,20 @@ impl<const D: usize> Plan<D> {
     }
 
     /// Every hit, as `T`, sorted by its pair `(i, j)` (`i < n`), appended to `out`: a
-    /// counting sort on `i` (`O(n + K)`), then each `i`'s hits by `j`.
+    /// counting sort on `i` (`O(n + K)`) that converts each hit as it places it, then each
+    /// `i`'s hits by `j`. Memory: the hits once as `N::Hit`, once as `T`.
     pub(crate) fn collect<N: Narrow, T: Copy + Default>(
         &self,
         narrow: &N,
         n: usize,
         into: impl Fn(N::Hit) -> T,
-        pair: impl Fn(&T) -> (u32, u32),
+        pair: impl Fn(&N::Hit) -> (u32, u32),
+        j_of: impl Fn(&T) -> u32,
         parallel: bool,
         out: &mut Vec<T>,
     ) {
-        let mut found: Vec<T> = Vec::new();
-        self.each(narrow, parallel, |block| {
-            found.extend(block.into_iter().map(&into))
-        });
+        let mut found: Vec<N::Hit> = Vec::new();
+        self.each(narrow, parallel, |block| found.extend(block));
         let mut starts = vec![0u32; n + 1];
         for f in &found {
             starts[pair(f).0 as usize + 1] += 1;
@@ -669,11 +669,11 @@ impl<const D: usize> Plan<D> {
         let mut next = starts.clone();
         for f in found {
             let slot = &mut next[pair(&f).0 as usize];
-            sorted[*slot as usize] = f;
+            sorted[*slot as usize] = into(f);
             *slot += 1;
         }
         for w in starts.windows(2) {
-            sorted[w[0] as usize..w[1] as usize].sort_unstable_by_key(|h| pair(h).1);
+            sorted[w[0] as usize..w[1] as usize].sort_unstable_by_key(&j_of);
         }
     }
 }

@@ -98,7 +98,8 @@ fn crossings<'a>(
     match plan(set, parallel) {
         Some((plan, narrow)) => {
             let pair = |h: &CrossHit| (h.i, h.j);
-            plan.collect(&narrow, set.len(), |h| h, pair, parallel, out);
+            let j_of = |h: &CrossHit| h.j;
+            plan.collect(&narrow, set.len(), |h| h, pair, j_of, parallel, out);
         }
         None => brute(set, out),
     }

@@ -176,8 +176,9 @@ fn pruned<'v>(
 
 /// Every hit of a pruned query as [`Hit`]s sorted by `(i, j)`, appended to `out`.
 fn collect(plan: &Plan<3>, narrow: &Within3<'_>, parallel: bool, out: &mut Vec<Hit>) {
-    let pair = |h: &Hit| (h.i as u32, h.j as u32);
-    plan.collect(narrow, narrow.a.len(), Hit::from, pair, parallel, out);
+    let pair = |f: &Found| (f.i, f.j);
+    let j_of = |h: &Hit| h.j as u32;
+    plan.collect(narrow, narrow.a.len(), Hit::from, pair, j_of, parallel, out);
 }
 
 /// The brute-force radius query over tiles (rays and lines, an infinite radius, or more
