@@ -184,7 +184,9 @@ pub(crate) struct Grid<const D: usize> {
     cell: f64,
     /// Lowest corner (the cell of coordinate 1 on every axis starts here).
     origin: [f64; D],
-    /// Ids of the objects in the cells, in key order.
+    /// Ids of the objects by position: the objects in the cells in key order, then the big
+    /// objects. Queries name objects by position, so that a copy of the set in this order
+    /// (which the queries keep) is read near where the grid reads.
     ids: Vec<u32>,
     /// Their spheres, in the same order.
     spheres: SphereColumns<D>,
@@ -192,8 +194,10 @@ pub(crate) struct Grid<const D: usize> {
     keys: Vec<u64>,
     /// Start of each occupied cell's objects, plus one end entry.
     starts: Vec<u32>,
-    /// The big objects: id and sphere, in id order.
-    big: Vec<(u32, ([f32; D], f32))>,
+    /// The big objects' spheres, in id order (positions `cells_len ..`).
+    big: Vec<([f32; D], f32)>,
+    /// Number of objects in the cells.
+    cells_len: usize,
     /// Largest sphere radius in the cells.
     cap: f32,
 }
@@ -261,16 +265,19 @@ impl<const D: usize> Grid<D> {
             keys: Vec::new(),
             starts: Vec::new(),
             big: Vec::new(),
+            cells_len: 0,
             cap,
         };
         // Pass 2: keys of the objects in the cells, sorted; the big ones aside.
         let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(n);
+        let mut big_ids = Vec::new();
         for i in 0..n {
             if let Some(s) = spheres(i) {
                 if s.1 <= cap {
                     keyed.push((grid.key(grid.cell_of(s.0.map(f64::from))), i as u32));
                 } else {
-                    grid.big.push((i as u32, s));
+                    big_ids.push(i as u32);
+                    grid.big.push(s);
                 }
             }
         }
@@ -281,7 +288,7 @@ impl<const D: usize> Grid<D> {
         }
         let _ = parallel;
         keyed.sort_unstable();
-        grid.ids = keyed.iter().map(|&(_, id)| id).collect();
+        grid.ids = keyed.iter().map(|&(_, id)| id).chain(big_ids).collect();
         for (p, &(key, _)) in keyed.iter().enumerate() {
             if grid.keys.last() != Some(&key) {
                 grid.keys.push(key);
@@ -289,10 +296,11 @@ impl<const D: usize> Grid<D> {
             }
         }
         grid.starts.push(keyed.len() as u32);
+        grid.cells_len = keyed.len();
         drop(keyed);
         // Pass 3: the spheres in key order.
-        grid.spheres = SphereColumns::with_capacity(grid.ids.len());
-        for &id in &grid.ids {
+        grid.spheres = SphereColumns::with_capacity(grid.cells_len);
+        for &id in &grid.ids[..grid.cells_len] {
             grid.spheres.push(spheres(id as usize));
         }
         grid.spheres.pad();
@@ -401,9 +409,9 @@ impl<const D: usize> Grid<D> {
             }
             for p in s..e {
                 let me = self.spheres.splat(p);
-                self.scan(p + 1..own_end, &me, radius8, |q| emit(self.ids[p], q));
+                self.scan(p + 1..own_end, &me, radius8, |q| emit(p as u32, q));
                 for r in &ranges {
-                    self.scan(r.clone(), &me, radius8, |q| emit(self.ids[p], q));
+                    self.scan(r.clone(), &me, radius8, |q| emit(p as u32, q));
                 }
             }
         }
@@ -426,7 +434,7 @@ impl<const D: usize> Grid<D> {
             while bits != 0 {
                 let k = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                emit(self.ids[j + k]);
+                emit((j + k) as u32);
             }
             j += LANES;
         }
@@ -504,11 +512,17 @@ impl<const D: usize> Grid<D> {
     /// sphere `s`, handed to `emit`: the query of a static index.
     pub(crate) fn near_all(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
         self.near(s, radius, &mut emit);
-        for (id, t) in &self.big {
+        for (k, t) in self.big.iter().enumerate() {
             if near(s, t, radius) {
-                emit(*id);
+                emit((self.cells_len + k) as u32);
             }
         }
+    }
+
+    /// The ids of the objects by position (see [`Grid::ids`]'s field docs): the order in
+    /// which the queries copy the set.
+    pub(crate) fn ids(&self) -> &[u32] {
+        &self.ids
     }
 
     /// The cell edge: the length a query walks in one step.
@@ -520,11 +534,12 @@ impl<const D: usize> Grid<D> {
     /// the cells, then with the big objects after it, handed to `emit` (big object's id
     /// first).
     fn big_pairs(&self, k: usize, radius: f32, mut emit: impl FnMut(u32, u32)) {
-        let (id, s) = self.big[k];
-        self.near(&s, radius, |q| emit(id, q));
-        for (other, t) in &self.big[k + 1..] {
+        let s = self.big[k];
+        let me = (self.cells_len + k) as u32;
+        self.near(&s, radius, |q| emit(me, q));
+        for (other, t) in self.big.iter().enumerate().skip(k + 1) {
             if near(&s, t, radius) {
-                emit(id, *other);
+                emit(me, (self.cells_len + other) as u32);
             }
         }
     }
@@ -537,13 +552,16 @@ pub(crate) trait Narrow: Sync {
     /// Buffers reused from one batch of candidates to the next.
     type Scratch: Default;
 
-    /// The pair of the query the grid's candidate `(p, q)` (two object ids) stands for, or
-    /// `None` when it is none (two objects of the same side).
-    fn orient(&self, p: u32, q: u32) -> Option<(u32, u32)>;
+    /// The grid's candidate `(p, q)` (two positions; `ids[p]` is the object's id) as the
+    /// query's pair of positions, its first side first, or `None` when it stands for no
+    /// pair of the query (two objects of the same side).
+    fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)>;
 
-    /// Runs the kernel on `candidates` and appends the pairs it reports to `out`.
+    /// Runs the kernel on `candidates` (pairs of positions, oriented) and appends the pairs
+    /// it reports to `out`.
     fn decide(
         &self,
+        ids: &[u32],
         candidates: &[(u32, u32)],
         scratch: &mut Self::Scratch,
         out: &mut Vec<Self::Hit>,
@@ -586,14 +604,15 @@ impl<const D: usize> Plan<D> {
 
     /// The hits of one task, in the order the grid names them, appended to `out`.
     fn run<N: Narrow>(&self, narrow: &N, task: &Task, out: &mut Vec<N::Hit>) {
+        let ids = self.grid.ids();
         let mut candidates = Vec::with_capacity(FLUSH);
         let mut scratch = N::Scratch::default();
         {
             let mut push = |p: u32, q: u32| {
-                if let Some(pair) = narrow.orient(p, q) {
+                if let Some(pair) = narrow.orient(ids, p, q) {
                     candidates.push(pair);
                     if candidates.len() == FLUSH {
-                        narrow.decide(&candidates, &mut scratch, out);
+                        narrow.decide(ids, &candidates, &mut scratch, out);
                         candidates.clear();
                     }
                 }
@@ -607,7 +626,12 @@ impl<const D: usize> Plan<D> {
                 }
             }
         }
-        narrow.decide(&candidates, &mut scratch, out);
+        narrow.decide(ids, &candidates, &mut scratch, out);
+    }
+
+    /// The ids of the objects by position: the order in which a query copies its set.
+    pub(crate) fn ids(&self) -> &[u32] {
+        self.grid.ids()
     }
 
     /// Every hit: `sink` gets each task's block, in task order, on the calling thread.

@@ -198,20 +198,23 @@ fn better(a: Option<FirstHit>, b: FirstHit) -> Option<FirstHit> {
 /// assert_eq!((hit.index, hit.u, hit.point), (0, 4.5, [5.0, 0.0, 0.0]));
 /// # Ok::<(), segbatch::Error>(())
 /// ```
-pub struct SegmentIndex<'a> {
-    set: SegmentsView<'a>,
+pub struct SegmentIndex {
     grid: Grid<3>,
+    /// The set in the grid's order (by position): the queries read their lanes near where
+    /// the grid read the spheres.
+    sorted: Segments,
 }
 
 /// Rays per block of the first-hit walk: their candidates are decided together.
 const RAY_BLOCK: usize = 256;
 
-impl<'a> SegmentIndex<'a> {
-    /// Builds the index over `set` (borrowed: the index refers to it by position).
+impl SegmentIndex {
+    /// Builds the index over `set`, which it copies in its own order (24 bytes a segment,
+    /// beside the grid's 20): results name members by their index in `set`.
     ///
     /// # Errors
     /// [`Error::TooManyObjects`] for more than `u32::MAX` segments.
-    pub fn new(set: impl Into<SegmentsView<'a>>) -> Result<Self, Error> {
+    pub fn new<'a>(set: impl Into<SegmentsView<'a>>) -> Result<Self, Error> {
         Self::build(set.into(), false)
     }
 
@@ -220,11 +223,11 @@ impl<'a> SegmentIndex<'a> {
     /// # Errors
     /// As [`SegmentIndex::new`].
     #[cfg(feature = "rayon")]
-    pub fn par_new(set: impl Into<SegmentsView<'a>>) -> Result<Self, Error> {
+    pub fn par_new<'a>(set: impl Into<SegmentsView<'a>>) -> Result<Self, Error> {
         Self::build(set.into(), true)
     }
 
-    fn build(set: SegmentsView<'a>, parallel: bool) -> Result<Self, Error> {
+    fn build(set: SegmentsView<'_>, parallel: bool) -> Result<Self, Error> {
         check_u32(set.len())?;
         let spheres = |i: usize| {
             let s = set.at(i);
@@ -233,13 +236,20 @@ impl<'a> SegmentIndex<'a> {
         // Without a query radius the grid can always be built.
         let grid = Grid::build(set.len(), spheres, 0.0, parallel)
             .expect("a grid for a finite radius and at most u32::MAX objects");
-        Ok(SegmentIndex { set, grid })
+        let sorted = grid.ids().iter().map(|&id| set.at(id as usize)).collect();
+        Ok(SegmentIndex { grid, sorted })
     }
 
-    /// The indexed set.
+    /// Number of members.
     #[must_use]
-    pub fn set(&self) -> SegmentsView<'a> {
-        self.set
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// True for an index over an empty set.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
     }
 
     /// For every ray of `rays` (`P0` the origin, `P1 - P0` the direction), the first member
@@ -355,20 +365,20 @@ impl<'a> SegmentIndex<'a> {
                 let (p0, p1) = (at(piece), if piece + 1 == n { s.p1 } else { at(piece + 1) });
                 if let Some(ball) = sphere(p0, p1) {
                     self.grid
-                        .near_all(&ball, radius, |wall| candidates.push((ray as u32, wall)));
+                        .near_all(&ball, radius, |pos| candidates.push((ray as u32, pos)));
                 }
             }
             closest_points_indexed_into(
                 sweeps,
-                self.set,
+                &self.sorted,
                 &candidates,
                 &Options::SEGMENTS,
                 outputs,
                 &mut closest,
             )
             .expect("candidates name rays and members");
-            for (c, &(ray, wall)) in candidates.iter().enumerate() {
-                let member = self.set.at(wall as usize);
+            for (c, &(ray, pos)) in candidates.iter().enumerate() {
+                let member = self.sorted.get(pos as usize).expect("a member's position");
                 let sweep = sweeps.get(ray as usize).expect("a sweep per ray");
                 let touch = contact_radius(radius, &sweep, &member);
                 if closest.dist2()[c] <= touch * touch {
@@ -379,7 +389,7 @@ impl<'a> SegmentIndex<'a> {
                         &member,
                         closest.s()[c],
                     );
-                    hit.index = wall;
+                    hit.index = self.grid.ids()[pos as usize];
                     let slot = &mut hits[ray as usize - first];
                     *slot = better(*slot, hit);
                 }
@@ -438,7 +448,11 @@ impl<'a> SegmentIndex<'a> {
         let r2 = radius2(radius)?;
         check_u32(queries.len())?;
         if !radius.is_finite() {
-            crate::pairs_within_into(queries, self.set, radius, &Options::SEGMENTS, out)?;
+            crate::pairs_within_into(queries, &self.sorted, radius, &Options::SEGMENTS, out)?;
+            for h in out.iter_mut() {
+                h.j = self.grid.ids()[h.j] as usize;
+            }
+            out.sort_unstable_by_key(|h| (h.i, h.j));
             return Ok(());
         }
         let block = |first: usize, len: usize| -> Vec<Hit> {
@@ -447,11 +461,12 @@ impl<'a> SegmentIndex<'a> {
                 let q = queries.at(i);
                 if let Some(ball) = sphere(q.p0, q.p1) {
                     self.grid
-                        .near_all(&ball, radius, |j| candidates.push((i as u32, j)));
+                        .near_all(&ball, radius, |pos| candidates.push((i as u32, pos)));
                 }
             }
-            // Sorted by (i, j): the order of the brute-force list.
-            candidates.sort_unstable();
+            // Sorted by (i, j), j the member's id: the order of the brute-force list.
+            let ids = self.grid.ids();
+            candidates.sort_unstable_by_key(|&(i, pos)| (i, ids[pos as usize]));
             let mut closest = ClosestBatch::new();
             let outputs = Outputs {
                 params: true,
@@ -460,7 +475,7 @@ impl<'a> SegmentIndex<'a> {
             };
             closest_points_indexed_into(
                 queries,
-                self.set,
+                &self.sorted,
                 &candidates,
                 &Options::SEGMENTS,
                 outputs,
@@ -472,7 +487,7 @@ impl<'a> SegmentIndex<'a> {
                 .filter(|&c| d[c] <= r2)
                 .map(|c| Hit {
                     i: candidates[c].0 as usize,
-                    j: candidates[c].1 as usize,
+                    j: ids[candidates[c].1 as usize] as usize,
                     dist2: d[c],
                     s: s[c],
                     t: t[c],

@@ -20,7 +20,7 @@ use super::closest::{ClosestBatch, Outputs};
 use super::indexed::closest_points_indexed_into;
 use super::many::Within;
 use super::{Hit, Side, radius2, spheres};
-use crate::batch::{Error, SegmentsView, check_u32};
+use crate::batch::{Error, Segments, SegmentsView, check_u32};
 use crate::forms::stream_forms;
 use crate::kernel::Splat;
 use crate::prune::{Grid, Narrow, Plan, TASK_OBJECTS, sphere};
@@ -77,9 +77,10 @@ impl From<Found> for PairHit {
 
 /// The narrow phase of the 3D radius queries: `a[i]` against `b[j]` by the kernel over
 /// gathered index pairs, `dist2 <= r²`.
-struct Within3<'v> {
-    a: SegmentsView<'v>,
-    b: SegmentsView<'v>,
+struct Within3 {
+    /// Both sets' segments in the grid's order (by position): the kernel reads its lanes
+    /// near where the grid read their spheres.
+    sorted: Segments,
     /// `None` within one set; `Some(na)` when ids `>= na` are B's.
     split: Option<u32>,
     options: Options,
@@ -95,39 +96,53 @@ fn shares(a: &Segment, b: &Segment) -> bool {
         .any(|p| [b.p0, b.p1].iter().any(|q| p == q))
 }
 
-impl Narrow for Within3<'_> {
+impl Narrow for Within3 {
     type Hit = Found;
     type Scratch = ClosestBatch;
 
-    /// `(i, j)` with `i < j` within one set, `(index in A, index in B)` otherwise.
+    /// Positions of `(i, j)` with `i < j` within one set, of `(a[i], b[j])` otherwise.
     #[inline(always)]
-    fn orient(&self, p: u32, q: u32) -> Option<(u32, u32)> {
+    fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)> {
+        let (ip, iq) = (ids[p as usize], ids[q as usize]);
         match self.split {
-            None => Some((p.min(q), p.max(q))),
-            Some(na) => match (p < na, q < na) {
-                (true, false) => Some((p, q - na)),
-                (false, true) => Some((q, p - na)),
+            None if ip < iq => Some((p, q)),
+            None => Some((q, p)),
+            Some(na) => match (ip < na, iq < na) {
+                (true, false) => Some((p, q)),
+                (false, true) => Some((q, p)),
                 _ => None,
             },
         }
     }
 
-    fn decide(&self, candidates: &[(u32, u32)], scratch: &mut ClosestBatch, out: &mut Vec<Found>) {
+    fn decide(
+        &self,
+        ids: &[u32],
+        candidates: &[(u32, u32)],
+        scratch: &mut ClosestBatch,
+        out: &mut Vec<Found>,
+    ) {
         let outputs = Outputs {
             params: true,
             points: false,
             flags: false,
         };
-        closest_points_indexed_into(self.a, self.b, candidates, &self.options, outputs, scratch)
+        let sorted = &self.sorted;
+        closest_points_indexed_into(sorted, sorted, candidates, &self.options, outputs, scratch)
             .expect("the grid names objects of the sets");
         let (d, s, t) = (scratch.dist2(), scratch.s(), scratch.t());
-        for (k, &(i, j)) in candidates.iter().enumerate() {
-            if d[k] <= self.r2
-                && !(self.skip_shared && shares(&self.a.at(i as usize), &self.b.at(j as usize)))
-            {
+        let b_first = self.split.unwrap_or(0);
+        for (k, &(p, q)) in candidates.iter().enumerate() {
+            if d[k] <= self.r2 {
+                let (a, b) = (p as usize, q as usize);
+                let sa = sorted.get(a).expect("a position of the set");
+                let sb = sorted.get(b).expect("a position of the set");
+                if self.skip_shared && shares(&sa, &sb) {
+                    continue;
+                }
                 out.push(Found {
-                    i,
-                    j,
+                    i: ids[a],
+                    j: ids[b] - b_first,
                     dist2: d[k],
                     s: s[k],
                     t: t[k],
@@ -139,46 +154,41 @@ impl Narrow for Within3<'_> {
 
 /// A pruned radius query: the plan and its narrow phase, or `None` when the grid does not
 /// apply (rays or lines, an infinite radius, more than `u32::MAX` objects).
-fn pruned<'v>(
-    a: SegmentsView<'v>,
-    b: Option<SegmentsView<'v>>,
+fn pruned(
+    a: SegmentsView<'_>,
+    b: Option<SegmentsView<'_>>,
     radius: f32,
     skip_shared: bool,
     options: &Options,
     parallel: bool,
-) -> Option<(Plan<3>, Within3<'v>)> {
+) -> Option<(Plan<3>, Within3)> {
     if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment {
         return None;
     }
-    let side = |v: SegmentsView<'_>, i: usize| {
-        let s = v.at(i);
-        sphere(s.p0, s.p1)
-    };
     let na = a.len();
-    let grid = match b {
-        None => Grid::build(na, |i| side(a, i), radius, parallel)?,
-        Some(b) => {
-            let n = na.checked_add(b.len())?;
-            let spheres = |i: usize| if i < na { side(a, i) } else { side(b, i - na) };
-            Grid::build(n, spheres, radius, parallel)?
-        }
+    let object = |i: usize| match b {
+        Some(b) if i >= na => b.at(i - na),
+        _ => a.at(i),
     };
+    let n = na.checked_add(b.map_or(0, |b| b.len()))?;
+    let grid = Grid::build(n, |i| sphere(object(i).p0, object(i).p1), radius, parallel)?;
+    let plan = Plan::new(grid, radius);
+    let sorted: Segments = plan.ids().iter().map(|&id| object(id as usize)).collect();
     let narrow = Within3 {
-        a,
-        b: b.unwrap_or(a),
+        sorted,
         split: b.map(|_| na as u32),
         options: *options,
         r2: radius * radius,
         skip_shared,
     };
-    Some((Plan::new(grid, radius), narrow))
+    Some((plan, narrow))
 }
 
 /// Every hit of a pruned query as [`Hit`]s sorted by `(i, j)`, appended to `out`.
-fn collect(plan: &Plan<3>, narrow: &Within3<'_>, parallel: bool, out: &mut Vec<Hit>) {
+fn collect(plan: &Plan<3>, narrow: &Within3, n: usize, parallel: bool, out: &mut Vec<Hit>) {
     let pair = |f: &Found| (f.i, f.j);
     let j_of = |h: &Hit| h.j as u32;
-    plan.collect(narrow, narrow.a.len(), Hit::from, pair, j_of, parallel, out);
+    plan.collect(narrow, n, Hit::from, pair, j_of, parallel, out);
 }
 
 /// The brute-force radius query over tiles (rays and lines, an infinite radius, or more
@@ -231,7 +241,7 @@ pub(super) fn self_within(
     radius2(radius)?;
     let skip = shared == SharedEndpoints::Skip;
     match pruned(set, None, radius, skip, options, parallel) {
-        Some((plan, narrow)) => collect(&plan, &narrow, parallel, out),
+        Some((plan, narrow)) => collect(&plan, &narrow, set.len(), parallel, out),
         None => brute(set, None, radius, skip, options, parallel, out),
     }
     Ok(())
@@ -249,7 +259,7 @@ pub(super) fn within(
     out.clear();
     radius2(radius)?;
     match pruned(a, Some(b), radius, false, options, parallel) {
-        Some((plan, narrow)) => collect(&plan, &narrow, parallel, out),
+        Some((plan, narrow)) => collect(&plan, &narrow, a.len(), parallel, out),
         None => brute(a, Some(b), radius, false, options, parallel, out),
     }
     Ok(())
@@ -258,7 +268,7 @@ pub(super) fn within(
 /// Streams the hits of a plan (or of the brute-force fallback) to `sink` as [`PairHit`]
 /// blocks.
 fn stream(
-    plan: Option<(Plan<3>, Within3<'_>)>,
+    plan: Option<(Plan<3>, Within3)>,
     fallback: impl FnOnce(&mut Vec<Hit>),
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]),
