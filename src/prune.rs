@@ -55,9 +55,10 @@ const TASK_BIG: usize = 64;
 /// Tasks per wave of the parallel forms.
 #[cfg(feature = "rayon")]
 const WAVE_TASKS: usize = 32;
-/// Candidate pairs per run of the narrow phase: the gathered kernel's buffers stay in L1
-/// and L2, and its fixed costs are shared by enough pairs.
-const FLUSH: usize = 2048;
+/// Candidate pairs per run of the narrow phase: the gathered kernel's buffers stay in L2,
+/// and its fixed costs (zeroing its staging buffer, sizing the outputs) are shared by
+/// enough pairs.
+const FLUSH: usize = 8192;
 
 /// Relative inflation of each sphere radius.
 const SPHERE_REL: f32 = 1.0 + 4.0 * f32::EPSILON;
@@ -428,9 +429,15 @@ impl<const D: usize> Grid<D> {
         mut emit: impl FnMut(u32),
     ) {
         let mut j = range.start / LANES * LANES;
+        // Only the first and the last group of a range can be partial.
+        let whole = (range.start.div_ceil(LANES) * LANES)..(range.end / LANES * LANES);
         while j < range.end {
-            let mut bits =
-                lane_bits(range.start, range.end, j) & self.spheres.near_bits(j, me, radius);
+            let valid = if whole.contains(&j) {
+                0xff
+            } else {
+                lane_bits(range.start, range.end, j)
+            };
+            let mut bits = valid & self.spheres.near_bits(j, me, radius);
             while bits != 0 {
                 let k = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
@@ -678,20 +685,20 @@ impl<const D: usize> Plan<D> {
         parallel: bool,
         out: &mut Vec<T>,
     ) {
-        let mut found: Vec<N::Hit> = Vec::new();
-        self.each(narrow, parallel, |block| found.extend(block));
+        let mut blocks: Vec<Vec<N::Hit>> = Vec::new();
+        self.each(narrow, parallel, |block| blocks.push(block));
         let mut starts = vec![0u32; n + 1];
-        for f in &found {
+        for f in blocks.iter().flatten() {
             starts[pair(f).0 as usize + 1] += 1;
         }
         for i in 0..n {
             starts[i + 1] += starts[i];
         }
         let base = out.len();
-        out.resize(base + found.len(), T::default());
+        out.resize(base + starts[n] as usize, T::default());
         let sorted = &mut out[base..];
         let mut next = starts.clone();
-        for f in found {
+        for f in blocks.into_iter().flatten() {
             let slot = &mut next[pair(&f).0 as usize];
             sorted[*slot as usize] = into(f);
             *slot += 1;

@@ -135,9 +135,8 @@ impl Narrow for Within3 {
         for (k, &(p, q)) in candidates.iter().enumerate() {
             if d[k] <= self.r2 {
                 let (a, b) = (p as usize, q as usize);
-                let sa = sorted.get(a).expect("a position of the set");
-                let sb = sorted.get(b).expect("a position of the set");
-                if self.skip_shared && shares(&sa, &sb) {
+                let at = |x| sorted.get(x).expect("a position of the set");
+                if self.skip_shared && shares(&at(a), &at(b)) {
                     continue;
                 }
                 out.push(Found {
