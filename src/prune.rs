@@ -564,6 +564,9 @@ pub(crate) trait Narrow: Sync {
     /// pair of the query (two objects of the same side).
     fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)>;
 
+    /// The query's pair `(i, j)` (ids) a hit reports.
+    fn pair(hit: &Self::Hit) -> (u32, u32);
+
     /// Runs the kernel on `candidates` (pairs of positions, oriented) and appends the pairs
     /// it reports to `out`.
     fn decide(
@@ -680,7 +683,6 @@ impl<const D: usize> Plan<D> {
         narrow: &N,
         n: usize,
         into: impl Fn(N::Hit) -> T,
-        pair: impl Fn(&N::Hit) -> (u32, u32),
         j_of: impl Fn(&T) -> u32,
         parallel: bool,
         out: &mut Vec<T>,
@@ -689,7 +691,7 @@ impl<const D: usize> Plan<D> {
         self.each(narrow, parallel, |block| blocks.push(block));
         let mut starts = vec![0u32; n + 1];
         for f in blocks.iter().flatten() {
-            starts[pair(f).0 as usize + 1] += 1;
+            starts[N::pair(f).0 as usize + 1] += 1;
         }
         for i in 0..n {
             starts[i + 1] += starts[i];
@@ -699,7 +701,7 @@ impl<const D: usize> Plan<D> {
         let sorted = &mut out[base..];
         let mut next = starts.clone();
         for f in blocks.into_iter().flatten() {
-            let slot = &mut next[pair(&f).0 as usize];
+            let slot = &mut next[N::pair(&f).0 as usize];
             sorted[*slot as usize] = into(f);
             *slot += 1;
         }

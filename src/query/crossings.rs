@@ -43,6 +43,10 @@ impl Narrow for Meet {
         Some(if ids[p as usize] < ids[q as usize] { (p, q) } else { (q, p) })
     }
 
+    fn pair(hit: &CrossHit) -> (u32, u32) {
+        (hit.i, hit.j)
+    }
+
     fn decide(
         &self,
         ids: &[u32],
@@ -104,9 +108,8 @@ fn crossings<'a>(
     check_u32(set.len())?;
     match plan(set, parallel) {
         Some((plan, narrow)) => {
-            let pair = |h: &CrossHit| (h.i, h.j);
             let j_of = |h: &CrossHit| h.j;
-            plan.collect(&narrow, set.len(), |h| h, pair, j_of, parallel, out);
+            plan.collect(&narrow, set.len(), |h| h, j_of, parallel, out);
         }
         None => brute(set, out),
     }

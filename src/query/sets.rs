@@ -115,6 +115,10 @@ impl Narrow for Within3 {
         }
     }
 
+    fn pair(hit: &Found) -> (u32, u32) {
+        (hit.i, hit.j)
+    }
+
     fn decide(
         &self,
         ids: &[u32],
@@ -185,9 +189,8 @@ fn pruned(
 
 /// Every hit of a pruned query as [`Hit`]s sorted by `(i, j)`, appended to `out`.
 fn collect(plan: &Plan<3>, narrow: &Within3, n: usize, parallel: bool, out: &mut Vec<Hit>) {
-    let pair = |f: &Found| (f.i, f.j);
     let j_of = |h: &Hit| h.j as u32;
-    plan.collect(narrow, n, Hit::from, pair, j_of, parallel, out);
+    plan.collect(narrow, n, Hit::from, j_of, parallel, out);
 }
 
 /// The brute-force radius query over tiles (rays and lines, an infinite radius, or more
