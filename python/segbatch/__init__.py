@@ -92,21 +92,38 @@ CROSSING = {"disjoint": 0, "point": 1, "overlap": 2}
 #: The SIMD level the native extension was built for.
 SIMD_LEVEL = _native.simd_level()
 
-_CLOSEST_OUTPUTS = ("distance", "dist2", "s", "t", "point_a", "point_b", "flags")
-_CPA_OUTPUTS = ("t", "distance", "dist2", "point_a", "point_b", "flags")
-_CONTACT_OUTPUTS = ("hit", "t", "flags")
-_INTERSECT2_OUTPUTS = (
-    "kind",
-    "distance",
-    "dist2",
-    "s",
-    "t",
-    "s_end",
-    "t_end",
-    "point_a",
-    "point_b",
-    "flags",
-)
+_F, _U8, _B = np.float32, np.uint8, np.bool_
+# Output columns of each query: name -> (dtype, values per pair), in the default order.
+_CLOSEST_OUTPUTS = {
+    "distance": (_F, 1),
+    "dist2": (_F, 1),
+    "s": (_F, 1),
+    "t": (_F, 1),
+    "point_a": (_F, 3),
+    "point_b": (_F, 3),
+    "flags": (_U8, 1),
+}
+_CPA_OUTPUTS = {
+    "t": (_F, 1),
+    "distance": (_F, 1),
+    "dist2": (_F, 1),
+    "point_a": (_F, 3),
+    "point_b": (_F, 3),
+    "flags": (_U8, 1),
+}
+_CONTACT_OUTPUTS = {"hit": (_B, 1), "t": (_F, 1), "flags": (_U8, 1)}
+_INTERSECT2_OUTPUTS = {
+    "kind": (_U8, 1),
+    "distance": (_F, 1),
+    "dist2": (_F, 1),
+    "s": (_F, 1),
+    "t": (_F, 1),
+    "s_end": (_F, 1),
+    "t_end": (_F, 1),
+    "point_a": (_F, 2),
+    "point_b": (_F, 2),
+    "flags": (_U8, 1),
+}
 _EXTENTS = ("segment", "ray", "line")
 
 
@@ -200,16 +217,27 @@ def as_segments(x, name: str = "a", dim: int = 3):
     return np.ascontiguousarray(arr)
 
 
-def _outputs(outputs, known: Sequence[str], default: Sequence[str]):
+def _outputs(outputs, out, n: int, spec) -> Dict[str, np.ndarray]:
+    """The output arrays: those of ``out`` (reused, written in place), new ones for the
+    other names of ``outputs`` (default: ``out``'s names, else every column)."""
+    if out is not None and not isinstance(out, dict):
+        raise TypeError(f"out: expected a dict of name -> array, got {type(out).__name__}")
+    out = out or {}
     if outputs is None:
-        return list(default)
-    if isinstance(outputs, str):
-        outputs = [outputs]
-    outputs = list(outputs)
-    for o in outputs:
-        if o not in known:
-            raise ValueError(f"unknown output {o!r}; expected some of {', '.join(known)}")
-    return outputs
+        names = list(out) if out else list(spec)
+    else:
+        names = [outputs] if isinstance(outputs, str) else list(outputs)
+    for name in list(names) + list(out):
+        if name not in spec:
+            raise ValueError(f"unknown output {name!r}; expected some of {', '.join(spec)}")
+    result = {}
+    for name in dict.fromkeys(names):
+        dtype, width = spec[name]
+        arr = out.get(name)
+        if arr is None:
+            arr = np.empty((n,) if width == 1 else (n, width), dtype=dtype)
+        result[name] = arr
+    return result
 
 
 def _extent(e, name: str) -> str:
@@ -272,6 +300,7 @@ def closest_points(
     extent_b: str = "segment",
     tolerance: Optional[float] = None,
     outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """Closest points of ``a[i]`` and ``b[i]`` for every ``i``.
@@ -280,7 +309,9 @@ def closest_points(
     (``extent_a``/``extent_b``). ``tolerance``: an absolute degenerate-length threshold
     instead of the scale-free default. ``outputs``: the columns to return, some of
     ``distance, dist2, s, t, point_a, point_b, flags`` (default: all of them); fewer
-    columns write less memory.
+    columns write less memory. ``out``: a dict of arrays to write into instead of new
+    ones (as NumPy's ``out=``; reuse them across calls to save the allocation), with the
+    dtypes and shapes below; its names are the outputs when ``outputs`` is not given.
 
     Returns a dict: ``distance``, ``dist2`` (float32, ``N``), ``s``, ``t`` (parameters
     along ``a`` and ``b``), ``point_a``, ``point_b`` (float32, ``(N, 3)``), ``flags``
@@ -296,16 +327,17 @@ def closest_points(
     (5.0, 0.0)
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
-    cols = _outputs(outputs, _CLOSEST_OUTPUTS, _CLOSEST_OUTPUTS)
-    return _native.closest_points(
+    result = _outputs(outputs, out, _len(a), _CLOSEST_OUTPUTS)
+    _native.closest_points(
         a,
         b,
         _extent(extent_a, "extent_a"),
         _extent(extent_b, "extent_b"),
         None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False),
-        cols,
+        result,
         _threads(threads),
     )
+    return result
 
 
 def distance(a, b, **kwargs) -> np.ndarray:
@@ -318,8 +350,8 @@ def distance(a, b, **kwargs) -> np.ndarray:
     >>> segbatch.distance(a, b)
     array([1.], dtype=float32)
     """
-    if "outputs" in kwargs:
-        raise TypeError("distance() returns the distance only; use closest_points(outputs=...)")
+    if "outputs" in kwargs or "out" in kwargs:
+        raise TypeError("distance() returns the distance only; use closest_points(outputs=..., out=...)")
     return closest_points(a, b, outputs=["distance"], **kwargs)["distance"]
 
 
@@ -332,6 +364,7 @@ def capsules_touch(
     extent_a: str = "segment",
     extent_b: str = "segment",
     tolerance: Optional[float] = None,
+    out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
 ) -> np.ndarray:
     """Does capsule ``(a[i], radius_a)`` touch capsule ``(b[i], radius_b)``? A bool array.
@@ -347,7 +380,10 @@ def capsules_touch(
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
     ra, rb = _radii(radius_a, radius_b, _len(a))
-    return _native.capsules_touch(
+    result = _outputs(
+        None, None if out is None else {"touch": out}, _len(a), {"touch": (_B, 1)}
+    )
+    _native.capsules_touch(
         a,
         b,
         ra,
@@ -355,8 +391,10 @@ def capsules_touch(
         _extent(extent_a, "extent_a"),
         _extent(extent_b, "extent_b"),
         None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False),
+        result,
         _threads(threads),
     )
+    return result["touch"]
 
 
 def pairs_within(
@@ -461,6 +499,7 @@ def intersect2(
     b,
     *,
     outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """How 2D segments ``a[i]`` and ``b[i]`` meet, and their closest points.
@@ -481,8 +520,9 @@ def intersect2(
     (array([1, 2], dtype=uint8), array([13.,  4.], dtype=float32), array([0.75, 1.  ], dtype=float32))
     """
     a, b = as_segments(a, "a", dim=2), as_segments(b, "b", dim=2)
-    cols = _outputs(outputs, _INTERSECT2_OUTPUTS, _INTERSECT2_OUTPUTS)
-    return _native.intersect2(a, b, cols, _threads(threads))
+    result = _outputs(outputs, out, _len(a), _INTERSECT2_OUTPUTS)
+    _native.intersect2(a, b, result, _threads(threads))
+    return result
 
 
 def cpa(
@@ -491,6 +531,7 @@ def cpa(
     *,
     window: float = 1.0,
     outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """Closest point of approach in time of tracks ``a[i]`` and ``b[i]``.
@@ -508,8 +549,9 @@ def cpa(
     (0.5, 1.0)
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
-    cols = _outputs(outputs, _CPA_OUTPUTS, _CPA_OUTPUTS)
-    return _native.cpa(a, b, _number(window, "window"), False, cols, _threads(threads))
+    result = _outputs(outputs, out, _len(a), _CPA_OUTPUTS)
+    _native.cpa(a, b, _number(window, "window"), False, result, _threads(threads))
+    return result
 
 
 def cpa_segments(
@@ -517,6 +559,7 @@ def cpa_segments(
     b,
     *,
     outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """Closest point of approach of objects moving along ``a[i]`` and ``b[i]`` (start to
@@ -530,8 +573,9 @@ def cpa_segments(
     (0.5, 1.0)
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
-    cols = _outputs(outputs, _CPA_OUTPUTS, _CPA_OUTPUTS)
-    return _native.cpa(a, b, 1.0, True, cols, _threads(threads))
+    result = _outputs(outputs, out, _len(a), _CPA_OUTPUTS)
+    _native.cpa(a, b, 1.0, True, result, _threads(threads))
+    return result
 
 
 def first_contact(
@@ -542,6 +586,7 @@ def first_contact(
     *,
     window: float = 1.0,
     outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """First time spheres of ``radius_a``, ``radius_b`` moving along tracks ``a[i]`` and
@@ -557,10 +602,11 @@ def first_contact(
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
     ra, rb = _radii(radius_a, radius_b, _len(a))
-    cols = _outputs(outputs, _CONTACT_OUTPUTS, _CONTACT_OUTPUTS)
-    return _native.first_contact(
-        a, b, ra, rb, _number(window, "window"), False, cols, _threads(threads)
+    result = _outputs(outputs, out, _len(a), _CONTACT_OUTPUTS)
+    _native.first_contact(
+        a, b, ra, rb, _number(window, "window"), False, result, _threads(threads)
     )
+    return result
 
 
 def first_contact_segments(
@@ -570,6 +616,7 @@ def first_contact_segments(
     radius_b,
     *,
     outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """First contact during one step (time ``[0, 1]``) of spheres whose centres move along
@@ -583,5 +630,6 @@ def first_contact_segments(
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
     ra, rb = _radii(radius_a, radius_b, _len(a))
-    cols = _outputs(outputs, _CONTACT_OUTPUTS, _CONTACT_OUTPUTS)
-    return _native.first_contact(a, b, ra, rb, 1.0, True, cols, _threads(threads))
+    result = _outputs(outputs, out, _len(a), _CONTACT_OUTPUTS)
+    _native.first_contact(a, b, ra, rb, 1.0, True, result, _threads(threads))
+    return result

@@ -16,7 +16,10 @@
 //! is cut. Set queries (`pairs_within`, `self_pairs_within`) call the library's sequential or
 //! parallel form on the whole input.
 
-use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    IntoPyArray, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
+    PyReadwriteArray2, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -132,26 +135,64 @@ impl<'a, const C: usize> Src<'a, C> {
 
     /// Records `range` as a view: the caller's columns directly, or rows transposed into
     /// `buf` (its allocation reused).
-    fn view<'s, T: Record<C>>(
-        &'s self,
-        range: Range<usize>,
-        buf: &'s mut Soa<T, C>,
-    ) -> SoaView<'s, T, C> {
+    fn view<'s, T: Record<C>>(&'s self, range: Range<usize>, buf: &'s mut Cols<C>) -> SoaView<'s, T, C> {
         match self {
             Src::Cols(cols) => SoaView::from_columns(*cols)
                 .expect("columns checked equal")
                 .view(range),
             Src::Rows(rows) => {
-                buf.clear();
-                buf.extend_from_slice(bytemuck::cast_slice(&rows[range.start * C..range.end * C]));
-                buf.as_view()
+                let cols = buf.transpose(&rows[range.start * C..range.end * C]);
+                SoaView::from_columns(cols).expect("columns of equal length")
             }
         }
     }
 
-    /// The whole side as a view (rows are converted once into `buf`).
+    /// The whole side as a batch view (rows are converted once into `buf`).
     fn whole<'s, T: Record<C>>(&'s self, buf: &'s mut Soa<T, C>) -> SoaView<'s, T, C> {
-        self.view(0..self.len(), buf)
+        match self {
+            Src::Cols(cols) => SoaView::from_columns(*cols).expect("columns checked equal"),
+            Src::Rows(rows) => {
+                *buf = Soa::from(bytemuck::cast_slice::<f32, T>(rows));
+                buf.as_view()
+            }
+        }
+    }
+}
+
+/// Eight `f32`, 32-byte aligned: the storage of [`Cols`], so every SIMD load of the kernel
+/// is aligned as it is in a library batch.
+#[repr(C, align(32))]
+#[derive(Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct Group([f32; 8]);
+
+/// `C` scratch columns of one chunk, filled from rows by [`Cols::transpose`].
+struct Cols<const C: usize>([Vec<Group>; C]);
+
+impl<const C: usize> Cols<C> {
+    fn new() -> Self {
+        Cols(core::array::from_fn(|_| vec![Group::default(); CHUNK / 8]))
+    }
+
+    /// Transposes `rows` (`C` numbers each, at most [`CHUNK`] rows) into the columns, eight
+    /// rows at a time from fixed-size blocks (no bounds checks in the inner loop), and
+    /// returns the columns (exactly one value per row).
+    fn transpose(&mut self, rows: &[f32]) -> [&[f32]; C] {
+        let n = rows.len() / C;
+        let mut blocks = rows.chunks_exact(8 * C);
+        for (g, block) in blocks.by_ref().enumerate() {
+            let block: &[f32] = block;
+            for (k, col) in self.0.iter_mut().enumerate() {
+                col[g] = Group(core::array::from_fn(|l| block[l * C + k]));
+            }
+        }
+        let rest = blocks.remainder();
+        if !rest.is_empty() {
+            let g = n / 8;
+            for (k, col) in self.0.iter_mut().enumerate() {
+                col[g] = Group(core::array::from_fn(|l| rest.get(l * C + k).copied().unwrap_or(0.0)));
+            }
+        }
+        core::array::from_fn(|k| &bytemuck::cast_slice::<Group, f32>(&self.0[k])[..n])
     }
 }
 
@@ -262,11 +303,76 @@ fn window(end: f32) -> PyResult<Window> {
 // ---------------------------------------------------------------------------------------
 // Output columns and the chunk loop.
 
+/// An output array as passed from Python, borrowed for writing.
+enum OutArray<'py> {
+    F32(PyReadwriteArray1<'py, f32>),
+    Points(PyReadwriteArray2<'py, f32>),
+    U8(PyReadwriteArray1<'py, u8>),
+    Bool(PyReadwriteArray1<'py, bool>),
+}
+
+impl<'py> OutArray<'py> {
+    /// Borrows `obj` as the output column `name` of `kind` for `n` pairs.
+    fn new(obj: &Bound<'py, PyAny>, name: &str, kind: Kind, n: usize) -> PyResult<Self> {
+        let wrong = |what: &str| {
+            PyTypeError::new_err(format!("out[{name:?}]: expected a writable {what} array"))
+        };
+        let (arr, shape) = match kind {
+            Kind::F32(1) => {
+                let a = obj.extract::<PyReadwriteArray1<f32>>().map_err(|_| wrong("1-D float32"))?;
+                let shape = a.shape().to_vec();
+                (OutArray::F32(a), shape)
+            }
+            Kind::F32(w) => {
+                let a = obj.extract::<PyReadwriteArray2<f32>>().map_err(|_| wrong("2-D float32"))?;
+                let shape = a.shape().to_vec();
+                if shape[1] != w {
+                    return Err(PyValueError::new_err(format!(
+                        "out[{name:?}]: expected shape ({n}, {w}), got {shape:?}"
+                    )));
+                }
+                (OutArray::Points(a), shape)
+            }
+            Kind::U8 => {
+                let a = obj.extract::<PyReadwriteArray1<u8>>().map_err(|_| wrong("1-D uint8"))?;
+                let shape = a.shape().to_vec();
+                (OutArray::U8(a), shape)
+            }
+            Kind::Bool => {
+                let a = obj.extract::<PyReadwriteArray1<bool>>().map_err(|_| wrong("1-D bool"))?;
+                let shape = a.shape().to_vec();
+                (OutArray::Bool(a), shape)
+            }
+        };
+        if shape[0] != n {
+            return Err(PyValueError::new_err(format!(
+                "out[{name:?}]: expected {n} rows (one per pair), got {}",
+                shape[0]
+            )));
+        }
+        Ok(arr)
+    }
+
+    /// The whole column as a slice (C-contiguous).
+    fn col(&mut self, name: &str) -> PyResult<Col<'_>> {
+        let err = |_| PyValueError::new_err(format!("out[{name:?}]: the array must be C-contiguous"));
+        Ok(match self {
+            OutArray::F32(a) => Col::F32(a.as_slice_mut().map_err(err)?, 1),
+            OutArray::Points(a) => {
+                let w = a.shape()[1];
+                Col::F32(a.as_slice_mut().map_err(err)?, w)
+            }
+            OutArray::U8(a) => Col::U8(a.as_slice_mut().map_err(err)?),
+            OutArray::Bool(a) => Col::Bool(a.as_slice_mut().map_err(err)?),
+        })
+    }
+}
+
 /// An output column: `f32` with `width` values per pair, bytes or booleans.
-enum Col {
-    F32(Vec<f32>, usize),
-    U8(Vec<u8>),
-    Bool(Vec<bool>),
+enum Col<'a> {
+    F32(&'a mut [f32], usize),
+    U8(&'a mut [u8]),
+    Bool(&'a mut [bool]),
 }
 
 /// The part of an output column that belongs to one chunk.
@@ -274,27 +380,6 @@ enum ColMut<'a> {
     F32(&'a mut [f32]),
     U8(&'a mut [u8]),
     Bool(&'a mut [bool]),
-}
-
-impl Col {
-    /// A zeroed column for `n` pairs (`calloc`: pages are only touched when written).
-    fn new(kind: Kind, n: usize) -> Col {
-        match kind {
-            Kind::F32(w) => Col::F32(vec![0.0; n * w], w),
-            Kind::U8 => Col::U8(vec![0; n]),
-            Kind::Bool => Col::Bool(vec![false; n]),
-        }
-    }
-
-    /// The column as a NumPy array: `(n,)`, or `(n, width)` for points.
-    fn into_py<'py>(self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyAny>> {
-        Ok(match self {
-            Col::F32(v, 1) => v.into_pyarray(py).into_any(),
-            Col::F32(v, w) => v.into_pyarray(py).reshape([n, w])?.into_any(),
-            Col::U8(v) => v.into_pyarray(py).into_any(),
-            Col::Bool(v) => v.into_pyarray(py).into_any(),
-        })
-    }
 }
 
 impl ColMut<'_> {
@@ -396,7 +481,7 @@ impl Threads {
 fn run_chunks<S, I, F>(
     n: usize,
     threads: Threads,
-    cols: &mut [Col],
+    cols: &mut [Col<'_>],
     init: I,
     f: F,
 ) -> Result<(), String>
@@ -439,98 +524,116 @@ where
     result.map_err(|e| e.to_string())
 }
 
-/// A pairwise query's columns, `names` in the order asked, as a dict of arrays.
-fn to_dict<'py>(
-    py: Python<'py>,
-    names: &[&'static str],
-    cols: Vec<Col>,
-    n: usize,
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (name, col) in names.iter().zip(cols) {
-        d.set_item(name, col.into_py(py, n)?)?;
-    }
-    Ok(d)
-}
-
-/// The columns asked for, checked against the query's `known` ones (name, kind).
-fn select(
-    asked: Vec<String>,
-    known: &[(&'static str, Kind)],
-) -> PyResult<(Vec<&'static str>, Vec<Kind>)> {
-    let mut names = Vec::new();
-    let mut kinds = Vec::new();
-    for a in asked {
-        let Some(&(name, kind)) = known.iter().find(|(k, _)| *k == a) else {
-            let all: Vec<_> = known.iter().map(|(k, _)| *k).collect();
-            return Err(PyValueError::new_err(format!(
-                "unknown output {a:?}; expected some of {}",
-                all.join(", ")
-            )));
-        };
-        if !names.contains(&name) {
-            names.push(name);
-            kinds.push(kind);
-        }
-    }
-    Ok((names, kinds))
-}
-
-/// Runs a pairwise query with the GIL released and returns its columns as a dict.
-fn pairwise<'py, S, I, F>(
-    py: Python<'py>,
+/// Runs a pairwise query with the GIL released, writing the columns of `out` (a dict of
+/// output name to a NumPy array of `n` rows, each name one of `known`).
+fn pairwise<S, I, F>(
+    py: Python<'_>,
     n: usize,
     threads: Threads,
-    names: Vec<&'static str>,
-    kinds: Vec<Kind>,
+    out: &Bound<'_, PyDict>,
+    known: &[(&'static str, Kind)],
     init: I,
     f: F,
-) -> PyResult<Bound<'py, PyDict>>
+) -> PyResult<()>
 where
     I: Fn() -> S + Sync + Send,
     F: Fn(&mut S, Range<usize>, &[&'static str], &mut [ColMut<'_>]) -> Result<(), segbatch::Error>
         + Sync
         + Send,
 {
+    let mut names = Vec::new();
+    let mut arrays = Vec::new();
+    for (key, value) in out.iter() {
+        let key: String = key
+            .extract()
+            .map_err(|_| PyTypeError::new_err("out: keys must be output names (str)"))?;
+        let Some(&(name, kind)) = known.iter().find(|(k, _)| *k == key) else {
+            let all: Vec<_> = known.iter().map(|(k, _)| *k).collect();
+            return Err(PyValueError::new_err(format!(
+                "unknown output {key:?}; expected some of {}",
+                all.join(", ")
+            )));
+        };
+        names.push(name);
+        arrays.push(OutArray::new(&value, name, kind, n)?);
+    }
+    let mut cols = arrays
+        .iter_mut()
+        .zip(&names)
+        .map(|(a, name)| a.col(name))
+        .collect::<PyResult<Vec<_>>>()?;
     let names_ref = &names;
-    let cols = py
-        .detach(|| {
-            let mut cols: Vec<Col> = kinds.iter().map(|k| Col::new(*k, n)).collect();
-            run_chunks(n, threads, &mut cols, init, |s, r, c| f(s, r, names_ref, c))
-                .map(|()| cols)
-        })
-        .map_err(PyValueError::new_err)?;
-    to_dict(py, &names, cols, n)
+    py.detach(|| run_chunks(n, threads, &mut cols, init, |s, r, c| f(s, r, names_ref, c)))
+        .map_err(PyValueError::new_err)
 }
 
 // ---------------------------------------------------------------------------------------
 // Pairwise queries.
 
 const F: Kind = Kind::F32(1);
+/// The columns of a [`ClosestBatch`] (and `distance`).
+const CLOSEST_COLS: [(&str, Kind); 7] = [
+    ("dist2", F),
+    ("distance", F),
+    ("s", F),
+    ("t", F),
+    ("point_a", P3),
+    ("point_b", P3),
+    ("flags", Kind::U8),
+];
+/// The columns of a [`ContactBatch`].
+const CONTACT_COLS: [(&str, Kind); 3] = [("hit", Kind::Bool), ("t", F), ("flags", Kind::U8)];
+/// The columns of [`Intersections2`] (and `distance`).
+const INTERSECT2_COLS: [(&str, Kind); 10] = [
+    ("kind", Kind::U8),
+    ("s", F),
+    ("t", F),
+    ("s_end", F),
+    ("t_end", F),
+    ("dist2", F),
+    ("distance", F),
+    ("point_a", P2),
+    ("point_b", P2),
+    ("flags", Kind::U8),
+];
 const P3: Kind = Kind::F32(3);
 const P2: Kind = Kind::F32(2);
 
 /// Scratch of a 3D pairwise query: both sides' transposed chunks and the result.
 struct Scratch<T, const C: usize, O> {
-    a: Soa<T, C>,
-    b: Soa<T, C>,
+    a: Cols<C>,
+    b: Cols<C>,
     out: O,
+    record: core::marker::PhantomData<T>,
 }
 
 impl<T: Record<C>, const C: usize, O: Default> Scratch<T, C, O> {
     fn new() -> Self {
         Scratch {
-            a: Soa::with_capacity(CHUNK),
-            b: Soa::with_capacity(CHUNK),
+            a: Cols::new(),
+            b: Cols::new(),
             out: O::default(),
+            record: core::marker::PhantomData,
         }
+    }
+
+    /// Pairs `r` of both sides as views, and the chunk's output.
+    fn views<'s>(
+        &'s mut self,
+        sa: &'s Src<'_, C>,
+        sb: &'s Src<'_, C>,
+        r: Range<usize>,
+    ) -> (SoaView<'s, T, C>, SoaView<'s, T, C>, &'s mut O) {
+        let va = sa.view(r.clone(), &mut self.a);
+        let vb = sb.view(r, &mut self.b);
+        (va, vb, &mut self.out)
     }
 }
 
 /// Closest points of `a[i]` and `b[i]`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (a, b, extent_a, extent_b, tolerance, outputs, threads))]
+#[pyo3(signature = (a, b, extent_a, extent_b, tolerance, out, threads))]
 fn closest_points<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
@@ -538,24 +641,13 @@ fn closest_points<'py>(
     extent_a: &str,
     extent_b: &str,
     tolerance: Option<f32>,
-    outputs: Vec<String>,
+    out: &Bound<'py, PyDict>,
     threads: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let (names, kinds) = select(
-        outputs,
-        &[
-            ("dist2", F),
-            ("distance", F),
-            ("s", F),
-            ("t", F),
-            ("point_a", P3),
-            ("point_b", P3),
-            ("flags", Kind::U8),
-        ],
-    )?;
-    let has = |k: &str| names.contains(&k);
+    let names: Vec<String> = out.keys().iter().map(|k| k.to_string()).collect();
+    let has = |k: &str| names.iter().any(|x| x == k);
     let want = Outputs {
         params: has("s") || has("t"),
         points: has("point_a") || has("point_b"),
@@ -568,14 +660,13 @@ fn closest_points<'py>(
         py,
         n,
         threads,
-        names,
-        kinds,
+        out,
+        &CLOSEST_COLS,
         Scratch::<Segment, 6, ClosestBatch>::new,
         |s, r, names, cols| {
-            let va = sa.view(r.clone(), &mut s.a);
-            let vb = sb.view(r, &mut s.b);
-            segbatch::closest_points_into(va, vb, &opts, want, &mut s.out)?;
-            let o = &s.out;
+            let (va, vb, out) = s.views(&sa, &sb, r);
+            segbatch::closest_points_into(va, vb, &opts, want, out)?;
+            let o = &*out;
             for (name, c) in names.iter().zip(cols) {
                 match *name {
                     "dist2" => c.f32().copy_from_slice(o.dist2()),
@@ -595,7 +686,7 @@ fn closest_points<'py>(
 /// Do capsules `(a[i], radius_a)` and `(b[i], radius_b)` touch?
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (a, b, radius_a, radius_b, extent_a, extent_b, tolerance, threads))]
+#[pyo3(signature = (a, b, radius_a, radius_b, extent_a, extent_b, tolerance, out, threads))]
 fn capsules_touch<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
@@ -605,8 +696,9 @@ fn capsules_touch<'py>(
     extent_a: &str,
     extent_b: &str,
     tolerance: Option<f32>,
+    out: &Bound<'py, PyDict>,
     threads: Option<usize>,
-) -> PyResult<Bound<'py, PyAny>> {
+) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
     let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
@@ -617,27 +709,24 @@ fn capsules_touch<'py>(
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = RadiiSrc::new(&ra, &rb, n)?;
-    let d = pairwise(
+    pairwise(
         py,
         n,
         threads,
-        vec!["touch"],
-        vec![Kind::Bool],
+        out,
+        &[("touch", Kind::Bool)],
         Scratch::<Segment, 6, PairMask>::new,
         |s, r, _, cols| {
             let rr = radii.radii(r.clone())?;
-            let va = sa.view(r.clone(), &mut s.a);
-            let vb = sb.view(r, &mut s.b);
-            segbatch::capsules_touch_into(va, vb, rr, &opts, &mut s.out)?;
-            let words = s.out.words();
+            let (va, vb, out) = s.views(&sa, &sb, r);
+            segbatch::capsules_touch_into(va, vb, rr, &opts, out)?;
+            let words = out.words();
             for (i, x) in cols[0].bool().iter_mut().enumerate() {
                 *x = (words[i / 64] >> (i % 64)) & 1 == 1;
             }
             Ok(())
         },
-    )?;
-    d.get_item("touch")?
-        .ok_or_else(|| PyValueError::new_err("internal: no output"))
+    )
 }
 
 /// The columns of a [`CpaBatch`].
@@ -667,19 +756,18 @@ fn cpa_out(o: &CpaBatch, names: &[&'static str], cols: &mut [ColMut<'_>]) {
 /// Closest point of approach in time of tracks (`segments` false: position, velocity) or
 /// of one step along segments (`segments` true: start, end; window `[0, 1]`).
 #[pyfunction]
-#[pyo3(signature = (a, b, window_end, segments, outputs, threads))]
+#[pyo3(signature = (a, b, window_end, segments, out, threads))]
 fn cpa<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
     window_end: f32,
     segments: bool,
-    outputs: Vec<String>,
+    out: &Bound<'py, PyDict>,
     threads: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let w = window(window_end)?;
-    let (names, kinds) = select(outputs, &CPA_COLS)?;
     let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
@@ -688,14 +776,13 @@ fn cpa<'py>(
             py,
             n,
             threads,
-            names,
-            kinds,
+            out,
+            &CPA_COLS,
             Scratch::<Segment, 6, CpaBatch>::new,
             |s, r, names, cols| {
-                let va = sa.view(r.clone(), &mut s.a);
-                let vb = sb.view(r, &mut s.b);
-                segbatch::motion::cpa_segments_into(va, vb, &mut s.out)?;
-                cpa_out(&s.out, names, cols);
+                let (va, vb, out) = s.views(&sa, &sb, r);
+                segbatch::motion::cpa_segments_into(va, vb, out)?;
+                cpa_out(out, names, cols);
                 Ok(())
             },
         )
@@ -704,14 +791,13 @@ fn cpa<'py>(
             py,
             n,
             threads,
-            names,
-            kinds,
+            out,
+            &CPA_COLS,
             Scratch::<Track, 6, CpaBatch>::new,
             |s, r, names, cols| {
-                let va = sa.view(r.clone(), &mut s.a);
-                let vb = sb.view(r, &mut s.b);
-                segbatch::motion::cpa_into(va, vb, w, &mut s.out)?;
-                cpa_out(&s.out, names, cols);
+                let (va, vb, out) = s.views(&sa, &sb, r);
+                segbatch::motion::cpa_into(va, vb, w, out)?;
+                cpa_out(out, names, cols);
                 Ok(())
             },
         )
@@ -732,7 +818,7 @@ fn contact_out(o: &ContactBatch, names: &[&'static str], cols: &mut [ColMut<'_>]
 /// First contact of moving spheres: tracks over a window, or one step along segments.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (a, b, radius_a, radius_b, window_end, segments, outputs, threads))]
+#[pyo3(signature = (a, b, radius_a, radius_b, window_end, segments, out, threads))]
 fn first_contact<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
@@ -741,12 +827,11 @@ fn first_contact<'py>(
     radius_b: &Bound<'py, PyAny>,
     window_end: f32,
     segments: bool,
-    outputs: Vec<String>,
+    out: &Bound<'py, PyDict>,
     threads: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let w = window(window_end)?;
-    let (names, kinds) = select(outputs, &[("hit", Kind::Bool), ("t", F), ("flags", Kind::U8)])?;
     let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
@@ -760,15 +845,14 @@ fn first_contact<'py>(
             py,
             n,
             threads,
-            names,
-            kinds,
+            out,
+            &CONTACT_COLS,
             Scratch::<Segment, 6, ContactBatch>::new,
             |s, r, names, cols| {
                 let rr = radii.radii(r.clone())?;
-                let va = sa.view(r.clone(), &mut s.a);
-                let vb = sb.view(r, &mut s.b);
-                segbatch::motion::first_contact_segments_into(va, vb, rr, &mut s.out)?;
-                contact_out(&s.out, names, cols);
+                let (va, vb, out) = s.views(&sa, &sb, r);
+                segbatch::motion::first_contact_segments_into(va, vb, rr, out)?;
+                contact_out(out, names, cols);
                 Ok(())
             },
         )
@@ -777,15 +861,14 @@ fn first_contact<'py>(
             py,
             n,
             threads,
-            names,
-            kinds,
+            out,
+            &CONTACT_COLS,
             Scratch::<Track, 6, ContactBatch>::new,
             |s, r, names, cols| {
                 let rr = radii.radii(r.clone())?;
-                let va = sa.view(r.clone(), &mut s.a);
-                let vb = sb.view(r, &mut s.b);
-                segbatch::motion::first_contact_into(va, vb, rr, w, &mut s.out)?;
-                contact_out(&s.out, names, cols);
+                let (va, vb, out) = s.views(&sa, &sb, r);
+                segbatch::motion::first_contact_into(va, vb, rr, w, out)?;
+                contact_out(out, names, cols);
                 Ok(())
             },
         )
@@ -794,30 +877,15 @@ fn first_contact<'py>(
 
 /// 2D segment crossings and closest points.
 #[pyfunction]
-#[pyo3(signature = (a, b, outputs, threads))]
+#[pyo3(signature = (a, b, out, threads))]
 fn intersect2<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
-    outputs: Vec<String>,
+    out: &Bound<'py, PyDict>,
     threads: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<()> {
     let threads = Threads::new(threads)?;
-    let (names, kinds) = select(
-        outputs,
-        &[
-            ("kind", Kind::U8),
-            ("s", F),
-            ("t", F),
-            ("s_end", F),
-            ("t_end", F),
-            ("dist2", F),
-            ("distance", F),
-            ("point_a", P2),
-            ("point_b", P2),
-            ("flags", Kind::U8),
-        ],
-    )?;
     let (ha, hb) = (Held::new(a, "a", 4)?, Held::new(b, "b", 4)?);
     let (sa, sb) = (ha.src::<4>("a")?, hb.src::<4>("b")?);
     let n = pair_len(&sa, &sb)?;
@@ -825,14 +893,13 @@ fn intersect2<'py>(
         py,
         n,
         threads,
-        names,
-        kinds,
+        out,
+        &INTERSECT2_COLS,
         Scratch::<Segment2, 4, Intersections2>::new,
         |s, r, names, cols| {
-            let va = sa.view(r.clone(), &mut s.a);
-            let vb = sb.view(r, &mut s.b);
-            segbatch::intersect2_into(va, vb, &mut s.out)?;
-            let o = &s.out;
+            let (va, vb, out) = s.views(&sa, &sb, r);
+            segbatch::intersect2_into(va, vb, out)?;
+            let o = &*out;
             for (name, c) in names.iter().zip(cols.iter_mut()) {
                 match *name {
                     "kind" => {
