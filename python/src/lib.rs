@@ -177,19 +177,20 @@ impl<const C: usize> Cols<C> {
     /// rows at a time from fixed-size blocks (no bounds checks in the inner loop), and
     /// returns the columns (exactly one value per row).
     fn transpose(&mut self, rows: &[f32]) -> [&[f32]; C] {
-        let n = rows.len() / C;
-        let mut blocks = rows.chunks_exact(8 * C);
+        let records: &[[f32; C]] = bytemuck::cast_slice(rows);
+        let n = records.len();
+        let mut blocks = records.chunks_exact(8);
         for (g, block) in blocks.by_ref().enumerate() {
-            let block: &[f32] = block;
+            let block: &[[f32; C]; 8] = block.try_into().expect("8 records");
             for (k, col) in self.0.iter_mut().enumerate() {
-                col[g] = Group(core::array::from_fn(|l| block[l * C + k]));
+                col[g] = Group(core::array::from_fn(|l| block[l][k]));
             }
         }
         let rest = blocks.remainder();
         if !rest.is_empty() {
             let g = n / 8;
             for (k, col) in self.0.iter_mut().enumerate() {
-                col[g] = Group(core::array::from_fn(|l| rest.get(l * C + k).copied().unwrap_or(0.0)));
+                col[g] = Group(core::array::from_fn(|l| rest.get(l).map_or(0.0, |r| r[k])));
             }
         }
         core::array::from_fn(|k| &bytemuck::cast_slice::<Group, f32>(&self.0[k])[..n])
@@ -407,10 +408,11 @@ impl ColMut<'_> {
     /// Copies `D` point columns into `(x, y, z)` rows.
     fn points<const D: usize>(&mut self, cols: [&[f32]; D]) {
         let dst = self.f32();
-        for (k, col) in cols.iter().enumerate() {
-            for (row, x) in dst.chunks_exact_mut(D).zip(col.iter()) {
-                row[k] = *x;
-            }
+        let n = dst.len() / D;
+        let cols = cols.map(|c| &c[..n]);
+        for (i, row) in dst.chunks_exact_mut(D).enumerate() {
+            let row: &mut [f32; D] = row.try_into().expect("D values");
+            *row = core::array::from_fn(|k| cols[k][i]);
         }
     }
 
