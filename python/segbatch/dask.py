@@ -138,7 +138,7 @@ def map_blocks(func: Callable, a, b, *args, outputs=None, **kwargs):
     return result
 
 
-def _frame(func, pdf, a_cols, b_cols, spec, args, kwargs):
+def _frame(pdf, func, a_cols, b_cols, spec, args, kwargs):
     import pandas as pd
 
     x = pdf[list(a_cols)].to_numpy(dtype=np.float32)
