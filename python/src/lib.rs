@@ -26,8 +26,8 @@ use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use segbatch::motion::{ContactBatch, CpaBatch, Track, Window};
 use segbatch::{
-    ClosestBatch, Extent, Hit, Intersections2, Options, Outputs, PairMask, Radii, Record,
-    Segment, Segment2, SharedEndpoints, Soa, SoaView, Tolerance,
+    ClosestBatch, Extent, Hit, Intersections2, Options, Outputs, PairMask, Radii, Record, Segment,
+    Segment2, SharedEndpoints, Soa, SoaView, Tolerance,
 };
 use std::collections::HashMap;
 use std::ops::Range;
@@ -88,9 +88,9 @@ impl<'py> Held<'py> {
                 .collect::<PyResult<Vec<_>>>()?;
             return Ok(Held::Cols(cols));
         }
-        let arr = obj.extract::<PyReadonlyArray2<f32>>().map_err(|_| {
-            PyTypeError::new_err(format!("{name}: expected a 2-D float32 array"))
-        })?;
+        let arr = obj
+            .extract::<PyReadonlyArray2<f32>>()
+            .map_err(|_| PyTypeError::new_err(format!("{name}: expected a 2-D float32 array")))?;
         let shape = arr.shape();
         if shape[1] != c {
             return Err(PyValueError::new_err(format!(
@@ -135,7 +135,11 @@ impl<'a, const C: usize> Src<'a, C> {
 
     /// Records `range` as a view: the caller's columns directly, or rows transposed into
     /// `buf` (its allocation reused).
-    fn view<'s, T: Record<C>>(&'s self, range: Range<usize>, buf: &'s mut Cols<C>) -> SoaView<'s, T, C> {
+    fn view<'s, T: Record<C>>(
+        &'s self,
+        range: Range<usize>,
+        buf: &'s mut Cols<C>,
+    ) -> SoaView<'s, T, C> {
         match self {
             Src::Cols(cols) => SoaView::from_columns(*cols)
                 .expect("columns checked equal")
@@ -320,12 +324,16 @@ impl<'py> OutArray<'py> {
         };
         let (arr, shape) = match kind {
             Kind::F32(1) => {
-                let a = obj.extract::<PyReadwriteArray1<f32>>().map_err(|_| wrong("1-D float32"))?;
+                let a = obj
+                    .extract::<PyReadwriteArray1<f32>>()
+                    .map_err(|_| wrong("1-D float32"))?;
                 let shape = a.shape().to_vec();
                 (OutArray::F32(a), shape)
             }
             Kind::F32(w) => {
-                let a = obj.extract::<PyReadwriteArray2<f32>>().map_err(|_| wrong("2-D float32"))?;
+                let a = obj
+                    .extract::<PyReadwriteArray2<f32>>()
+                    .map_err(|_| wrong("2-D float32"))?;
                 let shape = a.shape().to_vec();
                 if shape[1] != w {
                     return Err(PyValueError::new_err(format!(
@@ -335,12 +343,16 @@ impl<'py> OutArray<'py> {
                 (OutArray::Points(a), shape)
             }
             Kind::U8 => {
-                let a = obj.extract::<PyReadwriteArray1<u8>>().map_err(|_| wrong("1-D uint8"))?;
+                let a = obj
+                    .extract::<PyReadwriteArray1<u8>>()
+                    .map_err(|_| wrong("1-D uint8"))?;
                 let shape = a.shape().to_vec();
                 (OutArray::U8(a), shape)
             }
             Kind::Bool => {
-                let a = obj.extract::<PyReadwriteArray1<bool>>().map_err(|_| wrong("1-D bool"))?;
+                let a = obj
+                    .extract::<PyReadwriteArray1<bool>>()
+                    .map_err(|_| wrong("1-D bool"))?;
                 let shape = a.shape().to_vec();
                 (OutArray::Bool(a), shape)
             }
@@ -356,7 +368,8 @@ impl<'py> OutArray<'py> {
 
     /// The whole column as a slice (C-contiguous).
     fn col(&mut self, name: &str) -> PyResult<Col<'_>> {
-        let err = |_| PyValueError::new_err(format!("out[{name:?}]: the array must be C-contiguous"));
+        let err =
+            |_| PyValueError::new_err(format!("out[{name:?}]: the array must be C-contiguous"));
         Ok(match self {
             OutArray::F32(a) => Col::F32(a.as_slice_mut().map_err(err)?, 1),
             OutArray::Points(a) => {
@@ -409,10 +422,22 @@ impl ColMut<'_> {
     fn points<const D: usize>(&mut self, cols: [&[f32]; D]) {
         let dst = self.f32();
         let n = dst.len() / D;
-        let cols = cols.map(|c| &c[..n]);
-        for (i, row) in dst.chunks_exact_mut(D).enumerate() {
-            let row: &mut [f32; D] = row.try_into().expect("D values");
-            *row = core::array::from_fn(|k| cols[k][i]);
+        // Eight rows at a time from fixed-size arrays (no bounds checks, shuffles), then
+        // the remainder row by row.
+        let mut blocks = dst.chunks_exact_mut(8 * D);
+        for (g, block) in blocks.by_ref().enumerate() {
+            let src: [[f32; 8]; D] =
+                core::array::from_fn(|k| cols[k][8 * g..8 * g + 8].try_into().expect("8 values"));
+            for (l, row) in block.chunks_exact_mut(D).enumerate() {
+                let row: &mut [f32; D] = row.try_into().expect("D values");
+                *row = core::array::from_fn(|k| src[k][l]);
+            }
+        }
+        let done = n - n % 8;
+        for (i, row) in blocks.into_remainder().chunks_exact_mut(D).enumerate() {
+            for (k, x) in row.iter_mut().enumerate() {
+                *x = cols[k][done + i];
+            }
         }
     }
 
@@ -460,7 +485,9 @@ struct Threads(Option<usize>);
 impl Threads {
     fn new(threads: Option<usize>) -> PyResult<Self> {
         match threads {
-            Some(0) => Err(PyValueError::new_err("threads must be at least 1 (or None for all cores)")),
+            Some(0) => Err(PyValueError::new_err(
+                "threads must be at least 1 (or None for all cores)",
+            )),
             t => Ok(Threads(t)),
         }
     }
@@ -492,7 +519,12 @@ where
     F: Fn(&mut S, Range<usize>, &mut [ColMut<'_>]) -> Result<(), segbatch::Error> + Sync + Send,
 {
     let mut jobs: Vec<(Range<usize>, Vec<ColMut<'_>>)> = (0..n.div_ceil(CHUNK))
-        .map(|k| (k * CHUNK..((k + 1) * CHUNK).min(n), Vec::with_capacity(cols.len())))
+        .map(|k| {
+            (
+                k * CHUNK..((k + 1) * CHUNK).min(n),
+                Vec::with_capacity(cols.len()),
+            )
+        })
         .collect();
     for col in cols.iter_mut() {
         match col {
@@ -1062,6 +1094,73 @@ fn dist2_matrix<'py>(
     Ok(matrix.into_pyarray(py).reshape([n, m])?.into_any())
 }
 
+/// Best time in seconds of `reps` calls of the library's `closest_points_into` (`outputs`
+/// `"all"`, `"params"` (dist2, s, t, flags) or `"distance"`; one reused `ClosestBatch`;
+/// segment against segment) on batches built once from
+/// `(N, 6)` float32 rows; `threads` 1 is the sequential form, else the parallel one on
+/// that many threads (`None`: all cores). With `allocate`, the convenience form
+/// `closest_points` / `par_closest_points` instead (a new result each call). For
+/// `python/bench.py`: the Rust call on the same data, in the same process.
+#[pyfunction]
+#[pyo3(signature = (a, b, reps, threads, allocate=false, outputs="all"))]
+fn rust_closest_points_seconds(
+    py: Python<'_>,
+    a: PyReadonlyArray2<'_, f32>,
+    b: PyReadonlyArray2<'_, f32>,
+    reps: usize,
+    threads: Option<usize>,
+    allocate: bool,
+    outputs: &str,
+) -> PyResult<f64> {
+    let threads = Threads::new(threads)?;
+    let want = match outputs {
+        "all" => Outputs::ALL,
+        "params" => Outputs::PARAMS,
+        "distance" => Outputs::DISTANCE,
+        o => {
+            return Err(PyValueError::new_err(format!(
+                "outputs: expected all, params or distance, got {o:?}"
+            )));
+        }
+    };
+    let flat = |x: &PyReadonlyArray2<'_, f32>, name: &str| {
+        x.as_slice()
+            .map_err(|_| PyValueError::new_err(format!("{name}: the array must be C-contiguous")))
+            .and_then(|s| segbatch::Segments::from_flat(s).map_err(value_error))
+    };
+    let (sa, sb) = (flat(&a, "a")?, flat(&b, "b")?);
+    py.detach(|| {
+        threads.install(|| {
+            let mut out = ClosestBatch::new();
+            let opts = Options::SEGMENTS;
+            let mut best = f64::INFINITY;
+            for _ in 0..reps {
+                let t = std::time::Instant::now();
+                let r = match (allocate, threads.parallel()) {
+                    (false, false) => {
+                        segbatch::closest_points_into(&sa, &sb, &opts, want, &mut out)
+                    }
+                    (false, true) => {
+                        segbatch::par_closest_points_into(&sa, &sb, &opts, want, &mut out)
+                    }
+                    (true, false) => {
+                        out = segbatch::closest_points(&sa, &sb);
+                        Ok(())
+                    }
+                    (true, true) => {
+                        out = segbatch::par_closest_points(&sa, &sb);
+                        Ok(())
+                    }
+                };
+                best = best.min(t.elapsed().as_secs_f64());
+                r.map_err(|e| e.to_string())?;
+            }
+            Ok::<_, String>(best)
+        })?
+    })
+    .map_err(PyValueError::new_err)
+}
+
 /// The SIMD level this extension was built for (`"avx2+fma"`, `"sse2"`, ...).
 #[pyfunction]
 fn simd_level() -> &'static str {
@@ -1080,6 +1179,7 @@ fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(self_pairs_within, m)?)?;
     m.add_function(wrap_pyfunction!(dist2_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
+    m.add_function(wrap_pyfunction!(rust_closest_points_seconds, m)?)?;
     m.add("CHUNK", CHUNK)?;
     Ok(())
 }

@@ -50,7 +50,11 @@ fn hits(dir: &Path, hits: &[Hit]) {
     let j: Vec<u64> = hits.iter().map(|h| h.j as u64).collect();
     write(dir, "i", &i);
     write(dir, "j", &j);
-    write(dir, "dist2", &hits.iter().map(|h| h.dist2).collect::<Vec<_>>());
+    write(
+        dir,
+        "dist2",
+        &hits.iter().map(|h| h.dist2).collect::<Vec<_>>(),
+    );
     write(dir, "s", &hits.iter().map(|h| h.s).collect::<Vec<_>>());
     write(dir, "t", &hits.iter().map(|h| h.t).collect::<Vec<_>>());
 }
@@ -65,7 +69,11 @@ fn segs(path: &str) -> Segments {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let arg = |k: usize| args.get(k).map(String::as_str).unwrap_or_else(|| panic!("missing argument {k}"));
+    let arg = |k: usize| {
+        args.get(k)
+            .map(String::as_str)
+            .unwrap_or_else(|| panic!("missing argument {k}"))
+    };
     if arg(0) == "bench" {
         return bench(arg(1), arg(2), arg(3).parse().expect("REPS"));
     }
@@ -88,7 +96,9 @@ fn main() {
         "capsules" => {
             let radii = Radii::uniform(num(arg(4)), num(arg(5))).expect("radii");
             let m = segbatch::capsules_touch(&segs(fa), &segs(fb), radii);
-            let touch: Vec<u8> = (0..m.len()).map(|i| u8::from(m.get(i) == Some(true))).collect();
+            let touch: Vec<u8> = (0..m.len())
+                .map(|i| u8::from(m.get(i) == Some(true)))
+                .collect();
             write(dir, "touch", &touch);
         }
         "intersect2" => {
@@ -133,14 +143,20 @@ fn main() {
             write(dir, "t", o.t());
             write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
         }
-        "pairs_within" => hits(dir, &segbatch::pairs_within(&segs(fa), &segs(fb), num(arg(4)))),
+        "pairs_within" => hits(
+            dir,
+            &segbatch::pairs_within(&segs(fa), &segs(fb), num(arg(4))),
+        ),
         "self_pairs_within" => {
             let shared = if arg(5) == "1" {
                 SharedEndpoints::Skip
             } else {
                 SharedEndpoints::Keep
             };
-            hits(dir, &segbatch::self_pairs_within(&segs(fa), num(arg(4)), shared));
+            hits(
+                dir,
+                &segbatch::self_pairs_within(&segs(fa), num(arg(4)), shared),
+            );
         }
         q => panic!("unknown query {q}"),
     }
@@ -162,7 +178,10 @@ fn best(reps: usize, mut f: impl FnMut()) -> u128 {
 /// prints one JSON object of best times in nanoseconds.
 fn bench(fa: &str, fb: &str, reps: usize) {
     let (ra, rb) = (read(fa), read(fb));
-    let (a, b) = (Segments::from_flat(&ra).expect("a"), Segments::from_flat(&rb).expect("b"));
+    let (a, b) = (
+        Segments::from_flat(&ra).expect("a"),
+        Segments::from_flat(&rb).expect("b"),
+    );
     let opts = Options::SEGMENTS;
     let mut o = ClosestBatch::new();
     let seq = best(reps, || {
@@ -172,11 +191,17 @@ fn bench(fa: &str, fb: &str, reps: usize) {
         segbatch::par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
     });
     let seq_rows = best(reps, || {
-        let (a, b) = (Segments::from_flat(&ra).expect("a"), Segments::from_flat(&rb).expect("b"));
+        let (a, b) = (
+            Segments::from_flat(&ra).expect("a"),
+            Segments::from_flat(&rb).expect("b"),
+        );
         segbatch::closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
     });
     let par_rows = best(reps, || {
-        let (a, b) = (Segments::from_flat(&ra).expect("a"), Segments::from_flat(&rb).expect("b"));
+        let (a, b) = (
+            Segments::from_flat(&ra).expect("a"),
+            Segments::from_flat(&rb).expect("b"),
+        );
         segbatch::par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
     });
     println!(
