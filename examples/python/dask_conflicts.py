@@ -6,7 +6,7 @@ A *conflict* is two objects that come closer than a separation minimum *at the s
 during the step: closest point of approach in time, not just path distance.
 
 The script
-1. writes a 4-file (4-partition) Parquet data set of random tracks (``--rows``, default 400 000),
+1. writes a 4-file (4-partition) Parquet data set of random tracks (``--rows``, default 200 000),
 2. finds the candidate pairs whose *paths* come within the separation minimum, over the
    partitioned data on a Dask ``LocalCluster`` of 2 worker processes
    (``segbatch.dask.self_pairs_within``: spatial strips with halos, each pair once),
@@ -15,7 +15,7 @@ The script
 4. checks that the Dask result equals the single-process call.
 
     pip install ./python "dask[dataframe]" distributed pyarrow pandas
-    python examples/python/dask_conflicts.py [--rows 400000] [--scheduler tcp://host:8786]
+    python examples/python/dask_conflicts.py [--rows 200000] [--scheduler tcp://host:8786]
 """
 
 import argparse
@@ -37,7 +37,7 @@ def write_tracks(path: str, rows: int, parts: int = 4, seed: int = 1) -> np.ndar
     start = np.column_stack([
         rng.uniform(0, 2000, rows),
         rng.uniform(0, 2000, rows),
-        rng.choice([9.0, 10.0, 11.0, 12.0], rows) + rng.normal(0, 0.05, rows),
+        rng.choice([8.0, 10.0, 12.0, 14.0], rows) + rng.normal(0, 0.05, rows),
     ]).astype(np.float32)
     heading = rng.uniform(0, 2 * np.pi, rows)
     step = rng.uniform(10, 15, rows)  # km per step (about one minute)
@@ -61,7 +61,7 @@ def conflicts(tracks: np.ndarray, pairs: pd.DataFrame, minimum: float) -> pd.Dat
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", type=int, default=400_000)
+    ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--minimum", type=float, default=1.0, help="separation minimum (km)")
     ap.add_argument("--scheduler", default=None, help="a Dask scheduler address; default: LocalCluster(2)")
     args = ap.parse_args()
