@@ -57,14 +57,16 @@ def closest(n, rounds):
                 r.setdefault("rust", []).append(native.rust_closest_points_seconds(a, b, 3, threads, False, label))
                 r.setdefault("py cols out=", []).append(timed(lambda: segbatch.closest_points(af, bf, threads=threads, out=o)))
                 r.setdefault("py rows out=", []).append(timed(lambda: segbatch.closest_points(a, b, threads=threads, out=o)))
+                r.setdefault("rust from rows", []).append(native.rust_closest_points_seconds(a, b, 3, threads, False, label, True))
                 if label == "all":
                     r.setdefault("rust alloc", []).append(native.rust_closest_points_seconds(a, b, 1, threads, True, label))
                     r.setdefault("py rows alloc", []).append(timed(lambda: segbatch.closest_points(a, b, threads=threads, outputs=outs)))
             rust = best(r["rust"])
             th = "1" if threads == 1 else "all"
             line = f"  outputs {label:8s} threads {th:3s}  rust {rust:6.2f}"
-            for k in ("py cols out=", "py rows out="):
-                line += f" | {k} {best(r[k]):6.2f} ({best(r[k]) / rust:.2f}x)"
+            line += f" | py cols out= {best(r['py cols out=']):6.2f} ({best(r['py cols out=']) / rust:.2f}x)"
+            rr, pr = best(r["rust from rows"]), best(r["py rows out="])
+            line += f" | py rows out= {pr:6.2f} ({pr / rust:.2f}x; rust from rows {rr:6.2f}: {pr / rr:.2f}x)"
             if label == "all":
                 ra = best(r["rust alloc"])
                 line += f" | rust alloc {ra:6.2f}, py rows alloc {best(r['py rows alloc']):6.2f} ({best(r['py rows alloc']) / ra:.2f}x)"

@@ -505,8 +505,44 @@ impl Threads {
     }
 }
 
+thread_local! {
+    /// Scratch buffers kept between calls, one per type, per thread: freeing a few hundred
+    /// KiB after every call let the allocator hand the pages back to the system, and the
+    /// next call paid page faults for them (10% of a 1M-pair call).
+    static SCRATCH: std::cell::RefCell<HashMap<std::any::TypeId, Box<dyn std::any::Any>>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+/// A scratch value taken from this thread's [`SCRATCH`] (or made), put back when dropped.
+struct Pooled<S: 'static>(Option<S>);
+
+impl<S: 'static> Pooled<S> {
+    fn take(make: impl FnOnce() -> S) -> Self {
+        let kept = SCRATCH.with(|p| p.borrow_mut().remove(&std::any::TypeId::of::<S>()));
+        Pooled(Some(
+            kept.and_then(|b| b.downcast::<S>().ok())
+                .map_or_else(make, |b| *b),
+        ))
+    }
+
+    fn get(&mut self) -> &mut S {
+        self.0.as_mut().expect("present until dropped")
+    }
+}
+
+impl<S: 'static> Drop for Pooled<S> {
+    fn drop(&mut self) {
+        if let Some(s) = self.0.take() {
+            SCRATCH.with(|p| {
+                p.borrow_mut()
+                    .insert(std::any::TypeId::of::<S>(), Box::new(s))
+            });
+        }
+    }
+}
+
 /// Runs `f` on every chunk of `n` pairs with its part of every output column, on
-/// `threads`, each thread with its own scratch from `init`.
+/// `threads`, each thread with its own scratch from `init` (kept between calls).
 fn run_chunks<S, I, F>(
     n: usize,
     threads: Threads,
@@ -515,6 +551,7 @@ fn run_chunks<S, I, F>(
     f: F,
 ) -> Result<(), String>
 where
+    S: 'static,
     I: Fn() -> S + Sync + Send,
     F: Fn(&mut S, Range<usize>, &mut [ColMut<'_>]) -> Result<(), segbatch::Error> + Sync + Send,
 {
@@ -546,13 +583,15 @@ where
         }
     }
     let result = if !threads.parallel() || jobs.len() <= 1 {
-        let mut s = init();
+        let mut s = Pooled::take(&init);
         jobs.into_iter()
-            .try_for_each(|(r, mut c)| f(&mut s, r, &mut c))
+            .try_for_each(|(r, mut c)| f(s.get(), r, &mut c))
     } else {
         threads.install(|| {
-            jobs.into_par_iter()
-                .try_for_each_init(&init, |s, (r, mut c)| f(s, r, &mut c))
+            jobs.into_par_iter().try_for_each_init(
+                || Pooled::take(&init),
+                |s, (r, mut c)| f(s.get(), r, &mut c),
+            )
         })?
     };
     result.map_err(|e| e.to_string())
@@ -570,6 +609,7 @@ fn pairwise<S, I, F>(
     f: F,
 ) -> PyResult<()>
 where
+    S: 'static,
     I: Fn() -> S + Sync + Send,
     F: Fn(&mut S, Range<usize>, &[&'static str], &mut [ColMut<'_>]) -> Result<(), segbatch::Error>
         + Sync
@@ -1099,10 +1139,13 @@ fn dist2_matrix<'py>(
 /// segment against segment) on batches built once from
 /// `(N, 6)` float32 rows; `threads` 1 is the sequential form, else the parallel one on
 /// that many threads (`None`: all cores). With `allocate`, the convenience form
-/// `closest_points` / `par_closest_points` instead (a new result each call). For
-/// `python/bench.py`: the Rust call on the same data, in the same process.
+/// `closest_points` / `par_closest_points` instead (a new result each call). With
+/// `from_rows`, each call first refills the batches from the rows (`clear` +
+/// `extend_from_slice`, buffers reused): what a Rust caller holding the same `(N, 6)` rows
+/// does. For `python/bench.py`: the Rust call on the same data, in the same process.
 #[pyfunction]
-#[pyo3(signature = (a, b, reps, threads, allocate=false, outputs="all"))]
+#[pyo3(signature = (a, b, reps, threads, allocate=false, outputs="all", from_rows=false))]
+#[allow(clippy::too_many_arguments)]
 fn rust_closest_points_seconds(
     py: Python<'_>,
     a: PyReadonlyArray2<'_, f32>,
@@ -1111,6 +1154,7 @@ fn rust_closest_points_seconds(
     threads: Option<usize>,
     allocate: bool,
     outputs: &str,
+    from_rows: bool,
 ) -> PyResult<f64> {
     let threads = Threads::new(threads)?;
     let want = match outputs {
@@ -1128,7 +1172,15 @@ fn rust_closest_points_seconds(
             .map_err(|_| PyValueError::new_err(format!("{name}: the array must be C-contiguous")))
             .and_then(|s| segbatch::Segments::from_flat(s).map_err(value_error))
     };
-    let (sa, sb) = (flat(&a, "a")?, flat(&b, "b")?);
+    let (mut sa, mut sb) = (flat(&a, "a")?, flat(&b, "b")?);
+    let rows = |x: &PyReadonlyArray2<'_, f32>| -> Vec<Segment> {
+        bytemuck::cast_slice(x.as_slice().unwrap_or(&[])).to_vec()
+    };
+    let (ra, rb) = if from_rows {
+        (rows(&a), rows(&b))
+    } else {
+        (Vec::new(), Vec::new())
+    };
     py.detach(|| {
         threads.install(|| {
             let mut out = ClosestBatch::new();
@@ -1136,6 +1188,13 @@ fn rust_closest_points_seconds(
             let mut best = f64::INFINITY;
             for _ in 0..reps {
                 let t = std::time::Instant::now();
+                if from_rows {
+                    // The Rust user's way from rows: refill the batches (buffers reused).
+                    sa.clear();
+                    sa.extend_from_slice(&ra);
+                    sb.clear();
+                    sb.extend_from_slice(&rb);
+                }
                 let r = match (allocate, threads.parallel()) {
                     (false, false) => {
                         segbatch::closest_points_into(&sa, &sb, &opts, want, &mut out)
