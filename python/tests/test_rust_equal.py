@@ -136,3 +136,28 @@ def test_empty():
     r = segbatch.closest_points(e, e)
     assert all(len(v) == 0 for v in r.values())
     assert len(segbatch.pairs_within(e, e, 1.0)["i"]) == 0
+
+
+def test_dist2_matrix_equals_pairwise(pairs):
+    a, b = pairs[:300, :6], pairs[:200, 6:]
+    m = segbatch.dist2_matrix(a, b)
+    assert m.shape == (300, 200)
+    pairwise = segbatch.closest_points(np.repeat(a, 200, axis=0), np.tile(b, (300, 1)), outputs="dist2")
+    same(m.ravel(), pairwise["dist2"])
+    same(segbatch.dist2_matrix(a, b, threads=1), m)
+
+
+def test_gil_released_during_the_computation():
+    import threading
+
+    rng = np.random.default_rng(0)
+    a = rng.random((1 << 22, 6), dtype=np.float32)
+    done = []
+    t = threading.Thread(target=lambda: done.append(segbatch.closest_points(a, a[::-1], threads=1)))
+    ticks = 0
+    t.start()
+    while t.is_alive():
+        ticks += 1
+    assert done
+    # Holding the GIL, the call would leave this loop a few switch intervals at most.
+    assert ticks > 100_000, ticks
