@@ -44,27 +44,18 @@ def connect(address: Optional[str] = None, *, n_workers: int = 2, threads_per_wo
     ``LocalCluster`` of ``n_workers`` worker processes (default 2). Use it as a context
     manager; dask computations inside run on it.
     """
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if address is not None:
         return Client(address, **kwargs)
-    cluster = LocalCluster(
+    # A client given cluster arguments makes its own LocalCluster and closes it with itself.
+    return Client(
         n_workers=n_workers,
         threads_per_worker=threads_per_worker,
         processes=True,
         dashboard_address=None,
         **kwargs,
     )
-    client = Client(cluster)
-    client._segbatch_cluster = cluster  # closed with the client below
-    orig_close = client.close
-
-    def close(*args, **kw):
-        orig_close(*args, **kw)
-        cluster.close()
-
-    client.close = close
-    return client
 
 
 # ---------------------------------------------------------------------------------------
