@@ -1,0 +1,216 @@
+//! `segbatch-oracle`: runs segbatch queries from Rust on raw little-endian `f32` files, so
+//! the Python tests can check the binding against the crate bit for bit, and times the
+//! Rust call for `python/bench.py`.
+//!
+//! ```text
+//! segbatch-oracle QUERY A B OUT_DIR [ARGS...]
+//!   closest EXTENT_A EXTENT_B     dist2 s t point_a point_b (x,y,z rows) flags
+//!   capsules RA RB                touch (u8)
+//!   intersect2                    kind s t s_end t_end dist2 point_a point_b flags
+//!   cpa WINDOW | cpa_segments     t dist2 point_a point_b flags
+//!   first_contact RA RB WINDOW | first_contact_segments RA RB     hit t flags
+//!   pairs_within RADIUS           i j (u64) dist2 s t
+//!   self_pairs_within RADIUS SKIP (B is ignored; SKIP is 0 or 1)
+//! segbatch-oracle bench A B REPS  best time of closest_points (all outputs), 1 and all
+//!                                 threads, on prepared batches and from flat rows (ns)
+//! ```
+//!
+//! Each output is `OUT_DIR/NAME.bin`: `f32`, `u8` or `u64` values in pair order.
+
+use segbatch::motion::{Track, Tracks, Window};
+use segbatch::{
+    ClosestBatch, Extent, Hit, Options, Outputs, Radii, Segment2, Segments, Segments2,
+    SharedEndpoints,
+};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn read(path: &str) -> Vec<f32> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn write<T: bytemuck::Pod>(dir: &Path, name: &str, data: &[T]) {
+    let path: PathBuf = dir.join(format!("{name}.bin"));
+    std::fs::write(&path, bytemuck::cast_slice::<T, u8>(data))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// `D` point columns as `(x, y[, z])` rows.
+fn rows<const D: usize>(cols: [&[f32]; D]) -> Vec<f32> {
+    let n = cols[0].len();
+    (0..n).flat_map(|i| cols.map(|c| c[i])).collect()
+}
+
+fn hits(dir: &Path, hits: &[Hit]) {
+    let i: Vec<u64> = hits.iter().map(|h| h.i as u64).collect();
+    let j: Vec<u64> = hits.iter().map(|h| h.j as u64).collect();
+    write(dir, "i", &i);
+    write(dir, "j", &j);
+    write(
+        dir,
+        "dist2",
+        &hits.iter().map(|h| h.dist2).collect::<Vec<_>>(),
+    );
+    write(dir, "s", &hits.iter().map(|h| h.s).collect::<Vec<_>>());
+    write(dir, "t", &hits.iter().map(|h| h.t).collect::<Vec<_>>());
+}
+
+fn num(s: &str) -> f32 {
+    s.parse().unwrap_or_else(|_| panic!("not a number: {s}"))
+}
+
+fn segs(path: &str) -> Segments {
+    Segments::from_flat(&read(path)).expect("6 numbers per segment")
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |k: usize| {
+        args.get(k)
+            .map(String::as_str)
+            .unwrap_or_else(|| panic!("missing argument {k}"))
+    };
+    if arg(0) == "bench" {
+        return bench(arg(1), arg(2), arg(3).parse().expect("REPS"));
+    }
+    let (query, fa, fb, dir) = (arg(0), arg(1), arg(2), Path::new(arg(3)));
+    std::fs::create_dir_all(dir).expect("output directory");
+    match query {
+        "closest" => {
+            let ext = |s: &str| s.parse::<Extent>().expect("extent");
+            let opts = Options::new(ext(arg(4)), ext(arg(5)));
+            let mut o = ClosestBatch::new();
+            segbatch::closest_points_into(&segs(fa), &segs(fb), &opts, Outputs::ALL, &mut o)
+                .expect("same lengths");
+            write(dir, "dist2", o.dist2());
+            write(dir, "s", o.s());
+            write(dir, "t", o.t());
+            write(dir, "point_a", &rows(o.point_a()));
+            write(dir, "point_b", &rows(o.point_b()));
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "capsules" => {
+            let radii = Radii::uniform(num(arg(4)), num(arg(5))).expect("radii");
+            let m = segbatch::capsules_touch(&segs(fa), &segs(fb), radii);
+            let touch: Vec<u8> = (0..m.len())
+                .map(|i| u8::from(m.get(i) == Some(true)))
+                .collect();
+            write(dir, "touch", &touch);
+        }
+        "intersect2" => {
+            let two = |p: &str| Segments2::from(bytemuck::cast_slice::<f32, Segment2>(&read(p)));
+            let o = segbatch::intersect2(&two(fa), &two(fb));
+            let kind: Vec<u8> = o.kind().iter().map(|k| *k as u8).collect();
+            write(dir, "kind", &kind);
+            write(dir, "s", o.s());
+            write(dir, "t", o.t());
+            write(dir, "s_end", o.s_end());
+            write(dir, "t_end", o.t_end());
+            write(dir, "dist2", o.dist2());
+            write(dir, "point_a", &rows(o.point_a()));
+            write(dir, "point_b", &rows(o.point_b()));
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "cpa" | "cpa_segments" => {
+            let o = if query == "cpa" {
+                let tr = |p: &str| Tracks::from(bytemuck::cast_slice::<f32, Track>(&read(p)));
+                let w = Window::new(num(arg(4))).expect("window");
+                segbatch::motion::cpa(&tr(fa), &tr(fb), w)
+            } else {
+                segbatch::motion::cpa_segments(&segs(fa), &segs(fb))
+            };
+            write(dir, "t", o.t());
+            write(dir, "dist2", o.dist2());
+            write(dir, "point_a", &rows(o.point_a()));
+            write(dir, "point_b", &rows(o.point_b()));
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "first_contact" | "first_contact_segments" => {
+            let radii = Radii::uniform(num(arg(4)), num(arg(5))).expect("radii");
+            let o = if query == "first_contact" {
+                let tr = |p: &str| Tracks::from(bytemuck::cast_slice::<f32, Track>(&read(p)));
+                let w = Window::new(num(arg(6))).expect("window");
+                segbatch::motion::first_contact(&tr(fa), &tr(fb), radii, w)
+            } else {
+                segbatch::motion::first_contact_segments(&segs(fa), &segs(fb), radii)
+            };
+            let hit: Vec<u8> = o.hit().iter().map(|h| u8::from(*h)).collect();
+            write(dir, "hit", &hit);
+            write(dir, "t", o.t());
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "pairs_within" => hits(
+            dir,
+            &segbatch::pairs_within(&segs(fa), &segs(fb), num(arg(4))),
+        ),
+        "self_pairs_within" => {
+            let shared = if arg(5) == "1" {
+                SharedEndpoints::Skip
+            } else {
+                SharedEndpoints::Keep
+            };
+            hits(
+                dir,
+                &segbatch::self_pairs_within(&segs(fa), num(arg(4)), shared),
+            );
+        }
+        q => panic!("unknown query {q}"),
+    }
+}
+
+/// Best of `reps` timings of `f`, in nanoseconds.
+fn best(reps: usize, mut f: impl FnMut()) -> u128 {
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_nanos()
+        })
+        .min()
+        .unwrap_or(0)
+}
+
+/// Times `closest_points_into` (all outputs, reused output) on the data of two files:
+/// prints one JSON object of best times in nanoseconds.
+fn bench(fa: &str, fb: &str, reps: usize) {
+    let (ra, rb) = (read(fa), read(fb));
+    let (a, b) = (
+        Segments::from_flat(&ra).expect("a"),
+        Segments::from_flat(&rb).expect("b"),
+    );
+    let opts = Options::SEGMENTS;
+    let mut o = ClosestBatch::new();
+    let seq = best(reps, || {
+        segbatch::closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
+    });
+    let par = best(reps, || {
+        segbatch::par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
+    });
+    let seq_rows = best(reps, || {
+        let (a, b) = (
+            Segments::from_flat(&ra).expect("a"),
+            Segments::from_flat(&rb).expect("b"),
+        );
+        segbatch::closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
+    });
+    let par_rows = best(reps, || {
+        let (a, b) = (
+            Segments::from_flat(&ra).expect("a"),
+            Segments::from_flat(&rb).expect("b"),
+        );
+        segbatch::par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
+    });
+    println!(
+        "{{\"pairs\": {}, \"threads\": {}, \"seq_batch_ns\": {seq}, \"par_batch_ns\": {par}, \"seq_rows_ns\": {seq_rows}, \"par_rows_ns\": {par_rows}}}",
+        a.len(),
+        rayon_threads()
+    );
+}
+
+fn rayon_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}

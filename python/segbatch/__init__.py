@@ -1,0 +1,635 @@
+"""segbatch: closest points, distances and crossings of 3D segments, rays and lines (and 2D
+segments), millions of pairs per second, from NumPy.
+
+Every function is vectorized like a NumPy ufunc or shapely 2.x: it takes whole arrays of
+segments and returns NumPy arrays, one value (or row) per pair.
+
+Inputs
+------
+A batch of 3D segments (or tracks) is an array of shape ``(N, 2, 3)`` (two points per row)
+or ``(N, 6)`` (``x0, y0, z0, x1, y1, z1``); 2D segments are ``(N, 2, 2)`` or ``(N, 4)``.
+
+- ``float32``, C-contiguous (NumPy's default layout): used in place, never copied. The
+  native code reads it chunk by chunk (4096 pairs) into a small per-thread buffer that
+  stays in cache, so it is read from memory exactly once.
+- ``float32``, Fortran-ordered ``(N, 6)`` (column-major, what
+  ``np.asfortranarray`` or a table of six columns gives), or a :class:`SegmentColumns` (six
+  columns, for example from Arrow): the columns are handed to the kernel as they are.
+- Any other real dtype (``float64``, ``float16``, integers) is converted to ``float32``
+  once, in one pass (``arr.astype(np.float32)``), before the call; so are non-contiguous
+  views. segbatch computes in ``float32``.
+- Booleans, complex numbers, objects and strings raise ``TypeError``; a wrong shape, rows
+  of different counts on the two sides or a bad option raise ``ValueError``.
+
+Outputs
+-------
+NumPy arrays: a ``dict`` of columns for queries with several results (``outputs=`` picks
+the columns), a single array otherwise. Points are ``(N, 3)`` (``(N, 2)`` in 2D), flags
+``uint8`` bit sets, indices ``int64``. ``pandas.DataFrame`` accepts the one-dimensional
+columns directly.
+
+Threads
+-------
+The GIL is released during the computation. By default the work runs on all cores;
+``threads=1`` keeps it on the calling thread, ``threads=k`` uses a pool of ``k`` threads.
+The results are bit for bit the same whatever the thread count, and bit for bit those of
+the Rust crate.
+
+>>> import numpy as np, segbatch
+>>> a = np.array([[[0, 0, 0], [2, 0, 0]]], dtype=np.float32)
+>>> b = np.array([[[1, 1, 0], [1, 3, 0]]], dtype=np.float32)
+>>> r = segbatch.closest_points(a, b)
+>>> r["distance"], r["s"], r["t"]
+(array([1.], dtype=float32), array([0.5], dtype=float32), array([0.], dtype=float32))
+>>> r["point_a"]
+array([[1., 0., 0.]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Dict, Iterable, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _segbatch as _native
+
+__all__ = [
+    "SegmentColumns",
+    "closest_points",
+    "distance",
+    "capsules_touch",
+    "pairs_within",
+    "self_pairs_within",
+    "dist2_matrix",
+    "intersect2",
+    "cpa",
+    "cpa_segments",
+    "first_contact",
+    "first_contact_segments",
+    "as_segments",
+    "FLAGS",
+    "MOTION_FLAGS",
+    "CROSSING",
+    "SIMD_LEVEL",
+]
+
+#: Bits of the ``flags`` column of :func:`closest_points`.
+FLAGS = {"degenerate_a": 1, "degenerate_b": 2, "parallel": 4, "non_finite": 8}
+#: Bits of the ``flags`` columns of :func:`cpa`, :func:`first_contact` and
+#: :func:`intersect2`.
+MOTION_FLAGS = {
+    "same_velocity": 1,
+    "touching_at_start": 2,
+    "parallel": 4,
+    "non_finite": 8,
+    "collinear": 16,
+    "degenerate_a": 32,
+    "degenerate_b": 64,
+}
+#: Values of the ``kind`` column of :func:`intersect2`.
+CROSSING = {"disjoint": 0, "point": 1, "overlap": 2}
+#: The SIMD level the native extension was built for.
+SIMD_LEVEL = _native.simd_level()
+
+_F, _U8, _B = np.float32, np.uint8, np.bool_
+# Output columns of each query: name -> (dtype, values per pair), in the default order.
+_CLOSEST_OUTPUTS = {
+    "distance": (_F, 1),
+    "dist2": (_F, 1),
+    "s": (_F, 1),
+    "t": (_F, 1),
+    "point_a": (_F, 3),
+    "point_b": (_F, 3),
+    "flags": (_U8, 1),
+}
+_CPA_OUTPUTS = {
+    "t": (_F, 1),
+    "distance": (_F, 1),
+    "dist2": (_F, 1),
+    "point_a": (_F, 3),
+    "point_b": (_F, 3),
+    "flags": (_U8, 1),
+}
+_CONTACT_OUTPUTS = {"hit": (_B, 1), "t": (_F, 1), "flags": (_U8, 1)}
+_INTERSECT2_OUTPUTS = {
+    "kind": (_U8, 1),
+    "distance": (_F, 1),
+    "dist2": (_F, 1),
+    "s": (_F, 1),
+    "t": (_F, 1),
+    "s_end": (_F, 1),
+    "t_end": (_F, 1),
+    "point_a": (_F, 2),
+    "point_b": (_F, 2),
+    "flags": (_U8, 1),
+}
+_EXTENTS = ("segment", "ray", "line")
+
+
+class SegmentColumns:
+    """A batch given as separate ``float32`` columns (structure of arrays), used without
+    copying: ``x0, y0, z0, x1, y1, z1`` for 3D segments, ``px, py, pz, vx, vy, vz`` for
+    tracks, ``x0, y0, x1, y1`` for 2D segments.
+
+    Made by :func:`segbatch.arrow.columns` from Arrow or Parquet data; any sequence of
+    equally long 1-D arrays works (other dtypes are converted once).
+
+    >>> import numpy as np, segbatch
+    >>> cols = segbatch.SegmentColumns([np.zeros(3), np.zeros(3), np.zeros(3),
+    ...                                 np.ones(3), np.zeros(3), np.zeros(3)])
+    >>> len(cols), cols.width
+    (3, 6)
+    >>> cols.to_numpy().shape
+    (3, 6)
+    """
+
+    __slots__ = ("columns",)
+
+    def __init__(self, columns: Sequence[np.ndarray]):
+        cols = []
+        for k, c in enumerate(columns):
+            arr = np.asarray(c)
+            _check_dtype(arr, f"column {k}")
+            if arr.ndim != 1:
+                raise ValueError(f"column {k}: expected a 1-D array, got shape {arr.shape}")
+            cols.append(np.ascontiguousarray(arr, dtype=np.float32))
+        if len(cols) not in (4, 6):
+            raise ValueError(f"expected 4 (2D) or 6 (3D) columns, got {len(cols)}")
+        n = len(cols[0])
+        for k, c in enumerate(cols):
+            if len(c) != n:
+                raise ValueError(f"column {k} has {len(c)} values, column 0 has {n}")
+        self.columns: Tuple[np.ndarray, ...] = tuple(cols)
+
+    @property
+    def width(self) -> int:
+        """Numbers per record: 6 (3D) or 4 (2D)."""
+        return len(self.columns)
+
+    def __len__(self) -> int:
+        return len(self.columns[0])
+
+    def to_numpy(self) -> np.ndarray:
+        """The records as an ``(N, width)`` float32 array (a copy)."""
+        return np.stack(self.columns, axis=1)
+
+    def __repr__(self) -> str:
+        return f"SegmentColumns(n={len(self)}, width={self.width})"
+
+
+def _check_dtype(arr: np.ndarray, name: str) -> None:
+    if arr.dtype.kind not in "fiu":
+        raise TypeError(
+            f"{name}: dtype {arr.dtype} is not a real number type; "
+            "expected float32 (used as is) or another float or integer type (converted)"
+        )
+
+
+def as_segments(x, name: str = "a", dim: int = 3):
+    """``x`` in the form the native functions take (no copy for float32 C- or
+    Fortran-ordered input): an ``(N, 2*dim)`` C-contiguous float32 array, or a tuple of
+    ``2*dim`` float32 columns.
+
+    Raises ``TypeError`` for a non-numeric dtype and ``ValueError`` for a wrong shape.
+    """
+    width = 2 * dim
+    if isinstance(x, SegmentColumns):
+        if x.width != width:
+            raise ValueError(f"{name}: expected {width} columns, got {x.width}")
+        return x.columns
+    if isinstance(x, (list, tuple)) and len(x) == 0:
+        return np.zeros((0, width), dtype=np.float32)
+    arr = np.asarray(x)
+    _check_dtype(arr, name)
+    if arr.ndim == 3 and arr.shape[1:] == (2, dim):
+        arr = arr.reshape(arr.shape[0], width)  # a view when contiguous
+    elif not (arr.ndim == 2 and arr.shape[1] == width):
+        raise ValueError(
+            f"{name}: expected shape (N, 2, {dim}) or (N, {width}), got {arr.shape}"
+        )
+    if arr.dtype != np.float32:
+        arr = arr.astype(np.float32, order="K")
+    if arr.flags.c_contiguous:
+        return arr
+    if arr.flags.f_contiguous:
+        return tuple(arr.T)  # each row of arr.T is one contiguous column
+    return np.ascontiguousarray(arr)
+
+
+def _outputs(outputs, out, n: int, spec) -> Dict[str, np.ndarray]:
+    """The output arrays: those of ``out`` (reused, written in place), new ones for the
+    other names of ``outputs`` (default: ``out``'s names, else every column)."""
+    if out is not None and not isinstance(out, dict):
+        raise TypeError(f"out: expected a dict of name -> array, got {type(out).__name__}")
+    out = out or {}
+    if outputs is None:
+        names = list(out) if out else list(spec)
+    else:
+        names = [outputs] if isinstance(outputs, str) else list(outputs)
+    for name in list(names) + list(out):
+        if name not in spec:
+            raise ValueError(f"unknown output {name!r}; expected some of {', '.join(spec)}")
+    result = {}
+    for name in dict.fromkeys(names):
+        dtype, width = spec[name]
+        arr = out.get(name)
+        if arr is None:
+            arr = np.empty((n,) if width == 1 else (n, width), dtype=dtype)
+        result[name] = arr
+    return result
+
+
+def _extent(e, name: str) -> str:
+    if not isinstance(e, str) or e.lower() not in _EXTENTS:
+        raise ValueError(f"{name}: expected one of 'segment', 'ray', 'line', got {e!r}")
+    return e.lower()
+
+
+def _threads(threads) -> Optional[int]:
+    if threads is None:
+        return None
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
+        raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
+    return int(threads)
+
+
+def _number(x, name: str, allow_inf: bool = True) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name}: expected a number, got {type(x).__name__}")
+    x = float(x)
+    if not (x >= 0) or (not allow_inf and np.isinf(x)):
+        raise ValueError(f"{name} must be >= 0, got {x}")
+    return x
+
+
+def _radii(radius_a, radius_b, n: int):
+    """Both radii as numbers, or both as float32 arrays of n (broadcast)."""
+    scalar_a = np.ndim(radius_a) == 0
+    scalar_b = np.ndim(radius_b) == 0
+    if scalar_a and scalar_b:
+        return _radius(radius_a, "radius_a"), _radius(radius_b, "radius_b")
+    out = []
+    for r, name in ((radius_a, "radius_a"), (radius_b, "radius_b")):
+        arr = np.asarray(r)
+        _check_dtype(arr, name)
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
+            raise ValueError(f"{name}: expected a number or {n} radii (one per pair), got shape {arr.shape}")
+        out.append(np.ascontiguousarray(np.broadcast_to(arr, (n,)), dtype=np.float32))
+    return out[0], out[1]
+
+
+def _radius(r, name: str) -> float:
+    arr = np.asarray(r)
+    _check_dtype(arr, name)
+    x = float(arr)
+    if not x >= 0:
+        raise ValueError(f"{name} is negative or NaN: {x}")
+    return x
+
+
+def _len(x) -> int:
+    return len(x[0]) if isinstance(x, tuple) else x.shape[0]
+
+
+def closest_points(
+    a,
+    b,
+    *,
+    extent_a: str = "segment",
+    extent_b: str = "segment",
+    tolerance: Optional[float] = None,
+    outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
+    """Closest points of ``a[i]`` and ``b[i]`` for every ``i``.
+
+    Each side is a segment (``s`` in [0, 1]), a ray (``s >= 0``) or an infinite line
+    (``extent_a``/``extent_b``). ``tolerance``: an absolute degenerate-length threshold
+    instead of the scale-free default. ``outputs``: the columns to return, some of
+    ``distance, dist2, s, t, point_a, point_b, flags`` (default: all of them); fewer
+    columns write less memory. ``out``: a dict of arrays to write into instead of new
+    ones (as NumPy's ``out=``; reuse them across calls to save the allocation), with the
+    dtypes and shapes below; its names are the outputs when ``outputs`` is not given.
+
+    Returns a dict: ``distance``, ``dist2`` (float32, ``N``), ``s``, ``t`` (parameters
+    along ``a`` and ``b``), ``point_a``, ``point_b`` (float32, ``(N, 3)``), ``flags``
+    (uint8: 1 degenerate a, 2 degenerate b, 4 parallel, 8 non-finite input; see
+    :data:`FLAGS`). A NaN or infinite coordinate makes that pair's outputs NaN and sets
+    its flag; it never raises.
+
+    >>> import numpy as np, segbatch
+    >>> rays = np.array([[0, 0, 0, 1, 0, 0]], dtype=np.float32)      # along +x
+    >>> walls = np.array([[5, -1, 0, 5, 1, 0]], dtype=np.float32)    # at x = 5
+    >>> r = segbatch.closest_points(rays, walls, extent_a="ray", outputs=["s", "distance"])
+    >>> float(r["s"][0]), float(r["distance"][0])
+    (5.0, 0.0)
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    result = _outputs(outputs, out, _len(a), _CLOSEST_OUTPUTS)
+    _native.closest_points(
+        a,
+        b,
+        _extent(extent_a, "extent_a"),
+        _extent(extent_b, "extent_b"),
+        None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False),
+        result,
+        _threads(threads),
+    )
+    return result
+
+
+def distance(a, b, **kwargs) -> np.ndarray:
+    """Distances of ``a[i]`` and ``b[i]`` (float32, ``N``): :func:`closest_points` with
+    ``outputs=["distance"]`` (same keyword arguments).
+
+    >>> import numpy as np, segbatch
+    >>> a = np.array([[[0, 0, 0], [1, 0, 0]]], dtype=np.float64)  # float64 is converted once
+    >>> b = np.array([[[1, 0, 1], [1, 1, 1]]])
+    >>> segbatch.distance(a, b)
+    array([1.], dtype=float32)
+    """
+    if "outputs" in kwargs or "out" in kwargs:
+        raise TypeError("distance() returns the distance only; use closest_points(outputs=..., out=...)")
+    return closest_points(a, b, outputs=["distance"], **kwargs)["distance"]
+
+
+def capsules_touch(
+    a,
+    b,
+    radius_a,
+    radius_b,
+    *,
+    extent_a: str = "segment",
+    extent_b: str = "segment",
+    tolerance: Optional[float] = None,
+    out: Optional[np.ndarray] = None,
+    threads: Optional[int] = None,
+) -> np.ndarray:
+    """Does capsule ``(a[i], radius_a)`` touch capsule ``(b[i], radius_b)``? A bool array.
+
+    Radii are numbers or arrays of one radius per pair (broadcast); a negative or NaN
+    radius raises ``ValueError``. A pair touches when ``dist2 <= (ra + rb)**2`` in float32.
+
+    >>> import numpy as np, segbatch
+    >>> a = np.array([[0, 0, 0, 2, 0, 0], [0, 0, 0, 2, 0, 0]], dtype=np.float32)
+    >>> b = np.array([[0, 1, 0, 2, 1, 0], [0, 1.5, 0, 2, 1.5, 0]], dtype=np.float32)
+    >>> segbatch.capsules_touch(a, b, 0.5, 0.5)
+    array([ True, False])
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    ra, rb = _radii(radius_a, radius_b, _len(a))
+    result = _outputs(
+        None, None if out is None else {"touch": out}, _len(a), {"touch": (_B, 1)}
+    )
+    _native.capsules_touch(
+        a,
+        b,
+        ra,
+        rb,
+        _extent(extent_a, "extent_a"),
+        _extent(extent_b, "extent_b"),
+        None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False),
+        result,
+        _threads(threads),
+    )
+    return result["touch"]
+
+
+def pairs_within(
+    a,
+    b,
+    radius: float,
+    *,
+    extent_a: str = "segment",
+    extent_b: str = "segment",
+    tolerance: Optional[float] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
+    """Every pair ``(a[i], b[j])`` whose distance is at most ``radius``, sorted by
+    ``(i, j)``: a dict of ``i``, ``j`` (int64), ``dist2``, ``s``, ``t`` (float32).
+
+    ``radius = inf`` accepts every finite pair; a negative or NaN radius raises.
+
+    >>> import numpy as np, segbatch
+    >>> a = np.array([[0, 0, 0, 1, 0, 0], [0, 3, 0, 1, 3, 0]], dtype=np.float32)
+    >>> b = np.array([[0, 1, 0, 1, 1, 0], [0, 5, 0, 1, 5, 0]], dtype=np.float32)
+    >>> h = segbatch.pairs_within(a, b, 2.0)
+    >>> list(zip(h["i"].tolist(), h["j"].tolist())), h["dist2"]
+    ([(0, 0), (1, 0), (1, 1)], array([1., 4., 4.], dtype=float32))
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    return _native.pairs_within(
+        a,
+        b,
+        _number(radius, "radius"),
+        _extent(extent_a, "extent_a"),
+        _extent(extent_b, "extent_b"),
+        None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False),
+        _threads(threads),
+    )
+
+
+def self_pairs_within(
+    segments,
+    radius: float,
+    *,
+    skip_shared_endpoints: bool = False,
+    extent: str = "segment",
+    tolerance: Optional[float] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
+    """Every pair ``i < j`` of one set within ``radius``, sorted by ``(i, j)``: a dict of
+    ``i``, ``j`` (int64), ``dist2``, ``s`` (along ``segments[i]``), ``t`` (float32).
+
+    ``skip_shared_endpoints=True`` skips pairs where an end point of one equals an end
+    point of the other (consecutive pieces of a path), which always touch.
+
+    >>> import numpy as np, segbatch
+    >>> path = np.array([[0, 0, 0, 4, 0, 0], [4, 0, 0, 4, 2, 0], [4, 2, 0, 1, 0.25, 0]],
+    ...                 dtype=np.float32)
+    >>> h = segbatch.self_pairs_within(path, 0.5, skip_shared_endpoints=True)
+    >>> h["i"], h["j"], h["dist2"]
+    (array([0]), array([2]), array([0.0625], dtype=float32))
+    """
+    s = as_segments(segments, "segments")
+    e = _extent(extent, "extent")
+    return _native.self_pairs_within(
+        s,
+        _number(radius, "radius"),
+        bool(skip_shared_endpoints),
+        e,
+        e,
+        None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False),
+        _threads(threads),
+    )
+
+
+def dist2_matrix(
+    a,
+    b,
+    *,
+    extent_a: str = "segment",
+    extent_b: str = "segment",
+    tolerance: Optional[float] = None,
+    threads: Optional[int] = None,
+) -> np.ndarray:
+    """Squared distance of every ``a[i]`` to every ``b[j]``: float32, ``(len(a), len(b))``.
+
+    >>> import numpy as np, segbatch
+    >>> a = np.array([[0, 0, 0, 1, 0, 0]], dtype=np.float32)
+    >>> b = np.array([[0, 1, 0, 1, 1, 0], [0, 2, 0, 1, 2, 0]], dtype=np.float32)
+    >>> segbatch.dist2_matrix(a, b)
+    array([[1., 4.]], dtype=float32)
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    return _native.dist2_matrix(
+        a,
+        b,
+        _extent(extent_a, "extent_a"),
+        _extent(extent_b, "extent_b"),
+        None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False),
+        _threads(threads),
+    )
+
+
+def intersect2(
+    a,
+    b,
+    *,
+    outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
+    """How 2D segments ``a[i]`` and ``b[i]`` meet, and their closest points.
+
+    Inputs ``(N, 2, 2)`` or ``(N, 4)`` (``x0, y0, x1, y1``). Returns a dict (``outputs``
+    picks columns): ``kind`` (uint8: 0 disjoint, 1 one point, 2 collinear overlap; see
+    :data:`CROSSING`), ``s``, ``t`` (parameters of the crossing, of the overlap's start or
+    of the closest points), ``s_end``, ``t_end`` (end of an overlap, else equal to
+    ``s``, ``t``), ``dist2``, ``distance``, ``point_a``, ``point_b`` (``(N, 2)``), ``flags``
+    (uint8, :data:`MOTION_FLAGS`). Touching counts as meeting (like shapely's
+    ``intersects``).
+
+    >>> import numpy as np, segbatch
+    >>> a = np.array([[4, 7, 16, 3], [0, 0, 2, 0]], dtype=np.float32)
+    >>> b = np.array([[1, 1, 17, 5], [1, 0, 3, 0]], dtype=np.float32)
+    >>> r = segbatch.intersect2(a, b)
+    >>> r["kind"], r["point_a"][0], r["s_end"]
+    (array([1, 2], dtype=uint8), array([13.,  4.], dtype=float32), array([0.75, 1.  ], dtype=float32))
+    """
+    a, b = as_segments(a, "a", dim=2), as_segments(b, "b", dim=2)
+    result = _outputs(outputs, out, _len(a), _INTERSECT2_OUTPUTS)
+    _native.intersect2(a, b, result, _threads(threads))
+    return result
+
+
+def cpa(
+    a,
+    b,
+    *,
+    window: float = 1.0,
+    outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
+    """Closest point of approach in time of tracks ``a[i]`` and ``b[i]``.
+
+    A track is ``(px, py, pz, vx, vy, vz)``: position at time 0 and velocity (shape
+    ``(N, 6)`` or ``(N, 2, 3)``). The time is searched in ``[0, window]``
+    (``window=float("inf")`` for the whole future). Returns ``t``, ``distance``,
+    ``dist2``, ``point_a``, ``point_b`` (positions at ``t``), ``flags``.
+
+    >>> import numpy as np, segbatch
+    >>> a = np.array([[0, 0, 0, 2, 0, 0]], dtype=np.float32)
+    >>> b = np.array([[2, 1, 0, -2, 0, 0]], dtype=np.float32)
+    >>> r = segbatch.cpa(a, b)
+    >>> float(r["t"][0]), float(r["distance"][0])
+    (0.5, 1.0)
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    result = _outputs(outputs, out, _len(a), _CPA_OUTPUTS)
+    _native.cpa(a, b, _number(window, "window"), False, result, _threads(threads))
+    return result
+
+
+def cpa_segments(
+    a,
+    b,
+    *,
+    outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
+    """Closest point of approach of objects moving along ``a[i]`` and ``b[i]`` (start to
+    end points) during the same step, time ``[0, 1]``. Same columns as :func:`cpa`.
+
+    >>> import numpy as np, segbatch
+    >>> a = np.array([[0, 0, 0, 2, 0, 0]], dtype=np.float32)
+    >>> b = np.array([[2, 1, 0, 0, 1, 0]], dtype=np.float32)
+    >>> r = segbatch.cpa_segments(a, b)
+    >>> float(r["t"][0]), float(r["dist2"][0])
+    (0.5, 1.0)
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    result = _outputs(outputs, out, _len(a), _CPA_OUTPUTS)
+    _native.cpa(a, b, 1.0, True, result, _threads(threads))
+    return result
+
+
+def first_contact(
+    a,
+    b,
+    radius_a,
+    radius_b,
+    *,
+    window: float = 1.0,
+    outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
+    """First time spheres of ``radius_a``, ``radius_b`` moving along tracks ``a[i]`` and
+    ``b[i]`` touch, within ``[0, window]``. Returns ``hit`` (bool), ``t`` (``inf`` without
+    contact, NaN for non-finite input), ``flags``.
+
+    >>> import numpy as np, segbatch
+    >>> a = np.array([[0, 0, 0, 2, 0, 0]], dtype=np.float32)
+    >>> b = np.array([[4, 0, 0, -2, 0, 0]], dtype=np.float32)
+    >>> r = segbatch.first_contact(a, b, 0.5, 0.5)
+    >>> r["hit"], r["t"]
+    (array([ True]), array([0.75], dtype=float32))
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    ra, rb = _radii(radius_a, radius_b, _len(a))
+    result = _outputs(outputs, out, _len(a), _CONTACT_OUTPUTS)
+    _native.first_contact(
+        a, b, ra, rb, _number(window, "window"), False, result, _threads(threads)
+    )
+    return result
+
+
+def first_contact_segments(
+    a,
+    b,
+    radius_a,
+    radius_b,
+    *,
+    outputs: Union[str, Iterable[str], None] = None,
+    out: Optional[Dict[str, np.ndarray]] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
+    """First contact during one step (time ``[0, 1]``) of spheres whose centres move along
+    ``a[i]`` and ``b[i]`` (start to end). Same columns as :func:`first_contact`.
+
+    >>> import numpy as np, segbatch
+    >>> a = np.array([[-1, 0, 0, 1, 0, 0]], dtype=np.float32)
+    >>> b = np.array([[0, -3, 0, 0, -1, 0]], dtype=np.float32)  # arrives after a has gone
+    >>> segbatch.first_contact_segments(a, b, 0.25, 0.25)["hit"]
+    array([False])
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    ra, rb = _radii(radius_a, radius_b, _len(a))
+    result = _outputs(outputs, out, _len(a), _CONTACT_OUTPUTS)
+    _native.first_contact(a, b, ra, rb, 1.0, True, result, _threads(threads))
+    return result

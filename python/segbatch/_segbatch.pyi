@@ -1,0 +1,86 @@
+"""Type stubs of the native module ``segbatch._segbatch`` (Rust, pyo3). Use the functions of
+``segbatch`` instead: they check and convert the inputs, allocate the outputs and call
+these. Each side is an ``(N, C)`` C-contiguous float32 array or a tuple of ``C``
+contiguous float32 columns; ``out`` maps output names to arrays of ``N`` rows, written in
+place. Errors are ``ValueError`` / ``TypeError``."""
+
+from typing import Dict, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+_Side = Union[npt.NDArray[np.float32], Tuple[npt.NDArray[np.float32], ...]]
+_Out = Dict[str, np.ndarray]
+_Radius = Union[float, npt.NDArray[np.float32]]
+
+CHUNK: int
+
+def closest_points(
+    a: _Side,
+    b: _Side,
+    extent_a: str,
+    extent_b: str,
+    tolerance: Optional[float],
+    out: _Out,
+    threads: Optional[int],
+) -> None: ...
+def capsules_touch(
+    a: _Side,
+    b: _Side,
+    radius_a: _Radius,
+    radius_b: _Radius,
+    extent_a: str,
+    extent_b: str,
+    tolerance: Optional[float],
+    out: _Out,
+    threads: Optional[int],
+) -> None: ...
+def cpa(
+    a: _Side, b: _Side, window_end: float, segments: bool, out: _Out, threads: Optional[int]
+) -> None: ...
+def first_contact(
+    a: _Side,
+    b: _Side,
+    radius_a: _Radius,
+    radius_b: _Radius,
+    window_end: float,
+    segments: bool,
+    out: _Out,
+    threads: Optional[int],
+) -> None: ...
+def intersect2(a: _Side, b: _Side, out: _Out, threads: Optional[int]) -> None: ...
+def pairs_within(
+    a: _Side,
+    b: _Side,
+    radius: float,
+    extent_a: str,
+    extent_b: str,
+    tolerance: Optional[float],
+    threads: Optional[int],
+) -> Dict[str, np.ndarray]: ...
+def self_pairs_within(
+    set: _Side,
+    radius: float,
+    skip_shared: bool,
+    extent_a: str,
+    extent_b: str,
+    tolerance: Optional[float],
+    threads: Optional[int],
+) -> Dict[str, np.ndarray]: ...
+def dist2_matrix(
+    a: _Side,
+    b: _Side,
+    extent_a: str,
+    extent_b: str,
+    tolerance: Optional[float],
+    threads: Optional[int],
+) -> npt.NDArray[np.float32]: ...
+def simd_level() -> str: ...
+def rust_closest_points_seconds(
+    a: npt.NDArray[np.float32],
+    b: npt.NDArray[np.float32],
+    reps: int,
+    threads: Optional[int],
+    allocate: bool = False,
+    outputs: str = "all",
+) -> float: ...

@@ -1,0 +1,422 @@
+"""segbatch on Dask: pairwise queries partition by partition, set queries by spatial
+partitions with halo overlap.
+
+- :func:`connect` gives a ``distributed.Client``: a ``LocalCluster`` of two worker
+  processes by default, or the scheduler at ``address`` (a multi-machine cluster runs the
+  same calls).
+- :func:`map_blocks` (dask arrays) and :func:`map_partitions` (dask DataFrames) run a
+  pairwise query (:func:`segbatch.closest_points`, :func:`segbatch.cpa`, ...) on each
+  partition: row ``i`` of A against row ``i`` of B, no data moves between workers.
+- :func:`self_pairs_within` and :func:`pairs_within` find every pair within a radius in a
+  partitioned data set. The segments are assigned to ``partitions`` spatial strips by their
+  midpoint (quantiles along the axis of largest spread); each strip also receives, as a
+  *halo*, every other segment whose bounding box comes within the radius of the bounding box
+  of the strip's own segments. A pair is reported only by the strip that owns its
+  lower-indexed segment (for ``pairs_within``: its A segment), so pairs across strip borders
+  are found exactly once, and the result equals the single-process call bit for bit (same
+  kernel, same operand order). Indices are global row positions (int64).
+
+Inside tasks, segbatch runs with ``threads=1`` by default (the workers are the
+parallelism); pass ``threads=`` to change it.
+
+>>> import numpy as np, dask.array as da, segbatch, segbatch.dask
+>>> a = da.from_array(np.random.default_rng(0).random((1000, 6), dtype=np.float32), chunks=250)
+>>> r = segbatch.dask.map_blocks(segbatch.distance, a, a)
+>>> float(r.sum().compute())
+0.0
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional, Sequence
+
+import numpy as np
+
+import segbatch
+
+from .arrow import SEGMENT_COLUMNS
+
+__all__ = ["connect", "map_blocks", "map_partitions", "self_pairs_within", "pairs_within"]
+
+
+def connect(address: Optional[str] = None, *, n_workers: int = 2, threads_per_worker: int = 1, **kwargs):
+    """A ``distributed.Client``: to the scheduler at ``address``, else to a new
+    ``LocalCluster`` of ``n_workers`` worker processes (default 2). Use it as a context
+    manager; dask computations inside run on it.
+    """
+    from distributed import Client
+
+    if address is not None:
+        return Client(address, **kwargs)
+    # A client given cluster arguments makes its own LocalCluster and closes it with itself.
+    return Client(
+        n_workers=n_workers,
+        threads_per_worker=threads_per_worker,
+        processes=True,
+        dashboard_address=None,
+        **kwargs,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Pairwise queries.
+
+_PAIRWISE = {
+    "closest_points": segbatch._CLOSEST_OUTPUTS,
+    "intersect2": segbatch._INTERSECT2_OUTPUTS,
+    "cpa": segbatch._CPA_OUTPUTS,
+    "cpa_segments": segbatch._CPA_OUTPUTS,
+    "first_contact": segbatch._CONTACT_OUTPUTS,
+    "first_contact_segments": segbatch._CONTACT_OUTPUTS,
+}
+
+
+def _spec(func: Callable, outputs):
+    """(name -> (dtype, width)) of a pairwise function's result, or None for one array."""
+    name = func.__name__
+    if name == "distance":
+        return None, np.float32, 1
+    if name == "capsules_touch":
+        return None, np.bool_, 1
+    if name not in _PAIRWISE:
+        raise ValueError(f"{name} is not a pairwise segbatch query")
+    spec = _PAIRWISE[name]
+    names = list(spec) if outputs is None else ([outputs] if isinstance(outputs, str) else list(outputs))
+    return {n: spec[n] for n in names}, None, None
+
+
+def _call(func, x, y, args, kwargs):
+    kwargs = dict(kwargs)
+    kwargs.setdefault("threads", 1)
+    return func(np.asarray(x), np.asarray(y), *args, **kwargs)
+
+
+def map_blocks(func: Callable, a, b, *args, outputs=None, **kwargs):
+    """Runs the pairwise query ``func`` (e.g. :func:`segbatch.closest_points`) on dask
+    arrays ``a``, ``b`` of shape ``(N, 6)`` (2D: ``(N, 4)``), block by block.
+
+    ``b`` is rechunked to ``a``'s row chunks. Returns a dict of dask arrays (one per output
+    column, as the function's own result), or one dask array for :func:`segbatch.distance`
+    and :func:`segbatch.capsules_touch`. ``args`` and ``kwargs`` go to ``func``.
+    """
+    import dask
+    import dask.array as da
+
+    if a.ndim == 3:
+        a = a.reshape(a.shape[0], -1)
+    if b.ndim == 3:
+        b = b.reshape(b.shape[0], -1)
+    a = a.rechunk({1: -1})
+    b = b.rechunk((a.chunks[0], -1))
+    spec, dtype, _ = _spec(func, outputs)
+    if spec is not None:
+        kwargs["outputs"] = list(spec)
+    parts = [
+        dask.delayed(_call)(func, x, y, args, kwargs)
+        for x, y in zip(a.to_delayed().ravel(), b.to_delayed().ravel())
+    ]
+    rows = a.chunks[0]
+    if spec is None:
+        return da.concatenate(
+            [da.from_delayed(p, shape=(n,), dtype=dtype) for p, n in zip(parts, rows)]
+        )
+    result = {}
+    for name, (dt, width) in spec.items():
+        shape = (lambda n: (n,)) if width == 1 else (lambda n: (n, width))
+        result[name] = da.concatenate(
+            [da.from_delayed(p[name], shape=shape(n), dtype=dt) for p, n in zip(parts, rows)]
+        )
+    return result
+
+
+def _frame(pdf, func, a_cols, b_cols, spec, args, kwargs):
+    import pandas as pd
+
+    x = pdf[list(a_cols)].to_numpy(dtype=np.float32)
+    y = pdf[list(b_cols)].to_numpy(dtype=np.float32)
+    r = _call(func, x, y, args, kwargs)
+    if spec is None:
+        return pd.DataFrame({func.__name__: r}, index=pdf.index)
+    cols = {}
+    for name, (_, width) in spec.items():
+        v = r[name]
+        if width == 1:
+            cols[name] = v
+        else:
+            for k, axis in enumerate("xyz"[:width]):
+                cols[f"{name}_{axis}"] = v[:, k]
+    return pd.DataFrame(cols, index=pdf.index)
+
+
+def map_partitions(
+    func: Callable,
+    df,
+    a: Sequence[str],
+    b: Sequence[str],
+    *args,
+    outputs=None,
+    **kwargs,
+):
+    """Runs the pairwise query ``func`` on each partition of the dask DataFrame ``df``:
+    row ``i``'s A segment is in columns ``a`` (six names; 2D: four), its B segment in
+    ``b``. Returns a dask DataFrame with ``df``'s index and one column per output (points
+    as ``point_a_x``, ``point_a_y``, ...).
+    """
+    import pandas as pd
+
+    spec, dtype, _ = _spec(func, outputs)
+    if spec is not None:
+        kwargs["outputs"] = list(spec)
+        meta_cols = {}
+        for name, (dt, width) in spec.items():
+            if width == 1:
+                meta_cols[name] = pd.Series([], dtype=dt)
+            else:
+                for axis in "xyz"[:width]:
+                    meta_cols[f"{name}_{axis}"] = pd.Series([], dtype=dt)
+        meta = pd.DataFrame(meta_cols)
+    else:
+        meta = pd.DataFrame({func.__name__: pd.Series([], dtype=dtype)})
+    return df.map_partitions(_frame, func, a_cols=tuple(a), b_cols=tuple(b), spec=spec,
+                             args=args, kwargs=kwargs, meta=meta)
+
+
+# ---------------------------------------------------------------------------------------
+# Set queries by spatial partitions with halos.
+
+
+def _prepare(part, columns) -> np.ndarray:
+    """The partition's segments as an (n, 6) float32 array."""
+    if hasattr(part, "columns") and hasattr(part, "to_numpy") and columns is not None:
+        return np.ascontiguousarray(part[list(columns)].to_numpy(dtype=np.float32))
+    x = np.asarray(part, dtype=np.float32)
+    return np.ascontiguousarray(x.reshape(x.shape[0], 6))
+
+
+def _midpoints(rows: np.ndarray) -> np.ndarray:
+    return 0.5 * rows[:, :3] + 0.5 * rows[:, 3:]
+
+
+def _sample(rows: np.ndarray, k: int = 2048) -> np.ndarray:
+    m = _midpoints(rows)
+    m = m[np.isfinite(m).all(axis=1)]
+    if len(m) > k:
+        m = m[np.linspace(0, len(m) - 1, k).astype(np.int64)]
+    return m
+
+
+def _boundaries(samples, strips: int):
+    m = np.concatenate([s for s in samples if len(s)] or [np.zeros((0, 3), np.float32)])
+    if len(m) == 0:
+        return 0, np.zeros(0)
+    axis = int(np.argmax(m.max(axis=0) - m.min(axis=0)))
+    inner = np.quantile(m[:, axis].astype(np.float64), np.arange(1, strips) / strips)
+    return axis, inner
+
+
+def _owner(rows: np.ndarray, plan0) -> np.ndarray:
+    axis, inner = plan0
+    key = _midpoints(rows)[:, axis]
+    key = np.where(np.isfinite(key), key, np.inf)
+    return np.searchsorted(inner, key, side="right")
+
+
+def _bbox(rows: np.ndarray):
+    return np.minimum(rows[:, :3], rows[:, 3:]), np.maximum(rows[:, :3], rows[:, 3:])
+
+
+def _box_stats(rows: np.ndarray, plan0, strips: int) -> np.ndarray:
+    """Per strip, the bounding box (lo xyz, hi xyz) of the segments it owns here."""
+    out = np.full((strips, 6), np.nan)
+    owner = _owner(rows, plan0)
+    lo, hi = _bbox(rows)
+    fin = np.isfinite(rows).all(axis=1)
+    for p in range(strips):
+        sel = (owner == p) & fin
+        if sel.any():
+            out[p, :3] = lo[sel].min(axis=0)
+            out[p, 3:] = hi[sel].max(axis=0)
+    return out
+
+
+def _plan(plan0, stats, radius: float):
+    s = np.stack(stats)  # (parts, strips, 6)
+    with np.errstate(all="ignore"):
+        lo = np.nanmin(s[:, :, :3], axis=0) - radius
+        hi = np.nanmax(s[:, :, 3:], axis=0) + radius
+    # Inflate relatively a little: a halo only decides which pairs are tested, never what
+    # they report, so a generous box is safe and a tight one could lose a pair to rounding.
+    pad = 1e-5 * np.maximum(np.abs(lo), np.abs(hi)) + 1e-30
+    return plan0, lo - pad, hi + pad
+
+
+def _select(rows: np.ndarray, offset: int, p: int, plan, halo: bool, owned: bool):
+    """Rows of this partition owned by strip ``p`` and/or those in its halo box."""
+    plan0, lo, hi = plan
+    ids = offset + np.arange(len(rows), dtype=np.int64)
+    if owned:
+        mine = _owner(rows, plan0) == p
+    else:
+        mine = np.zeros(len(rows), dtype=bool)
+    if halo and np.isfinite(lo[p]).all():
+        blo, bhi = _bbox(rows)
+        near = ((bhi >= lo[p]) & (blo <= hi[p])).all(axis=1) & ~mine
+    else:
+        near = np.zeros(len(rows), dtype=bool)
+    return rows[mine], ids[mine], rows[near], ids[near]
+
+
+def _hits_frame(h, ids_i, ids_j):
+    import pandas as pd
+
+    return pd.DataFrame(
+        {"i": ids_i[h["i"]], "j": ids_j[h["j"]], "dist2": h["dist2"], "s": h["s"], "t": h["t"]}
+    )
+
+
+def _shared(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pairs sharing an end point (all three coordinates equal)."""
+    ends = lambda r, k: r[:, 3 * k : 3 * k + 3]  # noqa: E731
+    out = np.zeros(len(x), dtype=bool)
+    for k in (0, 1):
+        for m in (0, 1):
+            out |= (ends(x, k) == ends(y, m)).all(axis=1)
+    return out
+
+
+def _self_strip(pieces, radius, skip, threads):
+    import pandas as pd
+
+    own = np.concatenate([p[0] for p in pieces]) if pieces else np.zeros((0, 6), np.float32)
+    own_ids = np.concatenate([p[1] for p in pieces]) if pieces else np.zeros(0, np.int64)
+    halo = np.concatenate([p[2] for p in pieces]) if pieces else np.zeros((0, 6), np.float32)
+    halo_ids = np.concatenate([p[3] for p in pieces]) if pieces else np.zeros(0, np.int64)
+    inner = segbatch.self_pairs_within(own, radius, skip_shared_endpoints=skip, threads=threads)
+    frames = [_hits_frame(inner, own_ids, own_ids)]
+    if len(halo) and len(own):
+        cross = segbatch.pairs_within(own, halo, radius, threads=threads)
+        keep = own_ids[cross["i"]] < halo_ids[cross["j"]]
+        if skip:
+            keep &= ~_shared(own[cross["i"]], halo[cross["j"]])
+        cross = {k: v[keep] for k, v in cross.items()}
+        frames.append(_hits_frame(cross, own_ids, halo_ids))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _cross_strip(a_pieces, b_pieces, radius, threads):
+    own = np.concatenate([p[0] for p in a_pieces])
+    own_ids = np.concatenate([p[1] for p in a_pieces])
+    halo = np.concatenate([p[2] for p in b_pieces])
+    halo_ids = np.concatenate([p[3] for p in b_pieces])
+    return _hits_frame(segbatch.pairs_within(own, halo, radius, threads=threads), own_ids, halo_ids)
+
+
+def _finish(frames):
+    import pandas as pd
+
+    df = pd.concat(frames, ignore_index=True)
+    return df.sort_values(["i", "j"], kind="stable").reset_index(drop=True)
+
+
+def _parts(data, columns):
+    """Delayed (n, 6) float32 partitions of a dask DataFrame or array (or a list)."""
+    import dask
+
+    if hasattr(data, "to_delayed"):
+        if hasattr(data, "ndim") and getattr(data, "ndim", 2) == 3:
+            data = data.reshape(data.shape[0], -1)
+        if hasattr(data, "rechunk"):
+            data = data.rechunk({1: -1})
+        blocks = data.to_delayed()
+        blocks = list(np.asarray(blocks, dtype=object).ravel())
+    else:
+        blocks = list(data)
+    return [dask.delayed(_prepare)(b, columns) for b in blocks]
+
+
+def _offsets(parts):
+    import dask
+
+    lens = [dask.delayed(len)(p) for p in parts]
+    offs = [0]
+    for n in lens[:-1]:
+        offs.append(dask.delayed(lambda x, y: x + y)(offs[-1], n))
+    return offs
+
+
+def _check_radius(radius: float) -> float:
+    radius = float(radius)
+    if not radius >= 0 or not np.isfinite(radius):
+        raise ValueError(f"radius must be a finite number >= 0, got {radius}")
+    return radius
+
+
+def self_pairs_within(
+    segments,
+    radius: float,
+    *,
+    columns: Sequence[str] = SEGMENT_COLUMNS,
+    partitions: Optional[int] = None,
+    skip_shared_endpoints: bool = False,
+    threads: int = 1,
+    compute: bool = True,
+):
+    """Every pair ``i < j`` of a partitioned set of 3D segments within ``radius``: a
+    pandas DataFrame ``i, j`` (global row positions, int64), ``dist2, s, t`` (float32),
+    sorted by ``(i, j)``; the same rows and values as :func:`segbatch.self_pairs_within`
+    on the whole set.
+
+    ``segments``: a dask DataFrame (six ``columns``), a dask array ``(N, 6)``, or a list of
+    NumPy arrays / delayed partitions. ``partitions``: the number of spatial strips
+    (default: the number of input partitions). ``compute=False`` returns the delayed
+    result.
+    """
+    import dask
+
+    radius = _check_radius(radius)
+    parts = _parts(segments, columns)
+    strips = partitions or max(len(parts), 1)
+    offs = _offsets(parts)
+    plan0 = dask.delayed(_boundaries)([dask.delayed(_sample)(p) for p in parts], strips)
+    stats = [dask.delayed(_box_stats)(p, plan0, strips) for p in parts]
+    plan = dask.delayed(_plan)(plan0, stats, radius)
+    results = []
+    for s in range(strips):
+        pieces = [dask.delayed(_select)(p, o, s, plan, True, True) for p, o in zip(parts, offs)]
+        results.append(dask.delayed(_self_strip)(pieces, radius, skip_shared_endpoints, threads))
+    out = dask.delayed(_finish)(results)
+    return out.compute() if compute else out
+
+
+def pairs_within(
+    a,
+    b,
+    radius: float,
+    *,
+    columns_a: Sequence[str] = SEGMENT_COLUMNS,
+    columns_b: Sequence[str] = SEGMENT_COLUMNS,
+    partitions: Optional[int] = None,
+    threads: int = 1,
+    compute: bool = True,
+):
+    """Every pair ``(a[i], b[j])`` of two partitioned sets of 3D segments within
+    ``radius``: a pandas DataFrame ``i, j`` (global row positions), ``dist2, s, t``, sorted
+    by ``(i, j)``, equal to :func:`segbatch.pairs_within` on the whole sets. A is cut into
+    spatial strips; each strip receives the B segments near its box.
+    """
+    import dask
+
+    radius = _check_radius(radius)
+    pa_, pb_ = _parts(a, columns_a), _parts(b, columns_b)
+    strips = partitions or max(len(pa_), 1)
+    oa, ob = _offsets(pa_), _offsets(pb_)
+    plan0 = dask.delayed(_boundaries)([dask.delayed(_sample)(p) for p in pa_], strips)
+    stats = [dask.delayed(_box_stats)(p, plan0, strips) for p in pa_]
+    plan = dask.delayed(_plan)(plan0, stats, radius)
+    results = []
+    for s in range(strips):
+        ap = [dask.delayed(_select)(p, o, s, plan, False, True) for p, o in zip(pa_, oa)]
+        bp = [dask.delayed(_select)(p, o, s, plan, True, False) for p, o in zip(pb_, ob)]
+        results.append(dask.delayed(_cross_strip)(ap, bp, radius, threads))
+    out = dask.delayed(_finish)(results)
+    return out.compute() if compute else out

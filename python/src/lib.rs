@@ -1,0 +1,1244 @@
+//! The native part of the `segbatch` Python package (`segbatch._segbatch`).
+//!
+//! The Python layer (`python/segbatch/__init__.py`) checks shapes and dtypes and hands each
+//! side here either as one `(N, C)` C-contiguous `float32` array (array-of-structs, the
+//! NumPy layout) or as a tuple of `C` contiguous `float32` columns (structure-of-arrays: a
+//! Fortran-ordered array or Arrow columns). Neither is copied as a whole:
+//!
+//! - columns become a [`SoaView`] of the caller's memory, which the kernel reads directly;
+//! - array-of-structs input is transposed chunk by chunk ([`CHUNK`] pairs, a few hundred KiB)
+//!   into a per-thread scratch batch that stays in cache, so memory traffic is the same as
+//!   the Rust call on a prepared batch: the input is read once and every output written once.
+//!
+//! Pairwise queries run the library's sequential `_into` form per chunk, the chunks on a
+//! rayon pool (all cores by default, `threads=` to limit), with the GIL released. Results
+//! are bit for bit those of the library: each pair's result does not depend on how a batch
+//! is cut. Set queries (`pairs_within`, `self_pairs_within`) call the library's sequential or
+//! parallel form on the whole input.
+
+use numpy::{
+    IntoPyArray, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
+    PyReadwriteArray2, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use rayon::prelude::*;
+use segbatch::motion::{ContactBatch, CpaBatch, Track, Window};
+use segbatch::{
+    ClosestBatch, Extent, Hit, Intersections2, Options, Outputs, PairMask, Radii, Record, Segment,
+    Segment2, SharedEndpoints, Soa, SoaView, Tolerance,
+};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Pairs per chunk of a pairwise query: 4096 pairs of 3D segments are 192 KiB of input
+/// and at most 150 KiB of output, resident in L2 while the chunk is transposed, computed
+/// and copied out.
+const CHUNK: usize = 4096;
+
+// ---------------------------------------------------------------------------------------
+// Errors.
+
+/// A library error as a Python `ValueError` with the library's message.
+fn value_error(e: segbatch::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+// ---------------------------------------------------------------------------------------
+// Inputs.
+
+/// The caller's data for one side, borrowed from NumPy for the duration of the call.
+enum Held<'py> {
+    /// `(N, C)` C-contiguous.
+    Rows(PyReadonlyArray2<'py, f32>),
+    /// `C` contiguous columns of `N`.
+    Cols(Vec<PyReadonlyArray1<'py, f32>>),
+}
+
+/// One side as slices, usable without the GIL.
+#[derive(Clone, Copy)]
+enum Src<'a, const C: usize> {
+    /// Records one after another, `C` numbers each.
+    Rows(&'a [f32]),
+    /// The `C` columns.
+    Cols([&'a [f32]; C]),
+}
+
+impl<'py> Held<'py> {
+    /// Borrows `obj` (an array or a tuple of columns, as the Python layer passes them).
+    fn new(obj: &Bound<'py, PyAny>, name: &str, c: usize) -> PyResult<Self> {
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            if t.len() != c {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: expected {c} columns, got {}",
+                    t.len()
+                )));
+            }
+            let cols = t
+                .iter()
+                .map(|x| {
+                    x.extract::<PyReadonlyArray1<f32>>().map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "{name}: each column must be a 1-D float32 array"
+                        ))
+                    })
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            return Ok(Held::Cols(cols));
+        }
+        let arr = obj
+            .extract::<PyReadonlyArray2<f32>>()
+            .map_err(|_| PyTypeError::new_err(format!("{name}: expected a 2-D float32 array")))?;
+        let shape = arr.shape();
+        if shape[1] != c {
+            return Err(PyValueError::new_err(format!(
+                "{name}: expected shape (N, {c}), got ({}, {})",
+                shape[0], shape[1]
+            )));
+        }
+        Ok(Held::Rows(arr))
+    }
+
+    /// The slices (checked contiguous, columns of equal length).
+    fn src<const C: usize>(&self, name: &str) -> PyResult<Src<'_, C>> {
+        let contiguous =
+            |_| PyValueError::new_err(format!("{name}: the array must be C-contiguous"));
+        match self {
+            Held::Rows(a) => Ok(Src::Rows(a.as_slice().map_err(contiguous)?)),
+            Held::Cols(cols) => {
+                let mut out: [&[f32]; C] = [&[]; C];
+                for (o, c) in out.iter_mut().zip(cols) {
+                    *o = c.as_slice().map_err(contiguous)?;
+                }
+                if let Some(bad) = out.iter().position(|c| c.len() != out[0].len()) {
+                    return Err(PyValueError::new_err(format!(
+                        "{name}: column {bad} has {} values, column 0 has {}",
+                        out[bad].len(),
+                        out[0].len()
+                    )));
+                }
+                Ok(Src::Cols(out))
+            }
+        }
+    }
+}
+
+impl<'a, const C: usize> Src<'a, C> {
+    fn len(&self) -> usize {
+        match self {
+            Src::Rows(r) => r.len() / C,
+            Src::Cols(c) => c[0].len(),
+        }
+    }
+
+    /// Records `range` as a view: the caller's columns directly, or rows transposed into
+    /// `buf` (its allocation reused).
+    fn view<'s, T: Record<C>>(
+        &'s self,
+        range: Range<usize>,
+        buf: &'s mut Cols<C>,
+    ) -> SoaView<'s, T, C> {
+        match self {
+            Src::Cols(cols) => SoaView::from_columns(*cols)
+                .expect("columns checked equal")
+                .view(range),
+            Src::Rows(rows) => {
+                let cols = buf.transpose(&rows[range.start * C..range.end * C]);
+                SoaView::from_columns(cols).expect("columns of equal length")
+            }
+        }
+    }
+
+    /// The whole side as a batch view (rows are converted once into `buf`).
+    fn whole<'s, T: Record<C>>(&'s self, buf: &'s mut Soa<T, C>) -> SoaView<'s, T, C> {
+        match self {
+            Src::Cols(cols) => SoaView::from_columns(*cols).expect("columns checked equal"),
+            Src::Rows(rows) => {
+                *buf = Soa::from(bytemuck::cast_slice::<f32, T>(rows));
+                buf.as_view()
+            }
+        }
+    }
+}
+
+/// Eight `f32`, 32-byte aligned: the storage of [`Cols`], so every SIMD load of the kernel
+/// is aligned as it is in a library batch.
+#[repr(C, align(32))]
+#[derive(Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct Group([f32; 8]);
+
+/// `C` scratch columns of one chunk, filled from rows by [`Cols::transpose`].
+struct Cols<const C: usize>([Vec<Group>; C]);
+
+impl<const C: usize> Cols<C> {
+    fn new() -> Self {
+        Cols(core::array::from_fn(|_| vec![Group::default(); CHUNK / 8]))
+    }
+
+    /// Transposes `rows` (`C` numbers each, at most [`CHUNK`] rows) into the columns, eight
+    /// rows at a time from fixed-size blocks (no bounds checks in the inner loop), and
+    /// returns the columns (exactly one value per row).
+    fn transpose(&mut self, rows: &[f32]) -> [&[f32]; C] {
+        let records: &[[f32; C]] = bytemuck::cast_slice(rows);
+        let n = records.len();
+        let mut blocks = records.chunks_exact(8);
+        for (g, block) in blocks.by_ref().enumerate() {
+            let block: &[[f32; C]; 8] = block.try_into().expect("8 records");
+            for (k, col) in self.0.iter_mut().enumerate() {
+                col[g] = Group(core::array::from_fn(|l| block[l][k]));
+            }
+        }
+        let rest = blocks.remainder();
+        if !rest.is_empty() {
+            let g = n / 8;
+            for (k, col) in self.0.iter_mut().enumerate() {
+                col[g] = Group(core::array::from_fn(|l| rest.get(l).map_or(0.0, |r| r[k])));
+            }
+        }
+        core::array::from_fn(|k| &bytemuck::cast_slice::<Group, f32>(&self.0[k])[..n])
+    }
+}
+
+/// Both sides of a pairwise query, checked to be of equal length.
+fn pair_len<const C: usize>(a: &Src<'_, C>, b: &Src<'_, C>) -> PyResult<usize> {
+    let (n, m) = (a.len(), b.len());
+    if n != m {
+        return Err(PyValueError::new_err(format!(
+            "a and b must have the same number of rows: a has {n}, b has {m}"
+        )));
+    }
+    Ok(n)
+}
+
+/// Radii as passed from Python: one number, or one per pair.
+enum RadiusArg<'py> {
+    Uniform(f32),
+    PerPair(PyReadonlyArray1<'py, f32>),
+}
+
+impl<'py> RadiusArg<'py> {
+    fn new(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Self> {
+        if let Ok(r) = obj.extract::<f32>() {
+            return Ok(RadiusArg::Uniform(r));
+        }
+        obj.extract::<PyReadonlyArray1<f32>>()
+            .map(RadiusArg::PerPair)
+            .map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{name}: expected a number or a 1-D float32 array of one radius per pair"
+                ))
+            })
+    }
+}
+
+/// Both radii of a capsule or contact query as slices, usable without the GIL.
+#[derive(Clone, Copy)]
+enum RadiiSrc<'a> {
+    Uniform(f32, f32),
+    PerPair(&'a [f32], &'a [f32]),
+}
+
+impl<'a> RadiiSrc<'a> {
+    /// Checks the forms and lengths, and validates the values once (so an error names the
+    /// first bad pair of the whole input).
+    fn new(ra: &'a RadiusArg<'_>, rb: &'a RadiusArg<'_>, n: usize) -> PyResult<Self> {
+        let slice = |r: &'a PyReadonlyArray1<'_, f32>, name: &str| -> PyResult<&'a [f32]> {
+            let s = r.as_slice().map_err(|_| {
+                PyValueError::new_err(format!("{name}: the array must be contiguous"))
+            })?;
+            if s.len() != n {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: expected {n} radii (one per pair), got {}",
+                    s.len()
+                )));
+            }
+            Ok(s)
+        };
+        let src = match (ra, rb) {
+            (RadiusArg::Uniform(a), RadiusArg::Uniform(b)) => RadiiSrc::Uniform(*a, *b),
+            (RadiusArg::PerPair(a), RadiusArg::PerPair(b)) => {
+                RadiiSrc::PerPair(slice(a, "radius_a")?, slice(b, "radius_b")?)
+            }
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "radius_a and radius_b must both be numbers or both be arrays",
+                ));
+            }
+        };
+        src.radii(0..n).map_err(value_error)?;
+        Ok(src)
+    }
+
+    /// The library's radii for pairs `range`.
+    fn radii(&self, range: Range<usize>) -> Result<Radii<'a>, segbatch::Error> {
+        match *self {
+            RadiiSrc::Uniform(a, b) => Radii::uniform(a, b),
+            RadiiSrc::PerPair(a, b) => Radii::per_pair(&a[range.clone()], &b[range]),
+        }
+    }
+}
+
+/// The options of a call: extents by name, an optional absolute tolerance.
+fn options(extent_a: &str, extent_b: &str, tolerance: Option<f32>) -> PyResult<Options> {
+    let parse = |s: &str, name: &str| {
+        s.parse::<Extent>()
+            .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
+    };
+    let mut o = Options::new(parse(extent_a, "extent_a")?, parse(extent_b, "extent_b")?);
+    if let Some(eps) = tolerance {
+        if !(eps >= 0.0 && eps.is_finite()) {
+            return Err(PyValueError::new_err(format!(
+                "tolerance must be a finite number >= 0, got {eps}"
+            )));
+        }
+        o = o.with_tolerance(Tolerance::absolute(eps));
+    }
+    Ok(o)
+}
+
+/// A time window `[0, end]`.
+fn window(end: f32) -> PyResult<Window> {
+    Window::new(end).ok_or_else(|| {
+        PyValueError::new_err(format!("window must be >= 0 (inf allowed), got {end}"))
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Output columns and the chunk loop.
+
+/// An output array as passed from Python, borrowed for writing.
+enum OutArray<'py> {
+    F32(PyReadwriteArray1<'py, f32>),
+    Points(PyReadwriteArray2<'py, f32>),
+    U8(PyReadwriteArray1<'py, u8>),
+    Bool(PyReadwriteArray1<'py, bool>),
+}
+
+impl<'py> OutArray<'py> {
+    /// Borrows `obj` as the output column `name` of `kind` for `n` pairs.
+    fn new(obj: &Bound<'py, PyAny>, name: &str, kind: Kind, n: usize) -> PyResult<Self> {
+        let wrong = |what: &str| {
+            PyTypeError::new_err(format!("out[{name:?}]: expected a writable {what} array"))
+        };
+        let (arr, shape) = match kind {
+            Kind::F32(1) => {
+                let a = obj
+                    .extract::<PyReadwriteArray1<f32>>()
+                    .map_err(|_| wrong("1-D float32"))?;
+                let shape = a.shape().to_vec();
+                (OutArray::F32(a), shape)
+            }
+            Kind::F32(w) => {
+                let a = obj
+                    .extract::<PyReadwriteArray2<f32>>()
+                    .map_err(|_| wrong("2-D float32"))?;
+                let shape = a.shape().to_vec();
+                if shape[1] != w {
+                    return Err(PyValueError::new_err(format!(
+                        "out[{name:?}]: expected shape ({n}, {w}), got {shape:?}"
+                    )));
+                }
+                (OutArray::Points(a), shape)
+            }
+            Kind::U8 => {
+                let a = obj
+                    .extract::<PyReadwriteArray1<u8>>()
+                    .map_err(|_| wrong("1-D uint8"))?;
+                let shape = a.shape().to_vec();
+                (OutArray::U8(a), shape)
+            }
+            Kind::Bool => {
+                let a = obj
+                    .extract::<PyReadwriteArray1<bool>>()
+                    .map_err(|_| wrong("1-D bool"))?;
+                let shape = a.shape().to_vec();
+                (OutArray::Bool(a), shape)
+            }
+        };
+        if shape[0] != n {
+            return Err(PyValueError::new_err(format!(
+                "out[{name:?}]: expected {n} rows (one per pair), got {}",
+                shape[0]
+            )));
+        }
+        Ok(arr)
+    }
+
+    /// The whole column as a slice (C-contiguous).
+    fn col(&mut self, name: &str) -> PyResult<Col<'_>> {
+        let err =
+            |_| PyValueError::new_err(format!("out[{name:?}]: the array must be C-contiguous"));
+        Ok(match self {
+            OutArray::F32(a) => Col::F32(a.as_slice_mut().map_err(err)?, 1),
+            OutArray::Points(a) => {
+                let w = a.shape()[1];
+                Col::F32(a.as_slice_mut().map_err(err)?, w)
+            }
+            OutArray::U8(a) => Col::U8(a.as_slice_mut().map_err(err)?),
+            OutArray::Bool(a) => Col::Bool(a.as_slice_mut().map_err(err)?),
+        })
+    }
+}
+
+/// An output column: `f32` with `width` values per pair, bytes or booleans.
+enum Col<'a> {
+    F32(&'a mut [f32], usize),
+    U8(&'a mut [u8]),
+    Bool(&'a mut [bool]),
+}
+
+/// The part of an output column that belongs to one chunk.
+enum ColMut<'a> {
+    F32(&'a mut [f32]),
+    U8(&'a mut [u8]),
+    Bool(&'a mut [bool]),
+}
+
+impl ColMut<'_> {
+    fn f32(&mut self) -> &mut [f32] {
+        match self {
+            ColMut::F32(s) => s,
+            _ => unreachable!("column kinds are fixed by the query"),
+        }
+    }
+
+    fn u8(&mut self) -> &mut [u8] {
+        match self {
+            ColMut::U8(s) => s,
+            _ => unreachable!("column kinds are fixed by the query"),
+        }
+    }
+
+    fn bool(&mut self) -> &mut [bool] {
+        match self {
+            ColMut::Bool(s) => s,
+            _ => unreachable!("column kinds are fixed by the query"),
+        }
+    }
+
+    /// Copies `D` point columns into `(x, y, z)` rows.
+    fn points<const D: usize>(&mut self, cols: [&[f32]; D]) {
+        let dst = self.f32();
+        let n = dst.len() / D;
+        // Eight rows at a time from fixed-size arrays (no bounds checks, shuffles), then
+        // the remainder row by row.
+        let mut blocks = dst.chunks_exact_mut(8 * D);
+        for (g, block) in blocks.by_ref().enumerate() {
+            let src: [[f32; 8]; D] =
+                core::array::from_fn(|k| cols[k][8 * g..8 * g + 8].try_into().expect("8 values"));
+            for (l, row) in block.chunks_exact_mut(D).enumerate() {
+                let row: &mut [f32; D] = row.try_into().expect("D values");
+                *row = core::array::from_fn(|k| src[k][l]);
+            }
+        }
+        let done = n - n % 8;
+        for (i, row) in blocks.into_remainder().chunks_exact_mut(D).enumerate() {
+            for (k, x) in row.iter_mut().enumerate() {
+                *x = cols[k][done + i];
+            }
+        }
+    }
+
+    /// `sqrt` of `dist2`.
+    fn sqrt_of(&mut self, dist2: &[f32]) {
+        for (d, x) in self.f32().iter_mut().zip(dist2) {
+            *d = x.sqrt();
+        }
+    }
+}
+
+/// The type of an output column.
+#[derive(Clone, Copy)]
+enum Kind {
+    F32(usize),
+    U8,
+    Bool,
+}
+
+/// The rayon pool of `n` threads (made once per size and kept).
+fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>, String> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pools.get(&n) {
+        return Ok(Arc::clone(p));
+    }
+    let p = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .thread_name(|i| format!("segbatch-{i}"))
+            .build()
+            .map_err(|e| e.to_string())?,
+    );
+    pools.insert(n, Arc::clone(&p));
+    Ok(p)
+}
+
+/// How many threads a call may use: `None` for all cores (rayon's global pool).
+#[derive(Clone, Copy)]
+struct Threads(Option<usize>);
+
+impl Threads {
+    fn new(threads: Option<usize>) -> PyResult<Self> {
+        match threads {
+            Some(0) => Err(PyValueError::new_err(
+                "threads must be at least 1 (or None for all cores)",
+            )),
+            t => Ok(Threads(t)),
+        }
+    }
+
+    fn parallel(self) -> bool {
+        self.0 != Some(1)
+    }
+
+    /// Runs `f` on this many threads (on the calling thread when one).
+    fn install<R: Send>(self, f: impl FnOnce() -> R + Send) -> Result<R, String> {
+        match self.0 {
+            None | Some(1) => Ok(f()),
+            Some(n) => Ok(pool(n)?.install(f)),
+        }
+    }
+}
+
+thread_local! {
+    /// Scratch buffers kept between calls, one per type, per thread: freeing a few hundred
+    /// KiB after every call let the allocator hand the pages back to the system, and the
+    /// next call paid page faults for them (10% of a 1M-pair call).
+    static SCRATCH: std::cell::RefCell<HashMap<std::any::TypeId, Box<dyn std::any::Any>>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+/// A scratch value taken from this thread's [`SCRATCH`] (or made), put back when dropped.
+struct Pooled<S: 'static>(Option<S>);
+
+impl<S: 'static> Pooled<S> {
+    fn take(make: impl FnOnce() -> S) -> Self {
+        let kept = SCRATCH.with(|p| p.borrow_mut().remove(&std::any::TypeId::of::<S>()));
+        Pooled(Some(
+            kept.and_then(|b| b.downcast::<S>().ok())
+                .map_or_else(make, |b| *b),
+        ))
+    }
+
+    fn get(&mut self) -> &mut S {
+        self.0.as_mut().expect("present until dropped")
+    }
+}
+
+impl<S: 'static> Drop for Pooled<S> {
+    fn drop(&mut self) {
+        if let Some(s) = self.0.take() {
+            SCRATCH.with(|p| {
+                p.borrow_mut()
+                    .insert(std::any::TypeId::of::<S>(), Box::new(s))
+            });
+        }
+    }
+}
+
+/// Runs `f` on every chunk of `n` pairs with its part of every output column, on
+/// `threads`, each thread with its own scratch from `init` (kept between calls).
+fn run_chunks<S, I, F>(
+    n: usize,
+    threads: Threads,
+    cols: &mut [Col<'_>],
+    init: I,
+    f: F,
+) -> Result<(), String>
+where
+    S: 'static,
+    I: Fn() -> S + Sync + Send,
+    F: Fn(&mut S, Range<usize>, &mut [ColMut<'_>]) -> Result<(), segbatch::Error> + Sync + Send,
+{
+    let mut jobs: Vec<(Range<usize>, Vec<ColMut<'_>>)> = (0..n.div_ceil(CHUNK))
+        .map(|k| {
+            (
+                k * CHUNK..((k + 1) * CHUNK).min(n),
+                Vec::with_capacity(cols.len()),
+            )
+        })
+        .collect();
+    for col in cols.iter_mut() {
+        match col {
+            Col::F32(v, w) => {
+                for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK * *w)) {
+                    job.1.push(ColMut::F32(s));
+                }
+            }
+            Col::U8(v) => {
+                for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK)) {
+                    job.1.push(ColMut::U8(s));
+                }
+            }
+            Col::Bool(v) => {
+                for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK)) {
+                    job.1.push(ColMut::Bool(s));
+                }
+            }
+        }
+    }
+    let result = if !threads.parallel() || jobs.len() <= 1 {
+        let mut s = Pooled::take(&init);
+        jobs.into_iter()
+            .try_for_each(|(r, mut c)| f(s.get(), r, &mut c))
+    } else {
+        threads.install(|| {
+            jobs.into_par_iter().try_for_each_init(
+                || Pooled::take(&init),
+                |s, (r, mut c)| f(s.get(), r, &mut c),
+            )
+        })?
+    };
+    result.map_err(|e| e.to_string())
+}
+
+/// Runs a pairwise query with the GIL released, writing the columns of `out` (a dict of
+/// output name to a NumPy array of `n` rows, each name one of `known`).
+fn pairwise<S, I, F>(
+    py: Python<'_>,
+    n: usize,
+    threads: Threads,
+    out: &Bound<'_, PyDict>,
+    known: &[(&'static str, Kind)],
+    init: I,
+    f: F,
+) -> PyResult<()>
+where
+    S: 'static,
+    I: Fn() -> S + Sync + Send,
+    F: Fn(&mut S, Range<usize>, &[&'static str], &mut [ColMut<'_>]) -> Result<(), segbatch::Error>
+        + Sync
+        + Send,
+{
+    let mut names = Vec::new();
+    let mut arrays = Vec::new();
+    for (key, value) in out.iter() {
+        let key: String = key
+            .extract()
+            .map_err(|_| PyTypeError::new_err("out: keys must be output names (str)"))?;
+        let Some(&(name, kind)) = known.iter().find(|(k, _)| *k == key) else {
+            let all: Vec<_> = known.iter().map(|(k, _)| *k).collect();
+            return Err(PyValueError::new_err(format!(
+                "unknown output {key:?}; expected some of {}",
+                all.join(", ")
+            )));
+        };
+        names.push(name);
+        arrays.push(OutArray::new(&value, name, kind, n)?);
+    }
+    let mut cols = arrays
+        .iter_mut()
+        .zip(&names)
+        .map(|(a, name)| a.col(name))
+        .collect::<PyResult<Vec<_>>>()?;
+    let names_ref = &names;
+    py.detach(|| run_chunks(n, threads, &mut cols, init, |s, r, c| f(s, r, names_ref, c)))
+        .map_err(PyValueError::new_err)
+}
+
+// ---------------------------------------------------------------------------------------
+// Pairwise queries.
+
+const F: Kind = Kind::F32(1);
+/// The columns of a [`ClosestBatch`] (and `distance`).
+const CLOSEST_COLS: [(&str, Kind); 7] = [
+    ("dist2", F),
+    ("distance", F),
+    ("s", F),
+    ("t", F),
+    ("point_a", P3),
+    ("point_b", P3),
+    ("flags", Kind::U8),
+];
+/// The columns of a [`ContactBatch`].
+const CONTACT_COLS: [(&str, Kind); 3] = [("hit", Kind::Bool), ("t", F), ("flags", Kind::U8)];
+/// The columns of [`Intersections2`] (and `distance`).
+const INTERSECT2_COLS: [(&str, Kind); 10] = [
+    ("kind", Kind::U8),
+    ("s", F),
+    ("t", F),
+    ("s_end", F),
+    ("t_end", F),
+    ("dist2", F),
+    ("distance", F),
+    ("point_a", P2),
+    ("point_b", P2),
+    ("flags", Kind::U8),
+];
+const P3: Kind = Kind::F32(3);
+const P2: Kind = Kind::F32(2);
+
+/// Scratch of a 3D pairwise query: both sides' transposed chunks and the result.
+struct Scratch<T, const C: usize, O> {
+    a: Cols<C>,
+    b: Cols<C>,
+    out: O,
+    record: core::marker::PhantomData<T>,
+}
+
+impl<T: Record<C>, const C: usize, O: Default> Scratch<T, C, O> {
+    fn new() -> Self {
+        Scratch {
+            a: Cols::new(),
+            b: Cols::new(),
+            out: O::default(),
+            record: core::marker::PhantomData,
+        }
+    }
+
+    /// Pairs `r` of both sides as views, and the chunk's output.
+    fn views<'s>(
+        &'s mut self,
+        sa: &'s Src<'_, C>,
+        sb: &'s Src<'_, C>,
+        r: Range<usize>,
+    ) -> (SoaView<'s, T, C>, SoaView<'s, T, C>, &'s mut O) {
+        let va = sa.view(r.clone(), &mut self.a);
+        let vb = sb.view(r, &mut self.b);
+        (va, vb, &mut self.out)
+    }
+}
+
+/// Closest points of `a[i]` and `b[i]`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (a, b, extent_a, extent_b, tolerance, out, threads))]
+fn closest_points<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    extent_a: &str,
+    extent_b: &str,
+    tolerance: Option<f32>,
+    out: &Bound<'py, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<()> {
+    let threads = Threads::new(threads)?;
+    let opts = options(extent_a, extent_b, tolerance)?;
+    let names: Vec<String> = out.keys().iter().map(|k| k.to_string()).collect();
+    let has = |k: &str| names.iter().any(|x| x == k);
+    let want = Outputs {
+        params: has("s") || has("t"),
+        points: has("point_a") || has("point_b"),
+        flags: has("flags"),
+    };
+    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let n = pair_len(&sa, &sb)?;
+    pairwise(
+        py,
+        n,
+        threads,
+        out,
+        &CLOSEST_COLS,
+        Scratch::<Segment, 6, ClosestBatch>::new,
+        |s, r, names, cols| {
+            let (va, vb, out) = s.views(&sa, &sb, r);
+            segbatch::closest_points_into(va, vb, &opts, want, out)?;
+            let o = &*out;
+            for (name, c) in names.iter().zip(cols) {
+                match *name {
+                    "dist2" => c.f32().copy_from_slice(o.dist2()),
+                    "distance" => c.sqrt_of(o.dist2()),
+                    "s" => c.f32().copy_from_slice(o.s()),
+                    "t" => c.f32().copy_from_slice(o.t()),
+                    "point_a" => c.points(o.point_a()),
+                    "point_b" => c.points(o.point_b()),
+                    _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Do capsules `(a[i], radius_a)` and `(b[i], radius_b)` touch?
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (a, b, radius_a, radius_b, extent_a, extent_b, tolerance, out, threads))]
+fn capsules_touch<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    radius_a: &Bound<'py, PyAny>,
+    radius_b: &Bound<'py, PyAny>,
+    extent_a: &str,
+    extent_b: &str,
+    tolerance: Option<f32>,
+    out: &Bound<'py, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<()> {
+    let threads = Threads::new(threads)?;
+    let opts = options(extent_a, extent_b, tolerance)?;
+    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let n = pair_len(&sa, &sb)?;
+    let (ra, rb) = (
+        RadiusArg::new(radius_a, "radius_a")?,
+        RadiusArg::new(radius_b, "radius_b")?,
+    );
+    let radii = RadiiSrc::new(&ra, &rb, n)?;
+    pairwise(
+        py,
+        n,
+        threads,
+        out,
+        &[("touch", Kind::Bool)],
+        Scratch::<Segment, 6, PairMask>::new,
+        |s, r, _, cols| {
+            let rr = radii.radii(r.clone())?;
+            let (va, vb, out) = s.views(&sa, &sb, r);
+            segbatch::capsules_touch_into(va, vb, rr, &opts, out)?;
+            let words = out.words();
+            for (i, x) in cols[0].bool().iter_mut().enumerate() {
+                *x = (words[i / 64] >> (i % 64)) & 1 == 1;
+            }
+            Ok(())
+        },
+    )
+}
+
+/// The columns of a [`CpaBatch`].
+const CPA_COLS: [(&str, Kind); 6] = [
+    ("t", F),
+    ("dist2", F),
+    ("distance", F),
+    ("point_a", P3),
+    ("point_b", P3),
+    ("flags", Kind::U8),
+];
+
+/// Copies a CPA chunk's columns out.
+fn cpa_out(o: &CpaBatch, names: &[&'static str], cols: &mut [ColMut<'_>]) {
+    for (name, c) in names.iter().zip(cols) {
+        match *name {
+            "t" => c.f32().copy_from_slice(o.t()),
+            "dist2" => c.f32().copy_from_slice(o.dist2()),
+            "distance" => c.sqrt_of(o.dist2()),
+            "point_a" => c.points(o.point_a()),
+            "point_b" => c.points(o.point_b()),
+            _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
+        }
+    }
+}
+
+/// Closest point of approach in time of tracks (`segments` false: position, velocity) or
+/// of one step along segments (`segments` true: start, end; window `[0, 1]`).
+#[pyfunction]
+#[pyo3(signature = (a, b, window_end, segments, out, threads))]
+fn cpa<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    window_end: f32,
+    segments: bool,
+    out: &Bound<'py, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<()> {
+    let threads = Threads::new(threads)?;
+    let w = window(window_end)?;
+    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let n = pair_len(&sa, &sb)?;
+    if segments {
+        pairwise(
+            py,
+            n,
+            threads,
+            out,
+            &CPA_COLS,
+            Scratch::<Segment, 6, CpaBatch>::new,
+            |s, r, names, cols| {
+                let (va, vb, out) = s.views(&sa, &sb, r);
+                segbatch::motion::cpa_segments_into(va, vb, out)?;
+                cpa_out(out, names, cols);
+                Ok(())
+            },
+        )
+    } else {
+        pairwise(
+            py,
+            n,
+            threads,
+            out,
+            &CPA_COLS,
+            Scratch::<Track, 6, CpaBatch>::new,
+            |s, r, names, cols| {
+                let (va, vb, out) = s.views(&sa, &sb, r);
+                segbatch::motion::cpa_into(va, vb, w, out)?;
+                cpa_out(out, names, cols);
+                Ok(())
+            },
+        )
+    }
+}
+
+/// Copies a contact chunk's columns out.
+fn contact_out(o: &ContactBatch, names: &[&'static str], cols: &mut [ColMut<'_>]) {
+    for (name, c) in names.iter().zip(cols) {
+        match *name {
+            "hit" => c.bool().copy_from_slice(o.hit()),
+            "t" => c.f32().copy_from_slice(o.t()),
+            _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
+        }
+    }
+}
+
+/// First contact of moving spheres: tracks over a window, or one step along segments.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (a, b, radius_a, radius_b, window_end, segments, out, threads))]
+fn first_contact<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    radius_a: &Bound<'py, PyAny>,
+    radius_b: &Bound<'py, PyAny>,
+    window_end: f32,
+    segments: bool,
+    out: &Bound<'py, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<()> {
+    let threads = Threads::new(threads)?;
+    let w = window(window_end)?;
+    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let n = pair_len(&sa, &sb)?;
+    let (ra, rb) = (
+        RadiusArg::new(radius_a, "radius_a")?,
+        RadiusArg::new(radius_b, "radius_b")?,
+    );
+    let radii = RadiiSrc::new(&ra, &rb, n)?;
+    if segments {
+        pairwise(
+            py,
+            n,
+            threads,
+            out,
+            &CONTACT_COLS,
+            Scratch::<Segment, 6, ContactBatch>::new,
+            |s, r, names, cols| {
+                let rr = radii.radii(r.clone())?;
+                let (va, vb, out) = s.views(&sa, &sb, r);
+                segbatch::motion::first_contact_segments_into(va, vb, rr, out)?;
+                contact_out(out, names, cols);
+                Ok(())
+            },
+        )
+    } else {
+        pairwise(
+            py,
+            n,
+            threads,
+            out,
+            &CONTACT_COLS,
+            Scratch::<Track, 6, ContactBatch>::new,
+            |s, r, names, cols| {
+                let rr = radii.radii(r.clone())?;
+                let (va, vb, out) = s.views(&sa, &sb, r);
+                segbatch::motion::first_contact_into(va, vb, rr, w, out)?;
+                contact_out(out, names, cols);
+                Ok(())
+            },
+        )
+    }
+}
+
+/// 2D segment crossings and closest points.
+#[pyfunction]
+#[pyo3(signature = (a, b, out, threads))]
+fn intersect2<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    out: &Bound<'py, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<()> {
+    let threads = Threads::new(threads)?;
+    let (ha, hb) = (Held::new(a, "a", 4)?, Held::new(b, "b", 4)?);
+    let (sa, sb) = (ha.src::<4>("a")?, hb.src::<4>("b")?);
+    let n = pair_len(&sa, &sb)?;
+    pairwise(
+        py,
+        n,
+        threads,
+        out,
+        &INTERSECT2_COLS,
+        Scratch::<Segment2, 4, Intersections2>::new,
+        |s, r, names, cols| {
+            let (va, vb, out) = s.views(&sa, &sb, r);
+            segbatch::intersect2_into(va, vb, out)?;
+            let o = &*out;
+            for (name, c) in names.iter().zip(cols.iter_mut()) {
+                match *name {
+                    "kind" => {
+                        for (d, k) in c.u8().iter_mut().zip(o.kind()) {
+                            *d = *k as u8;
+                        }
+                    }
+                    "s" => c.f32().copy_from_slice(o.s()),
+                    "t" => c.f32().copy_from_slice(o.t()),
+                    "s_end" => c.f32().copy_from_slice(o.s_end()),
+                    "t_end" => c.f32().copy_from_slice(o.t_end()),
+                    "dist2" => c.f32().copy_from_slice(o.dist2()),
+                    "distance" => c.sqrt_of(o.dist2()),
+                    "point_a" => c.points(o.point_a()),
+                    "point_b" => c.points(o.point_b()),
+                    _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// Set queries.
+
+/// Hits as a dict of columns (`i`, `j` as int64).
+fn hits_dict<'py>(py: Python<'py>, hits: &[Hit]) -> PyResult<Bound<'py, PyDict>> {
+    let i: Vec<i64> = hits.iter().map(|h| h.i as i64).collect();
+    let j: Vec<i64> = hits.iter().map(|h| h.j as i64).collect();
+    let dist2: Vec<f32> = hits.iter().map(|h| h.dist2).collect();
+    let s: Vec<f32> = hits.iter().map(|h| h.s).collect();
+    let t: Vec<f32> = hits.iter().map(|h| h.t).collect();
+    let d = PyDict::new(py);
+    d.set_item("i", i.into_pyarray(py))?;
+    d.set_item("j", j.into_pyarray(py))?;
+    d.set_item("dist2", dist2.into_pyarray(py))?;
+    d.set_item("s", s.into_pyarray(py))?;
+    d.set_item("t", t.into_pyarray(py))?;
+    Ok(d)
+}
+
+/// Every `a[i]`, `b[j]` within `radius`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (a, b, radius, extent_a, extent_b, tolerance, threads))]
+fn pairs_within<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    radius: f32,
+    extent_a: &str,
+    extent_b: &str,
+    tolerance: Option<f32>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let threads = Threads::new(threads)?;
+    let opts = options(extent_a, extent_b, tolerance)?;
+    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let hits = py
+        .detach(|| {
+            let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+            let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+            let mut hits = Vec::new();
+            threads
+                .install(|| {
+                    if threads.parallel() {
+                        segbatch::par_pairs_within_into(va, vb, radius, &opts, &mut hits)
+                    } else {
+                        segbatch::pairs_within_into(va, vb, radius, &opts, &mut hits)
+                    }
+                })?
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(hits)
+        })
+        .map_err(PyValueError::new_err)?;
+    hits_dict(py, &hits)
+}
+
+/// Every pair `i < j` of `set` within `radius`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (set, radius, skip_shared, extent_a, extent_b, tolerance, threads))]
+fn self_pairs_within<'py>(
+    py: Python<'py>,
+    set: &Bound<'py, PyAny>,
+    radius: f32,
+    skip_shared: bool,
+    extent_a: &str,
+    extent_b: &str,
+    tolerance: Option<f32>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let threads = Threads::new(threads)?;
+    let opts = options(extent_a, extent_b, tolerance)?;
+    let hs = Held::new(set, "set", 6)?;
+    let ss = hs.src::<6>("set")?;
+    let shared = if skip_shared {
+        SharedEndpoints::Skip
+    } else {
+        SharedEndpoints::Keep
+    };
+    let hits = py
+        .detach(|| {
+            let mut buf = Soa::<Segment, 6>::new();
+            let v = ss.whole(&mut buf);
+            let mut hits = Vec::new();
+            threads
+                .install(|| {
+                    if threads.parallel() {
+                        segbatch::par_self_pairs_within_into(v, radius, shared, &opts, &mut hits)
+                    } else {
+                        segbatch::self_pairs_within_into(v, radius, shared, &opts, &mut hits)
+                    }
+                })?
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(hits)
+        })
+        .map_err(PyValueError::new_err)?;
+    hits_dict(py, &hits)
+}
+
+/// Squared distance of every `a[i]` to every `b[j]`, shape `(len(a), len(b))`.
+#[pyfunction]
+#[pyo3(signature = (a, b, extent_a, extent_b, tolerance, threads))]
+fn dist2_matrix<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    extent_a: &str,
+    extent_b: &str,
+    tolerance: Option<f32>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let threads = Threads::new(threads)?;
+    let opts = options(extent_a, extent_b, tolerance)?;
+    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let (n, m) = (sa.len(), sb.len());
+    let matrix = py
+        .detach(|| {
+            let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+            let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+            let mut out = Vec::new();
+            threads
+                .install(|| {
+                    if threads.parallel() {
+                        segbatch::par_dist2_matrix_into(va, vb, &opts, &mut out)
+                    } else {
+                        segbatch::dist2_matrix_into(va, vb, &opts, &mut out)
+                    }
+                })?
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(out)
+        })
+        .map_err(PyValueError::new_err)?;
+    Ok(matrix.into_pyarray(py).reshape([n, m])?.into_any())
+}
+
+/// Best time in seconds of `reps` calls of the library's `closest_points_into` (`outputs`
+/// `"all"`, `"params"` (dist2, s, t, flags) or `"distance"`; one reused `ClosestBatch`;
+/// segment against segment) on batches built once from
+/// `(N, 6)` float32 rows; `threads` 1 is the sequential form, else the parallel one on
+/// that many threads (`None`: all cores). With `allocate`, the convenience form
+/// `closest_points` / `par_closest_points` instead (a new result each call). With
+/// `from_rows`, each call first refills the batches from the rows (`clear` +
+/// `extend_from_slice`, buffers reused): what a Rust caller holding the same `(N, 6)` rows
+/// does. For `python/bench.py`: the Rust call on the same data, in the same process.
+#[pyfunction]
+#[pyo3(signature = (a, b, reps, threads, allocate=false, outputs="all", from_rows=false))]
+#[allow(clippy::too_many_arguments)]
+fn rust_closest_points_seconds(
+    py: Python<'_>,
+    a: PyReadonlyArray2<'_, f32>,
+    b: PyReadonlyArray2<'_, f32>,
+    reps: usize,
+    threads: Option<usize>,
+    allocate: bool,
+    outputs: &str,
+    from_rows: bool,
+) -> PyResult<f64> {
+    let threads = Threads::new(threads)?;
+    let want = match outputs {
+        "all" => Outputs::ALL,
+        "params" => Outputs::PARAMS,
+        "distance" => Outputs::DISTANCE,
+        o => {
+            return Err(PyValueError::new_err(format!(
+                "outputs: expected all, params or distance, got {o:?}"
+            )));
+        }
+    };
+    let flat = |x: &PyReadonlyArray2<'_, f32>, name: &str| {
+        x.as_slice()
+            .map_err(|_| PyValueError::new_err(format!("{name}: the array must be C-contiguous")))
+            .and_then(|s| segbatch::Segments::from_flat(s).map_err(value_error))
+    };
+    let (mut sa, mut sb) = (flat(&a, "a")?, flat(&b, "b")?);
+    let rows = |x: &PyReadonlyArray2<'_, f32>| -> Vec<Segment> {
+        bytemuck::cast_slice(x.as_slice().unwrap_or(&[])).to_vec()
+    };
+    let (ra, rb) = if from_rows {
+        (rows(&a), rows(&b))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    py.detach(|| {
+        threads.install(|| {
+            let mut out = ClosestBatch::new();
+            let opts = Options::SEGMENTS;
+            let mut best = f64::INFINITY;
+            for _ in 0..reps {
+                let t = std::time::Instant::now();
+                if from_rows {
+                    // The Rust user's way from rows: refill the batches (buffers reused).
+                    sa.clear();
+                    sa.extend_from_slice(&ra);
+                    sb.clear();
+                    sb.extend_from_slice(&rb);
+                }
+                let r = match (allocate, threads.parallel()) {
+                    (false, false) => {
+                        segbatch::closest_points_into(&sa, &sb, &opts, want, &mut out)
+                    }
+                    (false, true) => {
+                        segbatch::par_closest_points_into(&sa, &sb, &opts, want, &mut out)
+                    }
+                    (true, false) => {
+                        out = segbatch::closest_points(&sa, &sb);
+                        Ok(())
+                    }
+                    (true, true) => {
+                        out = segbatch::par_closest_points(&sa, &sb);
+                        Ok(())
+                    }
+                };
+                best = best.min(t.elapsed().as_secs_f64());
+                r.map_err(|e| e.to_string())?;
+            }
+            Ok::<_, String>(best)
+        })?
+    })
+    .map_err(PyValueError::new_err)
+}
+
+/// The SIMD level this extension was built for (`"avx2+fma"`, `"sse2"`, ...).
+#[pyfunction]
+fn simd_level() -> &'static str {
+    segbatch::SIMD_LEVEL
+}
+
+/// The native module `segbatch._segbatch`; the public API is `segbatch` (Python).
+#[pymodule]
+fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(closest_points, m)?)?;
+    m.add_function(wrap_pyfunction!(capsules_touch, m)?)?;
+    m.add_function(wrap_pyfunction!(cpa, m)?)?;
+    m.add_function(wrap_pyfunction!(first_contact, m)?)?;
+    m.add_function(wrap_pyfunction!(intersect2, m)?)?;
+    m.add_function(wrap_pyfunction!(pairs_within, m)?)?;
+    m.add_function(wrap_pyfunction!(self_pairs_within, m)?)?;
+    m.add_function(wrap_pyfunction!(dist2_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(simd_level, m)?)?;
+    m.add_function(wrap_pyfunction!(rust_closest_points_seconds, m)?)?;
+    m.add("CHUNK", CHUNK)?;
+    Ok(())
+}

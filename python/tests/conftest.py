@@ -1,0 +1,71 @@
+"""Shared fixtures: the Rust oracle binary (python/oracle, built on demand) and inputs."""
+
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def oracle():
+    """Path of segbatch-oracle: $SEGBATCH_ORACLE, else built with cargo (release)."""
+    path = os.environ.get("SEGBATCH_ORACLE")
+    if not path:
+        subprocess.run(
+            ["cargo", "build", "--release", "--quiet", "-p", "segbatch-oracle"], cwd=ROOT, check=True
+        )
+        target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+        if not target.is_absolute():
+            target = ROOT / target
+        path = str(target / "release" / "segbatch-oracle")
+    return path
+
+
+@pytest.fixture(scope="session")
+def run_oracle(oracle, tmp_path_factory):
+    """run_oracle(query, a, b, *args) -> {name: raw bytes as numpy} from the Rust crate."""
+    counter = [0]
+
+    def run(query, a, b, *args, names):
+        counter[0] += 1
+        d = tmp_path_factory.mktemp(f"oracle{counter[0]}")
+        np.ascontiguousarray(a, dtype="<f4").tofile(d / "a.f32")
+        np.ascontiguousarray(b, dtype="<f4").tofile(d / "b.f32")
+        subprocess.run(
+            [oracle, query, str(d / "a.f32"), str(d / "b.f32"), str(d / "out"), *map(str, args)],
+            check=True,
+        )
+        return {k: np.fromfile(d / "out" / f"{k}.bin", dtype=dt) for k, dt in names.items()}
+
+    return run
+
+
+def hard_segments(n: int, seed: int, dim: int = 3) -> np.ndarray:
+    """n random pairs as (n, 4*dim) float32 with hard cases mixed in: near-parallel,
+    collinear, degenerate, tiny, huge, far from the origin, shared ends, NaN and inf."""
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(-10, 10, (n, 4, dim)).astype(np.float32)
+    kind = rng.integers(0, 10, n)
+    d = p[:, 1] - p[:, 0]
+    # near-parallel and parallel
+    sel = kind == 1
+    p[sel, 3] = p[sel, 2] + d[sel] * np.float32(1.5) + rng.normal(0, 1e-6, (sel.sum(), dim)).astype(np.float32)
+    sel = kind == 2  # collinear, overlapping
+    p[sel, 2] = p[sel, 0] + d[sel] * np.float32(0.25)
+    p[sel, 3] = p[sel, 0] + d[sel] * np.float32(2.0)
+    sel = kind == 3  # degenerate a
+    p[sel, 1] = p[sel, 0]
+    sel = kind == 4  # tiny and far
+    p[sel] = p[sel] * np.float32(1e-4) + np.float32(1e4)
+    sel = kind == 5  # shared end point
+    p[sel, 2] = p[sel, 1]
+    sel = kind == 6  # integer grid: exact touching, T-junctions
+    p[sel] = rng.integers(-3, 4, (sel.sum(), 4, dim)).astype(np.float32)
+    idx = np.flatnonzero(kind == 7)
+    p[idx[::2], 0, 0] = np.nan
+    p[idx[1::2], 3, 1] = np.inf
+    return p.reshape(n, 4 * dim)
