@@ -18,10 +18,10 @@
 //! as the brute-force prefilter does, see [`crate::query`]). The cell edge is
 //! `c >= 2·cap + r`, `cap` the largest sphere radius kept in the cells and `r` the query
 //! radius: two spheres within `r` of each other then have their centres in the same or
-//! neighbouring cells. Spheres larger than `cap` (by default, the longest 1% and anything
-//! beyond twice the 99th percentile is not in the cells; see [`Grid::build`]) are kept
-//! aside as *big* objects and meet the others through box queries over the cells, so one
-//! very long segment does not inflate every cell.
+//! neighbouring cells. `cap` is the largest radius when that is at most twice the 99th
+//! percentile, else the 99th percentile ([`Grid::build`]); the spheres above it (at most
+//! 1% of the set) are kept aside as *big* objects and meet the others through box queries
+//! over the cells, so a few very long segments do not inflate every cell.
 //!
 //! Objects are sorted by cell key (`z`, then `y`, then `x`, most significant first), so a
 //! run of cells along `x` is one contiguous range of the sorted sphere columns: the pair
@@ -174,6 +174,18 @@ pub(crate) fn lane_bits(lo: usize, hi: usize, j: usize) -> u32 {
     }
 }
 
+/// Sorts the `(key, id)` pairs, on all cores when `parallel` and there are many.
+fn sort_keys(keyed: &mut [(u64, u32)], parallel: bool) {
+    #[cfg(feature = "rayon")]
+    if parallel && keyed.len() >= crate::PAR_MIN_PAIRS {
+        use rayon::slice::ParallelSliceMut;
+        keyed.par_sort_unstable();
+        return;
+    }
+    let _ = parallel;
+    keyed.sort_unstable();
+}
+
 /// Bits of a cell key per axis: 21 in 3D, 31 in 2D.
 const fn axis_bits(d: usize) -> u32 {
     63 / d as u32
@@ -282,13 +294,7 @@ impl<const D: usize> Grid<D> {
                 }
             }
         }
-        #[cfg(feature = "rayon")]
-        if parallel && keyed.len() >= crate::PAR_MIN_PAIRS {
-            use rayon::slice::ParallelSliceMut;
-            keyed.par_sort_unstable();
-        }
-        let _ = parallel;
-        keyed.sort_unstable();
+        sort_keys(&mut keyed, parallel);
         grid.ids = keyed.iter().map(|&(_, id)| id).chain(big_ids).collect();
         for (p, &(key, _)) in keyed.iter().enumerate() {
             if grid.keys.last() != Some(&key) {
@@ -372,9 +378,9 @@ impl<const D: usize> Grid<D> {
         rows
     }
 
-    /// Every candidate pair `(id, id)` among the objects of `cells` and their half-shell
-    /// neighbours (each unordered pair of the cells once), within `radius` by the sphere
-    /// test, handed to `emit`.
+    /// Every candidate pair among the objects of `cells` and their half-shell neighbours
+    /// (each unordered pair of the cells once), within `radius` by the sphere test, handed
+    /// to `emit` as two positions.
     fn shell_pairs(&self, cells: Range<usize>, radius: f32, mut emit: impl FnMut(u32, u32)) {
         let rows = Self::shell_rows();
         let radius8 = f32x8::splat(radius);
@@ -418,8 +424,8 @@ impl<const D: usize> Grid<D> {
         }
     }
 
-    /// The ids of the objects at key-order positions `range` that pass the sphere test
-    /// against `me`, handed to `emit`.
+    /// The positions in `range` whose spheres pass the sphere test against `me`, handed to
+    /// `emit`.
     #[inline(always)]
     fn scan(
         &self,
@@ -458,7 +464,10 @@ impl<const D: usize> Grid<D> {
         let (lo, hi) = (self.cell_of(lo), self.cell_of(hi));
         let rows: u64 = (1..D).map(|k| hi[k] - lo[k] + 1).product();
         let range_of = |c0: usize, c1: usize| self.starts[c0] as usize..self.starts[c1] as usize;
-        if rows as usize >= self.keys.len() / 8 {
+        // Two binary searches a row, or one pass over every cell: whichever reads less.
+        if rows.saturating_mul(2 * u64::from(usize::BITS - self.keys.len().leading_zeros()))
+            >= self.keys.len() as u64
+        {
             // A box as large as the grid: filter the cells instead of searching rows.
             let mut run: Option<usize> = None;
             for c in 0..=self.keys.len() {
@@ -505,7 +514,7 @@ impl<const D: usize> Grid<D> {
     }
 
     /// Every object in the cells that may come within `radius` of the sphere `s`, by the
-    /// sphere test, handed to `emit` (ids, in key order within each row).
+    /// sphere test, handed to `emit` as positions.
     fn near(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
         let reach = (f64::from(s.1) + f64::from(self.cap) + f64::from(radius))
             * f64::from(BOUND_REL)
@@ -516,7 +525,7 @@ impl<const D: usize> Grid<D> {
     }
 
     /// Every object of the grid, in the cells or big, that may come within `radius` of the
-    /// sphere `s`, handed to `emit`: the query of a static index.
+    /// sphere `s`, handed to `emit` as positions: the query of a static index.
     pub(crate) fn near_all(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
         self.near(s, radius, &mut emit);
         for (k, t) in self.big.iter().enumerate() {
@@ -526,8 +535,7 @@ impl<const D: usize> Grid<D> {
         }
     }
 
-    /// The ids of the objects by position (see [`Grid::ids`]'s field docs): the order in
-    /// which the queries copy the set.
+    /// The ids of the objects by position: the order in which the queries copy the set.
     pub(crate) fn ids(&self) -> &[u32] {
         &self.ids
     }
@@ -537,9 +545,9 @@ impl<const D: usize> Grid<D> {
         self.cell
     }
 
-    /// Every candidate pair of big object `k` (in `0..big_objects()`): with the objects in
-    /// the cells, then with the big objects after it, handed to `emit` (big object's id
-    /// first).
+    /// Every candidate pair of big object `k` (in `0..big.len()`): with the objects in the
+    /// cells, then with the big objects after it, handed to `emit` as positions (the big
+    /// object's first).
     fn big_pairs(&self, k: usize, radius: f32, mut emit: impl FnMut(u32, u32)) {
         let s = self.big[k];
         let me = (self.cells_len + k) as u32;

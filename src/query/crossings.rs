@@ -40,7 +40,11 @@ impl Narrow for Meet {
     /// Positions of `(i, j)`, `i < j`.
     #[inline(always)]
     fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)> {
-        Some(if ids[p as usize] < ids[q as usize] { (p, q) } else { (q, p) })
+        Some(if ids[p as usize] < ids[q as usize] {
+            (p, q)
+        } else {
+            (q, p)
+        })
     }
 
     fn pair(hit: &CrossHit) -> (u32, u32) {

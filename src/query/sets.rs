@@ -4,15 +4,15 @@
 //! [`self_pairs_within`](crate::self_pairs_within) and
 //! [`pairs_within`](crate::pairs_within) run here whenever both sides are segments and the
 //! radius is finite: the grid names candidate pairs (a conservative sphere test over the
-//! cells' neighbours), the candidates are gathered a thousand at a time and run through the
-//! kernel, and the kernel's squared distance decides. Every reported value is therefore the
+//! cells' neighbours), the candidates are gathered a few thousand at a time and run through
+//! the kernel, and the kernel's squared distance decides. Every reported value is therefore the
 //! brute-force query's, bit for bit, and the work is `O((N + M) log(N + M) + K)` instead of
 //! `O(N·M)`. Rays and lines (unbounded) and an infinite radius take the brute-force tiles.
 //!
 //! The streaming forms ([`for_each_self_pair_within`], [`for_each_pair_within`]) hand the
 //! hits to a callback in blocks of compact [`PairHit`]s (12 bytes), so a query over
-//! millions of segments needs memory for the input and one block of hits per task, not for
-//! every hit. The work is cut into tasks of about 4096 objects (whole cells); the parallel
+//! millions of segments needs memory for the input, the grid and one wave of tasks' hits,
+//! not for every hit. The work is cut into tasks of about 4096 objects (whole cells); the parallel
 //! forms run waves of tasks on all cores and deliver the blocks in task order, so every
 //! thread count delivers the same blocks in the same order.
 
