@@ -52,6 +52,8 @@ use wide::f32x8;
 pub(crate) const TASK_OBJECTS: usize = 4096;
 /// Big objects per task.
 const TASK_BIG: usize = 64;
+/// Rows (values of `i`) per bucket of the collected forms' sort.
+const BUCKET_ROWS: usize = 4096;
 /// Tasks per wave of the parallel forms.
 #[cfg(feature = "rayon")]
 const WAVE_TASKS: usize = 32;
@@ -174,6 +176,21 @@ pub(crate) fn lane_bits(lo: usize, hi: usize, j: usize) -> u32 {
     }
 }
 
+/// Objects per chunk of the grid's passes over a set.
+const CHUNK: usize = 64 * 1024;
+
+/// `f` over `0..n` cut into chunks of [`CHUNK`], in order; on all cores when `parallel`.
+fn chunked<R: Send>(n: usize, parallel: bool, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
+    let ranges = (0..n).step_by(CHUNK).map(|c| c..(c + CHUNK).min(n));
+    #[cfg(feature = "rayon")]
+    if parallel && n > CHUNK {
+        use rayon::prelude::*;
+        return ranges.collect::<Vec<_>>().into_par_iter().map(&f).collect();
+    }
+    let _ = parallel;
+    ranges.map(f).collect()
+}
+
 /// Sorts the `(key, id)` pairs, on all cores when `parallel` and there are many.
 fn sort_keys(keyed: &mut [(u64, u32)], parallel: bool) {
     #[cfg(feature = "rayon")]
@@ -236,19 +253,29 @@ impl<const D: usize> Grid<D> {
         if n > u32::MAX as usize || !radius.is_finite() {
             return None;
         }
-        // Pass 1: the radii (for the cap) and the centres' bounds.
-        let mut radii = Vec::with_capacity(n);
-        let mut lo = [f64::INFINITY; D];
-        let mut hi = [f64::NEG_INFINITY; D];
-        for i in 0..n {
-            if let Some((m, h)) = spheres(i) {
+        // Pass 1: the radii (for the cap) and the centres' bounds, chunk by chunk.
+        let parts = chunked(n, parallel, |range| {
+            let mut radii = Vec::with_capacity(range.len());
+            let mut lo = [f64::INFINITY; D];
+            let mut hi = [f64::NEG_INFINITY; D];
+            for (m, h) in range.filter_map(&spheres) {
                 radii.push(h);
                 for k in 0..D {
                     lo[k] = lo[k].min(f64::from(m[k]));
                     hi[k] = hi[k].max(f64::from(m[k]));
                 }
             }
+            (radii, lo, hi)
+        });
+        let mut lo = [f64::INFINITY; D];
+        let mut hi = [f64::NEG_INFINITY; D];
+        for (_, l, h) in &parts {
+            for k in 0..D {
+                lo[k] = lo[k].min(l[k]);
+                hi[k] = hi[k].max(h[k]);
+            }
         }
+        let mut radii: Vec<f32> = parts.into_iter().flat_map(|p| p.0).collect();
         let cap = if radii.is_empty() {
             0.0
         } else {
@@ -282,16 +309,26 @@ impl<const D: usize> Grid<D> {
             cap,
         };
         // Pass 2: keys of the objects in the cells, sorted; the big ones aside.
+        let parts = chunked(n, parallel, |range| {
+            let (mut keyed, mut big) = (Vec::with_capacity(range.len()), Vec::new());
+            for i in range {
+                if let Some(s) = spheres(i) {
+                    if s.1 <= cap {
+                        keyed.push((grid.key(grid.cell_of(s.0.map(f64::from))), i as u32));
+                    } else {
+                        big.push((i as u32, s));
+                    }
+                }
+            }
+            (keyed, big)
+        });
         let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(n);
         let mut big_ids = Vec::new();
-        for i in 0..n {
-            if let Some(s) = spheres(i) {
-                if s.1 <= cap {
-                    keyed.push((grid.key(grid.cell_of(s.0.map(f64::from))), i as u32));
-                } else {
-                    big_ids.push(i as u32);
-                    grid.big.push(s);
-                }
+        for (k, big) in parts {
+            keyed.extend(k);
+            for (id, s) in big {
+                big_ids.push(id);
+                grid.big.push(s);
             }
         }
         sort_keys(&mut keyed, parallel);
@@ -306,9 +343,15 @@ impl<const D: usize> Grid<D> {
         grid.cells_len = keyed.len();
         drop(keyed);
         // Pass 3: the spheres in key order.
+        let cells = &grid.ids[..grid.cells_len];
+        let parts = chunked(cells.len(), parallel, |range| {
+            range
+                .map(|p| spheres(cells[p] as usize))
+                .collect::<Vec<_>>()
+        });
         grid.spheres = SphereColumns::with_capacity(grid.cells_len);
-        for &id in &grid.ids[..grid.cells_len] {
-            grid.spheres.push(spheres(id as usize));
+        for s in parts.into_iter().flatten() {
+            grid.spheres.push(s);
         }
         grid.spheres.pad();
         Some(grid)
@@ -647,9 +690,18 @@ impl<const D: usize> Plan<D> {
         narrow.decide(ids, &candidates, &mut scratch, out);
     }
 
-    /// The ids of the objects by position: the order in which a query copies its set.
-    pub(crate) fn ids(&self) -> &[u32] {
-        self.grid.ids()
+    /// The query's copy of its set in the grid's order: `object(id)` for every position,
+    /// gathered on all cores when `parallel`.
+    pub(crate) fn copy_in_order<T: Send, B: FromIterator<T>>(
+        &self,
+        parallel: bool,
+        object: impl Fn(usize) -> T + Sync,
+    ) -> B {
+        let ids = self.grid.ids();
+        let parts = chunked(ids.len(), parallel, |range| {
+            range.map(|p| object(ids[p] as usize)).collect::<Vec<T>>()
+        });
+        parts.into_iter().flatten().collect()
     }
 
     /// Every hit: `sink` gets each task's block, in task order, on the calling thread.
@@ -683,39 +735,72 @@ impl<const D: usize> Plan<D> {
         }
     }
 
-    /// Every hit, as `T`, sorted by its pair `(i, j)` (`i < n`), appended to `out`: a
-    /// counting sort on `i` (`O(n + K)`) that converts each hit as it places it, then each
-    /// `i`'s hits by `j`. Memory: the hits once as `N::Hit`, once as `T`.
-    pub(crate) fn collect<N: Narrow, T: Copy + Default>(
+    /// Every hit, as `T`, sorted by its pair `(i, j)` (`i < n`), appended to `out`.
+    ///
+    /// A counting sort on `i` in two passes, so that neither scatters across the whole
+    /// output (a one-pass scatter of millions of hits missed cache on every write): the hits
+    /// go to buckets of [`BUCKET_ROWS`] consecutive `i` in order, then each bucket is
+    /// counted, placed and converted within its own slice of `out` (in parallel when
+    /// `parallel`), and each `i`'s hits sorted by `j`. `O(n + K)`.
+    pub(crate) fn collect<N: Narrow, T: Copy + Default + Send>(
         &self,
         narrow: &N,
         n: usize,
-        into: impl Fn(N::Hit) -> T,
-        j_of: impl Fn(&T) -> u32,
+        into: impl Fn(N::Hit) -> T + Sync,
+        j_of: impl Fn(&T) -> u32 + Sync,
         parallel: bool,
         out: &mut Vec<T>,
     ) {
         let mut blocks: Vec<Vec<N::Hit>> = Vec::new();
         self.each(narrow, parallel, |block| blocks.push(block));
-        let mut starts = vec![0u32; n + 1];
-        for f in blocks.iter().flatten() {
-            starts[N::pair(f).0 as usize + 1] += 1;
-        }
-        for i in 0..n {
-            starts[i + 1] += starts[i];
+        let mut buckets: Vec<Vec<N::Hit>> =
+            (0..n.div_ceil(BUCKET_ROWS)).map(|_| Vec::new()).collect();
+        for f in blocks.into_iter().flatten() {
+            buckets[N::pair(&f).0 as usize / BUCKET_ROWS].push(f);
         }
         let base = out.len();
-        out.resize(base + starts[n] as usize, T::default());
-        let sorted = &mut out[base..];
-        let mut next = starts.clone();
-        for f in blocks.into_iter().flatten() {
-            let slot = &mut next[N::pair(&f).0 as usize];
-            sorted[*slot as usize] = into(f);
-            *slot += 1;
+        out.resize(
+            base + buckets.iter().map(Vec::len).sum::<usize>(),
+            T::default(),
+        );
+        let mut parts: Vec<&mut [T]> = Vec::with_capacity(buckets.len());
+        let mut rest = &mut out[base..];
+        for bucket in &buckets {
+            let (part, tail) = rest.split_at_mut(bucket.len());
+            parts.push(part);
+            rest = tail;
         }
-        for w in starts.windows(2) {
-            sorted[w[0] as usize..w[1] as usize].sort_unstable_by_key(&j_of);
+        let place = |(b, (bucket, part)): (usize, (Vec<N::Hit>, &mut [T]))| {
+            let first = b * BUCKET_ROWS;
+            let mut starts = vec![0u32; BUCKET_ROWS + 1];
+            for f in &bucket {
+                starts[N::pair(f).0 as usize - first + 1] += 1;
+            }
+            for r in 0..BUCKET_ROWS {
+                starts[r + 1] += starts[r];
+            }
+            let mut next = starts.clone();
+            for f in bucket {
+                let slot = &mut next[N::pair(&f).0 as usize - first];
+                part[*slot as usize] = into(f);
+                *slot += 1;
+            }
+            for w in starts.windows(2) {
+                part[w[0] as usize..w[1] as usize].sort_unstable_by_key(&j_of);
+            }
+        };
+        #[cfg(feature = "rayon")]
+        if parallel {
+            use rayon::prelude::*;
+            buckets
+                .into_par_iter()
+                .zip(parts)
+                .enumerate()
+                .for_each(place);
+            return;
         }
+        let _ = parallel;
+        buckets.into_iter().zip(parts).enumerate().for_each(place);
     }
 }
 

@@ -108,6 +108,15 @@ fn degenerate_sets_match_brute_force() {
     let line = sets::degenerate(1200, r, true, 13);
     check_self(&line, r, "collinear");
     check_pairs(&line[..500], &line[500..], r, "collinear");
+    // Everything in one cell: a radius larger than the set.
+    let ball = sets::hair(700, 0.05, [0.0; 3], 19);
+    check_self(&ball, 4.0 * sets::hair_side(700, 0.05), "one cell");
+    check_pairs(
+        &ball[..300],
+        &ball[300..],
+        0.5 * sets::hair_side(700, 0.05),
+        "one cell",
+    );
     // Everything identical: one cell, every pair a hit at distance 0.
     let same_seg = sets::degenerate(300, r, false, 14);
     check_self(&same_seg, r, "identical");

@@ -82,7 +82,7 @@ fn plan(set: Segments2View<'_>, parallel: bool) -> Option<(Plan<2>, Meet)> {
         sphere(s.p0, s.p1)
     };
     let plan = Plan::new(Grid::build(set.len(), spheres, 0.0, parallel)?, 0.0);
-    let sorted = plan.ids().iter().map(|&id| set.at(id as usize)).collect();
+    let sorted = plan.copy_in_order(parallel, |i| set.at(i));
     Some((plan, Meet { sorted }))
 }
 

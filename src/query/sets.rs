@@ -176,7 +176,7 @@ fn pruned(
     let n = na.checked_add(b.map_or(0, |b| b.len()))?;
     let grid = Grid::build(n, |i| sphere(object(i).p0, object(i).p1), radius, parallel)?;
     let plan = Plan::new(grid, radius);
-    let sorted: Segments = plan.ids().iter().map(|&id| object(id as usize)).collect();
+    let sorted: Segments = plan.copy_in_order(parallel, object);
     let narrow = Within3 {
         sorted,
         split: b.map(|_| na as u32),
