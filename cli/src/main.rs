@@ -11,7 +11,9 @@
 //! output, or `verify` finding a disagreement).
 
 mod args;
+mod baselines;
 mod bench;
+mod bench_sets;
 mod closest;
 mod format;
 mod r#gen;

@@ -147,7 +147,11 @@ pub(crate) fn parse_radius(text: &str) -> Result<f32, String> {
 }
 
 /// The format of `path`: `explicit`, else from the extension.
-pub(crate) fn format_of(path: &Path, explicit: Option<Format>, what: &str) -> Result<Format, CliError> {
+pub(crate) fn format_of(
+    path: &Path,
+    explicit: Option<Format>,
+    what: &str,
+) -> Result<Format, CliError> {
     explicit.or_else(|| Format::from_path(path)).ok_or_else(|| {
         CliError::usage(format!(
             "{}: cannot tell the {what} format from the extension: name it .csv, .npy or \

@@ -548,18 +548,16 @@ impl<'o> HitWriter<'o> {
 
     fn pairs(&mut self, block: &[PairHit]) -> Result<(), CliError> {
         for h in block {
-            self.record(&[
-                Value::U32(h.i),
-                Value::U32(h.j),
-                Value::F32(h.dist2.sqrt()),
-            ]);
+            self.record(&[Value::U32(h.i), Value::U32(h.j), Value::F32(h.dist2.sqrt())]);
         }
         self.flush_records()
     }
 
     fn crossings(&mut self, block: &[CrossHit], set: &Segments2) -> Result<(), CliError> {
         for h in block {
-            let s = set.get(h.i as usize).expect("the hit names a segment of the set");
+            let s = set
+                .get(h.i as usize)
+                .expect("the hit names a segment of the set");
             let p = s.at(h.s);
             self.record(&[
                 Value::U32(h.i),
@@ -715,19 +713,15 @@ pub fn run_pairs(args: &PairsArgs, stdout: &mut (dyn Write + Send)) -> Result<()
         args.output.as_deref(),
         args.output_format,
     )?;
-    let a: Segments = read_set::<Segment, 6>(&args.input, in_formats[0]).map_err(CliError::usage)?;
+    let a: Segments =
+        read_set::<Segment, 6>(&args.input, in_formats[0]).map_err(CliError::usage)?;
     let b: Option<Segments> = match &args.against {
         Some(path) => Some(read_set::<Segment, 6>(path, in_formats[1]).map_err(CliError::usage)?),
         None => None,
     };
     let read = start.elapsed().as_secs_f64();
-    let mut writer = HitWriter::create(
-        args.output.as_deref(),
-        stdout,
-        out_format,
-        &PAIR_COLUMNS,
-    )
-    .map_err(CliError::usage)?;
+    let mut writer = HitWriter::create(args.output.as_deref(), stdout, out_format, &PAIR_COLUMNS)
+        .map_err(CliError::usage)?;
     let shared = if args.skip_shared {
         SharedEndpoints::Skip
     } else {
@@ -788,13 +782,8 @@ pub fn run_cross(args: &CrossArgs, stdout: &mut (dyn Write + Send)) -> Result<()
     )?;
     let set: Segments2 =
         read_set::<Segment2, 4>(&args.input, in_formats[0]).map_err(CliError::usage)?;
-    let mut writer = HitWriter::create(
-        args.output.as_deref(),
-        stdout,
-        out_format,
-        &CROSS_COLUMNS,
-    )
-    .map_err(CliError::usage)?;
+    let mut writer = HitWriter::create(args.output.as_deref(), stdout, out_format, &CROSS_COLUMNS)
+        .map_err(CliError::usage)?;
     let mut failed: Option<CliError> = None;
     let query = with_threads(args.threads, || {
         par_for_each_crossing_pair(&set, |block| {
@@ -838,9 +827,15 @@ mod tests {
         assert_eq!(set.get(1), Some(Segment2::new([2.0, 3.0], [4.0, 5.0])));
         std::fs::write(&path, "0,0,1,1\n0,0,1\n").unwrap();
         let err = read_set::<Segment2, 4>(&path, Format::Csv).unwrap_err();
-        assert!(err.contains("line 2 (segment 1): 3 columns, expected 4"), "{err}");
+        assert!(
+            err.contains("line 2 (segment 1): 3 columns, expected 4"),
+            "{err}"
+        );
         std::fs::write(&path, "0,0,0,1,1,1\n0,0,0,1,x,1\n").unwrap();
         let err = read_set::<Segment, 6>(&path, Format::Csv).unwrap_err();
-        assert!(err.contains("column 5 (p1.y): 'x' is not a number"), "{err}");
+        assert!(
+            err.contains("column 5 (p1.y): 'x' is not a number"),
+            "{err}"
+        );
     }
 }
