@@ -19,6 +19,48 @@
 //! assert_eq!(c.distance(), 1.0);
 //! ```
 //!
+//! ## Sets
+//!
+//! Most questions are about sets: which capsules of a scene touch, which paths come within
+//! a radius of each other or of the walls, what a sight ray hits first. The set queries
+//! answer them in `O((N + M) log(N + M) + K)` for `K` reported pairs: a uniform grid of
+//! bounding spheres (the pruning layer, see `docs/architecture.md`) names the
+//! candidate pairs, conservatively, and the kernel decides each one, so every set query
+//! reports exactly the pairs, and the values, bit for bit, of brute force over the
+//! reference.
+//!
+//! ```
+//! use segbatch::{self_pairs_within, crossing_pairs, Segment, SegmentIndex, Segments,
+//!     Segment2, Segments2, SharedEndpoints};
+//! // A path that folds back close to its own start: all pairs within 0.5, except the
+//! // consecutive pieces that touch by construction.
+//! let path = Segments::from(&[
+//!     Segment::new([0.0, 0.0, 0.0], [4.0, 0.0, 0.0]),
+//!     Segment::new([4.0, 0.0, 0.0], [4.0, 2.0, 0.0]),
+//!     Segment::new([4.0, 2.0, 0.0], [1.0, 0.25, 0.0]),
+//! ]);
+//! let near = self_pairs_within(&path, 0.5, SharedEndpoints::Skip);
+//! assert_eq!((near[0].i, near[0].j, near[0].dist2), (0, 2, 0.0625));
+//! // Walls indexed once; sight rays of radius 0.5 and range 10 against them.
+//! let walls = Segments::from(&[Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0])]);
+//! let index = SegmentIndex::new(&walls)?;
+//! let rays = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
+//! assert_eq!(index.first_hits(&rays, 0.5, 10.0)?[0].map(|h| h.u), Some(4.5));
+//! // 2D: the crossings of a set of street pieces.
+//! let streets = Segments2::from(&[
+//!     Segment2::new([0.0, 0.0], [4.0, 0.0]),
+//!     Segment2::new([2.0, -1.0], [2.0, 1.0]),
+//! ]);
+//! assert_eq!(crossing_pairs(&streets).len(), 1);
+//! # Ok::<(), segbatch::Error>(())
+//! ```
+//!
+//! Engines with their own broad phase hand over index pairs instead:
+//! [`closest_points_indexed`], [`capsules_touch_indexed`] and [`capsule_contacts`] gather
+//! the lanes straight from the sets' columns. For outputs larger than memory, the
+//! streaming forms (`for_each_…`) hand the hits to a callback in blocks of compact
+//! 12-to-16-byte records ([`PairHit`], [`CrossHit`]).
+//!
 //! ## Batches
 //!
 //! The fast path takes structure-of-arrays batches ([`Segments`]: six `f32` columns padded to
@@ -62,11 +104,23 @@
 //! | every A against every B: dense squared distances | [`dist2_matrix`] | [`dist2_matrix_into`] | [`par_dist2_matrix`], [`par_dist2_matrix_into`] | [`reference::closest_points_with`] |
 //! | every A against every B: the pairs within a radius ([`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] | [`reference::closest_points_with`] |
 //! | all pairs `i < j` of one set within a radius | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] | [`reference::closest_points_with`] |
+//! | the same two, streamed as compact [`PairHit`]s | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] | [`reference::closest_points_with`] |
+//! | closest points of index pairs `(a[i], b[j])` | [`closest_points_indexed`] | [`closest_points_indexed_into`] | [`par_closest_points_indexed`], [`par_closest_points_indexed_into`] | [`reference::closest_points_with`] |
+//! | do capsules `(a[i], rA)`, `(b[j], rB)` of index pairs touch? | [`capsules_touch_indexed`] | [`capsules_touch_indexed_into`] | [`par_capsules_touch_indexed`], [`par_capsules_touch_indexed_into`] | `dist2 <= (rA + rB)²` of [`reference::closest_points_with`] |
+//! | contacts (normal, depth, points) of touching capsules of index pairs | [`capsule_contacts`] | [`capsule_contacts_into`] | [`par_capsule_contacts`], [`par_capsule_contacts_into`] | [`reference::closest_points_with`] and the module's contact rule |
+//! | first hit of thick rays on an indexed set | [`SegmentIndex::first_hits`] | (the same) | [`SegmentIndex::par_first_hits`] | [`reference::first_hit`] |
+//! | pairs of query segments and an indexed set within a radius | [`SegmentIndex::pairs_within`] | (the same) | [`SegmentIndex::par_pairs_within`] | [`reference::closest_points_with`] |
 //! | closest approach in time of two tracks | [`motion::cpa`] | [`motion::cpa_into`] | [`motion::par_cpa`], [`motion::par_cpa_into`] | [`reference::cpa`] |
 //! | closest approach in time during one step (start/end segments) | [`motion::cpa_segments`] | [`motion::cpa_segments_into`] | [`motion::par_cpa_segments`], [`motion::par_cpa_segments_into`] | [`reference::cpa_segments`] |
 //! | first contact of two moving spheres (tracks) | [`motion::first_contact`] | [`motion::first_contact_into`] | [`motion::par_first_contact`], [`motion::par_first_contact_into`] | [`reference::first_contact`] |
 //! | first contact during one step (start/end segments) | [`motion::first_contact_segments`] | [`motion::first_contact_segments_into`] | [`motion::par_first_contact_segments`], [`motion::par_first_contact_segments_into`] | [`reference::first_contact_segments`] |
 //! | 2D segment crossings and closest points | [`intersect2`] | [`intersect2_into`] | [`par_intersect2`], [`par_intersect2_into`] | [`reference::intersect2`] |
+//! | the same over index pairs | [`intersect2_indexed`] | [`intersect2_indexed_into`] | [`par_intersect2_indexed`], [`par_intersect2_indexed_into`] | [`reference::intersect2`] |
+//! | every meeting pair `i < j` of one 2D set ([`CrossHit`]s) | [`crossing_pairs`] | [`crossing_pairs_into`] | [`par_crossing_pairs`], [`par_crossing_pairs_into`] | [`reference::intersect2`] |
+//! | the same, streamed | [`for_each_crossing_pair`] | (the same) | [`par_for_each_crossing_pair`] | [`reference::intersect2`] |
+//!
+//! The streaming forms and the index's methods take their sink or options directly and
+//! return a `Result` (they have no separate `_into` form: the sink is the output).
 //!
 //! Each row, every cell called once (these run as doctests):
 //!
@@ -153,6 +207,52 @@
 //! par_intersect2_into(&a2, &b2, &mut crossings)?;
 //! let (s2, t2) = (a2.get(0).unwrap(), b2.get(0).unwrap());
 //! assert_eq!(i2.get(0), Some(reference::intersect2(&s2, &t2)));
+//! // streamed pairs within a radius
+//! let mut streamed = Vec::new();
+//! for_each_pair_within(&a, &b, 1.0, &opts, |x| streamed.extend_from_slice(x))?;
+//! par_for_each_pair_within(&a, &b, 1.0, &opts, |x| streamed.extend_from_slice(x))?;
+//! for_each_self_pair_within(&a, 0.0, keep, &opts, |x| streamed.extend_from_slice(x))?;
+//! par_for_each_self_pair_within(&a, 0.0, keep, &opts, |x| streamed.extend_from_slice(x))?;
+//! assert_eq!(streamed.len(), 2 * 81 + 2 * 36);
+//! // index pairs
+//! let pairs = [(0, 8), (3, 3)];
+//! let ci = closest_points_indexed(&a, &b, &pairs);
+//! closest_points_indexed_into(&a, &b, &pairs, &opts, Outputs::ALL, &mut out)?;
+//! assert_eq!((&par_closest_points_indexed(&a, &b, &pairs), &out), (&ci, &ci));
+//! par_closest_points_indexed_into(&a, &b, &pairs, &opts, Outputs::ALL, &mut out)?;
+//! assert_eq!(ci.get(0), Some(reference::closest_points(&one, &b.get(8).unwrap())));
+//! let ti = capsules_touch_indexed(&a, &b, &pairs, radii);
+//! capsules_touch_indexed_into(&a, &b, &pairs, radii, &opts, &mut mask)?;
+//! assert_eq!((&par_capsules_touch_indexed(&a, &b, &pairs, radii), &mask), (&ti, &ti));
+//! par_capsules_touch_indexed_into(&a, &b, &pairs, radii, &opts, &mut mask)?;
+//! let mut touching = Vec::new();
+//! let k = capsule_contacts(&a, &b, &pairs, radii);
+//! capsule_contacts_into(&a, &b, &pairs, radii, &opts, &mut touching)?;
+//! assert_eq!((&par_capsule_contacts(&a, &b, &pairs, radii), &touching), (&k, &k));
+//! par_capsule_contacts_into(&a, &b, &pairs, radii, &opts, &mut touching)?;
+//! assert_eq!((k.len(), k[0].normal, k[0].depth), (2, [0.0, -1.0, 0.0], 0.0));
+//! // the static index
+//! let index = SegmentIndex::new(&b)?;
+//! let rays = Segments::from(&[Segment::new([1.0, 5.0, 0.0], [1.0, 4.0, 0.0])]);
+//! let fh = index.first_hits(&rays, 0.5, 10.0)?;
+//! assert_eq!(fh, index.par_first_hits(&rays, 0.5, 10.0)?);
+//! let wall = b.get(0).unwrap();
+//! let h = reference::first_hit(&rays.get(0).unwrap(), 0.5, 10.0, &wall).unwrap();
+//! assert_eq!(fh[0].map(|x| (x.u, x.point)), Some((h.u, h.point)));
+//! assert_eq!(index.pairs_within(&a, 1.0)?, p);
+//! assert_eq!(index.par_pairs_within(&a, 1.0)?, p);
+//! // 2D sets and index pairs
+//! let mut crossed = Vec::new();
+//! let x2 = crossing_pairs(&a2);
+//! crossing_pairs_into(&a2, &mut crossed)?;
+//! assert_eq!((&par_crossing_pairs(&a2), &crossed), (&x2, &x2));
+//! par_crossing_pairs_into(&a2, &mut crossed)?;
+//! for_each_crossing_pair(&a2, |x| crossed.extend_from_slice(x))?;
+//! par_for_each_crossing_pair(&a2, |x| crossed.extend_from_slice(x))?;
+//! let ii = intersect2_indexed(&a2, &b2, &[(0, 0)]);
+//! intersect2_indexed_into(&a2, &b2, &[(0, 0)], &mut crossings)?;
+//! assert_eq!((&par_intersect2_indexed(&a2, &b2, &[(0, 0)]), &crossings), (&ii, &i2));
+//! par_intersect2_indexed_into(&a2, &b2, &[(0, 0)], &mut crossings)?;
 //! # Ok::<(), segbatch::Error>(())
 //! ```
 //!
@@ -220,6 +320,7 @@ pub use query::{
     pairs_within_into, self_pairs_within, self_pairs_within_into,
 };
 pub use query::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
+pub use query::{FirstHit, SegmentIndex};
 pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
 #[cfg(feature = "rayon")]
 pub use query::{

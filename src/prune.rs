@@ -104,8 +104,8 @@ impl<const D: usize> SphereColumns<D> {
     /// which the test never passes for a finite radius.
     pub(crate) fn push(&mut self, s: Option<([f32; D], f32)>) {
         let (m, h) = s.unwrap_or(([f32::INFINITY; D], 0.0));
-        for k in 0..D {
-            self.centre[k].push(m[k]);
+        for (column, x) in self.centre.iter_mut().zip(m) {
+            column.push(x);
         }
         self.rad.push(h);
     }
@@ -139,8 +139,8 @@ impl<const D: usize> SphereColumns<D> {
             f32x8::from(a)
         };
         let mut dm2 = f32x8::ZERO;
-        for k in 0..D {
-            let d = load(&self.centre[k]) - m[k];
+        for (column, x) in self.centre.iter().zip(m) {
+            let d = load(column) - *x;
             dm2 = d.mul_add(d, dm2);
         }
         let bound = (load(&self.rad) + *rad + radius) * f32x8::splat(BOUND_REL);
@@ -490,13 +490,29 @@ impl<const D: usize> Grid<D> {
 
     /// Every object in the cells that may come within `radius` of the sphere `s`, by the
     /// sphere test, handed to `emit` (ids, in key order within each row).
-    pub(crate) fn near(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
+    fn near(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
         let reach = (f64::from(s.1) + f64::from(self.cap) + f64::from(radius))
             * f64::from(BOUND_REL)
             * CELL_MARGIN;
         let me = (s.0.map(f32x8::splat), f32x8::splat(s.1));
         let radius8 = f32x8::splat(radius);
         self.box_ranges(s.0, reach, |r| self.scan(r, &me, radius8, &mut emit));
+    }
+
+    /// Every object of the grid, in the cells or big, that may come within `radius` of the
+    /// sphere `s`, handed to `emit`: the query of a static index.
+    pub(crate) fn near_all(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
+        self.near(s, radius, &mut emit);
+        for (id, t) in &self.big {
+            if near(s, t, radius) {
+                emit(*id);
+            }
+        }
+    }
+
+    /// The cell edge: the length a query walks in one step.
+    pub(crate) fn cell_edge(&self) -> f64 {
+        self.cell
     }
 
     /// Every candidate pair of big object `k` (in `0..big_objects()`): with the objects in

@@ -33,6 +33,7 @@
 //! and the SSE2 build); the tests check that, and a looser documented tolerance elsewhere.
 
 use crate::motion::{Contact, Cpa, Track, Window};
+use crate::query::FirstHit;
 use crate::seg2d::{Intersection2, Segment2};
 use crate::segment::{Closest, Flags, Options, Params, Segment};
 
@@ -198,6 +199,25 @@ pub fn first_contact_segments(a: &Segment, radius_a: f32, b: &Segment, radius_b:
 #[must_use]
 pub fn intersect2(a: &Segment2, b: &Segment2) -> Intersection2 {
     crate::seg2d::intersect2_pair(a, b)
+}
+
+/// The first hit of a thick ray on one segment: `None` unless a sphere of `radius` whose
+/// centre moves along `ray` (`P0 + u·(P1 - P0)`, `u` from 0 to `range`) touches `wall`;
+/// else the first `u`, and the contact point on `wall` (`index` is 0). The scalar twin of
+/// [`SegmentIndex::first_hits`](crate::SegmentIndex::first_hits), which gives for each ray
+/// the least `(u, index)` of this over the indexed set.
+///
+/// ```
+/// use segbatch::{reference, Segment};
+/// let ray = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+/// let wall = Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]);
+/// let hit = reference::first_hit(&ray, 0.5, 10.0, &wall).unwrap();
+/// assert_eq!((hit.u, hit.point), (4.5, [5.0, 0.0, 0.0]));
+/// assert_eq!(reference::first_hit(&ray, 0.5, 4.0, &wall), None); // out of range
+/// ```
+#[must_use]
+pub fn first_hit(ray: &Segment, radius: f32, range: f32, wall: &Segment) -> Option<FirstHit> {
+    crate::query::first_hit_pair(ray, radius, range, wall)
 }
 
 /// `|dA|²·|dB|²` between these bounds keeps every product of four lengths the algorithm forms

@@ -439,3 +439,157 @@ fn intersect2_indexed_equals_the_gathered_batches() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The static index: first hits of thick rays, pairs within a radius
+
+/// For every ray, the least `(u, index)` of `reference::first_hit` over all walls.
+fn brute_first_hits(
+    walls: &[Segment],
+    rays: &[Segment],
+    r: f32,
+    range: f32,
+) -> Vec<Option<FirstHit>> {
+    rays.iter()
+        .map(|ray| {
+            let mut best: Option<FirstHit> = None;
+            for (j, w) in walls.iter().enumerate() {
+                if let Some(mut h) = reference::first_hit(ray, r, range, w) {
+                    h.index = j as u32;
+                    if best.is_none_or(|b| (h.u, h.index) < (b.u, b.index)) {
+                        best = Some(h);
+                    }
+                }
+            }
+            best
+        })
+        .collect()
+}
+
+fn hit_bits(h: &Option<FirstHit>) -> Option<(u32, u32, [u32; 3])> {
+    h.map(|h| (h.index, h.u.to_bits(), h.point.map(f32::to_bits)))
+}
+
+/// Distance from a point to a segment, in f64.
+fn point_segment(p: [f64; 3], w: &Segment) -> f64 {
+    let (a, b) = (w.p0.map(f64::from), w.p1.map(f64::from));
+    let d: [f64; 3] = core::array::from_fn(|k| b[k] - a[k]);
+    let dd: f64 = d.iter().map(|x| x * x).sum();
+    let t = if dd > 0.0 {
+        ((0..3).map(|k| (p[k] - a[k]) * d[k]).sum::<f64>() / dd).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (0..3)
+        .map(|k| (p[k] - a[k] - t * d[k]).powi(2))
+        .sum::<f64>()
+        .sqrt()
+}
+
+#[test]
+fn first_hits_match_brute_force() {
+    let side = 30.0;
+    let mut walls = sets::walls(1500, side, 50);
+    // A few long walls (kept aside from the cells) and odd members.
+    walls[3] = Segment::new([0.0, 15.0, 1.5], [30.0, 15.5, 1.5]);
+    walls[7] = Segment::new([2.0, 2.0, 1.0], [2.0, 2.0, 1.0]);
+    walls[11].p0[1] = f32::NAN;
+    let mut rays = sets::rays(700, side, 51);
+    rays[0].p1 = rays[0].p0; // no direction
+    rays[1].p0[2] = f32::INFINITY;
+    let ws = Segments::from(&walls);
+    let index = SegmentIndex::new(&ws).unwrap();
+    let par_index = SegmentIndex::par_new(&ws).unwrap();
+    // In one plane, for the radius-zero rays: their first crossings.
+    let flat = |s: &[Segment]| -> Vec<Segment> {
+        s.iter()
+            .map(|x| Segment::new([x.p0[0], x.p0[1], 1.5], [x.p1[0], x.p1[1], 1.5]))
+            .collect()
+    };
+    let (flat_walls, flat_rays) = (flat(&walls), flat(&rays));
+    let flat_ws = Segments::from(&flat_walls);
+    let flat_index = SegmentIndex::new(&flat_ws).unwrap();
+    for (r, range) in [(0.3f32, 8.0f32), (0.0, 40.0), (1.5, 3.0), (0.2, 0.0)] {
+        let (walls, rays, index, par_index) = if r == 0.0 {
+            (&flat_walls, &flat_rays, &flat_index, &flat_index)
+        } else {
+            (&walls, &rays, &index, &par_index)
+        };
+        for n in [0, 1, 7, 8, 9, 255, 256, 257, rays.len()] {
+            let want = brute_first_hits(walls, &rays[..n], r, range);
+            let rs = Segments::from(&rays[..n]);
+            for got in [
+                index.first_hits(&rs, r, range).unwrap(),
+                par_index.par_first_hits(&rs, r, range).unwrap(),
+            ] {
+                let got: Vec<_> = got.iter().map(hit_bits).collect();
+                let want: Vec<_> = want.iter().map(hit_bits).collect();
+                assert_eq!(got, want, "r={r} range={range} n={n}");
+            }
+        }
+        // The parameter is where the sphere first touches: at u the distance is r, just
+        // before it more.
+        let hits = index
+            .first_hits(&Segments::from(&rays[..]), r, range)
+            .unwrap();
+        let mut checked = 0;
+        for (ray, hit) in rays.iter().zip(&hits) {
+            let Some(h) = hit else { continue };
+            let at = |u: f64| -> [f64; 3] {
+                core::array::from_fn(|k| {
+                    f64::from(ray.p0[k]) + u * (f64::from(ray.p1[k]) - f64::from(ray.p0[k]))
+                })
+            };
+            let d = point_segment(at(f64::from(h.u)), &walls[h.index as usize]);
+            assert!(
+                (d - f64::from(r)).abs() < 1e-4 || h.u == 0.0,
+                "{h:?}: distance {d}"
+            );
+            let p = h.point.map(f64::from);
+            assert!(
+                point_segment(p, &walls[h.index as usize]) < 1e-4,
+                "{h:?}: point off the wall"
+            );
+            if h.u > 1e-3 {
+                let before = at(f64::from(h.u) - 1e-3);
+                assert!(walls.iter().all(|w| point_segment(before, w) > f64::from(r) - 1e-4 || w.p0[1].is_nan()));
+            }
+            checked += 1;
+        }
+        assert!(
+            checked > 50 || range == 0.0,
+            "r={r} range={range}: only {checked} hits"
+        );
+    }
+    assert!(index.first_hits(&Segments::from(&rays), -1.0, 5.0).is_err());
+    assert!(
+        index
+            .first_hits(&Segments::from(&rays), 1.0, f32::INFINITY)
+            .is_err()
+    );
+}
+
+#[test]
+fn index_pairs_within_match_brute_force() {
+    let walls = sets::walls(900, 20.0, 52);
+    let paths = sets::hair(600, 0.5, [10.0, 10.0, 1.5], 53);
+    let (ws, ps) = (Segments::from(&walls), Segments::from(&paths));
+    let index = SegmentIndex::new(&ws).unwrap();
+    for r in [0.0f32, 0.25, 2.0, f32::INFINITY] {
+        let want = if r.is_finite() {
+            brute(&paths, &walls, r, &Options::SEGMENTS, false)
+        } else {
+            pairs_within(&ps, &ws, r)
+        };
+        assert_same_hits(
+            &index.pairs_within(&ps, r).unwrap(),
+            &want,
+            &format!("index r={r}"),
+        );
+        assert_same_hits(
+            &index.par_pairs_within(&ps, r).unwrap(),
+            &want,
+            &format!("index r={r}"),
+        );
+    }
+}

@@ -227,7 +227,8 @@ pub(crate) fn contact(
     (c, d, dist2): ([f32; 3], [f32; 3], f32),
 ) -> Option<CapsuleContact> {
     let r = ra + rb;
-    if !(dist2 <= r * r) {
+    // NaN (non-finite input) never touches.
+    if dist2.is_nan() || dist2 > r * r {
         return None;
     }
     let normal = contact_normal(a, b, c, d);

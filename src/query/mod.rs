@@ -50,6 +50,7 @@ use wide::f32x8;
 mod capsule;
 mod closest;
 mod crossings;
+mod index;
 mod indexed;
 mod many;
 mod self_pairs;
@@ -70,6 +71,8 @@ pub use closest::{
 pub use crossings::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
 #[cfg(feature = "rayon")]
 pub use crossings::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
+pub(crate) use index::first_hit_pair;
+pub use index::{FirstHit, SegmentIndex};
 pub use indexed::{
     CapsuleContact, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
     capsules_touch_indexed_into, closest_points_indexed, closest_points_indexed_into,
