@@ -118,6 +118,9 @@ enum Command {
     /// Every pair of 2D segments that cross, touch or overlap (streamed)
     #[command(long_about = sets::CROSS_LONG_ABOUT, after_help = sets::CROSS_AFTER_HELP)]
     Cross(sets::CrossArgs),
+    /// The first wall each thick ray (a sphere moving along it) touches within a range
+    #[command(long_about = sets::RAYCAST_LONG_ABOUT, after_help = sets::RAYCAST_AFTER_HELP)]
+    Raycast(sets::RaycastArgs),
 }
 
 /// An error a subcommand reports: one line on stderr and an exit code.
@@ -172,6 +175,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(args, &mut out),
         Command::Pairs(args) => sets::run_pairs(args, &mut out),
         Command::Cross(args) => sets::run_cross(args, &mut out),
+        Command::Raycast(args) => sets::run_raycast(args, &mut out),
     }
     .and_then(|()| out.flush().map_err(CliError::from));
     match result {

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use segbatch::{Crossing, Options, Segment, Segment2, Segments2, intersect2};
+use segbatch::{Crossing, Options, Segment, Segment2, Segments2, intersect2, reference};
 use segbatch_testkit::Rng;
 use segbatch_testkit::brute::{shares_endpoint, within};
-use segbatch_testkit::sets::{degenerate, hair};
+use segbatch_testkit::sets::{degenerate, hair, rays, walls};
 
 struct Run {
     code: i32,
@@ -422,6 +422,136 @@ fn cross_matches_intersect2_over_every_pair() {
         .collect();
     got.sort_by_key(|c| (c.0, c.1));
     assert_eq!(got, want);
+}
+
+/// `(ray, wall, u, point)` for every ray with a hit: the minimum `(u, wall)` over every
+/// wall of `reference::first_hit`.
+fn brute_first_hits(
+    walls: &[Segment],
+    rays: &[Segment],
+    r: f32,
+    range: f32,
+) -> Vec<(u32, u32, f32, [f32; 3])> {
+    let mut out = Vec::new();
+    for (k, ray) in rays.iter().enumerate() {
+        let best = walls
+            .iter()
+            .enumerate()
+            .filter_map(|(w, wall)| reference::first_hit(ray, r, range, wall).map(|h| (h, w)))
+            .min_by(|(a, i), (b, j)| a.u.total_cmp(&b.u).then(i.cmp(j)));
+        if let Some((h, w)) = best {
+            out.push((k as u32, w as u32, h.u, h.point));
+        }
+    }
+    out
+}
+
+#[test]
+fn raycast_matches_brute_force_first_hits() {
+    let dir = temp_dir();
+    let side = 40.0;
+    let w = walls(600, side, 31);
+    let mut r = rays(400, side, 32);
+    // A ray along a wall, one starting inside a wall's capsule, one pointing away.
+    r.push(Segment::new([0.5, 0.0, 1.0], [1.5, 0.0, 1.0]));
+    r.push(Segment::new(
+        w[0].p0,
+        [w[0].p0[0], w[0].p0[1] + 1.0, w[0].p0[2]],
+    ));
+    r.push(Segment::new([-5.0, -5.0, 1.0], [-6.0, -5.0, 1.0]));
+    let mut w = w;
+    w.push(Segment::new([0.0, 0.0, 1.0], [3.0, 0.0, 1.0]));
+    let (fw, fr) = (dir.path().join("walls.csv"), dir.path().join("rays.f32"));
+    // Thick rays in the 2.5D scene; then rays of radius 0 with everything in one plane
+    // (walls and rays at z = 1), where they cross walls.
+    let flat = |v: &[Segment]| -> Vec<Segment> {
+        v.iter()
+            .map(|s| Segment::new([s.p0[0], s.p0[1], 1.0], [s.p1[0], s.p1[1], 1.0]))
+            .collect()
+    };
+    for (radius, range, planar) in [(1.0f32, 15.0f32, false), (0.0, 40.0, true)] {
+        let (w, r) = if planar {
+            (flat(&w), flat(&r))
+        } else {
+            (w.clone(), r.clone())
+        };
+        write_csv(&fw, floats(&w), 6, Some("x0,y0,z0,x1,y1,z1"));
+        write_raw(&fr, floats(&r));
+        let want = brute_first_hits(&w, &r, radius, range);
+        assert!(want.len() > 100, "{} hits", want.len());
+        let (rs, ls) = (radius.to_string(), range.to_string());
+        let run = ok(&[
+            "raycast",
+            s(&fw),
+            s(&fr),
+            "--radius",
+            &rs,
+            "--range",
+            &ls,
+            "-q",
+        ]);
+        let mut lines = run.stdout.lines();
+        assert_eq!(lines.next(), Some("ray,wall,u,x,y,z"));
+        let got: Vec<(u32, u32, f32, [f32; 3])> = lines
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                let x = |k: usize| f[k].parse::<f32>().unwrap();
+                (
+                    f[0].parse().unwrap(),
+                    f[1].parse().unwrap(),
+                    x(2),
+                    [x(3), x(4), x(5)],
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "radius {radius}, range {range}");
+        // Raw output, one thread: 24-byte records, the same hits.
+        let out = dir.path().join("hits.raw");
+        ok(&[
+            "raycast",
+            s(&fw),
+            s(&fr),
+            "--radius",
+            &rs,
+            "--range",
+            &ls,
+            "-o",
+            s(&out),
+            "--threads",
+            "1",
+            "-q",
+        ]);
+        let bytes = std::fs::read(&out).unwrap();
+        let got: Vec<(u32, u32, f32, [f32; 3])> = bytes
+            .chunks(24)
+            .map(|c| {
+                let u = |k: usize| u32::from_le_bytes(c[k..k + 4].try_into().unwrap());
+                let f = |k: usize| f32::from_le_bytes(c[k..k + 4].try_into().unwrap());
+                (u(0), u(4), f(8), [f(12), f(16), f(20)])
+            })
+            .collect();
+        assert_eq!(got, want);
+    }
+    // A bad rays file: one line naming it.
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "0,0,0,1,0,0\n0,0,0,1,0\n").unwrap();
+    let run = segbatch(&["raycast", s(&fw), s(&bad), "--radius", "1", "--range", "5"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("bad.csv: line 2 (segment 1): 5 columns, expected 6"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+    let run = segbatch(&["raycast", s(&fw), s(&fr), "--radius", "1", "--range", "inf"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("the range must be a finite number >= 0"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// Runs `segbatch ARGS` expecting exit code 2 and one `error:` line containing each of
