@@ -24,12 +24,12 @@ use std::io::Write;
 use std::time::Instant;
 
 use segbatch::{
-    PairHit, Radii, Segment, Segments, SharedEndpoints, capsules_touch, capsules_touch_indexed,
-    par_capsules_touch, par_capsules_touch_indexed, par_for_each_self_pair_within,
-    par_self_pairs_within,
+    Extent, Options, PairHit, Radii, Segment, SegmentIndex, Segments, SharedEndpoints,
+    capsules_touch, capsules_touch_indexed, par_capsules_touch, par_capsules_touch_indexed,
+    par_for_each_self_pair_within, par_pairs_within_into, par_self_pairs_within,
 };
 use segbatch_testkit::Rng;
-use segbatch_testkit::sets::{clustered, hair};
+use segbatch_testkit::sets::{clustered, hair, rays as city_rays, walls as city_walls};
 
 use super::CliError;
 use super::baselines::{bvh_parry, differences, sweep_parry};
@@ -98,6 +98,117 @@ fn agreement(set: &[Segment], ours: &[(u32, u32)], theirs: &[(u32, u32)], r: f32
         only_theirs.len(),
         worst
     )
+}
+
+/// First hit of 40K thick rays against 50K walls: the index against the brute-force
+/// radius query over every ray and wall, reduced to the nearest hit per ray.
+fn first_hits(
+    args: &BenchArgs,
+    pool: &rayon::ThreadPool,
+    budget: f64,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let threads = pool.current_num_threads();
+    let (n_walls, n_rays, side, radius, range) = (50_000, 40_000, 250.0, 0.5f32, 30.0f32);
+    let walls = Segments::from(&city_walls(n_walls, side, args.seed)[..]);
+    let rays = Segments::from(&city_rays(n_rays, side, args.seed ^ 1)[..]);
+    writeln!(
+        out,
+        "first hits: {} thick rays (radius {radius}, range {range}) against {} walls on a {side}x{side} floor",
+        label(n_rays),
+        label(n_walls)
+    )?;
+    writeln!(
+        out,
+        "{:<52} {:>9} {:>10} {:>12}",
+        "implementation", "ms", "M rays/s", "vs brute"
+    )?;
+    let (ours, indexed_only, hits) = pool.install(|| {
+        let ours = measure(budget, || {
+            let index = SegmentIndex::par_new(&walls).expect("a valid set");
+            std::hint::black_box(index.par_first_hits(&rays, radius, range).expect("valid"));
+        });
+        let index = SegmentIndex::par_new(&walls).expect("a valid set");
+        let indexed_only = measure(budget, || {
+            std::hint::black_box(index.par_first_hits(&rays, radius, range).expect("valid"));
+        });
+        let hits = index.par_first_hits(&rays, radius, range).expect("valid");
+        (ours, indexed_only, hits)
+    });
+    let found = hits.iter().flatten().count();
+    // The brute-force form: every ray (as a ray) against every wall within the radius, then
+    // the nearest closest-approach parameter within the range per ray.
+    let ray_options = Options::new(Extent::Ray, Extent::Segment);
+    let reduce = |within: &[segbatch::Hit]| {
+        let mut best = vec![f32::INFINITY; n_rays];
+        for h in within {
+            if h.s <= range && h.s < best[h.i] {
+                best[h.i] = h.s;
+            }
+        }
+        best
+    };
+    let mut within = Vec::new();
+    let (brute_s, (count, brute_found)) = pool.install(|| {
+        time_reps(1, || {
+            par_pairs_within_into(&rays, &walls, radius, &ray_options, &mut within)
+                .expect("a valid radius");
+            let best = reduce(&within);
+            (within.len(), best.iter().filter(|b| b.is_finite()).count())
+        })
+    });
+    // The same with the swept segments [P0, P0 + range·d], which the grid prunes.
+    let swept: Segments = rays
+        .iter()
+        .map(|r| {
+            let d = r.direction();
+            Segment::new(r.p0, core::array::from_fn(|k| r.p0[k] + range * d[k]))
+        })
+        .collect();
+    let (swept_s, swept_found) = pool.install(|| {
+        time_reps(3, || {
+            par_pairs_within_into(&swept, &walls, radius, &Options::SEGMENTS, &mut within)
+                .expect("a valid radius");
+            let mut best = vec![f32::INFINITY; n_rays];
+            for h in &within {
+                best[h.i] = best[h.i].min(h.s);
+            }
+            best.iter().filter(|b| b.is_finite()).count()
+        })
+    });
+    for (name, secs) in [
+        (
+            format!("SegmentIndex::par_new + par_first_hits, {threads}t"),
+            ours.seconds,
+        ),
+        (
+            format!("par_first_hits (index built once), {threads}t"),
+            indexed_only.seconds,
+        ),
+        (
+            format!("brute force: par_pairs_within rays + reduce, {threads}t"),
+            brute_s,
+        ),
+        (
+            format!("par_pairs_within swept segments + reduce, {threads}t"),
+            swept_s,
+        ),
+    ] {
+        writeln!(
+            out,
+            "{:<52} {:>9.1} {:>10.2} {:>11.1}x",
+            name,
+            secs * 1e3,
+            n_rays as f64 / secs / 1e6,
+            brute_s / secs
+        )?;
+    }
+    writeln!(
+        out,
+        "  ({found} rays hit a wall; the brute force found {count} ray-wall pairs within the \
+         radius, {brute_found} rays with one ahead within range; the swept form {swept_found})"
+    )?;
+    Ok(())
 }
 
 /// Runs `segbatch bench --sets`.
@@ -170,7 +281,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                         &set,
                         R,
                         SharedEndpoints::Keep,
-                        &segbatch::Options::SEGMENTS,
+                        &Options::SEGMENTS,
                         |block: &[PairHit]| count += block.len(),
                     )
                     .expect("a valid radius");
@@ -345,6 +456,8 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         out,
         "  ({touching} of the pairs touch; both forms give the same mask)"
     )?;
+    writeln!(out)?;
+    first_hits(args, &pool, budget, out)?;
     writeln!(out)?;
     writeln!(out, "Wall time {:.1} s.", wall.elapsed().as_secs_f64())?;
     Ok(())
