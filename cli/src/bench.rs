@@ -105,6 +105,10 @@ pub struct BenchArgs {
     /// --threads, --budget and --seed apply
     #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json"])]
     pub sets: bool,
+
+    /// With --sets: also run the sort-and-sweep peer above 1M segments (minutes)
+    #[arg(long, requires = "sets")]
+    pub sweep_4m: bool,
 }
 
 /// Batch sizes.

@@ -26,7 +26,7 @@ use std::time::Instant;
 use segbatch::{
     Extent, Options, PairHit, Radii, Segment, SegmentIndex, Segments, SharedEndpoints,
     capsules_touch, capsules_touch_indexed, par_capsules_touch, par_capsules_touch_indexed,
-    par_for_each_self_pair_within, par_pairs_within_into, par_self_pairs_within,
+    par_for_each_self_pair_within, par_pairs_within_into, par_self_pairs_within, self_pairs_within,
 };
 use segbatch_testkit::Rng;
 use segbatch_testkit::sets::{clustered, hair, rays as city_rays, walls as city_walls};
@@ -274,6 +274,14 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             });
             let ours = sorted_pairs(&hits);
             drop(hits);
+            let (seq_s, seq_count) = time_reps(reps.min(3), || {
+                self_pairs_within(&set, R, SharedEndpoints::Keep).len()
+            });
+            assert_eq!(
+                seq_count,
+                ours.len(),
+                "the sequential form finds the same pairs"
+            );
             let (stream_s, count) = pool.install(|| {
                 time_reps(reps, || {
                     let mut count = 0usize;
@@ -293,7 +301,14 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                 hair_times.push((n, ours_s));
             }
             let peer_reps = if n <= 100_000 { 3 } else { 1 };
-            let (sweep_s, sweep) = time_reps(peer_reps, || sweep_parry(&set_vec, R));
+            // The sweep grows like N^(5/3) on these sets (1M: over a minute on 1 core):
+            // it runs up to 1M unless --sweep-4m.
+            let run_sweep = n <= 1_000_000 || args.sweep_4m;
+            let (sweep_s, sweep) = if run_sweep {
+                time_reps(peer_reps, || sweep_parry(&set_vec, R))
+            } else {
+                (f64::NAN, Vec::new())
+            };
             let (bvh_s, bvh) = time_reps(peer_reps, || bvh_parry(&set_vec, R));
             let rows = [
                 (
@@ -307,6 +322,11 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                     count,
                 ),
                 (
+                    "segbatch self_pairs_within, 1t".to_owned(),
+                    seq_s,
+                    seq_count,
+                ),
+                (
                     "sweep on x + parry3d distance, 1t".to_owned(),
                     sweep_s,
                     sweep.len(),
@@ -318,6 +338,9 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                 ),
             ];
             for (name, secs, pairs) in &rows {
+                if secs.is_nan() {
+                    continue;
+                }
                 writeln!(
                     out,
                     "{:>10} {:>8} {:>10}  {:<36} {:>9.3} {:>10.2} {:>10.1}x",
@@ -336,7 +359,11 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                 "",
                 "",
                 "",
-                agreement(&set_vec, &ours, &sweep, R),
+                if run_sweep {
+                    agreement(&set_vec, &ours, &sweep, R)
+                } else {
+                    "not run (--sweep-4m)".to_owned()
+                },
                 agreement(&set_vec, &ours, &bvh, R)
             )?;
             out.flush()?;
