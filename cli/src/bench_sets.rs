@@ -38,18 +38,49 @@ use super::bench::{BenchArgs, measure};
 /// The radius of the set workloads (the generators scale the scene to it).
 const R: f32 = 1.0;
 
-/// Median seconds of `reps` calls of `f`, and the last call's result.
-fn time_reps<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
-    let mut times = Vec::with_capacity(reps);
+/// CPU seconds this process has used (user + system, all threads), from
+/// `/proc/self/stat` (clock ticks of 10 ms); NaN where that file does not exist.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |k: usize| fields.get(k).and_then(|f| f.parse::<f64>().ok());
+    match (ticks(11), ticks(12)) {
+        (Some(u), Some(s)) => (u + s) / 100.0,
+        _ => f64::NAN,
+    }
+}
+
+/// A timing: median wall seconds and median CPU seconds (all threads) per call.
+#[derive(Clone, Copy)]
+struct Timing {
+    wall: f64,
+    cpu: f64,
+}
+
+/// Median wall and CPU seconds of `reps` calls of `f`, and the last call's result.
+fn time_reps<T>(reps: usize, mut f: impl FnMut() -> T) -> (Timing, T) {
+    let mut walls = Vec::with_capacity(reps);
+    let mut cpus = Vec::with_capacity(reps);
     let mut last = None;
     for _ in 0..reps.max(1) {
+        let c = cpu_seconds();
         let t = Instant::now();
         let r = f();
-        times.push(t.elapsed().as_secs_f64());
+        walls.push(t.elapsed().as_secs_f64());
+        cpus.push(cpu_seconds() - c);
         last = Some(r);
     }
-    times.sort_by(f64::total_cmp);
-    (times[times.len() / 2], last.expect("at least one call"))
+    walls.sort_by(f64::total_cmp);
+    cpus.sort_by(f64::total_cmp);
+    let timing = Timing {
+        wall: walls[walls.len() / 2],
+        cpu: cpus[cpus.len() / 2],
+    };
+    (timing, last.expect("at least one call"))
 }
 
 fn label(n: usize) -> String {
@@ -105,7 +136,6 @@ fn agreement(set: &[Segment], ours: &[(u32, u32)], theirs: &[(u32, u32)], r: f32
 fn first_hits(
     args: &BenchArgs,
     pool: &rayon::ThreadPool,
-    budget: f64,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let threads = pool.current_num_threads();
@@ -120,19 +150,18 @@ fn first_hits(
     )?;
     writeln!(
         out,
-        "{:<52} {:>9} {:>10} {:>12}",
-        "implementation", "ms", "M rays/s", "vs brute"
+        "{:<52} {:>9} {:>9} {:>10} {:>9} {:>9}",
+        "implementation", "wall ms", "cpu ms", "M rays/s", "vs brute", "(cpu)"
     )?;
     let (ours, indexed_only, hits) = pool.install(|| {
-        let ours = measure(budget, || {
+        let (ours, _) = time_reps(5, || {
             let index = SegmentIndex::par_new(&walls).expect("a valid set");
-            std::hint::black_box(index.par_first_hits(&rays, radius, range).expect("valid"));
+            index.par_first_hits(&rays, radius, range).expect("valid")
         });
         let index = SegmentIndex::par_new(&walls).expect("a valid set");
-        let indexed_only = measure(budget, || {
-            std::hint::black_box(index.par_first_hits(&rays, radius, range).expect("valid"));
+        let (indexed_only, hits) = time_reps(5, || {
+            index.par_first_hits(&rays, radius, range).expect("valid")
         });
-        let hits = index.par_first_hits(&rays, radius, range).expect("valid");
         (ours, indexed_only, hits)
     });
     let found = hits.iter().flatten().count();
@@ -176,14 +205,14 @@ fn first_hits(
             best.iter().filter(|b| b.is_finite()).count()
         })
     });
-    for (name, secs) in [
+    for (name, t) in [
         (
             format!("SegmentIndex::par_new + par_first_hits, {threads}t"),
-            ours.seconds,
+            ours,
         ),
         (
             format!("par_first_hits (index built once), {threads}t"),
-            indexed_only.seconds,
+            indexed_only,
         ),
         (
             format!("brute force: par_pairs_within rays + reduce, {threads}t"),
@@ -196,11 +225,13 @@ fn first_hits(
     ] {
         writeln!(
             out,
-            "{:<52} {:>9.1} {:>10.2} {:>11.1}x",
+            "{:<52} {:>9.1} {:>9.1} {:>10.2} {:>8.1}x {:>8.1}x",
             name,
-            secs * 1e3,
-            n_rays as f64 / secs / 1e6,
-            brute_s / secs
+            t.wall * 1e3,
+            t.cpu * 1e3,
+            n_rays as f64 / t.wall / 1e6,
+            brute_s.wall / t.wall,
+            brute_s.cpu / t.cpu
         )?;
     }
     writeln!(
@@ -248,7 +279,9 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     )?;
     writeln!(
         out,
-        "Seconds are medians (segbatch: 5 runs at 100K, 3 above; peers: 3 runs at 100K, 1 above)."
+        "Seconds are medians (segbatch: 5 runs at 100K, 3 above; peers: 3 runs at 100K, 1 above).\n\
+         wall s is elapsed time; cpu s the CPU time of all threads (/proc/self/stat, 10 ms ticks),\n\
+         which a loaded machine does not inflate. \"vs 2t\" is the time over segbatch's on {threads} threads."
     )?;
     writeln!(out)?;
     writeln!(
@@ -257,11 +290,19 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     )?;
     writeln!(
         out,
-        "{:>10} {:>8} {:>10}  {:<36} {:>9} {:>10} {:>10}",
-        "set", "segments", "pairs", "implementation", "seconds", "M segs/s", "vs segbatch"
+        "{:>10} {:>8} {:>9}  {:<38} {:>8} {:>8} {:>8} {:>8} {:>7}",
+        "set",
+        "segments",
+        "pairs",
+        "implementation",
+        "wall s",
+        "cpu s",
+        "M seg/s",
+        "vs 2t",
+        "(cpu)"
     )?;
     out.flush()?;
-    let mut hair_times: Vec<(usize, f64)> = Vec::new();
+    let mut hair_times: Vec<(usize, Timing)> = Vec::new();
     for &kind in kinds {
         for &n in &sizes {
             let set_vec = generate(kind, n, args.seed);
@@ -307,7 +348,13 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             let (sweep_s, sweep) = if run_sweep {
                 time_reps(peer_reps, || sweep_parry(&set_vec, R))
             } else {
-                (f64::NAN, Vec::new())
+                (
+                    Timing {
+                        wall: f64::NAN,
+                        cpu: f64::NAN,
+                    },
+                    Vec::new(),
+                )
             };
             let (bvh_s, bvh) = time_reps(peer_reps, || bvh_parry(&set_vec, R));
             let rows = [
@@ -337,25 +384,27 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                     bvh.len(),
                 ),
             ];
-            for (name, secs, pairs) in &rows {
-                if secs.is_nan() {
+            for (name, t, pairs) in &rows {
+                if t.wall.is_nan() {
                     continue;
                 }
                 writeln!(
                     out,
-                    "{:>10} {:>8} {:>10}  {:<36} {:>9.3} {:>10.2} {:>10.1}x",
+                    "{:>10} {:>8} {:>9}  {:<38} {:>8.3} {:>8.2} {:>8.2} {:>7.1}x {:>6.1}x",
                     kind,
                     label(n),
                     pairs,
                     name,
-                    secs,
-                    n as f64 / secs / 1e6,
-                    secs / ours_s
+                    t.wall,
+                    t.cpu,
+                    n as f64 / t.wall / 1e6,
+                    t.wall / ours_s.wall,
+                    t.cpu / ours_s.cpu
                 )?;
             }
             writeln!(
                 out,
-                "{:>10} {:>8} {:>10}  check: sweep {}; bvh {}",
+                "{:>10} {:>8} {:>9}  check: sweep {}; bvh {}",
                 "",
                 "",
                 "",
@@ -375,10 +424,11 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     ) {
         writeln!(
             out,
-            "growth: hair {} takes {:.2}x the time of {} (linear: 4.0x)",
+            "growth: hair {} takes {:.2}x the wall time of {} ({:.2}x the CPU time; linear: 4.0x)",
             label(n4),
-            t4 / t1,
-            label(n1)
+            t4.wall / t1.wall,
+            label(n1),
+            t4.cpu / t1.cpu
         )?;
     }
 
@@ -484,7 +534,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         "  ({touching} of the pairs touch; both forms give the same mask)"
     )?;
     writeln!(out)?;
-    first_hits(args, &pool, budget, out)?;
+    first_hits(args, &pool, out)?;
     writeln!(out)?;
     writeln!(out, "Wall time {:.1} s.", wall.elapsed().as_secs_f64())?;
     Ok(())
