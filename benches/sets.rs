@@ -53,9 +53,12 @@ fn bounds(s: &Segment, margin: f32) -> ([f32; 3], [f32; 3]) {
     (lo, hi)
 }
 
+/// A box for the sweep: low x, high x, low (y, z), high (y, z), the segment's index.
+type SweepBox = (f32, f32, [f32; 2], [f32; 2], u32);
+
 /// Sort-and-sweep on x, y/z box rejection, parry3d's segment distance per candidate.
 fn sweep_parry(set: &[Segment], r: f32) -> Vec<(u32, u32)> {
-    let mut boxes: Vec<(f32, f32, [f32; 2], [f32; 2], u32)> = set
+    let mut boxes: Vec<SweepBox> = set
         .iter()
         .enumerate()
         .map(|(i, s)| {
@@ -153,11 +156,23 @@ fn set_group(c: &mut Criterion, kind: &str) {
                 .collect();
             ours.sort_unstable();
             let ctx = format!("{kind} {label}");
-            compare(&format!("{ctx} sweep"), &set_vec, &ours, &sweep_parry(&set_vec, R));
-            compare(&format!("{ctx} bvh"), &set_vec, &ours, &bvh_parry(&set_vec, R));
+            compare(
+                &format!("{ctx} sweep"),
+                &set_vec,
+                &ours,
+                &sweep_parry(&set_vec, R),
+            );
+            compare(
+                &format!("{ctx} bvh"),
+                &set_vec,
+                &ours,
+                &bvh_parry(&set_vec, R),
+            );
         }
         group.bench_function(BenchmarkId::new("segbatch_2t", &label), |b| {
-            b.iter(|| two.install(|| black_box(par_self_pairs_within(&set, R, SharedEndpoints::Keep))))
+            b.iter(|| {
+                two.install(|| black_box(par_self_pairs_within(&set, R, SharedEndpoints::Keep)))
+            })
         });
         if peers {
             group.bench_function(BenchmarkId::new("sweep_parry_1t", &label), |b| {
@@ -237,8 +252,7 @@ fn first_hits(c: &mut Criterion) {
     group.bench_function("brute_pairs_within_reduce_2t", |b| {
         b.iter(|| {
             two.install(|| {
-                par_pairs_within_into(&ray_set, &wall_set, radius, &options, &mut within)
-                    .unwrap();
+                par_pairs_within_into(&ray_set, &wall_set, radius, &options, &mut within).unwrap();
             });
             let mut best = vec![f32::INFINITY; ray_set.len()];
             for h in &within {

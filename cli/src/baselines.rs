@@ -29,11 +29,14 @@ fn bounds(s: &Segment, margin: f32) -> ([f32; 3], [f32; 3]) {
     (lo, hi)
 }
 
+/// A box for the sweep: low x, high x, low (y, z), high (y, z), the segment's index.
+type SweepBox = (f32, f32, [f32; 2], [f32; 2], u32);
+
 /// Every pair within `r` by sort-and-sweep on x (boxes sorted by their low x; each box
 /// scans forward while the next box starts within `r` of its high x, rejecting on y and z
 /// first), each candidate decided by parry3d's segment distance.
 pub fn sweep_parry(set: &[Segment], r: f32) -> Vec<(u32, u32)> {
-    let mut boxes: Vec<(f32, f32, [f32; 2], [f32; 2], u32)> = set
+    let mut boxes: Vec<SweepBox> = set
         .iter()
         .enumerate()
         .map(|(i, s)| {
