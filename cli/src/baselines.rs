@@ -94,8 +94,11 @@ pub fn bvh_parry(set: &[Segment], r: f32) -> Vec<(u32, u32)> {
     out
 }
 
+/// A list of index pairs `(i, j)`.
+pub type Pairs = Vec<(u32, u32)>;
+
 /// Differences between two sorted pair lists: pairs only in `a`, pairs only in `b`.
-pub fn differences(a: &[(u32, u32)], b: &[(u32, u32)]) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
+pub fn differences(a: &[(u32, u32)], b: &[(u32, u32)]) -> (Pairs, Pairs) {
     let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
     let (mut x, mut y) = (0, 0);
     while x < a.len() || y < b.len() {

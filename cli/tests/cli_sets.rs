@@ -783,3 +783,19 @@ fn an_existing_output_survives_a_failed_run() {
     assert_eq!(run.code, 2);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous results\n");
 }
+
+#[test]
+fn help_texts_describe_the_set_subcommands() {
+    for (cmd, needle) in [
+        ("pairs", "streamed to the output"),
+        ("cross", "intersect2"),
+        ("raycast", "first hit"),
+    ] {
+        let run = segbatch(&[cmd, "--help"]);
+        assert_eq!(run.code, 0);
+        assert!(run.stdout.contains(needle), "{cmd}: {}", run.stdout);
+        assert!(run.stdout.contains("Examples:"), "{cmd}");
+    }
+    let run = segbatch(&["bench", "--help"]);
+    assert!(run.stdout.contains("--sets"), "{}", run.stdout);
+}
