@@ -133,6 +133,7 @@ pub(crate) trait Input<const C: usize>: Copy + Send + Sync {
         S: GroupStore<Lanes = K::Lanes>;
 
     /// The pairs from `mid` on (`mid` a multiple of [`LANES`]).
+    #[cfg(feature = "rayon")]
     fn skip(self, mid: usize) -> Self;
 }
 
@@ -146,6 +147,7 @@ impl<const C: usize> Input<C> for [&[f32]; C] {
         run(kernel, self, n, out);
     }
 
+    #[cfg(feature = "rayon")]
     fn skip(self, mid: usize) -> Self {
         core::array::from_fn(|c| &self[c][mid..])
     }
@@ -208,6 +210,7 @@ impl<const C: usize, const CA: usize, const CB: usize> Input<C> for Gathered<'_,
         }
     }
 
+    #[cfg(feature = "rayon")]
     fn skip(self, mid: usize) -> Self {
         Gathered {
             pairs: &self.pairs[mid..],

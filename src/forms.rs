@@ -78,3 +78,34 @@ macro_rules! query_forms {
     };
 }
 pub(crate) use query_forms;
+
+/// Writes the two forms of a streaming query from one function `run(inputs…, parallel,
+/// &mut dyn FnMut(&[Hit])) -> Result<(), Error>`: `q(inputs…, sink)` and `par_q(inputs…,
+/// sink)` (feature `rayon`), the second handing the same blocks in the same order to
+/// `sink` on the calling thread. The doc comment given is `q`'s (with its `# Errors`).
+macro_rules! stream_forms {
+    (
+        $(#[$doc:meta])*
+        pub fn $name:ident / $par:ident <$($lt:lifetime),*> ($($arg:ident: $ty:ty),* $(,)?)
+            -> sink(&[$hit:ty]) = $run:path;
+    ) => {
+        $(#[$doc])*
+        pub fn $name<$($lt),*>($($arg: $ty,)* mut sink: impl FnMut(&[$hit])) -> Result<(), crate::Error> {
+            $run($($arg,)* false, &mut sink)
+        }
+
+        #[doc = concat!(
+            "[`", stringify!($name), "`] on all cores: the blocks are computed in parallel ",
+            "waves and handed to `sink` on the calling thread, the same blocks in the same ",
+            "order as the sequential form."
+        )]
+        ///
+        /// # Errors
+        #[doc = concat!("As [`", stringify!($name), "`].")]
+        #[cfg(feature = "rayon")]
+        pub fn $par<$($lt),*>($($arg: $ty,)* mut sink: impl FnMut(&[$hit])) -> Result<(), crate::Error> {
+            $run($($arg,)* true, &mut sink)
+        }
+    };
+}
+pub(crate) use stream_forms;

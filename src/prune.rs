@@ -18,10 +18,10 @@
 //! as the brute-force prefilter does, see [`crate::query`]). The cell edge is
 //! `c >= 2·cap + r`, `cap` the largest sphere radius kept in the cells and `r` the query
 //! radius: two spheres within `r` of each other then have their centres in the same or
-//! neighbouring cells. Spheres larger than `cap` (by default, the longest 1% and anything
-//! beyond twice the 99th percentile is not in the cells; see [`Grid::build`]) are kept
-//! aside as *big* objects and meet the others through box queries over the cells, so one
-//! very long segment does not inflate every cell.
+//! neighbouring cells. `cap` is the largest radius when that is at most twice the 99th
+//! percentile, else the 99th percentile ([`Grid::build`]); the spheres above it (at most
+//! 1% of the set) are kept aside as *big* objects and meet the others through box queries
+//! over the cells, so a few very long segments do not inflate every cell.
 //!
 //! Objects are sorted by cell key (`z`, then `y`, then `x`, most significant first), so a
 //! run of cells along `x` is one contiguous range of the sorted sphere columns: the pair
@@ -53,10 +53,12 @@ pub(crate) const TASK_OBJECTS: usize = 4096;
 /// Big objects per task.
 const TASK_BIG: usize = 64;
 /// Tasks per wave of the parallel forms.
+#[cfg(feature = "rayon")]
 const WAVE_TASKS: usize = 32;
-/// Candidate pairs per run of the narrow phase: the gathered kernel's buffers stay in L1
-/// and L2, and its fixed costs are shared by enough pairs.
-const FLUSH: usize = 2048;
+/// Candidate pairs per run of the narrow phase: the gathered kernel's buffers stay in L2,
+/// and its fixed costs (zeroing its staging buffer, sizing the outputs) are shared by
+/// enough pairs.
+const FLUSH: usize = 8192;
 
 /// Relative inflation of each sphere radius.
 const SPHERE_REL: f32 = 1.0 + 4.0 * f32::EPSILON;
@@ -172,6 +174,18 @@ pub(crate) fn lane_bits(lo: usize, hi: usize, j: usize) -> u32 {
     }
 }
 
+/// Sorts the `(key, id)` pairs, on all cores when `parallel` and there are many.
+fn sort_keys(keyed: &mut [(u64, u32)], parallel: bool) {
+    #[cfg(feature = "rayon")]
+    if parallel && keyed.len() >= crate::PAR_MIN_PAIRS {
+        use rayon::slice::ParallelSliceMut;
+        keyed.par_sort_unstable();
+        return;
+    }
+    let _ = parallel;
+    keyed.sort_unstable();
+}
+
 /// Bits of a cell key per axis: 21 in 3D, 31 in 2D.
 const fn axis_bits(d: usize) -> u32 {
     63 / d as u32
@@ -183,7 +197,9 @@ pub(crate) struct Grid<const D: usize> {
     cell: f64,
     /// Lowest corner (the cell of coordinate 1 on every axis starts here).
     origin: [f64; D],
-    /// Ids of the objects in the cells, in key order.
+    /// Ids of the objects by position: the objects in the cells in key order, then the big
+    /// objects. Queries name objects by position, so that a copy of the set in this order
+    /// (which the queries keep) is read near where the grid reads.
     ids: Vec<u32>,
     /// Their spheres, in the same order.
     spheres: SphereColumns<D>,
@@ -191,8 +207,10 @@ pub(crate) struct Grid<const D: usize> {
     keys: Vec<u64>,
     /// Start of each occupied cell's objects, plus one end entry.
     starts: Vec<u32>,
-    /// The big objects: id and sphere, in id order.
-    big: Vec<(u32, ([f32; D], f32))>,
+    /// The big objects' spheres, in id order (positions `cells_len ..`).
+    big: Vec<([f32; D], f32)>,
+    /// Number of objects in the cells.
+    cells_len: usize,
     /// Largest sphere radius in the cells.
     cap: f32,
 }
@@ -260,27 +278,24 @@ impl<const D: usize> Grid<D> {
             keys: Vec::new(),
             starts: Vec::new(),
             big: Vec::new(),
+            cells_len: 0,
             cap,
         };
         // Pass 2: keys of the objects in the cells, sorted; the big ones aside.
         let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(n);
+        let mut big_ids = Vec::new();
         for i in 0..n {
             if let Some(s) = spheres(i) {
                 if s.1 <= cap {
                     keyed.push((grid.key(grid.cell_of(s.0.map(f64::from))), i as u32));
                 } else {
-                    grid.big.push((i as u32, s));
+                    big_ids.push(i as u32);
+                    grid.big.push(s);
                 }
             }
         }
-        #[cfg(feature = "rayon")]
-        if parallel && keyed.len() >= crate::PAR_MIN_PAIRS {
-            use rayon::slice::ParallelSliceMut;
-            keyed.par_sort_unstable();
-        }
-        let _ = parallel;
-        keyed.sort_unstable();
-        grid.ids = keyed.iter().map(|&(_, id)| id).collect();
+        sort_keys(&mut keyed, parallel);
+        grid.ids = keyed.iter().map(|&(_, id)| id).chain(big_ids).collect();
         for (p, &(key, _)) in keyed.iter().enumerate() {
             if grid.keys.last() != Some(&key) {
                 grid.keys.push(key);
@@ -288,10 +303,11 @@ impl<const D: usize> Grid<D> {
             }
         }
         grid.starts.push(keyed.len() as u32);
+        grid.cells_len = keyed.len();
         drop(keyed);
         // Pass 3: the spheres in key order.
-        grid.spheres = SphereColumns::with_capacity(grid.ids.len());
-        for &id in &grid.ids {
+        grid.spheres = SphereColumns::with_capacity(grid.cells_len);
+        for &id in &grid.ids[..grid.cells_len] {
             grid.spheres.push(spheres(id as usize));
         }
         grid.spheres.pad();
@@ -362,9 +378,9 @@ impl<const D: usize> Grid<D> {
         rows
     }
 
-    /// Every candidate pair `(id, id)` among the objects of `cells` and their half-shell
-    /// neighbours (each unordered pair of the cells once), within `radius` by the sphere
-    /// test, handed to `emit`.
+    /// Every candidate pair among the objects of `cells` and their half-shell neighbours
+    /// (each unordered pair of the cells once), within `radius` by the sphere test, handed
+    /// to `emit` as two positions.
     fn shell_pairs(&self, cells: Range<usize>, radius: f32, mut emit: impl FnMut(u32, u32)) {
         let rows = Self::shell_rows();
         let radius8 = f32x8::splat(radius);
@@ -400,16 +416,16 @@ impl<const D: usize> Grid<D> {
             }
             for p in s..e {
                 let me = self.spheres.splat(p);
-                self.scan(p + 1..own_end, &me, radius8, |q| emit(self.ids[p], q));
+                self.scan(p + 1..own_end, &me, radius8, |q| emit(p as u32, q));
                 for r in &ranges {
-                    self.scan(r.clone(), &me, radius8, |q| emit(self.ids[p], q));
+                    self.scan(r.clone(), &me, radius8, |q| emit(p as u32, q));
                 }
             }
         }
     }
 
-    /// The ids of the objects at key-order positions `range` that pass the sphere test
-    /// against `me`, handed to `emit`.
+    /// The positions in `range` whose spheres pass the sphere test against `me`, handed to
+    /// `emit`.
     #[inline(always)]
     fn scan(
         &self,
@@ -419,13 +435,19 @@ impl<const D: usize> Grid<D> {
         mut emit: impl FnMut(u32),
     ) {
         let mut j = range.start / LANES * LANES;
+        // Only the first and the last group of a range can be partial.
+        let whole = (range.start.div_ceil(LANES) * LANES)..(range.end / LANES * LANES);
         while j < range.end {
-            let mut bits =
-                lane_bits(range.start, range.end, j) & self.spheres.near_bits(j, me, radius);
+            let valid = if whole.contains(&j) {
+                0xff
+            } else {
+                lane_bits(range.start, range.end, j)
+            };
+            let mut bits = valid & self.spheres.near_bits(j, me, radius);
             while bits != 0 {
                 let k = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                emit(self.ids[j + k]);
+                emit((j + k) as u32);
             }
             j += LANES;
         }
@@ -442,7 +464,10 @@ impl<const D: usize> Grid<D> {
         let (lo, hi) = (self.cell_of(lo), self.cell_of(hi));
         let rows: u64 = (1..D).map(|k| hi[k] - lo[k] + 1).product();
         let range_of = |c0: usize, c1: usize| self.starts[c0] as usize..self.starts[c1] as usize;
-        if rows as usize >= self.keys.len() / 8 {
+        // Two binary searches a row, or one pass over every cell: whichever reads less.
+        if rows.saturating_mul(2 * u64::from(usize::BITS - self.keys.len().leading_zeros()))
+            >= self.keys.len() as u64
+        {
             // A box as large as the grid: filter the cells instead of searching rows.
             let mut run: Option<usize> = None;
             for c in 0..=self.keys.len() {
@@ -489,7 +514,7 @@ impl<const D: usize> Grid<D> {
     }
 
     /// Every object in the cells that may come within `radius` of the sphere `s`, by the
-    /// sphere test, handed to `emit` (ids, in key order within each row).
+    /// sphere test, handed to `emit` as positions.
     fn near(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
         let reach = (f64::from(s.1) + f64::from(self.cap) + f64::from(radius))
             * f64::from(BOUND_REL)
@@ -500,14 +525,19 @@ impl<const D: usize> Grid<D> {
     }
 
     /// Every object of the grid, in the cells or big, that may come within `radius` of the
-    /// sphere `s`, handed to `emit`: the query of a static index.
+    /// sphere `s`, handed to `emit` as positions: the query of a static index.
     pub(crate) fn near_all(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
         self.near(s, radius, &mut emit);
-        for (id, t) in &self.big {
+        for (k, t) in self.big.iter().enumerate() {
             if near(s, t, radius) {
-                emit(*id);
+                emit((self.cells_len + k) as u32);
             }
         }
+    }
+
+    /// The ids of the objects by position: the order in which the queries copy the set.
+    pub(crate) fn ids(&self) -> &[u32] {
+        &self.ids
     }
 
     /// The cell edge: the length a query walks in one step.
@@ -515,15 +545,16 @@ impl<const D: usize> Grid<D> {
         self.cell
     }
 
-    /// Every candidate pair of big object `k` (in `0..big_objects()`): with the objects in
-    /// the cells, then with the big objects after it, handed to `emit` (big object's id
-    /// first).
+    /// Every candidate pair of big object `k` (in `0..big.len()`): with the objects in the
+    /// cells, then with the big objects after it, handed to `emit` as positions (the big
+    /// object's first).
     fn big_pairs(&self, k: usize, radius: f32, mut emit: impl FnMut(u32, u32)) {
-        let (id, s) = self.big[k];
-        self.near(&s, radius, |q| emit(id, q));
-        for (other, t) in &self.big[k + 1..] {
+        let s = self.big[k];
+        let me = (self.cells_len + k) as u32;
+        self.near(&s, radius, |q| emit(me, q));
+        for (other, t) in self.big.iter().enumerate().skip(k + 1) {
             if near(&s, t, radius) {
-                emit(id, *other);
+                emit(me, (self.cells_len + other) as u32);
             }
         }
     }
@@ -536,13 +567,19 @@ pub(crate) trait Narrow: Sync {
     /// Buffers reused from one batch of candidates to the next.
     type Scratch: Default;
 
-    /// The pair of the query the grid's candidate `(p, q)` (two object ids) stands for, or
-    /// `None` when it is none (two objects of the same side).
-    fn orient(&self, p: u32, q: u32) -> Option<(u32, u32)>;
+    /// The grid's candidate `(p, q)` (two positions; `ids[p]` is the object's id) as the
+    /// query's pair of positions, its first side first, or `None` when it stands for no
+    /// pair of the query (two objects of the same side).
+    fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)>;
 
-    /// Runs the kernel on `candidates` and appends the pairs it reports to `out`.
+    /// The query's pair `(i, j)` (ids) a hit reports.
+    fn pair(hit: &Self::Hit) -> (u32, u32);
+
+    /// Runs the kernel on `candidates` (pairs of positions, oriented) and appends the pairs
+    /// it reports to `out`.
     fn decide(
         &self,
+        ids: &[u32],
         candidates: &[(u32, u32)],
         scratch: &mut Self::Scratch,
         out: &mut Vec<Self::Hit>,
@@ -585,14 +622,15 @@ impl<const D: usize> Plan<D> {
 
     /// The hits of one task, in the order the grid names them, appended to `out`.
     fn run<N: Narrow>(&self, narrow: &N, task: &Task, out: &mut Vec<N::Hit>) {
+        let ids = self.grid.ids();
         let mut candidates = Vec::with_capacity(FLUSH);
         let mut scratch = N::Scratch::default();
         {
             let mut push = |p: u32, q: u32| {
-                if let Some(pair) = narrow.orient(p, q) {
+                if let Some(pair) = narrow.orient(ids, p, q) {
                     candidates.push(pair);
                     if candidates.len() == FLUSH {
-                        narrow.decide(&candidates, &mut scratch, out);
+                        narrow.decide(ids, &candidates, &mut scratch, out);
                         candidates.clear();
                     }
                 }
@@ -606,7 +644,12 @@ impl<const D: usize> Plan<D> {
                 }
             }
         }
-        narrow.decide(&candidates, &mut scratch, out);
+        narrow.decide(ids, &candidates, &mut scratch, out);
+    }
+
+    /// The ids of the objects by position: the order in which a query copies its set.
+    pub(crate) fn ids(&self) -> &[u32] {
+        self.grid.ids()
     }
 
     /// Every hit: `sink` gets each task's block, in task order, on the calling thread.
@@ -641,38 +684,37 @@ impl<const D: usize> Plan<D> {
     }
 
     /// Every hit, as `T`, sorted by its pair `(i, j)` (`i < n`), appended to `out`: a
-    /// counting sort on `i` (`O(n + K)`), then each `i`'s hits by `j`.
+    /// counting sort on `i` (`O(n + K)`) that converts each hit as it places it, then each
+    /// `i`'s hits by `j`. Memory: the hits once as `N::Hit`, once as `T`.
     pub(crate) fn collect<N: Narrow, T: Copy + Default>(
         &self,
         narrow: &N,
         n: usize,
         into: impl Fn(N::Hit) -> T,
-        pair: impl Fn(&T) -> (u32, u32),
+        j_of: impl Fn(&T) -> u32,
         parallel: bool,
         out: &mut Vec<T>,
     ) {
-        let mut found: Vec<T> = Vec::new();
-        self.each(narrow, parallel, |block| {
-            found.extend(block.into_iter().map(&into))
-        });
+        let mut blocks: Vec<Vec<N::Hit>> = Vec::new();
+        self.each(narrow, parallel, |block| blocks.push(block));
         let mut starts = vec![0u32; n + 1];
-        for f in &found {
-            starts[pair(f).0 as usize + 1] += 1;
+        for f in blocks.iter().flatten() {
+            starts[N::pair(f).0 as usize + 1] += 1;
         }
         for i in 0..n {
             starts[i + 1] += starts[i];
         }
         let base = out.len();
-        out.resize(base + found.len(), T::default());
+        out.resize(base + starts[n] as usize, T::default());
         let sorted = &mut out[base..];
         let mut next = starts.clone();
-        for f in found {
-            let slot = &mut next[pair(&f).0 as usize];
-            sorted[*slot as usize] = f;
+        for f in blocks.into_iter().flatten() {
+            let slot = &mut next[N::pair(&f).0 as usize];
+            sorted[*slot as usize] = into(f);
             *slot += 1;
         }
         for w in starts.windows(2) {
-            sorted[w[0] as usize..w[1] as usize].sort_unstable_by_key(|h| pair(h).1);
+            sorted[w[0] as usize..w[1] as usize].sort_unstable_by_key(&j_of);
         }
     }
 }

@@ -3,6 +3,11 @@
 //! uniform, clustered, degenerate (all collinear on one axis, all identical), large-
 //! coordinate and mixed-length sets, at every tail length, sequential, parallel and
 //! streaming.
+//!
+//! Every check compares all the forms, the parallel ones included, so the file needs the
+//! `rayon` feature (on by default); without it, tests/queries.rs still runs the sequential
+//! set queries against brute force.
+#![cfg(feature = "rayon")]
 
 use segbatch::*;
 use segbatch_testkit::brute::{assert_same_hits, same, shares_endpoint, within as brute};

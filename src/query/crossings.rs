@@ -9,9 +9,9 @@
 //! `i < j`, bit for bit.
 
 use crate::batch::{Error, check_u32};
-use crate::forms::query_forms;
+use crate::forms::{query_forms, stream_forms};
 use crate::prune::{Grid, Narrow, Plan, TASK_OBJECTS, sphere};
-use crate::seg2d::{Crossing, Intersections2, Segments2View, intersect2_indexed_into};
+use crate::seg2d::{Crossing, Intersections2, Segments2, Segments2View, intersect2_indexed_into};
 
 /// A pair of a 2D crossing set, 16 bytes: `set[i]` meets `set[j]` (`i < j`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -27,34 +27,45 @@ pub struct CrossHit {
     pub kind: Crossing,
 }
 
-/// The narrow phase of the crossing set: the 2D kernel over gathered index pairs.
-struct Meet<'v> {
-    set: Segments2View<'v>,
+/// The narrow phase of the crossing set: the 2D kernel over gathered index pairs, read
+/// from a copy of the set in the grid's order (by position).
+struct Meet {
+    sorted: Segments2,
 }
 
-impl Narrow for Meet<'_> {
+impl Narrow for Meet {
     type Hit = CrossHit;
     type Scratch = Intersections2;
 
+    /// Positions of `(i, j)`, `i < j`.
     #[inline(always)]
-    fn orient(&self, p: u32, q: u32) -> Option<(u32, u32)> {
-        Some((p.min(q), p.max(q)))
+    fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)> {
+        Some(if ids[p as usize] < ids[q as usize] {
+            (p, q)
+        } else {
+            (q, p)
+        })
+    }
+
+    fn pair(hit: &CrossHit) -> (u32, u32) {
+        (hit.i, hit.j)
     }
 
     fn decide(
         &self,
+        ids: &[u32],
         candidates: &[(u32, u32)],
         scratch: &mut Intersections2,
         out: &mut Vec<CrossHit>,
     ) {
-        intersect2_indexed_into(self.set, self.set, candidates, scratch)
+        intersect2_indexed_into(&self.sorted, &self.sorted, candidates, scratch)
             .expect("the grid names segments of the set");
         let (kind, s) = (scratch.kind(), scratch.s());
-        for (k, &(i, j)) in candidates.iter().enumerate() {
+        for (k, &(p, q)) in candidates.iter().enumerate() {
             if kind[k] != Crossing::Disjoint {
                 out.push(CrossHit {
-                    i,
-                    j,
+                    i: ids[p as usize],
+                    j: ids[q as usize],
                     s: s[k],
                     kind: kind[k],
                 });
@@ -65,25 +76,29 @@ impl Narrow for Meet<'_> {
 
 /// The plan of a crossing set, `None` when the grid cannot take it (a segment so long that
 /// its length overflows `f32`, among more than 1% of such segments).
-fn plan<'v>(set: Segments2View<'v>, parallel: bool) -> Option<(Plan<2>, Meet<'v>)> {
+fn plan(set: Segments2View<'_>, parallel: bool) -> Option<(Plan<2>, Meet)> {
     let spheres = |i: usize| {
         let s = set.at(i);
         sphere(s.p0, s.p1)
     };
-    let grid = Grid::build(set.len(), spheres, 0.0, parallel)?;
-    Some((Plan::new(grid, 0.0), Meet { set }))
+    let plan = Plan::new(Grid::build(set.len(), spheres, 0.0, parallel)?, 0.0);
+    let sorted = plan.ids().iter().map(|&id| set.at(id as usize)).collect();
+    Some((plan, Meet { sorted }))
 }
 
 /// Brute force over the upper triangle, for the sets the grid cannot take.
 fn brute(set: Segments2View<'_>, out: &mut Vec<CrossHit>) {
     let n = set.len() as u32;
-    let narrow = Meet { set };
+    let ids: Vec<u32> = (0..n).collect();
+    let narrow = Meet {
+        sorted: set.iter().collect(),
+    };
     let mut scratch = Intersections2::default();
     let mut candidates = Vec::new();
     for i in 0..n {
         candidates.clear();
         candidates.extend((i + 1..n).map(|j| (i, j)));
-        narrow.decide(&candidates, &mut scratch, out);
+        narrow.decide(&ids, &candidates, &mut scratch, out);
     }
 }
 
@@ -97,8 +112,8 @@ fn crossings<'a>(
     check_u32(set.len())?;
     match plan(set, parallel) {
         Some((plan, narrow)) => {
-            let pair = |h: &CrossHit| (h.i, h.j);
-            plan.collect(&narrow, set.len(), |h| h, pair, parallel, out);
+            let j_of = |h: &CrossHit| h.j;
+            plan.collect(&narrow, set.len(), |h| h, j_of, parallel, out);
         }
         None => brute(set, out),
     }
@@ -157,41 +172,27 @@ fn each<'a>(
     Ok(())
 }
 
-/// The streaming form of [`crossing_pairs`]: every meeting pair handed to `sink` in
-/// blocks, in memory for one block at a time; the pairs and values of [`crossing_pairs`],
-/// in the grid's order.
-///
-/// ```
-/// use segbatch::{for_each_crossing_pair, Segment2, Segments2};
-/// // A grid of 30 horizontal and 30 vertical streets: 900 crossings.
-/// let set: Segments2 = (0..60).map(|k| {
-///     let c = (k % 30) as f32;
-///     if k < 30 { Segment2::new([-1.0, c], [30.0, c]) } else { Segment2::new([c, -1.0], [c, 30.0]) }
-/// }).collect();
-/// let mut count = 0;
-/// for_each_crossing_pair(&set, |block| count += block.len())?;
-/// assert_eq!(count, 900);
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-///
-/// # Errors
-/// [`Error::TooManyObjects`] for more than `u32::MAX` segments (`sink` is not called).
-pub fn for_each_crossing_pair<'a>(
-    set: impl Into<Segments2View<'a>>,
-    mut sink: impl FnMut(&[CrossHit]),
-) -> Result<(), Error> {
-    each(set, false, &mut sink)
-}
-
-/// [`for_each_crossing_pair`] on all cores: the same blocks in the same order, handed to
-/// `sink` on the calling thread.
-///
-/// # Errors
-/// As [`for_each_crossing_pair`].
-#[cfg(feature = "rayon")]
-pub fn par_for_each_crossing_pair<'a>(
-    set: impl Into<Segments2View<'a>>,
-    mut sink: impl FnMut(&[CrossHit]),
-) -> Result<(), Error> {
-    each(set, true, &mut sink)
+stream_forms! {
+    /// The streaming form of [`crossing_pairs`]: every meeting pair handed to `sink` in
+    /// blocks, in memory for one block at a time; the pairs and values of [`crossing_pairs`],
+    /// in the grid's order.
+    ///
+    /// ```
+    /// use segbatch::{for_each_crossing_pair, Segment2, Segments2};
+    /// // A grid of 30 horizontal and 30 vertical streets: 900 crossings.
+    /// let set: Segments2 = (0..60).map(|k| {
+    ///     let c = (k % 30) as f32;
+    ///     if k < 30 { Segment2::new([-1.0, c], [30.0, c]) } else { Segment2::new([c, -1.0], [c, 30.0]) }
+    /// }).collect();
+    /// let mut count = 0;
+    /// for_each_crossing_pair(&set, |block| count += block.len())?;
+    /// assert_eq!(count, 900);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments (`sink` is not called).
+    pub fn for_each_crossing_pair / par_for_each_crossing_pair
+        <'a>(set: impl Into<Segments2View<'a>>)
+        -> sink(&[CrossHit]) = each;
 }

@@ -2,34 +2,7 @@
 //! times, for the pairs within a radius of query segments and for the **first hit** of
 //! thick rays.
 //!
-//! # First hit of a thick ray
-//!
-//! A sight ray with the agent's radius `r` and a maximum range sweeps a sphere: its centre
-//! runs along `c(u) = P0 + u·(P1 - P0)` for `u` in `[0, range]` (`range` in units of the
-//! direction's length: with unit directions, a distance). The first hit is the smallest `u`
-//! at which the sphere touches a member of the set (its distance to the segment is at most
-//! `r`), the member touched (the lowest index among equals), and the contact point on it
-//! (the point of the member closest to `c(u)`). Contact is taken within
-//! `max(r, 4·ε·S)`, `S` the largest coordinate magnitude of the pair (the touching
-//! tolerance of [`intersect2`](crate::intersect2)), so a ray of radius zero gives the
-//! first crossing of the members in its plane despite rounding.
-//!
-//! Each pair is decided in two steps:
-//! 1. the kernel's closest points of the swept segment `[P0, P0 + range·(P1 - P0)]` (in
-//!    `f32`) and the member: touched exactly when `dist2 <= r'²`, `r'` the contact radius
-//!    above (for radii above the rounding level, the test of
-//!    [`capsules_touch`](crate::capsules_touch));
-//! 2. for a touched member, the entry parameter solved in `f64`: the smallest root in
-//!    `[0, range]` of `|c(u) - X|² = r²` over the member's two end points and its
-//!    cylinder (where the projection falls inside the member), or `0` when the sphere
-//!    starts in contact. The distance along the ray is convex, so the first contact is
-//!    where the ray enters the capsule around the member: one of those roots. When
-//!    rounding leaves no root although step 1 saw contact (a graze within an ulp), the
-//!    kernel's closest approach parameter is the hit.
-//!
-//! [`reference::first_hit`](crate::reference::first_hit) is the same two steps for one
-//! ray and one member; [`SegmentIndex::first_hits`] returns, for every ray, the minimum
-//! over the set of what it gives, bit for bit, with `(u, index)` ordering ties.
+//! The semantics of a first hit are documented on [`SegmentIndex`].
 //!
 //! # The walk
 //!
@@ -176,7 +149,39 @@ fn better(a: Option<FirstHit>, b: FirstHit) -> Option<FirstHit> {
     }
 }
 
-/// A static set ready for repeated queries (see the [module docs](self)).
+/// A static set (walls, level geometry) ready for repeated queries: the pairs within a
+/// radius of query segments, and the first hits of thick rays.
+///
+/// # First hit of a thick ray
+///
+/// A sight ray with the agent's radius `r` and a maximum range sweeps a sphere: its centre
+/// runs along `c(u) = P0 + u·(P1 - P0)` for `u` in `[0, range]` (`range` in units of the
+/// direction's length: with unit directions, a distance). The first hit is the smallest `u`
+/// at which the sphere touches a member of the set (its distance to the segment is at most
+/// `r`), the member touched (the lowest index among equals), and the contact point on it
+/// (the point of the member closest to `c(u)`). Contact is taken within
+/// `max(r, 4·ε·S)`, `S` the largest coordinate magnitude of the pair (the touching
+/// tolerance of [`intersect2`](crate::intersect2)), so a ray of radius zero gives the
+/// first crossing of the members in its plane despite rounding.
+///
+/// Each pair is decided in two steps:
+/// 1. the kernel's closest points of the swept segment `[P0, P0 + range·(P1 - P0)]` (in
+///    `f32`) and the member: touched exactly when `dist2 <= r'²`, `r'` the contact radius
+///    above (for radii above the rounding level, the test of
+///    [`capsules_touch`](crate::capsules_touch));
+/// 2. for a touched member, the entry parameter solved in `f64`: the smallest root in
+///    `[0, range]` of `|c(u) - X|² = r²` over the member's two end points and its
+///    cylinder (where the projection falls inside the member), or `0` when the sphere
+///    starts in contact. The distance along the ray is convex, so the first contact is
+///    where the ray enters the capsule around the member: one of those roots. When
+///    rounding leaves no root although step 1 saw contact (a graze within an ulp), the
+///    kernel's closest approach parameter is the hit.
+///
+/// [`reference::first_hit`](crate::reference::first_hit) is the same two steps for one
+/// ray and one member; [`SegmentIndex::first_hits`] returns, for every ray, the minimum
+/// over the set of what it gives, bit for bit, with `(u, index)` ordering ties.
+///
+/// # Example
 ///
 /// ```
 /// use segbatch::{Segment, SegmentIndex, Segments};
@@ -193,20 +198,23 @@ fn better(a: Option<FirstHit>, b: FirstHit) -> Option<FirstHit> {
 /// assert_eq!((hit.index, hit.u, hit.point), (0, 4.5, [5.0, 0.0, 0.0]));
 /// # Ok::<(), segbatch::Error>(())
 /// ```
-pub struct SegmentIndex<'a> {
-    set: SegmentsView<'a>,
+pub struct SegmentIndex {
     grid: Grid<3>,
+    /// The set in the grid's order (by position): the queries read their lanes near where
+    /// the grid read the spheres.
+    sorted: Segments,
 }
 
 /// Rays per block of the first-hit walk: their candidates are decided together.
 const RAY_BLOCK: usize = 256;
 
-impl<'a> SegmentIndex<'a> {
-    /// Builds the index over `set` (borrowed: the index refers to it by position).
+impl SegmentIndex {
+    /// Builds the index over `set`, which it copies in its own order (24 bytes a segment,
+    /// beside the grid's 20): results name members by their index in `set`.
     ///
     /// # Errors
     /// [`Error::TooManyObjects`] for more than `u32::MAX` segments.
-    pub fn new(set: impl Into<SegmentsView<'a>>) -> Result<Self, Error> {
+    pub fn new<'a>(set: impl Into<SegmentsView<'a>>) -> Result<Self, Error> {
         Self::build(set.into(), false)
     }
 
@@ -215,11 +223,11 @@ impl<'a> SegmentIndex<'a> {
     /// # Errors
     /// As [`SegmentIndex::new`].
     #[cfg(feature = "rayon")]
-    pub fn par_new(set: impl Into<SegmentsView<'a>>) -> Result<Self, Error> {
+    pub fn par_new<'a>(set: impl Into<SegmentsView<'a>>) -> Result<Self, Error> {
         Self::build(set.into(), true)
     }
 
-    fn build(set: SegmentsView<'a>, parallel: bool) -> Result<Self, Error> {
+    fn build(set: SegmentsView<'_>, parallel: bool) -> Result<Self, Error> {
         check_u32(set.len())?;
         let spheres = |i: usize| {
             let s = set.at(i);
@@ -228,18 +236,25 @@ impl<'a> SegmentIndex<'a> {
         // Without a query radius the grid can always be built.
         let grid = Grid::build(set.len(), spheres, 0.0, parallel)
             .expect("a grid for a finite radius and at most u32::MAX objects");
-        Ok(SegmentIndex { set, grid })
+        let sorted = grid.ids().iter().map(|&id| set.at(id as usize)).collect();
+        Ok(SegmentIndex { grid, sorted })
     }
 
-    /// The indexed set.
+    /// Number of members.
     #[must_use]
-    pub fn set(&self) -> SegmentsView<'a> {
-        self.set
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// True for an index over an empty set.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
     }
 
     /// For every ray of `rays` (`P0` the origin, `P1 - P0` the direction), the first member
     /// of the set that a sphere of `radius` moving along it from `u = 0` to `u = range`
-    /// touches, or `None` (see the [module docs](self)).
+    /// touches, or `None` (see [`SegmentIndex`] for what a hit is).
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] when `radius` or `range` is negative, NaN or infinite.
@@ -350,20 +365,20 @@ impl<'a> SegmentIndex<'a> {
                 let (p0, p1) = (at(piece), if piece + 1 == n { s.p1 } else { at(piece + 1) });
                 if let Some(ball) = sphere(p0, p1) {
                     self.grid
-                        .near_all(&ball, radius, |wall| candidates.push((ray as u32, wall)));
+                        .near_all(&ball, radius, |pos| candidates.push((ray as u32, pos)));
                 }
             }
             closest_points_indexed_into(
                 sweeps,
-                self.set,
+                &self.sorted,
                 &candidates,
                 &Options::SEGMENTS,
                 outputs,
                 &mut closest,
             )
             .expect("candidates name rays and members");
-            for (c, &(ray, wall)) in candidates.iter().enumerate() {
-                let member = self.set.at(wall as usize);
+            for (c, &(ray, pos)) in candidates.iter().enumerate() {
+                let member = self.sorted.get(pos as usize).expect("a member's position");
                 let sweep = sweeps.get(ray as usize).expect("a sweep per ray");
                 let touch = contact_radius(radius, &sweep, &member);
                 if closest.dist2()[c] <= touch * touch {
@@ -374,7 +389,7 @@ impl<'a> SegmentIndex<'a> {
                         &member,
                         closest.s()[c],
                     );
-                    hit.index = wall;
+                    hit.index = self.grid.ids()[pos as usize];
                     let slot = &mut hits[ray as usize - first];
                     *slot = better(*slot, hit);
                 }
@@ -433,7 +448,11 @@ impl<'a> SegmentIndex<'a> {
         let r2 = radius2(radius)?;
         check_u32(queries.len())?;
         if !radius.is_finite() {
-            crate::pairs_within_into(queries, self.set, radius, &Options::SEGMENTS, out)?;
+            crate::pairs_within_into(queries, &self.sorted, radius, &Options::SEGMENTS, out)?;
+            for h in out.iter_mut() {
+                h.j = self.grid.ids()[h.j] as usize;
+            }
+            out.sort_unstable_by_key(|h| (h.i, h.j));
             return Ok(());
         }
         let block = |first: usize, len: usize| -> Vec<Hit> {
@@ -442,11 +461,12 @@ impl<'a> SegmentIndex<'a> {
                 let q = queries.at(i);
                 if let Some(ball) = sphere(q.p0, q.p1) {
                     self.grid
-                        .near_all(&ball, radius, |j| candidates.push((i as u32, j)));
+                        .near_all(&ball, radius, |pos| candidates.push((i as u32, pos)));
                 }
             }
-            // Sorted by (i, j): the order of the brute-force list.
-            candidates.sort_unstable();
+            // Sorted by (i, j), j the member's id: the order of the brute-force list.
+            let ids = self.grid.ids();
+            candidates.sort_unstable_by_key(|&(i, pos)| (i, ids[pos as usize]));
             let mut closest = ClosestBatch::new();
             let outputs = Outputs {
                 params: true,
@@ -455,7 +475,7 @@ impl<'a> SegmentIndex<'a> {
             };
             closest_points_indexed_into(
                 queries,
-                self.set,
+                &self.sorted,
                 &candidates,
                 &Options::SEGMENTS,
                 outputs,
@@ -467,7 +487,7 @@ impl<'a> SegmentIndex<'a> {
                 .filter(|&c| d[c] <= r2)
                 .map(|c| Hit {
                     i: candidates[c].0 as usize,
-                    j: candidates[c].1 as usize,
+                    j: ids[candidates[c].1 as usize] as usize,
                     dist2: d[c],
                     s: s[c],
                     t: t[c],
@@ -495,7 +515,7 @@ impl<'a> SegmentIndex<'a> {
 }
 
 /// The scalar first hit of one ray on one member: `None` unless the sphere of `radius`
-/// moving along the ray over `[0, range]` touches it (see the [module docs](self)).
+/// moving along the ray over `[0, range]` touches it (see [`SegmentIndex`]).
 pub(crate) fn first_hit_pair(
     ray: &Segment,
     radius: f32,

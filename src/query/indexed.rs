@@ -7,17 +7,7 @@
 //! and the memory traffic is the sets' rows the pairs touch. Result `k` is the pair
 //! `pairs[k]`, bit for bit what the pairwise query gives for `(a[i], b[j])`.
 //!
-//! # Capsule contacts
-//!
-//! For the pairs whose capsules touch ([`capsules_touch`](crate::capsules_touch)'s test,
-//! `dist2 <= (rA + rB)²` in `f32`), [`capsule_contacts`] reports what a physics engine's
-//! solver needs: the unit normal pointing from B to A, the depth `rA + rB - distance`,
-//! and the contact points on the two capsule surfaces. The normal is the closest points'
-//! separation `C - D`, normalised after scaling by its largest component (so separations of
-//! 1e-30 still give a unit normal). When the core segments touch or cross (`C - D` is
-//! exactly zero) it falls back, in order, to the cross product of the two directions
-//! (oriented from B's midpoint towards A's), then to a direction perpendicular to A (or B,
-//! if A is a point), and for two points to `+z`.
+//! The contact of two touching capsules is documented on [`CapsuleContact`].
 
 use super::capsule::{PairMask, Radii, run_touch};
 use super::closest::{ClosestBatch, Outputs, Pairwise, drive};
@@ -155,12 +145,24 @@ query_forms! {
 }
 
 /// The contact of two touching capsules, from [`capsule_contacts`].
+///
+/// # Capsule contacts
+///
+/// For the pairs whose capsules touch ([`capsules_touch`](crate::capsules_touch)'s test,
+/// `dist2 <= (rA + rB)²` in `f32`), [`capsule_contacts`] reports what a physics engine's
+/// solver needs: the unit normal pointing from B to A, the depth `rA + rB - distance`,
+/// and the contact points on the two capsule surfaces. The normal is the closest points'
+/// separation `C - D`, normalised after scaling by its largest component (so separations of
+/// 1e-30 still give a unit normal). When the core segments touch or cross (`C - D` is
+/// exactly zero) it falls back, in order, to the cross product of the two directions
+/// (oriented from B's midpoint towards A's), then to a direction perpendicular to A (or B,
+/// if A is a point), and for two points to `+z`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CapsuleContact {
     /// Position of the pair in the list given.
     pub pair: u32,
-    /// Unit normal from B towards A (see the [module docs](self) for the fallback when the
-    /// core segments meet).
+    /// Unit normal from B towards A (see above for the fallback when the core segments
+    /// meet).
     pub normal: [f32; 3],
     /// Penetration depth `rA + rB - distance` (zero when they just touch).
     pub depth: f32,
@@ -312,7 +314,7 @@ fn contacts<'a, 'b, 'p>(
 query_forms! {
     /// The contacts of the touching capsules among the index pairs `(i, j)` of `pairs`
     /// (capsule `(a[i], rA)` against `(b[j], rB)`), in the order of `pairs`: normal, depth
-    /// and points (see the [module docs](self)). A pair is reported exactly when
+    /// and points (see [`CapsuleContact`]). A pair is reported exactly when
     /// [`capsules_touch_indexed`] sets its bit.
     ///
     /// ```

@@ -4,15 +4,15 @@
 //! [`self_pairs_within`](crate::self_pairs_within) and
 //! [`pairs_within`](crate::pairs_within) run here whenever both sides are segments and the
 //! radius is finite: the grid names candidate pairs (a conservative sphere test over the
-//! cells' neighbours), the candidates are gathered a thousand at a time and run through the
-//! kernel, and the kernel's squared distance decides. Every reported value is therefore the
+//! cells' neighbours), the candidates are gathered a few thousand at a time and run through
+//! the kernel, and the kernel's squared distance decides. Every reported value is therefore the
 //! brute-force query's, bit for bit, and the work is `O((N + M) log(N + M) + K)` instead of
 //! `O(N·M)`. Rays and lines (unbounded) and an infinite radius take the brute-force tiles.
 //!
 //! The streaming forms ([`for_each_self_pair_within`], [`for_each_pair_within`]) hand the
 //! hits to a callback in blocks of compact [`PairHit`]s (12 bytes), so a query over
-//! millions of segments needs memory for the input and one block of hits per task, not for
-//! every hit. The work is cut into tasks of about 4096 objects (whole cells); the parallel
+//! millions of segments needs memory for the input, the grid and one wave of tasks' hits,
+//! not for every hit. The work is cut into tasks of about 4096 objects (whole cells); the parallel
 //! forms run waves of tasks on all cores and deliver the blocks in task order, so every
 //! thread count delivers the same blocks in the same order.
 
@@ -20,7 +20,8 @@ use super::closest::{ClosestBatch, Outputs};
 use super::indexed::closest_points_indexed_into;
 use super::many::Within;
 use super::{Hit, Side, radius2, spheres};
-use crate::batch::{Error, SegmentsView, check_u32};
+use crate::batch::{Error, Segments, SegmentsView, check_u32};
+use crate::forms::stream_forms;
 use crate::kernel::Splat;
 use crate::prune::{Grid, Narrow, Plan, TASK_OBJECTS, sphere};
 use crate::segment::{Extent, Options, Segment};
@@ -76,9 +77,10 @@ impl From<Found> for PairHit {
 
 /// The narrow phase of the 3D radius queries: `a[i]` against `b[j]` by the kernel over
 /// gathered index pairs, `dist2 <= r²`.
-struct Within3<'v> {
-    a: SegmentsView<'v>,
-    b: SegmentsView<'v>,
+struct Within3 {
+    /// Both sets' segments in the grid's order (by position): the kernel reads its lanes
+    /// near where the grid read their spheres.
+    sorted: Segments,
     /// `None` within one set; `Some(na)` when ids `>= na` are B's.
     split: Option<u32>,
     options: Options,
@@ -94,39 +96,56 @@ fn shares(a: &Segment, b: &Segment) -> bool {
         .any(|p| [b.p0, b.p1].iter().any(|q| p == q))
 }
 
-impl Narrow for Within3<'_> {
+impl Narrow for Within3 {
     type Hit = Found;
     type Scratch = ClosestBatch;
 
-    /// `(i, j)` with `i < j` within one set, `(index in A, index in B)` otherwise.
+    /// Positions of `(i, j)` with `i < j` within one set, of `(a[i], b[j])` otherwise.
     #[inline(always)]
-    fn orient(&self, p: u32, q: u32) -> Option<(u32, u32)> {
+    fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)> {
+        let (ip, iq) = (ids[p as usize], ids[q as usize]);
         match self.split {
-            None => Some((p.min(q), p.max(q))),
-            Some(na) => match (p < na, q < na) {
-                (true, false) => Some((p, q - na)),
-                (false, true) => Some((q, p - na)),
+            None if ip < iq => Some((p, q)),
+            None => Some((q, p)),
+            Some(na) => match (ip < na, iq < na) {
+                (true, false) => Some((p, q)),
+                (false, true) => Some((q, p)),
                 _ => None,
             },
         }
     }
 
-    fn decide(&self, candidates: &[(u32, u32)], scratch: &mut ClosestBatch, out: &mut Vec<Found>) {
+    fn pair(hit: &Found) -> (u32, u32) {
+        (hit.i, hit.j)
+    }
+
+    fn decide(
+        &self,
+        ids: &[u32],
+        candidates: &[(u32, u32)],
+        scratch: &mut ClosestBatch,
+        out: &mut Vec<Found>,
+    ) {
         let outputs = Outputs {
             params: true,
             points: false,
             flags: false,
         };
-        closest_points_indexed_into(self.a, self.b, candidates, &self.options, outputs, scratch)
+        let sorted = &self.sorted;
+        closest_points_indexed_into(sorted, sorted, candidates, &self.options, outputs, scratch)
             .expect("the grid names objects of the sets");
         let (d, s, t) = (scratch.dist2(), scratch.s(), scratch.t());
-        for (k, &(i, j)) in candidates.iter().enumerate() {
-            if d[k] <= self.r2
-                && !(self.skip_shared && shares(&self.a.at(i as usize), &self.b.at(j as usize)))
-            {
+        let b_first = self.split.unwrap_or(0);
+        for (k, &(p, q)) in candidates.iter().enumerate() {
+            if d[k] <= self.r2 {
+                let (a, b) = (p as usize, q as usize);
+                let at = |x| sorted.get(x).expect("a position of the set");
+                if self.skip_shared && shares(&at(a), &at(b)) {
+                    continue;
+                }
                 out.push(Found {
-                    i,
-                    j,
+                    i: ids[a],
+                    j: ids[b] - b_first,
                     dist2: d[k],
                     s: s[k],
                     t: t[k],
@@ -138,45 +157,40 @@ impl Narrow for Within3<'_> {
 
 /// A pruned radius query: the plan and its narrow phase, or `None` when the grid does not
 /// apply (rays or lines, an infinite radius, more than `u32::MAX` objects).
-fn pruned<'v>(
-    a: SegmentsView<'v>,
-    b: Option<SegmentsView<'v>>,
+fn pruned(
+    a: SegmentsView<'_>,
+    b: Option<SegmentsView<'_>>,
     radius: f32,
     skip_shared: bool,
     options: &Options,
     parallel: bool,
-) -> Option<(Plan<3>, Within3<'v>)> {
+) -> Option<(Plan<3>, Within3)> {
     if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment {
         return None;
     }
-    let side = |v: SegmentsView<'_>, i: usize| {
-        let s = v.at(i);
-        sphere(s.p0, s.p1)
-    };
     let na = a.len();
-    let grid = match b {
-        None => Grid::build(na, |i| side(a, i), radius, parallel)?,
-        Some(b) => {
-            let n = na.checked_add(b.len())?;
-            let spheres = |i: usize| if i < na { side(a, i) } else { side(b, i - na) };
-            Grid::build(n, spheres, radius, parallel)?
-        }
+    let object = |i: usize| match b {
+        Some(b) if i >= na => b.at(i - na),
+        _ => a.at(i),
     };
+    let n = na.checked_add(b.map_or(0, |b| b.len()))?;
+    let grid = Grid::build(n, |i| sphere(object(i).p0, object(i).p1), radius, parallel)?;
+    let plan = Plan::new(grid, radius);
+    let sorted: Segments = plan.ids().iter().map(|&id| object(id as usize)).collect();
     let narrow = Within3 {
-        a,
-        b: b.unwrap_or(a),
+        sorted,
         split: b.map(|_| na as u32),
         options: *options,
         r2: radius * radius,
         skip_shared,
     };
-    Some((Plan::new(grid, radius), narrow))
+    Some((plan, narrow))
 }
 
 /// Every hit of a pruned query as [`Hit`]s sorted by `(i, j)`, appended to `out`.
-fn collect(plan: &Plan<3>, narrow: &Within3<'_>, parallel: bool, out: &mut Vec<Hit>) {
-    let pair = |h: &Hit| (h.i as u32, h.j as u32);
-    plan.collect(narrow, narrow.a.len(), Hit::from, pair, parallel, out);
+fn collect(plan: &Plan<3>, narrow: &Within3, n: usize, parallel: bool, out: &mut Vec<Hit>) {
+    let j_of = |h: &Hit| h.j as u32;
+    plan.collect(narrow, n, Hit::from, j_of, parallel, out);
 }
 
 /// The brute-force radius query over tiles (rays and lines, an infinite radius, or more
@@ -229,7 +243,7 @@ pub(super) fn self_within(
     radius2(radius)?;
     let skip = shared == SharedEndpoints::Skip;
     match pruned(set, None, radius, skip, options, parallel) {
-        Some((plan, narrow)) => collect(&plan, &narrow, parallel, out),
+        Some((plan, narrow)) => collect(&plan, &narrow, set.len(), parallel, out),
         None => brute(set, None, radius, skip, options, parallel, out),
     }
     Ok(())
@@ -247,7 +261,7 @@ pub(super) fn within(
     out.clear();
     radius2(radius)?;
     match pruned(a, Some(b), radius, false, options, parallel) {
-        Some((plan, narrow)) => collect(&plan, &narrow, parallel, out),
+        Some((plan, narrow)) => collect(&plan, &narrow, a.len(), parallel, out),
         None => brute(a, Some(b), radius, false, options, parallel, out),
     }
     Ok(())
@@ -256,7 +270,7 @@ pub(super) fn within(
 /// Streams the hits of a plan (or of the brute-force fallback) to `sink` as [`PairHit`]
 /// blocks.
 fn stream(
-    plan: Option<(Plan<3>, Within3<'_>)>,
+    plan: Option<(Plan<3>, Within3)>,
     fallback: impl FnOnce(&mut Vec<Hit>),
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]),
@@ -286,14 +300,15 @@ fn stream(
     }
 }
 
-fn each_self(
-    set: SegmentsView<'_>,
+fn each_self<'a>(
+    set: impl Into<SegmentsView<'a>>,
     radius: f32,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]),
 ) -> Result<(), Error> {
+    let set = set.into();
     radius2(radius)?;
     check_u32(set.len())?;
     let skip = shared == SharedEndpoints::Skip;
@@ -303,14 +318,15 @@ fn each_self(
     Ok(())
 }
 
-fn each_pair(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
+fn each_pair<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
     radius: f32,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]),
 ) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
     radius2(radius)?;
     check_u32(a.len().max(b.len()))?;
     let plan = pruned(a, Some(b), radius, false, options, parallel);
@@ -319,98 +335,59 @@ fn each_pair(
     Ok(())
 }
 
-/// The streaming form of [`self_pairs_within_into`](crate::self_pairs_within_into): every
-/// pair `i < j` of `set` within `radius`, handed to `sink` in blocks of [`PairHit`]s, in
-/// memory for one block at a time (see the [module docs](self)). The pairs and values are
-/// those of [`self_pairs_within`](crate::self_pairs_within); the order is the grid's
-/// (sort a collected list by `(i, j)` to compare). Rays and lines fall back to brute force
-/// and collect their hits before streaming them.
-///
-/// # Errors
-/// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
-/// for more than `u32::MAX` segments (`sink` is not called).
-///
-/// ```
-/// use segbatch::{for_each_self_pair_within, Options, Segment, Segments, SharedEndpoints};
-/// let set: Segments = (0..1000).map(|k| {
-///     let x = k as f32;
-///     Segment::new([x, 0.0, 0.0], [x + 0.5, 0.0, 0.0]) // 0.5 apart end to start
-/// }).collect();
-/// let mut count = 0;
-/// for_each_self_pair_within(&set, 0.5, SharedEndpoints::Keep, &Options::SEGMENTS, |block| {
-///     count += block.len();
-/// })?;
-/// assert_eq!(count, 999);
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-pub fn for_each_self_pair_within<'a>(
-    set: impl Into<SegmentsView<'a>>,
-    radius: f32,
-    shared: SharedEndpoints,
-    options: &Options,
-    mut sink: impl FnMut(&[PairHit]),
-) -> Result<(), Error> {
-    each_self(set.into(), radius, shared, options, false, &mut sink)
+stream_forms! {
+    /// The streaming form of [`self_pairs_within_into`](crate::self_pairs_within_into): every
+    /// pair `i < j` of `set` within `radius`, handed to `sink` in blocks of [`PairHit`]s, in
+    /// memory for one block at a time (blocks of about 4096 segments' hits, computed in waves
+    /// of 32 blocks by the parallel form). The pairs and values are
+    /// those of [`self_pairs_within`](crate::self_pairs_within); the order is the grid's
+    /// (sort a collected list by `(i, j)` to compare). Rays and lines fall back to brute force
+    /// and collect their hits before streaming them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
+    /// for more than `u32::MAX` segments (`sink` is not called).
+    ///
+    /// ```
+    /// use segbatch::{for_each_self_pair_within, Options, Segment, Segments, SharedEndpoints};
+    /// let set: Segments = (0..1000).map(|k| {
+    ///     let x = k as f32;
+    ///     Segment::new([x, 0.0, 0.0], [x + 0.5, 0.0, 0.0]) // 0.5 apart end to start
+    /// }).collect();
+    /// let mut count = 0;
+    /// for_each_self_pair_within(&set, 0.5, SharedEndpoints::Keep, &Options::SEGMENTS, |block| {
+    ///     count += block.len();
+    /// })?;
+    /// assert_eq!(count, 999);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn for_each_self_pair_within / par_for_each_self_pair_within
+        <'a>(set: impl Into<SegmentsView<'a>>, radius: f32, shared: SharedEndpoints, options: &Options)
+        -> sink(&[PairHit]) = each_self;
 }
 
-/// [`for_each_self_pair_within`] on all cores: the blocks are computed in parallel waves
-/// and handed to `sink` on the calling thread, the same blocks in the same order as the
-/// sequential form.
-///
-/// # Errors
-/// As [`for_each_self_pair_within`].
-#[cfg(feature = "rayon")]
-pub fn par_for_each_self_pair_within<'a>(
-    set: impl Into<SegmentsView<'a>>,
-    radius: f32,
-    shared: SharedEndpoints,
-    options: &Options,
-    mut sink: impl FnMut(&[PairHit]),
-) -> Result<(), Error> {
-    each_self(set.into(), radius, shared, options, true, &mut sink)
-}
-
-/// The streaming form of [`pairs_within_into`](crate::pairs_within_into): every pair of
-/// `a[i]` and `b[j]` within `radius`, handed to `sink` in blocks of [`PairHit`]s (see
-/// [`for_each_self_pair_within`]).
-///
-/// # Errors
-/// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
-/// for more than `u32::MAX` segments in a set (`sink` is not called).
-///
-/// ```
-/// use segbatch::{for_each_pair_within, Options, PairHit, Segment, Segments};
-/// let walls = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0])]);
-/// let paths = Segments::from(&[
-///     Segment::new([0.5, 2.0, 0.0], [3.0, 2.0, 0.0]),
-///     Segment::new([5.0, 2.0, 0.0], [9.0, 2.0, 0.0]),
-/// ]);
-/// let mut hits: Vec<PairHit> = Vec::new();
-/// for_each_pair_within(&walls, &paths, 1.0, &Options::SEGMENTS, |block| hits.extend_from_slice(block))?;
-/// assert_eq!(hits, vec![PairHit { i: 0, j: 0, dist2: 0.25 }]);
-/// # Ok::<(), segbatch::Error>(())
-/// ```
-pub fn for_each_pair_within<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radius: f32,
-    options: &Options,
-    mut sink: impl FnMut(&[PairHit]),
-) -> Result<(), Error> {
-    each_pair(a.into(), b.into(), radius, options, false, &mut sink)
-}
-
-/// [`for_each_pair_within`] on all cores, the same blocks in the same order.
-///
-/// # Errors
-/// As [`for_each_pair_within`].
-#[cfg(feature = "rayon")]
-pub fn par_for_each_pair_within<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radius: f32,
-    options: &Options,
-    mut sink: impl FnMut(&[PairHit]),
-) -> Result<(), Error> {
-    each_pair(a.into(), b.into(), radius, options, true, &mut sink)
+stream_forms! {
+    /// The streaming form of [`pairs_within_into`](crate::pairs_within_into): every pair of
+    /// `a[i]` and `b[j]` within `radius`, handed to `sink` in blocks of [`PairHit`]s (see
+    /// [`for_each_self_pair_within`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
+    /// for more than `u32::MAX` segments in a set (`sink` is not called).
+    ///
+    /// ```
+    /// use segbatch::{for_each_pair_within, Options, PairHit, Segment, Segments};
+    /// let walls = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0])]);
+    /// let paths = Segments::from(&[
+    ///     Segment::new([0.5, 2.0, 0.0], [3.0, 2.0, 0.0]),
+    ///     Segment::new([5.0, 2.0, 0.0], [9.0, 2.0, 0.0]),
+    /// ]);
+    /// let mut hits: Vec<PairHit> = Vec::new();
+    /// for_each_pair_within(&walls, &paths, 1.0, &Options::SEGMENTS, |block| hits.extend_from_slice(block))?;
+    /// assert_eq!(hits, vec![PairHit { i: 0, j: 0, dist2: 0.25 }]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn for_each_pair_within / par_for_each_pair_within
+        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: f32, options: &Options)
+        -> sink(&[PairHit]) = each_pair;
 }
