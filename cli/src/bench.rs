@@ -99,6 +99,16 @@ pub struct BenchArgs {
     /// Seed of the generated workloads
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+
+    /// Run the set-query workload instead (pairs within r of 100K, 1M and 4M segments vs
+    /// sort-and-sweep and BVH peers using parry3d; index pairs); --sizes, --quick,
+    /// --threads, --budget and --seed apply
+    #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json"])]
+    pub sets: bool,
+
+    /// With --sets: also run the sort-and-sweep peer above 1M segments (minutes)
+    #[arg(long, requires = "sets")]
+    pub sweep_4m: bool,
 }
 
 /// Batch sizes.
@@ -267,7 +277,7 @@ impl Report {
 }
 
 /// Median time of `f`, timed as described in the module docs.
-fn measure(budget: f64, mut f: impl FnMut()) -> Figure {
+pub(crate) fn measure(budget: f64, mut f: impl FnMut()) -> Figure {
     let start = Instant::now();
     f(); // warm-up: first touch of the outputs, caches, thread wake-up
     let once = start.elapsed().as_secs_f64().max(1e-9);
@@ -438,6 +448,9 @@ fn stream_pass(a: SegmentsView, b: SegmentsView, out: &mut Columns32, parallel: 
 
 /// Runs `segbatch bench`.
 pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
+    if args.sets {
+        return super::bench_sets::run(args, out);
+    }
     let wall = Instant::now();
     let sizes = match &args.sizes {
         Some(s) => s.0.clone(),

@@ -11,13 +11,16 @@
 //! output, or `verify` finding a disagreement).
 
 mod args;
+mod baselines;
 mod bench;
+mod bench_sets;
 mod closest;
 mod format;
 mod r#gen;
 mod io;
 mod plot;
 mod run;
+mod sets;
 mod verify;
 
 use std::io::Write;
@@ -109,6 +112,15 @@ enum Command {
         after_long_help = closest::AFTER_LONG_HELP
     )]
     Closest(closest::ClosestArgs),
+    /// Every pair of 3D segments within a radius, in one set or between two (streamed)
+    #[command(long_about = sets::PAIRS_LONG_ABOUT, after_help = sets::PAIRS_AFTER_HELP)]
+    Pairs(sets::PairsArgs),
+    /// Every pair of 2D segments that cross, touch or overlap (streamed)
+    #[command(long_about = sets::CROSS_LONG_ABOUT, after_help = sets::CROSS_AFTER_HELP)]
+    Cross(sets::CrossArgs),
+    /// The first wall each thick ray (a sphere moving along it) touches within a range
+    #[command(long_about = sets::RAYCAST_LONG_ABOUT, after_help = sets::RAYCAST_AFTER_HELP)]
+    Raycast(sets::RaycastArgs),
 }
 
 /// An error a subcommand reports: one line on stderr and an exit code.
@@ -154,13 +166,16 @@ fn main() -> ExitCode {
     // Usage errors (including our value parsers' messages) print one `error:` line and
     // exit with code 2; `--help` and `--version` exit with 0.
     let cli = Cli::parse();
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    // Not locked: `pairs` and `cross` write from a worker thread of their pool.
+    let mut out = std::io::BufWriter::new(std::io::stdout());
     let result = match &cli.command {
         Command::Closest(args) => closest::run(args, &mut out).map_err(CliError::from),
         Command::Bench(args) => bench::run(args, &mut out),
         Command::Run(args) => run::run(args),
         Command::Verify(args) => verify::run(args, &mut out),
+        Command::Pairs(args) => sets::run_pairs(args, &mut out),
+        Command::Cross(args) => sets::run_cross(args, &mut out),
+        Command::Raycast(args) => sets::run_raycast(args, &mut out),
     }
     .and_then(|()| out.flush().map_err(CliError::from));
     match result {

@@ -132,7 +132,7 @@ pub fn parse_columns(text: &str) -> Result<Columns, String> {
     Ok(c)
 }
 
-fn parse_radius(text: &str) -> Result<f32, String> {
+pub(crate) fn parse_radius(text: &str) -> Result<f32, String> {
     let r: f32 = text
         .trim()
         .parse()
@@ -147,7 +147,11 @@ fn parse_radius(text: &str) -> Result<f32, String> {
 }
 
 /// The format of `path`: `explicit`, else from the extension.
-fn format_of(path: &Path, explicit: Option<Format>, what: &str) -> Result<Format, CliError> {
+pub(crate) fn format_of(
+    path: &Path,
+    explicit: Option<Format>,
+    what: &str,
+) -> Result<Format, CliError> {
     explicit.or_else(|| Format::from_path(path)).ok_or_else(|| {
         CliError::usage(format!(
             "{}: cannot tell the {what} format from the extension: name it .csv, .npy or \
@@ -159,7 +163,7 @@ fn format_of(path: &Path, explicit: Option<Format>, what: &str) -> Result<Format
 }
 
 /// True when `output` names the same file as `input` (also through links).
-fn same_file(input: &Path, output: &Path) -> bool {
+pub(crate) fn same_file(input: &Path, output: &Path) -> bool {
     let Ok(input) = input.canonicalize() else {
         return false;
     };

@@ -1,0 +1,270 @@
+//! Set queries against scalar peers built on parry3d 0.31, in the same run.
+//!
+//! Groups (filter with `cargo bench --bench sets -- <group>`):
+//! - `hair` and `clustered`: all pairs within `r` of 100K, 1M and 4M short segments
+//!   (`segbatch_testkit::sets::hair`: length ~2r, ~10 neighbours each; `clustered`: the
+//!   same in dense blobs): `par_self_pairs_within` on a 2-thread pool, against a scalar
+//!   sort-and-sweep on x with y/z box rejection and parry3d's segment distance per
+//!   candidate (`sweep_parry`), and parry3d's own BVH self-traversal followed by the same
+//!   distance (`bvh_parry`). The peers run at 100K and 1M (at 4M each takes tens of seconds
+//!   a call: `segbatch bench --sets` times them once there, in one run with segbatch).
+//!   Before timing, the peers' pairs are compared with segbatch's and the differences
+//!   (pairs at the radius boundary, where parry3d's distance and the kernel's round
+//!   differently) are printed.
+//! - `index_pairs`: 200K candidate pairs of a 20K capsule set through
+//!   `capsules_touch_indexed`, against gathering them into two `Segments` and calling
+//!   `capsules_touch` (one thread).
+//! - `first_hits`: 40K thick rays against 50K walls, `SegmentIndex` against the brute-force
+//!   `par_pairs_within` of the rays and the walls reduced to the nearest hit per ray
+//!   (2-thread pool).
+//!
+//! Medians: `target/criterion/<group>/<bench>/new/estimates.json` (docs/performance.md).
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use parry3d::bounding_volume::Aabb;
+use parry3d::math::{Pose, Vec3};
+use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
+use parry3d::query::details::distance_segment_segment;
+use parry3d::shape::Segment as ParrySegment;
+use segbatch::*;
+use segbatch_testkit::Rng;
+use segbatch_testkit::sets::{clustered, hair, rays, walls};
+use std::hint::black_box;
+use std::time::Duration;
+
+const R: f32 = 1.0;
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
+// The peers: a copy of the CLI's `cli/src/baselines.rs` (the CLI is a binary crate).
+
+fn parry(s: &Segment) -> ParrySegment {
+    ParrySegment::new(Vec3::from_array(s.p0), Vec3::from_array(s.p1))
+}
+
+fn bounds(s: &Segment, margin: f32) -> ([f32; 3], [f32; 3]) {
+    let lo = core::array::from_fn(|k| s.p0[k].min(s.p1[k]) - margin);
+    let hi = core::array::from_fn(|k| s.p0[k].max(s.p1[k]) + margin);
+    (lo, hi)
+}
+
+/// A box for the sweep: low x, high x, low (y, z), high (y, z), the segment's index.
+type SweepBox = (f32, f32, [f32; 2], [f32; 2], u32);
+
+/// Sort-and-sweep on x, y/z box rejection, parry3d's segment distance per candidate.
+fn sweep_parry(set: &[Segment], r: f32) -> Vec<(u32, u32)> {
+    let mut boxes: Vec<SweepBox> = set
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (lo, hi) = bounds(s, 0.0);
+            (lo[0], hi[0], [lo[1], lo[2]], [hi[1], hi[2]], i as u32)
+        })
+        .collect();
+    boxes.sort_unstable_by(|p, q| p.0.total_cmp(&q.0));
+    let segs: Vec<ParrySegment> = set.iter().map(parry).collect();
+    let pose = Pose::IDENTITY;
+    let mut out = Vec::new();
+    for (k, &(_, hi_x, lo, hi, i)) in boxes.iter().enumerate() {
+        let reach = hi_x + r;
+        for &(lo_x2, _, lo2, hi2, j) in &boxes[k + 1..] {
+            if lo_x2 > reach {
+                break;
+            }
+            if lo2[0] > hi[0] + r || lo[0] > hi2[0] + r || lo2[1] > hi[1] + r || lo[1] > hi2[1] + r
+            {
+                continue;
+            }
+            if distance_segment_segment(&pose, &segs[i as usize], &segs[j as usize]) <= r {
+                out.push((i.min(j), i.max(j)));
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// parry3d's BVH over the boxes grown by r/2, its self-traversal, parry3d's distance.
+fn bvh_parry(set: &[Segment], r: f32) -> Vec<(u32, u32)> {
+    let margin = 0.5 * r * (1.0 + 1e-5);
+    let leaves: Vec<Aabb> = set
+        .iter()
+        .map(|s| {
+            let (lo, hi) = bounds(s, margin);
+            Aabb::new(Vec3::from_array(lo), Vec3::from_array(hi))
+        })
+        .collect();
+    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves);
+    let segs: Vec<ParrySegment> = set.iter().map(parry).collect();
+    let pose = Pose::IDENTITY;
+    let mut workspace = BvhWorkspace::default();
+    let mut out = Vec::new();
+    bvh.traverse_bvtt_single_tree::<false>(&mut workspace, &mut |i, j| {
+        if distance_segment_segment(&pose, &segs[i as usize], &segs[j as usize]) <= r {
+            out.push((i.min(j), i.max(j)));
+        }
+    });
+    out.sort_unstable();
+    out
+}
+
+/// Prints how a peer's pairs differ from segbatch's (and how far from the radius).
+fn compare(name: &str, set: &[Segment], ours: &[(u32, u32)], theirs: &[(u32, u32)]) {
+    let a: std::collections::BTreeSet<_> = ours.iter().collect();
+    let b: std::collections::BTreeSet<_> = theirs.iter().collect();
+    let odd: Vec<_> = a.symmetric_difference(&b).collect();
+    let worst = odd
+        .iter()
+        .map(|&&&(i, j)| {
+            let c = reference::closest_points(&set[i as usize], &set[j as usize]);
+            ((c.dist2.sqrt() - R) / R).abs()
+        })
+        .fold(0.0f32, f32::max);
+    eprintln!(
+        "{name}: segbatch {} pairs, peer {}, {} differ (all within {worst:.1e}·r of the radius)",
+        ours.len(),
+        theirs.len(),
+        odd.len()
+    );
+}
+
+fn set_group(c: &mut Criterion, kind: &str) {
+    let two = pool(2);
+    let mut group = c.benchmark_group(kind);
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(5));
+    for n in [100_000, 1_000_000, 4_000_000] {
+        let set_vec = match kind {
+            "hair" => hair(n, R, [0.0; 3], 1),
+            _ => clustered(n, R, 1),
+        };
+        let set = Segments::from(&set_vec[..]);
+        group.throughput(Throughput::Elements(n as u64));
+        let label = format!("{}K", n / 1000);
+        let peers = n <= 1_000_000;
+        if peers {
+            let mut ours: Vec<(u32, u32)> = two
+                .install(|| par_self_pairs_within(&set, R, SharedEndpoints::Keep))
+                .iter()
+                .map(|h| (h.i as u32, h.j as u32))
+                .collect();
+            ours.sort_unstable();
+            let ctx = format!("{kind} {label}");
+            compare(
+                &format!("{ctx} sweep"),
+                &set_vec,
+                &ours,
+                &sweep_parry(&set_vec, R),
+            );
+            compare(
+                &format!("{ctx} bvh"),
+                &set_vec,
+                &ours,
+                &bvh_parry(&set_vec, R),
+            );
+        }
+        group.bench_function(BenchmarkId::new("segbatch_2t", &label), |b| {
+            b.iter(|| {
+                two.install(|| black_box(par_self_pairs_within(&set, R, SharedEndpoints::Keep)))
+            })
+        });
+        if peers {
+            group.bench_function(BenchmarkId::new("sweep_parry_1t", &label), |b| {
+                b.iter(|| black_box(sweep_parry(&set_vec, R)))
+            });
+            group.bench_function(BenchmarkId::new("bvh_parry_1t", &label), |b| {
+                b.iter(|| black_box(bvh_parry(&set_vec, R)))
+            });
+        }
+    }
+    group.finish();
+}
+
+fn hair_sets(c: &mut Criterion) {
+    set_group(c, "hair");
+}
+
+fn clustered_sets(c: &mut Criterion) {
+    set_group(c, "clustered");
+}
+
+fn index_pairs(c: &mut Criterion) {
+    let n = 20_000;
+    let set = Segments::from(&hair(n, R, [0.0; 3], 1)[..]);
+    let mut pairs: Vec<(u32, u32)> = self_pairs_within(&set, 2.0 * R, SharedEndpoints::Keep)
+        .iter()
+        .map(|h| (h.i as u32, h.j as u32))
+        .collect();
+    let mut rng = Rng::new(7);
+    for k in (1..pairs.len()).rev() {
+        pairs.swap(k, (rng.next_u64() % (k as u64 + 1)) as usize);
+    }
+    while pairs.len() < 200_000 {
+        let i = (rng.next_u64() % n as u64) as u32;
+        pairs.push((i, (rng.next_u64() % n as u64) as u32));
+    }
+    pairs.truncate(200_000);
+    let radii = Radii::uniform(0.5 * R, 0.5 * R).unwrap();
+    let mut group = c.benchmark_group("index_pairs");
+    group.throughput(Throughput::Elements(pairs.len() as u64));
+    group.bench_function("capsules_touch_indexed", |b| {
+        b.iter(|| black_box(capsules_touch_indexed(&set, &set, &pairs, radii)))
+    });
+    let (mut a, mut bb) = (Segments::new(), Segments::new());
+    group.bench_function("gather_capsules_touch", |b| {
+        b.iter(|| {
+            a.clear();
+            bb.clear();
+            for &(i, j) in &pairs {
+                a.push(set.get(i as usize).unwrap());
+                bb.push(set.get(j as usize).unwrap());
+            }
+            black_box(capsules_touch(&a, &bb, radii))
+        })
+    });
+    group.finish();
+}
+
+fn first_hits(c: &mut Criterion) {
+    let two = pool(2);
+    let (radius, range) = (0.5f32, 30.0f32);
+    let wall_set = Segments::from(&walls(50_000, 250.0, 1)[..]);
+    let ray_set = Segments::from(&rays(40_000, 250.0, 2)[..]);
+    let mut group = c.benchmark_group("first_hits");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(ray_set.len() as u64));
+    group.bench_function("index_2t", |b| {
+        b.iter(|| {
+            two.install(|| {
+                let index = SegmentIndex::par_new(&wall_set).unwrap();
+                black_box(index.par_first_hits(&ray_set, radius, range).unwrap())
+            })
+        })
+    });
+    let options = Options::new(Extent::Ray, Extent::Segment);
+    let mut within = Vec::new();
+    group.bench_function("brute_pairs_within_reduce_2t", |b| {
+        b.iter(|| {
+            two.install(|| {
+                par_pairs_within_into(&ray_set, &wall_set, radius, &options, &mut within).unwrap();
+            });
+            let mut best = vec![f32::INFINITY; ray_set.len()];
+            for h in &within {
+                if h.s <= range && h.s < best[h.i] {
+                    best[h.i] = h.s;
+                }
+            }
+            black_box(best)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, hair_sets, clustered_sets, index_pairs, first_hits);
+criterion_main!(benches);

@@ -1,0 +1,541 @@
+//! `segbatch bench --sets`: the set queries against what a user would write without them,
+//! in one run.
+//!
+//! # What is measured
+//!
+//! - **All pairs within r** of one set of short segments ([`segbatch_testkit::sets::hair`]:
+//!   length about `2r`, about ten neighbours within `r` each; and
+//!   [`segbatch_testkit::sets::clustered`]: the same segments packed into dense blobs) at
+//!   100K, 1M and 4M segments: `par_self_pairs_within` on the bench's threads (and its
+//!   streaming form counting the hits, which stores none), against two scalar
+//!   single-threaded peers deciding each candidate with parry3d's segment distance
+//!   ([`super::baselines`]): a sort-and-sweep on x, and parry3d's own BVH self-traversal.
+//!   The peers' pairs are compared with segbatch's; pairs found by only one side are
+//!   reported with their distance from the radius.
+//! - **Index pairs**: 200K candidate pairs (a broad phase's output: pairs of a 20K capsule
+//!   set within `2r`, shuffled) through `capsules_touch_indexed`, against gathering the
+//!   pairs into two `Segments` batches and calling `capsules_touch`, end to end, one
+//!   thread and all threads.
+//!
+//! Segbatch's figures are medians of repeated runs; the peers' are medians too at 100K and
+//! a single run at 1M and above (they take seconds), as the header says.
+
+use std::io::Write;
+use std::time::Instant;
+
+use segbatch::{
+    Extent, Options, PairHit, Radii, Segment, SegmentIndex, Segments, SharedEndpoints,
+    capsules_touch, capsules_touch_indexed, par_capsules_touch, par_capsules_touch_indexed,
+    par_for_each_self_pair_within, par_pairs_within_into, par_self_pairs_within, self_pairs_within,
+};
+use segbatch_testkit::Rng;
+use segbatch_testkit::sets::{clustered, hair, rays as city_rays, walls as city_walls};
+
+use super::CliError;
+use super::baselines::{bvh_parry, differences, sweep_parry};
+use super::bench::{BenchArgs, measure};
+
+/// The radius of the set workloads (the generators scale the scene to it).
+const R: f32 = 1.0;
+
+/// CPU seconds this process has used (user + system, all threads), from
+/// `/proc/self/stat` (clock ticks of 10 ms); NaN where that file does not exist.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |k: usize| fields.get(k).and_then(|f| f.parse::<f64>().ok());
+    match (ticks(11), ticks(12)) {
+        (Some(u), Some(s)) => (u + s) / 100.0,
+        _ => f64::NAN,
+    }
+}
+
+/// A timing: median wall seconds and median CPU seconds (all threads) per call.
+#[derive(Clone, Copy)]
+struct Timing {
+    wall: f64,
+    cpu: f64,
+}
+
+/// Median wall and CPU seconds of `reps` calls of `f`, and the last call's result.
+fn time_reps<T>(reps: usize, mut f: impl FnMut() -> T) -> (Timing, T) {
+    let mut walls = Vec::with_capacity(reps);
+    let mut cpus = Vec::with_capacity(reps);
+    let mut last = None;
+    for _ in 0..reps.max(1) {
+        let c = cpu_seconds();
+        let t = Instant::now();
+        let r = f();
+        walls.push(t.elapsed().as_secs_f64());
+        cpus.push(cpu_seconds() - c);
+        last = Some(r);
+    }
+    walls.sort_by(f64::total_cmp);
+    cpus.sort_by(f64::total_cmp);
+    let timing = Timing {
+        wall: walls[walls.len() / 2],
+        cpu: cpus[cpus.len() / 2],
+    };
+    (timing, last.expect("at least one call"))
+}
+
+fn label(n: usize) -> String {
+    if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
+        format!("{}M", n / 1_000_000)
+    } else if n >= 1000 && n.is_multiple_of(1000) {
+        format!("{}K", n / 1000)
+    } else {
+        n.to_string()
+    }
+}
+
+/// The set of `n` segments of a workload (seeded: the same set on every run).
+fn generate(kind: &str, n: usize, seed: u64) -> Vec<Segment> {
+    match kind {
+        "hair" => hair(n, R, [0.0; 3], seed),
+        _ => clustered(n, R, seed),
+    }
+}
+
+fn sorted_pairs(hits: &[segbatch::Hit]) -> Vec<(u32, u32)> {
+    let mut v: Vec<(u32, u32)> = hits.iter().map(|h| (h.i as u32, h.j as u32)).collect();
+    v.sort_unstable();
+    v
+}
+
+/// One line saying how a peer's pairs compare with segbatch's.
+fn agreement(set: &[Segment], ours: &[(u32, u32)], theirs: &[(u32, u32)], r: f32) -> String {
+    let (only_ours, only_theirs) = differences(ours, theirs);
+    if only_ours.is_empty() && only_theirs.is_empty() {
+        return "same pairs".to_owned();
+    }
+    // Distance from the radius of the disagreeing pairs (reference distance, f64 oracle
+    // would be overkill: the kernel's own distance is what segbatch compared).
+    let worst = only_ours
+        .iter()
+        .chain(&only_theirs)
+        .map(|&(i, j)| {
+            let c = segbatch::reference::closest_points(&set[i as usize], &set[j as usize]);
+            ((c.dist2.sqrt() - r) / r).abs()
+        })
+        .fold(0.0f32, f32::max);
+    format!(
+        "{} only in segbatch, {} only in the peer, all within {:.1e}·r of the radius",
+        only_ours.len(),
+        only_theirs.len(),
+        worst
+    )
+}
+
+/// First hit of 40K thick rays against 50K walls: the index against the brute-force
+/// radius query over every ray and wall, reduced to the nearest hit per ray.
+fn first_hits(
+    args: &BenchArgs,
+    pool: &rayon::ThreadPool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let threads = pool.current_num_threads();
+    let (n_walls, n_rays, side, radius, range) = (50_000, 40_000, 250.0, 0.5f32, 30.0f32);
+    let walls = Segments::from(&city_walls(n_walls, side, args.seed)[..]);
+    let rays = Segments::from(&city_rays(n_rays, side, args.seed ^ 1)[..]);
+    writeln!(
+        out,
+        "first hits: {} thick rays (radius {radius}, range {range}) against {} walls on a {side}x{side} floor",
+        label(n_rays),
+        label(n_walls)
+    )?;
+    writeln!(
+        out,
+        "{:<52} {:>9} {:>9} {:>10} {:>9} {:>9}",
+        "implementation", "wall ms", "cpu ms", "M rays/s", "vs brute", "(cpu)"
+    )?;
+    let (ours, indexed_only, hits) = pool.install(|| {
+        let (ours, _) = time_reps(5, || {
+            let index = SegmentIndex::par_new(&walls).expect("a valid set");
+            index.par_first_hits(&rays, radius, range).expect("valid")
+        });
+        let index = SegmentIndex::par_new(&walls).expect("a valid set");
+        let (indexed_only, hits) = time_reps(5, || {
+            index.par_first_hits(&rays, radius, range).expect("valid")
+        });
+        (ours, indexed_only, hits)
+    });
+    let found = hits.iter().flatten().count();
+    // The brute-force form: every ray (as a ray) against every wall within the radius, then
+    // the nearest closest-approach parameter within the range per ray.
+    let ray_options = Options::new(Extent::Ray, Extent::Segment);
+    let reduce = |within: &[segbatch::Hit]| {
+        let mut best = vec![f32::INFINITY; n_rays];
+        for h in within {
+            if h.s <= range && h.s < best[h.i] {
+                best[h.i] = h.s;
+            }
+        }
+        best
+    };
+    let mut within = Vec::new();
+    let (brute_s, (count, brute_found)) = pool.install(|| {
+        time_reps(1, || {
+            par_pairs_within_into(&rays, &walls, radius, &ray_options, &mut within)
+                .expect("a valid radius");
+            let best = reduce(&within);
+            (within.len(), best.iter().filter(|b| b.is_finite()).count())
+        })
+    });
+    // The same with the swept segments [P0, P0 + range·d], which the grid prunes.
+    let swept: Segments = rays
+        .iter()
+        .map(|r| {
+            let d = r.direction();
+            Segment::new(r.p0, core::array::from_fn(|k| r.p0[k] + range * d[k]))
+        })
+        .collect();
+    let (swept_s, swept_found) = pool.install(|| {
+        time_reps(3, || {
+            par_pairs_within_into(&swept, &walls, radius, &Options::SEGMENTS, &mut within)
+                .expect("a valid radius");
+            let mut best = vec![f32::INFINITY; n_rays];
+            for h in &within {
+                best[h.i] = best[h.i].min(h.s);
+            }
+            best.iter().filter(|b| b.is_finite()).count()
+        })
+    });
+    for (name, t) in [
+        (
+            format!("SegmentIndex::par_new + par_first_hits, {threads}t"),
+            ours,
+        ),
+        (
+            format!("par_first_hits (index built once), {threads}t"),
+            indexed_only,
+        ),
+        (
+            format!("brute force: par_pairs_within rays + reduce, {threads}t"),
+            brute_s,
+        ),
+        (
+            format!("par_pairs_within swept segments + reduce, {threads}t"),
+            swept_s,
+        ),
+    ] {
+        writeln!(
+            out,
+            "{:<52} {:>9.1} {:>9.1} {:>10.2} {:>8.1}x {:>8.1}x",
+            name,
+            t.wall * 1e3,
+            t.cpu * 1e3,
+            n_rays as f64 / t.wall / 1e6,
+            brute_s.wall / t.wall,
+            brute_s.cpu / t.cpu
+        )?;
+    }
+    writeln!(
+        out,
+        "  ({found} rays hit a wall; the brute force found {count} ray-wall pairs within the \
+         radius, {brute_found} rays with one ahead within range; the swept form {swept_found})"
+    )?;
+    Ok(())
+}
+
+/// Runs `segbatch bench --sets`.
+pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let wall = Instant::now();
+    let sizes: Vec<usize> = match &args.sizes {
+        Some(s) => s.0.clone(),
+        None if args.quick => vec![100_000, 1_000_000],
+        None => vec![100_000, 1_000_000, 4_000_000],
+    };
+    let kinds: &[&str] = if args.quick {
+        &["hair"]
+    } else {
+        &["hair", "clustered"]
+    };
+    let pool = {
+        let mut builder = rayon::ThreadPoolBuilder::new();
+        if let Some(n) = args.threads {
+            builder = builder.num_threads(n.into());
+        }
+        builder
+            .build()
+            .map_err(|e| CliError::failed(format!("cannot start the threads: {e}")))?
+    };
+    let threads = pool.current_num_threads();
+    let budget = args.budget.unwrap_or(if args.quick { 0.5 } else { 1.5 });
+    writeln!(
+        out,
+        "segbatch bench --sets {}: set queries vs scalar peers (parry3d 0.31), one run",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    writeln!(
+        out,
+        "SIMD build: {} (CPU: {}); segbatch on {threads} threads, the peers on 1 (scalar).",
+        segbatch::SIMD_LEVEL,
+        segbatch::cpu_simd_level()
+    )?;
+    writeln!(
+        out,
+        "Seconds are medians (segbatch: 5 runs at 100K, 3 above; peers: 3 runs at 100K, 1 above).\n\
+         wall s is elapsed time; cpu s the CPU time of all threads (/proc/self/stat, 10 ms ticks),\n\
+         which a loaded machine does not inflate. \"vs 2t\" is the time over segbatch's on {threads} threads."
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "all pairs within r (hair: length ~2r, ~10 neighbours each; clustered: the same in dense blobs)"
+    )?;
+    writeln!(
+        out,
+        "{:>10} {:>8} {:>9}  {:<38} {:>8} {:>8} {:>8} {:>8} {:>7}",
+        "set",
+        "segments",
+        "pairs",
+        "implementation",
+        "wall s",
+        "cpu s",
+        "M seg/s",
+        "vs 2t",
+        "(cpu)"
+    )?;
+    out.flush()?;
+    let mut hair_times: Vec<(usize, Timing)> = Vec::new();
+    for &kind in kinds {
+        for &n in &sizes {
+            let set_vec = generate(kind, n, args.seed);
+            let set = Segments::from(&set_vec[..]);
+            let reps = if n <= 100_000 { 5 } else { 3 };
+            let (ours_s, hits) = pool.install(|| {
+                time_reps(reps, || {
+                    par_self_pairs_within(&set, R, SharedEndpoints::Keep)
+                })
+            });
+            let ours = sorted_pairs(&hits);
+            drop(hits);
+            let (seq_s, seq_count) = time_reps(reps.min(3), || {
+                self_pairs_within(&set, R, SharedEndpoints::Keep).len()
+            });
+            assert_eq!(
+                seq_count,
+                ours.len(),
+                "the sequential form finds the same pairs"
+            );
+            let (stream_s, count) = pool.install(|| {
+                time_reps(reps, || {
+                    let mut count = 0usize;
+                    par_for_each_self_pair_within(
+                        &set,
+                        R,
+                        SharedEndpoints::Keep,
+                        &Options::SEGMENTS,
+                        |block: &[PairHit]| count += block.len(),
+                    )
+                    .expect("a valid radius");
+                    count
+                })
+            });
+            assert_eq!(count, ours.len(), "the streaming form finds the same pairs");
+            if kind == "hair" {
+                hair_times.push((n, ours_s));
+            }
+            let peer_reps = if n <= 100_000 { 3 } else { 1 };
+            // The sweep grows like N^(5/3) on these sets (1M: over a minute on 1 core):
+            // it runs up to 1M unless --sweep-4m.
+            let run_sweep = n <= 1_000_000 || args.sweep_4m;
+            let (sweep_s, sweep) = if run_sweep {
+                time_reps(peer_reps, || sweep_parry(&set_vec, R))
+            } else {
+                (
+                    Timing {
+                        wall: f64::NAN,
+                        cpu: f64::NAN,
+                    },
+                    Vec::new(),
+                )
+            };
+            let (bvh_s, bvh) = time_reps(peer_reps, || bvh_parry(&set_vec, R));
+            let rows = [
+                (
+                    format!("segbatch par_self_pairs_within, {threads}t"),
+                    ours_s,
+                    ours.len(),
+                ),
+                (
+                    format!("segbatch streaming (count), {threads}t"),
+                    stream_s,
+                    count,
+                ),
+                (
+                    "segbatch self_pairs_within, 1t".to_owned(),
+                    seq_s,
+                    seq_count,
+                ),
+                (
+                    "sweep on x + parry3d distance, 1t".to_owned(),
+                    sweep_s,
+                    sweep.len(),
+                ),
+                (
+                    "parry3d Bvh self-traversal + dist, 1t".to_owned(),
+                    bvh_s,
+                    bvh.len(),
+                ),
+            ];
+            for (name, t, pairs) in &rows {
+                if t.wall.is_nan() {
+                    continue;
+                }
+                writeln!(
+                    out,
+                    "{:>10} {:>8} {:>9}  {:<38} {:>8.3} {:>8.2} {:>8.2} {:>7.1}x {:>6.1}x",
+                    kind,
+                    label(n),
+                    pairs,
+                    name,
+                    t.wall,
+                    t.cpu,
+                    n as f64 / t.wall / 1e6,
+                    t.wall / ours_s.wall,
+                    t.cpu / ours_s.cpu
+                )?;
+            }
+            writeln!(
+                out,
+                "{:>10} {:>8} {:>9}  check: sweep {}; bvh {}",
+                "",
+                "",
+                "",
+                if run_sweep {
+                    agreement(&set_vec, &ours, &sweep, R)
+                } else {
+                    "not run (--sweep-4m)".to_owned()
+                },
+                agreement(&set_vec, &ours, &bvh, R)
+            )?;
+            out.flush()?;
+        }
+    }
+    if let (Some(&(n1, t1)), Some(&(n4, t4))) = (
+        hair_times.iter().find(|(n, _)| *n == 1_000_000),
+        hair_times.iter().find(|(n, _)| *n == 4_000_000),
+    ) {
+        writeln!(
+            out,
+            "growth: hair {} takes {:.2}x the wall time of {} ({:.2}x the CPU time; linear: 4.0x)",
+            label(n4),
+            t4.wall / t1.wall,
+            label(n1),
+            t4.cpu / t1.cpu
+        )?;
+    }
+
+    // Index pairs: a broad phase's candidates through the narrow phase.
+    writeln!(out)?;
+    let n = 20_000;
+    let set_vec = hair(n, R, [0.0; 3], args.seed);
+    let set = Segments::from(&set_vec[..]);
+    let mut candidates: Vec<(u32, u32)> =
+        segbatch::self_pairs_within(&set, 2.0 * R, SharedEndpoints::Keep)
+            .iter()
+            .map(|h| (h.i as u32, h.j as u32))
+            .collect();
+    let mut rng = Rng::new(args.seed ^ 0xC0FFEE);
+    for k in (1..candidates.len()).rev() {
+        let m = (rng.next_u64() % (k as u64 + 1)) as usize;
+        candidates.swap(k, m);
+    }
+    let want = 200_000;
+    while candidates.len() < want {
+        let i = (rng.next_u64() % n as u64) as u32;
+        let j = (rng.next_u64() % n as u64) as u32;
+        candidates.push((i, j));
+    }
+    candidates.truncate(want);
+    let radii = Radii::uniform(0.5 * R, 0.5 * R).expect("valid radii");
+    writeln!(
+        out,
+        "index pairs: {} candidate pairs (within 2r, shuffled) of a {} capsule set, capsule radius r/2",
+        label(want),
+        label(n)
+    )?;
+    writeln!(
+        out,
+        "{:<46} {:>9} {:>10} {:>12}",
+        "implementation", "ms", "M pairs/s", "vs gather"
+    )?;
+    let mut a = Segments::with_capacity(want);
+    let mut b = Segments::with_capacity(want);
+    let gather = |a: &mut Segments, b: &mut Segments| {
+        a.clear();
+        b.clear();
+        for &(i, j) in &candidates {
+            a.push(set.get(i as usize).expect("an index of the set"));
+            b.push(set.get(j as usize).expect("an index of the set"));
+        }
+    };
+    let indexed_mask = capsules_touch_indexed(&set, &set, &candidates, radii);
+    gather(&mut a, &mut b);
+    let gathered_mask = capsules_touch(&a, &b, radii);
+    assert_eq!(
+        indexed_mask.iter_ones().collect::<Vec<_>>(),
+        gathered_mask.iter_ones().collect::<Vec<_>>(),
+        "the index-pair and gathered masks agree"
+    );
+    let touching = indexed_mask.count_ones();
+    let indexed_1 = measure(budget, || {
+        std::hint::black_box(capsules_touch_indexed(&set, &set, &candidates, radii));
+    });
+    let gather_1 = measure(budget, || {
+        gather(&mut a, &mut b);
+        std::hint::black_box(capsules_touch(&a, &b, radii));
+    });
+    let (indexed_p, gather_p) = pool.install(|| {
+        let indexed = measure(budget, || {
+            std::hint::black_box(par_capsules_touch_indexed(&set, &set, &candidates, radii));
+        });
+        let gathered = measure(budget, || {
+            gather(&mut a, &mut b);
+            std::hint::black_box(par_capsules_touch(&a, &b, radii));
+        });
+        (indexed, gathered)
+    });
+    for (name, f, base) in [
+        ("capsules_touch_indexed, 1t", &indexed_1, &gather_1),
+        (
+            "gather into Segments + capsules_touch, 1t",
+            &gather_1,
+            &gather_1,
+        ),
+        (
+            &*format!("par_capsules_touch_indexed, {threads}t"),
+            &indexed_p,
+            &gather_p,
+        ),
+        (
+            &*format!("gather + par_capsules_touch, {threads}t"),
+            &gather_p,
+            &gather_p,
+        ),
+    ] {
+        writeln!(
+            out,
+            "{:<46} {:>9.3} {:>10.1} {:>11.1}x",
+            name,
+            f.seconds * 1e3,
+            want as f64 / f.seconds / 1e6,
+            base.seconds / f.seconds
+        )?;
+    }
+    writeln!(
+        out,
+        "  ({touching} of the pairs touch; both forms give the same mask)"
+    )?;
+    writeln!(out)?;
+    first_hits(args, &pool, out)?;
+    writeln!(out)?;
+    writeln!(out, "Wall time {:.1} s.", wall.elapsed().as_secs_f64())?;
+    Ok(())
+}
