@@ -13,7 +13,7 @@ use segbatch::{
 
 use super::CliError;
 use super::args::{parse_extent, parse_tolerance};
-use super::io::{Columns, Format, Input, Output, Pair, show};
+use super::io::{Columns, Format, Input, Output, Pair, is_std_stream, show};
 
 pub const LONG_ABOUT: &str = "\
 Closest points of every pair in a file, written to another file.
@@ -160,6 +160,9 @@ fn format_of(path: &Path, explicit: Option<Format>, what: &str) -> Result<Format
 
 /// True when `output` names the same file as `input` (also through links).
 fn same_file(input: &Path, output: &Path) -> bool {
+    if is_std_stream(input) || is_std_stream(output) {
+        return false;
+    }
     let Ok(input) = input.canonicalize() else {
         return false;
     };
@@ -215,14 +218,16 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut columns = args.outputs;
     columns.index = args.radius.is_some();
 
-    let mut input = Input::open(&args.input, in_format).map_err(CliError::usage)?;
+    // From here on a hidden temporary file may exist: remove it on SIGINT, SIGTERM, SIGHUP.
+    super::cleanup::install()
+        .map_err(|e| CliError::failed(format!("cannot install signal handlers: {e}")))?;
+    let mut input = Input::open(&args.input, in_format)?;
     let known_rows = if args.radius.is_some() {
         None
     } else {
         input.total_pairs
     };
-    let mut output =
-        Output::create(&args.output, out_format, columns, known_rows).map_err(CliError::usage)?;
+    let mut output = Output::create(&args.output, out_format, columns, known_rows)?;
 
     let mut options = Options::new(args.extent_a, args.extent_b);
     if let Some(eps) = args.tolerance {
@@ -236,16 +241,26 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
 
     let progress = progress_bar(input.total_bytes);
-    let pool = match args.threads {
+    // More threads than CPUs only cost memory and start-up time (each thread has its own
+    // stack and allocator arena): clamp to the CPU count.
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = args.threads.map(|n| {
+        let n = usize::from(n);
+        if n > cpus && !args.quiet {
+            eprintln!("segbatch run: --threads {n} is more than the {cpus} CPUs: using {cpus}");
+        }
+        n.min(cpus)
+    });
+    let pool = match threads {
         Some(n) => Some(
             rayon::ThreadPoolBuilder::new()
-                .num_threads(n.into())
+                .num_threads(n)
                 .build()
                 .map_err(|e| CliError::failed(format!("cannot start {n} threads: {e}")))?,
         ),
         None => None,
     };
-    let single = args.threads == Some(1);
+    let single = threads == Some(1);
     let mut body = || -> Result<Summary, CliError> {
         let chunk = args.chunk_pairs as usize;
         let mut pairs: Vec<Pair> = Vec::with_capacity(chunk);
@@ -257,9 +272,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         let mut summary = Summary::default();
         loop {
             let base = input.pairs_read();
-            let n = input
-                .read_chunk(&mut pairs, chunk)
-                .map_err(CliError::usage)?;
+            let n = input.read_chunk(&mut pairs, chunk)?;
             if n == 0 {
                 break;
             }
@@ -297,7 +310,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                 );
                 &selected[..]
             });
-            output.write(&out, base, within).map_err(CliError::failed)?;
+            output.write(&out, base, within)?;
             progress.set_position(input.bytes_read());
         }
         Ok(summary)
@@ -308,7 +321,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     progress.finish_and_clear();
     let mut summary = summary?;
-    summary.records = output.finish().map_err(CliError::failed)?;
+    summary.records = output.finish()?;
 
     if !args.quiet {
         let secs = start.elapsed().as_secs_f64();
