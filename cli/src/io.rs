@@ -25,6 +25,8 @@
 
 use std::fs::OpenOptions;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, Write};
+#[cfg(unix)]
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
@@ -315,9 +317,14 @@ impl Input {
     /// dtype, order and shape.
     ///
     /// Regular files are checked up front. Anything else (standard input, a pipe, a FIFO,
-    /// a character device) is read as a stream: a FIFO is opened without waiting for a
-    /// writer (with none, it reads as empty), and sizes are checked as the data arrives.
-    pub fn open(path: &Path, format: Format) -> Result<Input, Error> {
+    /// a character device) is read as a stream, its sizes checked as the data arrives. A
+    /// FIFO is opened without blocking; then its first data (or its writer's closing) is
+    /// awaited for at most `fifo_wait`, so a FIFO nobody writes to is an error, not a hang.
+    pub fn open(
+        path: &Path,
+        format: Format,
+        fifo_wait: std::time::Duration,
+    ) -> Result<Input, Error> {
         if is_std_stream(path) {
             return Input::from_reader(
                 "standard input".into(),
@@ -359,6 +366,9 @@ impl Input {
         }
         #[cfg(unix)]
         {
+            if meta.file_type().is_fifo() {
+                wait_for_writer(&name, &file, fifo_wait)?;
+            }
             // Reads block again from here on.
             let flags = rustix::fs::fcntl_getfl(&file)
                 .map_err(|e| Error::Data(format!("{name}: cannot open: {e}")))?;
@@ -505,8 +515,7 @@ impl Input {
                 }
                 if buf.is_empty() && self.pairs == 0 {
                     return Err(Error::Data(format!(
-                        "{name}: no pairs (the stream was empty; a FIFO with no writer reads \
-                         as empty)"
+                        "{name}: no pairs (the stream was empty)"
                     )));
                 }
             }
@@ -567,6 +576,38 @@ impl Input {
         }
         self.pairs += buf.len() as u64;
         Ok(buf.len())
+    }
+}
+
+/// Waits until the FIFO `file` (opened for reading without blocking) has data or a writer
+/// that came and went, for at most `limit`.
+#[cfg(unix)]
+fn wait_for_writer(
+    name: &str,
+    file: &std::fs::File,
+    limit: std::time::Duration,
+) -> Result<(), Error> {
+    use rustix::event::{PollFd, PollFlags, Timespec};
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let timeout = Timespec {
+            tv_sec: left.as_secs().try_into().unwrap_or(i64::MAX),
+            tv_nsec: left.subsec_nanos().into(),
+        };
+        let mut fds = [PollFd::new(file, PollFlags::IN)];
+        match rustix::event::poll(&mut fds, Some(&timeout)) {
+            Ok(0) => {
+                return Err(Error::Data(format!(
+                    "{name}: no writer sent data to this FIFO within {} s (--wait SECONDS \
+                     waits longer)",
+                    limit.as_secs_f64()
+                )));
+            }
+            Ok(_) => return Ok(()),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(Error::System(format!("{name}: waiting for data: {e}"))),
+        }
     }
 }
 

@@ -96,6 +96,10 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub chunk_pairs: u32,
 
+    /// How long to wait for a FIFO input's writer to send data before giving up
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = parse_wait)]
+    pub wait: f64,
+
     /// No summary on stderr
     #[arg(short, long)]
     pub quiet: bool,
@@ -130,6 +134,15 @@ pub fn parse_columns(text: &str) -> Result<Columns, String> {
         }
     }
     Ok(c)
+}
+
+fn parse_wait(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(w) if (0.0..=1e6).contains(&w) => Ok(w),
+        _ => Err(format!(
+            "the wait must be a number of seconds from 0 to 1e6, got {text}"
+        )),
+    }
 }
 
 fn parse_radius(text: &str) -> Result<f32, String> {
@@ -221,7 +234,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     // From here on a hidden temporary file may exist: remove it on SIGINT, SIGTERM, SIGHUP.
     super::cleanup::install()
         .map_err(|e| CliError::failed(format!("cannot install signal handlers: {e}")))?;
-    let mut input = Input::open(&args.input, in_format)?;
+    let wait = std::time::Duration::from_secs_f64(args.wait);
+    let mut input = Input::open(&args.input, in_format, wait)?;
     let known_rows = if args.radius.is_some() {
         None
     } else {
