@@ -626,6 +626,47 @@ pub fn read_all(bytes: &[u8], format: Format, sized: bool, chunk: usize) -> Resu
     Ok(input.pairs_read())
 }
 
+/// The readers' fuzz target (`fuzz/fuzz_targets/readers.rs`) and its replayed regressions:
+/// reads `data` as CSV, `.npy` and raw, each as a regular file and as a stream, in small
+/// chunks, and checks what must hold whatever the bytes.
+///
+/// # Panics
+/// When a reader panics, or breaks one of these rules: a raw input is read exactly when its
+/// length is a positive multiple of 48, as that many pairs; a CSV input gives the same
+/// outcome as a file and as a stream; a `.npy` stream gives the same count as the file when
+/// the file is accepted; every message is one line.
+pub fn fuzz_readers(data: &[u8]) {
+    let one_line = |r: &Result<u64, Error>| {
+        if let Err(e) = r {
+            assert!(!e.message().contains('\n'), "a message of several lines: {e:?}");
+        }
+    };
+    let chunk = 1 + data.first().map_or(0, |&b| usize::from(b % 16));
+    let raw = read_all(data, Format::Raw, true, chunk);
+    let raw_stream = read_all(data, Format::Raw, false, chunk);
+    let whole = !data.is_empty() && data.len() % 48 == 0;
+    let pairs = (data.len() / 48) as u64;
+    assert_eq!(raw.as_ref().ok(), whole.then_some(&pairs), "raw file: {raw:?}");
+    assert_eq!(
+        raw_stream.as_ref().ok(),
+        whole.then_some(&pairs),
+        "raw stream: {raw_stream:?}"
+    );
+    let csv = read_all(data, Format::Csv, true, chunk);
+    let csv_stream = read_all(data, Format::Csv, false, chunk);
+    if !data.is_empty() {
+        assert_eq!(csv, csv_stream, "CSV file and stream differ");
+    }
+    let npy = read_all(data, Format::Npy, true, chunk);
+    let npy_stream = read_all(data, Format::Npy, false, chunk);
+    if let Ok(n) = npy {
+        assert_eq!(npy_stream, Ok(n), "the .npy stream differs from the file");
+    }
+    for r in [&raw, &raw_stream, &csv, &csv_stream, &npy, &npy_stream] {
+        one_line(r);
+    }
+}
+
 /// Reads and checks a `.npy` header: `<f4`, C order, shape `(N, 12)` or `(N, 4, 3)`, and
 /// (for a regular file of `size` bytes) a data size matching the shape.
 fn open_npy(

@@ -10,6 +10,7 @@
 //!   ([`pairs::CLASSES`]); [`motion`]: moving pairs, 2D pairs and the closest-approach
 //!   oracle.
 //! - `strategy` (feature `proptest`): every generator as a proptest strategy.
+//! - [`fuzz`]: the checks behind the fuzz targets (kernel vs reference, kernel vs oracle).
 //!
 //! Not published. Unit tests inside the library's `src/` cannot use it (they compile a
 //! second copy of segbatch whose types differ); integration tests, benches and examples can.
@@ -17,6 +18,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod fuzz;
 pub mod motion;
 pub mod oracle;
 pub mod oracle2d;
