@@ -313,7 +313,7 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     // 0, continued: back to the caller's scale; flag a squared distance that left f32's
     // normal range on the way.
     let unscale = |v: V3| v.map(|x| x * inv_sigma);
-    let dist2 = lanes.dist2 * (inv_sigma * inv_sigma);
+    let dist2 = lanes.dist2 * inv_sigma * inv_sigma;
     let out_of_range = rescaled
         & lanes.dist2.simd_gt(zero)
         & !(dist2.simd_ge(f32x8::splat(f32::MIN_POSITIVE)) & dist2.simd_le(f32x8::splat(f32::MAX)));
@@ -366,8 +366,8 @@ fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8, f32x8) {
         dot8(d_b, d_b).mul_add(zero, rr4.mul_add(zero, dot8(d_a, r) * zero)),
     );
     let max = f32x8::splat(f32::MAX);
-    let overflow = finite
-        & (probe.simd_ne(zero) | !dot8(a0, a0).simd_le(max) | !dot8(b0, b0).simd_le(max));
+    let overflow =
+        finite & (probe.simd_ne(zero) | !dot8(a0, a0).simd_le(max) | !dot8(b0, b0).simd_le(max));
     let direct = in_range & !overflow;
     if direct.all() {
         return (one, one, zero);

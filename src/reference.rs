@@ -240,7 +240,7 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
     };
     let scale = |x: &Segment| Segment::new(x.p0.map(|c| c * sigma), x.p1.map(|c| c * sigma));
     let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma));
-    let dist2 = scaled.dist2 * (inv_sigma * inv_sigma);
+    let dist2 = scaled.dist2 * inv_sigma * inv_sigma;
     let mut flags = scaled.flags;
     if scaled.dist2 > 0.0 && !(dist2 >= f32::MIN_POSITIVE && dist2 <= f32::MAX) {
         flags |= Flags::DIST2_OUT_OF_RANGE;

@@ -638,7 +638,10 @@ pub fn read_all(bytes: &[u8], format: Format, sized: bool, chunk: usize) -> Resu
 pub fn fuzz_readers(data: &[u8]) {
     let one_line = |r: &Result<u64, Error>| {
         if let Err(e) = r {
-            assert!(!e.message().contains('\n'), "a message of several lines: {e:?}");
+            assert!(
+                !e.message().contains('\n'),
+                "a message of several lines: {e:?}"
+            );
         }
     };
     let chunk = 1 + data.first().map_or(0, |&b| usize::from(b % 16));
@@ -646,7 +649,11 @@ pub fn fuzz_readers(data: &[u8]) {
     let raw_stream = read_all(data, Format::Raw, false, chunk);
     let whole = !data.is_empty() && data.len() % 48 == 0;
     let pairs = (data.len() / 48) as u64;
-    assert_eq!(raw.as_ref().ok(), whole.then_some(&pairs), "raw file: {raw:?}");
+    assert_eq!(
+        raw.as_ref().ok(),
+        whole.then_some(&pairs),
+        "raw file: {raw:?}"
+    );
     assert_eq!(
         raw_stream.as_ref().ok(),
         whole.then_some(&pairs),

@@ -76,6 +76,14 @@ fn kernel(options: &Options, pairs: &[(Segment, Segment)]) -> ClosestBatch {
     out
 }
 
+/// S: the largest end-point coordinate magnitude.
+fn scale_of(a: &Segment, b: &Segment) -> f64 {
+    [a.p0, a.p1, b.p0, b.p1]
+        .iter()
+        .flatten()
+        .fold(0f64, |m, x| m.max(f64::from(x.abs())))
+}
+
 fn same(x: f32, y: f32) -> bool {
     x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
 }
@@ -167,10 +175,21 @@ pub fn distance_error(a: &Segment, b: &Segment, options: &Options, got: &Closest
     e
 }
 
+/// True when a pair flagged `DIST2_OUT_OF_RANGE` deserves it: its exact distance `d` is
+/// beyond what `dist2` can hold (`d² >= f32::MAX / 2`), or below the smallest normal
+/// `dist2` (`d <= sqrt(2·f32::MIN_POSITIVE)`) give or take the accuracy bar
+/// (`DISTANCE_BOUND · unit`, `unit = f32::EPSILON · S`).
+#[must_use]
+pub fn out_of_range_justified(d: f64, unit: f64) -> bool {
+    d * d >= f64::from(f32::MAX) / 2.0
+        || d <= (2.0 * f64::from(f32::MIN_POSITIVE)).sqrt() + DISTANCE_BOUND * unit
+}
+
 /// Fuzz target (b): the kernel against the f64 oracle on finite inputs in the documented
 /// range (every coordinate mapped by [`in_range`]), with the default tolerance: distance
-/// within [`DISTANCE_BOUND`]·ε·S, parameters inside their extents, no flag but the
-/// geometric ones.
+/// within [`DISTANCE_BOUND`]·ε·S, parameters inside their extents, never `NON_FINITE`, and
+/// `DIST2_OUT_OF_RANGE` only when [`out_of_range_justified`] (zero coordinates make
+/// distances below ~1e-19 possible).
 ///
 /// # Errors
 /// A description of the first pair that fails.
@@ -188,11 +207,37 @@ pub fn kernel_vs_oracle(data: &[u8]) -> Result<(), String> {
                 "pair {i}: {what}\n options {options:?}\n a = {a:?}\n b = {b:?}\n kernel {k:?}"
             ))
         };
-        if k.flags.intersects(!(Flags::DEGENERATE_A | Flags::DEGENERATE_B | Flags::PARALLEL)) {
-            return fail(format!("unexpected flags {:?}", k.flags));
+        if k.flags.contains(Flags::NON_FINITE) {
+            return fail("finite input flagged non-finite".into());
         }
         if !(k.s >= lo_a && k.s <= hi_a && k.t >= lo_b && k.t <= hi_b) {
             return fail("a parameter outside its extent".into());
+        }
+        if k.flags.contains(Flags::DIST2_OUT_OF_RANGE) {
+            let o = exact(a, b, options.extent_a, options.extent_b);
+            let s = [k.point_a, k.point_b]
+                .iter()
+                .flatten()
+                .fold(scale_of(a, b), |m, x| m.max(f64::from(x.abs())))
+                .max(
+                    o.point_a
+                        .iter()
+                        .chain(&o.point_b)
+                        .fold(0f64, |m, x| m.max(x.abs())),
+                );
+            let unit = f64::from(f32::EPSILON) * s;
+            let as_point = exact_short_unbounded_as_point(a, b, options.extent_a, options.extent_b);
+            if !out_of_range_justified(o.distance, unit)
+                && !as_point
+                    .iter()
+                    .any(|p| out_of_range_justified(p.distance, unit))
+            {
+                return fail(format!(
+                    "flagged dist2-out-of-range at exact distance {:e}",
+                    o.distance
+                ));
+            }
+            continue;
         }
         let e = distance_error(a, b, &options, &k);
         if e > DISTANCE_BOUND {
