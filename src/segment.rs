@@ -189,11 +189,12 @@ impl core::fmt::Debug for Flags {
 impl core::fmt::Display for Flags {
     /// `degenerate_a|parallel`, or `none`.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        const NAMES: [(Flags, &str); 4] = [
+        const NAMES: [(Flags, &str); 5] = [
             (Flags::DEGENERATE_A, "degenerate_a"),
             (Flags::DEGENERATE_B, "degenerate_b"),
             (Flags::PARALLEL, "parallel"),
             (Flags::NON_FINITE, "non_finite"),
+            (Flags::DIST2_OUT_OF_RANGE, "dist2_out_of_range"),
         ];
         if self.is_empty() {
             return f.write_str("none");
