@@ -29,16 +29,27 @@ Output: one record per pair (or, with --radius, per pair within R), columns
   distance  |C - D|
   s, t      parameters of C = A0 + s*(A1 - A0) and D = B0 + t*(B1 - B0)
   point_a   C (x, y, z);  point_b  D (x, y, z)
-  flags     bits: 1 degenerate A, 2 degenerate B, 4 parallel, 8 non-finite input
+  flags     bits: 1 degenerate A, 2 degenerate B, 4 parallel, 8 non-finite input,
+            16 squared distance beyond f32's range (beyond ~1.8e19 or, at coordinates
+            below ~1e-19, below ~1e-19: distance inf or rounded; points still right)
 in the output's format: CSV with a header row; raw packed little-endian records
 in that order (u64 index, f32 values, u8 flags); .npy a structured array with
 those field names (a plain float32 vector when distance is the only column).
 
 The input is read in chunks, so memory stays bounded (under 100 MB) whatever its
-size. The output is written to a temporary file beside the target and renamed
-onto it only on success: an error never leaves a partial file. Non-finite input
-numbers are not errors: those pairs are computed (outputs NaN), flagged and
-counted in the summary printed on stderr.";
+size or the number of cores; a CSV line is at most 64 KiB. `-` is standard input
+(name its --format); pipes, FIFOs and devices are read as streams (a FIFO's first
+data is awaited --wait seconds at most). The output is written to a temporary
+file beside the target and renamed onto it only on success: an error or a signal
+(SIGINT, SIGTERM, SIGHUP) never leaves a partial file; a new file gets the
+umask's mode, an existing one keeps its mode, a read-only one is refused, a
+symlink is followed. `-` (standard output), FIFOs and devices are written
+straight through, never replaced. Non-finite input numbers are not errors: those
+pairs are computed (outputs NaN), flagged and counted in the summary on stderr.
+
+Exit status: 0 success; 2 bad arguments or data (running again unchanged fails
+again); 1 a failure during the run (read/write error, full disk, input changed);
+128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP, 141 closed pipe).";
 
 pub const AFTER_HELP: &str = "\
 Examples:
@@ -51,11 +62,11 @@ Examples:
 /// Arguments of `segbatch run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Input file of segment pairs (.csv, .npy, or raw .f32/.raw/.bin)
+    /// Input file of segment pairs (.csv, .npy, or raw .f32/.raw/.bin); - for standard input
     #[arg(value_name = "INPUT")]
     pub input: PathBuf,
 
-    /// Output file; its format comes from its extension, else the input's
+    /// Output file; its format comes from its extension, else the input's; - for standard output
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 
