@@ -227,13 +227,13 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
     // step 1 or a squared magnitude of step 2 would misread them.
     let overflow = finite(a, b)
         && (probe(d_a, d_b, r) != 0.0
-            || !(dot(a.p0, a.p0) <= f32::MAX)
-            || !(dot(b.p0, b.p0) <= f32::MAX));
+            || !(..=f32::MAX).contains(&dot(a.p0, a.p0))
+            || !(..=f32::MAX).contains(&dot(b.p0, b.p0)));
     if in_range && !overflow {
         return solve(a, b, p);
     }
     let m = max_ps(max_ps(dot(d_a, d_a), dot(d_b, d_b)), dot(r, r));
-    let (sigma, inv_sigma) = if m >= f32::MIN_POSITIVE && m <= f32::MAX {
+    let (sigma, inv_sigma) = if (f32::MIN_POSITIVE..=f32::MAX).contains(&m) {
         power_of_two_scale(m)
     } else {
         magnitude_scale(max_abs(a, b))
@@ -242,7 +242,7 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
     let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma));
     let dist2 = scaled.dist2 * inv_sigma * inv_sigma;
     let mut flags = scaled.flags;
-    if scaled.dist2 > 0.0 && !(dist2 >= f32::MIN_POSITIVE && dist2 <= f32::MAX) {
+    if scaled.dist2 > 0.0 && !(f32::MIN_POSITIVE..=f32::MAX).contains(&dist2) {
         flags |= Flags::DIST2_OUT_OF_RANGE;
     }
     Closest {

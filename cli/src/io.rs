@@ -647,7 +647,7 @@ pub fn fuzz_readers(data: &[u8]) {
     let chunk = 1 + data.first().map_or(0, |&b| usize::from(b % 16));
     let raw = read_all(data, Format::Raw, true, chunk);
     let raw_stream = read_all(data, Format::Raw, false, chunk);
-    let whole = !data.is_empty() && data.len() % 48 == 0;
+    let whole = !data.is_empty() && data.len().is_multiple_of(48);
     let pairs = (data.len() / 48) as u64;
     assert_eq!(
         raw.as_ref().ok(),
