@@ -39,8 +39,8 @@ those field names (a plain float32 vector when distance is the only column).
 The input is read in chunks, so memory stays bounded (under 100 MB) whatever its
 size or the number of cores; a CSV line is at most 64 KiB. `-` is standard input
 (name its --format); pipes, FIFOs and devices are read as streams (a FIFO's first
-data is awaited --wait seconds at most). The output is written to a temporary
-file beside the target and renamed onto it only on success: an error or a signal
+data is awaited --wait seconds at most).
+The output is written to a temporary file beside the target and renamed onto it only on success: an error or a signal
 (SIGINT, SIGTERM, SIGHUP) never leaves a partial file; a new file gets the
 umask's mode, an existing one keeps its mode, a read-only one is refused, a
 symlink is followed. `-` (standard output), FIFOs and devices are written
