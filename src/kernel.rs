@@ -198,7 +198,8 @@ struct Setup {
     a: f32x8,
     e: f32x8,
     c: f32x8,
-    /// `a·0 + e·0 + c·0`: NaN exactly when a coordinate is not finite.
+    /// `a·0 + e·0 + (4·|r|²)·0 + c·0`: NaN exactly when a coordinate is not finite, or
+    /// (before the masked path's rescaling) a difference or square overflows.
     probe: f32x8,
     degenerate_a: f32x8,
     degenerate_b: f32x8,
@@ -218,7 +219,8 @@ fn setup(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat, length_abs2: f32x8) -> Setup
     let a = dot8(d_a, d_a);
     let e = dot8(d_b, d_b);
     let c = dot8(d_a, r);
-    let probe = a.mul_add(zero, e.mul_add(zero, c * zero));
+    let rr4 = dot8(r, r) * f32x8::splat(4.0);
+    let probe = a.mul_add(zero, e.mul_add(zero, rr4.mul_add(zero, c * zero)));
     let degenerate_a = a.simd_le(p.length_rel2.mul_add(dot8(a0, a0), length_abs2));
     let degenerate_b = e.simd_le(p.length_rel2.mul_add(dot8(b0, b0), length_abs2));
     let n = if p.accurate_cross {
@@ -248,7 +250,7 @@ fn setup(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat, length_abs2: f32x8) -> Setup
 pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
     // 0. Range: lanes whose products of four lengths could under- or overflow are solved
     //    scaled by a power of two; σ = 1 in the others changes no bit.
-    let (sigma, inv_sigma) = range_scale(a0, a1, b0, b1);
+    let (sigma, inv_sigma, rescaled) = range_scale(a0, a1, b0, b1);
     let scale = |v: V3| v.map(|x| x * sigma);
     let (a0, a1, b0, b1) = (scale(a0), scale(a1), scale(b0), scale(b1));
     let length_abs2 = p.length_abs2 * sigma * sigma;
@@ -308,12 +310,18 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
         | bit(degenerate_b, Flags::DEGENERATE_B)
         | bit(parallel, Flags::PARALLEL);
     let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
-    // 0, continued: back to the caller's scale.
+    // 0, continued: back to the caller's scale; flag a squared distance that left f32's
+    // normal range on the way.
     let unscale = |v: V3| v.map(|x| x * inv_sigma);
+    let dist2 = lanes.dist2 * inv_sigma * inv_sigma;
+    let out_of_range = rescaled
+        & lanes.dist2.simd_gt(zero)
+        & !(dist2.simd_ge(f32x8::splat(f32::MIN_POSITIVE)) & dist2.simd_le(f32x8::splat(f32::MAX)));
     let lanes = Lanes {
         point_a: unscale(lanes.point_a),
         point_b: unscale(lanes.point_b),
-        dist2: lanes.dist2 * (inv_sigma * inv_sigma),
+        dist2,
+        flags: lanes.flags | bit(out_of_range, Flags::DIST2_OUT_OF_RANGE),
         ..lanes
     };
 
@@ -336,27 +344,63 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     }
 }
 
-/// Per lane `(σ, 1/σ)`: 1 where `|dA|²·|dB|²` is in range, else the reference's
-/// `power_of_two_scale` of `max(|dA|², |dB|², |A0 - B0|²)`.
+/// Per lane `(σ, 1/σ, rescaled)`: 1 where `|dA|²·|dB|²` is in range and nothing overflows
+/// (the reference's `in_range && !overflow`), else the reference's `power_of_two_scale` of
+/// `m = max(|dA|², |dB|², |A0 - B0|²)` when `m` is a normal number, and its
+/// `magnitude_scale` of the largest coordinate when `m` under- or overflowed.
 #[inline(always)]
-fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8) {
+fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8, f32x8) {
     let one = f32x8::ONE;
+    let zero = f32x8::ZERO;
     let d_a = sub8(a1, a0);
     let d_b = sub8(b1, b0);
+    let r = sub8(a0, b0);
     let ae = dot8(d_a, d_a) * dot8(d_b, d_b);
     let in_range = ae.simd_ge(f32x8::splat(RANGE_LO)) & ae.simd_le(f32x8::splat(RANGE_HI));
-    if in_range.all() {
-        return (one, one);
+    // The reference's `finite`, `probe` and squared-magnitude checks.
+    let zero_sum = |q: V3| q.x.mul_add(zero, q.y.mul_add(zero, q.z * zero));
+    let finite = (zero_sum(a0) + zero_sum(a1) + zero_sum(b0) + zero_sum(b1)).simd_eq(zero);
+    let rr4 = dot8(r, r) * f32x8::splat(4.0);
+    let probe = dot8(d_a, d_a).mul_add(
+        zero,
+        dot8(d_b, d_b).mul_add(zero, rr4.mul_add(zero, dot8(d_a, r) * zero)),
+    );
+    let max = f32x8::splat(f32::MAX);
+    let overflow =
+        finite & (probe.simd_ne(zero) | !dot8(a0, a0).simd_le(max) | !dot8(b0, b0).simd_le(max));
+    let direct = in_range & !overflow;
+    if direct.all() {
+        return (one, one, zero);
     }
-    let r = sub8(a0, b0);
     let m = dot8(d_a, d_a).fast_max(dot8(d_b, d_b)).fast_max(dot8(r, r));
-    let field: u32x8 = (m.to_bits() >> 23_u32) & u32x8::splat(0xff);
-    let exponent = field.cast_signed() - i32x8::splat(127);
-    let half = exponent >> 1_u32;
+    let field = |x: f32x8| ((x.to_bits() >> 23_u32) & u32x8::splat(0xff)).cast_signed();
     let pow2 = |biased: i32x8| f32x8::from_bits((biased << 23_u32).cast_unsigned());
-    let sigma = pow2(i32x8::splat(127) - half);
-    let inv_sigma = pow2(i32x8::splat(127) + half);
-    (in_range.select(one, sigma), in_range.select(one, inv_sigma))
+    // power_of_two_scale(m)
+    let half = (field(m) - i32x8::splat(127)) >> 1_u32;
+    let (sigma_m, inv_sigma_m) = (
+        pow2(i32x8::splat(127) - half),
+        pow2(i32x8::splat(127) + half),
+    );
+    // magnitude_scale(max |coordinate|)
+    let abs_max = |q: V3| q.x.abs().fast_max(q.y.abs()).fast_max(q.z.abs());
+    let big = abs_max(a0)
+        .fast_max(abs_max(a1))
+        .fast_max(abs_max(b0).fast_max(abs_max(b1)));
+    let exponent = (field(big) - i32x8::splat(127))
+        .max(i32x8::splat(-126))
+        .min(i32x8::splat(126));
+    let (sigma_big, inv_sigma_big) = (
+        pow2(i32x8::splat(127) - exponent),
+        pow2(i32x8::splat(127) + exponent),
+    );
+    let m_normal = m.simd_ge(f32x8::splat(f32::MIN_POSITIVE)) & m.simd_le(max);
+    let sigma = m_normal.select(sigma_m, sigma_big);
+    let inv_sigma = m_normal.select(inv_sigma_m, inv_sigma_big);
+    (
+        direct.select(one, sigma),
+        direct.select(one, inv_sigma),
+        !direct,
+    )
 }
 
 /// 5. The separation `r + s·dA - t·dB` formed locally, the squared distance and the points.

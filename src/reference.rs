@@ -229,30 +229,87 @@ pub(crate) const RANGE_HI: f32 = f32::from_bits((127 + 80) << 23); // 2^80
 /// The algorithm, with the per-call constants already derived.
 ///
 /// 0. **Range**: a pair whose lengths are so small or so large that products of four of them
-///    could under- or overflow is solved scaled by a power of two `σ` chosen from its own
-///    lengths and separation, then scaled back. Scaling by a power of two commutes with
-///    rounding, so this changes no bit of any result that did not under- or overflow: it
-///    only rescues the ones that would have (the method is then truly scale-free, from
-///    coordinates of 1e-30 to 1e30).
+///    could under- or overflow, or whose finite coordinates are so large that a difference,
+///    a squared magnitude or `4·|A0 - B0|²` overflows, is solved scaled by a power of two `σ`
+///    chosen from its own lengths and separation (or, when those themselves under- or
+///    overflow, from its largest coordinate), then scaled back. Scaling by a power of two
+///    commutes with rounding, so this changes no bit of any result that did not under- or
+///    overflow: it only rescues the ones that would have, over the whole finite f32 range.
+///    A squared distance that cannot be represented at the caller's scale is flagged
+///    [`Flags::DIST2_OUT_OF_RANGE`].
 pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Closest {
     let d_a = sub(a.p1, a.p0);
     let d_b = sub(b.p1, b.p0);
+    let r = sub(a.p0, b.p0);
     let ae = dot(d_a, d_a) * dot(d_b, d_b);
     let in_range = (RANGE_LO..=RANGE_HI).contains(&ae);
-    if in_range {
+    // Finite coordinates whose differences or squares overflow: the non-finite probe of
+    // step 1 or a squared magnitude of step 2 would misread them.
+    let overflow = finite(a, b)
+        && (probe(d_a, d_b, r) != 0.0
+            || !(..=f32::MAX).contains(&dot(a.p0, a.p0))
+            || !(..=f32::MAX).contains(&dot(b.p0, b.p0)));
+    if in_range && !overflow {
         return solve(a, b, p);
     }
-    let r = sub(a.p0, b.p0);
     let m = max_ps(max_ps(dot(d_a, d_a), dot(d_b, d_b)), dot(r, r));
-    let (sigma, inv_sigma) = power_of_two_scale(m);
+    let (sigma, inv_sigma) = if (f32::MIN_POSITIVE..=f32::MAX).contains(&m) {
+        power_of_two_scale(m)
+    } else {
+        magnitude_scale(max_abs(a, b))
+    };
     let scale = |x: &Segment| Segment::new(x.p0.map(|c| c * sigma), x.p1.map(|c| c * sigma));
     let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma));
+    let dist2 = scaled.dist2 * inv_sigma * inv_sigma;
+    let mut flags = scaled.flags;
+    if scaled.dist2 > 0.0 && !(f32::MIN_POSITIVE..=f32::MAX).contains(&dist2) {
+        flags |= Flags::DIST2_OUT_OF_RANGE;
+    }
     Closest {
         point_a: scaled.point_a.map(|c| c * inv_sigma),
         point_b: scaled.point_b.map(|c| c * inv_sigma),
-        dist2: scaled.dist2 * (inv_sigma * inv_sigma),
+        dist2,
+        flags,
         ..scaled
     }
+}
+
+/// True when every coordinate of the pair is finite (`x·0` is 0 exactly for finite `x`).
+#[inline(always)]
+fn finite(a: &Segment, b: &Segment) -> bool {
+    let zero_sum = |q: [f32; 3]| fma(q[0], 0.0, fma(q[1], 0.0, q[2] * 0.0));
+    zero_sum(a.p0) + zero_sum(a.p1) + zero_sum(b.p0) + zero_sum(b.p1) == 0.0
+}
+
+/// Step 1's non-finite probe: `a·0 + e·0 + (4·|r|²)·0 + c·0`, NaN exactly when `|dA|²`,
+/// `|dB|²`, `4·|A0 - B0|²` or `dA·(A0 - B0)` is not finite.
+#[inline(always)]
+fn probe(d_a: [f32; 3], d_b: [f32; 3], r: [f32; 3]) -> f32 {
+    let rr4 = dot(r, r) * 4.0;
+    fma(
+        dot(d_a, d_a),
+        0.0,
+        fma(dot(d_b, d_b), 0.0, fma(rr4, 0.0, dot(d_a, r) * 0.0)),
+    )
+}
+
+/// The largest coordinate magnitude of the pair (`maxps` rule, as the kernel).
+#[inline(always)]
+fn max_abs(a: &Segment, b: &Segment) -> f32 {
+    let m3 = |q: [f32; 3]| max_ps(max_ps(q[0].abs(), q[1].abs()), q[2].abs());
+    max_ps(max_ps(m3(a.p0), m3(a.p1)), max_ps(m3(b.p0), m3(b.p1)))
+}
+
+/// Powers of two `(σ, 1/σ)` with `σ·x` in `[1, 2)` for a normal `x` of exponent `E` in
+/// `[-126, 126]`: `σ = 2^-E`, `E` clamped to that range (so both stay normal; zero and
+/// subnormal `x` count as `E = -126`, NaN, infinity and `x >= 2^127` as `E = 126`).
+#[inline(always)]
+pub(crate) fn magnitude_scale(x: f32) -> (f32, f32) {
+    let exponent = (((x.to_bits() >> 23) & 0xff) as i32 - 127).clamp(-126, 126);
+    (
+        f32::from_bits(((127 - exponent) as u32) << 23),
+        f32::from_bits(((127 + exponent) as u32) << 23),
+    )
 }
 
 /// Powers of two `(σ, 1/σ)` with `σ²·m` in `[1, 4)`: `σ = 2^-⌊E/2⌋`, `E` the exponent of `m`
@@ -282,8 +339,11 @@ fn solve(a: &Segment, b: &Segment, p: &Params) -> Closest {
     let f = dot(d_b, r);
 
     // 1. Non-finite: a NaN or infinite coordinate makes d_a or d_b, hence a or e, non-finite
-    //    (and c catches A0 - B0 overflowing); x·0 is NaN exactly when x is NaN or infinite.
-    let probe = fma(a_, 0.0, fma(e, 0.0, c * 0.0));
+    //    (and c and 4·|r|² catch A0 - B0 overflowing, which step 0 has already rescued for
+    //    finite inputs); x·0 is NaN exactly when x is NaN or infinite. (4·|r|² finite also
+    //    keeps dist2 <= |r|² finite.)
+    let rr4 = dot(r, r) * 4.0;
+    let probe = fma(a_, 0.0, fma(e, 0.0, fma(rr4, 0.0, c * 0.0)));
     let non_finite = probe != 0.0;
     if non_finite {
         return Closest::NON_FINITE;

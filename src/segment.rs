@@ -167,6 +167,14 @@ bitflags::bitflags! {
         const PARALLEL = 4;
         /// An input coordinate was NaN or infinite: every output of this pair is NaN.
         const NON_FINITE = 8;
+        /// The inputs are finite but the squared distance is outside f32's normal range, so
+        /// `dist2` cannot carry it to the accuracy bar: `+inf` when the closest points are
+        /// more than about 1.8e19 apart, subnormal or 0 when the pair's own scale is tiny
+        /// (coordinates below about 1e-19) and its distance below about 1.1e-19. `s`, `t`
+        /// and the points are still computed (the pair was solved rescaled by a power of
+        /// two); compute `|point_a - point_b|` in f64 if the distance is needed. Set only
+        /// for pairs solved rescaled (docs/algorithm.md, §5b).
+        const DIST2_OUT_OF_RANGE = 16;
     }
 }
 
@@ -181,11 +189,12 @@ impl core::fmt::Debug for Flags {
 impl core::fmt::Display for Flags {
     /// `degenerate_a|parallel`, or `none`.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        const NAMES: [(Flags, &str); 4] = [
+        const NAMES: [(Flags, &str); 5] = [
             (Flags::DEGENERATE_A, "degenerate_a"),
             (Flags::DEGENERATE_B, "degenerate_b"),
             (Flags::PARALLEL, "parallel"),
             (Flags::NON_FINITE, "non_finite"),
+            (Flags::DIST2_OUT_OF_RANGE, "dist2_out_of_range"),
         ];
         if self.is_empty() {
             return f.write_str("none");

@@ -1,8 +1,11 @@
-//! File formats of `segbatch run`: pairs read in bounded chunks, results written to a
-//! temporary file beside the target and renamed into place only on success.
+//! File formats of `segbatch run`: pairs read in bounded chunks from files or streams,
+//! results written to a temporary file beside the target and renamed into place only on
+//! success (or written straight through to a stream, a FIFO or a device).
 //!
 //! Inputs hold 12 `f32` per pair, in the order `a.p0, a.p1, b.p0, b.p1` (x, y, z each):
 //! - CSV: 12 numbers per row, an optional header row (a first row with no number in it);
+//!   lines end with LF, CRLF or CR; blank lines are skipped (and counted in line numbers);
+//!   a field may be quoted, but not across lines; a line is at most [`MAX_LINE_BYTES`];
 //! - `.npy`: little-endian float32 (`<f4`), C order, shape `(N, 12)` or `(N, 4, 3)`;
 //! - raw: little-endian `f32`, 48 bytes per pair, no header.
 //!
@@ -12,10 +15,18 @@
 //! header row; raw writes packed little-endian records; `.npy` writes a structured array
 //! with those field names (or a plain `<f4` vector when `distance` is the only column).
 //!
-//! Every error message names the file, the record and the field, on one line.
+//! Every error message names the file, the record and the field, on one line. Errors are
+//! [`Error::Data`] (the arguments or the data are wrong: exit status 2),
+//! [`Error::System`] (an operation failed while the run was under way: status 1) or
+//! [`Error::Pipe`] (the reader of the output went away: status 141, 128 + SIGPIPE).
+//!
+//! Memory is bounded whatever the input: a chunk of pairs, one CSV line of at most
+//! [`MAX_LINE_BYTES`], one `.npy` header of at most [`MAX_NPY_HEADER_BYTES`].
 
-use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
+use std::fs::OpenOptions;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, Write};
+#[cfg(unix)]
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
@@ -23,10 +34,18 @@ use npyz::{DType, Field, TypeStr, WriterBuilder};
 use rayon::prelude::*;
 use segbatch::ClosestBatch;
 
-use super::format::num;
+use crate::cleanup::{self, Temp};
+use crate::format::num;
 
 /// Bytes per pair in raw and `.npy` inputs: 12 `f32`.
 pub const PAIR_BYTES: u64 = 48;
+
+/// The longest CSV line accepted, in bytes (a row of 12 numbers takes well under 1 KiB).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// The longest `.npy` header accepted, in bytes (NumPy itself refuses more than 10000 by
+/// default).
+pub const MAX_NPY_HEADER_BYTES: usize = 64 * 1024;
 
 /// One input pair: `a.p0, a.p1, b.p0, b.p1`.
 pub type Pair = [f32; 12];
@@ -36,6 +55,37 @@ pub const FIELD_NAMES: [&str; 12] = [
     "a.p0.x", "a.p0.y", "a.p0.z", "a.p1.x", "a.p1.y", "a.p1.z", "b.p0.x", "b.p0.y", "b.p0.z",
     "b.p1.x", "b.p1.y", "b.p1.z",
 ];
+
+/// A failure of `segbatch run`'s input or output, with its one-line message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The arguments or the data are wrong (a missing or malformed input, an output path
+    /// that cannot be used): running again unchanged fails again. Exit status 2.
+    Data(String),
+    /// An operation failed while the run was under way (a read or write error, a full
+    /// disk, an input that shrank, an output directory that vanished). Exit status 1.
+    System(String),
+    /// The reader of the output (a pipe, a FIFO) went away. Exit status 141.
+    Pipe(String),
+}
+
+impl Error {
+    /// The one-line message.
+    pub fn message(&self) -> &str {
+        match self {
+            Error::Data(m) | Error::System(m) | Error::Pipe(m) => m,
+        }
+    }
+
+    /// The exit status the command uses for it.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Data(_) => 2,
+            Error::System(_) => 1,
+            Error::Pipe(_) => 141,
+        }
+    }
+}
 
 /// A file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -60,6 +110,7 @@ impl Format {
         }
     }
 
+    /// The format's name in messages.
     pub fn name(self) -> &'static str {
         match self {
             Format::Csv => "CSV",
@@ -69,9 +120,33 @@ impl Format {
     }
 }
 
-/// A path as shown in messages.
+/// A path as shown in messages (`-` is standard input or output).
 pub fn show(path: &Path) -> String {
     path.display().to_string()
+}
+
+/// True for the path `-`: standard input (as the input) or standard output (as `-o`).
+pub fn is_std_stream(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Some bytes of a field for a message: at most 40 characters, control characters escaped,
+/// so the message stays on one line.
+fn excerpt(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == 40 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------
@@ -84,84 +159,280 @@ pub struct Input {
     kind: InputKind,
     /// Pairs read so far.
     pairs: u64,
-    /// The file's size in bytes (for progress).
+    /// The file's size in bytes (for progress); 0 for a stream.
     pub total_bytes: u64,
-    /// The number of pairs, when the format says it up front (raw, `.npy`).
+    /// The number of pairs, when known up front (raw and `.npy` regular files, `.npy`
+    /// streams).
     pub total_pairs: Option<u64>,
 }
 
 enum InputKind {
-    /// Raw and `.npy` (positioned after the header): `remaining` bytes of packed pairs.
+    /// Raw and `.npy` (positioned after the header).
     Binary {
-        reader: BufReader<File>,
-        remaining: u64,
+        reader: Box<dyn Read + Send>,
+        /// Bytes of packed pairs still to read, when known (a regular file, a `.npy`
+        /// header); `None` for a raw stream, read to its end.
+        remaining: Option<u64>,
         header_bytes: u64,
+        /// A regular file whose size was checked when opened: ending early means it
+        /// changed during the run.
+        sized: bool,
+        /// A `.npy` input (for messages).
+        npy: bool,
     },
-    Csv {
-        reader: csv::Reader<BufReader<File>>,
-        record: csv::ByteRecord,
-        first: bool,
-    },
+    Csv(CsvPairs),
+}
+
+/// The CSV reader: lines (LF, CRLF or CR), capped in length, split into fields.
+struct CsvPairs {
+    reader: Box<dyn BufRead + Send>,
+    /// The number of the line in `line` (1-based).
+    line_number: u64,
+    line: Vec<u8>,
+    /// The previous line ended with CR: a LF right after it belongs to it.
+    after_cr: bool,
+    /// No row has been seen yet (it may be a header).
+    first: bool,
+    bytes: u64,
+}
+
+impl CsvPairs {
+    /// Reads the next line into `self.line` (without its end); false at the end of input.
+    fn next_line(&mut self, name: &str) -> Result<bool, Error> {
+        self.line.clear();
+        let mut any = false;
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(Error::System(format!(
+                        "{name}: reading line {} failed: {e}",
+                        self.line_number + 1
+                    )));
+                }
+            };
+            if available.is_empty() {
+                if any {
+                    self.line_number += 1;
+                }
+                return Ok(any);
+            }
+            if std::mem::take(&mut self.after_cr) && available[0] == b'\n' {
+                self.reader.consume(1);
+                self.bytes += 1;
+                continue;
+            }
+            any = true;
+            let end = available.iter().position(|&c| c == b'\n' || c == b'\r');
+            let take = end.unwrap_or(available.len());
+            if self.line.len() + take > MAX_LINE_BYTES {
+                return Err(Error::Data(format!(
+                    "{name}: line {}: longer than {MAX_LINE_BYTES} bytes (a row of 12 numbers \
+                     is far shorter): not a CSV file of segment pairs?",
+                    self.line_number + 1
+                )));
+            }
+            self.line.extend_from_slice(&available[..take]);
+            match end {
+                Some(i) => {
+                    self.after_cr = available[i] == b'\r';
+                    self.reader.consume(i + 1);
+                    self.bytes += i as u64 + 1;
+                    self.line_number += 1;
+                    return Ok(true);
+                }
+                None => {
+                    self.reader.consume(take);
+                    self.bytes += take as u64;
+                }
+            }
+        }
+    }
+}
+
+/// Splits a CSV line into at most 13 fields (a 13th means "too many"; the count goes on),
+/// trimmed and unquoted. Returns the number of fields, or the 1-based column of a quote
+/// left open at the end of the line.
+fn split_fields(line: &[u8], fields: &mut [(usize, usize); 13]) -> Result<usize, usize> {
+    let mut count = 0;
+    let mut start = 0;
+    let mut quoted = false;
+    let mut open_column = 0;
+    for i in 0..=line.len() {
+        let c = line.get(i).copied();
+        if c == Some(b'"') {
+            if !quoted {
+                open_column = count + 1;
+            }
+            quoted = !quoted;
+            continue;
+        }
+        if quoted && c.is_some() {
+            continue;
+        }
+        if c.is_none() || c == Some(b',') {
+            if count < fields.len() {
+                let (mut a, mut b) = (start, i);
+                while a < b && line[a].is_ascii_whitespace() {
+                    a += 1;
+                }
+                while b > a && line[b - 1].is_ascii_whitespace() {
+                    b -= 1;
+                }
+                if b - a >= 2 && line[a] == b'"' && line[b - 1] == b'"' {
+                    a += 1;
+                    b -= 1;
+                }
+                fields[count] = (a, b);
+            }
+            count += 1;
+            start = i + 1;
+        }
+    }
+    if quoted { Err(open_column) } else { Ok(count) }
+}
+
+fn parse_f32(field: &[u8]) -> Option<f32> {
+    std::str::from_utf8(field).ok()?.trim().parse().ok()
+}
+
+/// Reads into `buf` until it is full or the input ends; returns the bytes read.
+fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match reader.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 impl Input {
-    /// Opens `path`, checking everything that can be checked before reading the data:
-    /// existence, emptiness, a raw file's size, a `.npy` header's dtype, order and shape.
-    pub fn open(path: &Path, format: Format) -> Result<Input, String> {
+    /// Opens `path` (`-` is standard input), checking everything that can be checked
+    /// before reading the data: existence, emptiness, a raw file's size, a `.npy` header's
+    /// dtype, order and shape.
+    ///
+    /// Regular files are checked up front. Anything else (standard input, a pipe, a FIFO,
+    /// a character device) is read as a stream, its sizes checked as the data arrives. A
+    /// FIFO is opened without blocking; then its first data (or its writer's closing) is
+    /// awaited for at most `fifo_wait`, so a FIFO nobody writes to is an error, not a hang.
+    pub fn open(
+        path: &Path,
+        format: Format,
+        fifo_wait: std::time::Duration,
+    ) -> Result<Input, Error> {
+        if is_std_stream(path) {
+            return Input::from_reader(
+                "standard input".into(),
+                Box::new(io::stdin()),
+                format,
+                None,
+            );
+        }
         let name = show(path);
-        let file = File::open(path).map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => format!("{name}: no such file"),
-            _ => format!("{name}: cannot open: {e}"),
+        // `metadata` follows links without opening: a FIFO is not opened yet.
+        let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => Error::Data(format!("{name}: no such file")),
+            _ => Error::Data(format!("{name}: cannot open: {e}")),
         })?;
-        let meta = file
-            .metadata()
-            .map_err(|e| format!("{name}: cannot read: {e}"))?;
         if meta.is_dir() {
-            return Err(format!("{name}: is a directory, not a file"));
+            return Err(Error::Data(format!("{name}: is a directory, not a file")));
         }
-        let size = meta.len();
-        if size == 0 {
-            return Err(format!("{name}: the file is empty (no pairs)"));
+        let regular = meta.is_file();
+        let mut options = OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        if !regular {
+            // Do not wait in open() for a FIFO's writer.
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
         }
+        let file = options
+            .open(path)
+            .map_err(|e| Error::Data(format!("{name}: cannot open: {e}")))?;
+        if regular {
+            let size = file
+                .metadata()
+                .map_err(|e| Error::Data(format!("{name}: cannot read: {e}")))?
+                .len();
+            if size == 0 {
+                return Err(Error::Data(format!("{name}: the file is empty (no pairs)")));
+            }
+            return Input::from_reader(name, Box::new(file), format, Some(size));
+        }
+        #[cfg(unix)]
+        {
+            if meta.file_type().is_fifo() {
+                wait_for_writer(&name, &file, fifo_wait)?;
+            }
+            // Reads block again from here on.
+            let flags = rustix::fs::fcntl_getfl(&file)
+                .map_err(|e| Error::Data(format!("{name}: cannot open: {e}")))?;
+            rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)
+                .map_err(|e| Error::Data(format!("{name}: cannot open: {e}")))?;
+        }
+        Input::from_reader(name, Box::new(file), format, None)
+    }
+
+    /// Reads pairs named `name` from `reader`: a regular file of `size` bytes (checked up
+    /// front, as [`Input::open`] does) or, with `size` `None`, a stream (checked as it is
+    /// read). This is also the entry point of the readers' fuzz target.
+    pub fn from_reader(
+        name: String,
+        reader: Box<dyn Read + Send>,
+        format: Format,
+        size: Option<u64>,
+    ) -> Result<Input, Error> {
         let kind = match format {
             Format::Raw => {
-                if size % PAIR_BYTES != 0 {
+                if let Some(size) = size
+                    && size % PAIR_BYTES != 0
+                {
                     let whole = size / PAIR_BYTES;
-                    return Err(format!(
+                    return Err(Error::Data(format!(
                         "{name}: raw f32 input of {size} bytes is not a multiple of 48 bytes \
                          (12 f32 per pair): pair {whole} is incomplete ({} of 48 bytes)",
                         size % PAIR_BYTES
-                    ));
+                    )));
                 }
                 InputKind::Binary {
-                    reader: BufReader::with_capacity(1 << 20, file),
+                    reader: Box::new(BufReader::with_capacity(1 << 20, reader)),
                     remaining: size,
                     header_bytes: 0,
+                    sized: size.is_some(),
+                    npy: false,
                 }
             }
-            Format::Npy => open_npy(&name, file, size)?,
-            Format::Csv => InputKind::Csv {
-                reader: csv::ReaderBuilder::new()
-                    .has_headers(false)
-                    .flexible(true)
-                    .trim(csv::Trim::All)
-                    .from_reader(BufReader::with_capacity(1 << 20, file)),
-                record: csv::ByteRecord::new(),
+            Format::Npy => open_npy(&name, reader, size)?,
+            Format::Csv => InputKind::Csv(CsvPairs {
+                reader: Box::new(BufReader::with_capacity(1 << 20, reader)),
+                line_number: 0,
+                line: Vec::new(),
+                after_cr: false,
                 first: true,
-            },
+                bytes: 0,
+            }),
         };
         let total_pairs = match &kind {
-            InputKind::Binary { remaining, .. } => Some(remaining / PAIR_BYTES),
-            InputKind::Csv { .. } => None,
+            InputKind::Binary {
+                remaining: Some(r), ..
+            } => Some(r / PAIR_BYTES),
+            _ => None,
         };
         if total_pairs == Some(0) {
-            return Err(format!("{name}: the array is empty (no pairs)"));
+            return Err(Error::Data(format!(
+                "{name}: the array is empty (no pairs)"
+            )));
         }
         Ok(Input {
             name,
             kind,
             pairs: 0,
-            total_bytes: size,
+            total_bytes: size.unwrap_or(0),
             total_pairs,
         })
     }
@@ -175,80 +446,131 @@ impl Input {
     pub fn bytes_read(&self) -> u64 {
         match &self.kind {
             InputKind::Binary { header_bytes, .. } => header_bytes + self.pairs * PAIR_BYTES,
-            InputKind::Csv { reader, .. } => reader.position().byte(),
+            InputKind::Csv(csv) => csv.bytes,
         }
     }
 
     /// Replaces `buf` with up to `max` next pairs; returns how many (0 at the end).
-    pub fn read_chunk(&mut self, buf: &mut Vec<Pair>, max: usize) -> Result<usize, String> {
+    pub fn read_chunk(&mut self, buf: &mut Vec<Pair>, max: usize) -> Result<usize, Error> {
         buf.clear();
         let name = &self.name;
         match &mut self.kind {
             InputKind::Binary {
-                reader, remaining, ..
+                reader,
+                remaining,
+                sized,
+                npy,
+                ..
             } => {
-                let n = (*remaining / PAIR_BYTES).min(max as u64) as usize;
-                buf.resize(n, [0.0; 12]);
-                reader
-                    .read_exact(bytemuck::cast_slice_mut(&mut buf[..]))
-                    .map_err(|e| format!("{name}: reading pairs from {}: {e}", self.pairs))?;
+                let n = remaining.map_or(max as u64, |r| (r / PAIR_BYTES).min(max as u64));
+                buf.resize(n as usize, [0.0; 12]);
+                let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buf[..]);
+                let got = read_full(reader.as_mut(), bytes).map_err(|e| {
+                    Error::System(format!(
+                        "{name}: reading pair {} failed: {e}",
+                        self.pairs + (n > 0) as u64
+                    ))
+                })?;
+                let whole = got as u64 / PAIR_BYTES;
+                if got < bytes.len() {
+                    let at = self.pairs + whole;
+                    let part = got as u64 % PAIR_BYTES;
+                    if *sized {
+                        return Err(Error::System(format!(
+                            "{name}: the file ended in pair {at}, before the size it had when \
+                             opened: it changed during the run"
+                        )));
+                    }
+                    if let Some(r) = remaining {
+                        return Err(Error::Data(format!(
+                            "{name}: .npy data is truncated: the stream ended in pair {at} of \
+                             {} ({part} of 48 bytes)",
+                            self.pairs + *r / PAIR_BYTES
+                        )));
+                    }
+                    if part != 0 {
+                        return Err(Error::Data(format!(
+                            "{name}: raw f32 input ended inside pair {at} ({part} of 48 \
+                             bytes): a raw file holds 48 bytes (12 f32) per pair"
+                        )));
+                    }
+                    buf.truncate(whole as usize);
+                }
+                if let Some(r) = remaining {
+                    *r -= whole * PAIR_BYTES;
+                    if *r == 0 && *npy && !*sized && whole > 0 {
+                        let mut extra = [0u8; 1];
+                        if read_full(reader.as_mut(), &mut extra).unwrap_or(0) > 0 {
+                            return Err(Error::Data(format!(
+                                "{name}: .npy stream has bytes after its {} pairs",
+                                self.pairs + whole
+                            )));
+                        }
+                    }
+                }
                 if cfg!(target_endian = "big") {
                     for x in buf.iter_mut().flatten() {
                         *x = f32::from_bits(u32::from_le(x.to_bits()));
                     }
                 }
-                *remaining -= n as u64 * PAIR_BYTES;
+                if buf.is_empty() && self.pairs == 0 {
+                    return Err(Error::Data(format!(
+                        "{name}: no pairs (the stream was empty)"
+                    )));
+                }
             }
-            InputKind::Csv {
-                reader,
-                record,
-                first,
-            } => {
-                while buf.len() < max {
-                    let more = reader.read_byte_record(record).map_err(|e| {
-                        let line = e
-                            .position()
-                            .map_or(String::new(), |p| format!("line {}: ", p.line()));
-                        format!("{name}: {line}{e}")
-                    })?;
-                    if !more {
-                        break;
+            InputKind::Csv(csv) => {
+                let mut fields = [(0usize, 0usize); 13];
+                while buf.len() < max && csv.next_line(name)? {
+                    let line = csv.line_number;
+                    let text = &csv.line[..];
+                    if text.iter().all(u8::is_ascii_whitespace) {
+                        continue;
                     }
-                    let line = record.position().map_or(0, |p| p.line());
                     let pair = self.pairs + buf.len() as u64;
-                    if std::mem::take(first) && is_header(record) {
-                        if record.len() != 12 {
-                            return Err(format!(
-                                "{name}: line {line} (header): {} columns, expected 12 ({})",
-                                record.len(),
+                    let count = split_fields(text, &mut fields).map_err(|column| {
+                        Error::Data(format!(
+                            "{name}: line {line}, column {column}: a quote is not closed on \
+                             its line (quoted fields cannot span lines)"
+                        ))
+                    })?;
+                    let field = |k: usize| &text[fields[k].0..fields[k].1];
+                    if std::mem::take(&mut csv.first)
+                        && (0..count.min(13)).all(|k| parse_f32(field(k)).is_none())
+                    {
+                        if count != 12 {
+                            return Err(Error::Data(format!(
+                                "{name}: line {line} (header): {count} columns, expected 12 \
+                                 ({})",
                                 FIELD_NAMES.join(",")
-                            ));
+                            )));
                         }
                         continue;
                     }
-                    if record.len() != 12 {
-                        return Err(format!(
-                            "{name}: line {line} (pair {pair}): {} columns, expected 12 \
-                             (a.p0, a.p1, b.p0, b.p1; x,y,z each)",
-                            record.len()
-                        ));
+                    if count != 12 {
+                        return Err(Error::Data(format!(
+                            "{name}: line {line} (pair {pair}): {count} columns, expected 12 \
+                             (a.p0, a.p1, b.p0, b.p1; x,y,z each)"
+                        )));
                     }
                     let mut p = [0.0f32; 12];
-                    for (k, field) in record.iter().enumerate() {
-                        p[k] = parse_f32(field).ok_or_else(|| {
-                            format!(
+                    for (k, x) in p.iter_mut().enumerate() {
+                        *x = parse_f32(field(k)).ok_or_else(|| {
+                            Error::Data(format!(
                                 "{name}: line {line} (pair {pair}), column {} ({}): '{}' is \
                                  not a number",
                                 k + 1,
                                 FIELD_NAMES[k],
-                                String::from_utf8_lossy(field)
-                            )
+                                excerpt(field(k))
+                            ))
                         })?;
                     }
                     buf.push(p);
                 }
                 if buf.is_empty() && self.pairs == 0 {
-                    return Err(format!("{name}: no pairs (only a header or blank lines)"));
+                    return Err(Error::Data(format!(
+                        "{name}: no pairs (only a header or blank lines)"
+                    )));
                 }
             }
         }
@@ -257,88 +579,243 @@ impl Input {
     }
 }
 
-fn parse_f32(field: &[u8]) -> Option<f32> {
-    std::str::from_utf8(field).ok()?.parse().ok()
+/// Waits until the FIFO `file` (opened for reading without blocking) has data or a writer
+/// that came and went, for at most `limit`.
+#[cfg(unix)]
+fn wait_for_writer(
+    name: &str,
+    file: &std::fs::File,
+    limit: std::time::Duration,
+) -> Result<(), Error> {
+    use rustix::event::{PollFd, PollFlags, Timespec};
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let timeout = Timespec {
+            tv_sec: left.as_secs().try_into().unwrap_or(i64::MAX),
+            tv_nsec: left.subsec_nanos().into(),
+        };
+        let mut fds = [PollFd::new(file, PollFlags::IN)];
+        match rustix::event::poll(&mut fds, Some(&timeout)) {
+            Ok(0) => {
+                return Err(Error::Data(format!(
+                    "{name}: no writer sent data to this FIFO within {} s (--wait SECONDS \
+                     waits longer)",
+                    limit.as_secs_f64()
+                )));
+            }
+            Ok(_) => return Ok(()),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(Error::System(format!("{name}: waiting for data: {e}"))),
+        }
+    }
 }
 
-/// A first row is a header when none of its fields is a number.
-fn is_header(record: &csv::ByteRecord) -> bool {
-    record.iter().all(|f| parse_f32(f).is_none())
+/// Reads every pair of `bytes` as `format` (a regular file of that size when `sized`, else
+/// a stream) in chunks of `chunk` pairs; returns the number of pairs. The readers' fuzz
+/// target and its regression tests call this.
+pub fn read_all(bytes: &[u8], format: Format, sized: bool, chunk: usize) -> Result<u64, Error> {
+    let size = sized.then_some(bytes.len() as u64);
+    if size == Some(0) {
+        return Err(Error::Data("input: the file is empty (no pairs)".into()));
+    }
+    let reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(bytes.to_vec()));
+    let mut input = Input::from_reader("input".into(), reader, format, size)?;
+    let mut buf = Vec::new();
+    while input.read_chunk(&mut buf, chunk)? > 0 {}
+    Ok(input.pairs_read())
+}
+
+/// The readers' fuzz target (`fuzz/fuzz_targets/readers.rs`) and its replayed regressions:
+/// reads `data` as CSV, `.npy` and raw, each as a regular file and as a stream, in small
+/// chunks, and checks what must hold whatever the bytes.
+///
+/// # Panics
+/// When a reader panics, or breaks one of these rules: a raw input is read exactly when its
+/// length is a positive multiple of 48, as that many pairs; a CSV input gives the same
+/// outcome as a file and as a stream; a `.npy` stream gives the same count as the file when
+/// the file is accepted; every message is one line.
+pub fn fuzz_readers(data: &[u8]) {
+    let one_line = |r: &Result<u64, Error>| {
+        if let Err(e) = r {
+            assert!(
+                !e.message().contains('\n'),
+                "a message of several lines: {e:?}"
+            );
+        }
+    };
+    let chunk = 1 + data.first().map_or(0, |&b| usize::from(b % 16));
+    let raw = read_all(data, Format::Raw, true, chunk);
+    let raw_stream = read_all(data, Format::Raw, false, chunk);
+    let whole = !data.is_empty() && data.len().is_multiple_of(48);
+    let pairs = (data.len() / 48) as u64;
+    assert_eq!(
+        raw.as_ref().ok(),
+        whole.then_some(&pairs),
+        "raw file: {raw:?}"
+    );
+    assert_eq!(
+        raw_stream.as_ref().ok(),
+        whole.then_some(&pairs),
+        "raw stream: {raw_stream:?}"
+    );
+    let csv = read_all(data, Format::Csv, true, chunk);
+    let csv_stream = read_all(data, Format::Csv, false, chunk);
+    if !data.is_empty() {
+        assert_eq!(csv, csv_stream, "CSV file and stream differ");
+    }
+    let npy = read_all(data, Format::Npy, true, chunk);
+    let npy_stream = read_all(data, Format::Npy, false, chunk);
+    if let Ok(n) = npy {
+        assert_eq!(npy_stream, Ok(n), "the .npy stream differs from the file");
+    }
+    for r in [&raw, &raw_stream, &csv, &csv_stream, &npy, &npy_stream] {
+        one_line(r);
+    }
 }
 
 /// Reads and checks a `.npy` header: `<f4`, C order, shape `(N, 12)` or `(N, 4, 3)`, and
-/// a data size matching the shape.
-fn open_npy(name: &str, mut file: File, size: u64) -> Result<InputKind, String> {
-    let header = npyz::NpyHeader::from_reader(&mut file)
-        .map_err(|e| format!("{name}: not a valid .npy file: {e}"))?;
-    let header_bytes = file
-        .stream_position()
-        .map_err(|e| format!("{name}: cannot read: {e}"))?;
+/// (for a regular file of `size` bytes) a data size matching the shape.
+fn open_npy(
+    name: &str,
+    mut reader: Box<dyn Read + Send>,
+    size: Option<u64>,
+) -> Result<InputKind, Error> {
+    let invalid = |what: &str| Error::Data(format!("{name}: not a valid .npy file: {what}"));
+    let read_err = |e: io::Error| Error::System(format!("{name}: reading the .npy header: {e}"));
+    // The prefix: magic, version, header length (2 bytes in version 1, 4 in 2 and 3).
+    let mut prefix = [0u8; 12];
+    let got = read_full(reader.as_mut(), &mut prefix[..10]).map_err(read_err)?;
+    if got < 8 || &prefix[..6] != b"\x93NUMPY" {
+        return Err(invalid("it does not start with the .npy magic bytes"));
+    }
+    let (prefix_len, header_len) = match prefix[6] {
+        1 if got == 10 => (10, u16::from_le_bytes([prefix[8], prefix[9]]) as usize),
+        2 | 3 => {
+            let more = if got == 10 {
+                read_full(reader.as_mut(), &mut prefix[10..12]).map_err(read_err)?
+            } else {
+                0
+            };
+            if got + more < 12 {
+                return Err(Error::Data(format!(
+                    "{name}: the .npy header is truncated: the file ends inside its first 12 \
+                     bytes"
+                )));
+            }
+            let len = u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
+            (12, len as usize)
+        }
+        1 => {
+            return Err(Error::Data(format!(
+                "{name}: the .npy header is truncated: the file ends inside its first 10 bytes"
+            )));
+        }
+        v => {
+            return Err(invalid(&format!(
+                "format version {v}.{} is not 1, 2 or 3",
+                prefix[7]
+            )));
+        }
+    };
+    if header_len > MAX_NPY_HEADER_BYTES {
+        return Err(invalid(&format!(
+            "its header claims {header_len} bytes (more than {MAX_NPY_HEADER_BYTES})"
+        )));
+    }
+    let mut header_bytes = prefix[..prefix_len].to_vec();
+    header_bytes.resize(prefix_len + header_len, 0);
+    let got = read_full(reader.as_mut(), &mut header_bytes[prefix_len..]).map_err(read_err)?;
+    if got < header_len {
+        return Err(Error::Data(format!(
+            "{name}: the .npy header is truncated: the file ends after {} of its {} header \
+             bytes",
+            prefix_len + got,
+            prefix_len + header_len
+        )));
+    }
+    let header = npyz::NpyHeader::from_reader(io::Cursor::new(&header_bytes))
+        .map_err(|e| invalid(&excerpt(e.to_string().as_bytes())))?;
+    let header_bytes = header_bytes.len() as u64;
     let convert = "convert with arr.astype('<f4')";
     match header.dtype() {
         DType::Plain(ts) => {
             let text = ts.to_string();
             if text == ">f4" {
-                return Err(format!(
+                return Err(Error::Data(format!(
                     "{name}: .npy byte order is big-endian ('>f4'), expected little-endian \
                      '<f4': {convert}"
-                ));
+                )));
             }
             if text != "<f4" {
-                return Err(format!(
-                    "{name}: .npy dtype is '{text}', expected float32 '<f4': {convert}"
-                ));
+                return Err(Error::Data(format!(
+                    "{name}: .npy dtype is '{}', expected float32 '<f4': {convert}",
+                    excerpt(text.as_bytes())
+                )));
             }
         }
         other => {
-            return Err(format!(
+            return Err(Error::Data(format!(
                 "{name}: .npy dtype is the structured type {}, expected float32 '<f4'",
-                other.descr()
-            ));
+                excerpt(other.descr().as_bytes())
+            )));
         }
     }
     if header.order() == npyz::Order::Fortran {
-        return Err(format!(
+        return Err(Error::Data(format!(
             "{name}: .npy array is in Fortran order, expected C order: save \
              np.ascontiguousarray(arr)"
-        ));
+        )));
     }
     let shape = header.shape().to_vec();
     let shape_text = format!(
         "({})",
-        shape
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
+        excerpt(
+            shape
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+                .as_bytes()
+        )
     );
     let pairs = match shape.as_slice() {
         [n, 12] | [n, 4, 3] => *n,
         _ => {
-            return Err(format!(
+            return Err(Error::Data(format!(
                 "{name}: .npy shape is {shape_text}, expected (N, 12) or (N, 4, 3)"
-            ));
+            )));
         }
     };
-    let data = size - header_bytes;
-    let want = pairs.saturating_mul(PAIR_BYTES);
-    if data < want {
-        return Err(format!(
-            "{name}: .npy data is truncated: shape {shape_text} needs {want} bytes, the file \
-             holds {data} (pair {} is incomplete)",
-            data / PAIR_BYTES
-        ));
+    // Exact, without saturating: N · 48 may not fit in 64 bits.
+    let want = u128::from(pairs) * u128::from(PAIR_BYTES);
+    if let Some(size) = size {
+        let data = u128::from(size.saturating_sub(header_bytes));
+        if data < want {
+            return Err(Error::Data(format!(
+                "{name}: .npy data is truncated: shape {shape_text} needs {want} bytes, the \
+                 file holds {data} (pair {} is incomplete)",
+                data / u128::from(PAIR_BYTES)
+            )));
+        }
+        if data > want {
+            return Err(Error::Data(format!(
+                "{name}: .npy file has {} bytes after the {shape_text} array",
+                data - want
+            )));
+        }
     }
-    if data > want {
-        return Err(format!(
-            "{name}: .npy file has {} bytes after the {shape_text} array",
-            data - want
-        ));
-    }
+    let want = u64::try_from(want).map_err(|_| {
+        Error::Data(format!(
+            "{name}: .npy shape {shape_text} needs {want} bytes, more than any file can hold"
+        ))
+    })?;
     Ok(InputKind::Binary {
-        reader: BufReader::with_capacity(1 << 20, file),
-        remaining: want,
+        reader: Box::new(BufReader::with_capacity(1 << 20, reader)),
+        remaining: Some(want),
         header_bytes,
+        sized: size.is_some(),
+        npy: true,
     })
 }
 
@@ -424,12 +901,37 @@ impl Columns {
     }
 }
 
-/// An output being written to a temporary file beside its target.
+/// Where an output's bytes go.
+enum Sink {
+    /// A temporary file beside `target` (the target with its links resolved), renamed onto
+    /// it by [`Output::finish`]. `like` is an existing target's mode, owner and group, which
+    /// the new file takes; `None` for a new file (mode `0666 & !umask`).
+    Replace {
+        file: BufWriter<Temp>,
+        target: PathBuf,
+        like: Option<(u32, u32, u32)>,
+    },
+    /// Straight through: standard output, a FIFO, a character device, a socket.
+    Through(BufWriter<Box<dyn Write + Send>>),
+}
+
+/// An output being written: to a temporary file beside its target that replaces the
+/// target only when complete, or straight through to a stream or a special file.
+///
+/// What the target path names decides which:
+/// - nothing (a new file): a temporary file in the same directory, created with the mode
+///   the umask gives (`0666 & !umask`), renamed onto the path at the end;
+/// - a regular file: the same, and the new file gets the old one's mode (and owner, when
+///   allowed); a read-only file (no write permission bit) is an error, not replaced;
+/// - a symbolic link: followed (to its final target, which is then treated as above); the
+///   link itself is never replaced;
+/// - `-`, a FIFO, a character or block device, a socket: written through in place, never
+///   replaced (opening a FIFO waits for its reader, as a shell's `>` does).
 pub struct Output {
-    target: PathBuf,
+    name: String,
     format: Format,
     columns: Columns,
-    file: BufWriter<tempfile::NamedTempFile>,
+    sink: Sink,
     /// `.npy` with a row count unknown up front: the header is written at the end, into a
     /// second temporary file that receives a copy of this one's records.
     npy_deferred: bool,
@@ -438,37 +940,97 @@ pub struct Output {
     scratch: Vec<u8>,
 }
 
+/// `path` with its symbolic links followed to the final target (which may not exist).
+pub fn resolve_links(path: &Path) -> Result<PathBuf, String> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&path).map_err(|e| e.to_string())?;
+                path = match path.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err("too many levels of symbolic links".into())
+}
+
+/// The directory of `path` (`.` for a bare name).
+fn dir_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 impl Output {
-    /// Creates the temporary file beside `target` (so the final rename stays on one file
-    /// system) and writes the header if the format has one.
+    /// Opens the output `target` (`-` is standard output) as described on [`Output`] and
+    /// writes the header if the format has one. Problems with the path are
+    /// [`Error::Data`].
     pub fn create(
         target: &Path,
         format: Format,
         columns: Columns,
         known_rows: Option<u64>,
-    ) -> Result<Output, String> {
+    ) -> Result<Output, Error> {
         let name = show(target);
-        if target.is_dir() {
-            return Err(format!("{name}: cannot write the output: is a directory"));
-        }
-        let dir = match target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
+        let cannot = |why: &dyn std::fmt::Display| {
+            Error::Data(format!("{name}: cannot write the output: {why}"))
         };
-        if !dir.is_dir() {
-            return Err(format!(
-                "{name}: cannot write the output: directory {} does not exist",
-                show(&dir)
-            ));
+        let sink = if is_std_stream(target) {
+            Sink::Through(BufWriter::with_capacity(1 << 20, Box::new(io::stdout())))
+        } else {
+            let resolved = resolve_links(target).map_err(|e| cannot(&e))?;
+            match std::fs::metadata(&resolved) {
+                Ok(m) if m.is_dir() => return Err(cannot(&"is a directory")),
+                Ok(m) if m.is_file() => {
+                    if m.permissions().readonly() {
+                        return Err(cannot(
+                            &"the file exists and is read-only (remove it or make it writable \
+                              first)",
+                        ));
+                    }
+                    // Can we write it? (Opening without truncating changes nothing.)
+                    OpenOptions::new()
+                        .write(true)
+                        .open(&resolved)
+                        .map_err(|e| cannot(&e))?;
+                    Output::replace(&resolved, Some(&m)).map_err(|e| cannot(&e))?
+                }
+                Ok(_) => {
+                    let file = OpenOptions::new()
+                        .write(true)
+                        .open(&resolved)
+                        .map_err(|e| cannot(&e))?;
+                    let file: Box<dyn Write + Send> = Box::new(file);
+                    Sink::Through(BufWriter::with_capacity(1 << 20, file))
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    let dir = dir_of(&resolved);
+                    if !dir.is_dir() {
+                        return Err(cannot(&format!("directory {} does not exist", show(&dir))));
+                    }
+                    Output::replace(&resolved, None).map_err(|e| cannot(&e))?
+                }
+                Err(e) => return Err(cannot(&e)),
+            }
+        };
+        let npy_deferred = format == Format::Npy && known_rows.is_none();
+        if npy_deferred && matches!(sink, Sink::Through(_)) {
+            return Err(Error::Data(format!(
+                "{name}: a .npy output with --radius needs a regular file (its header holds \
+                 the row count, known only at the end): write to a file, or use CSV or raw"
+            )));
         }
-        let temp =
-            temp_beside(&dir).map_err(|e| format!("{name}: cannot write the output: {e}"))?;
         let mut out = Output {
-            target: target.to_path_buf(),
+            name,
             format,
             columns,
-            file: BufWriter::with_capacity(1 << 20, temp),
-            npy_deferred: format == Format::Npy && known_rows.is_none(),
+            sink,
+            npy_deferred,
             known_rows,
             rows: 0,
             scratch: Vec::new(),
@@ -484,14 +1046,46 @@ impl Output {
             }
             _ => Vec::new(),
         };
-        out.file
-            .write_all(&header)
-            .map_err(|e| out.write_error(&e))?;
+        out.write_bytes_at_start(&header)?;
         Ok(out)
     }
 
-    fn write_error(&self, e: &io::Error) -> String {
-        format!("{}: writing the output failed: {e}", show(&self.target))
+    /// A temporary file beside `target` (a regular file's path, links resolved), made like
+    /// the `existing` file there if any.
+    fn replace(target: &Path, existing: Option<&std::fs::Metadata>) -> io::Result<Sink> {
+        #[cfg(unix)]
+        let like = existing.map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            (m.mode() & 0o7777, m.uid(), m.gid())
+        });
+        #[cfg(not(unix))]
+        let like = existing.map(|_| (0, 0, 0));
+        let temp = temp_like(target, like)?;
+        Ok(Sink::Replace {
+            file: BufWriter::with_capacity(1 << 20, temp),
+            target: target.to_path_buf(),
+            like,
+        })
+    }
+
+    fn write_error(&self, e: &io::Error) -> Error {
+        let message = format!("{}: writing the output failed: {e}", self.name);
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Error::Pipe(format!(
+                "{}: the reader of the output went away: the output is incomplete",
+                self.name
+            ))
+        } else {
+            Error::System(message)
+        }
+    }
+
+    fn write_bytes_at_start(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        let result = match &mut self.sink {
+            Sink::Replace { file, .. } => file.write_all(bytes),
+            Sink::Through(w) => w.write_all(bytes),
+        };
+        result.map_err(|e| self.write_error(&e))
     }
 
     /// Writes the records of `batch` (input indices starting at `base`), all of them or
@@ -501,7 +1095,7 @@ impl Output {
         batch: &ClosestBatch,
         base: u64,
         selected: Option<&[u32]>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let count = selected.map_or(batch.len(), <[u32]>::len);
         let row = |k: usize| selected.map_or(k, |s| s[k] as usize);
         let cols = self.columns;
@@ -509,6 +1103,8 @@ impl Output {
         match self.format {
             Format::Csv => {
                 // Formatting numbers is the slow part: do it in parallel pieces, in order.
+                // The pieces are formatted into the one scratch buffer's worth of memory
+                // whatever the number of threads (each piece is at most PIECE rows).
                 const PIECE: usize = 16 * 1024;
                 let pieces: Vec<Vec<u8>> = (0..count.div_ceil(PIECE))
                     .into_par_iter()
@@ -532,54 +1128,85 @@ impl Output {
             }
         }
         self.rows += count as u64;
-        let result = self.file.write_all(&self.scratch);
+        let result = match &mut self.sink {
+            Sink::Replace { file, .. } => file.write_all(&self.scratch),
+            Sink::Through(w) => w.write_all(&self.scratch),
+        };
         result.map_err(|e| self.write_error(&e))
     }
 
-    /// Finishes the file (the deferred `.npy` header), syncs it and renames it onto the
-    /// target. Returns the number of records.
-    pub fn finish(self) -> Result<u64, String> {
-        let name = show(&self.target);
-        let fail = |e: &dyn std::fmt::Display| format!("{name}: writing the output failed: {e}");
+    /// Finishes the output: for a replaced file, the deferred `.npy` header, a sync and
+    /// the rename onto the target; for a stream, a flush. Returns the number of records.
+    pub fn finish(self) -> Result<u64, Error> {
+        let name = self.name.clone();
+        let fail = |e: &dyn std::fmt::Display| {
+            Error::System(format!("{name}: writing the output failed: {e}"))
+        };
         if let Some(n) = self.known_rows
             && !self.npy_deferred
             && self.format == Format::Npy
             && n != self.rows
         {
-            return Err(format!(
+            return Err(Error::System(format!(
                 "{name}: internal error: wrote {} records for a header of {n}",
                 self.rows
-            ));
+            )));
         }
         let rows = self.rows;
         let columns = self.columns;
-        let mut temp = self.file.into_inner().map_err(|e| fail(e.error()))?;
-        if self.npy_deferred {
-            // Header first, then a copy of the records.
-            let dir = temp
-                .path()
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default();
-            let mut full = temp_beside(&dir).map_err(|e| fail(&e))?;
-            full.write_all(&npy_header(&columns, rows))
-                .map_err(|e| fail(&e))?;
-            temp.rewind().map_err(|e| fail(&e))?;
-            io::copy(&mut temp, &mut full).map_err(|e| fail(&e))?;
-            temp = full;
+        match self.sink {
+            Sink::Through(mut w) => {
+                if let Err(e) = w.flush() {
+                    return Err(if e.kind() == io::ErrorKind::BrokenPipe {
+                        Error::Pipe(format!(
+                            "{name}: the reader of the output went away: the output is \
+                             incomplete"
+                        ))
+                    } else {
+                        fail(&e)
+                    });
+                }
+            }
+            Sink::Replace { file, target, like } => {
+                let mut temp = file.into_inner().map_err(|e| fail(e.error()))?;
+                if self.npy_deferred {
+                    // Header first, then a copy of the records.
+                    let mut full = temp_like(&target, like).map_err(|e| fail(&e))?;
+                    full.write_all(&npy_header(&columns, rows))
+                        .map_err(|e| fail(&e))?;
+                    temp.rewind().map_err(|e| fail(&e))?;
+                    io::copy(&mut temp, &mut full).map_err(|e| fail(&e))?;
+                    temp = full;
+                }
+                temp.file().sync_all().map_err(|e| fail(&e))?;
+                cleanup::persist(temp, &target).map_err(|e| {
+                    Error::System(format!(
+                        "{name}: cannot put the output in place: {e} (did the directory \
+                         change during the run?)"
+                    ))
+                })?;
+            }
         }
-        temp.as_file().sync_all().map_err(|e| fail(&e))?;
-        temp.persist(&self.target).map_err(|e| fail(&e.error))?;
         Ok(rows)
     }
 }
 
-/// A new temporary file in `dir`, removed on drop unless persisted.
-fn temp_beside(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
-    tempfile::Builder::new()
-        .prefix(".segbatch-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
+/// A registered temporary file beside `target` with the mode, owner and group in `like`
+/// (an existing target's; changing the owner needs privileges and is skipped without), or
+/// the umask's mode for a new file.
+fn temp_like(target: &Path, like: Option<(u32, u32, u32)>) -> io::Result<Temp> {
+    let temp = cleanup::temp_in(&dir_of(target), 0o666)?;
+    #[cfg(unix)]
+    if let Some((mode, uid, gid)) = like {
+        use std::os::unix::fs::PermissionsExt;
+        // Owner first (a change of owner may clear set-id bits), then the exact mode.
+        let _ = std::os::unix::fs::fchown(temp.file(), Some(uid), Some(gid));
+        temp.file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    }
+    #[cfg(not(unix))]
+    let _ = like;
+    Ok(temp)
 }
 
 /// The `.npy` header for `rows` records of `columns`.

@@ -5,19 +5,25 @@
 //! `format.rs`. To add a subcommand, add its module, a variant to [`Command`] and an arm to
 //! [`main`].
 //!
-//! Exit codes: 0 on success; 2 for bad arguments or bad input (clap's usage errors, our
-//! value parsers' messages, and every input-file problem `run` detects: one `error:` line
-//! naming the file, the record and the field); 1 when the work itself failed (writing the
-//! output, or `verify` finding a disagreement).
+//! Exit codes, one rule for every subcommand:
+//! - 0: success;
+//! - 2: the arguments or the data are wrong, so running again unchanged fails again: clap's
+//!   usage errors, our value parsers' messages, every input problem (missing, unreadable,
+//!   malformed: one `error:` line naming the file, the record and the field) and every
+//!   output path that cannot be used (a directory, a missing directory, a read-only file),
+//!   all found before or while reading the input;
+//! - 1: the work failed while under way: an operating-system error reading or writing
+//!   (a full disk, an I/O error, an input that shrank, an output directory that vanished),
+//!   or `verify` finding a disagreement;
+//! - 128 + N: stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP; 141 when the
+//!   reader of `run`'s output pipe went away), after removing the hidden temporary file.
 
 mod args;
 mod baselines;
 mod bench;
 mod bench_sets;
 mod closest;
-mod format;
 mod r#gen;
-mod io;
 mod plot;
 mod run;
 mod sets;
@@ -25,6 +31,8 @@ mod verify;
 
 use std::io::Write;
 use std::process::ExitCode;
+
+use segbatch_cli::{cleanup, format, io};
 
 use clap::{Parser, Subcommand};
 
@@ -148,6 +156,16 @@ impl CliError {
         CliError {
             code: 1,
             message: message.into(),
+            broken_pipe: false,
+        }
+    }
+}
+
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> Self {
+        CliError {
+            code: e.exit_code(),
+            message: e.message().to_owned(),
             broken_pipe: false,
         }
     }

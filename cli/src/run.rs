@@ -13,7 +13,7 @@ use segbatch::{
 
 use super::CliError;
 use super::args::{parse_extent, parse_tolerance};
-use super::io::{Columns, Format, Input, Output, Pair, show};
+use super::io::{Columns, Format, Input, Output, Pair, is_std_stream, show};
 
 pub const LONG_ABOUT: &str = "\
 Closest points of every pair in a file, written to another file.
@@ -29,16 +29,27 @@ Output: one record per pair (or, with --radius, per pair within R), columns
   distance  |C - D|
   s, t      parameters of C = A0 + s*(A1 - A0) and D = B0 + t*(B1 - B0)
   point_a   C (x, y, z);  point_b  D (x, y, z)
-  flags     bits: 1 degenerate A, 2 degenerate B, 4 parallel, 8 non-finite input
+  flags     bits: 1 degenerate A, 2 degenerate B, 4 parallel, 8 non-finite input,
+            16 squared distance beyond f32's range (beyond ~1.8e19 or, at coordinates
+            below ~1e-19, below ~1e-19: distance inf or rounded; points still right)
 in the output's format: CSV with a header row; raw packed little-endian records
 in that order (u64 index, f32 values, u8 flags); .npy a structured array with
 those field names (a plain float32 vector when distance is the only column).
 
 The input is read in chunks, so memory stays bounded (under 100 MB) whatever its
-size. The output is written to a temporary file beside the target and renamed
-onto it only on success: an error never leaves a partial file. Non-finite input
-numbers are not errors: those pairs are computed (outputs NaN), flagged and
-counted in the summary printed on stderr.";
+size or the number of cores; a CSV line is at most 64 KiB. `-` is standard input
+(name its --format); pipes, FIFOs and devices are read as streams (a FIFO's first
+data is awaited --wait seconds at most).
+The output is written to a temporary file beside the target and renamed onto it only on success: an error or a signal
+(SIGINT, SIGTERM, SIGHUP) never leaves a partial file; a new file gets the
+umask's mode, an existing one keeps its mode, a read-only one is refused, a
+symlink is followed. `-` (standard output), FIFOs and devices are written
+straight through, never replaced. Non-finite input numbers are not errors: those
+pairs are computed (outputs NaN), flagged and counted in the summary on stderr.
+
+Exit status: 0 success; 2 bad arguments or data (running again unchanged fails
+again); 1 a failure during the run (read/write error, full disk, input changed);
+128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP, 141 closed pipe).";
 
 pub const AFTER_HELP: &str = "\
 Examples:
@@ -51,11 +62,11 @@ Examples:
 /// Arguments of `segbatch run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Input file of segment pairs (.csv, .npy, or raw .f32/.raw/.bin)
+    /// Input file of segment pairs (.csv, .npy, or raw .f32/.raw/.bin); - for standard input
     #[arg(value_name = "INPUT")]
     pub input: PathBuf,
 
-    /// Output file; its format comes from its extension, else the input's
+    /// Output file; its format comes from its extension, else the input's; - for standard output
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 
@@ -96,6 +107,10 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub chunk_pairs: u32,
 
+    /// How long to wait for a FIFO input's writer to send data before giving up
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = parse_wait)]
+    pub wait: f64,
+
     /// No summary on stderr
     #[arg(short, long)]
     pub quiet: bool,
@@ -132,6 +147,15 @@ pub fn parse_columns(text: &str) -> Result<Columns, String> {
     Ok(c)
 }
 
+fn parse_wait(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(w) if (0.0..=1e6).contains(&w) => Ok(w),
+        _ => Err(format!(
+            "the wait must be a number of seconds from 0 to 1e6, got {text}"
+        )),
+    }
+}
+
 pub(crate) fn parse_radius(text: &str) -> Result<f32, String> {
     let r: f32 = text
         .trim()
@@ -164,6 +188,9 @@ pub(crate) fn format_of(
 
 /// True when `output` names the same file as `input` (also through links).
 pub(crate) fn same_file(input: &Path, output: &Path) -> bool {
+    if is_std_stream(input) || is_std_stream(output) {
+        return false;
+    }
     let Ok(input) = input.canonicalize() else {
         return false;
     };
@@ -219,14 +246,17 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut columns = args.outputs;
     columns.index = args.radius.is_some();
 
-    let mut input = Input::open(&args.input, in_format).map_err(CliError::usage)?;
+    // From here on a hidden temporary file may exist: remove it on SIGINT, SIGTERM, SIGHUP.
+    super::cleanup::install()
+        .map_err(|e| CliError::failed(format!("cannot install signal handlers: {e}")))?;
+    let wait = std::time::Duration::from_secs_f64(args.wait);
+    let mut input = Input::open(&args.input, in_format, wait)?;
     let known_rows = if args.radius.is_some() {
         None
     } else {
         input.total_pairs
     };
-    let mut output =
-        Output::create(&args.output, out_format, columns, known_rows).map_err(CliError::usage)?;
+    let mut output = Output::create(&args.output, out_format, columns, known_rows)?;
 
     let mut options = Options::new(args.extent_a, args.extent_b);
     if let Some(eps) = args.tolerance {
@@ -240,16 +270,26 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
 
     let progress = progress_bar(input.total_bytes);
-    let pool = match args.threads {
+    // More threads than CPUs only cost memory and start-up time (each thread has its own
+    // stack and allocator arena): clamp to the CPU count.
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = args.threads.map(|n| {
+        let n = usize::from(n);
+        if n > cpus && !args.quiet {
+            eprintln!("segbatch run: --threads {n} is more than the {cpus} CPUs: using {cpus}");
+        }
+        n.min(cpus)
+    });
+    let pool = match threads {
         Some(n) => Some(
             rayon::ThreadPoolBuilder::new()
-                .num_threads(n.into())
+                .num_threads(n)
                 .build()
                 .map_err(|e| CliError::failed(format!("cannot start {n} threads: {e}")))?,
         ),
         None => None,
     };
-    let single = args.threads == Some(1);
+    let single = threads == Some(1);
     let mut body = || -> Result<Summary, CliError> {
         let chunk = args.chunk_pairs as usize;
         let mut pairs: Vec<Pair> = Vec::with_capacity(chunk);
@@ -261,9 +301,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         let mut summary = Summary::default();
         loop {
             let base = input.pairs_read();
-            let n = input
-                .read_chunk(&mut pairs, chunk)
-                .map_err(CliError::usage)?;
+            let n = input.read_chunk(&mut pairs, chunk)?;
             if n == 0 {
                 break;
             }
@@ -301,7 +339,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                 );
                 &selected[..]
             });
-            output.write(&out, base, within).map_err(CliError::failed)?;
+            output.write(&out, base, within)?;
             progress.set_position(input.bytes_read());
         }
         Ok(summary)
@@ -312,7 +350,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     progress.finish_and_clear();
     let mut summary = summary?;
-    summary.records = output.finish().map_err(CliError::failed)?;
+    summary.records = output.finish()?;
 
     if !args.quiet {
         let secs = start.elapsed().as_secs_f64();

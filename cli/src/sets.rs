@@ -34,7 +34,8 @@ use segbatch::{
 
 use super::CliError;
 use super::format::num;
-use super::io::{Format, show};
+use super::cleanup::{self, Temp};
+use super::io::{Format, resolve_links, show};
 use super::run::{format_of, parse_radius, same_file};
 
 pub const PAIRS_LONG_ABOUT: &str = "\
@@ -502,7 +503,7 @@ enum Value {
 enum Sink<'o> {
     File {
         target: PathBuf,
-        file: BufWriter<tempfile::NamedTempFile>,
+        file: BufWriter<Temp>,
     },
     Stdout(&'o mut (dyn Write + Send)),
 }
@@ -516,11 +517,10 @@ struct HitWriter<'o> {
     scratch: Vec<u8>,
 }
 
-fn temp_beside(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
-    tempfile::Builder::new()
-        .prefix(".segbatch-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
+/// A temporary file in `dir`, removed on a signal (see `cleanup`), with the mode the umask
+/// gives a new file.
+fn temp_beside(dir: &Path) -> io::Result<Temp> {
+    cleanup::temp_in(dir, 0o666)
 }
 
 impl<'o> HitWriter<'o> {
@@ -534,8 +534,27 @@ impl<'o> HitWriter<'o> {
             None => Sink::Stdout(stdout),
             Some(target) => {
                 let name = show(target);
-                if target.is_dir() {
-                    return Err(format!("{name}: cannot write the output: is a directory"));
+                // A link is followed and its target written; the link stays.
+                let target = &resolve_links(target)
+                    .map_err(|e| format!("{name}: cannot write the output: {e}"))?;
+                let existing = std::fs::metadata(target).ok();
+                match &existing {
+                    Some(m) if m.is_dir() => {
+                        return Err(format!("{name}: cannot write the output: is a directory"));
+                    }
+                    // Never replaced: devices, FIFOs and sockets are refused, not renamed over.
+                    Some(m) if !m.is_file() => {
+                        return Err(format!(
+                            "{name}: cannot write the output: not a regular file (set queries \
+                             write a regular file, or standard output without -o)"
+                        ));
+                    }
+                    Some(m) if m.permissions().readonly() => {
+                        return Err(format!(
+                            "{name}: cannot write the output: the file exists and is read-only"
+                        ));
+                    }
+                    _ => {}
                 }
                 let dir = match target.parent() {
                     Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -549,6 +568,12 @@ impl<'o> HitWriter<'o> {
                 }
                 let temp = temp_beside(&dir)
                     .map_err(|e| format!("{name}: cannot write the output: {e}"))?;
+                if let Some(m) = &existing {
+                    // An existing file keeps its mode.
+                    temp.file()
+                        .set_permissions(m.permissions())
+                        .map_err(|e| format!("{name}: cannot write the output: {e}"))?;
+                }
                 Sink::File {
                     target: target.to_path_buf(),
                     file: BufWriter::with_capacity(1 << 20, temp),
@@ -730,8 +755,8 @@ impl<'o> HitWriter<'o> {
                     io::copy(&mut temp, &mut full).map_err(|e| fail(&e))?;
                     temp = full;
                 }
-                temp.as_file().sync_all().map_err(|e| fail(&e))?;
-                temp.persist(&target).map_err(|e| fail(&e.error))?;
+                temp.file().sync_all().map_err(|e| fail(&e))?;
+                cleanup::persist(temp, &target).map_err(|e| fail(&e))?;
             }
         }
         Ok(rows)

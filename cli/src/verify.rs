@@ -18,10 +18,12 @@ use segbatch::{
 };
 
 use segbatch_testkit::CLASSES;
+use segbatch_testkit::fuzz::out_of_range_justified;
 use segbatch_testkit::oracle::exact;
 #[cfg(test)]
 use segbatch_testkit::oracle::exact_distance;
 use segbatch_testkit::oracle::exact_short_unbounded_as_point;
+use segbatch_testkit::pairs::FULL_RANGE;
 
 use super::CliError;
 use super::r#gen::generate;
@@ -38,7 +40,9 @@ scalar reference on generated hard cases and compares them with an f64 computati
 Case classes: general, near-parallel (1e-8..1e-1 rad), collinear, parallel
 overlapping and disjoint, tiny and zero-length sides, crossing at small angles,
 long and skinny, far from the origin (1e3..1e6), extreme scales (any of these
-times 1e-12..1e12), and non-finite inputs; each as
+times 1e-12..1e12), non-finite inputs, and the full finite range (any of these
+times 2^-140..2^120; pairs whose squared distance f32 cannot hold must carry the
+dist2-out-of-range flag, 16, and really be that far or that close); each as
 segment vs segment, ray vs segment and line vs line.
 
 Errors are printed in units of f32::EPSILON * S, S being the largest coordinate
@@ -56,7 +60,9 @@ the bound of either answer, and is counted in the as-point column. It fails (exi
     more than 2 * eps * S in distance),
   - the parallel driver differs from the kernel at all,
   - a parameter lies outside its extent, or a non-finite input is not flagged
-    with NaN outputs.
+    with NaN outputs, or a finite input is flagged non-finite,
+  - a pair is flagged dist2-out-of-range while its exact squared distance is
+    inside f32's normal range.
 Run it on a new CPU or after changing build flags (RUSTFLAGS, target-cpu).";
 
 pub const AFTER_HELP: &str = "\
@@ -110,6 +116,10 @@ struct Tally {
     as_point: usize,
     /// The worst error of those against the exact geometry (not a failure).
     max_as_point_exact: f64,
+    /// Pairs flagged DIST2_OUT_OF_RANGE (judged by the flag's rule, not the bound).
+    out_of_range: usize,
+    /// Flagged pairs whose exact squared distance is inside f32's normal range.
+    bad_out_of_range: usize,
     worst: Option<(usize, Segment, Segment, f64)>,
 }
 
@@ -157,6 +167,10 @@ fn check(a: SegmentsView, b: SegmentsView, options: &Options) -> Tally {
             continue;
         }
         let oracle = exact(&sa, &sb, options.extent_a, options.extent_b);
+        let inside = |x: f32, lo: f32, hi: f32| x >= lo && x <= hi;
+        if k.flags.contains(Flags::NON_FINITE) {
+            t.bad_non_finite += 1;
+        }
         // S: the end points' magnitude; with an unbounded side, also the closest points',
         // reported and exact (near-parallel rays and lines come closest far beyond their end
         // points, where a point is itself only representable to eps * |C|).
@@ -180,6 +194,28 @@ fn check(a: SegmentsView, b: SegmentsView, options: &Options) -> Tally {
             let e = (f64::from(d2).sqrt() - o.distance).abs() / unit_for(o);
             if e.is_nan() { f64::INFINITY } else { e }
         };
+        // A squared distance beyond f32's normal range is flagged, not held to the bound:
+        // the exact one must then really be beyond it (within a factor of 2).
+        if k.flags.contains(Flags::DIST2_OUT_OF_RANGE) {
+            t.out_of_range += 1;
+            // (Against the exact geometry, or a short ray or line taken as its first point.)
+            let justified =
+                |o: &segbatch_testkit::Oracle| out_of_range_justified(o.distance, unit_for(o));
+            let edge = justified(&oracle)
+                || exact_short_unbounded_as_point(&sa, &sb, options.extent_a, options.extent_b)
+                    .iter()
+                    .any(justified);
+            if !edge || k.flags.contains(Flags::NON_FINITE) {
+                t.bad_out_of_range += 1;
+            }
+            if !same_result(&k, &r) {
+                t.kernel_vs_reference += 1;
+            }
+            if !inside(k.s, lo_a, hi_a) || !inside(k.t, lo_b, hi_b) {
+                t.outside_extent += 1;
+            }
+            continue;
+        }
         let (mut err_k, mut err_r) = (err(k.dist2, &oracle), err(r.dist2, &oracle));
         let mut exact = oracle.distance;
         let mut unit = unit_for(&oracle);
@@ -216,7 +252,6 @@ fn check(a: SegmentsView, b: SegmentsView, options: &Options) -> Tally {
         if differs {
             t.kernel_vs_reference += 1;
         }
-        let inside = |x: f32, lo: f32, hi: f32| x >= lo && x <= hi;
         if !inside(k.s, lo_a, hi_a) || !inside(k.t, lo_b, hi_b) {
             t.outside_extent += 1;
         }
@@ -265,7 +300,7 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut failures = Vec::new();
     let mut notes = Vec::new();
     let mut total = 0usize;
-    for (c, class) in CLASSES.iter().enumerate() {
+    for (c, class) in CLASSES.iter().chain([&FULL_RANGE]).enumerate() {
         let seed = args.seed.wrapping_mul(1000).wrapping_add(c as u64);
         let (a, b) = generate(args.cases as usize, seed, class.pair);
         for (ea, eb) in EXTENTS {
@@ -318,6 +353,20 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<(), CliError> {
                     ));
                 }
                 failures.push(msg);
+            }
+            if t.out_of_range > 0 {
+                notes.push(format!(
+                    "{what}: {} pairs flagged dist2-out-of-range (squared distance beyond f32's \
+                     normal range; s, t and points still checked)",
+                    t.out_of_range
+                ));
+            }
+            if t.bad_out_of_range > 0 {
+                failures.push(format!(
+                    "{what}: {} pairs flagged dist2-out-of-range whose exact squared distance \
+                     is inside f32's normal range",
+                    t.bad_out_of_range
+                ));
             }
             if t.kernel_vs_reference > 0 {
                 failures.push(format!(

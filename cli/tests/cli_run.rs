@@ -651,7 +651,7 @@ fn verify_passes_on_this_build() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("near-parallel"), "{}", run.stdout);
     assert!(
-        run.stdout.contains("all 72000 cases agree"),
+        run.stdout.contains("all 78000 cases agree"),
         "{}",
         run.stdout
     );

@@ -12,6 +12,7 @@
 //! - [`brute`]: brute force over the scalar reference, and bitwise comparisons of hit lists.
 //! - [`sets`]: whole sets for the set queries (hair, clustered, degenerate, walls and rays).
 //! - `strategy` (feature `proptest`): every generator as a proptest strategy.
+//! - [`fuzz`]: the checks behind the fuzz targets (kernel vs reference, kernel vs oracle).
 //!
 //! Not published. Unit tests inside the library's `src/` cannot use it (they compile a
 //! second copy of segbatch whose types differ); integration tests, benches and examples can.
@@ -20,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub mod brute;
+pub mod fuzz;
 pub mod motion;
 pub mod oracle;
 pub mod oracle2d;

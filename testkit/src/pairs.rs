@@ -411,6 +411,30 @@ pub fn extreme_scale(rng: &mut Rng) -> Pair {
     rescale(pair, 10f64.powi(rng.int(-12, 12) as i32))
 }
 
+/// The full finite f32 range: a pair of another finite class (as [`extreme_scale`]) scaled
+/// by `2^k`, `k` in -140..=120, so its coordinates land anywhere from subnormal to near
+/// `f32::MAX`, where differences and squares overflow (a pair with a coordinate beyond
+/// f32's range, which rounds to infinity, is drawn again). Not in [`CLASSES`]: at the ends of the range `dist2` cannot hold the
+/// squared distance, and the library flags those pairs `DIST2_OUT_OF_RANGE` instead of
+/// meeting the bar (`segbatch verify` and `tests/edge_range.rs` check both).
+pub fn full_range(rng: &mut Rng) -> Pair {
+    loop {
+        let pair = extreme_scale(rng);
+        let k = rng.int(-140, 120) as i32;
+        let (a, b) = rescale(pair, 2f64.powi(k));
+        if [a.p0, a.p1, b.p0, b.p1]
+            .iter()
+            .flatten()
+            .all(|x| x.is_finite())
+        {
+            return (a, b);
+        }
+    }
+}
+
+/// The class of [`full_range`] (run by `segbatch verify` after [`CLASSES`]).
+pub const FULL_RANGE: Class = class("full-range", full_range);
+
 /// A general pair with one coordinate replaced by NaN, +inf or -inf.
 pub fn non_finite(rng: &mut Rng) -> Pair {
     let (a, b) = general(rng);

@@ -89,6 +89,11 @@ pub fn non_finite() -> impl Strategy<Value = Pair> {
     of(pairs::non_finite)
 }
 
+/// [`pairs::full_range`]: the whole finite f32 range.
+pub fn full_range() -> impl Strategy<Value = Pair> {
+    of(pairs::full_range)
+}
+
 /// Every finite class, mixed evenly ([`pairs::any_finite`]).
 pub fn any_finite() -> impl Strategy<Value = Pair> {
     of(pairs::any_finite)

@@ -1,0 +1,7 @@
+//! (c) The CSV, .npy and raw readers of `segbatch run` on arbitrary bytes, as a regular
+//! file and as a stream: an error or a count, never a panic or an unbounded allocation
+//! (run.sh sets libFuzzer's -malloc_limit_mb). The check is `segbatch_cli::io::fuzz_readers`.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    segbatch_cli::io::fuzz_readers(data);
+});

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs one fuzz target for a given time: fuzz/run.sh TARGET SECONDS [extra libFuzzer args]
+#
+# Targets: kernel_vs_reference, kernel_vs_oracle, readers (fuzz/fuzz_targets/).
+# Needs cargo-fuzz (`cargo install cargo-fuzz`); runs on the pinned stable toolchain
+# without sanitizers (-s none). Builds for x86-64-v3 like the rest of the repository
+# (cargo fuzz's RUSTFLAGS replace .cargo/config.toml's). The corpus grows in
+# fuzz/corpus/TARGET (not committed); a failing input lands in fuzz/artifacts/TARGET: copy
+# it to fuzz/regressions/TARGET/ so `cargo test` replays it (tests/fuzz_replay.rs,
+# cli/tests/fuzz_replay.rs). Prints libFuzzer's final stats (the execution count).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+target=${1:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer args]}
+seconds=${2:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer args]}
+shift 2
+mkdir -p "corpus/$target"
+export RUSTFLAGS="${FUZZ_RUSTFLAGS--C target-cpu=x86-64-v3}"
+# Seed from the committed regressions so every run starts from the known hard inputs.
+exec cargo fuzz run -s none --release "$target" "corpus/$target" "regressions/$target" -- \
+    -max_total_time="$seconds" -malloc_limit_mb=256 -rss_limit_mb=1024 -max_len=4096 \
+    -print_final_stats=1 "$@"

@@ -1,0 +1,158 @@
+//! The whole finite f32 range (issue 13, class 4): finite inputs are never reported
+//! non-finite, perpendicular pairs far beyond the old range are not flagged parallel, and a
+//! squared distance that f32 cannot hold is flagged `DIST2_OUT_OF_RANGE` instead of being a
+//! silent wrong number. Kernel and reference stay bit-for-bit twins on all of it.
+
+use proptest::prelude::*;
+use segbatch::{
+    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, closest_points_into,
+    reference,
+};
+use segbatch_testkit::fuzz::{out_of_range_justified, same_result};
+use segbatch_testkit::oracle::exact;
+use segbatch_testkit::strategy;
+
+/// The kernel's result for `(a, b)` in every lane of a group (and a tail), each checked
+/// equal to the reference; returns the reference's.
+fn both(a: Segment, b: Segment, options: &Options) -> Closest {
+    let want = reference::closest_points_with(&a, &b, options);
+    let filler = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+    for lane in 0..9 {
+        let mut sa = vec![filler; 9];
+        let mut sb = vec![Segment::new([0.0, 1.0, 0.0], [0.0, 1.0, 1.0]); 9];
+        sa[lane] = a;
+        sb[lane] = b;
+        let (sa, sb): (Segments, Segments) = (sa.into_iter().collect(), sb.into_iter().collect());
+        let mut out = ClosestBatch::new();
+        closest_points_into(&sa, &sb, options, Outputs::ALL, &mut out).unwrap();
+        let got = out.get(lane).unwrap();
+        if cfg!(target_arch = "x86_64") {
+            assert!(
+                same_result(&got, &want),
+                "lane {lane}: kernel {got:?}\n reference {want:?}"
+            );
+        } else {
+            assert_eq!(got.flags, want.flags);
+        }
+    }
+    want
+}
+
+const SEGMENTS: Options = Options::SEGMENTS;
+
+#[test]
+fn opposite_signs_near_f32_max_are_finite() {
+    // A runs from -3e38 to +3e38 along x (its difference overflows), B along y: they cross
+    // at (0, 1, 0).
+    let big = 3.0e38f32;
+    let a = Segment::new([-big, 1.0, 0.0], [big, 1.0, 0.0]);
+    let b = Segment::new([0.0, -big, 0.0], [0.0, big, 0.0]);
+    let c = both(a, b, &SEGMENTS);
+    assert!(!c.flags.contains(Flags::NON_FINITE), "{c:?}");
+    assert!(!c.flags.contains(Flags::PARALLEL), "{c:?}");
+    assert_eq!((c.s, c.t), (0.5, 0.5 + 0.5 / big), "{c:?}");
+    // The bar: 8·ε·S with S = 3e38.
+    assert!(c.dist2.sqrt() <= 8.0 * f32::EPSILON * big, "{c:?}");
+    assert!(c.point_a[0].abs() <= 8.0 * f32::EPSILON * big);
+}
+
+#[test]
+fn a_distance_beyond_1_8e19_is_flagged_not_silently_infinite() {
+    let a = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+    // (B's length must exceed 2·ε·1e20, else it is a point by the scale-free rule.)
+    let b = Segment::new([0.5, 1.0e20, -1.0e14], [0.5, 1.0e20, 1.0e14]);
+    let c = both(a, b, &SEGMENTS);
+    assert!(c.flags.contains(Flags::DIST2_OUT_OF_RANGE), "{c:?}");
+    assert!(!c.flags.contains(Flags::NON_FINITE), "{c:?}");
+    // (A side 1e-20 times shorter than the separation: after rescaling by the separation
+    // its products of four lengths underflow, so the pair may also read as parallel; the
+    // overlap midpoint and the two projections still give the right points.)
+    assert_eq!(c.dist2, f32::INFINITY);
+    assert_eq!((c.s, c.t), (0.5, 0.5));
+    assert_eq!(c.point_a, [0.5, 0.0, 0.0]);
+    assert_eq!(c.point_b, [0.5, 1.0e20, 0.0]);
+    // Just inside the range: no flag, the right distance.
+    let b = Segment::new([0.5, 1.0e19, -1.0e13], [0.5, 1.0e19, 1.0e13]);
+    let c = both(a, b, &SEGMENTS);
+    assert!(
+        !c.flags
+            .intersects(Flags::DIST2_OUT_OF_RANGE | Flags::NON_FINITE),
+        "{c:?}"
+    );
+    assert_eq!(c.dist2, 1.0e19f32 * 1.0e19f32);
+    assert_eq!((c.s, c.t), (0.5, 0.5));
+}
+
+#[test]
+fn perpendicular_pairs_far_beyond_the_old_range_are_not_parallel() {
+    for k in [20, 30, 35, 38] {
+        let big = 10f32.powi(k);
+        let a = Segment::new([0.0, 0.0, 0.0], [big, 0.0, 0.0]);
+        let b = Segment::new([big / 2.0, big / 1e3, -big], [big / 2.0, big / 1e3, big]);
+        let c = both(a, b, &SEGMENTS);
+        assert!(!c.flags.contains(Flags::PARALLEL), "1e{k}: {c:?}");
+        assert!(!c.flags.contains(Flags::NON_FINITE), "1e{k}: {c:?}");
+        assert_eq!((c.s, c.t), (0.5, 0.5), "1e{k}: {c:?}");
+        let d = f64::from(big) / 1e3;
+        if d * d < f64::from(f32::MAX) / 2.0 {
+            assert!(c.flags.is_empty(), "1e{k}: {c:?}");
+            let err = (f64::from(c.dist2).sqrt() - d).abs();
+            assert!(err <= 8.0 * f64::from(f32::EPSILON * big), "1e{k}: {c:?}");
+        } else {
+            assert_eq!(c.flags, Flags::DIST2_OUT_OF_RANGE, "1e{k}: {c:?}");
+        }
+    }
+}
+
+#[test]
+fn tiny_scales_do_not_underflow_silently() {
+    for k in [-20, -22, -25, -30, -36] {
+        let small = 10f32.powi(k);
+        let a = Segment::new([0.0, 0.0, 0.0], [small, 0.0, 0.0]);
+        let b = Segment::new(
+            [small / 2.0, small / 4.0, -small],
+            [small / 2.0, small / 4.0, small],
+        );
+        let c = both(a, b, &SEGMENTS);
+        assert!(!c.flags.contains(Flags::PARALLEL), "1e{k}: {c:?}");
+        assert!(!c.flags.contains(Flags::DEGENERATE_A), "1e{k}: {c:?}");
+        assert_eq!((c.s, c.t), (0.5, 0.5), "1e{k}: {c:?}");
+        let d = f64::from(small) / 4.0;
+        if c.flags.contains(Flags::DIST2_OUT_OF_RANGE) {
+            assert!(d * d <= 2.0 * f64::from(f32::MIN_POSITIVE), "1e{k}: {c:?}");
+        } else {
+            assert!(c.flags.is_empty(), "1e{k}: {c:?}");
+            let err = (f64::from(c.dist2).sqrt() - d).abs();
+            assert!(err <= 8.0 * f64::from(f32::EPSILON * small), "1e{k}: {c:?}");
+        }
+        if d < 1e-20 {
+            assert!(c.flags.contains(Flags::DIST2_OUT_OF_RANGE), "1e{k}: {c:?}");
+        }
+    }
+}
+
+proptest! {
+    /// Pairs anywhere in the finite range, every extent: kernel = reference (checked in
+    /// `both`), never non-finite, the bar unless flagged, the flag only when deserved.
+    #[test]
+    fn full_range_pairs(pair in strategy::full_range(), ea in 0usize..3, eb in 0usize..3) {
+        let extents = [Extent::Segment, Extent::Ray, Extent::Line];
+        let options = Options::new(extents[ea], extents[eb]);
+        let (a, b) = pair;
+        let c = both(a, b, &options);
+        prop_assert!(!c.flags.contains(Flags::NON_FINITE), "{:?}", c);
+        // The accuracy rules are those of segbatch verify (testkit::fuzz): check with the
+        // segment/segment extent, where no "as a point" exception applies.
+        if options == SEGMENTS {
+            let o = exact(&a, &b, Extent::Segment, Extent::Segment);
+            let s = [a.p0, a.p1, b.p0, b.p1].iter().flatten().fold(0f64, |m, x| m.max(f64::from(x.abs())));
+            let unit = f64::from(f32::EPSILON) * s.max(f64::from(f32::MIN_POSITIVE));
+            if c.flags.contains(Flags::DIST2_OUT_OF_RANGE) {
+                prop_assert!(out_of_range_justified(o.distance, unit), "{:?} exact {}", c, o.distance);
+            } else {
+                let err = (f64::from(c.dist2).sqrt() - o.distance).abs() / unit;
+                prop_assert!(err <= 8.0, "error {} {:?} exact {}", err, c, o.distance);
+            }
+        }
+    }
+}
