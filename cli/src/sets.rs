@@ -33,8 +33,8 @@ use segbatch::{
 };
 
 use super::CliError;
-use super::format::num;
 use super::cleanup::{self, Temp};
+use super::format::num;
 use super::io::{Format, resolve_links, show};
 use super::run::{format_of, parse_radius, same_file};
 
