@@ -21,11 +21,6 @@
 //! Medians: `target/criterion/<group>/<bench>/new/estimates.json` (docs/performance.md).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use parry3d::bounding_volume::Aabb;
-use parry3d::math::{Pose, Vec3};
-use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
-use parry3d::query::details::distance_segment_segment;
-use parry3d::shape::Segment as ParrySegment;
 use segbatch::*;
 use segbatch_testkit::Rng;
 use segbatch_testkit::sets::{clustered, hair, rays, walls};
@@ -41,86 +36,20 @@ fn pool(threads: usize) -> rayon::ThreadPool {
         .unwrap()
 }
 
-// The peers: a copy of the CLI's `cli/src/baselines.rs` (the CLI is a binary crate).
-
-fn parry(s: &Segment) -> ParrySegment {
-    ParrySegment::new(Vec3::from_array(s.p0), Vec3::from_array(s.p1))
-}
-
-fn bounds(s: &Segment, margin: f32) -> ([f32; 3], [f32; 3]) {
-    let lo = core::array::from_fn(|k| s.p0[k].min(s.p1[k]) - margin);
-    let hi = core::array::from_fn(|k| s.p0[k].max(s.p1[k]) + margin);
-    (lo, hi)
-}
-
-/// A box for the sweep: low x, high x, low (y, z), high (y, z), the segment's index.
-type SweepBox = (f32, f32, [f32; 2], [f32; 2], u32);
-
-/// Sort-and-sweep on x, y/z box rejection, parry3d's segment distance per candidate.
-fn sweep_parry(set: &[Segment], r: f32) -> Vec<(u32, u32)> {
-    let mut boxes: Vec<SweepBox> = set
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let (lo, hi) = bounds(s, 0.0);
-            (lo[0], hi[0], [lo[1], lo[2]], [hi[1], hi[2]], i as u32)
-        })
-        .collect();
-    boxes.sort_unstable_by(|p, q| p.0.total_cmp(&q.0));
-    let segs: Vec<ParrySegment> = set.iter().map(parry).collect();
-    let pose = Pose::IDENTITY;
-    let mut out = Vec::new();
-    for (k, &(_, hi_x, lo, hi, i)) in boxes.iter().enumerate() {
-        let reach = hi_x + r;
-        for &(lo_x2, _, lo2, hi2, j) in &boxes[k + 1..] {
-            if lo_x2 > reach {
-                break;
-            }
-            if lo2[0] > hi[0] + r || lo[0] > hi2[0] + r || lo2[1] > hi[1] + r || lo[1] > hi2[1] + r
-            {
-                continue;
-            }
-            if distance_segment_segment(&pose, &segs[i as usize], &segs[j as usize]) <= r {
-                out.push((i.min(j), i.max(j)));
-            }
-        }
-    }
-    out.sort_unstable();
-    out
-}
-
-/// parry3d's BVH over the boxes grown by r/2, its self-traversal, parry3d's distance.
-fn bvh_parry(set: &[Segment], r: f32) -> Vec<(u32, u32)> {
-    let margin = 0.5 * r * (1.0 + 1e-5);
-    let leaves: Vec<Aabb> = set
-        .iter()
-        .map(|s| {
-            let (lo, hi) = bounds(s, margin);
-            Aabb::new(Vec3::from_array(lo), Vec3::from_array(hi))
-        })
-        .collect();
-    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves);
-    let segs: Vec<ParrySegment> = set.iter().map(parry).collect();
-    let pose = Pose::IDENTITY;
-    let mut workspace = BvhWorkspace::default();
-    let mut out = Vec::new();
-    bvh.traverse_bvtt_single_tree::<false>(&mut workspace, &mut |i, j| {
-        if distance_segment_segment(&pose, &segs[i as usize], &segs[j as usize]) <= r {
-            out.push((i.min(j), i.max(j)));
-        }
-    });
-    out.sort_unstable();
-    out
-}
+// The peers: the CLI's own `cli/src/baselines.rs`, included (the CLI is a binary crate).
+// (Its unit tests compile, unrun, when clippy checks this bench as a test target.)
+#[path = "../cli/src/baselines.rs"]
+#[cfg_attr(test, allow(unused_imports, dead_code))]
+mod baselines;
+use baselines::{bvh_parry, differences, sweep_parry};
 
 /// Prints how a peer's pairs differ from segbatch's (and how far from the radius).
 fn compare(name: &str, set: &[Segment], ours: &[(u32, u32)], theirs: &[(u32, u32)]) {
-    let a: std::collections::BTreeSet<_> = ours.iter().collect();
-    let b: std::collections::BTreeSet<_> = theirs.iter().collect();
-    let odd: Vec<_> = a.symmetric_difference(&b).collect();
+    let (only_ours, only_theirs) = differences(ours, theirs);
+    let odd: Vec<(u32, u32)> = only_ours.into_iter().chain(only_theirs).collect();
     let worst = odd
         .iter()
-        .map(|&&&(i, j)| {
+        .map(|&(i, j)| {
             let c = reference::closest_points(&set[i as usize], &set[j as usize]);
             ((c.dist2.sqrt() - R) / R).abs()
         })

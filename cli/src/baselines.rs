@@ -9,7 +9,8 @@
 //!   candidate pairs.
 //!
 //! Both return the pairs `(i, j)`, `i < j`, with parry3d's distance `<= r`, sorted.
-//! `benches/sets.rs` holds a copy of these two functions for the criterion bench.
+//! `benches/sets.rs` includes this file (`#[path]`) for the criterion bench, so both benches
+//! run the same peers.
 
 use parry3d::bounding_volume::Aabb;
 use parry3d::math::{Pose, Vec3};
