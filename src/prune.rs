@@ -31,7 +31,10 @@
 //!
 //! The grid never decides a result: it only names candidates, and its sphere test is the
 //! prefilter of the brute-force queries, so a query with and without it reports the same
-//! pairs with the same values.
+//! pairs with the same values. The scan hands its candidates on a group of eight at a time
+//! ([`Group`]); a narrow phase may drop lanes with a tighter test that is as conservative
+//! ([`Narrow::refine`]: the radius queries test the segment against the other's sphere,
+//! which halves the candidates the gathered kernel sees on short segments).
 //!
 //! # Running a set query
 //!
@@ -62,12 +65,26 @@ const WAVE_TASKS: usize = 32;
 /// enough pairs.
 const FLUSH: usize = 8192;
 
+/// Groups of candidates (a position and up to [`LANES`] others) the grid hands on at a
+/// time: the scan fills them in a tight loop, and the refinement and the narrow phase's
+/// batching run over them in another.
+const GROUPS: usize = 2048;
+
+/// A group of candidates: position `p` with the positions `j + k` (`j` a multiple of
+/// [`LANES`]) of the bits `k` set in `bits`.
+#[derive(Clone, Copy)]
+struct Group {
+    p: u32,
+    j: u32,
+    bits: u32,
+}
+
 /// Relative inflation of each sphere radius.
 const SPHERE_REL: f32 = 1.0 + 4.0 * f32::EPSILON;
 /// Absolute inflation of each sphere radius, times the object's largest coordinate.
 const SPHERE_ABS: f32 = 256.0 * f32::EPSILON;
 /// Relative inflation of the sum `radA + radB + R`.
-const BOUND_REL: f32 = 1.0 + 16.0 * f32::EPSILON;
+pub(crate) const BOUND_REL: f32 = 1.0 + 16.0 * f32::EPSILON;
 /// Extra room in the cell edge over the largest distance two neighbours' centres can have,
 /// for the rounding of that bound in `f32`.
 const CELL_MARGIN: f64 = 1.0 + 1e-4;
@@ -138,17 +155,27 @@ impl<const D: usize> SphereColumns<D> {
     /// false.
     #[inline(always)]
     pub(crate) fn near_bits(&self, j: usize, (m, rad): &([f32x8; D], f32x8), radius: f32x8) -> u32 {
+        let (centre, rad_j) = self.group(j);
+        let mut dm2 = f32x8::ZERO;
+        for (c, x) in centre.iter().zip(m) {
+            let d = *c - *x;
+            dm2 = d.mul_add(d, dm2);
+        }
+        let bound = (rad_j + *rad + radius) * f32x8::splat(BOUND_REL);
+        dm2.simd_le(bound * bound).to_bitmask()
+    }
+
+    /// The spheres of the group at `j` (a multiple of [`LANES`]): centres and radii.
+    #[inline(always)]
+    pub(crate) fn group(&self, j: usize) -> ([f32x8; D], f32x8) {
         let load = |c: &[f32]| -> f32x8 {
             let a: [f32; LANES] = c[j..j + LANES].try_into().expect("8 values");
             f32x8::from(a)
         };
-        let mut dm2 = f32x8::ZERO;
-        for (column, x) in self.centre.iter().zip(m) {
-            let d = load(column) - *x;
-            dm2 = d.mul_add(d, dm2);
-        }
-        let bound = (load(&self.rad) + *rad + radius) * f32x8::splat(BOUND_REL);
-        dm2.simd_le(bound * bound).to_bitmask()
+        (
+            core::array::from_fn(|k| load(&self.centre[k])),
+            load(&self.rad),
+        )
     }
 }
 
@@ -162,6 +189,16 @@ fn near<const D: usize>(a: &([f32; D], f32), b: &([f32; D], f32), radius: f32) -
     }
     let bound = (b.1 + a.1 + radius) * BOUND_REL;
     dm2 <= bound * bound
+}
+
+/// Hands `j + k` to `emit` for every bit `k` set in `bits`, lowest first.
+#[inline(always)]
+pub(crate) fn each_bit(j: usize, mut bits: u32, mut emit: impl FnMut(u32)) {
+    while bits != 0 {
+        let k = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        emit((j + k) as u32);
+    }
 }
 
 /// Bits `k` (0..8) for which `lo <= j + k < hi`.
@@ -422,9 +459,16 @@ impl<const D: usize> Grid<D> {
     }
 
     /// Every candidate pair among the objects of `cells` and their half-shell neighbours
-    /// (each unordered pair of the cells once), within `radius` by the sphere test, handed
-    /// to `emit` as two positions.
-    fn shell_pairs(&self, cells: Range<usize>, radius: f32, mut emit: impl FnMut(u32, u32)) {
+    /// (each unordered pair of the cells once), within `radius` by the sphere test, appended
+    /// to `groups` a group at a time; `full` gets `groups` whenever it holds [`GROUPS`] or
+    /// more (after a whole cell), to empty it.
+    fn shell_pairs(
+        &self,
+        cells: Range<usize>,
+        radius: f32,
+        groups: &mut Vec<Group>,
+        mut full: impl FnMut(&mut Vec<Group>),
+    ) {
         let rows = Self::shell_rows();
         let radius8 = f32x8::splat(radius);
         let mut cursors: Vec<(usize, usize)> = Vec::with_capacity(rows.len());
@@ -437,6 +481,9 @@ impl<const D: usize> Grid<D> {
         }
         let mut ranges = Vec::with_capacity(rows.len());
         for c in cells {
+            if groups.len() >= GROUPS {
+                full(groups);
+            }
             let key = self.keys[c] as i64;
             let (s, e) = (self.starts[c] as usize, self.starts[c + 1] as usize);
             let own_end = if self.keys.get(c + 1) == Some(&(key as u64 + 1)) {
@@ -459,23 +506,30 @@ impl<const D: usize> Grid<D> {
             }
             for p in s..e {
                 let me = self.spheres.splat(p);
-                self.scan(p + 1..own_end, &me, radius8, |q| emit(p as u32, q));
+                let mut emit = |j: usize, bits: u32| {
+                    groups.push(Group {
+                        p: p as u32,
+                        j: j as u32,
+                        bits,
+                    });
+                };
+                self.scan(p + 1..own_end, &me, radius8, &mut emit);
                 for r in &ranges {
-                    self.scan(r.clone(), &me, radius8, |q| emit(p as u32, q));
+                    self.scan(r.clone(), &me, radius8, &mut emit);
                 }
             }
         }
     }
 
     /// The positions in `range` whose spheres pass the sphere test against `me`, handed to
-    /// `emit`.
+    /// `emit` a group at a time: `(j, bits)`, bit `k` for position `j + k`, never empty.
     #[inline(always)]
     fn scan(
         &self,
         range: Range<usize>,
         me: &([f32x8; D], f32x8),
         radius: f32x8,
-        mut emit: impl FnMut(u32),
+        mut emit: impl FnMut(usize, u32),
     ) {
         let mut j = range.start / LANES * LANES;
         // Only the first and the last group of a range can be partial.
@@ -486,11 +540,9 @@ impl<const D: usize> Grid<D> {
             } else {
                 lane_bits(range.start, range.end, j)
             };
-            let mut bits = valid & self.spheres.near_bits(j, me, radius);
-            while bits != 0 {
-                let k = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                emit((j + k) as u32);
+            let bits = valid & self.spheres.near_bits(j, me, radius);
+            if bits != 0 {
+                emit(j, bits);
             }
             j += LANES;
         }
@@ -564,7 +616,9 @@ impl<const D: usize> Grid<D> {
             * CELL_MARGIN;
         let me = (s.0.map(f32x8::splat), f32x8::splat(s.1));
         let radius8 = f32x8::splat(radius);
-        self.box_ranges(s.0, reach, |r| self.scan(r, &me, radius8, &mut emit));
+        self.box_ranges(s.0, reach, |r| {
+            self.scan(r, &me, radius8, |j, bits| each_bit(j, bits, &mut emit));
+        });
     }
 
     /// Every object of the grid, in the cells or big, that may come within `radius` of the
@@ -603,8 +657,10 @@ impl<const D: usize> Grid<D> {
     }
 }
 
-/// A set query's narrow phase: what the grid's candidates mean and how they are decided.
-pub(crate) trait Narrow: Sync {
+/// A set query's narrow phase over a grid of `D` dimensions: what the grid's candidates
+/// mean, a tighter test than the spheres' where the query has one, and how the candidates
+/// are decided.
+pub(crate) trait Narrow<const D: usize>: Sync {
     /// A reported pair.
     type Hit: Send;
     /// Buffers reused from one batch of candidates to the next.
@@ -614,6 +670,26 @@ pub(crate) trait Narrow: Sync {
     /// query's pair of positions, its first side first, or `None` when it stands for no
     /// pair of the query (two objects of the same side).
     fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)>;
+
+    /// What [`Narrow::refine`] needs of one position, prepared once for all its groups.
+    type Probe: Copy;
+
+    /// The probe of position `p`, `None` when [`Narrow::refine`] would keep every lane.
+    #[inline(always)]
+    fn probe(&self, p: usize) -> Option<Self::Probe> {
+        let _ = p;
+        None
+    }
+
+    /// Of the lanes `bits` of the group of positions `j .. j + LANES` (in the cells), the
+    /// ones that may still form a pair of the query with the position of `probe`: a test
+    /// tighter than the spheres' (`spheres`, by position) and as conservative, so it never
+    /// drops a pair the kernel would report. The default keeps them all.
+    #[inline(always)]
+    fn refine(&self, probe: &Self::Probe, j: usize, spheres: &SphereColumns<D>, bits: u32) -> u32 {
+        let _ = (probe, j, spheres);
+        bits
+    }
 
     /// The query's pair `(i, j)` (ids) a hit reports.
     fn pair(hit: &Self::Hit) -> (u32, u32);
@@ -664,26 +740,52 @@ impl<const D: usize> Plan<D> {
     }
 
     /// The hits of one task, in the order the grid names them, appended to `out`.
-    fn run<N: Narrow>(&self, narrow: &N, task: &Task, out: &mut Vec<N::Hit>) {
+    fn run<N: Narrow<D>>(&self, narrow: &N, task: &Task, out: &mut Vec<N::Hit>) {
         let ids = self.grid.ids();
         let mut candidates = Vec::with_capacity(FLUSH);
         let mut scratch = N::Scratch::default();
-        {
-            let mut push = |p: u32, q: u32| {
-                if let Some(pair) = narrow.orient(ids, p, q) {
-                    candidates.push(pair);
-                    if candidates.len() == FLUSH {
-                        narrow.decide(ids, &candidates, &mut scratch, out);
-                        candidates.clear();
+        match task {
+            Task::Cells(cells) => {
+                let spheres = &self.grid.spheres;
+                let mut probe = (u32::MAX, None);
+                let mut expand = |groups: &mut Vec<Group>| {
+                    for g in groups.drain(..) {
+                        if candidates.len() > FLUSH - LANES {
+                            narrow.decide(ids, &candidates, &mut scratch, out);
+                            candidates.clear();
+                        }
+                        if probe.0 != g.p {
+                            probe = (g.p, narrow.probe(g.p as usize));
+                        }
+                        let j = g.j as usize;
+                        let bits = match &probe.1 {
+                            Some(probe) => narrow.refine(probe, j, spheres, g.bits),
+                            None => g.bits,
+                        };
+                        each_bit(j, bits, |q| {
+                            if let Some(pair) = narrow.orient(ids, g.p, q) {
+                                candidates.push(pair);
+                            }
+                        });
                     }
-                }
-            };
-            match task {
-                Task::Cells(cells) => self.grid.shell_pairs(cells.clone(), self.radius, push),
-                Task::Big(big) => {
-                    for k in big.clone() {
-                        self.grid.big_pairs(k, self.radius, &mut push);
+                };
+                let mut groups = Vec::with_capacity(GROUPS);
+                self.grid
+                    .shell_pairs(cells.clone(), self.radius, &mut groups, &mut expand);
+                expand(&mut groups);
+            }
+            Task::Big(big) => {
+                let mut push = |p: u32, q: u32| {
+                    if let Some(pair) = narrow.orient(ids, p, q) {
+                        candidates.push(pair);
+                        if candidates.len() == FLUSH {
+                            narrow.decide(ids, &candidates, &mut scratch, out);
+                            candidates.clear();
+                        }
                     }
+                };
+                for k in big.clone() {
+                    self.grid.big_pairs(k, self.radius, &mut push);
                 }
             }
         }
@@ -705,7 +807,7 @@ impl<const D: usize> Plan<D> {
     }
 
     /// Every hit: `sink` gets each task's block, in task order, on the calling thread.
-    pub(crate) fn each<N: Narrow>(
+    pub(crate) fn each<N: Narrow<D>>(
         &self,
         narrow: &N,
         parallel: bool,
@@ -742,7 +844,7 @@ impl<const D: usize> Plan<D> {
     /// go to buckets of [`BUCKET_ROWS`] consecutive `i` in order, then each bucket is
     /// counted, placed and converted within its own slice of `out` (in parallel when
     /// `parallel`), and each `i`'s hits sorted by `j`. `O(n + K)`.
-    pub(crate) fn collect<N: Narrow, T: Copy + Default + Send>(
+    pub(crate) fn collect<N: Narrow<D>, T: Copy + Default + Send>(
         &self,
         narrow: &N,
         n: usize,

@@ -135,6 +135,60 @@ fn large_coordinates_match_brute_force() {
     }
 }
 
+/// The tightest case of the radius queries' point-to-segment refinement: B points straight
+/// away from A, so A's distance to B's sphere centre is exactly `r` + B's half length, and
+/// the radius is the kernel's own distance of the pair (and one ulp either side). Interior
+/// and end points of A, lengths from 1e-3 to 1e3 times the gap, near and far from the
+/// origin: the pruned forms must report exactly what brute force reports.
+#[test]
+fn pairs_at_the_radius_survive_the_refinement() {
+    let mut rng = Rng::new(23);
+    let mut reported = 0;
+    for case in 0..400 {
+        let origin = [1.0, 1e3, 1e5, 3e6][case % 4];
+        let gap = [1e-3f32, 0.05, 1.0, 40.0][(case / 4) % 4];
+        let (len_a, len_b) = (
+            gap * 10f32.powf(rng.range_f32(-3.0, 3.0)),
+            gap * 10f32.powf(rng.range_f32(-3.0, 3.0)),
+        );
+        let dir = |rng: &mut Rng| {
+            let v = rng.cube_f32(1.0);
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-3);
+            v.map(|x| x / n)
+        };
+        let da = dir(&mut rng);
+        // A unit normal of A: the cross product with a random vector, normalised.
+        let v = dir(&mut rng);
+        let c = [
+            da[1] * v[2] - da[2] * v[1],
+            da[2] * v[0] - da[0] * v[2],
+            da[0] * v[1] - da[1] * v[0],
+        ];
+        let cn = c.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if cn < 1e-2 {
+            continue;
+        }
+        let n = c.map(|x| x / cn);
+        let a0: [f32; 3] = core::array::from_fn(|k| origin + rng.range_f32(-1.0, 1.0) * gap);
+        let a1: [f32; 3] = core::array::from_fn(|k| a0[k] + len_a * da[k]);
+        let u = [0.0, 1.0, rng.unit_f32()][case % 3];
+        let b0: [f32; 3] = core::array::from_fn(|k| a0[k] + u * len_a * da[k] + gap * n[k]);
+        let b1: [f32; 3] = core::array::from_fn(|k| b0[k] + len_b * n[k]);
+        let set = [Segment::new(a0, a1), Segment::new(b0, b1)];
+        let d2 = reference::closest_points(&set[0], &set[1]).dist2;
+        let r = d2.sqrt();
+        for rr in [
+            r,
+            f32::from_bits(r.to_bits() + 1),
+            f32::from_bits(r.to_bits().max(1) - 1),
+        ] {
+            check_self(&set, rr, &format!("case {case} origin {origin} gap {gap}"));
+            reported += usize::from(d2 <= rr * rr);
+        }
+    }
+    assert!(reported > 400, "only {reported} radii reach their pair");
+}
+
 #[test]
 fn mixed_lengths_and_non_finite_match_brute_force() {
     // Hair with a few very long segments (kept aside as big objects), points, and

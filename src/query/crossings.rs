@@ -33,8 +33,9 @@ struct Meet {
     sorted: Segments2,
 }
 
-impl Narrow for Meet {
+impl Narrow<2> for Meet {
     type Hit = CrossHit;
+    type Probe = ();
     type Scratch = Intersections2;
 
     /// Positions of `(i, j)`, `i < j`.

@@ -23,7 +23,7 @@ use super::{Hit, Side, radius2, spheres};
 use crate::batch::{Error, Segments, SegmentsView, check_u32};
 use crate::forms::stream_forms;
 use crate::kernel::Splat;
-use crate::prune::{Grid, Narrow, Plan, TASK_OBJECTS, sphere};
+use crate::prune::{BOUND_REL, Grid, Narrow, Plan, SphereColumns, TASK_OBJECTS, sphere};
 use crate::segment::{Extent, Options, Segment};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
@@ -84,9 +84,29 @@ struct Within3 {
     /// `None` within one set; `Some(na)` when ids `>= na` are B's.
     split: Option<u32>,
     options: Options,
+    radius: f32,
     r2: f32,
     skip_shared: bool,
 }
+
+/// Segment `p` of [`Within3::refine`], splat to every lane.
+#[derive(Clone, Copy)]
+struct Probe {
+    p0: [f32x8; 3],
+    d: [f32x8; 3],
+    inv_dd: f32x8,
+    radius: f32x8,
+    room: f32x8,
+}
+
+/// The refinement's room for rounding, times the largest coordinate of segment `p`: the
+/// rounding of the point-to-segment distance (`w`, `t` and `e` below, a few ε each of
+/// `|w| + |d|`, at most a few times that coordinate) and the kernel's own error (a few
+/// ε·S), with a wide margin.
+const REFINE_ABS: f32 = 128.0 * f32::EPSILON;
+/// Below this squared length of `p`, or squared bound, the refinement keeps every lane
+/// (`1/|d|²` or the squares would lose their precision to subnormals).
+const REFINE_TINY: f32 = 1.0 / (1u128 << 100) as f32;
 
 /// True when A and B share an end point (coordinates equal with `==`), the brute-force
 /// query's test.
@@ -96,8 +116,9 @@ fn shares(a: &Segment, b: &Segment) -> bool {
         .any(|p| [b.p0, b.p1].iter().any(|q| p == q))
 }
 
-impl Narrow for Within3 {
+impl Narrow<3> for Within3 {
     type Hit = Found;
+    type Probe = Probe;
     type Scratch = ClosestBatch;
 
     /// Positions of `(i, j)` with `i < j` within one set, of `(a[i], b[j])` otherwise.
@@ -117,6 +138,50 @@ impl Narrow for Within3 {
 
     fn pair(hit: &Found) -> (u32, u32) {
         (hit.i, hit.j)
+    }
+
+    /// Segment `p`, its direction and the refinement's room for rounding, splat, when its
+    /// squared length is a normal number above [`REFINE_TINY`].
+    #[inline(always)]
+    fn probe(&self, p: usize) -> Option<Probe> {
+        let cols = self.sorted.columns();
+        let p0: [f32; 3] = core::array::from_fn(|k| cols[k][p]);
+        let p1: [f32; 3] = core::array::from_fn(|k| cols[k + 3][p]);
+        let d: [f32; 3] = core::array::from_fn(|k| p1[k] - p0[k]);
+        let dd = d[0].mul_add(d[0], d[1].mul_add(d[1], d[2] * d[2]));
+        if !(REFINE_TINY..=f32::MAX).contains(&dd) {
+            return None;
+        }
+        let scale = p0.iter().chain(&p1).fold(0.0f32, |m, x| m.max(x.abs()));
+        Some(Probe {
+            p0: p0.map(f32x8::splat),
+            d: d.map(f32x8::splat),
+            inv_dd: f32x8::splat(1.0 / dd),
+            radius: f32x8::splat(self.radius),
+            room: f32x8::splat(REFINE_ABS * scale),
+        })
+    }
+
+    /// Segment `p` against the spheres `(c, ρ)` of the group: if `p` and a segment inside
+    /// a sphere are within `r`, then `dist(p, c) <= ρ + r`, so a lane whose
+    /// point-to-segment distance exceeds that bound (grown by [`BOUND_REL`] and
+    /// [`REFINE_ABS`] for rounding) cannot be reported. It drops about half of the sphere
+    /// test's candidates on short segments (a sphere around a stick is mostly empty) for
+    /// less than the gathered kernel would spend on them. Lanes where the computation
+    /// overflows (a non-finite `e²`) are kept.
+    #[inline(always)]
+    fn refine(&self, probe: &Probe, j: usize, spheres: &SphereColumns<3>, bits: u32) -> u32 {
+        let (centre, rad) = spheres.group(j);
+        let w: [f32x8; 3] = core::array::from_fn(|k| centre[k] - probe.p0[k]);
+        let d = &probe.d;
+        let wd = w[0].mul_add(d[0], w[1].mul_add(d[1], w[2] * d[2]));
+        let t = (wd * probe.inv_dd).max(f32x8::ZERO).min(f32x8::ONE);
+        let e: [f32x8; 3] = core::array::from_fn(|k| w[k] - t * d[k]);
+        let e2 = e[0].mul_add(e[0], e[1].mul_add(e[1], e[2] * e[2]));
+        let bound = (rad + probe.radius).mul_add(f32x8::splat(BOUND_REL), probe.room);
+        let bound2 = bound * bound;
+        let keep = e2.simd_le(bound2) | !e2.is_finite() | bound2.simd_lt(f32x8::splat(REFINE_TINY));
+        bits & keep.to_bitmask()
     }
 
     fn decide(
@@ -181,6 +246,7 @@ fn pruned(
         sorted,
         split: b.map(|_| na as u32),
         options: *options,
+        radius,
         r2: radius * radius,
         skip_shared,
     };
