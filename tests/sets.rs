@@ -169,7 +169,7 @@ fn pairs_at_the_radius_survive_the_refinement() {
             continue;
         }
         let n = c.map(|x| x / cn);
-        let a0: [f32; 3] = core::array::from_fn(|k| origin + rng.range_f32(-1.0, 1.0) * gap);
+        let a0: [f32; 3] = core::array::from_fn(|_| origin + rng.range_f32(-1.0, 1.0) * gap);
         let a1: [f32; 3] = core::array::from_fn(|k| a0[k] + len_a * da[k]);
         let u = [0.0, 1.0, rng.unit_f32()][case % 3];
         let b0: [f32; 3] = core::array::from_fn(|k| a0[k] + u * len_a * da[k] + gap * n[k]);
