@@ -154,15 +154,21 @@ impl<const D: usize> SphereColumns<D> {
     /// `|m - m_j|² <= ((rad + rad_j + radius)·(1 + 16ε))²`, conservative. NaN compares
     /// false.
     #[inline(always)]
-    pub(crate) fn near_bits(&self, j: usize, (m, rad): &([f32x8; D], f32x8), radius: f32x8) -> u32 {
-        let (centre, rad_j) = self.group(j);
-        let mut dm2 = f32x8::ZERO;
-        for (c, x) in centre.iter().zip(m) {
-            let d = *c - *x;
-            dm2 = d.mul_add(d, dm2);
+    pub(crate) fn near_bits(&self, j: usize, me: &([f32x8; D], f32x8), radius: f32x8) -> u32 {
+        near_lanes(self.group(j), me, radius)
+    }
+
+    /// The groups `g` (group `g` holds positions `8g .. 8g + 8`) as slices of lanes: the
+    /// centres per axis and the radii, all `g.len()` long.
+    #[inline(always)]
+    fn groups(&self, g: Range<usize>) -> ([&[[f32; LANES]]; D], &[[f32; LANES]]) {
+        fn lanes(c: &[f32], g: Range<usize>) -> &[[f32; LANES]] {
+            &c.as_chunks::<LANES>().0[g]
         }
-        let bound = (rad_j + *rad + radius) * f32x8::splat(BOUND_REL);
-        dm2.simd_le(bound * bound).to_bitmask()
+        (
+            core::array::from_fn(|k| lanes(&self.centre[k], g.clone())),
+            lanes(&self.rad, g),
+        )
     }
 
     /// The spheres of the group at `j` (a multiple of [`LANES`]): centres and radii.
@@ -177,6 +183,22 @@ impl<const D: usize> SphereColumns<D> {
             load(&self.rad),
         )
     }
+}
+
+/// The sphere test of [`SphereColumns::near_bits`] on a group already loaded.
+#[inline(always)]
+fn near_lanes<const D: usize>(
+    (centre, rad_j): ([f32x8; D], f32x8),
+    (m, rad): &([f32x8; D], f32x8),
+    radius: f32x8,
+) -> u32 {
+    let mut dm2 = f32x8::ZERO;
+    for (c, x) in centre.iter().zip(m) {
+        let d = *c - *x;
+        dm2 = d.mul_add(d, dm2);
+    }
+    let bound = (rad_j + *rad + radius) * f32x8::splat(BOUND_REL);
+    dm2.simd_le(bound * bound).to_bitmask()
 }
 
 /// The same test for two single spheres.
@@ -531,20 +553,30 @@ impl<const D: usize> Grid<D> {
         radius: f32x8,
         mut emit: impl FnMut(usize, u32),
     ) {
-        let mut j = range.start / LANES * LANES;
+        if range.is_empty() {
+            return;
+        }
+        let (g0, g1) = (range.start / LANES, range.end.div_ceil(LANES));
         // Only the first and the last group of a range can be partial.
-        let whole = (range.start.div_ceil(LANES) * LANES)..(range.end / LANES * LANES);
-        while j < range.end {
-            let valid = if whole.contains(&j) {
-                0xff
+        let first = lane_bits(range.start, range.end, g0 * LANES);
+        let last = lane_bits(range.start, range.end, (g1 - 1) * LANES);
+        let (centre, rad) = self.spheres.groups(g0..g1);
+        for g in 0..g1 - g0 {
+            let valid = if g == 0 {
+                first
+            } else if g == g1 - g0 - 1 {
+                last
             } else {
-                lane_bits(range.start, range.end, j)
+                0xff
             };
-            let bits = valid & self.spheres.near_bits(j, me, radius);
+            let lanes = (
+                core::array::from_fn(|k| f32x8::from(centre[k][g])),
+                f32x8::from(rad[g]),
+            );
+            let bits = valid & near_lanes(lanes, me, radius);
             if bits != 0 {
-                emit(j, bits);
+                emit((g0 + g) * LANES, bits);
             }
-            j += LANES;
         }
     }
 
