@@ -871,11 +871,12 @@ impl<const D: usize> Plan<D> {
 
     /// Every hit, as `T`, sorted by its pair `(i, j)` (`i < n`), appended to `out`.
     ///
-    /// A counting sort on `i` in two passes, so that neither scatters across the whole
-    /// output (a one-pass scatter of millions of hits missed cache on every write): the hits
-    /// go to buckets of [`BUCKET_ROWS`] consecutive `i` in order, then each bucket is
-    /// counted, placed and converted within its own slice of `out` (in parallel when
-    /// `parallel`), and each `i`'s hits sorted by `j`. `O(n + K)`.
+    /// A counting sort on `i` in two steps, so that neither scatters across the whole
+    /// output (a one-pass scatter of millions of hits missed cache on every write), both on
+    /// all cores when `parallel`: each task's block is ordered by bucket ([`BUCKET_ROWS`]
+    /// consecutive `i`) within itself; then each bucket gathers its runs from every block
+    /// and is counted, placed and converted within its own slice of `out`, and each `i`'s
+    /// hits sorted by `j`. `O(n + K)`.
     pub(crate) fn collect<N: Narrow<D>, T: Copy + Default + Send>(
         &self,
         narrow: &N,
@@ -884,58 +885,81 @@ impl<const D: usize> Plan<D> {
         j_of: impl Fn(&T) -> u32 + Sync,
         parallel: bool,
         out: &mut Vec<T>,
-    ) {
+    ) where
+        N::Hit: Copy + Sync,
+    {
+        let buckets = n.div_ceil(BUCKET_ROWS);
+        let bucket = |h: &N::Hit| N::pair(h).0 as usize / BUCKET_ROWS;
         let mut blocks: Vec<Vec<N::Hit>> = Vec::new();
         self.each(narrow, parallel, |block| blocks.push(block));
-        let mut buckets: Vec<Vec<N::Hit>> =
-            (0..n.div_ceil(BUCKET_ROWS)).map(|_| Vec::new()).collect();
-        for f in blocks.into_iter().flatten() {
-            buckets[N::pair(&f).0 as usize / BUCKET_ROWS].push(f);
-        }
+        // A block ordered by bucket, and where each bucket's run starts.
+        let by_bucket = |block: Vec<N::Hit>| -> (Vec<N::Hit>, Vec<u32>) {
+            let mut starts = vec![0u32; buckets + 1];
+            for h in &block {
+                starts[bucket(h) + 1] += 1;
+            }
+            for b in 0..buckets {
+                starts[b + 1] += starts[b];
+            }
+            let mut next = starts.clone();
+            let mut sorted = block.clone();
+            for h in block {
+                let slot = &mut next[bucket(&h)];
+                sorted[*slot as usize] = h;
+                *slot += 1;
+            }
+            (sorted, starts)
+        };
+        let blocks: Vec<(Vec<N::Hit>, Vec<u32>)> = par_map(blocks, parallel, by_bucket);
+        let runs = |b: usize| {
+            blocks
+                .iter()
+                .map(move |(hits, starts)| &hits[starts[b] as usize..starts[b + 1] as usize])
+        };
         let base = out.len();
-        out.resize(
-            base + buckets.iter().map(Vec::len).sum::<usize>(),
-            T::default(),
-        );
-        let mut parts: Vec<&mut [T]> = Vec::with_capacity(buckets.len());
+        let sizes: Vec<usize> = (0..buckets)
+            .map(|b| runs(b).map(<[_]>::len).sum())
+            .collect();
+        out.resize(base + sizes.iter().sum::<usize>(), T::default());
+        let mut parts: Vec<(usize, &mut [T])> = Vec::with_capacity(buckets);
         let mut rest = &mut out[base..];
-        for bucket in &buckets {
-            let (part, tail) = rest.split_at_mut(bucket.len());
-            parts.push(part);
+        for (b, &size) in sizes.iter().enumerate() {
+            let (part, tail) = rest.split_at_mut(size);
+            parts.push((b, part));
             rest = tail;
         }
-        let place = |(b, (bucket, part)): (usize, (Vec<N::Hit>, &mut [T]))| {
+        let place = |(b, part): (usize, &mut [T])| {
             let first = b * BUCKET_ROWS;
             let mut starts = vec![0u32; BUCKET_ROWS + 1];
-            for f in &bucket {
-                starts[N::pair(f).0 as usize - first + 1] += 1;
+            for h in runs(b).flatten() {
+                starts[N::pair(h).0 as usize - first + 1] += 1;
             }
             for r in 0..BUCKET_ROWS {
                 starts[r + 1] += starts[r];
             }
             let mut next = starts.clone();
-            for f in bucket {
-                let slot = &mut next[N::pair(&f).0 as usize - first];
-                part[*slot as usize] = into(f);
+            for &h in runs(b).flatten() {
+                let slot = &mut next[N::pair(&h).0 as usize - first];
+                part[*slot as usize] = into(h);
                 *slot += 1;
             }
             for w in starts.windows(2) {
                 part[w[0] as usize..w[1] as usize].sort_unstable_by_key(&j_of);
             }
         };
-        #[cfg(feature = "rayon")]
-        if parallel {
-            use rayon::prelude::*;
-            buckets
-                .into_par_iter()
-                .zip(parts)
-                .enumerate()
-                .for_each(place);
-            return;
-        }
-        let _ = parallel;
-        buckets.into_iter().zip(parts).enumerate().for_each(place);
+        par_map(parts, parallel, place);
     }
+}
+
+/// `f` over `items`, in order, on all cores when `parallel`.
+fn par_map<I: Send, R: Send>(items: Vec<I>, parallel: bool, f: impl Fn(I) -> R + Sync) -> Vec<R> {
+    #[cfg(feature = "rayon")]
+    if parallel {
+        use rayon::prelude::*;
+        return items.into_par_iter().map(&f).collect();
+    }
+    let _ = parallel;
+    items.into_iter().map(f).collect()
 }
 
 #[cfg(test)]
