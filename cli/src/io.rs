@@ -1025,7 +1025,12 @@ impl Output {
         columns: Columns,
         known_rows: Option<u64>,
     ) -> Result<Output, Error> {
-        let name = show(target);
+        // Named in messages as the input is ("standard input").
+        let name = if is_std_stream(target) {
+            "standard output".to_owned()
+        } else {
+            show(target)
+        };
         let cannot = |why: &dyn std::fmt::Display| {
             Error::Data(format!("{name}: cannot write the output: {why}"))
         };
