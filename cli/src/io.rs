@@ -47,6 +47,16 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// default).
 pub const MAX_NPY_HEADER_BYTES: usize = 64 * 1024;
 
+/// The deepest bracket nesting accepted in a `.npy` header (a float32 array's header nests
+/// 2; a structured dtype 3, so its message names it). The header parser's time grows about 3× per
+/// level (and is bounded below this depth by [`NPY_HEADER_PARSE_CALLS`]).
+pub const MAX_NPY_HEADER_DEPTH: usize = 3;
+
+/// The most rule calls the `.npy` header parser may make (pest's call limit, set for the
+/// process the first time a `.npy` input is opened). A float32 array's header, even padded
+/// to 60 KiB, needs fewer; this many take well under a second (`cli/tests/fuzz_replay.rs`).
+pub const NPY_HEADER_PARSE_CALLS: usize = 200_000;
+
 /// One input pair: `a.p0, a.p1, b.p0, b.p1`.
 pub type Pair = [f32; 12];
 
@@ -674,6 +684,22 @@ pub fn fuzz_readers(data: &[u8]) {
     }
 }
 
+/// The deepest nesting of brackets (`(`, `[`, `{`) in `text`, counted wherever they are.
+fn bracket_depth(text: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for &c in text {
+        match c {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// Reads and checks a `.npy` header: `<f4`, C order, shape `(N, 12)` or `(N, 4, 3)`, and
 /// (for a regular file of `size` bytes) a data size matching the shape.
 fn open_npy(
@@ -734,8 +760,31 @@ fn open_npy(
             prefix_len + header_len
         )));
     }
-    let header = npyz::NpyHeader::from_reader(io::Cursor::new(&header_bytes))
-        .map_err(|e| invalid(&excerpt(e.to_string().as_bytes())))?;
+    // npyz parses the header text with a backtracking grammar (py_literal, on pest) that
+    // re-parses a nested list or dict two or three times per level: 40 levels take hours.
+    // A float32 array's header nests 2 deep (the dict, the shape); brackets are counted
+    // wherever they are (in strings too), a bound on what the grammar can nest. Below that
+    // depth, pest's call budget bounds the time of any header (a limit per parse).
+    static BUDGET: std::sync::Once = std::sync::Once::new();
+    BUDGET.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(NPY_HEADER_PARSE_CALLS)));
+    let depth = bracket_depth(&header_bytes[prefix_len..]);
+    if depth > MAX_NPY_HEADER_DEPTH {
+        return Err(invalid(&format!(
+            "its header nests brackets {depth} deep (at most {MAX_NPY_HEADER_DEPTH} accepted; \
+             a float32 array's header nests 2)"
+        )));
+    }
+    let header = npyz::NpyHeader::from_reader(io::Cursor::new(&header_bytes)).map_err(|e| {
+        let text = e.to_string();
+        if text.contains("call limit reached") {
+            invalid(&format!(
+                "its header is too complex to parse (over {NPY_HEADER_PARSE_CALLS} parser \
+                     steps; a float32 array's header takes far fewer)"
+            ))
+        } else {
+            invalid(&excerpt(text.as_bytes()))
+        }
+    })?;
     let header_bytes = header_bytes.len() as u64;
     let convert = "convert with arr.astype('<f4')";
     match header.dtype() {
@@ -976,7 +1025,12 @@ impl Output {
         columns: Columns,
         known_rows: Option<u64>,
     ) -> Result<Output, Error> {
-        let name = show(target);
+        // Named in messages as the input is ("standard input").
+        let name = if is_std_stream(target) {
+            "standard output".to_owned()
+        } else {
+            show(target)
+        };
         let cannot = |why: &dyn std::fmt::Display| {
             Error::Data(format!("{name}: cannot write the output: {why}"))
         };

@@ -1,6 +1,10 @@
 //! Replays the saved inputs of the readers' fuzz target (`fuzz/regressions/readers/`) as an
 //! ordinary test: the check is the target's own (`segbatch_cli::io::fuzz_readers`).
 
+use std::time::{Duration, Instant};
+
+use segbatch_cli::io::{Error, Format, MAX_NPY_HEADER_DEPTH, read_all};
+
 #[test]
 fn readers_regressions() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/readers");
@@ -13,4 +17,80 @@ fn readers_regressions() {
         count += 1;
     }
     assert!(count > 0, "no saved inputs in {}", dir.display());
+}
+
+/// Runs `f` on a thread and fails when it takes longer than `limit` (instead of hanging the
+/// test run).
+fn within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("{what}: took over {} s", limit.as_secs()))
+}
+
+/// A version 2 `.npy` file whose header dict's descr is `descr`, with one pair of data.
+fn npy(descr: &str) -> Vec<u8> {
+    let mut header =
+        format!("{{'descr': {descr}, 'fortran_order': False, 'shape': (1, 12), }}\n").into_bytes();
+    let mut data = b"\x93NUMPY\x02\x00".to_vec();
+    data.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    data.append(&mut header);
+    data.extend_from_slice(&[0u8; 48]);
+    data
+}
+
+fn read_npy(data: Vec<u8>, what: &str) -> Result<u64, Error> {
+    within(Duration::from_secs(10), what, move || {
+        read_all(&data, Format::Npy, true, 1)
+    })
+}
+
+/// The readers' hang found by the fuzz target (`fuzz/regressions/readers/npy-nested-header`):
+/// the header parser re-parses a nested list or dict at every level (2 or 3 times), so 40
+/// levels ran for hours. Nesting is now refused past `MAX_NPY_HEADER_DEPTH`, and the worst
+/// header still accepted (64 KiB at that depth) parses fast.
+#[test]
+fn nested_npy_headers_fail_fast() {
+    for (open, close) in [("[", "]"), ("{", "}"), ("(", ")"), ("[{(", ")}]")] {
+        let depth = 40 / open.len();
+        let descr = format!("{}0{}", open.repeat(depth), close.repeat(depth));
+        let err = read_npy(npy(&descr), open).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(
+            err.message().starts_with(&format!(
+                "input: not a valid .npy file: its header nests brackets {} deep",
+                1 + depth * open.len()
+            )),
+            "{err:?}"
+        );
+    }
+    // At the limit: dicts (the slowest, 3 parses per level) around 60 KiB of numbers.
+    let levels = MAX_NPY_HEADER_DEPTH - 1;
+    let body = "1:2,".repeat(15_000);
+    let descr = format!("{}{body}{}", "{".repeat(levels), "}".repeat(levels));
+    let start = Instant::now();
+    let err = read_npy(npy(&descr), "deepest accepted").unwrap_err();
+    assert_eq!(
+        err,
+        Error::Data(
+            "input: not a valid .npy file: its header is too complex to parse (over 200000 \
+             parser steps; a float32 array's header takes far fewer)"
+                .into()
+        )
+    );
+    eprintln!(
+        "a 60 KiB header nesting {} deep: {:?}",
+        levels + 1,
+        start.elapsed()
+    );
+    // A real header still reads, with 60 KiB of padding too.
+    assert_eq!(read_npy(npy("'<f4'"), "plain"), Ok(1));
+    let padded = format!("'<f4'{}", " ".repeat(60_000));
+    assert_eq!(read_npy(npy(&padded), "padded"), Ok(1));
 }

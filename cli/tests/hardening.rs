@@ -970,3 +970,174 @@ fn an_input_that_shrinks_mid_run_is_status_1() {
     assert!(!out.exists());
     assert_eq!(temps_in(d), Vec::<PathBuf>::new());
 }
+
+/// The size unit of `ulimit -f` in `sh` (512 bytes in POSIX shells, 1024 in some): a
+/// file written under `ulimit -f 1` stops at one unit.
+fn ulimit_unit(dir: &Path) -> u64 {
+    let probe = dir.join("unit-probe");
+    let run = shell(&format!(
+        "ulimit -f 1 && head -c 4096 /dev/zero > '{}'; true",
+        s(&probe)
+    ));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let unit = std::fs::metadata(&probe).unwrap().len();
+    std::fs::remove_file(&probe).unwrap();
+    assert!(unit == 512 || unit == 1024, "ulimit -f unit {unit}");
+    unit
+}
+
+#[test]
+fn a_full_disk_while_the_npy_header_is_put_first_is_status_1_with_nothing_left() {
+    // A .npy output with --radius is written as records, then copied behind its header
+    // into a second temporary file: a limit the records just fit fails in that copy.
+    let dir = temp_dir();
+    let d = dir.path();
+    let input = d.join("in.f32");
+    std::fs::write(&input, raw_bytes(&pairs(4096))).unwrap();
+    let out = d.join("out.npy");
+    // Unlimited first: the whole output, and the records' size (4096 records of 45 bytes:
+    // a multiple of 1024).
+    let run = segbatch(&["run", s(&input), "-o", s(&out), "--radius", "1e30"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let records = 4096 * 45;
+    let full = std::fs::metadata(&out).unwrap().len();
+    assert!(full > records && full < records + 512, "{full}");
+    std::fs::remove_file(&out).unwrap();
+    let unit = ulimit_unit(d);
+    let run = shell(&format!(
+        "ulimit -f {} && exec \"$SEGBATCH\" run '{}' -o '{}' --radius 1e30",
+        records / unit,
+        s(&input),
+        s(&out)
+    ));
+    expect_error(
+        &run,
+        1,
+        &["out.npy", "writing the output failed", "too large"],
+    );
+    assert!(!out.exists(), "a partial output");
+    assert_eq!(temps_in(d), Vec::<PathBuf>::new(), "debris");
+}
+
+#[test]
+fn a_full_disk_on_standard_output_is_status_1() {
+    // Written through to a stream, the output cannot be withdrawn: the status and the
+    // message say it is incomplete.
+    let dir = temp_dir();
+    let d = dir.path();
+    let input = d.join("in.f32");
+    std::fs::write(&input, raw_bytes(&pairs(50_000))).unwrap();
+    let out = d.join("redirected.csv");
+    let run = shell(&format!(
+        "ulimit -f 200 && exec \"$SEGBATCH\" run '{}' -o - > '{}'",
+        s(&input),
+        s(&out)
+    ));
+    expect_error(
+        &run,
+        1,
+        &["standard output", "writing the output failed", "too large"],
+    );
+    assert_eq!(temps_in(d), Vec::<PathBuf>::new(), "debris");
+}
+
+/// Runs `segbatch run` with `-o target` on a FIFO input, calls `meddle` once its temporary
+/// file is beside `target`, then lets the run finish.
+fn run_and_meddle(d: &Path, target: &Path, meddle: impl FnOnce()) -> Run {
+    let fifo = d.join("in-fifo.csv");
+    if !fifo.exists() {
+        mkfifo(&fifo);
+    }
+    let mut child = Command::new(BIN)
+        .args(["run", s(&fifo), "-o", s(target)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    writer.write_all(csv_text(&pairs(50)).as_bytes()).unwrap();
+    let start = Instant::now();
+    while temps_in(target.parent().unwrap()).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no temporary file"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    meddle();
+    drop(writer);
+    wait_at_most(&mut child, Duration::from_secs(20), "run");
+    finish(child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_target_that_vanishes_or_becomes_a_directory_mid_run() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let out = d.join("out.csv");
+    // Removed during the run: the output is put in place all the same, complete.
+    std::fs::write(&out, "old\n").unwrap();
+    let run = run_and_meddle(d, &out, || std::fs::remove_file(&out).unwrap());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 51);
+    // Replaced by a directory: status 1, one line, the directory untouched, no debris.
+    let run = run_and_meddle(d, &out, || {
+        std::fs::remove_file(&out).unwrap();
+        std::fs::create_dir(&out).unwrap();
+    });
+    expect_error(&run, 1, &["out.csv", "cannot put the output in place"]);
+    assert!(out.is_dir());
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+    assert_eq!(temps_in(d), Vec::<PathBuf>::new(), "debris");
+}
+
+#[test]
+fn an_unwritable_output_directory_is_refused_up_front() {
+    // Root ignores permission bits: as root the run is made as nobody (setpriv), in a
+    // directory nobody can enter but not write.
+    let dir = temp_dir();
+    let d = dir.path();
+    let root = is_root();
+    if root && Command::new("setpriv").arg("--help").output().is_err() {
+        eprintln!("notice: running as root without setpriv: unwritable directory not tested");
+        return;
+    }
+    std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = d.join("segbatch");
+    std::fs::copy(BIN, &bin).unwrap();
+    let input = d.join("in.csv");
+    std::fs::write(&input, GOOD).unwrap();
+    let locked = d.join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    let existing = locked.join("existing.csv");
+    std::fs::write(&existing, "old\n").unwrap();
+    std::fs::set_permissions(&existing, std::fs::Permissions::from_mode(0o666)).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    for target in [locked.join("new.csv"), existing.clone()] {
+        let mut cmd = if root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(&bin);
+            c
+        } else {
+            Command::new(&bin)
+        };
+        let out = cmd
+            .args(["run", s(&input), "-o", s(&target)])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let run = finish(out);
+        let name = target.file_name().unwrap().to_str().unwrap();
+        expect_error(
+            &run,
+            2,
+            &[name, "cannot write the output", "ermission denied"],
+        );
+    }
+    assert!(!locked.join("new.csv").exists());
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "old\n");
+    assert_eq!(temps_in(&locked), Vec::<PathBuf>::new(), "debris");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

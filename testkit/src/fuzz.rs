@@ -1,16 +1,20 @@
 //! The checks behind the fuzz targets in `fuzz/` (cargo fuzz), kept here so the targets
 //! stay one line each and their saved inputs replay as ordinary tests (`tests/fuzz_replay.rs`).
 //!
-//! Both checks decode the fuzzer's bytes the same way: byte 0 chooses the extents (A and
+//! The set queries' check ([`sets`]) decodes its own way ([`decode_set`]). The two kernel
+//! checks decode the fuzzer's bytes the same way: byte 0 chooses the extents (A and
 //! B: segment, ray, line), bytes 1..13 the tolerance, then every 48 bytes one pair (12
 //! little-endian `f32`: a.p0, a.p1, b.p0, b.p1), at most [`MAX_PAIRS`] pairs (so groups of
 //! 8 lanes and every tail length occur).
 
 use segbatch::{
-    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
-    closest_points_into, reference,
+    Closest, ClosestBatch, CrossHit, Crossing, Extent, FirstHit, Flags, Hit, Options, Outputs,
+    PairHit, Segment, Segment2, SegmentIndex, Segments, Segments2, SharedEndpoints, Tolerance,
+    closest_points_into, crossing_pairs, for_each_crossing_pair, for_each_pair_within,
+    for_each_self_pair_within, pairs_within, reference, self_pairs_within,
 };
 
+use crate::brute;
 use crate::oracle::{exact, exact_short_unbounded_as_point};
 
 /// The most pairs one input decodes to.
@@ -243,6 +247,290 @@ pub fn kernel_vs_oracle(data: &[u8]) -> Result<(), String> {
         if e > DISTANCE_BOUND {
             return fail(format!("distance error {e:.2} ε·S > {DISTANCE_BOUND}"));
         }
+    }
+    Ok(())
+}
+
+/// The most segments one input of [`sets`] decodes to.
+pub const MAX_SET: usize = 60;
+
+/// Bytes per segment in [`sets`]'s input: a control byte and six `u32`.
+const SET_RECORD: usize = 25;
+
+/// Bytes before the first segment in [`sets`]'s input.
+const SET_HEAD: usize = 9;
+
+/// What [`sets`] decodes its bytes to: a set, a radius and the parameters of the queries.
+#[derive(Clone, Debug)]
+pub struct SetCase {
+    /// The set (also split into A and B, walls and rays).
+    pub set: Vec<Segment>,
+    /// The query radius, finite and at least 0.
+    pub radius: f32,
+    /// Shared end points skipped by the self query.
+    pub skip_shared: bool,
+    /// `set[..split]` is A (the queries of the index), `set[split..]` is B (its members).
+    pub split: usize,
+    /// The range of the thick rays of [`SegmentIndex::first_hits`].
+    pub range: f32,
+}
+
+/// Decodes [`sets`]'s input. Byte 0: bit 0 skip shared end points, bits 1-2 an offset of
+/// the whole set (0, 1e2, 3e4, 3e6: rounding far from the origin), bits 3-5 the side of the
+/// set (2^-3 to 2^4). Bytes 1-4: the radius (below, a fraction of the side). Byte 5: how
+/// the radius is chosen (a fraction of the side, 0, or exactly a distance that occurs, or
+/// one ulp above or below it: the threshold cases); bytes 6-7 the pair whose distance it is.
+/// Byte 8: where A ends and B starts, and the rays' range. Then every 25 bytes one segment:
+/// a control byte, then six `u32` folded into the set's cube; the control byte makes it
+/// fresh, snapped to a grid of side/8 (exact junctions), an exact copy of an earlier one
+/// (also reversed), a piece of the axis-parallel line through an earlier one's first point
+/// (exactly collinear), one sharing an end point with an earlier one, a point, or one
+/// with a non-finite coordinate.
+#[must_use]
+pub fn decode_set(data: &[u8]) -> SetCase {
+    let byte = |i: usize| data.get(i).copied().unwrap_or(0);
+    let head = byte(0);
+    let origin = [0.0f32, 1e2, 3e4, 3e6][usize::from(head >> 1 & 3)];
+    let side = 2f32.powi(i32::from(head >> 3 & 7) - 3);
+    let word = |i: usize| u32::from_le_bytes([byte(i), byte(i + 1), byte(i + 2), byte(i + 3)]);
+    // A value in [origin, origin + side) from 32 bits (24 of them, exactly representable).
+    let fold = |w: u32| origin + side * ((w >> 8) as f32 / 16_777_216.0);
+    let snap = |w: u32| origin + side * (w % 9) as f32 / 8.0;
+    let mut set: Vec<Segment> = Vec::new();
+    for rec in data
+        .get(SET_HEAD..)
+        .unwrap_or(&[])
+        .chunks_exact(SET_RECORD)
+        .take(MAX_SET)
+    {
+        let c = rec[0];
+        let w: [u32; 6] = core::array::from_fn(|k| {
+            u32::from_le_bytes([
+                rec[1 + 4 * k],
+                rec[2 + 4 * k],
+                rec[3 + 4 * k],
+                rec[4 + 4 * k],
+            ])
+        });
+        let fresh = |f: &dyn Fn(u32) -> f32| {
+            Segment::new([f(w[0]), f(w[1]), f(w[2])], [f(w[3]), f(w[4]), f(w[5])])
+        };
+        let earlier = (!set.is_empty()).then(|| set[usize::from(c >> 4) * 7 % set.len()]);
+        let seg = match (c & 15, earlier) {
+            (0..=4, _) | (_, None) => fresh(&fold),
+            (5 | 6, _) => fresh(&snap),
+            (7, Some(e)) => e,
+            (8, Some(e)) => Segment::new(e.p1, e.p0),
+            (9 | 10, Some(e)) => {
+                let axis = (w[0] % 3) as usize;
+                let (mut p0, mut p1) = (e.p0, e.p0);
+                p0[axis] = fold(w[1]);
+                p1[axis] = if c & 1 == 0 { snap(w[2]) } else { fold(w[2]) };
+                Segment::new(p0, p1)
+            }
+            (11 | 12, Some(e)) => {
+                let end = if w[0] & 1 == 0 { e.p0 } else { e.p1 };
+                Segment::new(end, [fold(w[3]), fold(w[4]), fold(w[5])])
+            }
+            (13 | 14, _) => {
+                let p = [fold(w[0]), fold(w[1]), fold(w[2])];
+                Segment::new(p, p)
+            }
+            (_, _) => {
+                let mut s = fresh(&fold);
+                let bad = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][(w[0] % 3) as usize];
+                s.p1[(w[1] % 3) as usize] = bad;
+                s
+            }
+        };
+        set.push(seg);
+    }
+    let n = set.len();
+    let fraction = (word(1) >> 8) as f32 / 16_777_216.0;
+    let mut radius = side * fraction;
+    let mode = byte(5) % 5;
+    if mode == 1 {
+        radius = 0.0;
+    } else if mode >= 2 && n > 0 {
+        let (i, j) = (usize::from(byte(6)) % n, usize::from(byte(7)) % n);
+        let d2 = reference::closest_points(&set[i], &set[j]).dist2;
+        if d2.is_finite() {
+            let r = d2.sqrt();
+            radius = match mode {
+                2 => r,
+                3 => f32::from_bits(r.to_bits() + 1),
+                _ => f32::from_bits(r.to_bits().max(1) - 1),
+            };
+        }
+    }
+    SetCase {
+        set,
+        radius,
+        skip_shared: head & 1 != 0,
+        split: if n == 0 {
+            0
+        } else {
+            usize::from(byte(8)) % (n + 1)
+        },
+        range: f32::from(byte(8) >> 4) * 0.25,
+    }
+}
+
+/// `got` and `want` as the same `(i, j, dist2, s, t)` bits, in the same order.
+fn same_hits(got: &[Hit], want: &[Hit], what: &str) -> Result<(), String> {
+    let key = |h: &Hit| (h.i, h.j, h.dist2.to_bits(), h.s.to_bits(), h.t.to_bits());
+    let (g, w): (Vec<_>, Vec<_>) = (
+        got.iter().map(key).collect(),
+        want.iter().map(key).collect(),
+    );
+    if g == w {
+        Ok(())
+    } else {
+        let first = g
+            .iter()
+            .zip(&w)
+            .position(|(x, y)| x != y)
+            .unwrap_or(g.len().min(w.len()));
+        Err(format!(
+            "{what}: {} hits, brute force {}; first difference at {first}: {:?} vs {:?}",
+            g.len(),
+            w.len(),
+            got.get(first),
+            want.get(first)
+        ))
+    }
+}
+
+/// Streamed hits, sorted, as the same `(i, j, dist2)` bits as `want`.
+fn same_streamed(mut got: Vec<PairHit>, want: &[Hit], what: &str) -> Result<(), String> {
+    got.sort_by_key(|h| (h.i, h.j));
+    let g: Vec<_> = got
+        .iter()
+        .map(|h| (h.i as usize, h.j as usize, h.dist2.to_bits()))
+        .collect();
+    let w: Vec<_> = want.iter().map(|h| (h.i, h.j, h.dist2.to_bits())).collect();
+    if g == w {
+        Ok(())
+    } else {
+        Err(format!("{what} (streamed): {g:?}\n brute force {w:?}"))
+    }
+}
+
+/// Fuzz target (d): the set queries against brute force over the scalar reference, on
+/// small arbitrary sets ([`decode_set`]): [`self_pairs_within`] (with shared end points kept
+/// or skipped), [`pairs_within`] of A and B, their streaming forms, [`crossing_pairs`] and
+/// [`for_each_crossing_pair`] of the set's (x, y) projection, and a [`SegmentIndex`] over B:
+/// its [`SegmentIndex::pairs_within`] for A and its [`SegmentIndex::first_hits`] for the
+/// set's rays. Every hit the same, in the same order, bit for bit (the sequential forms;
+/// `tests/sets.rs` checks the parallel ones against them).
+///
+/// # Errors
+/// A description of the first query that differs, with the case.
+pub fn sets(data: &[u8]) -> Result<(), String> {
+    let case = decode_set(data);
+    check_sets(&case).map_err(|e| format!("{e}\n case {case:?}"))
+}
+
+fn check_sets(case: &SetCase) -> Result<(), String> {
+    let SetCase { set, radius: r, .. } = case;
+    let r = *r;
+    let o = Options::SEGMENTS;
+    let all = Segments::from(&set[..]);
+    let (a, b) = set.split_at(case.split);
+    let (sa, sb) = (Segments::from(a), Segments::from(b));
+    let err = |e: segbatch::Error| e.to_string();
+    // The self query.
+    let shared = if case.skip_shared {
+        SharedEndpoints::Skip
+    } else {
+        SharedEndpoints::Keep
+    };
+    let want: Vec<Hit> = brute::within(set, set, r, &o, true)
+        .into_iter()
+        .filter(|h| !case.skip_shared || !brute::shares_endpoint(&set[h.i], &set[h.j]))
+        .collect();
+    same_hits(
+        &self_pairs_within(&all, r, shared),
+        &want,
+        "self_pairs_within",
+    )?;
+    let mut streamed = Vec::new();
+    for_each_self_pair_within(&all, r, shared, &o, |x| streamed.extend_from_slice(x))
+        .map_err(err)?;
+    same_streamed(streamed, &want, "for_each_self_pair_within")?;
+    // A against B, and the index over B.
+    let want = brute::within(a, b, r, &o, false);
+    same_hits(&pairs_within(&sa, &sb, r), &want, "pairs_within")?;
+    let mut streamed = Vec::new();
+    for_each_pair_within(&sa, &sb, r, &o, |x| streamed.extend_from_slice(x)).map_err(err)?;
+    same_streamed(streamed, &want, "for_each_pair_within")?;
+    let index = SegmentIndex::new(&sb).map_err(err)?;
+    same_hits(
+        &index.pairs_within(&sa, r).map_err(err)?,
+        &want,
+        "SegmentIndex::pairs_within",
+    )?;
+    // First hits of the whole set as thick rays on B.
+    let want: Vec<Option<FirstHit>> = set
+        .iter()
+        .map(|ray| {
+            let mut best: Option<FirstHit> = None;
+            for (j, w) in b.iter().enumerate() {
+                if let Some(mut h) = reference::first_hit(ray, r, case.range, w) {
+                    h.index = j as u32;
+                    if best.is_none_or(|x| (h.u, h.index) < (x.u, x.index)) {
+                        best = Some(h);
+                    }
+                }
+            }
+            best
+        })
+        .collect();
+    let got = index.first_hits(&all, r, case.range).map_err(err)?;
+    let bits =
+        |h: &Option<FirstHit>| h.map(|h| (h.index, h.u.to_bits(), h.point.map(f32::to_bits)));
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        if bits(g) != bits(w) {
+            return Err(format!(
+                "SegmentIndex::first_hits (range {}): ray {k}: {g:?}, brute force {w:?}",
+                case.range
+            ));
+        }
+    }
+    if got.len() != want.len() {
+        return Err(format!(
+            "first_hits: {} results for {} rays",
+            got.len(),
+            want.len()
+        ));
+    }
+    // The 2D crossing set of the (x, y) projection.
+    let flat: Vec<Segment2> = set
+        .iter()
+        .map(|s| Segment2::new([s.p0[0], s.p0[1]], [s.p1[0], s.p1[1]]))
+        .collect();
+    let mut want = Vec::new();
+    for i in 0..flat.len() {
+        for j in i + 1..flat.len() {
+            let x = reference::intersect2(&flat[i], &flat[j]);
+            if x.kind != Crossing::Disjoint {
+                want.push((i as u32, j as u32, x.s.to_bits(), x.kind));
+            }
+        }
+    }
+    let key = |h: &CrossHit| (h.i, h.j, h.s.to_bits(), h.kind);
+    let flat = Segments2::from(&flat[..]);
+    let got: Vec<_> = crossing_pairs(&flat).iter().map(key).collect();
+    if got != want {
+        return Err(format!("crossing_pairs: {got:?}\n brute force {want:?}"));
+    }
+    let mut streamed = Vec::new();
+    for_each_crossing_pair(&flat, |x| streamed.extend(x.iter().map(key))).map_err(err)?;
+    streamed.sort_by_key(|h| (h.0, h.1));
+    if streamed != want {
+        return Err(format!(
+            "for_each_crossing_pair: {streamed:?}\n brute force {want:?}"
+        ));
     }
     Ok(())
 }

@@ -1,0 +1,10 @@
+//! (d) The set queries (self pairs, A against B, the index's pairs and first hits, 2D
+//! crossings; collected and streamed) against brute force over the scalar reference, on
+//! small arbitrary sets with duplicates, collinear pieces and shared end points. The check
+//! is `segbatch_testkit::fuzz::sets`.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    if let Err(e) = segbatch_testkit::fuzz::sets(data) {
+        panic!("{e}");
+    }
+});
