@@ -29,8 +29,9 @@ import segbatch
 from segbatch import _segbatch as native
 
 
-def best(times):
-    return min(times) * 1e3
+def med(times):
+    """Median in ms."""
+    return float(np.median(times)) * 1e3
 
 
 def timed(f):
@@ -45,7 +46,9 @@ def closest(n, rounds):
     b = rng.uniform(-10, 10, (n, 6)).astype(np.float32)
     af, bf = np.asfortranarray(a), np.asfortranarray(b)
     print(f"\n3D closest points, {n} pairs, float32, segment/segment "
-          f"(SIMD {segbatch.SIMD_LEVEL}, {os.cpu_count()} cores; best of {rounds} rounds, ms)")
+          f"(SIMD {segbatch.SIMD_LEVEL}, {os.cpu_count()} cores; median of {rounds} interleaved rounds, ms)")
+    print("  rust rows = closest_points_rows_into on the (N, 6) rows; rust batches = closest_points_into "
+          "on Segments built beforehand; py = segbatch.closest_points(out=)")
     sets = {"all": ["dist2", "s", "t", "point_a", "point_b", "flags"], "params": ["dist2", "s", "t", "flags"],
             "distance": ["dist2"]}
     rows = []
@@ -53,24 +56,24 @@ def closest(n, rounds):
         o = segbatch.closest_points(a, b, outputs=outs)
         for threads in (1, None):
             r = {}
+            rust = native.rust_closest_points_seconds
             for _ in range(rounds):
-                r.setdefault("rust", []).append(native.rust_closest_points_seconds(a, b, 3, threads, False, label))
-                r.setdefault("py cols out=", []).append(timed(lambda: segbatch.closest_points(af, bf, threads=threads, out=o)))
-                r.setdefault("py rows out=", []).append(timed(lambda: segbatch.closest_points(a, b, threads=threads, out=o)))
-                r.setdefault("rust from rows", []).append(native.rust_closest_points_seconds(a, b, 3, threads, False, label, True))
+                r.setdefault("rust rows", []).append(rust(a, b, 1, threads, False, label, "rows"))
+                r.setdefault("py rows", []).append(timed(lambda: segbatch.closest_points(a, b, threads=threads, out=o)))
+                r.setdefault("rust batches", []).append(rust(a, b, 1, threads, False, label, "batches"))
+                r.setdefault("py cols", []).append(timed(lambda: segbatch.closest_points(af, bf, threads=threads, out=o)))
                 if label == "all":
-                    r.setdefault("rust alloc", []).append(native.rust_closest_points_seconds(a, b, 1, threads, True, label))
-                    r.setdefault("py rows alloc", []).append(timed(lambda: segbatch.closest_points(a, b, threads=threads, outputs=outs)))
-            rust = best(r["rust"])
+                    r.setdefault("rust rows alloc", []).append(rust(a, b, 1, threads, True, label, "rows"))
+                    r.setdefault("py rows alloc", []).append(
+                        timed(lambda: segbatch.closest_points(a, b, threads=threads, outputs=outs)))
+            rr, pr, rb, pc = (med(r[k]) for k in ("rust rows", "py rows", "rust batches", "py cols"))
             th = "1" if threads == 1 else "all"
-            line = f"  outputs {label:8s} threads {th:3s}  rust {rust:6.2f}"
-            line += f" | py cols out= {best(r['py cols out=']):6.2f} ({best(r['py cols out=']) / rust:.2f}x)"
-            rr, pr = best(r["rust from rows"]), best(r["py rows out="])
-            line += f" | py rows out= {pr:6.2f} ({pr / rust:.2f}x; rust from rows {rr:6.2f}: {pr / rr:.2f}x)"
+            line = (f"  outputs {label:8s} threads {th:3s} | rust rows {rr:6.2f}  py rows {pr:6.2f} ({pr / rr:.2f}x)"
+                    f" | rust batches {rb:6.2f}  py cols {pc:6.2f} ({pc / rb:.2f}x)")
             if label == "all":
-                ra = best(r["rust alloc"])
-                line += f" | rust alloc {ra:6.2f}, py rows alloc {best(r['py rows alloc']):6.2f} ({best(r['py rows alloc']) / ra:.2f}x)"
-            print(line)
+                ra, pa = med(r["rust rows alloc"]), med(r["py rows alloc"])
+                line += f" | new outputs: rust rows {ra:6.2f}  py rows {pa:6.2f} ({pa / ra:.2f}x)"
+            print(line, flush=True)
             rows.append(line)
     return rows
 
@@ -96,12 +99,12 @@ def shapely_2d(n, rounds):
         r.setdefault("every all", []).append(timed(lambda: segbatch.intersect2(a, b)))
         if len(r.get("shapely", [])) < 3:
             r.setdefault("shapely", []).append(timed(lambda: (shapely.intersects(la, lb), shapely.distance(la, lb))))
-    sh = best(r["shapely"])
+    sh = med(r["shapely"])
     print(f"\n2D intersection, {n} pairs, float32 (N, 4) arrays; shapely {shapely.__version__} "
           f"intersects + distance: {sh:.1f} ms (+{make * 1e3:.0f} ms to make the LineStrings, not counted)")
     for k, label in (("same", "kind + distance"), ("every", "every column")):
         for th in ("1", "all"):
-            t = best(r[f"{k} {th}"])
+            t = med(r[f"{k} {th}"])
             print(f"  segbatch.intersect2 {label:16s} threads {th:3s} {t:7.2f} ms  {sh / t:6.0f}x shapely")
 
 
