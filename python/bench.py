@@ -4,11 +4,11 @@
 
 1. 3D closest points of N pairs (float32, segment against segment), from Python, against
    the library's own call on the same data in the same process
-   (``segbatch._segbatch.rust_closest_points_seconds``: ``closest_points_into`` /
-   ``par_closest_points_into`` on batches built beforehand, output reused). Python is timed
-   for row input (the NumPy ``(N, 6)`` layout, transposed chunk by chunk inside) and for
-   column input (``np.asfortranarray`` or Arrow columns: the kernel reads them directly),
-   with outputs reused (``out=``) and allocated. Rounds are interleaved; best of each.
+   (``segbatch._segbatch.rust_closest_points_seconds``, output reused): Python on the NumPy
+   ``(N, 6)`` rows against ``closest_points_rows_into`` on the same rows (the bar's
+   comparison), and Python on columns (six separate arrays, as from Arrow) against ``closest_points_into``
+   on ``Segments`` built beforehand; outputs reused (``out=``) and new. Rounds are
+   interleaved; medians.
 2. 2D intersection of N pairs: ``segbatch.intersect2`` against shapely 2.x vectorized
    ``intersects`` + ``distance`` on the same arrays (shapely needs geometry objects; their
    creation is timed separately and not counted against shapely).
@@ -44,7 +44,11 @@ def closest(n, rounds):
     rng = np.random.default_rng(1)
     a = rng.uniform(-10, 10, (n, 6)).astype(np.float32)
     b = rng.uniform(-10, 10, (n, 6)).astype(np.float32)
-    af, bf = np.asfortranarray(a), np.asfortranarray(b)
+    # Columns as Arrow gives them: six separate buffers. (A Fortran-ordered (N, 6) array
+    # with N a large power of two puts its columns N*4 bytes apart, so all twelve input
+    # streams map to the same cache sets: about 2x slower, in Python and Rust alike.)
+    af = segbatch.SegmentColumns([np.ascontiguousarray(a[:, k]) for k in range(6)])
+    bf = segbatch.SegmentColumns([np.ascontiguousarray(b[:, k]) for k in range(6)])
     print(f"\n3D closest points, {n} pairs, float32, segment/segment "
           f"(SIMD {segbatch.SIMD_LEVEL}, {os.cpu_count()} cores; median of {rounds} interleaved rounds, ms)")
     print("  rust rows = closest_points_rows_into on the (N, 6) rows; rust batches = closest_points_into "
