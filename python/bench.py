@@ -4,11 +4,11 @@
 
 1. 3D closest points of N pairs (float32, segment against segment), from Python, against
    the library's own call on the same data in the same process
-   (``segbatch._segbatch.rust_closest_points_seconds``: ``closest_points_into`` /
-   ``par_closest_points_into`` on batches built beforehand, output reused). Python is timed
-   for row input (the NumPy ``(N, 6)`` layout, transposed chunk by chunk inside) and for
-   column input (``np.asfortranarray`` or Arrow columns: the kernel reads them directly),
-   with outputs reused (``out=``) and allocated. Rounds are interleaved; best of each.
+   (``segbatch._segbatch.rust_closest_points_seconds``, output reused): Python on the NumPy
+   ``(N, 6)`` rows against ``closest_points_rows_into`` on the same rows (the bar's
+   comparison), and Python on columns (six separate arrays, as from Arrow) against ``closest_points_into``
+   on ``Segments`` built beforehand; outputs reused (``out=``) and new. Rounds are
+   interleaved; medians.
 2. 2D intersection of N pairs: ``segbatch.intersect2`` against shapely 2.x vectorized
    ``intersects`` + ``distance`` on the same arrays (shapely needs geometry objects; their
    creation is timed separately and not counted against shapely).
@@ -29,8 +29,9 @@ import segbatch
 from segbatch import _segbatch as native
 
 
-def best(times):
-    return min(times) * 1e3
+def med(times):
+    """Median in ms."""
+    return float(np.median(times)) * 1e3
 
 
 def timed(f):
@@ -43,9 +44,15 @@ def closest(n, rounds):
     rng = np.random.default_rng(1)
     a = rng.uniform(-10, 10, (n, 6)).astype(np.float32)
     b = rng.uniform(-10, 10, (n, 6)).astype(np.float32)
-    af, bf = np.asfortranarray(a), np.asfortranarray(b)
+    # Columns as Arrow gives them: six separate buffers. (A Fortran-ordered (N, 6) array
+    # with N a large power of two puts its columns N*4 bytes apart, so all twelve input
+    # streams map to the same cache sets: about 2x slower, in Python and Rust alike.)
+    af = segbatch.SegmentColumns([np.ascontiguousarray(a[:, k]) for k in range(6)])
+    bf = segbatch.SegmentColumns([np.ascontiguousarray(b[:, k]) for k in range(6)])
     print(f"\n3D closest points, {n} pairs, float32, segment/segment "
-          f"(SIMD {segbatch.SIMD_LEVEL}, {os.cpu_count()} cores; best of {rounds} rounds, ms)")
+          f"(SIMD {segbatch.SIMD_LEVEL}, {os.cpu_count()} cores; median of {rounds} interleaved rounds, ms)")
+    print("  rust rows = closest_points_rows_into on the (N, 6) rows; rust batches = closest_points_into "
+          "on Segments built beforehand; py = segbatch.closest_points(out=)")
     sets = {"all": ["dist2", "s", "t", "point_a", "point_b", "flags"], "params": ["dist2", "s", "t", "flags"],
             "distance": ["dist2"]}
     rows = []
@@ -53,24 +60,24 @@ def closest(n, rounds):
         o = segbatch.closest_points(a, b, outputs=outs)
         for threads in (1, None):
             r = {}
+            rust = native.rust_closest_points_seconds
             for _ in range(rounds):
-                r.setdefault("rust", []).append(native.rust_closest_points_seconds(a, b, 3, threads, False, label))
-                r.setdefault("py cols out=", []).append(timed(lambda: segbatch.closest_points(af, bf, threads=threads, out=o)))
-                r.setdefault("py rows out=", []).append(timed(lambda: segbatch.closest_points(a, b, threads=threads, out=o)))
-                r.setdefault("rust from rows", []).append(native.rust_closest_points_seconds(a, b, 3, threads, False, label, True))
+                r.setdefault("rust rows", []).append(rust(a, b, 1, threads, False, label, "rows"))
+                r.setdefault("py rows", []).append(timed(lambda: segbatch.closest_points(a, b, threads=threads, out=o)))
+                r.setdefault("rust batches", []).append(rust(a, b, 1, threads, False, label, "batches"))
+                r.setdefault("py cols", []).append(timed(lambda: segbatch.closest_points(af, bf, threads=threads, out=o)))
                 if label == "all":
-                    r.setdefault("rust alloc", []).append(native.rust_closest_points_seconds(a, b, 1, threads, True, label))
-                    r.setdefault("py rows alloc", []).append(timed(lambda: segbatch.closest_points(a, b, threads=threads, outputs=outs)))
-            rust = best(r["rust"])
+                    r.setdefault("rust rows alloc", []).append(rust(a, b, 1, threads, True, label, "rows"))
+                    r.setdefault("py rows alloc", []).append(
+                        timed(lambda: segbatch.closest_points(a, b, threads=threads, outputs=outs)))
+            rr, pr, rb, pc = (med(r[k]) for k in ("rust rows", "py rows", "rust batches", "py cols"))
             th = "1" if threads == 1 else "all"
-            line = f"  outputs {label:8s} threads {th:3s}  rust {rust:6.2f}"
-            line += f" | py cols out= {best(r['py cols out=']):6.2f} ({best(r['py cols out=']) / rust:.2f}x)"
-            rr, pr = best(r["rust from rows"]), best(r["py rows out="])
-            line += f" | py rows out= {pr:6.2f} ({pr / rust:.2f}x; rust from rows {rr:6.2f}: {pr / rr:.2f}x)"
+            line = (f"  outputs {label:8s} threads {th:3s} | rust rows {rr:6.2f}  py rows {pr:6.2f} ({pr / rr:.2f}x)"
+                    f" | rust batches {rb:6.2f}  py cols {pc:6.2f} ({pc / rb:.2f}x)")
             if label == "all":
-                ra = best(r["rust alloc"])
-                line += f" | rust alloc {ra:6.2f}, py rows alloc {best(r['py rows alloc']):6.2f} ({best(r['py rows alloc']) / ra:.2f}x)"
-            print(line)
+                ra, pa = med(r["rust rows alloc"]), med(r["py rows alloc"])
+                line += f" | new outputs: rust rows {ra:6.2f}  py rows {pa:6.2f} ({pa / ra:.2f}x)"
+            print(line, flush=True)
             rows.append(line)
     return rows
 
@@ -96,12 +103,12 @@ def shapely_2d(n, rounds):
         r.setdefault("every all", []).append(timed(lambda: segbatch.intersect2(a, b)))
         if len(r.get("shapely", [])) < 3:
             r.setdefault("shapely", []).append(timed(lambda: (shapely.intersects(la, lb), shapely.distance(la, lb))))
-    sh = best(r["shapely"])
+    sh = med(r["shapely"])
     print(f"\n2D intersection, {n} pairs, float32 (N, 4) arrays; shapely {shapely.__version__} "
           f"intersects + distance: {sh:.1f} ms (+{make * 1e3:.0f} ms to make the LineStrings, not counted)")
     for k, label in (("same", "kind + distance"), ("every", "every column")):
         for th in ("1", "all"):
-            t = best(r[f"{k} {th}"])
+            t = med(r[f"{k} {th}"])
             print(f"  segbatch.intersect2 {label:16s} threads {th:3s} {t:7.2f} ms  {sh / t:6.0f}x shapely")
 
 

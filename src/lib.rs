@@ -319,6 +319,10 @@ pub use query::{
     closest_points_one_to_many_into, dist2_matrix, dist2_matrix_into, pairs_within,
     pairs_within_into, self_pairs_within, self_pairs_within_into,
 };
+pub use query::{
+    ClosestSlices, closest_points_rows, closest_points_rows_into, closest_points_rows_to_slices,
+    closest_points_to_slices,
+};
 pub use query::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
 pub use query::{FirstHit, SegmentIndex};
 pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
@@ -333,6 +337,11 @@ pub use query::{
     par_closest_points_one_to_many, par_closest_points_one_to_many_into, par_dist2_matrix,
     par_dist2_matrix_into, par_pairs_within, par_pairs_within_into, par_self_pairs_within,
     par_self_pairs_within_into,
+};
+#[cfg(feature = "rayon")]
+pub use query::{
+    par_closest_points_rows, par_closest_points_rows_into, par_closest_points_rows_to_slices,
+    par_closest_points_to_slices,
 };
 #[cfg(feature = "rayon")]
 pub use query::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};

@@ -10,8 +10,10 @@ A batch of 3D segments (or tracks) is an array of shape ``(N, 2, 3)`` (two point
 or ``(N, 6)`` (``x0, y0, z0, x1, y1, z1``); 2D segments are ``(N, 2, 2)`` or ``(N, 4)``.
 
 - ``float32``, C-contiguous (NumPy's default layout): used in place, never copied. The
-  native code reads it chunk by chunk (4096 pairs) into a small per-thread buffer that
-  stays in cache, so it is read from memory exactly once.
+  native code reads it in small chunks (256 pairs in :func:`closest_points`, 4096 in the
+  other pairwise queries) into a buffer that stays in cache, so it is read from memory
+  exactly once. The set queries (:func:`pairs_within`, :func:`crossing_pairs`,
+  :class:`SegmentIndex`, the ``*_indexed`` functions) convert row input to columns once.
 - ``float32``, Fortran-ordered ``(N, 6)`` (column-major, what
   ``np.asfortranarray`` or a table of six columns gives), or a :class:`SegmentColumns` (six
   columns, for example from Arrow): the columns are handed to the kernel as they are.
@@ -67,6 +69,11 @@ __all__ = [
     "cpa_segments",
     "first_contact",
     "first_contact_segments",
+    "closest_points_indexed",
+    "capsules_touch_indexed",
+    "capsule_contacts",
+    "crossing_pairs",
+    "SegmentIndex",
     "as_segments",
     "FLAGS",
     "MOTION_FLAGS",
@@ -633,3 +640,200 @@ def first_contact_segments(
     result = _outputs(outputs, out, _len(a), _CONTACT_OUTPUTS)
     _native.first_contact(a, b, ra, rb, 1.0, True, result, _threads(threads))
     return result
+
+
+# ---------------------------------------------------------------------------------------
+# Set queries over index pairs, 2D crossing sets and a reusable index.
+
+
+def _pairs(pairs, na: int, nb: int) -> np.ndarray:
+    """Index pairs as a C-contiguous ``(K, 2)`` uint32 array, checked against both sets."""
+    arr = np.asarray(pairs)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"pairs: expected an integer array of shape (K, 2), got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"pairs: expected shape (K, 2), got {arr.shape}")
+    if arr.size:
+        for col, n, side in ((0, na, "a"), (1, nb, "b")):
+            lo, hi = int(arr[:, col].min()), int(arr[:, col].max())
+            if lo < 0 or hi >= n:
+                bad = int(np.flatnonzero((arr[:, col] < 0) | (arr[:, col] >= n))[0])
+                raise ValueError(
+                    f"pairs: row {bad} names {side}[{int(arr[bad, col])}], but {side} has {n} segments"
+                )
+    return np.ascontiguousarray(arr, dtype=np.uint32)
+
+
+def _object_radii(radius_a, radius_b, na: int, nb: int):
+    """Both radii as numbers, or as float32 arrays of one radius per object of each set."""
+    if np.ndim(radius_a) == 0 and np.ndim(radius_b) == 0:
+        return _radius(radius_a, "radius_a"), _radius(radius_b, "radius_b")
+    out = []
+    for r, name, n in ((radius_a, "radius_a", na), (radius_b, "radius_b", nb)):
+        arr = np.asarray(r)
+        _check_dtype(arr, name)
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
+            raise ValueError(f"{name}: expected a number or {n} radii (one per segment), got shape {arr.shape}")
+        out.append(np.ascontiguousarray(np.broadcast_to(arr, (n,)), dtype=np.float32))
+    return out[0], out[1]
+
+
+def _tolerance(tolerance):
+    return None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False)
+
+
+def closest_points_indexed(
+    a,
+    b,
+    pairs,
+    *,
+    extent_a: str = "segment",
+    extent_b: str = "segment",
+    tolerance: Optional[float] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
+    """Closest points of ``a[i]`` and ``b[j]`` for every row ``(i, j)`` of ``pairs`` (an
+    integer array of shape ``(K, 2)``, e.g. a broad phase's candidates): the columns of
+    :func:`closest_points` (``dist2``, ``distance``, ``s``, ``t``, ``point_a``,
+    ``point_b``, ``flags``), row ``k`` bit for bit what :func:`closest_points` gives for
+    ``(a[i], b[j])``. ``a`` and ``b`` may be the same set. The lanes are gathered from the
+    sets directly (the pairs are converted to uint32 once); an index out of range raises
+    ``ValueError``.
+
+    >>> import numpy as np, segbatch
+    >>> s = np.array([[0, 0, 0, 2, 0, 0], [1, 1, 0, 1, 3, 0], [0, 0, 5, 2, 0, 5]], dtype=np.float32)
+    >>> r = segbatch.closest_points_indexed(s, s, [[0, 1], [0, 2]])
+    >>> r["dist2"], r["s"]
+    (array([ 1., 25.], dtype=float32), array([0.5, 0.5], dtype=float32))
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    p = _pairs(pairs, _len(a), _len(b))
+    return _native.closest_points_indexed(
+        a, b, p, _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b"), _tolerance(tolerance),
+        _threads(threads),
+    )
+
+
+def capsules_touch_indexed(
+    a,
+    b,
+    pairs,
+    radius_a,
+    radius_b,
+    *,
+    extent_a: str = "segment",
+    extent_b: str = "segment",
+    tolerance: Optional[float] = None,
+    threads: Optional[int] = None,
+) -> np.ndarray:
+    """Does capsule ``(a[i], radius_a)`` touch ``(b[j], radius_b)``, for every row
+    ``(i, j)`` of ``pairs``? A bool array of ``K``. Radii are numbers or arrays of one
+    radius per segment of their set (``len(a)``, ``len(b)``).
+
+    >>> import numpy as np, segbatch
+    >>> s = np.array([[0, k, 0, 2, k, 0] for k in range(4)], dtype=np.float32)
+    >>> segbatch.capsules_touch_indexed(s, s, [[0, 1], [0, 2], [2, 3]], 0.5, 0.5)
+    array([ True, False,  True])
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    p = _pairs(pairs, _len(a), _len(b))
+    ra, rb = _object_radii(radius_a, radius_b, _len(a), _len(b))
+    return _native.capsules_touch_indexed(
+        a, b, p, ra, rb, _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b"),
+        _tolerance(tolerance), _threads(threads),
+    )
+
+
+def capsule_contacts(
+    a,
+    b,
+    pairs,
+    radius_a,
+    radius_b,
+    *,
+    extent_a: str = "segment",
+    extent_b: str = "segment",
+    tolerance: Optional[float] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
+    """The contacts of the touching capsules among the rows ``(i, j)`` of ``pairs``, in
+    their order: ``pair`` (int64, the row of ``pairs``), ``normal`` (``(K, 3)``, unit, from
+    B towards A), ``depth`` (``rA + rB - distance``), ``point_a``, ``point_b`` (the deepest
+    points of each capsule towards the other). A row is reported exactly when
+    :func:`capsules_touch_indexed` is true for it. When the core segments meet, the normal
+    falls back to the cross product of their directions (see the Rust
+    ``CapsuleContact``).
+
+    >>> import numpy as np, segbatch
+    >>> s = np.array([[0, 0, 0, 2, 0, 0], [1, 0.75, -1, 1, 0.75, 1], [0, 9, 0, 2, 9, 0]], dtype=np.float32)
+    >>> c = segbatch.capsule_contacts(s, s, [[1, 0], [0, 2]], 0.5, 0.5)
+    >>> c["pair"], c["normal"], c["depth"]
+    (array([0]), array([[0., 1., 0.]], dtype=float32), array([0.25], dtype=float32))
+    """
+    a, b = as_segments(a, "a"), as_segments(b, "b")
+    p = _pairs(pairs, _len(a), _len(b))
+    ra, rb = _object_radii(radius_a, radius_b, _len(a), _len(b))
+    return _native.capsule_contacts(
+        a, b, p, ra, rb, _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b"),
+        _tolerance(tolerance), _threads(threads),
+    )
+
+
+def crossing_pairs(segments, *, threads: Optional[int] = None) -> Dict[str, np.ndarray]:
+    """Every pair ``i < j`` of one set of 2D segments (``(N, 2, 2)`` or ``(N, 4)``) that
+    meets, as :func:`intersect2` decides (a crossing or touching point, or a collinear
+    overlap), sorted by ``(i, j)``, found by a grid in ``O(N log N + K)``: ``i``, ``j``
+    (int64), ``s`` (float32, parameter on ``segments[i]`` of the point or of the overlap's
+    start), ``kind`` (uint8, 1 point, 2 overlap; :data:`CROSSING`).
+
+    >>> import numpy as np, segbatch
+    >>> path = np.array([[0, 0, 4, 0], [4, 0, 2, 2], [2, 2, 2, -1], [1, 0, 3, 0]], dtype=np.float32)
+    >>> h = segbatch.crossing_pairs(path)
+    >>> list(zip(h["i"].tolist(), h["j"].tolist()))
+    [(0, 1), (0, 2), (0, 3), (1, 2), (2, 3)]
+    >>> h["kind"]
+    array([1, 1, 2, 1, 1], dtype=uint8)
+    """
+    s = as_segments(segments, "segments", dim=2)
+    return _native.crossing_pairs(s, _threads(threads))
+
+
+class SegmentIndex:
+    """A reusable index over a static set of 3D segments (walls, level geometry): built once
+    (a grid over the segments, O(N log N)), queried many times. Results name members by
+    their row in ``segments``; values are bit for bit the Rust crate's.
+
+    >>> import numpy as np, segbatch
+    >>> walls = np.array([[5, -1, 0, 5, 1, 0], [9, -1, 0, 9, 1, 0]], dtype=np.float32)
+    >>> index = segbatch.SegmentIndex(walls)
+    >>> rays = np.array([[0, 0, 0, 1, 0, 0], [0, 0, 0, -1, 0, 0]], dtype=np.float32)
+    >>> h = index.first_hits(rays, radius=0.5, range=10.0)
+    >>> h["hit"], h["index"], h["u"]
+    (array([ True, False]), array([ 0, -1]), array([4.5, nan], dtype=float32))
+    >>> len(index), index.pairs_within(rays, 4.5)["i"]  # query segments, not rays
+    (2, array([0]))
+    """
+
+    def __init__(self, segments, *, threads: Optional[int] = None):
+        self._native = _native.SegmentIndex(as_segments(segments, "segments"), _threads(threads))
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def first_hits(self, rays, radius: float, range: float, *, threads: Optional[int] = None) -> Dict[str, np.ndarray]:
+        """For each ray (``P0`` its origin, ``P1 - P0`` its direction), the first member that
+        a sphere of ``radius`` moving along it from ``u = 0`` to ``u = range`` touches:
+        ``hit`` (bool), ``index`` (int64, ``-1`` without a hit), ``u`` (float32, the
+        sphere's centre is ``P0 + u·(P1 - P0)``; NaN without a hit), ``point`` (``(N, 3)``,
+        the contact point on the member; NaN without a hit). ``radius = 0`` gives the first
+        crossing. A negative, NaN or infinite ``radius`` or ``range`` raises ``ValueError``.
+        """
+        r = _number(radius, "radius", allow_inf=False)
+        g = _number(range, "range", allow_inf=False)
+        return self._native.first_hits(as_segments(rays, "rays"), r, g, _threads(threads))
+
+    def pairs_within(self, segments, radius: float, *, threads: Optional[int] = None) -> Dict[str, np.ndarray]:
+        """Every pair of a query ``segments[i]`` and a member ``j`` within ``radius``, sorted
+        by ``(i, j)``: exactly :func:`pairs_within` ``(segments, members, radius)`` (same
+        columns), without rebuilding the index."""
+        return self._native.pairs_within(as_segments(segments, "segments"), _number(radius, "radius"), _threads(threads))

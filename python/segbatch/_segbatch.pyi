@@ -75,6 +75,51 @@ def dist2_matrix(
     tolerance: Optional[float],
     threads: Optional[int],
 ) -> npt.NDArray[np.float32]: ...
+_Pairs = npt.NDArray[np.uint32]
+
+def closest_points_indexed(
+    a: _Side,
+    b: _Side,
+    pairs: _Pairs,
+    extent_a: str,
+    extent_b: str,
+    tolerance: Optional[float],
+    threads: Optional[int],
+) -> Dict[str, np.ndarray]: ...
+def capsules_touch_indexed(
+    a: _Side,
+    b: _Side,
+    pairs: _Pairs,
+    radius_a: _Radius,
+    radius_b: _Radius,
+    extent_a: str,
+    extent_b: str,
+    tolerance: Optional[float],
+    threads: Optional[int],
+) -> npt.NDArray[np.bool_]: ...
+def capsule_contacts(
+    a: _Side,
+    b: _Side,
+    pairs: _Pairs,
+    radius_a: _Radius,
+    radius_b: _Radius,
+    extent_a: str,
+    extent_b: str,
+    tolerance: Optional[float],
+    threads: Optional[int],
+) -> Dict[str, np.ndarray]: ...
+def crossing_pairs(set: _Side, threads: Optional[int]) -> Dict[str, np.ndarray]: ...
+
+class SegmentIndex:
+    def __init__(self, set: _Side, threads: Optional[int]) -> None: ...
+    def __len__(self) -> int: ...
+    def first_hits(
+        self, rays: _Side, radius: float, range: float, threads: Optional[int]
+    ) -> Dict[str, np.ndarray]: ...
+    def pairs_within(
+        self, segments: _Side, radius: float, threads: Optional[int]
+    ) -> Dict[str, np.ndarray]: ...
+
 def simd_level() -> str: ...
 def rust_closest_points_seconds(
     a: npt.NDArray[np.float32],
@@ -83,4 +128,5 @@ def rust_closest_points_seconds(
     threads: Optional[int],
     allocate: bool = False,
     outputs: str = "all",
+    input: str = "batches",
 ) -> float: ...

@@ -10,7 +10,12 @@
 //!   into a per-thread scratch batch that stays in cache, so memory traffic is the same as
 //!   the Rust call on a prepared batch: the input is read once and every output written once.
 //!
-//! Pairwise queries run the library's sequential `_into` form per chunk, the chunks on a
+//! `closest_points` hands either form to the library's `closest_points_rows_to_slices` /
+//! `closest_points_to_slices` (or their parallel forms), which stage rows into lanes 256
+//! pairs at a time inside the kernel loop and store every group straight into the NumPy
+//! output arrays: no transposition pass, no result batch, no copy out.
+//!
+//! The other pairwise queries run the library's sequential `_into` form per chunk, the chunks on a
 //! rayon pool (all cores by default, `threads=` to limit), with the GIL released. Results
 //! are bit for bit those of the library: each pair's result does not depend on how a batch
 //! is cut. Set queries (`pairs_within`, `self_pairs_within`) call the library's sequential or
@@ -26,8 +31,8 @@ use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use segbatch::motion::{ContactBatch, CpaBatch, Track, Window};
 use segbatch::{
-    ClosestBatch, Extent, Hit, Intersections2, Options, Outputs, PairMask, Radii, Record, Segment,
-    Segment2, SharedEndpoints, Soa, SoaView, Tolerance,
+    ClosestBatch, ClosestSlices, Extent, Hit, Intersections2, Options, Outputs, PairMask, Radii,
+    Record, Segment, Segment2, SharedEndpoints, Soa, SoaView, Tolerance,
 };
 use std::collections::HashMap;
 use std::ops::Range;
@@ -597,6 +602,32 @@ where
     result.map_err(|e| e.to_string())
 }
 
+/// The arrays of `out` (a dict of output name to a NumPy array of `n` rows, each name one
+/// of `known`), borrowed for writing, with their names.
+fn out_arrays<'py>(
+    out: &Bound<'py, PyDict>,
+    known: &[(&'static str, Kind)],
+    n: usize,
+) -> PyResult<(Vec<&'static str>, Vec<OutArray<'py>>)> {
+    let mut names = Vec::new();
+    let mut arrays = Vec::new();
+    for (key, value) in out.iter() {
+        let key: String = key
+            .extract()
+            .map_err(|_| PyTypeError::new_err("out: keys must be output names (str)"))?;
+        let Some(&(name, kind)) = known.iter().find(|(k, _)| *k == key) else {
+            let all: Vec<_> = known.iter().map(|(k, _)| *k).collect();
+            return Err(PyValueError::new_err(format!(
+                "unknown output {key:?}; expected some of {}",
+                all.join(", ")
+            )));
+        };
+        names.push(name);
+        arrays.push(OutArray::new(&value, name, kind, n)?);
+    }
+    Ok((names, arrays))
+}
+
 /// Runs a pairwise query with the GIL released, writing the columns of `out` (a dict of
 /// output name to a NumPy array of `n` rows, each name one of `known`).
 fn pairwise<S, I, F>(
@@ -615,22 +646,7 @@ where
         + Sync
         + Send,
 {
-    let mut names = Vec::new();
-    let mut arrays = Vec::new();
-    for (key, value) in out.iter() {
-        let key: String = key
-            .extract()
-            .map_err(|_| PyTypeError::new_err("out: keys must be output names (str)"))?;
-        let Some(&(name, kind)) = known.iter().find(|(k, _)| *k == key) else {
-            let all: Vec<_> = known.iter().map(|(k, _)| *k).collect();
-            return Err(PyValueError::new_err(format!(
-                "unknown output {key:?}; expected some of {}",
-                all.join(", ")
-            )));
-        };
-        names.push(name);
-        arrays.push(OutArray::new(&value, name, kind, n)?);
-    }
+    let (names, mut arrays) = out_arrays(out, known, n)?;
     let mut cols = arrays
         .iter_mut()
         .zip(&names)
@@ -704,7 +720,9 @@ impl<T: Record<C>, const C: usize, O: Default> Scratch<T, C, O> {
     }
 }
 
-/// Closest points of `a[i]` and `b[i]`.
+/// Closest points of `a[i]` and `b[i]`: the library's `closest_points_rows_to_slices`
+/// (rows) or `closest_points_to_slices` (columns), sequential or parallel, writing straight
+/// into the NumPy output arrays with the GIL released.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, extent_a, extent_b, tolerance, out, threads))]
@@ -720,41 +738,49 @@ fn closest_points<'py>(
 ) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let names: Vec<String> = out.keys().iter().map(|k| k.to_string()).collect();
-    let has = |k: &str| names.iter().any(|x| x == k);
-    let want = Outputs {
-        params: has("s") || has("t"),
-        points: has("point_a") || has("point_b"),
-        flags: has("flags"),
-    };
     let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
-    pairwise(
-        py,
-        n,
-        threads,
-        out,
-        &CLOSEST_COLS,
-        Scratch::<Segment, 6, ClosestBatch>::new,
-        |s, r, names, cols| {
-            let (va, vb, out) = s.views(&sa, &sb, r);
-            segbatch::closest_points_into(va, vb, &opts, want, out)?;
-            let o = &*out;
-            for (name, c) in names.iter().zip(cols) {
-                match *name {
-                    "dist2" => c.f32().copy_from_slice(o.dist2()),
-                    "distance" => c.sqrt_of(o.dist2()),
-                    "s" => c.f32().copy_from_slice(o.s()),
-                    "t" => c.f32().copy_from_slice(o.t()),
-                    "point_a" => c.points(o.point_a()),
-                    "point_b" => c.points(o.point_b()),
-                    _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
+    let (names, mut arrays) = out_arrays(out, &CLOSEST_COLS, n)?;
+    let mut slices = ClosestSlices::default();
+    for (name, array) in names.iter().zip(arrays.iter_mut()) {
+        match (*name, array.col(name)?) {
+            ("dist2", Col::F32(c, _)) => slices.dist2 = Some(c),
+            ("distance", Col::F32(c, _)) => slices.distance = Some(c),
+            ("s", Col::F32(c, _)) => slices.s = Some(c),
+            ("t", Col::F32(c, _)) => slices.t = Some(c),
+            ("point_a", Col::F32(c, _)) => slices.point_a = Some(bytemuck::cast_slice_mut(c)),
+            ("point_b", Col::F32(c, _)) => slices.point_b = Some(bytemuck::cast_slice_mut(c)),
+            (_, Col::U8(c)) => slices.flags = Some(bytemuck::cast_slice_mut(c)),
+            _ => unreachable!("column kinds are fixed by CLOSEST_COLS"),
+        }
+    }
+    let parallel = threads.parallel();
+    py.detach(|| {
+        threads
+            .install(|| match (sa, sb) {
+                (Src::Rows(ra), Src::Rows(rb)) => {
+                    let (ra, rb): (&[Segment], &[Segment]) =
+                        (bytemuck::cast_slice(ra), bytemuck::cast_slice(rb));
+                    if parallel {
+                        segbatch::par_closest_points_rows_to_slices(ra, rb, &opts, slices)
+                    } else {
+                        segbatch::closest_points_rows_to_slices(ra, rb, &opts, slices)
+                    }
                 }
-            }
-            Ok(())
-        },
-    )
+                _ => {
+                    let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+                    let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+                    if parallel {
+                        segbatch::par_closest_points_to_slices(va, vb, &opts, slices)
+                    } else {
+                        segbatch::closest_points_to_slices(va, vb, &opts, slices)
+                    }
+                }
+            })?
+            .map_err(|e| e.to_string())
+    })
+    .map_err(PyValueError::new_err)
 }
 
 /// Do capsules `(a[i], radius_a)` and `(b[i], radius_b)` touch?
@@ -1097,6 +1123,370 @@ fn self_pairs_within<'py>(
     hits_dict(py, &hits)
 }
 
+/// Runs `f(parallel)` on `threads` with the GIL released: the library's sequential form
+/// for one thread, its parallel form otherwise; a library error becomes a `ValueError`.
+fn call<R: Send>(
+    py: Python<'_>,
+    threads: Threads,
+    f: impl FnOnce(bool) -> Result<R, segbatch::Error> + Send,
+) -> PyResult<R> {
+    let parallel = threads.parallel();
+    py.detach(|| {
+        threads
+            .install(|| f(parallel).map_err(|e| e.to_string()))
+            .and_then(|r| r)
+    })
+    .map_err(PyValueError::new_err)
+}
+
+/// Index pairs from an `(K, 2)` C-contiguous uint32 array (the Python layer checks the
+/// values and converts), as the library takes them.
+fn index_pairs(pairs: &PyReadonlyArray2<'_, u32>) -> PyResult<Vec<(u32, u32)>> {
+    let flat = pairs
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("pairs: the array must be C-contiguous"))?;
+    if pairs.shape()[1] != 2 {
+        return Err(PyValueError::new_err(format!(
+            "pairs: expected shape (K, 2), got {:?}",
+            pairs.shape()
+        )));
+    }
+    Ok(flat
+        .as_chunks::<2>()
+        .0
+        .iter()
+        .map(|&[i, j]| (i, j))
+        .collect())
+}
+
+/// Radii of an indexed query: two numbers, or one radius per object of each set.
+fn object_radii<'a>(ra: &'a RadiusArg<'_>, rb: &'a RadiusArg<'_>) -> PyResult<segbatch::Radii<'a>> {
+    let slice = |r: &'a PyReadonlyArray1<'_, f32>, name: &str| {
+        r.as_slice()
+            .map_err(|_| PyValueError::new_err(format!("{name}: the array must be contiguous")))
+    };
+    match (ra, rb) {
+        (RadiusArg::Uniform(a), RadiusArg::Uniform(b)) => Radii::uniform(*a, *b),
+        (RadiusArg::PerPair(a), RadiusArg::PerPair(b)) => {
+            Radii::per_object(slice(a, "radius_a")?, slice(b, "radius_b")?)
+        }
+        _ => {
+            return Err(PyTypeError::new_err(
+                "radius_a and radius_b must both be numbers or both be arrays",
+            ));
+        }
+    }
+    .map_err(value_error)
+}
+
+/// Points as an `(K, 3)` array.
+fn points3<'py>(py: Python<'py>, p: Vec<[f32; 3]>) -> PyResult<Bound<'py, PyAny>> {
+    let n = p.len();
+    let flat: Vec<f32> = bytemuck::cast_slice(&p).to_vec();
+    Ok(flat.into_pyarray(py).reshape([n, 3])?.into_any())
+}
+
+/// A dict of named columns.
+fn dict<'py>(
+    py: Python<'py>,
+    items: Vec<(&str, Bound<'py, PyAny>)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in items {
+        d.set_item(k, v)?;
+    }
+    Ok(d)
+}
+
+/// Closest points of `a[i]` and `b[j]` for every index pair: every column, as a dict.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (a, b, pairs, extent_a, extent_b, tolerance, threads))]
+fn closest_points_indexed<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    pairs: PyReadonlyArray2<'py, u32>,
+    extent_a: &str,
+    extent_b: &str,
+    tolerance: Option<f32>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let threads = Threads::new(threads)?;
+    let opts = options(extent_a, extent_b, tolerance)?;
+    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let pairs = index_pairs(&pairs)?;
+    let o = call(py, threads, |parallel| {
+        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+        let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+        let mut out = ClosestBatch::new();
+        if parallel {
+            segbatch::par_closest_points_indexed_into(va, vb, &pairs, &opts, Outputs::ALL, &mut out)
+        } else {
+            segbatch::closest_points_indexed_into(va, vb, &pairs, &opts, Outputs::ALL, &mut out)
+        }
+        .map(|()| out)
+    })?;
+    let rows = |c: [&[f32]; 3]| (0..o.len()).map(|k| [c[0][k], c[1][k], c[2][k]]).collect();
+    let flags: Vec<u8> = bytemuck::cast_slice(o.flags()).to_vec();
+    dict(
+        py,
+        vec![
+            ("dist2", o.dist2().to_vec().into_pyarray(py).into_any()),
+            (
+                "distance",
+                o.distances()
+                    .collect::<Vec<_>>()
+                    .into_pyarray(py)
+                    .into_any(),
+            ),
+            ("s", o.s().to_vec().into_pyarray(py).into_any()),
+            ("t", o.t().to_vec().into_pyarray(py).into_any()),
+            ("point_a", points3(py, rows(o.point_a()))?),
+            ("point_b", points3(py, rows(o.point_b()))?),
+            ("flags", flags.into_pyarray(py).into_any()),
+        ],
+    )
+}
+
+/// Do capsules `(a[i], rA)` and `(b[j], rB)` touch, for every index pair? A bool array.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (a, b, pairs, radius_a, radius_b, extent_a, extent_b, tolerance, threads))]
+fn capsules_touch_indexed<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    pairs: PyReadonlyArray2<'py, u32>,
+    radius_a: &Bound<'py, PyAny>,
+    radius_b: &Bound<'py, PyAny>,
+    extent_a: &str,
+    extent_b: &str,
+    tolerance: Option<f32>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let threads = Threads::new(threads)?;
+    let opts = options(extent_a, extent_b, tolerance)?;
+    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let pairs = index_pairs(&pairs)?;
+    let (ra, rb) = (
+        RadiusArg::new(radius_a, "radius_a")?,
+        RadiusArg::new(radius_b, "radius_b")?,
+    );
+    let radii = object_radii(&ra, &rb)?;
+    let mask = call(py, threads, |parallel| {
+        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+        let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+        let mut out = PairMask::new();
+        if parallel {
+            segbatch::par_capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
+        } else {
+            segbatch::capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
+        }
+        .map(|()| out)
+    })?;
+    let touch: Vec<bool> = (0..pairs.len())
+        .map(|k| mask.get(k) == Some(true))
+        .collect();
+    Ok(touch.into_pyarray(py).into_any())
+}
+
+/// The contacts of the touching capsules among the index pairs.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (a, b, pairs, radius_a, radius_b, extent_a, extent_b, tolerance, threads))]
+fn capsule_contacts<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    pairs: PyReadonlyArray2<'py, u32>,
+    radius_a: &Bound<'py, PyAny>,
+    radius_b: &Bound<'py, PyAny>,
+    extent_a: &str,
+    extent_b: &str,
+    tolerance: Option<f32>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let threads = Threads::new(threads)?;
+    let opts = options(extent_a, extent_b, tolerance)?;
+    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let pairs = index_pairs(&pairs)?;
+    let (ra, rb) = (
+        RadiusArg::new(radius_a, "radius_a")?,
+        RadiusArg::new(radius_b, "radius_b")?,
+    );
+    let radii = object_radii(&ra, &rb)?;
+    let c = call(py, threads, |parallel| {
+        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+        let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+        let mut out = Vec::new();
+        if parallel {
+            segbatch::par_capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
+        } else {
+            segbatch::capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
+        }
+        .map(|()| out)
+    })?;
+    let pair: Vec<i64> = c.iter().map(|x| i64::from(x.pair)).collect();
+    let depth: Vec<f32> = c.iter().map(|x| x.depth).collect();
+    dict(
+        py,
+        vec![
+            ("pair", pair.into_pyarray(py).into_any()),
+            ("normal", points3(py, c.iter().map(|x| x.normal).collect())?),
+            ("depth", depth.into_pyarray(py).into_any()),
+            (
+                "point_a",
+                points3(py, c.iter().map(|x| x.point_a).collect())?,
+            ),
+            (
+                "point_b",
+                points3(py, c.iter().map(|x| x.point_b).collect())?,
+            ),
+        ],
+    )
+}
+
+/// Every pair `i < j` of a 2D set that meets.
+#[pyfunction]
+#[pyo3(signature = (set, threads))]
+fn crossing_pairs<'py>(
+    py: Python<'py>,
+    set: &Bound<'py, PyAny>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let threads = Threads::new(threads)?;
+    let hs = Held::new(set, "set", 4)?;
+    let ss = hs.src::<4>("set")?;
+    let hits = call(py, threads, |parallel| {
+        let mut buf = Soa::<Segment2, 4>::new();
+        let v = ss.whole(&mut buf);
+        let mut out = Vec::new();
+        if parallel {
+            segbatch::par_crossing_pairs_into(v, &mut out)
+        } else {
+            segbatch::crossing_pairs_into(v, &mut out)
+        }
+        .map(|()| out)
+    })?;
+    let i: Vec<i64> = hits.iter().map(|h| i64::from(h.i)).collect();
+    let j: Vec<i64> = hits.iter().map(|h| i64::from(h.j)).collect();
+    let s: Vec<f32> = hits.iter().map(|h| h.s).collect();
+    let kind: Vec<u8> = hits.iter().map(|h| h.kind as u8).collect();
+    dict(
+        py,
+        vec![
+            ("i", i.into_pyarray(py).into_any()),
+            ("j", j.into_pyarray(py).into_any()),
+            ("s", s.into_pyarray(py).into_any()),
+            ("kind", kind.into_pyarray(py).into_any()),
+        ],
+    )
+}
+
+/// A reusable index over a static set of 3D segments (the library's `SegmentIndex`).
+#[pyclass(name = "SegmentIndex", module = "segbatch._segbatch", frozen)]
+struct PySegmentIndex(segbatch::SegmentIndex);
+
+#[pymethods]
+impl PySegmentIndex {
+    /// Builds the index over `set` (`(N, 6)` rows or six columns), on `threads`.
+    #[new]
+    #[pyo3(signature = (set, threads))]
+    fn new(py: Python<'_>, set: &Bound<'_, PyAny>, threads: Option<usize>) -> PyResult<Self> {
+        let threads = Threads::new(threads)?;
+        let hs = Held::new(set, "set", 6)?;
+        let ss = hs.src::<6>("set")?;
+        call(py, threads, |parallel| {
+            let mut buf = Soa::<Segment, 6>::new();
+            let v = ss.whole(&mut buf);
+            if parallel {
+                segbatch::SegmentIndex::par_new(v)
+            } else {
+                segbatch::SegmentIndex::new(v)
+            }
+        })
+        .map(PySegmentIndex)
+    }
+
+    fn __len__(&self) -> usize {
+        self.0.len()
+    }
+
+    /// First hits of thick rays: `hit` (bool), `index` (int64, -1 without a hit), `u`
+    /// (float32, NaN without a hit), `point` (`(N, 3)`, NaN without a hit).
+    #[pyo3(signature = (rays, radius, range, threads))]
+    fn first_hits<'py>(
+        &self,
+        py: Python<'py>,
+        rays: &Bound<'py, PyAny>,
+        radius: f32,
+        range: f32,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let threads = Threads::new(threads)?;
+        let hr = Held::new(rays, "rays", 6)?;
+        let sr = hr.src::<6>("rays")?;
+        let index = &self.0;
+        let hits = call(py, threads, |parallel| {
+            let mut buf = Soa::<Segment, 6>::new();
+            let v = sr.whole(&mut buf);
+            if parallel {
+                index.par_first_hits(v, radius, range)
+            } else {
+                index.first_hits(v, radius, range)
+            }
+        })?;
+        let hit: Vec<bool> = hits.iter().map(Option::is_some).collect();
+        let idx: Vec<i64> = hits
+            .iter()
+            .map(|h| h.map_or(-1, |h| i64::from(h.index)))
+            .collect();
+        let u: Vec<f32> = hits.iter().map(|h| h.map_or(f32::NAN, |h| h.u)).collect();
+        let point = hits
+            .iter()
+            .map(|h| h.map_or([f32::NAN; 3], |h| h.point))
+            .collect();
+        dict(
+            py,
+            vec![
+                ("hit", hit.into_pyarray(py).into_any()),
+                ("index", idx.into_pyarray(py).into_any()),
+                ("u", u.into_pyarray(py).into_any()),
+                ("point", points3(py, point)?),
+            ],
+        )
+    }
+
+    /// Every pair of a query segment and a member within `radius`, as `pairs_within`.
+    #[pyo3(signature = (segments, radius, threads))]
+    fn pairs_within<'py>(
+        &self,
+        py: Python<'py>,
+        segments: &Bound<'py, PyAny>,
+        radius: f32,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let threads = Threads::new(threads)?;
+        let hq = Held::new(segments, "segments", 6)?;
+        let sq = hq.src::<6>("segments")?;
+        let index = &self.0;
+        let hits = call(py, threads, |parallel| {
+            let mut buf = Soa::<Segment, 6>::new();
+            let v = sq.whole(&mut buf);
+            if parallel {
+                index.par_pairs_within(v, radius)
+            } else {
+                index.pairs_within(v, radius)
+            }
+        })?;
+        hits_dict(py, &hits)
+    }
+}
+
 /// Squared distance of every `a[i]` to every `b[j]`, shape `(len(a), len(b))`.
 #[pyfunction]
 #[pyo3(signature = (a, b, extent_a, extent_b, tolerance, threads))]
@@ -1134,17 +1524,22 @@ fn dist2_matrix<'py>(
     Ok(matrix.into_pyarray(py).reshape([n, m])?.into_any())
 }
 
-/// Best time in seconds of `reps` calls of the library's `closest_points_into` (`outputs`
-/// `"all"`, `"params"` (dist2, s, t, flags) or `"distance"`; one reused `ClosestBatch`;
-/// segment against segment) on batches built once from
-/// `(N, 6)` float32 rows; `threads` 1 is the sequential form, else the parallel one on
-/// that many threads (`None`: all cores). With `allocate`, the convenience form
-/// `closest_points` / `par_closest_points` instead (a new result each call). With
-/// `from_rows`, each call first refills the batches from the rows (`clear` +
-/// `extend_from_slice`, buffers reused): what a Rust caller holding the same `(N, 6)` rows
-/// does. For `python/bench.py`: the Rust call on the same data, in the same process.
+/// Best time in seconds of `reps` calls of the library on `(N, 6)` float32 rows `a`, `b`
+/// (segment against segment; `outputs` `"all"`, `"params"` (dist2, s, t, flags) or
+/// `"distance"` (dist2); one reused `ClosestBatch`), for `python/bench.py`: the Rust call on
+/// the same data, in the same process. `input` says which call:
+///
+/// - `"batches"`: `closest_points_into` on `Segments` built once beforehand (not timed);
+/// - `"rows"`: `closest_points_rows_into` on the rows themselves (cast, not copied);
+/// - `"refill"`: each call first refills the batches from the rows (`clear` +
+///   `extend_from_slice`, buffers reused), then `closest_points_into`.
+///
+/// `threads` 1 is the sequential form, else the parallel one on that many threads
+/// (`None`: all cores). Without `allocate`, one untimed call comes first, so the output's
+/// pages are touched as an `out=` array's are; with it, the convenience forms
+/// (`closest_points`, `closest_points_rows`, a new result each call) are timed instead.
 #[pyfunction]
-#[pyo3(signature = (a, b, reps, threads, allocate=false, outputs="all", from_rows=false))]
+#[pyo3(signature = (a, b, reps, threads, allocate=false, outputs="all", input="batches"))]
 #[allow(clippy::too_many_arguments)]
 fn rust_closest_points_seconds(
     py: Python<'_>,
@@ -1154,7 +1549,7 @@ fn rust_closest_points_seconds(
     threads: Option<usize>,
     allocate: bool,
     outputs: &str,
-    from_rows: bool,
+    input: &str,
 ) -> PyResult<f64> {
     let threads = Threads::new(threads)?;
     let want = match outputs {
@@ -1167,51 +1562,72 @@ fn rust_closest_points_seconds(
             )));
         }
     };
-    let flat = |x: &PyReadonlyArray2<'_, f32>, name: &str| {
-        x.as_slice()
-            .map_err(|_| PyValueError::new_err(format!("{name}: the array must be C-contiguous")))
-            .and_then(|s| segbatch::Segments::from_flat(s).map_err(value_error))
+    if !["batches", "rows", "refill"].contains(&input) {
+        return Err(PyValueError::new_err(format!(
+            "input: expected batches, rows or refill, got {input:?}"
+        )));
+    }
+    let rows = |x: &PyReadonlyArray2<'_, f32>, name: &str| -> PyResult<Vec<Segment>> {
+        let flat = x.as_slice().map_err(|_| {
+            PyValueError::new_err(format!("{name}: the array must be C-contiguous"))
+        })?;
+        if x.shape()[1] != 6 {
+            return Err(PyValueError::new_err(format!(
+                "{name}: expected shape (N, 6)"
+            )));
+        }
+        Ok(bytemuck::cast_slice(flat).to_vec())
     };
-    let (mut sa, mut sb) = (flat(&a, "a")?, flat(&b, "b")?);
-    let rows = |x: &PyReadonlyArray2<'_, f32>| -> Vec<Segment> {
-        bytemuck::cast_slice(x.as_slice().unwrap_or(&[])).to_vec()
-    };
-    let (ra, rb) = if from_rows {
-        (rows(&a), rows(&b))
-    } else {
-        (Vec::new(), Vec::new())
-    };
+    let (ra, rb) = (rows(&a, "a")?, rows(&b, "b")?);
+    let (mut sa, mut sb) = (
+        segbatch::Segments::from(&ra[..]),
+        segbatch::Segments::from(&rb[..]),
+    );
+    let parallel = threads.parallel();
     py.detach(|| {
         threads.install(|| {
             let mut out = ClosestBatch::new();
             let opts = Options::SEGMENTS;
             let mut best = f64::INFINITY;
-            for _ in 0..reps {
+            // One untimed call first, so the timed ones reuse the output's pages as
+            // `out=` does from Python (skipped by `allocate`, which times new outputs).
+            for rep in 0..reps + usize::from(!allocate) {
                 let t = std::time::Instant::now();
-                if from_rows {
-                    // The Rust user's way from rows: refill the batches (buffers reused).
+                if input == "refill" {
+                    // The Rust user's way from rows without the rows API.
                     sa.clear();
                     sa.extend_from_slice(&ra);
                     sb.clear();
                     sb.extend_from_slice(&rb);
                 }
-                let r = match (allocate, threads.parallel()) {
-                    (false, false) => {
-                        segbatch::closest_points_into(&sa, &sb, &opts, want, &mut out)
-                    }
-                    (false, true) => {
-                        segbatch::par_closest_points_into(&sa, &sb, &opts, want, &mut out)
-                    }
-                    (true, false) => {
-                        out = segbatch::closest_points(&sa, &sb);
-                        Ok(())
-                    }
-                    (true, true) => {
-                        out = segbatch::par_closest_points(&sa, &sb);
-                        Ok(())
+                let rows = input == "rows";
+                let r = if allocate {
+                    out = match (rows, parallel) {
+                        (false, false) => segbatch::closest_points(&sa, &sb),
+                        (false, true) => segbatch::par_closest_points(&sa, &sb),
+                        (true, false) => segbatch::closest_points_rows(&ra, &rb),
+                        (true, true) => segbatch::par_closest_points_rows(&ra, &rb),
+                    };
+                    Ok(())
+                } else {
+                    match (rows, parallel) {
+                        (false, false) => {
+                            segbatch::closest_points_into(&sa, &sb, &opts, want, &mut out)
+                        }
+                        (false, true) => {
+                            segbatch::par_closest_points_into(&sa, &sb, &opts, want, &mut out)
+                        }
+                        (true, false) => {
+                            segbatch::closest_points_rows_into(&ra, &rb, &opts, want, &mut out)
+                        }
+                        (true, true) => {
+                            segbatch::par_closest_points_rows_into(&ra, &rb, &opts, want, &mut out)
+                        }
                     }
                 };
-                best = best.min(t.elapsed().as_secs_f64());
+                if allocate || rep > 0 {
+                    best = best.min(t.elapsed().as_secs_f64());
+                }
                 r.map_err(|e| e.to_string())?;
             }
             Ok::<_, String>(best)
@@ -1237,6 +1653,11 @@ fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pairs_within, m)?)?;
     m.add_function(wrap_pyfunction!(self_pairs_within, m)?)?;
     m.add_function(wrap_pyfunction!(dist2_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(closest_points_indexed, m)?)?;
+    m.add_function(wrap_pyfunction!(capsules_touch_indexed, m)?)?;
+    m.add_function(wrap_pyfunction!(capsule_contacts, m)?)?;
+    m.add_function(wrap_pyfunction!(crossing_pairs, m)?)?;
+    m.add_class::<PySegmentIndex>()?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(rust_closest_points_seconds, m)?)?;
     m.add("CHUNK", CHUNK)?;

@@ -69,3 +69,15 @@ def hard_segments(n: int, seed: int, dim: int = 3) -> np.ndarray:
     p[idx[::2], 0, 0] = np.nan
     p[idx[1::2], 3, 1] = np.inf
     return p.reshape(n, 4 * dim)
+
+
+def lines(p):
+    """shapely LineStrings of (N, 4) 2D segments; a zero-length side is a Point (GEOS treats
+    a zero-length LineString as invalid: it intersects nothing)."""
+    import shapely
+
+    q = np.asarray(p).reshape(-1, 2, 2).astype(np.float64)
+    geoms = shapely.linestrings(q)
+    point = (q[:, 0] == q[:, 1]).all(axis=1)
+    geoms[point] = shapely.points(q[point, 0])
+    return geoms

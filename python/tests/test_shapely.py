@@ -6,19 +6,9 @@ import numpy as np
 import pytest
 
 import segbatch
-from conftest import hard_segments
+from conftest import hard_segments, lines
 
 shapely = pytest.importorskip("shapely")
-
-
-def lines(p):
-    """LineStrings; a zero-length side is a Point (GEOS treats a zero-length LineString as
-    invalid: it intersects nothing)."""
-    q = p.reshape(-1, 2, 2).astype(np.float64)
-    geoms = shapely.linestrings(q)
-    point = (q[:, 0] == q[:, 1]).all(axis=1)
-    geoms[point] = shapely.points(q[point, 0])
-    return geoms
 
 
 def exact_and_general(n: int, seed: int) -> np.ndarray:

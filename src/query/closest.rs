@@ -260,7 +260,10 @@ pub(super) fn drive<const C: usize, K: PairKernel<C, Lanes = Lanes>>(
 }
 
 /// The twelve input columns of `a[i]`, `b[i]` (A's six, then B's), after the length check.
-fn pair_columns<'v>(a: &SegmentsView<'v>, b: &SegmentsView<'v>) -> Result<[&'v [f32]; 12], Error> {
+pub(super) fn pair_columns<'v>(
+    a: &SegmentsView<'v>,
+    b: &SegmentsView<'v>,
+) -> Result<[&'v [f32]; 12], Error> {
     check_len("batches a and b", a.len(), b.len())?;
     let (a, b) = (a.raw_columns(), b.raw_columns());
     Ok(core::array::from_fn(

@@ -53,6 +53,7 @@ mod crossings;
 mod index;
 mod indexed;
 mod many;
+mod rows;
 mod self_pairs;
 mod sets;
 
@@ -85,6 +86,15 @@ pub use indexed::{
 pub use many::{dist2_matrix, dist2_matrix_into, pairs_within, pairs_within_into};
 #[cfg(feature = "rayon")]
 pub use many::{par_dist2_matrix, par_dist2_matrix_into, par_pairs_within, par_pairs_within_into};
+pub use rows::{
+    ClosestSlices, closest_points_rows, closest_points_rows_into, closest_points_rows_to_slices,
+    closest_points_to_slices,
+};
+#[cfg(feature = "rayon")]
+pub use rows::{
+    par_closest_points_rows, par_closest_points_rows_into, par_closest_points_rows_to_slices,
+    par_closest_points_to_slices,
+};
 pub use self_pairs::{SharedEndpoints, self_pairs_within, self_pairs_within_into};
 #[cfg(feature = "rayon")]
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};

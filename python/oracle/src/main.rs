@@ -11,6 +11,12 @@
 //!   first_contact RA RB WINDOW | first_contact_segments RA RB     hit t flags
 //!   pairs_within RADIUS           i j (u64) dist2 s t
 //!   self_pairs_within RADIUS SKIP (B is ignored; SKIP is 0 or 1)
+//!   crossing_pairs                i j (u64) s kind (u8); A is a 2D set, B is ignored
+//!   closest_indexed PAIRS         as closest, for the index pairs of the file PAIRS (u32 i, j)
+//!   capsules_indexed PAIRS RA RB  touch (u8)
+//!   contacts PAIRS RA RB          pair (u64) normal depth point_a point_b
+//!   first_hits RADIUS RANGE       index (i64, -1 for none) u point; A the indexed set, B the rays
+//!   index_pairs_within RADIUS     as pairs_within, B against an index over A (i in B, j in A)
 //! segbatch-oracle bench A B REPS  best time of closest_points (all outputs), 1 and all
 //!                                 threads, on prepared batches and from flat rows (ns)
 //! ```
@@ -61,6 +67,18 @@ fn hits(dir: &Path, hits: &[Hit]) {
 
 fn num(s: &str) -> f32 {
     s.parse().unwrap_or_else(|_| panic!("not a number: {s}"))
+}
+
+/// Index pairs from a file of little-endian `u32` (`i, j` per pair).
+fn pairs(path: &str) -> Vec<(u32, u32)> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    bytes
+        .chunks_exact(8)
+        .map(|c| {
+            let w = |k: usize| u32::from_le_bytes([c[k], c[k + 1], c[k + 2], c[k + 3]]);
+            (w(0), w(4))
+        })
+        .collect()
 }
 
 fn segs(path: &str) -> Segments {
@@ -156,6 +174,99 @@ fn main() {
             hits(
                 dir,
                 &segbatch::self_pairs_within(&segs(fa), num(arg(4)), shared),
+            );
+        }
+        "crossing_pairs" => {
+            let set = Segments2::from(bytemuck::cast_slice::<f32, Segment2>(&read(fa)));
+            let h = segbatch::crossing_pairs(&set);
+            write(
+                dir,
+                "i",
+                &h.iter().map(|x| u64::from(x.i)).collect::<Vec<_>>(),
+            );
+            write(
+                dir,
+                "j",
+                &h.iter().map(|x| u64::from(x.j)).collect::<Vec<_>>(),
+            );
+            write(dir, "s", &h.iter().map(|x| x.s).collect::<Vec<_>>());
+            write(
+                dir,
+                "kind",
+                &h.iter().map(|x| x.kind as u8).collect::<Vec<_>>(),
+            );
+        }
+        "closest_indexed" => {
+            let o = segbatch::closest_points_indexed(&segs(fa), &segs(fb), &pairs(arg(4)));
+            write(dir, "dist2", o.dist2());
+            write(dir, "s", o.s());
+            write(dir, "t", o.t());
+            write(dir, "point_a", &rows(o.point_a()));
+            write(dir, "point_b", &rows(o.point_b()));
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "capsules_indexed" => {
+            let radii = Radii::uniform(num(arg(5)), num(arg(6))).expect("radii");
+            let p = pairs(arg(4));
+            let m = segbatch::capsules_touch_indexed(&segs(fa), &segs(fb), &p, radii);
+            let touch: Vec<u8> = (0..p.len())
+                .map(|i| u8::from(m.get(i) == Some(true)))
+                .collect();
+            write(dir, "touch", &touch);
+        }
+        "contacts" => {
+            let radii = Radii::uniform(num(arg(5)), num(arg(6))).expect("radii");
+            let c = segbatch::capsule_contacts(&segs(fa), &segs(fb), &pairs(arg(4)), radii);
+            write(
+                dir,
+                "pair",
+                &c.iter().map(|x| u64::from(x.pair)).collect::<Vec<_>>(),
+            );
+            write(
+                dir,
+                "normal",
+                &c.iter().map(|x| x.normal).collect::<Vec<_>>(),
+            );
+            write(dir, "depth", &c.iter().map(|x| x.depth).collect::<Vec<_>>());
+            write(
+                dir,
+                "point_a",
+                &c.iter().map(|x| x.point_a).collect::<Vec<_>>(),
+            );
+            write(
+                dir,
+                "point_b",
+                &c.iter().map(|x| x.point_b).collect::<Vec<_>>(),
+            );
+        }
+        "first_hits" => {
+            let index = segbatch::SegmentIndex::new(&segs(fa)).expect("an index");
+            let h = index
+                .first_hits(&segs(fb), num(arg(4)), num(arg(5)))
+                .expect("radius and range");
+            let idx: Vec<i64> = h
+                .iter()
+                .map(|x| x.map_or(-1, |x| i64::from(x.index)))
+                .collect();
+            write(dir, "index", &idx);
+            write(
+                dir,
+                "u",
+                &h.iter()
+                    .map(|x| x.map_or(f32::NAN, |x| x.u))
+                    .collect::<Vec<_>>(),
+            );
+            let point: Vec<[f32; 3]> = h
+                .iter()
+                .map(|x| x.map_or([f32::NAN; 3], |x| x.point))
+                .collect();
+            write(dir, "point", &point);
+        }
+        "index_pairs_within" => {
+            let index = segbatch::SegmentIndex::new(&segs(fa)).expect("an index");
+            hits(
+                dir,
+                &index.pairs_within(&segs(fb), num(arg(4))).expect("radius"),
             );
         }
         q => panic!("unknown query {q}"),
