@@ -160,7 +160,15 @@ pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
 /// registers; callers handle `None` out of line.
 #[inline(always)]
 pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Option<Lanes> {
-    let first = setup(a0, a1, b0, b1, p, p.length_abs2);
+    let (d_a, d_b) = (sub8(a1, a0), sub8(b1, b0));
+    let frame = Frame {
+        a0,
+        b0,
+        length_abs2_a: p.length_abs2,
+        length_abs2_b: p.length_abs2,
+        cap: false,
+    };
+    let first = setup(d_a, d_b, sub8(a0, b0), p, &frame);
     let Setup {
         d_a,
         d_b,
@@ -207,22 +215,51 @@ struct Setup {
     nn: f32x8,
 }
 
-/// Steps 1 and 2 of the reference (for the masked path, on the rescaled points), with the
-/// absolute length tolerance `length_abs2` at the points' scale.
+/// What the degenerate tests compare against, per side: the side's first point and the
+/// squared absolute tolerance, both in the side's frame (the reference's `λA·A0`,
+/// `length_abs2_a` and B's twins), and whether `|λA·A0|²` is capped at `f32::MAX`.
+struct Frame {
+    a0: V3,
+    b0: V3,
+    length_abs2_a: f32x8,
+    length_abs2_b: f32x8,
+    /// `false` in the caller's frame (`λ = 1`), where the cap changes nothing: step 0 sent
+    /// every lane with `|A0|²` or `|B0|²` above `f32::MAX` to the masked path.
+    cap: bool,
+}
+
+impl Frame {
+    /// `|p|²` for the degenerate test, capped when the frame says so.
+    #[inline(always)]
+    fn scale2(&self, p: V3) -> f32x8 {
+        let m = dot8(p, p);
+        if self.cap {
+            m.fast_min(f32x8::splat(f32::MAX))
+        } else {
+            m
+        }
+    }
+}
+
+/// Steps 1 and 2 of the reference (for the masked path, in the rescaled, per-side frames),
+/// on the directions `d_a`, `d_b` and `r = A0 - B0`.
 #[inline(always)]
-fn setup(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat, length_abs2: f32x8) -> Setup {
+fn setup(d_a: V3, d_b: V3, r: V3, p: &Splat, frame: &Frame) -> Setup {
     let zero = f32x8::ZERO;
-    let d_a = sub8(a1, a0);
-    let d_b = sub8(b1, b0);
-    let r = sub8(a0, b0);
     // Ericson's dot products (`b` and `f` are formed where they are used).
     let a = dot8(d_a, d_a);
     let e = dot8(d_b, d_b);
     let c = dot8(d_a, r);
     let rr4 = dot8(r, r) * f32x8::splat(4.0);
     let probe = a.mul_add(zero, e.mul_add(zero, rr4.mul_add(zero, c * zero)));
-    let degenerate_a = a.simd_le(p.length_rel2.mul_add(dot8(a0, a0), length_abs2));
-    let degenerate_b = e.simd_le(p.length_rel2.mul_add(dot8(b0, b0), length_abs2));
+    let degenerate_a = a.simd_le(
+        p.length_rel2
+            .mul_add(frame.scale2(frame.a0), frame.length_abs2_a),
+    );
+    let degenerate_b = e.simd_le(
+        p.length_rel2
+            .mul_add(frame.scale2(frame.b0), frame.length_abs2_b),
+    );
     let n = if p.accurate_cross {
         cross_accurate(d_a, d_b)
     } else {
@@ -254,10 +291,26 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     let scale = |v: V3| v.map(|x| x * sigma);
     let (a0, a1, b0, b1) = (scale(a0), scale(a1), scale(b0), scale(b1));
     let length_abs2 = p.length_abs2 * sigma * sigma;
+    //    Rescaled lanes solve each direction in its own frame (the reference's `per_side`):
+    //    `dA` times `λA`, `s` and A's bounds over `λA`; `λ = 1` in the other lanes.
+    let one = f32x8::ONE;
+    let (lambda_a, inv_lambda_a) = direction_scale8(sub8(a1, a0), rescaled);
+    let (lambda_b, inv_lambda_b) = direction_scale8(sub8(b1, b0), rescaled);
+    let d_a = sub8(a1, a0).map(|x| x * lambda_a);
+    let d_b = sub8(b1, b0).map(|x| x * lambda_b);
+    let (lo_a, hi_a) = (p.lo_a * inv_lambda_a, p.hi_a * inv_lambda_a);
+    let (lo_b, hi_b) = (p.lo_b * inv_lambda_b, p.hi_b * inv_lambda_b);
+    let frame = Frame {
+        a0: a0.map(|x| x * lambda_a),
+        b0: b0.map(|x| x * lambda_b),
+        length_abs2_a: length_abs2 * lambda_a * lambda_a,
+        length_abs2_b: length_abs2 * lambda_b * lambda_b,
+        cap: true,
+    };
 
     let zero = f32x8::ZERO;
     // 1. Non-finite (the probe) and 2. degenerate masks, `n = dA × dB`.
-    let first = setup(a0, a1, b0, b1, p, length_abs2);
+    let first = setup(d_a, d_b, sub8(a0, b0), p, &frame);
     let Setup {
         d_a,
         d_b,
@@ -278,7 +331,6 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     let w = cross8(d_b, r);
 
     // Divisors that may be zero in lanes which will not use the quotient.
-    let one = f32x8::ONE;
     let a_safe = degenerate_a.select(one, a);
     let e_safe = degenerate_b.select(one, e);
     let nn_safe = (degenerate | parallel).select(one, nn);
@@ -286,10 +338,10 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     // 3. First estimate of s. Parallel lanes: Rhodes' overlap midpoint.
     let s_b0 = -c / a_safe;
     let k = b / a_safe;
-    let end_lo = p.lo_b.mul_add(k, s_b0);
-    let end_hi = p.hi_b.mul_add(k, s_b0);
-    let lo = p.lo_a.fast_max(end_lo.fast_min(end_hi));
-    let hi = p.hi_a.fast_min(end_lo.fast_max(end_hi));
+    let end_lo = lo_b.mul_add(k, s_b0);
+    let end_hi = hi_b.mul_add(k, s_b0);
+    let lo = lo_a.fast_max(end_lo.fast_min(end_hi));
+    let hi = hi_a.fast_min(end_lo.fast_max(end_hi));
     let lo_finite = lo.simd_gt(f32x8::splat(f32::NEG_INFINITY));
     let hi_finite = hi.simd_lt(f32x8::splat(f32::INFINITY));
     let s_parallel = (lo_finite & hi_finite).select(
@@ -301,15 +353,21 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     let s_first = degenerate.select(zero, parallel.select(s_parallel, s_general));
 
     // 4. Clamp, project C onto B, project D back onto A.
-    let s = clamp8(s_first, p.lo_a, p.hi_a);
-    let t = degenerate_b.select(zero, clamp8(b.mul_add(s, f) / e_safe, p.lo_b, p.hi_b));
-    let s = degenerate_a.select(zero, clamp8(b.mul_sub(t, c) / a_safe, p.lo_a, p.hi_a));
+    let s = clamp8(s_first, lo_a, hi_a);
+    let t = degenerate_b.select(zero, clamp8(b.mul_add(s, f) / e_safe, lo_b, hi_b));
+    let s = degenerate_a.select(zero, clamp8(b.mul_sub(t, c) / a_safe, lo_a, hi_a));
 
     let bit = |mask: f32x8, flag: Flags| mask.to_bits() & u32x8::splat(u32::from(flag.bits()));
     let flags = bit(degenerate_a, Flags::DEGENERATE_A)
         | bit(degenerate_b, Flags::DEGENERATE_B)
         | bit(parallel, Flags::PARALLEL);
     let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
+    // Back from the per-side frames (exact).
+    let lanes = Lanes {
+        s: lanes.s * lambda_a,
+        t: lanes.t * lambda_b,
+        ..lanes
+    };
     // 0, continued: back to the caller's scale; flag a squared distance that left f32's
     // normal range on the way.
     let unscale = |v: V3| v.map(|x| x * inv_sigma);
@@ -386,13 +444,7 @@ fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8, f32x8) {
     let big = abs_max(a0)
         .fast_max(abs_max(a1))
         .fast_max(abs_max(b0).fast_max(abs_max(b1)));
-    let exponent = (field(big) - i32x8::splat(127))
-        .max(i32x8::splat(-126))
-        .min(i32x8::splat(126));
-    let (sigma_big, inv_sigma_big) = (
-        pow2(i32x8::splat(127) - exponent),
-        pow2(i32x8::splat(127) + exponent),
-    );
+    let (sigma_big, inv_sigma_big) = magnitude_scale8(big);
     let m_normal = m.simd_ge(f32x8::splat(f32::MIN_POSITIVE)) & m.simd_le(max);
     let sigma = m_normal.select(sigma_m, sigma_big);
     let inv_sigma = m_normal.select(inv_sigma_m, inv_sigma_big);
@@ -400,6 +452,34 @@ fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8, f32x8) {
         direct.select(one, sigma),
         direct.select(one, inv_sigma),
         !direct,
+    )
+}
+
+/// Per lane the reference's `magnitude_scale(x)`: powers of two `(σ, 1/σ)` with `σ·x` in
+/// `[1, 2)`, the exponent clamped to `[-126, 126]`.
+#[inline(always)]
+fn magnitude_scale8(x: f32x8) -> (f32x8, f32x8) {
+    let field = ((x.to_bits() >> 23_u32) & u32x8::splat(0xff)).cast_signed();
+    let exponent = (field - i32x8::splat(127))
+        .max(i32x8::splat(-126))
+        .min(i32x8::splat(126));
+    let pow2 = |biased: i32x8| f32x8::from_bits((biased << 23_u32).cast_unsigned());
+    (
+        pow2(i32x8::splat(127) - exponent),
+        pow2(i32x8::splat(127) + exponent),
+    )
+}
+
+/// Per lane the reference's `direction_scale` of `d` where `rescaled` is set, `(1, 1)`
+/// elsewhere.
+#[inline(always)]
+fn direction_scale8(d: V3, rescaled: f32x8) -> (f32x8, f32x8) {
+    let one = f32x8::ONE;
+    let big = d.x.abs().fast_max(d.y.abs()).fast_max(d.z.abs());
+    let (lambda, inv_lambda) = magnitude_scale8(big);
+    (
+        rescaled.select(lambda, one),
+        rescaled.select(inv_lambda, one),
     )
 }
 
