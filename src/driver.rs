@@ -32,7 +32,7 @@
 use crate::batch::{LANES, SegmentsView, padded_len};
 use crate::columns::GroupStore;
 use crate::lanes::V3;
-use wide::f32x8;
+use wide::{f32x8, f32x16};
 
 /// The lane math of a pairwise query over `C` input columns (12 for a pair of 3D sides:
 /// `a.x0 … a.z1, b.x0 … b.z1`; 8 for 2D; more with per-pair radii).
@@ -397,4 +397,72 @@ pub(crate) fn par_rects(
         }
     }
     rects
+}
+
+/// The lane math of a pairwise query over 16 lanes (`wide::f32x16`), whose results split
+/// into the two 8-lane halves its [`GroupStore`] takes: the 16-lane twin of
+/// [`PairKernel`], for [`run_x16`].
+pub(crate) trait PairKernel16<const C: usize>: Sync {
+    /// Eight results, as the query's [`GroupStore`] takes them.
+    type Half;
+
+    /// The common case (see [`PairKernel::general`]): lanes 0-7 and 8-15.
+    fn general(&self, load: impl Fn() -> [f32x16; C]) -> Option<[Self::Half; 2]>;
+
+    /// Every lane, whatever it holds.
+    fn masked(&self, x: [f32x16; C]) -> [Self::Half; 2];
+}
+
+/// Groups `2g` and `2g + 1` of every column as one 16-lane group.
+#[inline(always)]
+fn load16<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x16; C] {
+    core::array::from_fn(|c| {
+        let (lo, hi) = (cols[c][2 * g], cols[c][2 * g + 1]);
+        f32x16::from(core::array::from_fn::<f32, 16, _>(|k| {
+            if k < LANES { lo[k] } else { hi[k - LANES] }
+        }))
+    })
+}
+
+/// [`masked_group`] for 16 lanes.
+#[inline(never)]
+fn masked_group16<const C: usize, W: PairKernel16<C>>(
+    wide: &W,
+    cols: &[&[[f32; LANES]]; C],
+    g: usize,
+) -> [W::Half; 2] {
+    wide.masked(load16(cols, g))
+}
+
+/// [`run`] 16 lanes at a time: the whole pairs of 8-lane groups go through `wide`, each
+/// result stored as two groups; the odd group left and the tail through `narrow` (the same
+/// lane math over 8 lanes, so every pair gets the same bits either way).
+pub(crate) fn run_x16<const C: usize, W, K, S>(
+    wide: &W,
+    narrow: &K,
+    cols: [&[f32]; C],
+    n: usize,
+    out: S,
+) where
+    W: PairKernel16<C, Half = K::Lanes>,
+    K: PairKernel<C>,
+    S: GroupStore<Lanes = K::Lanes>,
+{
+    let input = in_groups(cols, n);
+    let wide_groups = input.groups / 2;
+    let (mut main, rest) = out.split_at(2 * wide_groups);
+    let groups: [&[[f32; LANES]]; C] = core::array::from_fn(|c| &input.cols[c][..2 * wide_groups]);
+    for g in 0..wide_groups {
+        let [lo, hi] = match wide.general(|| load16(&groups, g)) {
+            Some(halves) => halves,
+            None => masked_group16(wide, &groups, g),
+        };
+        main.store(2 * g, &lo);
+        main.store(2 * g + 1, &hi);
+    }
+    // (A last wide group may have read padding in place past `n`.)
+    let done = 2 * wide_groups * LANES;
+    if done < n {
+        run(narrow, cols.map(|c| &c[done..]), n - done, rest);
+    }
 }

@@ -56,15 +56,15 @@
 //! so on x86_64 kernel and reference agree bit for bit in both the AVX2+FMA and the SSE2
 //! build. The equivalence tests check it.
 
-use crate::lanes::{V3, clamp8, cross8, dot8, sub8};
+use crate::lanes::{Lane, V3, clamp8, cross8, dot8, halves, sub8};
 use crate::reference::{FUSED_MUL_ADD, RANGE_HI, RANGE_LO};
 use crate::segment::{Flags, Params};
-use wide::{f32x8, i32x8, u32x8};
+use wide::{f32x8, f32x16};
 
 /// `x·y - z·w` accurate to about an ulp of the result: the twin of the reference's
 /// `diff_of_products` (Kahan's algorithm with FMA, Dekker's two-products without).
 #[inline(always)]
-fn diff_of_products(x: f32x8, y: f32x8, z: f32x8, w: f32x8) -> f32x8 {
+fn diff_of_products<L: Lane>(x: L, y: L, z: L, w: L) -> L {
     if FUSED_MUL_ADD {
         let p = z * w;
         let err = z.mul_sub(w, p);
@@ -79,7 +79,7 @@ fn diff_of_products(x: f32x8, y: f32x8, z: f32x8, w: f32x8) -> f32x8 {
 
 /// Dekker's exact product without FMA: `x·y = p + e`.
 #[inline(always)]
-fn two_product(x: f32x8, y: f32x8) -> (f32x8, f32x8) {
+fn two_product<L: Lane>(x: L, y: L) -> (L, L) {
     let p = x * y;
     let (xh, xl) = split(x);
     let (yh, yl) = split(y);
@@ -89,15 +89,15 @@ fn two_product(x: f32x8, y: f32x8) -> (f32x8, f32x8) {
 
 /// Veltkamp's splitting into two 12-bit halves, `x = hi + lo` exactly.
 #[inline(always)]
-fn split(x: f32x8) -> (f32x8, f32x8) {
-    let c = f32x8::splat(4097.0) * x;
+fn split<L: Lane>(x: L) -> (L, L) {
+    let c = L::splat(4097.0) * x;
     let hi = c - (c - x);
     (hi, x - hi)
 }
 
 /// `u × v` from [`diff_of_products`], as the reference's `cross_accurate`.
 #[inline(always)]
-fn cross_accurate(u: V3, v: V3) -> V3 {
+fn cross_accurate<L: Lane>(u: V3<L>, v: V3<L>) -> V3<L> {
     V3 {
         x: diff_of_products(u.y, v.z, u.z, v.y),
         y: diff_of_products(u.z, v.x, u.x, v.z),
@@ -107,45 +107,96 @@ fn cross_accurate(u: V3, v: V3) -> V3 {
 
 /// The per-call constants, one copy per lane.
 #[derive(Clone, Copy)]
-pub(crate) struct Splat {
-    lo_a: f32x8,
-    hi_a: f32x8,
-    lo_b: f32x8,
-    hi_b: f32x8,
-    length_rel2: f32x8,
-    length_abs2: f32x8,
-    parallel_sin2: f32x8,
+pub(crate) struct Splat<L: Lane = f32x8> {
+    lo_a: L,
+    hi_a: L,
+    lo_b: L,
+    hi_b: L,
+    length_rel2: L,
+    length_abs2: L,
+    parallel_sin2: L,
     accurate_cross: bool,
 }
 
-impl Splat {
+impl<L: Lane> Splat<L> {
     pub(crate) fn new(p: &Params) -> Self {
         Splat {
-            lo_a: f32x8::splat(p.lo_a),
-            hi_a: f32x8::splat(p.hi_a),
-            lo_b: f32x8::splat(p.lo_b),
-            hi_b: f32x8::splat(p.hi_b),
-            length_rel2: f32x8::splat(p.length_rel2),
-            length_abs2: f32x8::splat(p.length_abs2),
-            parallel_sin2: f32x8::splat(p.parallel_sin2),
+            lo_a: L::splat(p.lo_a),
+            hi_a: L::splat(p.hi_a),
+            lo_b: L::splat(p.lo_b),
+            hi_b: L::splat(p.hi_b),
+            length_rel2: L::splat(p.length_rel2),
+            length_abs2: L::splat(p.length_abs2),
+            parallel_sin2: L::splat(p.parallel_sin2),
             accurate_cross: p.accurate_cross,
         }
     }
 }
 
 /// Eight results.
-pub(crate) struct Lanes {
-    pub s: f32x8,
-    pub t: f32x8,
-    pub dist2: f32x8,
-    pub flags: u32x8,
-    pub point_a: V3,
-    pub point_b: V3,
+pub(crate) struct Lanes<L: Lane = f32x8> {
+    pub s: L,
+    pub t: L,
+    pub dist2: L,
+    pub flags: L::Bits,
+    pub point_a: V3<L>,
+    pub point_b: V3<L>,
+}
+
+impl Lanes<f32x16> {
+    /// Lanes 0-7 and 8-15 as two 8-lane results (the driver stores 8-lane groups).
+    #[inline(always)]
+    pub(crate) fn halves(self) -> [Lanes; 2] {
+        let [s0, s1] = halves(self.s);
+        let [t0, t1] = halves(self.t);
+        let [d0, d1] = halves(self.dist2);
+        let [f0, f1] = halves(self.flags);
+        let v3 = |v: V3<f32x16>| {
+            let ([x0, x1], [y0, y1], [z0, z1]) = (halves(v.x), halves(v.y), halves(v.z));
+            [
+                V3 {
+                    x: x0,
+                    y: y0,
+                    z: z0,
+                },
+                V3 {
+                    x: x1,
+                    y: y1,
+                    z: z1,
+                },
+            ]
+        };
+        let ([pa0, pa1], [pb0, pb1]) = (v3(self.point_a), v3(self.point_b));
+        [
+            Lanes {
+                s: s0,
+                t: t0,
+                dist2: d0,
+                flags: f0,
+                point_a: pa0,
+                point_b: pb0,
+            },
+            Lanes {
+                s: s1,
+                t: t1,
+                dist2: d1,
+                flags: f1,
+                point_a: pa1,
+                point_b: pb1,
+            },
+        ]
+    }
 }
 
 /// The algorithm for eight pairs: the twin of `reference::closest_points_params`.
 #[inline(always)]
-pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
+pub(crate) fn closest8<L: Lane>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    p: &Splat<L>,
+) -> Lanes<L> {
     match closest8_general(a0, a1, b0, b1, p) {
         Some(lanes) => lanes,
         None => closest8_masked(a0, a1, b0, b1, p),
@@ -159,8 +210,22 @@ pub(crate) fn closest8(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
 /// Splitting the rare cases off keeps this path small enough for the sixteen vector
 /// registers; callers handle `None` out of line.
 #[inline(always)]
-pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Option<Lanes> {
-    let first = setup(a0, a1, b0, b1, p, p.length_abs2);
+pub(crate) fn closest8_general<L: Lane>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    p: &Splat<L>,
+) -> Option<Lanes<L>> {
+    let (d_a, d_b) = (sub8(a1, a0), sub8(b1, b0));
+    let frame = Frame {
+        a0,
+        b0,
+        length_abs2_a: p.length_abs2,
+        length_abs2_b: p.length_abs2,
+        cap: false,
+    };
+    let first = setup(d_a, d_b, sub8(a0, b0), p, &frame);
     let Setup {
         d_a,
         d_b,
@@ -174,8 +239,8 @@ pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Opt
     } = first;
     let ae = a * e;
     let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
-    let out_of_range = !(ae.simd_ge(f32x8::splat(RANGE_LO)) & ae.simd_le(f32x8::splat(RANGE_HI)));
-    let non_finite = first.probe.simd_ne(f32x8::ZERO);
+    let out_of_range = !(ae.simd_ge(L::splat(RANGE_LO)) & ae.simd_le(L::splat(RANGE_HI)));
+    let non_finite = first.probe.simd_ne(L::ZERO);
     let degenerate = first.degenerate_a | first.degenerate_b;
     if (non_finite | degenerate | parallel_or_degenerate | out_of_range).any() {
         return None;
@@ -186,43 +251,72 @@ pub(crate) fn closest8_general(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Opt
     let s = clamp8(dot8(w, n) / nn, p.lo_a, p.hi_a);
     let t = clamp8(b.mul_add(s, f) / e, p.lo_b, p.hi_b);
     let s = clamp8(b.mul_sub(t, c) / a, p.lo_a, p.hi_a);
-    Some(finish(a0, b0, d_a, d_b, r, s, t, u32x8::ZERO))
+    Some(finish(a0, b0, d_a, d_b, r, s, t, L::splat_bits(0)))
 }
 
 /// What both paths compute first: the differences, Ericson's `a, e, c`, the non-finite
 /// probe, the degenerate masks and the cross product `n = dA × dB` with `n·n`.
-struct Setup {
-    d_a: V3,
-    d_b: V3,
-    r: V3,
-    a: f32x8,
-    e: f32x8,
-    c: f32x8,
+struct Setup<L: Lane> {
+    d_a: V3<L>,
+    d_b: V3<L>,
+    r: V3<L>,
+    a: L,
+    e: L,
+    c: L,
     /// `a·0 + e·0 + (4·|r|²)·0 + c·0`: NaN exactly when a coordinate is not finite, or
     /// (before the masked path's rescaling) a difference or square overflows.
-    probe: f32x8,
-    degenerate_a: f32x8,
-    degenerate_b: f32x8,
-    n: V3,
-    nn: f32x8,
+    probe: L,
+    degenerate_a: L,
+    degenerate_b: L,
+    n: V3<L>,
+    nn: L,
 }
 
-/// Steps 1 and 2 of the reference (for the masked path, on the rescaled points), with the
-/// absolute length tolerance `length_abs2` at the points' scale.
+/// What the degenerate tests compare against, per side: the side's first point and the
+/// squared absolute tolerance, both in the side's frame (the reference's `λA·A0`,
+/// `length_abs2_a` and B's twins), and whether `|λA·A0|²` is capped at `f32::MAX`.
+struct Frame<L: Lane> {
+    a0: V3<L>,
+    b0: V3<L>,
+    length_abs2_a: L,
+    length_abs2_b: L,
+    /// `false` in the caller's frame (`λ = 1`), where the cap changes nothing: step 0 sent
+    /// every lane with `|A0|²` or `|B0|²` above `f32::MAX` to the masked path.
+    cap: bool,
+}
+
+impl<L: Lane> Frame<L> {
+    /// `|p|²` for the degenerate test, capped when the frame says so.
+    #[inline(always)]
+    fn scale2(&self, p: V3<L>) -> L {
+        let m = dot8(p, p);
+        if self.cap {
+            m.fast_min(L::splat(f32::MAX))
+        } else {
+            m
+        }
+    }
+}
+
+/// Steps 1 and 2 of the reference (for the masked path, in the rescaled, per-side frames),
+/// on the directions `d_a`, `d_b` and `r = A0 - B0`.
 #[inline(always)]
-fn setup(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat, length_abs2: f32x8) -> Setup {
-    let zero = f32x8::ZERO;
-    let d_a = sub8(a1, a0);
-    let d_b = sub8(b1, b0);
-    let r = sub8(a0, b0);
+fn setup<L: Lane>(d_a: V3<L>, d_b: V3<L>, r: V3<L>, p: &Splat<L>, frame: &Frame<L>) -> Setup<L> {
+    let zero = L::ZERO;
     // Ericson's dot products (`b` and `f` are formed where they are used).
     let a = dot8(d_a, d_a);
     let e = dot8(d_b, d_b);
     let c = dot8(d_a, r);
-    let rr4 = dot8(r, r) * f32x8::splat(4.0);
+    let rr4 = dot8(r, r) * L::splat(4.0);
     let probe = a.mul_add(zero, e.mul_add(zero, rr4.mul_add(zero, c * zero)));
-    let degenerate_a = a.simd_le(p.length_rel2.mul_add(dot8(a0, a0), length_abs2));
-    let degenerate_b = e.simd_le(p.length_rel2.mul_add(dot8(b0, b0), length_abs2));
+    let degenerate_a = a.simd_le(
+        p.length_rel2
+            .mul_add(frame.scale2(frame.a0), frame.length_abs2_a),
+    );
+    let degenerate_b = e.simd_le(
+        p.length_rel2
+            .mul_add(frame.scale2(frame.b0), frame.length_abs2_b),
+    );
     let n = if p.accurate_cross {
         cross_accurate(d_a, d_b)
     } else {
@@ -247,17 +341,39 @@ fn setup(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat, length_abs2: f32x8) -> Setup
 /// The full masked version of the algorithm for eight pairs, every branch of the reference a
 /// named mask and a `select`.
 #[inline(always)]
-pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lanes {
+pub(crate) fn closest8_masked<L: Lane>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    p: &Splat<L>,
+) -> Lanes<L> {
     // 0. Range: lanes whose products of four lengths could under- or overflow are solved
     //    scaled by a power of two; σ = 1 in the others changes no bit.
     let (sigma, inv_sigma, rescaled) = range_scale(a0, a1, b0, b1);
-    let scale = |v: V3| v.map(|x| x * sigma);
+    let scale = |v: V3<L>| v.map(|x| x * sigma);
     let (a0, a1, b0, b1) = (scale(a0), scale(a1), scale(b0), scale(b1));
     let length_abs2 = p.length_abs2 * sigma * sigma;
+    //    Rescaled lanes solve each direction in its own frame (the reference's `per_side`):
+    //    `dA` times `λA`, `s` and A's bounds over `λA`; `λ = 1` in the other lanes.
+    let one = L::ONE;
+    let (lambda_a, inv_lambda_a) = direction_scale8(sub8(a1, a0), rescaled);
+    let (lambda_b, inv_lambda_b) = direction_scale8(sub8(b1, b0), rescaled);
+    let d_a = sub8(a1, a0).map(|x| x * lambda_a);
+    let d_b = sub8(b1, b0).map(|x| x * lambda_b);
+    let (lo_a, hi_a) = (p.lo_a * inv_lambda_a, p.hi_a * inv_lambda_a);
+    let (lo_b, hi_b) = (p.lo_b * inv_lambda_b, p.hi_b * inv_lambda_b);
+    let frame = Frame {
+        a0: a0.map(|x| x * lambda_a),
+        b0: b0.map(|x| x * lambda_b),
+        length_abs2_a: length_abs2 * lambda_a * lambda_a,
+        length_abs2_b: length_abs2 * lambda_b * lambda_b,
+        cap: true,
+    };
 
-    let zero = f32x8::ZERO;
+    let zero = L::ZERO;
     // 1. Non-finite (the probe) and 2. degenerate masks, `n = dA × dB`.
-    let first = setup(a0, a1, b0, b1, p, length_abs2);
+    let first = setup(d_a, d_b, sub8(a0, b0), p, &frame);
     let Setup {
         d_a,
         d_b,
@@ -278,7 +394,6 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     let w = cross8(d_b, r);
 
     // Divisors that may be zero in lanes which will not use the quotient.
-    let one = f32x8::ONE;
     let a_safe = degenerate_a.select(one, a);
     let e_safe = degenerate_b.select(one, e);
     let nn_safe = (degenerate | parallel).select(one, nn);
@@ -286,14 +401,14 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     // 3. First estimate of s. Parallel lanes: Rhodes' overlap midpoint.
     let s_b0 = -c / a_safe;
     let k = b / a_safe;
-    let end_lo = p.lo_b.mul_add(k, s_b0);
-    let end_hi = p.hi_b.mul_add(k, s_b0);
-    let lo = p.lo_a.fast_max(end_lo.fast_min(end_hi));
-    let hi = p.hi_a.fast_min(end_lo.fast_max(end_hi));
-    let lo_finite = lo.simd_gt(f32x8::splat(f32::NEG_INFINITY));
-    let hi_finite = hi.simd_lt(f32x8::splat(f32::INFINITY));
+    let end_lo = lo_b.mul_add(k, s_b0);
+    let end_hi = hi_b.mul_add(k, s_b0);
+    let lo = lo_a.fast_max(end_lo.fast_min(end_hi));
+    let hi = hi_a.fast_min(end_lo.fast_max(end_hi));
+    let lo_finite = lo.simd_gt(L::splat(f32::NEG_INFINITY));
+    let hi_finite = hi.simd_lt(L::splat(f32::INFINITY));
     let s_parallel = (lo_finite & hi_finite).select(
-        (lo + hi) * f32x8::HALF,
+        (lo + hi) * L::HALF,
         lo_finite.select(lo, hi_finite.select(hi, zero)),
     );
     // Other lanes: Goldman's triple product.
@@ -301,22 +416,28 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     let s_first = degenerate.select(zero, parallel.select(s_parallel, s_general));
 
     // 4. Clamp, project C onto B, project D back onto A.
-    let s = clamp8(s_first, p.lo_a, p.hi_a);
-    let t = degenerate_b.select(zero, clamp8(b.mul_add(s, f) / e_safe, p.lo_b, p.hi_b));
-    let s = degenerate_a.select(zero, clamp8(b.mul_sub(t, c) / a_safe, p.lo_a, p.hi_a));
+    let s = clamp8(s_first, lo_a, hi_a);
+    let t = degenerate_b.select(zero, clamp8(b.mul_add(s, f) / e_safe, lo_b, hi_b));
+    let s = degenerate_a.select(zero, clamp8(b.mul_sub(t, c) / a_safe, lo_a, hi_a));
 
-    let bit = |mask: f32x8, flag: Flags| mask.to_bits() & u32x8::splat(u32::from(flag.bits()));
+    let bit = |mask: L, flag: Flags| mask.to_bits() & L::splat_bits(u32::from(flag.bits()));
     let flags = bit(degenerate_a, Flags::DEGENERATE_A)
         | bit(degenerate_b, Flags::DEGENERATE_B)
         | bit(parallel, Flags::PARALLEL);
     let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
+    // Back from the per-side frames (exact).
+    let lanes = Lanes {
+        s: lanes.s * lambda_a,
+        t: lanes.t * lambda_b,
+        ..lanes
+    };
     // 0, continued: back to the caller's scale; flag a squared distance that left f32's
     // normal range on the way.
-    let unscale = |v: V3| v.map(|x| x * inv_sigma);
+    let unscale = |v: V3<L>| v.map(|x| x * inv_sigma);
     let dist2 = lanes.dist2 * inv_sigma * inv_sigma;
     let out_of_range = rescaled
         & lanes.dist2.simd_gt(zero)
-        & !(dist2.simd_ge(f32x8::splat(f32::MIN_POSITIVE)) & dist2.simd_le(f32x8::splat(f32::MAX)));
+        & !(dist2.simd_ge(L::splat(f32::MIN_POSITIVE)) & dist2.simd_le(L::splat(f32::MAX)));
     let lanes = Lanes {
         point_a: unscale(lanes.point_a),
         point_b: unscale(lanes.point_b),
@@ -329,14 +450,14 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
     if !non_finite.any() {
         return lanes;
     }
-    let nan = f32x8::splat(f32::NAN);
-    let blank = |x: f32x8| non_finite.select(nan, x);
+    let nan = L::splat(f32::NAN);
+    let blank = |x: L| non_finite.select(nan, x);
     Lanes {
         s: blank(lanes.s),
         t: blank(lanes.t),
         dist2: blank(lanes.dist2),
-        flags: non_finite.select(
-            u32x8::splat(u32::from(Flags::NON_FINITE.bits())),
+        flags: non_finite.select_bits(
+            L::splat_bits(u32::from(Flags::NON_FINITE.bits())),
             lanes.flags,
         ),
         point_a: lanes.point_a.map(blank),
@@ -349,23 +470,23 @@ pub(crate) fn closest8_masked(a0: V3, a1: V3, b0: V3, b1: V3, p: &Splat) -> Lane
 /// `m = max(|dA|², |dB|², |A0 - B0|²)` when `m` is a normal number, and its
 /// `magnitude_scale` of the largest coordinate when `m` under- or overflowed.
 #[inline(always)]
-fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8, f32x8) {
-    let one = f32x8::ONE;
-    let zero = f32x8::ZERO;
+fn range_scale<L: Lane>(a0: V3<L>, a1: V3<L>, b0: V3<L>, b1: V3<L>) -> (L, L, L) {
+    let one = L::ONE;
+    let zero = L::ZERO;
     let d_a = sub8(a1, a0);
     let d_b = sub8(b1, b0);
     let r = sub8(a0, b0);
     let ae = dot8(d_a, d_a) * dot8(d_b, d_b);
-    let in_range = ae.simd_ge(f32x8::splat(RANGE_LO)) & ae.simd_le(f32x8::splat(RANGE_HI));
+    let in_range = ae.simd_ge(L::splat(RANGE_LO)) & ae.simd_le(L::splat(RANGE_HI));
     // The reference's `finite`, `probe` and squared-magnitude checks.
-    let zero_sum = |q: V3| q.x.mul_add(zero, q.y.mul_add(zero, q.z * zero));
+    let zero_sum = |q: V3<L>| q.x.mul_add(zero, q.y.mul_add(zero, q.z * zero));
     let finite = (zero_sum(a0) + zero_sum(a1) + zero_sum(b0) + zero_sum(b1)).simd_eq(zero);
-    let rr4 = dot8(r, r) * f32x8::splat(4.0);
+    let rr4 = dot8(r, r) * L::splat(4.0);
     let probe = dot8(d_a, d_a).mul_add(
         zero,
         dot8(d_b, d_b).mul_add(zero, rr4.mul_add(zero, dot8(d_a, r) * zero)),
     );
-    let max = f32x8::splat(f32::MAX);
+    let max = L::splat(f32::MAX);
     let overflow =
         finite & (probe.simd_ne(zero) | !dot8(a0, a0).simd_le(max) | !dot8(b0, b0).simd_le(max));
     let direct = in_range & !overflow;
@@ -373,27 +494,14 @@ fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8, f32x8) {
         return (one, one, zero);
     }
     let m = dot8(d_a, d_a).fast_max(dot8(d_b, d_b)).fast_max(dot8(r, r));
-    let field = |x: f32x8| ((x.to_bits() >> 23_u32) & u32x8::splat(0xff)).cast_signed();
-    let pow2 = |biased: i32x8| f32x8::from_bits((biased << 23_u32).cast_unsigned());
-    // power_of_two_scale(m)
-    let half = (field(m) - i32x8::splat(127)) >> 1_u32;
-    let (sigma_m, inv_sigma_m) = (
-        pow2(i32x8::splat(127) - half),
-        pow2(i32x8::splat(127) + half),
-    );
+    let (sigma_m, inv_sigma_m) = m.power_of_two_scale();
     // magnitude_scale(max |coordinate|)
-    let abs_max = |q: V3| q.x.abs().fast_max(q.y.abs()).fast_max(q.z.abs());
+    let abs_max = |q: V3<L>| q.x.abs().fast_max(q.y.abs()).fast_max(q.z.abs());
     let big = abs_max(a0)
         .fast_max(abs_max(a1))
         .fast_max(abs_max(b0).fast_max(abs_max(b1)));
-    let exponent = (field(big) - i32x8::splat(127))
-        .max(i32x8::splat(-126))
-        .min(i32x8::splat(126));
-    let (sigma_big, inv_sigma_big) = (
-        pow2(i32x8::splat(127) - exponent),
-        pow2(i32x8::splat(127) + exponent),
-    );
-    let m_normal = m.simd_ge(f32x8::splat(f32::MIN_POSITIVE)) & m.simd_le(max);
+    let (sigma_big, inv_sigma_big) = big.magnitude_scale();
+    let m_normal = m.simd_ge(L::splat(f32::MIN_POSITIVE)) & m.simd_le(max);
     let sigma = m_normal.select(sigma_m, sigma_big);
     let inv_sigma = m_normal.select(inv_sigma_m, inv_sigma_big);
     (
@@ -403,10 +511,32 @@ fn range_scale(a0: V3, a1: V3, b0: V3, b1: V3) -> (f32x8, f32x8, f32x8) {
     )
 }
 
+/// Per lane the reference's `direction_scale` of `d` where `rescaled` is set, `(1, 1)`
+/// elsewhere.
+#[inline(always)]
+fn direction_scale8<L: Lane>(d: V3<L>, rescaled: L) -> (L, L) {
+    let one = L::ONE;
+    let big = d.x.abs().fast_max(d.y.abs()).fast_max(d.z.abs());
+    let (lambda, inv_lambda) = big.magnitude_scale();
+    (
+        rescaled.select(lambda, one),
+        rescaled.select(inv_lambda, one),
+    )
+}
+
 /// 5. The separation `r + s·dA - t·dB` formed locally, the squared distance and the points.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn finish(a0: V3, b0: V3, d_a: V3, d_b: V3, r: V3, s: f32x8, t: f32x8, flags: u32x8) -> Lanes {
+fn finish<L: Lane>(
+    a0: V3<L>,
+    b0: V3<L>,
+    d_a: V3<L>,
+    d_b: V3<L>,
+    r: V3<L>,
+    s: L,
+    t: L,
+    flags: L::Bits,
+) -> Lanes<L> {
     let v = V3 {
         x: t.mul_neg_add(d_b.x, s.mul_add(d_a.x, r.x)),
         y: t.mul_neg_add(d_b.y, s.mul_add(d_a.y, r.y)),

@@ -1,9 +1,11 @@
-//! Vector helpers over eight lanes (`wide::f32x8`), written once for every kernel.
+//! Vector helpers over eight lanes (`wide::f32x8`), written once for every kernel, and the
+//! [`Lane`] trait that lets a kernel be written once for `f32x8` and `f32x16`.
 //!
 //! Each helper is the twin of a scalar one in [`crate::reference`] with the same operation
 //! order (which products are fused, which are rounded), so a kernel built from them agrees
 //! with its reference bit for bit. The naming rule: the scalar helper is `dot`, its 8-lane
-//! twin `dot8` (2D: `dot2`, `dot2x8`), so a file that holds a reference and its kernel side
+//! twin `dot8` (2D: `dot2`, `dot2x8`; the 3D helpers take any [`Lane`] type, so `dot8`
+//! also serves the 16-lane kernel), so a file that holds a reference and its kernel side
 //! by side can use both.
 //!
 //! Masks are `f32x8` values with all bits set in selected lanes (what `simd_lt` and friends
@@ -12,30 +14,31 @@
 
 use crate::batch::LANES;
 use bytemuck::Pod;
-use wide::{f32x8, u32x8};
+use wide::{f32x8, f32x16, i32x8, i32x16, u32x8, u32x16};
 
-/// Three coordinates, eight lanes each: the kernels' `[f32; 3]`.
+/// Three coordinates, one lane vector each (eight lanes unless said otherwise): the
+/// kernels' `[f32; 3]`.
 #[derive(Clone, Copy)]
-pub(crate) struct V3 {
-    pub x: f32x8,
-    pub y: f32x8,
-    pub z: f32x8,
+pub(crate) struct V3<L: Lane = f32x8> {
+    pub x: L,
+    pub y: L,
+    pub z: L,
 }
 
-impl V3 {
+impl<L: Lane> V3<L> {
     /// The same point in every lane.
     #[inline(always)]
-    pub(crate) fn splat(p: [f32; 3]) -> V3 {
+    pub(crate) fn splat(p: [f32; 3]) -> V3<L> {
         V3 {
-            x: f32x8::splat(p[0]),
-            y: f32x8::splat(p[1]),
-            z: f32x8::splat(p[2]),
+            x: L::splat(p[0]),
+            y: L::splat(p[1]),
+            z: L::splat(p[2]),
         }
     }
 
     /// `[x, y, z]` from three consecutive lane vectors starting at `k`.
     #[inline(always)]
-    pub(crate) fn at_column<const C: usize>(c: &[f32x8; C], k: usize) -> V3 {
+    pub(crate) fn at_column<const C: usize>(c: &[L; C], k: usize) -> V3<L> {
         V3 {
             x: c[k],
             y: c[k + 1],
@@ -45,7 +48,7 @@ impl V3 {
 
     /// `f` applied to each coordinate.
     #[inline(always)]
-    pub(crate) fn map(self, f: impl Fn(f32x8) -> f32x8) -> V3 {
+    pub(crate) fn map(self, f: impl Fn(L) -> L) -> V3<L> {
         V3 {
             x: f(self.x),
             y: f(self.y),
@@ -55,9 +58,201 @@ impl V3 {
 
     /// The coordinates as an array, for stores.
     #[inline(always)]
-    pub(crate) fn to_array(self) -> [f32x8; 3] {
+    pub(crate) fn to_array(self) -> [L; 3] {
         [self.x, self.y, self.z]
     }
+}
+
+/// A vector of `f32` lanes the kernels are written over once: `wide::f32x8` (AVX2, or two
+/// SSE2 halves) or `wide::f32x16` (one AVX-512 register with `avx512f`, else two `f32x8`).
+///
+/// Only what the kernels use, with `wide`'s meaning: masks are lane vectors with all bits
+/// set in selected lanes, `fast_min`/`fast_max` are `minps`/`maxps`, `mul_add` is fused
+/// exactly when [`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD) says so (for both
+/// types: `wide` fuses `f32x16` with `avx512f` + `fma`, and splits it into two `f32x8`
+/// otherwise, which fuse with `fma`). Each method is a plain forward to `wide`'s inherent
+/// method of the same name, so a kernel written over `L: Lane` compiles to what it would
+/// have written against the concrete type.
+pub(crate) trait Lane:
+    Copy
+    + core::ops::Add<Output = Self>
+    + core::ops::Sub<Output = Self>
+    + core::ops::Mul<Output = Self>
+    + core::ops::Div<Output = Self>
+    + core::ops::Neg<Output = Self>
+    + core::ops::BitAnd<Output = Self>
+    + core::ops::BitOr<Output = Self>
+    + core::ops::Not<Output = Self>
+{
+    /// The same lanes as `u32` (flag bits).
+    type Bits: Copy + core::ops::BitAnd<Output = Self::Bits> + core::ops::BitOr<Output = Self::Bits>;
+    /// All lanes 0.
+    const ZERO: Self;
+    /// All lanes 1.
+    const ONE: Self;
+    /// All lanes 0.5.
+    const HALF: Self;
+    /// `x` in every lane.
+    fn splat(x: f32) -> Self;
+    /// `self·a + b`.
+    fn mul_add(self, a: Self, b: Self) -> Self;
+    /// `self·a - b`.
+    fn mul_sub(self, a: Self, b: Self) -> Self;
+    /// `b - self·a`.
+    fn mul_neg_add(self, a: Self, b: Self) -> Self;
+    /// `minps(self, rhs)`.
+    fn fast_min(self, rhs: Self) -> Self;
+    /// `maxps(self, rhs)`.
+    fn fast_max(self, rhs: Self) -> Self;
+    /// `|self|`.
+    fn abs(self) -> Self;
+    /// Mask of `self <= rhs`.
+    fn simd_le(self, rhs: Self) -> Self;
+    /// Mask of `self >= rhs`.
+    fn simd_ge(self, rhs: Self) -> Self;
+    /// Mask of `self < rhs`.
+    fn simd_lt(self, rhs: Self) -> Self;
+    /// Mask of `self > rhs`.
+    fn simd_gt(self, rhs: Self) -> Self;
+    /// Mask of `self == rhs`.
+    fn simd_eq(self, rhs: Self) -> Self;
+    /// Mask of `self != rhs`.
+    fn simd_ne(self, rhs: Self) -> Self;
+    /// `t` where the mask `self` is set, else `f`.
+    fn select(self, t: Self, f: Self) -> Self;
+    /// True when some lane of the mask is set.
+    fn any(self) -> bool;
+    /// True when every lane of the mask is set.
+    fn all(self) -> bool;
+    /// The lanes' bits.
+    fn to_bits(self) -> Self::Bits;
+    /// `x` in every lane of a bits vector.
+    fn splat_bits(x: u32) -> Self::Bits;
+    /// `t` where the mask `self` is set, else `f`, on bits.
+    fn select_bits(self, t: Self::Bits, f: Self::Bits) -> Self::Bits;
+    /// Per lane `reference::magnitude_scale`: powers of two `(σ, 1/σ)` with `σ·x` in
+    /// `[1, 2)`, the exponent clamped to `[-126, 126]`.
+    fn magnitude_scale(self) -> (Self, Self);
+    /// Per lane `reference::power_of_two_scale`: powers of two `(σ, 1/σ)` with `σ²·m` in
+    /// `[1, 4)`.
+    fn power_of_two_scale(self) -> (Self, Self);
+}
+
+/// [`Lane`] for a `wide` float type `$f` with bits `$u` and signed integers `$i`.
+macro_rules! lane {
+    ($f:ident, $u:ident, $i:ident) => {
+        impl Lane for $f {
+            type Bits = $u;
+            const ZERO: Self = $f::ZERO;
+            const ONE: Self = $f::ONE;
+            const HALF: Self = $f::HALF;
+            #[inline(always)]
+            fn splat(x: f32) -> Self {
+                $f::splat(x)
+            }
+            #[inline(always)]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                $f::mul_add(self, a, b)
+            }
+            #[inline(always)]
+            fn mul_sub(self, a: Self, b: Self) -> Self {
+                $f::mul_sub(self, a, b)
+            }
+            #[inline(always)]
+            fn mul_neg_add(self, a: Self, b: Self) -> Self {
+                $f::mul_neg_add(self, a, b)
+            }
+            #[inline(always)]
+            fn fast_min(self, rhs: Self) -> Self {
+                $f::fast_min(self, rhs)
+            }
+            #[inline(always)]
+            fn fast_max(self, rhs: Self) -> Self {
+                $f::fast_max(self, rhs)
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                $f::abs(self)
+            }
+            #[inline(always)]
+            fn simd_le(self, rhs: Self) -> Self {
+                $f::simd_le(self, rhs)
+            }
+            #[inline(always)]
+            fn simd_ge(self, rhs: Self) -> Self {
+                $f::simd_ge(self, rhs)
+            }
+            #[inline(always)]
+            fn simd_lt(self, rhs: Self) -> Self {
+                $f::simd_lt(self, rhs)
+            }
+            #[inline(always)]
+            fn simd_gt(self, rhs: Self) -> Self {
+                $f::simd_gt(self, rhs)
+            }
+            #[inline(always)]
+            fn simd_eq(self, rhs: Self) -> Self {
+                $f::simd_eq(self, rhs)
+            }
+            #[inline(always)]
+            fn simd_ne(self, rhs: Self) -> Self {
+                $f::simd_ne(self, rhs)
+            }
+            #[inline(always)]
+            fn select(self, t: Self, f: Self) -> Self {
+                $f::select(self, t, f)
+            }
+            #[inline(always)]
+            fn any(self) -> bool {
+                $f::any(self)
+            }
+            #[inline(always)]
+            fn all(self) -> bool {
+                $f::all(self)
+            }
+            #[inline(always)]
+            fn to_bits(self) -> $u {
+                $f::to_bits(self)
+            }
+            #[inline(always)]
+            fn splat_bits(x: u32) -> $u {
+                $u::splat(x)
+            }
+            #[inline(always)]
+            fn select_bits(self, t: $u, f: $u) -> $u {
+                $f::to_bits(self).select(t, f)
+            }
+            #[inline(always)]
+            fn magnitude_scale(self) -> (Self, Self) {
+                let field = ((self.to_bits() >> 23_u32) & $u::splat(0xff)).cast_signed();
+                let exponent = (field - $i::splat(127))
+                    .max($i::splat(-126))
+                    .min($i::splat(126));
+                let pow2 = |biased: $i| $f::from_bits((biased << 23_u32).cast_unsigned());
+                (
+                    pow2($i::splat(127) - exponent),
+                    pow2($i::splat(127) + exponent),
+                )
+            }
+            #[inline(always)]
+            fn power_of_two_scale(self) -> (Self, Self) {
+                let field = ((self.to_bits() >> 23_u32) & $u::splat(0xff)).cast_signed();
+                let half = (field - $i::splat(127)) >> 1_u32;
+                let pow2 = |biased: $i| $f::from_bits((biased << 23_u32).cast_unsigned());
+                (pow2($i::splat(127) - half), pow2($i::splat(127) + half))
+            }
+        }
+    };
+}
+
+lane!(f32x8, u32x8, i32x8);
+lane!(f32x16, u32x16, i32x16);
+
+/// Lanes 0-7 and 8-15 of a 16-lane vector (or bits vector) as two 8-lane ones, for the
+/// stores of 8-lane groups.
+#[inline(always)]
+pub(crate) fn halves<W: Pod, H: Pod>(x: W) -> [H; 2] {
+    bytemuck::cast(x)
 }
 
 /// Two coordinates, eight lanes each: the 2D kernel's `[f32; 2]`.
@@ -89,7 +284,7 @@ impl V2 {
 
 /// `u - v`, as `reference::sub`.
 #[inline(always)]
-pub(crate) fn sub8(u: V3, v: V3) -> V3 {
+pub(crate) fn sub8<L: Lane>(u: V3<L>, v: V3<L>) -> V3<L> {
     V3 {
         x: u.x - v.x,
         y: u.y - v.y,
@@ -99,13 +294,13 @@ pub(crate) fn sub8(u: V3, v: V3) -> V3 {
 
 /// `u·v` as `fma(u.x, v.x, fma(u.y, v.y, u.z·v.z))`, as `reference::dot`.
 #[inline(always)]
-pub(crate) fn dot8(u: V3, v: V3) -> f32x8 {
+pub(crate) fn dot8<L: Lane>(u: V3<L>, v: V3<L>) -> L {
     u.x.mul_add(v.x, u.y.mul_add(v.y, u.z * v.z))
 }
 
 /// `u × v`, each component one product minus one fused product, as `reference::cross`.
 #[inline(always)]
-pub(crate) fn cross8(u: V3, v: V3) -> V3 {
+pub(crate) fn cross8<L: Lane>(u: V3<L>, v: V3<L>) -> V3<L> {
     V3 {
         x: u.y.mul_sub(v.z, u.z * v.y),
         y: u.z.mul_sub(v.x, u.x * v.z),
@@ -115,7 +310,7 @@ pub(crate) fn cross8(u: V3, v: V3) -> V3 {
 
 /// `t·d + p` per coordinate (one fused multiply-add each).
 #[inline(always)]
-pub(crate) fn at8(t: f32x8, d: V3, p: V3) -> V3 {
+pub(crate) fn at8<L: Lane>(t: L, d: V3<L>, p: V3<L>) -> V3<L> {
     V3 {
         x: t.mul_add(d.x, p.x),
         y: t.mul_add(d.y, p.y),
@@ -146,7 +341,7 @@ pub(crate) fn cross2x8(u: V2, v: V2) -> f32x8 {
 
 /// `max(lo, min(hi, x))` with `maxps`/`minps`, as `reference::clamp`.
 #[inline(always)]
-pub(crate) fn clamp8(x: f32x8, lo: f32x8, hi: f32x8) -> f32x8 {
+pub(crate) fn clamp8<L: Lane>(x: L, lo: L, hi: L) -> L {
     lo.fast_max(hi.fast_min(x))
 }
 

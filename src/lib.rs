@@ -326,6 +326,7 @@ pub use query::{
 pub use query::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
 pub use query::{FirstHit, SegmentIndex};
 pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
+pub use query::{Width, closest_points_width_into};
 #[cfg(feature = "rayon")]
 pub use query::{
     par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
@@ -356,7 +357,7 @@ pub use seg2d::{
     par_intersect2, par_intersect2_indexed, par_intersect2_indexed_into, par_intersect2_into,
 };
 pub use segment::{Closest, Extent, Flags, Options, ParseExtentError, Segment, Tolerance};
-pub use simd::{SIMD_LEVEL, cpu_simd_level, simd_upgrade};
+pub use simd::{SIMD_LANES, SIMD_LEVEL, cpu_simd_level, simd_upgrade};
 
 /// The README's examples, compiled and run as doctests so they cannot go stale.
 #[cfg(doctest)]

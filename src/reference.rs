@@ -237,6 +237,12 @@ pub(crate) const RANGE_HI: f32 = f32::from_bits((127 + 80) << 23); // 2^80
 ///    overflow: it only rescues the ones that would have, over the whole finite f32 range.
 ///    A squared distance that cannot be represented at the caller's scale is flagged
 ///    [`Flags::DIST2_OUT_OF_RANGE`].
+///
+///    One `σ` cannot always hold both sides: a ray `1e-24` times shorter than the
+///    separation has `|σ·dA|² ≈ 1e-48`, which underflows to 0. So a rescaled pair is solved
+///    with each direction scaled once more by its own power of two (`solve`'s per-side
+///    frame), which keeps `|dA|²`, `|dB|²` and their products normal whatever the ratio of
+///    the two lengths to the separation.
 pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Closest {
     let d_a = sub(a.p1, a.p0);
     let d_b = sub(b.p1, b.p0);
@@ -250,7 +256,7 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
             || !(..=f32::MAX).contains(&dot(a.p0, a.p0))
             || !(..=f32::MAX).contains(&dot(b.p0, b.p0)));
     if in_range && !overflow {
-        return solve(a, b, p);
+        return solve(a, b, p, false);
     }
     let m = max_ps(max_ps(dot(d_a, d_a), dot(d_b, d_b)), dot(r, r));
     let (sigma, inv_sigma) = if (f32::MIN_POSITIVE..=f32::MAX).contains(&m) {
@@ -259,7 +265,7 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
         magnitude_scale(max_abs(a, b))
     };
     let scale = |x: &Segment| Segment::new(x.p0.map(|c| c * sigma), x.p1.map(|c| c * sigma));
-    let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma));
+    let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma), true);
     let dist2 = scaled.dist2 * inv_sigma * inv_sigma;
     let mut flags = scaled.flags;
     if scaled.dist2 > 0.0 && !(f32::MIN_POSITIVE..=f32::MAX).contains(&dist2) {
@@ -324,12 +330,44 @@ pub(crate) fn power_of_two_scale(m: f32) -> (f32, f32) {
     )
 }
 
+/// Powers of two `(λ, 1/λ)` for a direction `d`: `λ·max|d_i|` in `[1, 2)` (the
+/// [`magnitude_scale`] of its largest component), so `|λ·d|²` is in `[1, 12)` for any
+/// nonzero `d`, even one whose own square underflows.
+#[inline(always)]
+pub(crate) fn direction_scale(d: [f32; 3]) -> (f32, f32) {
+    magnitude_scale(max_ps(max_ps(d[0].abs(), d[1].abs()), d[2].abs()))
+}
+
 /// Steps 1-5 for a pair in range.
-fn solve(a: &Segment, b: &Segment, p: &Params) -> Closest {
+///
+/// With `per_side` (a pair step 0 rescaled), each direction is solved in its own frame:
+/// `dA` is replaced by `λA·dA` and `s` by `s/λA` (A's extent bounds by `bound/λA`), and
+/// likewise for B, with `λ` from [`direction_scale`]. Every formula below is homogeneous in
+/// each side's direction (Goldman's `s` has degree `-1` in `dA` and `0` in `dB`, the
+/// projections likewise, and `s·dA` is unchanged), and multiplying by a power of two is
+/// exact, so this changes no bit unless a square of a direction, or a product of two,
+/// would have under- or overflowed, which is what it is for. The degenerate test moves to
+/// the same frame: `|λA·dA|² <= rel²·|λA·A0|² + abs²·λA²` (`|λA·A0|²` capped at
+/// `f32::MAX`: it overflows only for a side `2^-64` times shorter than its coordinates,
+/// degenerate for any relative tolerance above `2^-125`).
+fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
     let (a0, a1, b0, b1) = (a.p0, a.p1, b.p0, b.p1);
-    let d_a = sub(a1, a0);
-    let d_b = sub(b1, b0);
     let r = sub(a0, b0);
+    let (lambda_a, inv_lambda_a) = if per_side {
+        direction_scale(sub(a1, a0))
+    } else {
+        (1.0, 1.0)
+    };
+    let (lambda_b, inv_lambda_b) = if per_side {
+        direction_scale(sub(b1, b0))
+    } else {
+        (1.0, 1.0)
+    };
+    let d_a = sub(a1, a0).map(|x| x * lambda_a);
+    let d_b = sub(b1, b0).map(|x| x * lambda_b);
+    // Extent bounds in the per-side frames (0, 1, ±∞ times a power of two: exact).
+    let (lo_a, hi_a) = (p.lo_a * inv_lambda_a, p.hi_a * inv_lambda_a);
+    let (lo_b, hi_b) = (p.lo_b * inv_lambda_b, p.hi_b * inv_lambda_b);
 
     // Ericson's dot products, each one rounding per term (fused).
     let a_ = dot(d_a, d_a);
@@ -351,10 +389,19 @@ fn solve(a: &Segment, b: &Segment, p: &Params) -> Closest {
 
     // 2. Degenerate: length² against the squared magnitude of the side's first point (when
     //    the side is short enough for this to matter, both ends have that magnitude).
-    let scale2_a = dot(a0, a0);
-    let scale2_b = dot(b0, b0);
-    let degenerate_a = a_ <= fma(p.length_rel2, scale2_a, p.length_abs2);
-    let degenerate_b = e <= fma(p.length_rel2, scale2_b, p.length_abs2);
+    //    In the per-side frames (see above); with λ = 1 the cap and the products are exact.
+    let scale2_a = min_ps(
+        dot(a0.map(|x| x * lambda_a), a0.map(|x| x * lambda_a)),
+        f32::MAX,
+    );
+    let scale2_b = min_ps(
+        dot(b0.map(|x| x * lambda_b), b0.map(|x| x * lambda_b)),
+        f32::MAX,
+    );
+    let length_abs2_a = p.length_abs2 * lambda_a * lambda_a;
+    let length_abs2_b = p.length_abs2 * lambda_b * lambda_b;
+    let degenerate_a = a_ <= fma(p.length_rel2, scale2_a, length_abs2_a);
+    let degenerate_b = e <= fma(p.length_rel2, scale2_b, length_abs2_b);
 
     // Parallel: |dA × dB|² = |dA|²|dB|² sin²(angle).
     let n = if p.accurate_cross {
@@ -375,10 +422,10 @@ fn solve(a: &Segment, b: &Segment, p: &Params) -> Closest {
         // Rhodes: project B's extent onto A, s = midpoint of its overlap with A's extent.
         let s_b0 = -c / a_; // where B0 projects on A
         let k = b_ / a_; // ds per unit of t
-        let end_lo = fma(p.lo_b, k, s_b0); // B's lower bound (maybe infinite) on A
-        let end_hi = fma(p.hi_b, k, s_b0);
-        let lo = max_ps(p.lo_a, min_ps(end_lo, end_hi));
-        let hi = min_ps(p.hi_a, max_ps(end_lo, end_hi));
+        let end_lo = fma(lo_b, k, s_b0); // B's lower bound (maybe infinite) on A
+        let end_hi = fma(hi_b, k, s_b0);
+        let lo = max_ps(lo_a, min_ps(end_lo, end_hi));
+        let hi = min_ps(hi_a, max_ps(end_lo, end_hi));
         let lo_finite = lo > f32::NEG_INFINITY;
         let hi_finite = hi < f32::INFINITY;
         if lo_finite && hi_finite {
@@ -399,16 +446,16 @@ fn solve(a: &Segment, b: &Segment, p: &Params) -> Closest {
     };
 
     // 4. Clamp, project C onto B, project D back onto A.
-    let s = clamp(s_first, p.lo_a, p.hi_a);
+    let s = clamp(s_first, lo_a, hi_a);
     let t = if degenerate_b {
         0.0
     } else {
-        clamp(fma(b_, s, f) / e, p.lo_b, p.hi_b)
+        clamp(fma(b_, s, f) / e, lo_b, hi_b)
     };
     let s = if degenerate_a {
         0.0
     } else {
-        clamp(fms(b_, t, c) / a_, p.lo_a, p.hi_a)
+        clamp(fms(b_, t, c) / a_, lo_a, hi_a)
     };
 
     // 5. Separation r + s·dA - t·dB, formed locally.
@@ -426,8 +473,9 @@ fn solve(a: &Segment, b: &Segment, p: &Params) -> Closest {
         flags |= Flags::PARALLEL;
     }
     Closest {
-        s,
-        t,
+        // Back from the per-side frames (exact: s/λA times λA).
+        s: s * lambda_a,
+        t: t * lambda_b,
         point_a: core::array::from_fn(|i| fma(s, d_a[i], a0[i])),
         point_b: core::array::from_fn(|i| fma(t, d_b[i], b0[i])),
         dist2,

@@ -10,7 +10,9 @@
 /// `"avx"`, `"sse4.1"`, `"sse2"`, `"neon"`, `"simd128"` or `"scalar"`.
 ///
 /// `wide::f32x8` uses 256-bit AVX registers (with FMA when available) on every AVX build; an
-/// AVX-512 build is reported as such because it is what the compiler targets.
+/// AVX-512 build is reported as such because it is what the compiler targets, and there the
+/// closest-points kernel runs 16 lanes (`wide::f32x16`, one 512-bit register):
+/// [`SIMD_LANES`] says how many.
 pub const SIMD_LEVEL: &str = if cfg!(all(target_feature = "avx512f", target_feature = "fma")) {
     "avx512f+fma"
 } else if cfg!(all(target_feature = "avx2", target_feature = "fma")) {
@@ -28,6 +30,10 @@ pub const SIMD_LEVEL: &str = if cfg!(all(target_feature = "avx512f", target_feat
 } else {
     "scalar"
 };
+
+/// Pairs per vector in the closest-points kernel of this build: 16 with `avx512f`, else 8
+/// ([`Width::BUILD`](crate::Width::BUILD)).
+pub const SIMD_LANES: usize = crate::Width::BUILD.lanes();
 
 /// The best level (in the terms of [`SIMD_LEVEL`]) the running CPU supports, detected at
 /// run time. On targets without run-time detection this is [`SIMD_LEVEL`].

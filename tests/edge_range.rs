@@ -8,7 +8,7 @@ use segbatch::{
     Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, closest_points_into,
     reference,
 };
-use segbatch_testkit::fuzz::{out_of_range_justified, same_result};
+use segbatch_testkit::fuzz::{DISTANCE_BOUND, distance_error, out_of_range_justified, same_result};
 use segbatch_testkit::oracle::exact;
 use segbatch_testkit::strategy;
 
@@ -127,6 +127,50 @@ fn tiny_scales_do_not_underflow_silently() {
         }
         if d < 1e-20 {
             assert!(c.flags.contains(Flags::DIST2_OUT_OF_RANGE), "1e{k}: {c:?}");
+        }
+    }
+}
+
+#[test]
+fn a_short_ray_keeps_its_direction_against_a_far_segment() {
+    // The fuzz target's find (fuzz/regressions/kernel_vs_oracle/short-ray-far-segment): a
+    // ray of length 6e-18 at 4.6e-13 (a hundred ulps of its coordinates, so a direction,
+    // not a point), a segment of length 19 at 7e6. One scale from the separation squares
+    // the ray's length to 1e-48, below f32; each side's own frame keeps it.
+    let a = Segment::new(
+        [-4.6366996e-13, -4.6366394e-13, -4.6366394e-13],
+        [-4.6366394e-13, -4.6366394e-13, -4.6366394e-13],
+    );
+    let b = Segment::new(
+        [7056280.5, 7056299.5, 7056299.5],
+        [7056299.5, 7056299.5, 7056299.5],
+    );
+    let options = Options::new(Extent::Ray, Extent::Segment);
+    let c = both(a, b, &options);
+    assert!(!c.flags.contains(Flags::DEGENERATE_A), "{c:?}");
+    let e = distance_error(&a, &b, &options, &c);
+    assert!(e <= DISTANCE_BOUND, "error {e} ε·S: {c:?}");
+    // The same shape over ratios of length to separation from 1e-10 to 1e-30, A a ray and
+    // a line, B a segment and a ray.
+    for k in [10, 15, 20, 24, 27, 30] {
+        let len = 10f32.powi(-k) * 7.0e6;
+        let a = Segment::new([0.0, 1.0e-3 * len, 0.0], [len, 1.0e-3 * len, len]);
+        for (ea, eb) in [
+            (Extent::Ray, Extent::Segment),
+            (Extent::Line, Extent::Segment),
+            (Extent::Ray, Extent::Ray),
+        ] {
+            let options = Options::new(ea, eb);
+            let c = both(a, b, &options);
+            assert!(
+                !c.flags.contains(Flags::DEGENERATE_A),
+                "1e-{k} {options:?}: {c:?}"
+            );
+            let e = distance_error(&a, &b, &options, &c);
+            assert!(
+                e <= DISTANCE_BOUND,
+                "1e-{k} {options:?}: error {e} ε·S: {c:?}"
+            );
         }
     }
 }

@@ -1,4 +1,5 @@
-//! The 8-lane kernel against the scalar reference, lane by lane.
+//! The kernel against the scalar reference, lane by lane, at every lane width (8 and 16:
+//! [`Width`]; the build's own and each explicit one).
 //!
 //! The kernel performs the reference's operations in the same order, fusing exactly the
 //! multiply-adds the reference fuses on this build, so on x86_64 the two agree **bit for
@@ -16,8 +17,8 @@
 
 use proptest::prelude::*;
 use segbatch::{
-    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
-    closest_points, closest_points_into, reference,
+    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance, Width,
+    closest_points, closest_points_into, closest_points_width_into, reference,
 };
 use segbatch_testkit::{pairs, strategy};
 
@@ -69,19 +70,28 @@ fn assert_same(i: usize, a: &Segment, b: &Segment, want: &Closest, got: &Closest
     }
 }
 
-/// Runs the kernel on the pairs and checks every lane against the reference.
+/// Runs the kernel on the pairs, at the build's width and at each explicit [`Width`], and
+/// checks every lane against the reference.
 fn check_pairs(pairs: &[(Segment, Segment)], options: &Options) {
     let a: Segments = pairs.iter().map(|p| p.0).collect();
     let b: Segments = pairs.iter().map(|p| p.1).collect();
     let mut out = ClosestBatch::default();
     closest_points_into(&a, &b, options, Outputs::ALL, &mut out).unwrap();
-    assert_eq!(out.len(), pairs.len());
-    assert_eq!(out.s().len(), pairs.len());
-    assert_eq!(out.t().len(), pairs.len());
-    assert_eq!(out.dist2().len(), pairs.len());
-    for (i, (x, y)) in pairs.iter().enumerate() {
-        let want = reference::closest_points_with(x, y, options);
-        assert_same(i, x, y, &want, &out.get(i).unwrap());
+    let mut by_width = Vec::new();
+    for width in [Width::X8, Width::X16] {
+        let mut o = ClosestBatch::default();
+        closest_points_width_into(&a, &b, options, Outputs::ALL, width, &mut o).unwrap();
+        by_width.push((width, o));
+    }
+    for (width, out) in std::iter::once((Width::BUILD, out)).chain(by_width) {
+        assert_eq!(out.len(), pairs.len(), "{width:?}");
+        assert_eq!(out.s().len(), pairs.len(), "{width:?}");
+        assert_eq!(out.t().len(), pairs.len(), "{width:?}");
+        assert_eq!(out.dist2().len(), pairs.len(), "{width:?}");
+        for (i, (x, y)) in pairs.iter().enumerate() {
+            let want = reference::closest_points_with(x, y, options);
+            assert_same(i, x, y, &want, &out.get(i).unwrap());
+        }
     }
 }
 

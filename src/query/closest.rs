@@ -8,12 +8,12 @@
 
 use crate::batch::{Error, SegmentsView, check_len};
 use crate::columns::{GroupStore, result_batch, split_groups};
-use crate::driver::{self, Input, PairKernel};
+use crate::driver::{self, Input, PairKernel, PairKernel16};
 use crate::forms::query_forms;
 use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
-use crate::lanes::{V3, bytes8};
+use crate::lanes::{Lane, V3, bytes8};
 use crate::segment::{Closest, Flags, Options, Segment};
-use wide::f32x8;
+use wide::{f32x8, f32x16};
 
 /// Which result columns to compute and store.
 ///
@@ -186,7 +186,7 @@ impl<const PARAMS: bool, const POINTS: bool, const FLAGS: bool> GroupStore
 
 /// Four points from twelve lane vectors (`a0 a1 b0 b1`, x y z each).
 #[inline(always)]
-fn points(c: &[f32x8; 12]) -> (V3, V3, V3, V3) {
+fn points<L: Lane>(c: &[L; 12]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
     let v = |k| V3::at_column(c, k);
     (v(0), v(3), v(6), v(9))
 }
@@ -207,6 +207,25 @@ impl PairKernel<12> for Pairwise {
     fn masked(&self, x: [f32x8; 12]) -> Lanes {
         let (a0, a1, b0, b1) = points(&x);
         closest8_masked(a0, a1, b0, b1, &self.splat)
+    }
+}
+
+/// `a[i]` against `b[i]`, sixteen lanes at a time.
+struct Pairwise16 {
+    splat: Splat<f32x16>,
+}
+
+impl PairKernel16<12> for Pairwise16 {
+    type Half = Lanes;
+    #[inline(always)]
+    fn general(&self, load: impl Fn() -> [f32x16; 12]) -> Option<[Lanes; 2]> {
+        let (a0, a1, b0, b1) = points(&load());
+        closest8_general(a0, a1, b0, b1, &self.splat).map(Lanes::halves)
+    }
+    #[inline(always)]
+    fn masked(&self, x: [f32x16; 12]) -> [Lanes; 2] {
+        let (a0, a1, b0, b1) = points(&x);
+        closest8_masked(a0, a1, b0, b1, &self.splat).halves()
     }
 }
 
@@ -232,6 +251,23 @@ impl PairKernel<6> for OneToMany {
     }
 }
 
+/// Calls `$go!(Selected::<PARAMS, POINTS, FLAGS>(columns))` with the store specialised
+/// for `outputs`.
+macro_rules! with_store {
+    ($outputs:expr, $columns:expr, $go:ident) => {
+        match ($outputs.params, $outputs.points, $outputs.flags) {
+            (false, false, false) => $go!(Selected::<false, false, false>($columns)),
+            (false, false, true) => $go!(Selected::<false, false, true>($columns)),
+            (false, true, false) => $go!(Selected::<false, true, false>($columns)),
+            (false, true, true) => $go!(Selected::<false, true, true>($columns)),
+            (true, false, false) => $go!(Selected::<true, false, false>($columns)),
+            (true, false, true) => $go!(Selected::<true, false, true>($columns)),
+            (true, true, false) => $go!(Selected::<true, true, false>($columns)),
+            (true, true, true) => $go!(Selected::<true, true, true>($columns)),
+        }
+    };
+}
+
 /// Sizes `out` for `n` pairs and runs `kernel` through the driver, sequentially or on all
 /// cores, with the store specialised for `outputs`.
 pub(super) fn drive<const C: usize, K: PairKernel<C, Lanes = Lanes>>(
@@ -245,18 +281,91 @@ pub(super) fn drive<const C: usize, K: PairKernel<C, Lanes = Lanes>>(
     out.reset(n, |name| outputs.keeps(name));
     let columns = out.out();
     macro_rules! go {
-        ($p:literal, $q:literal, $f:literal) => {{ driver::run_on(parallel, kernel, input, n, Selected::<$p, $q, $f>(columns)) }};
+        ($store:expr) => {{ driver::run_on(parallel, kernel, input, n, $store) }};
     }
-    match (outputs.params, outputs.points, outputs.flags) {
-        (false, false, false) => go!(false, false, false),
-        (false, false, true) => go!(false, false, true),
-        (false, true, false) => go!(false, true, false),
-        (false, true, true) => go!(false, true, true),
-        (true, false, false) => go!(true, false, false),
-        (true, false, true) => go!(true, false, true),
-        (true, true, false) => go!(true, true, false),
-        (true, true, true) => go!(true, true, true),
+    with_store!(outputs, columns, go);
+}
+
+/// The lane width of the closest-points kernel: how many pairs one vector holds.
+///
+/// Every width gives the same bits (the kernel is written once over a lane type, and
+/// checked against the scalar reference at each). [`Width::BUILD`] is what the `closest_points`
+/// family uses; [`closest_points_width_into`] takes a width explicitly, for benchmarking.
+/// `X16` is one AVX-512 register when the build has `avx512f` (`-C target-cpu=x86-64-v4`
+/// or `native` on such a CPU), and two 8-lane halves otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Width {
+    /// `wide::f32x8`: 8 pairs per vector.
+    X8,
+    /// `wide::f32x16`: 16 pairs per vector.
+    X16,
+}
+
+impl Width {
+    /// What this build uses: [`Width::X16`] with `avx512f`, else [`Width::X8`] (`wide`'s
+    /// `f32x8` has no AVX-512 path, and without it `f32x16` is two `f32x8`).
+    pub const BUILD: Width = if cfg!(target_feature = "avx512f") {
+        Width::X16
+    } else {
+        Width::X8
+    };
+
+    /// Pairs per vector: 8 or 16.
+    #[must_use]
+    pub const fn lanes(self) -> usize {
+        match self {
+            Width::X8 => 8,
+            Width::X16 => 16,
+        }
     }
+}
+
+/// [`closest_points_into`] at an explicit lane [`Width`] (on the calling thread): the same
+/// bits as every other width, for measuring one against another.
+///
+/// # Errors
+/// [`Error`] when `a` and `b` differ in length.
+///
+/// ```
+/// use segbatch::{closest_points_width_into, ClosestBatch, Options, Outputs, Segment, Segments, Width};
+/// let a = Segments::from(&vec![Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]); 40]);
+/// let b = Segments::from(&vec![Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0]); 40]);
+/// let (mut x8, mut x16) = (ClosestBatch::new(), ClosestBatch::new());
+/// let (o, all) = (&Options::SEGMENTS, Outputs::ALL);
+/// closest_points_width_into(&a, &b, o, all, Width::X8, &mut x8).unwrap();
+/// closest_points_width_into(&a, &b, o, all, Width::X16, &mut x16).unwrap();
+/// assert_eq!(x8, x16);
+/// assert_eq!(x16.dist2()[39], 1.0);
+/// ```
+pub fn closest_points_width_into<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
+    options: &Options,
+    outputs: Outputs,
+    width: Width,
+    out: &mut ClosestBatch,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    let cols = pair_columns(&a, &b)?;
+    let params = options.params();
+    let narrow = Pairwise {
+        splat: Splat::new(&params),
+    };
+    if width == Width::X8 {
+        drive(&narrow, cols, a.len(), outputs, false, out);
+        return Ok(());
+    }
+    let wide = Pairwise16 {
+        splat: Splat::new(&params),
+    };
+    let n = a.len();
+    out.reset(n, |name| outputs.keeps(name));
+    let columns = out.out();
+    macro_rules! go {
+        ($store:expr) => {{ driver::run_x16(&wide, &narrow, cols, n, $store) }};
+    }
+    with_store!(outputs, columns, go);
+    Ok(())
 }
 
 /// The twelve input columns of `a[i]`, `b[i]` (A's six, then B's), after the length check.
@@ -279,6 +388,9 @@ fn closest_pairs<'a, 'b>(
     parallel: bool,
     out: &mut ClosestBatch,
 ) -> Result<(), Error> {
+    if !parallel {
+        return closest_points_width_into(a, b, options, outputs, Width::BUILD, out);
+    }
     let (a, b) = (a.into(), b.into());
     let cols = pair_columns(&a, &b)?;
     let kernel = Pairwise {
