@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs one fuzz target for a given time: fuzz/run.sh TARGET SECONDS [extra libFuzzer args]
 #
-# Targets: kernel_vs_reference, kernel_vs_oracle, readers (fuzz/fuzz_targets/).
+# Targets: kernel_vs_reference, kernel_vs_oracle, readers, sets (fuzz/fuzz_targets/).
+# One execution over FUZZ_TIMEOUT seconds (default 10) is a failure (libFuzzer -timeout,
+# saved as artifacts/TARGET/timeout-*), so a hang ends a run at once.
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); runs on the pinned stable toolchain
 # without sanitizers (-s none). Builds for x86-64-v3 like the rest of the repository
 # (cargo fuzz's RUSTFLAGS replace .cargo/config.toml's). The corpus grows in
@@ -18,4 +20,4 @@ export RUSTFLAGS="${FUZZ_RUSTFLAGS--C target-cpu=x86-64-v3}"
 # Seed from the committed regressions so every run starts from the known hard inputs.
 exec cargo fuzz run -s none --release "$target" "corpus/$target" "regressions/$target" -- \
     -max_total_time="$seconds" -malloc_limit_mb=256 -rss_limit_mb=1024 -max_len=4096 \
-    -print_final_stats=1 "$@"
+    -timeout="${FUZZ_TIMEOUT-10}" -print_final_stats=1 "$@"

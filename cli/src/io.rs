@@ -986,8 +986,18 @@ pub struct Output {
     npy_deferred: bool,
     known_rows: Option<u64>,
     rows: u64,
+    /// The binary records of one [`Output::write`].
     scratch: Vec<u8>,
+    /// The CSV text being formatted: [`CSV_PIECES`] buffers of [`CSV_PIECE`] rows.
+    pieces: Vec<Vec<u8>>,
 }
+
+/// Rows of CSV text formatted by one task of [`Output::write`].
+const CSV_PIECE: usize = 4096;
+
+/// CSV pieces formatted at a time (up to this many threads busy): with [`CSV_PIECE`], the
+/// bound on the CSV text held in memory (about 9 MB with every column).
+const CSV_PIECES: usize = 16;
 
 /// `path` with its symbolic links followed to the final target (which may not exist).
 pub fn resolve_links(path: &Path) -> Result<PathBuf, String> {
@@ -1088,6 +1098,7 @@ impl Output {
             known_rows,
             rows: 0,
             scratch: Vec::new(),
+            pieces: Vec::new(),
         };
         let header = match format {
             Format::Csv => {
@@ -1153,35 +1164,46 @@ impl Output {
         let count = selected.map_or(batch.len(), <[u32]>::len);
         let row = |k: usize| selected.map_or(k, |s| s[k] as usize);
         let cols = self.columns;
-        self.scratch.clear();
-        match self.format {
-            Format::Csv => {
-                // Formatting numbers is the slow part: do it in parallel pieces, in order.
-                // The pieces are formatted into the one scratch buffer's worth of memory
-                // whatever the number of threads (each piece is at most PIECE rows).
-                const PIECE: usize = 16 * 1024;
-                let pieces: Vec<Vec<u8>> = (0..count.div_ceil(PIECE))
-                    .into_par_iter()
-                    .map(|p| {
-                        let mut text = Vec::with_capacity(PIECE * 64);
-                        for k in p * PIECE..count.min((p + 1) * PIECE) {
-                            csv_row(&mut text, batch, base, row(k), &cols);
-                        }
-                        text
-                    })
-                    .collect();
-                for p in pieces {
-                    self.scratch.extend_from_slice(&p);
-                }
-            }
-            Format::Npy | Format::Raw => {
-                self.scratch.reserve(count * cols.record_bytes());
-                for k in 0..count {
-                    binary_row(&mut self.scratch, batch, base, row(k), &cols);
-                }
-            }
-        }
         self.rows += count as u64;
+        if self.format == Format::Csv {
+            // Formatting numbers is the slow part: it runs in parallel, CSV_PIECES pieces of
+            // CSV_PIECE rows at a time, into buffers this output keeps (made on this thread,
+            // reused), each group written out before the next is formatted. The text held is
+            // at most CSV_PIECES · CSV_PIECE rows whatever the thread count and the chunk.
+            let mut pieces = std::mem::take(&mut self.pieces);
+            pieces.resize_with(CSV_PIECES, || Vec::with_capacity(CSV_PIECE * 64));
+            let mut result = Ok(());
+            for group in (0..count).step_by(CSV_PIECE * CSV_PIECES) {
+                let end = count.min(group + CSV_PIECE * CSV_PIECES);
+                let used = (end - group).div_ceil(CSV_PIECE);
+                pieces[..used]
+                    .par_iter_mut()
+                    .enumerate()
+                    .for_each(|(p, text)| {
+                        text.clear();
+                        let first = group + p * CSV_PIECE;
+                        for k in first..end.min(first + CSV_PIECE) {
+                            csv_row(text, batch, base, row(k), &cols);
+                        }
+                    });
+                result = pieces[..used]
+                    .iter()
+                    .try_for_each(|text| match &mut self.sink {
+                        Sink::Replace { file, .. } => file.write_all(text),
+                        Sink::Through(w) => w.write_all(text),
+                    });
+                if result.is_err() {
+                    break;
+                }
+            }
+            self.pieces = pieces;
+            return result.map_err(|e| self.write_error(&e));
+        }
+        self.scratch.clear();
+        self.scratch.reserve(count * cols.record_bytes());
+        for k in 0..count {
+            binary_row(&mut self.scratch, batch, base, row(k), &cols);
+        }
         let result = match &mut self.sink {
             Sink::Replace { file, .. } => file.write_all(&self.scratch),
             Sink::Through(w) => w.write_all(&self.scratch),
