@@ -1060,23 +1060,17 @@ fn pairs_within<'py>(
     let opts = options(extent_a, extent_b, tolerance)?;
     let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let hits = py
-        .detach(|| {
-            let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-            let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
-            let mut hits = Vec::new();
-            threads
-                .install(|| {
-                    if threads.parallel() {
-                        segbatch::par_pairs_within_into(va, vb, radius, &opts, &mut hits)
-                    } else {
-                        segbatch::pairs_within_into(va, vb, radius, &opts, &mut hits)
-                    }
-                })?
-                .map_err(|e| e.to_string())?;
-            Ok::<_, String>(hits)
-        })
-        .map_err(PyValueError::new_err)?;
+    let hits = call(py, threads, |parallel| {
+        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+        let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+        let mut hits = Vec::new();
+        if parallel {
+            segbatch::par_pairs_within_into(va, vb, radius, &opts, &mut hits)
+        } else {
+            segbatch::pairs_within_into(va, vb, radius, &opts, &mut hits)
+        }
+        .map(|()| hits)
+    })?;
     hits_dict(py, &hits)
 }
 
@@ -1103,23 +1097,17 @@ fn self_pairs_within<'py>(
     } else {
         SharedEndpoints::Keep
     };
-    let hits = py
-        .detach(|| {
-            let mut buf = Soa::<Segment, 6>::new();
-            let v = ss.whole(&mut buf);
-            let mut hits = Vec::new();
-            threads
-                .install(|| {
-                    if threads.parallel() {
-                        segbatch::par_self_pairs_within_into(v, radius, shared, &opts, &mut hits)
-                    } else {
-                        segbatch::self_pairs_within_into(v, radius, shared, &opts, &mut hits)
-                    }
-                })?
-                .map_err(|e| e.to_string())?;
-            Ok::<_, String>(hits)
-        })
-        .map_err(PyValueError::new_err)?;
+    let hits = call(py, threads, |parallel| {
+        let mut buf = Soa::<Segment, 6>::new();
+        let v = ss.whole(&mut buf);
+        let mut hits = Vec::new();
+        if parallel {
+            segbatch::par_self_pairs_within_into(v, radius, shared, &opts, &mut hits)
+        } else {
+            segbatch::self_pairs_within_into(v, radius, shared, &opts, &mut hits)
+        }
+        .map(|()| hits)
+    })?;
     hits_dict(py, &hits)
 }
 
@@ -1504,23 +1492,17 @@ fn dist2_matrix<'py>(
     let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let (n, m) = (sa.len(), sb.len());
-    let matrix = py
-        .detach(|| {
-            let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-            let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
-            let mut out = Vec::new();
-            threads
-                .install(|| {
-                    if threads.parallel() {
-                        segbatch::par_dist2_matrix_into(va, vb, &opts, &mut out)
-                    } else {
-                        segbatch::dist2_matrix_into(va, vb, &opts, &mut out)
-                    }
-                })?
-                .map_err(|e| e.to_string())?;
-            Ok::<_, String>(out)
-        })
-        .map_err(PyValueError::new_err)?;
+    let matrix = call(py, threads, |parallel| {
+        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+        let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+        let mut out = Vec::new();
+        if parallel {
+            segbatch::par_dist2_matrix_into(va, vb, &opts, &mut out)
+        } else {
+            segbatch::dist2_matrix_into(va, vb, &opts, &mut out)
+        }
+        .map(|()| out)
+    })?;
     Ok(matrix.into_pyarray(py).reshape([n, m])?.into_any())
 }
 
