@@ -1,9 +1,12 @@
 //! The harness behind the kernel's optimisation figures in docs/performance.md and
-//! docs/architecture.md: `closest_points_into` with a reused buffer against parry3d's
-//! segment/segment routine on the same uniform random pairs, best of 7 interleaved rounds.
+//! docs/architecture.md: `closest_points_width_into` at 8 and at 16 lanes with a reused
+//! buffer against parry3d's segment/segment routine on the same uniform random pairs,
+//! best of 7 interleaved rounds (all three in every round, so the ratios are same-run).
 //!
 //! ```text
-//! cargo run --release --example kernel_profile -- [reps] [pairs] [all|dist]
+//! cargo run --release --example kernel_profile -- [reps] [pairs] [all|params|dist]
+//! RUSTFLAGS="-C target-cpu=native" CARGO_TARGET_DIR=target/native \
+//!     cargo run --release --example kernel_profile -- 2000 4096 params   # x16 vs x8
 //! cargo build --release --example kernel_profile && valgrind --tool=callgrind \
 //!     --callgrind-out-file=cg.out target/release/examples/kernel_profile 8
 //! callgrind_annotate cg.out | grep kernel::run   # instructions; / (7·8·8192) per group
@@ -16,7 +19,8 @@ use parry3d::math::Vec3;
 use parry3d::query::details::closest_points_segment_segment_with_locations_nD;
 use parry3d::shape::SegmentPointLocation;
 use segbatch::{
-    Closest, ClosestBatch, Flags, Options, Outputs, Segment, Segments, closest_points_into,
+    Closest, ClosestBatch, Flags, Options, Outputs, SIMD_LANES, SIMD_LEVEL, Segment, Segments,
+    Width, closest_points_width_into,
 };
 use segbatch_testkit::Rng;
 use std::time::Instant;
@@ -48,6 +52,7 @@ fn main() {
     let n: usize = arg(2).map_or(1 << 16, |s| s.parse().expect("pairs"));
     let outputs = match arg(3).as_deref() {
         Some("dist") => Outputs::DISTANCE,
+        Some("params") => Outputs::PARAMS,
         _ => Outputs::ALL,
     };
     let mut rng = Rng::new(12345);
@@ -57,14 +62,17 @@ fn main() {
     let (a, b) = (Segments::from(&av), Segments::from(&bv));
     let mut out = ClosestBatch::default();
     let mut aos = vec![Closest::NON_FINITE; n];
-    let (mut best_kernel, mut best_parry) = (0f64, 0f64);
+    let (mut best_x8, mut best_x16, mut best_parry) = (0f64, 0f64, 0f64);
     for _round in 0..7 {
-        let t = Instant::now();
-        for _ in 0..reps {
-            closest_points_into(&a, &b, &Options::SEGMENTS, outputs, &mut out).unwrap();
-            std::hint::black_box(&out);
+        for (width, best) in [(Width::X8, &mut best_x8), (Width::X16, &mut best_x16)] {
+            let t = Instant::now();
+            for _ in 0..reps {
+                closest_points_width_into(&a, &b, &Options::SEGMENTS, outputs, width, &mut out)
+                    .unwrap();
+                std::hint::black_box(&out);
+            }
+            *best = best.max((n * reps) as f64 / t.elapsed().as_secs_f64() / 1e6);
         }
-        best_kernel = best_kernel.max((n * reps) as f64 / t.elapsed().as_secs_f64() / 1e6);
         let parry_reps = (reps / 8).max(1);
         let t = Instant::now();
         for _ in 0..parry_reps {
@@ -75,13 +83,17 @@ fn main() {
         }
         best_parry = best_parry.max((n * parry_reps) as f64 / t.elapsed().as_secs_f64() / 1e6);
     }
+    let columns = match outputs {
+        Outputs::DISTANCE => "distance only",
+        Outputs::PARAMS => "s/t/dist2/flags",
+        _ => "all columns",
+    };
     println!(
-        "{n} pairs, {}: kernel {best_kernel:.1} M pairs/s, parry3d {best_parry:.1} M pairs/s, ratio {:.1}",
-        if outputs == Outputs::DISTANCE {
-            "distance only"
-        } else {
-            "all columns"
-        },
-        best_kernel / best_parry
+        "{n} pairs, {columns}, build {SIMD_LEVEL} ({SIMD_LANES} lanes): x8 {best_x8:.1} M pairs/s, \
+         x16 {best_x16:.1} M pairs/s (x16/x8 {:.2}), parry3d {best_parry:.1} M pairs/s \
+         (x8 {:.1}x, x16 {:.1}x)",
+        best_x16 / best_x8,
+        best_x8 / best_parry,
+        best_x16 / best_parry
     );
 }

@@ -1,9 +1,14 @@
-//! The 8-lane kernel: a line-by-line branchless twin of [`crate::reference`].
+//! The lane kernel: a line-by-line branchless twin of [`crate::reference`].
 //!
 //! # How it works
 //!
-//! Eight pairs are computed at once, pair `j + k` in lane `k` of a `wide::f32x8`, read
-//! straight from the structure-of-arrays columns of [`Segments`](crate::Segments). The
+//! Eight (or sixteen) pairs are computed at once, pair `j + k` in lane `k` of a
+//! `wide::f32x8` (or `f32x16`), read straight from the structure-of-arrays columns of
+//! [`Segments`](crate::Segments). The body is written once over the [`Lane`] trait
+//! (`src/lanes.rs`) and instantiated for both types: a generic function, not a macro per
+//! type, because the trait only forwards to `wide`'s inherent methods, so each
+//! instantiation compiles to the code a concrete one would (the 8-lane count per group is
+//! the same before and after, by callgrind); the names below say `8` for history. The
 //! algorithm is the reference's (read `src/reference.rs` beside this file; the variable
 //! names are the same):
 //!
