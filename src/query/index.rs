@@ -20,6 +20,7 @@ use crate::batch::{Error, Segments, SegmentsView, check_u32};
 use crate::prune::{Grid, sphere};
 use crate::reference;
 use crate::segment::{Options, Segment};
+use core::ops::Range;
 
 /// The first member a thick ray touches ([`SegmentIndex::first_hits`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -203,6 +204,9 @@ pub struct SegmentIndex {
     /// The set in the grid's order (by position): the queries read their lanes near where
     /// the grid read the spheres.
     sorted: Segments,
+    /// The box of the members' finite end points (`f64`), `None` when there are none: the
+    /// first-hit walk skips the parts of a ray that cannot come near it.
+    bounds: Option<([f64; 3], [f64; 3])>,
 }
 
 /// Rays per block of the first-hit walk: their candidates are decided together.
@@ -236,8 +240,22 @@ impl SegmentIndex {
         // Without a query radius the grid can always be built.
         let grid = Grid::build(set.len(), spheres, 0.0, parallel)
             .expect("a grid for a finite radius and at most u32::MAX objects");
-        let sorted = grid.ids().iter().map(|&id| set.at(id as usize)).collect();
-        Ok(SegmentIndex { grid, sorted })
+        let sorted: Segments = grid.ids().iter().map(|&id| set.at(id as usize)).collect();
+        let mut bounds: Option<([f64; 3], [f64; 3])> = None;
+        for s in sorted.iter().filter(|s| sphere(s.p0, s.p1).is_some()) {
+            let (lo, hi) = bounds.get_or_insert(([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]));
+            for p in [s.p0, s.p1] {
+                for c in 0..3 {
+                    lo[c] = lo[c].min(f64::from(p[c]));
+                    hi[c] = hi[c].max(f64::from(p[c]));
+                }
+            }
+        }
+        Ok(SegmentIndex {
+            grid,
+            sorted,
+            bounds,
+        })
     }
 
     /// Number of members.
@@ -331,8 +349,9 @@ impl SegmentIndex {
         hits: &mut [Option<FirstHit>],
     ) {
         let step = self.grid.cell_edge();
-        // Pieces per ray: about one cell each (at least one, at most 2^20).
-        let pieces: Vec<u32> = (0..hits.len())
+        // Pieces per ray: about one cell each (at least one, at most 2^20), and the run of
+        // them that can come near the members' box.
+        let (pieces, runs): (Vec<u32>, Vec<Range<u32>>) = (0..hits.len())
             .map(|k| {
                 let s = sweeps.get(first + k).expect("a sweep per ray");
                 let len = (0..3)
@@ -340,10 +359,13 @@ impl SegmentIndex {
                     .map(|x| x * x)
                     .sum::<f64>()
                     .sqrt();
-                (len / step).ceil().clamp(1.0, f64::from(1u32 << 20)) as u32
+                let n = (len / step).ceil().clamp(1.0, f64::from(1u32 << 20)) as u32;
+                (n, self.pieces_near(&s, n, len / f64::from(n), radius))
             })
+            .unzip();
+        let mut active: Vec<u32> = (0..hits.len() as u32)
+            .filter(|&k| !runs[k as usize].is_empty())
             .collect();
-        let mut active: Vec<u32> = (0..hits.len() as u32).collect();
         let mut candidates: Vec<(u32, u32)> = Vec::new();
         let mut closest = ClosestBatch::new();
         let outputs = Outputs {
@@ -362,7 +384,8 @@ impl SegmentIndex {
                     let f = i as f32 / n as f32;
                     core::array::from_fn(|c| f.mul_add(s.p1[c] - s.p0[c], s.p0[c]))
                 };
-                let (p0, p1) = (at(piece), if piece + 1 == n { s.p1 } else { at(piece + 1) });
+                let i = runs[k as usize].start + piece;
+                let (p0, p1) = (at(i), if i + 1 == n { s.p1 } else { at(i + 1) });
                 if let Some(ball) = sphere(p0, p1) {
                     self.grid
                         .near_all(&ball, radius, |pos| candidates.push((ray as u32, pos)));
@@ -397,12 +420,54 @@ impl SegmentIndex {
             // A ray is done at its last piece, or once its best hit lies before the end of
             // the pieces seen (members not met yet are all farther along).
             active.retain(|&k| {
-                let n = pieces[k as usize];
-                let seen = range * (piece + 1) as f32 / n as f32;
-                piece + 1 < n && hits[k as usize].is_none_or(|h| h.u >= seen)
+                let (n, run) = (pieces[k as usize], &runs[k as usize]);
+                let next = run.start + piece + 1;
+                let seen = range * next as f32 / n as f32;
+                next < run.end && hits[k as usize].is_none_or(|h| h.u >= seen)
             });
             piece += 1;
         }
+    }
+
+    /// The pieces `i` (of `n`, each about `piece` long) of `sweep` that may come within
+    /// `radius` of the members: those meeting the members' box grown by `radius`, a piece
+    /// and a thousandth of the largest coordinate (far more than the rounding of the pieces
+    /// and of the contact radius). All `n` when the clip is not finite; none without
+    /// members. The walk then never visits the pieces of a long ray beyond the set.
+    fn pieces_near(&self, sweep: &Segment, n: u32, piece: f64, radius: f32) -> Range<u32> {
+        let Some((lo, hi)) = self.bounds else {
+            return 0..0;
+        };
+        let p0 = sweep.p0.map(f64::from);
+        let d: [f64; 3] = core::array::from_fn(|c| f64::from(sweep.p1[c]) - p0[c]);
+        let scale = lo
+            .iter()
+            .chain(&hi)
+            .chain(&p0)
+            .fold(0.0f64, |m, x| m.max(x.abs()));
+        let grow = (f64::from(radius) + piece) * 1.001 + 1e-3 * scale;
+        // The slab clip of p0 + f·d, f in [0, 1], against the grown box.
+        let (mut f0, mut f1) = (0.0f64, 1.0f64);
+        for c in 0..3 {
+            let (a, b) = (lo[c] - grow - p0[c], hi[c] + grow - p0[c]);
+            if d[c] == 0.0 {
+                if a > 0.0 || b < 0.0 {
+                    return 0..0;
+                }
+            } else {
+                let (t0, t1) = (a / d[c], b / d[c]);
+                f0 = f0.max(t0.min(t1));
+                f1 = f1.min(t0.max(t1));
+            }
+        }
+        if !(f0.is_finite() && f1.is_finite() && grow.is_finite()) {
+            return 0..n;
+        }
+        if f0 > f1 {
+            return 0..0;
+        }
+        let nf = f64::from(n);
+        ((f0 * nf).floor() as u32).min(n)..((f1 * nf).floor() as u32 + 1).min(n)
     }
 
     /// Every pair of a query segment `queries[i]` and a member `set[j]` within `radius`,
