@@ -3,6 +3,10 @@
 //! every output selection, sequential and parallel, at every length around the staging
 //! chunk (256 pairs), the lane width and the parallel split, on the hard-case classes
 //! (non-finite coordinates included).
+//!
+//! Every check compares the parallel forms too, so the file needs the `rayon` feature (on
+//! by default).
+#![cfg(feature = "rayon")]
 
 use segbatch::*;
 use segbatch_testkit::Rng;
