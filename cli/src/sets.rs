@@ -147,13 +147,20 @@ pub struct RaycastArgs {
     #[arg(long, value_name = "L", value_parser = parse_range)]
     pub range: f32,
 
-    /// Output file; its format comes from its extension [default: CSV to stdout]
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
     /// Input format, instead of guessing from the extensions
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<Format>,
+
+    #[command(flatten)]
+    pub out: SetOutput,
+}
+
+/// The output options the set subcommands share.
+#[derive(Debug, Args)]
+pub struct SetOutput {
+    /// Output file; its format comes from its extension [default: CSV to stdout]
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 
     /// Output format, instead of guessing from the output's extension
     #[arg(long, value_name = "FORMAT")]
@@ -187,25 +194,12 @@ pub struct PairsArgs {
     #[arg(long, conflicts_with = "against")]
     pub skip_shared: bool,
 
-    /// Output file; its format comes from its extension [default: CSV to stdout]
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
     /// Input format, instead of guessing from the extension
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<Format>,
 
-    /// Output format, instead of guessing from the output's extension
-    #[arg(long, value_name = "FORMAT")]
-    pub output_format: Option<Format>,
-
-    /// Worker threads [default: all cores]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    pub threads: Option<u16>,
-
-    /// No summary on stderr
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub out: SetOutput,
 }
 
 /// Arguments of `segbatch cross`.
@@ -215,25 +209,12 @@ pub struct CrossArgs {
     #[arg(value_name = "SEGMENTS2D")]
     pub input: PathBuf,
 
-    /// Output file; its format comes from its extension [default: CSV to stdout]
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
     /// Input format, instead of guessing from the extension
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<Format>,
 
-    /// Output format, instead of guessing from the output's extension
-    #[arg(long, value_name = "FORMAT")]
-    pub output_format: Option<Format>,
-
-    /// Worker threads [default: all cores]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    pub threads: Option<u16>,
-
-    /// No summary on stderr
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub out: SetOutput,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -839,8 +820,8 @@ pub fn run_pairs(args: &PairsArgs, stdout: &mut (dyn Write + Send)) -> Result<()
     let (in_formats, out_format) = formats(
         &inputs,
         args.format,
-        args.output.as_deref(),
-        args.output_format,
+        args.out.output.as_deref(),
+        args.out.output_format,
     )?;
     let a: Segments =
         read_set::<Segment, 6>(&args.input, in_formats[0]).map_err(CliError::usage)?;
@@ -849,15 +830,20 @@ pub fn run_pairs(args: &PairsArgs, stdout: &mut (dyn Write + Send)) -> Result<()
         None => None,
     };
     let read = start.elapsed().as_secs_f64();
-    let mut writer = HitWriter::create(args.output.as_deref(), stdout, out_format, &PAIR_COLUMNS)
-        .map_err(CliError::usage)?;
+    let mut writer = HitWriter::create(
+        args.out.output.as_deref(),
+        stdout,
+        out_format,
+        &PAIR_COLUMNS,
+    )
+    .map_err(CliError::usage)?;
     let shared = if args.skip_shared {
         SharedEndpoints::Skip
     } else {
         SharedEndpoints::Keep
     };
     let mut failed: Option<CliError> = None;
-    let query = with_threads(args.threads, || {
+    let query = with_threads(args.out.threads, || {
         let mut sink = |block: &[PairHit]| {
             if failed.is_none()
                 && let Err(e) = writer.pairs(block)
@@ -877,7 +863,7 @@ pub fn run_pairs(args: &PairsArgs, stdout: &mut (dyn Write + Send)) -> Result<()
         return Err(e);
     }
     let records = writer.finish()?;
-    if !args.quiet {
+    if !args.out.quiet {
         let secs = start.elapsed().as_secs_f64();
         let against = b.as_ref().map_or(String::new(), |b| {
             format!(
@@ -892,7 +878,7 @@ pub fn run_pairs(args: &PairsArgs, stdout: &mut (dyn Write + Send)) -> Result<()
             a.len(),
             show(&args.input),
             args.radius,
-            args.output.as_deref().map_or("stdout".to_owned(), show),
+            args.out.output.as_deref().map_or("stdout".to_owned(), show),
             out_format.name(),
             (a.len() + b.as_ref().map_or(0, Segments::len)) as f64 / secs / 1e6
         );
@@ -906,15 +892,20 @@ pub fn run_cross(args: &CrossArgs, stdout: &mut (dyn Write + Send)) -> Result<()
     let (in_formats, out_format) = formats(
         &[&args.input],
         args.format,
-        args.output.as_deref(),
-        args.output_format,
+        args.out.output.as_deref(),
+        args.out.output_format,
     )?;
     let set: Segments2 =
         read_set::<Segment2, 4>(&args.input, in_formats[0]).map_err(CliError::usage)?;
-    let mut writer = HitWriter::create(args.output.as_deref(), stdout, out_format, &CROSS_COLUMNS)
-        .map_err(CliError::usage)?;
+    let mut writer = HitWriter::create(
+        args.out.output.as_deref(),
+        stdout,
+        out_format,
+        &CROSS_COLUMNS,
+    )
+    .map_err(CliError::usage)?;
     let mut failed: Option<CliError> = None;
-    let query = with_threads(args.threads, || {
+    let query = with_threads(args.out.threads, || {
         par_for_each_crossing_pair(&set, |block| {
             if failed.is_none()
                 && let Err(e) = writer.crossings(block, &set)
@@ -928,14 +919,14 @@ pub fn run_cross(args: &CrossArgs, stdout: &mut (dyn Write + Send)) -> Result<()
         return Err(e);
     }
     let records = writer.finish()?;
-    if !args.quiet {
+    if !args.out.quiet {
         let secs = start.elapsed().as_secs_f64();
         eprintln!(
             "segbatch cross: {} segments from {} -> {records} meeting pairs in {} ({}) in \
              {secs:.2} s",
             set.len(),
             show(&args.input),
-            args.output.as_deref().map_or("stdout".to_owned(), show),
+            args.out.output.as_deref().map_or("stdout".to_owned(), show),
             out_format.name(),
         );
     }
@@ -948,19 +939,23 @@ pub fn run_raycast(args: &RaycastArgs, stdout: &mut (dyn Write + Send)) -> Resul
     let (in_formats, out_format) = formats(
         &[&args.walls, &args.rays],
         args.format,
-        args.output.as_deref(),
-        args.output_format,
+        args.out.output.as_deref(),
+        args.out.output_format,
     )?;
     let walls: Segments =
         read_set::<Segment, 6>(&args.walls, in_formats[0]).map_err(CliError::usage)?;
     let rays: Segments =
         read_set::<Segment, 6>(&args.rays, in_formats[1]).map_err(CliError::usage)?;
-    let mut writer =
-        HitWriter::create(args.output.as_deref(), stdout, out_format, &RAYCAST_COLUMNS)
-            .map_err(CliError::usage)?;
+    let mut writer = HitWriter::create(
+        args.out.output.as_deref(),
+        stdout,
+        out_format,
+        &RAYCAST_COLUMNS,
+    )
+    .map_err(CliError::usage)?;
     // Rays in blocks, so the results held at once stay bounded whatever the ray count.
     const RAYS_PER_BLOCK: usize = 1 << 20;
-    let written = with_threads(args.threads, || -> Result<(), CliError> {
+    let written = with_threads(args.out.threads, || -> Result<(), CliError> {
         let index = SegmentIndex::par_new(&walls).map_err(library_error)?;
         let mut first = 0;
         while first < rays.len() {
@@ -975,7 +970,7 @@ pub fn run_raycast(args: &RaycastArgs, stdout: &mut (dyn Write + Send)) -> Resul
     })?;
     written?;
     let records = writer.finish()?;
-    if !args.quiet {
+    if !args.out.quiet {
         let secs = start.elapsed().as_secs_f64();
         eprintln!(
             "segbatch raycast: {} rays from {} against {} walls from {} (radius {}, range {}) \
@@ -986,7 +981,7 @@ pub fn run_raycast(args: &RaycastArgs, stdout: &mut (dyn Write + Send)) -> Resul
             show(&args.walls),
             args.radius,
             args.range,
-            args.output.as_deref().map_or("stdout".to_owned(), show),
+            args.out.output.as_deref().map_or("stdout".to_owned(), show),
             out_format.name(),
         );
     }
