@@ -241,13 +241,7 @@ const CHUNK: usize = 64 * 1024;
 /// `f` over `0..n` cut into chunks of [`CHUNK`], in order; on all cores when `parallel`.
 fn chunked<R: Send>(n: usize, parallel: bool, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
     let ranges = (0..n).step_by(CHUNK).map(|c| c..(c + CHUNK).min(n));
-    #[cfg(feature = "rayon")]
-    if parallel && n > CHUNK {
-        use rayon::prelude::*;
-        return ranges.collect::<Vec<_>>().into_par_iter().map(&f).collect();
-    }
-    let _ = parallel;
-    ranges.map(f).collect()
+    par_map(ranges.collect(), parallel && n > CHUNK, f)
 }
 
 /// Sorts the `(key, id)` pairs, on all cores when `parallel` and there are many.
