@@ -368,6 +368,22 @@ impl<T: Record<C>, const C: usize> Soa<T, C> {
         (0..self.len).map(move |i| view.at(i))
     }
 
+    /// `n` zero records, for a caller that writes the columns ([`Soa::columns_mut`]).
+    pub(crate) fn zeroed(n: usize) -> Self {
+        let mut batch = Self::with_capacity(n);
+        for col in &mut batch.cols {
+            col.resize_padded(n);
+        }
+        batch.len = n;
+        batch
+    }
+
+    /// The `C` columns, writable, each exactly `len()` values.
+    pub(crate) fn columns_mut(&mut self) -> [&mut [f32]; C] {
+        let len = self.len;
+        self.cols.each_mut().map(|col| &mut col[..len])
+    }
+
     /// The `C` columns, each exactly `len()` values.
     #[must_use]
     pub fn columns(&self) -> [&[f32]; C] {

@@ -47,7 +47,7 @@
 //! the same order, and memory holds one wave's hits, not all of them.
 
 use crate::LANES;
-use crate::batch::padded_len;
+use crate::batch::{Record, Soa, padded_len};
 use core::ops::Range;
 use wide::f32x8;
 
@@ -306,29 +306,36 @@ impl<const D: usize> Grid<D> {
         if n > u32::MAX as usize || !radius.is_finite() {
             return None;
         }
-        // Pass 1: the radii (for the cap) and the centres' bounds, chunk by chunk.
+        // Pass 1: the spheres (computed once: the passes below read them), their radii (for
+        // the cap) and the centres' bounds, chunk by chunk.
         let parts = chunked(n, parallel, |range| {
-            let mut radii = Vec::with_capacity(range.len());
+            let all: Vec<Option<([f32; D], f32)>> = range.map(&spheres).collect();
+            let mut radii = Vec::with_capacity(all.len());
             let mut lo = [f64::INFINITY; D];
             let mut hi = [f64::NEG_INFINITY; D];
-            for (m, h) in range.filter_map(&spheres) {
+            for &(m, h) in all.iter().flatten() {
                 radii.push(h);
                 for k in 0..D {
                     lo[k] = lo[k].min(f64::from(m[k]));
                     hi[k] = hi[k].max(f64::from(m[k]));
                 }
             }
-            (radii, lo, hi)
+            (all, radii, lo, hi)
         });
         let mut lo = [f64::INFINITY; D];
         let mut hi = [f64::NEG_INFINITY; D];
-        for (_, l, h) in &parts {
+        for (_, _, l, h) in &parts {
             for k in 0..D {
                 lo[k] = lo[k].min(l[k]);
                 hi[k] = hi[k].max(h[k]);
             }
         }
-        let mut radii: Vec<f32> = parts.into_iter().flat_map(|p| p.0).collect();
+        let mut radii: Vec<f32> = Vec::with_capacity(n);
+        let mut all: Vec<Option<([f32; D], f32)>> = Vec::with_capacity(n);
+        for (a, r, _, _) in parts {
+            all.extend(a);
+            radii.extend(r);
+        }
         let cap = if radii.is_empty() {
             0.0
         } else {
@@ -365,7 +372,7 @@ impl<const D: usize> Grid<D> {
         let parts = chunked(n, parallel, |range| {
             let (mut keyed, mut big) = (Vec::with_capacity(range.len()), Vec::new());
             for i in range {
-                if let Some(s) = spheres(i) {
+                if let Some(s) = all[i] {
                     if s.1 <= cap {
                         keyed.push((grid.key(grid.cell_of(s.0.map(f64::from))), i as u32));
                     } else {
@@ -398,9 +405,7 @@ impl<const D: usize> Grid<D> {
         // Pass 3: the spheres in key order.
         let cells = &grid.ids[..grid.cells_len];
         let parts = chunked(cells.len(), parallel, |range| {
-            range
-                .map(|p| spheres(cells[p] as usize))
-                .collect::<Vec<_>>()
+            range.map(|p| all[cells[p] as usize]).collect::<Vec<_>>()
         });
         grid.spheres = SphereColumns::with_capacity(grid.cells_len);
         for s in parts.into_iter().flatten() {
@@ -663,6 +668,41 @@ impl<const D: usize> Grid<D> {
         &self.ids
     }
 
+    /// A copy of the set in the grid's order (the order in which a query reads it): `object(id)` for every position,
+    /// written straight into the batch's columns, a chunk of positions at a time on all
+    /// cores when `parallel`.
+    pub(crate) fn copy_in_order<T: Record<C>, const C: usize>(
+        &self,
+        parallel: bool,
+        object: impl Fn(usize) -> T + Sync,
+    ) -> Soa<T, C> {
+        let ids = self.ids();
+        let mut copy = Soa::zeroed(ids.len());
+        let mut columns = copy.columns_mut().map(|c| c.chunks_mut(CHUNK));
+        let pieces: Vec<(usize, [&mut [f32]; C])> = (0..ids.len())
+            .step_by(CHUNK)
+            .map(|start| {
+                let piece = columns
+                    .each_mut()
+                    .map(|c| c.next().expect("a chunk per column"));
+                (start, piece)
+            })
+            .collect();
+        par_map(
+            pieces,
+            parallel && ids.len() > CHUNK,
+            |(start, mut piece)| {
+                for (k, &id) in ids[start..start + piece[0].len()].iter().enumerate() {
+                    let values: [f32; C] = bytemuck::cast(object(id as usize));
+                    for (column, x) in piece.iter_mut().zip(values) {
+                        column[k] = x;
+                    }
+                }
+            },
+        );
+        copy
+    }
+
     /// The cell edge: the length a query walks in one step.
     pub(crate) fn cell_edge(&self) -> f64 {
         self.cell
@@ -818,18 +858,13 @@ impl<const D: usize> Plan<D> {
         narrow.decide(ids, &candidates, &mut scratch, out);
     }
 
-    /// The query's copy of its set in the grid's order: `object(id)` for every position,
-    /// gathered on all cores when `parallel`.
-    pub(crate) fn copy_in_order<T: Send, B: FromIterator<T>>(
+    /// The query's copy of its set in the grid's order (see [`Grid::copy_in_order`]).
+    pub(crate) fn copy_in_order<T: Record<C>, const C: usize>(
         &self,
         parallel: bool,
         object: impl Fn(usize) -> T + Sync,
-    ) -> B {
-        let ids = self.grid.ids();
-        let parts = chunked(ids.len(), parallel, |range| {
-            range.map(|p| object(ids[p] as usize)).collect::<Vec<T>>()
-        });
-        parts.into_iter().flatten().collect()
+    ) -> Soa<T, C> {
+        self.grid.copy_in_order(parallel, object)
     }
 
     /// Every hit: `sink` gets each task's block, in task order, on the calling thread.
@@ -914,7 +949,7 @@ impl<const D: usize> Plan<D> {
         let sizes: Vec<usize> = (0..buckets)
             .map(|b| runs(b).map(<[_]>::len).sum())
             .collect();
-        out.resize(base + sizes.iter().sum::<usize>(), T::default());
+        grow(out, sizes.iter().sum(), parallel);
         let mut parts: Vec<(usize, &mut [T])> = Vec::with_capacity(buckets);
         let mut rest = &mut out[base..];
         for (b, &size) in sizes.iter().enumerate() {
@@ -943,6 +978,19 @@ impl<const D: usize> Plan<D> {
         };
         par_map(parts, parallel, place);
     }
+}
+
+/// Appends `n` default values to `out`, on all cores when `parallel`: most of the time of
+/// a large fill goes to the first touch of fresh pages, which the cores then share.
+fn grow<T: Copy + Default + Send>(out: &mut Vec<T>, n: usize, parallel: bool) {
+    #[cfg(feature = "rayon")]
+    if parallel {
+        use rayon::prelude::*;
+        out.par_extend(rayon::iter::repeat_n(T::default(), n));
+        return;
+    }
+    let _ = parallel;
+    out.resize(out.len() + n, T::default());
 }
 
 /// `f` over `items`, in order, on all cores when `parallel`.

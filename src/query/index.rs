@@ -240,7 +240,7 @@ impl SegmentIndex {
         // Without a query radius the grid can always be built.
         let grid = Grid::build(set.len(), spheres, 0.0, parallel)
             .expect("a grid for a finite radius and at most u32::MAX objects");
-        let sorted: Segments = grid.ids().iter().map(|&id| set.at(id as usize)).collect();
+        let sorted: Segments = grid.copy_in_order(parallel, |i| set.at(i));
         let mut bounds: Option<([f64; 3], [f64; 3])> = None;
         for s in sorted.iter().filter(|s| sphere(s.p0, s.p1).is_some()) {
             let (lo, hi) = bounds.get_or_insert(([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]));
