@@ -23,11 +23,22 @@
 //! 1% of the set) are kept aside as *big* objects and meet the others through box queries
 //! over the cells, so a few very long segments do not inflate every cell.
 //!
-//! Objects are sorted by cell key (`z`, then `y`, then `x`, most significant first), so a
-//! run of cells along `x` is one contiguous range of the sorted sphere columns: the pair
-//! loop reads 8 candidate spheres at a time straight from memory. Within one set the pairs
-//! are enumerated once, over a half shell (the cell itself, its `+x` neighbour and the rows
-//! `y+1` and `z+1`: 13 neighbours in 3D, 4 in 2D), with cursors that only move forward.
+//! Objects are sorted by cell key (`z`, then `y`, then `x`, most significant first), then
+//! by centre `x` within a cell, so a run of cells along `x` is one contiguous range of the
+//! sorted sphere columns, sorted by `x`: the pair loop reads 8 candidate spheres at a time
+//! straight from memory. Within one set the pairs are enumerated once, over a half shell
+//! (the cell itself, its `+x` neighbour and the rows `y+1` and `z+1`: 13 neighbours in 3D,
+//! 4 in 2D), with cursors that only move forward.
+//!
+//! The pair enumeration ([`Plan`]) cuts space into columns along `x` instead of cubes
+//! ([`Layout::Columns`]: cells on the other axes only) and sweeps along `x` within each
+//! column and its half shell of neighbouring columns: object `p` meets only the window of
+//! each neighbour whose centres lie within the largest bound of the sphere test on `x`
+//! (two cursors a neighbour that only move forward). Measured on 100K hair sticks
+//! (callgrind, one thread), this tests 156 lanes an object where the 3x3x3 cubes tested 249
+//! (the candidates are the same), and takes the whole query from 567M to 552M
+//! instructions: the lanes saved pay for the cursors and a little more. A static index
+//! ([`Layout::Cubes`]) keeps cubes, since its queries ask for small boxes.
 //!
 //! The grid never decides a result: it only names candidates, and its sphere test is the
 //! prefilter of the brute-force queries, so a query with and without it reports the same
@@ -244,8 +255,9 @@ fn chunked<R: Send>(n: usize, parallel: bool, f: impl Fn(Range<usize>) -> R + Sy
     par_map(ranges.collect(), parallel && n > CHUNK, f)
 }
 
-/// Sorts the `(key, id)` pairs, on all cores when `parallel` and there are many.
-fn sort_keys(keyed: &mut [(u64, u32)], parallel: bool) {
+/// Sorts the `(key, x order << 32 | id)` pairs, on all cores when `parallel` and there are
+/// many.
+fn sort_keys(keyed: &mut [(u64, u64)], parallel: bool) {
     #[cfg(feature = "rayon")]
     if parallel && keyed.len() >= crate::PAR_MIN_PAIRS {
         use rayon::slice::ParallelSliceMut;
@@ -256,13 +268,32 @@ fn sort_keys(keyed: &mut [(u64, u32)], parallel: bool) {
     keyed.sort_unstable();
 }
 
+/// A `u32` that orders like the `f32` `x` (finite): the objects of a cell are sorted by
+/// their centre's first coordinate, ties by id.
+fn x_order(x: f32) -> u32 {
+    let b = x.to_bits();
+    if b >> 31 == 1 { !b } else { b | 1 << 31 }
+}
+
 /// Bits of a cell key per axis: 21 in 3D, 31 in 2D.
 const fn axis_bits(d: usize) -> u32 {
     63 / d as u32
 }
 
+/// How a [`Grid`] cuts space.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// Cubes of the cell edge: for a static index, whose queries ask for small boxes.
+    Cubes,
+    /// Columns along `x`, the cell edge on the other axes, each sorted by `x`: for the
+    /// pair enumeration, which sweeps along `x` within each pair of neighbouring columns.
+    Columns,
+}
+
 /// The grid over a set of objects (see the module docs).
 pub(crate) struct Grid<const D: usize> {
+    /// Cubes, or columns along `x`.
+    layout: Layout,
     /// Cell edge.
     cell: f64,
     /// Lowest corner (the cell of coordinate 1 on every axis starts here).
@@ -301,6 +332,7 @@ impl<const D: usize> Grid<D> {
         n: usize,
         spheres: impl Fn(usize) -> Option<([f32; D], f32)> + Sync,
         radius: f32,
+        layout: Layout,
         parallel: bool,
     ) -> Option<Grid<D>> {
         if n > u32::MAX as usize || !radius.is_finite() {
@@ -358,6 +390,7 @@ impl<const D: usize> Grid<D> {
         }
         let origin = lo.map(|x| if x.is_finite() { x } else { 0.0 });
         let mut grid = Grid {
+            layout,
             cell,
             origin,
             ids: Vec::new(),
@@ -374,7 +407,8 @@ impl<const D: usize> Grid<D> {
             for i in range {
                 if let Some(s) = all[i] {
                     if s.1 <= cap {
-                        keyed.push((grid.key(grid.cell_of(s.0.map(f64::from))), i as u32));
+                        let key = grid.key(grid.cell_of(s.0.map(f64::from)));
+                        keyed.push((key, u64::from(x_order(s.0[0])) << 32 | i as u64));
                     } else {
                         big.push((i as u32, s));
                     }
@@ -382,7 +416,7 @@ impl<const D: usize> Grid<D> {
             }
             (keyed, big)
         });
-        let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(n);
+        let mut keyed: Vec<(u64, u64)> = Vec::with_capacity(n);
         let mut big_ids = Vec::new();
         for (k, big) in parts {
             keyed.extend(k);
@@ -392,7 +426,11 @@ impl<const D: usize> Grid<D> {
             }
         }
         sort_keys(&mut keyed, parallel);
-        grid.ids = keyed.iter().map(|&(_, id)| id).chain(big_ids).collect();
+        grid.ids = keyed
+            .iter()
+            .map(|&(_, x_id)| x_id as u32)
+            .chain(big_ids)
+            .collect();
         for (p, &(key, _)) in keyed.iter().enumerate() {
             if grid.keys.last() != Some(&key) {
                 grid.keys.push(key);
@@ -415,9 +453,12 @@ impl<const D: usize> Grid<D> {
         Some(grid)
     }
 
-    /// Cell coordinates of a point (each `1 ..= MAX_CELL`).
+    /// Cell coordinates of a point (each `1 ..= MAX_CELL`; `x` always 1 in columns).
     fn cell_of(&self, m: [f64; D]) -> [u64; D] {
         core::array::from_fn(|k| {
+            if k == 0 && self.layout == Layout::Columns {
+                return 1;
+            }
             let x = ((m[k] - self.origin[k]) / self.cell).floor() + 1.0;
             x.clamp(1.0, Self::MAX_CELL as f64) as u64
         })
@@ -500,7 +541,22 @@ impl<const D: usize> Grid<D> {
                 self.keys.partition_point(|&k| (k as i64) <= first_key + hi),
             ));
         }
+        // The sphere test fails whenever the centres' `x` alone are farther apart than the
+        // largest bound any two spheres in the cells can have: `fl(d²) > fl(w²)` with `d`
+        // rounded as the test rounds it, since every term the test adds is non-negative and
+        // every rounding step is monotone. The objects of a row of cells (a column, in
+        // columns) are sorted by centre `x` (cells along `x`, then `x` within a cell), so
+        // the candidates of `p` in a row are one window, whose ends only move forward as
+        // `p` moves through its cell: a sweep on `x` within each row.
+        let w = (self.cap + self.cap + radius) * BOUND_REL;
+        let reach2 = w * w;
+        let xs = &self.spheres.centre[0];
+        let far = |q: usize, x: f32| {
+            let d = xs[q] - x;
+            d * d > reach2
+        };
         let mut ranges = Vec::with_capacity(rows.len());
+        let mut windows: Vec<(usize, usize)> = Vec::with_capacity(rows.len());
         for c in cells {
             if groups.len() >= GROUPS {
                 full(groups);
@@ -525,7 +581,11 @@ impl<const D: usize> Grid<D> {
                     ranges.push(self.starts[cur.0] as usize..self.starts[cur.1] as usize);
                 }
             }
+            windows.clear();
+            windows.extend(ranges.iter().map(|r| (r.start, r.start)));
+            let mut own_hi = s;
             for p in s..e {
+                let x = xs[p];
                 let me = self.spheres.splat(p);
                 let mut emit = |j: usize, bits: u32| {
                     groups.push(Group {
@@ -534,9 +594,19 @@ impl<const D: usize> Grid<D> {
                         bits,
                     });
                 };
-                self.scan(p + 1..own_end, &me, radius8, &mut emit);
-                for r in &ranges {
-                    self.scan(r.clone(), &me, radius8, &mut emit);
+                while own_hi < own_end && (xs[own_hi] <= x || !far(own_hi, x)) {
+                    own_hi += 1;
+                }
+                self.scan(p + 1..own_hi.max(p + 1), &me, radius8, &mut emit);
+                for (r, (lo, hi)) in ranges.iter().zip(&mut windows) {
+                    while *lo < r.end && xs[*lo] < x && far(*lo, x) {
+                        *lo += 1;
+                    }
+                    *hi = (*hi).max(*lo);
+                    while *hi < r.end && (xs[*hi] <= x || !far(*hi, x)) {
+                        *hi += 1;
+                    }
+                    self.scan(*lo..*hi, &me, radius8, &mut emit);
                 }
             }
         }
@@ -587,9 +657,21 @@ impl<const D: usize> Grid<D> {
         }
         let lo: [f64; D] = core::array::from_fn(|k| f64::from(m[k]) - reach);
         let hi: [f64; D] = core::array::from_fn(|k| f64::from(m[k]) + reach);
+        let (x_lo, x_hi) = (lo[0], hi[0]);
         let (lo, hi) = (self.cell_of(lo), self.cell_of(hi));
         let rows: u64 = (1..D).map(|k| hi[k] - lo[k] + 1).product();
-        let range_of = |c0: usize, c1: usize| self.starts[c0] as usize..self.starts[c1] as usize;
+        // In columns, the run of a column whose centres lie within `lo..=hi` on `x` (a
+        // column is sorted by `x`).
+        let xs = &self.spheres.centre[0];
+        let range_of = |c0: usize, c1: usize| {
+            let (s, e) = (self.starts[c0] as usize, self.starts[c1] as usize);
+            if self.layout == Layout::Cubes {
+                return s..e;
+            }
+            let run = &xs[s..e];
+            s + run.partition_point(|&x| f64::from(x) < x_lo)
+                ..s + run.partition_point(|&x| f64::from(x) <= x_hi)
+        };
         // Two binary searches a row, or one pass over every cell: whichever reads less.
         if rows.saturating_mul(2 * u64::from(usize::BITS - self.keys.len().leading_zeros()))
             >= self.keys.len() as u64
@@ -602,6 +684,8 @@ impl<const D: usize> Grid<D> {
                     (0..D).all(|k| lo[k] <= x[k] && x[k] <= hi[k])
                 };
                 match (inside, run) {
+                    // Columns are trimmed one by one.
+                    (true, None) if self.layout == Layout::Columns => visit(range_of(c, c + 1)),
                     (true, None) => run = Some(c),
                     (false, Some(c0)) => {
                         visit(range_of(c0, c));
@@ -1029,7 +1113,7 @@ mod tests {
 
     #[test]
     fn keys_round_trip() {
-        let g = Grid::<3>::build(1, |_| Some(([0.0; 3], 1.0)), 1.0, false).unwrap();
+        let g = Grid::<3>::build(1, |_| Some(([0.0; 3], 1.0)), 1.0, Layout::Cubes, false).unwrap();
         let c = [5, 7, 9];
         assert_eq!(Grid::<3>::coords(g.key(c)), c);
     }

@@ -190,6 +190,40 @@ fn pairs_at_the_radius_survive_the_refinement() {
 }
 
 #[test]
+fn sticks_end_to_end_along_the_sweep_axis() {
+    // Equal sticks on the x axis, each `r` after the previous one: every neighbour is a hit
+    // at exactly the radius, with the centres `2·ρ + r` apart on x, the farthest the
+    // sweep within a column may reach (near the origin, where the spheres' rounding room
+    // is small, it fails if that reach is cut by 0.1%). Shifted copies along y and z put
+    // neighbours in the next columns too.
+    for (len, r, origin) in [
+        (2.0f32, 1.0f32, 0.0f32),
+        (0.5, 0.25, 0.0),
+        (3.0, 0.5, -7.5),
+        (1.0, 1.0, 1e3),
+    ] {
+        let mut set = Vec::new();
+        for k in 0..10 {
+            let x0 = origin + (k as f32 - 5.0) * (len + r);
+            for (y, z) in [(0.0, 0.0), (r, 0.0), (0.0, r), (r, r), (3.0 * r, 0.0)] {
+                set.push(Segment::new([x0, y, z], [x0 + len, y, z]));
+            }
+        }
+        let want = brute(&set, &set, r, &Options::SEGMENTS, true);
+        let neighbours = want
+            .iter()
+            .filter(|h| set[h.i].p0[1] == set[h.j].p0[1] && set[h.i].p0[2] == set[h.j].p0[2])
+            .count();
+        assert_eq!(
+            neighbours,
+            5 * 9,
+            "len {len}: the end-to-end pairs are hits"
+        );
+        check_self(&set, r, &format!("end to end, len {len}"));
+    }
+}
+
+#[test]
 fn mixed_lengths_and_non_finite_match_brute_force() {
     // Hair with a few very long segments (kept aside as big objects), points, and
     // non-finite coordinates (never within any radius).

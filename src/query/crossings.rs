@@ -10,7 +10,7 @@
 
 use crate::batch::{Error, check_u32};
 use crate::forms::{query_forms, stream_forms};
-use crate::prune::{Grid, Narrow, Plan, TASK_OBJECTS, sphere};
+use crate::prune::{Grid, Layout, Narrow, Plan, TASK_OBJECTS, sphere};
 use crate::seg2d::{Crossing, Intersections2, Segments2, Segments2View, intersect2_indexed_into};
 
 /// A pair of a 2D crossing set, 16 bytes: `set[i]` meets `set[j]` (`i < j`).
@@ -82,7 +82,10 @@ fn plan(set: Segments2View<'_>, parallel: bool) -> Option<(Plan<2>, Meet)> {
         let s = set.at(i);
         sphere(s.p0, s.p1)
     };
-    let plan = Plan::new(Grid::build(set.len(), spheres, 0.0, parallel)?, 0.0);
+    let plan = Plan::new(
+        Grid::build(set.len(), spheres, 0.0, Layout::Columns, parallel)?,
+        0.0,
+    );
     let sorted = plan.copy_in_order(parallel, |i| set.at(i));
     Some((plan, Meet { sorted }))
 }

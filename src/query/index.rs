@@ -17,7 +17,7 @@ use super::closest::{ClosestBatch, Outputs};
 use super::indexed::closest_points_indexed_into;
 use super::{Hit, radius2};
 use crate::batch::{Error, Segments, SegmentsView, check_u32};
-use crate::prune::{Grid, sphere};
+use crate::prune::{Grid, Layout, sphere};
 use crate::reference;
 use crate::segment::{Options, Segment};
 use core::ops::Range;
@@ -238,7 +238,7 @@ impl SegmentIndex {
             sphere(s.p0, s.p1)
         };
         // Without a query radius the grid can always be built.
-        let grid = Grid::build(set.len(), spheres, 0.0, parallel)
+        let grid = Grid::build(set.len(), spheres, 0.0, Layout::Cubes, parallel)
             .expect("a grid for a finite radius and at most u32::MAX objects");
         let sorted: Segments = grid.copy_in_order(parallel, |i| set.at(i));
         let mut bounds: Option<([f64; 3], [f64; 3])> = None;

@@ -23,7 +23,7 @@ use super::{Hit, Side, radius2, spheres};
 use crate::batch::{Error, Segments, SegmentsView, check_u32};
 use crate::forms::stream_forms;
 use crate::kernel::Splat;
-use crate::prune::{BOUND_REL, Grid, Narrow, Plan, SphereColumns, TASK_OBJECTS, sphere};
+use crate::prune::{BOUND_REL, Grid, Layout, Narrow, Plan, SphereColumns, TASK_OBJECTS, sphere};
 use crate::segment::{Extent, Options, Segment};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
@@ -239,7 +239,13 @@ fn pruned(
         _ => a.at(i),
     };
     let n = na.checked_add(b.map_or(0, |b| b.len()))?;
-    let grid = Grid::build(n, |i| sphere(object(i).p0, object(i).p1), radius, parallel)?;
+    let grid = Grid::build(
+        n,
+        |i| sphere(object(i).p0, object(i).p1),
+        radius,
+        Layout::Columns,
+        parallel,
+    )?;
     let plan = Plan::new(grid, radius);
     let sorted: Segments = plan.copy_in_order(parallel, object);
     let narrow = Within3 {
