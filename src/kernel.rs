@@ -12,9 +12,10 @@
 //! algorithm is the reference's (read `src/reference.rs` beside this file; the variable
 //! names are the same):
 //!
-//! 0. lanes whose `a·e` leaves `[2^-80, 2^80]` are rescaled by a power of two (exact);
-//! 1. differences `d_a`, `d_b`, `r` and a non-finite probe (`a·0 + e·0 + c·0` is NaN exactly
-//!    when a coordinate is NaN or infinite);
+//! 0. lanes whose `a·e` leaves `[2^-80, 2^80]` (or whose coordinates overflow a square, or
+//!    whose unscaled Goldman `s` overflows) are rescaled by a power of two (exact);
+//! 1. differences `d_a`, `d_b`, `r` and a non-finite probe (`a·0 + e·0 + (4·|r|²)·0` is NaN
+//!    exactly when a coordinate is NaN or infinite);
 //! 2. Ericson's dot products `a, b, c, e, f`, the degenerate tests against the squared
 //!    magnitude of each side's first point, the cross product `n = dA × dB` (the accurate
 //!    difference-of-products form when both sides are unbounded) and the parallel test
@@ -242,18 +243,21 @@ pub(crate) fn closest8_general<L: Lane>(
         nn,
         ..
     } = first;
+    let w = cross8(d_b, r);
+    let s_general = dot8(w, n) / nn;
+    // The probe and Goldman's `s` not finite (the reference's direct `solve` overflowing)
+    // in one test.
+    let non_finite = s_general.mul_add(L::ZERO, first.probe).simd_ne(L::ZERO);
     let ae = a * e;
     let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
     let out_of_range = !(ae.simd_ge(L::splat(RANGE_LO)) & ae.simd_le(L::splat(RANGE_HI)));
-    let non_finite = first.probe.simd_ne(L::ZERO);
     let degenerate = first.degenerate_a | first.degenerate_b;
     if (non_finite | degenerate | parallel_or_degenerate | out_of_range).any() {
         return None;
     }
     let b = dot8(d_a, d_b);
     let f = dot8(d_b, r);
-    let w = cross8(d_b, r);
-    let s = clamp8(dot8(w, n) / nn, p.lo_a, p.hi_a);
+    let s = clamp8(s_general, p.lo_a, p.hi_a);
     let t = clamp8(b.mul_add(s, f) / e, p.lo_b, p.hi_b);
     let s = clamp8(b.mul_sub(t, c) / a, p.lo_a, p.hi_a);
     Some(finish(a0, b0, d_a, d_b, r, s, t, L::splat_bits(0)))
@@ -268,8 +272,8 @@ struct Setup<L: Lane> {
     a: L,
     e: L,
     c: L,
-    /// `a·0 + e·0 + (4·|r|²)·0 + c·0`: NaN exactly when a coordinate is not finite, or
-    /// (before the masked path's rescaling) a difference or square overflows.
+    /// `a·0 + e·0 + (4·|r|²)·0`: NaN exactly when a coordinate is not finite, or (before
+    /// the masked path's rescaling) a difference or square overflows.
     probe: L,
     degenerate_a: L,
     degenerate_b: L,
@@ -313,7 +317,7 @@ fn setup<L: Lane>(d_a: V3<L>, d_b: V3<L>, r: V3<L>, p: &Splat<L>, frame: &Frame<
     let e = dot8(d_b, d_b);
     let c = dot8(d_a, r);
     let rr4 = dot8(r, r) * L::splat(4.0);
-    let probe = a.mul_add(zero, e.mul_add(zero, rr4.mul_add(zero, c * zero)));
+    let probe = a.mul_add(zero, e.mul_add(zero, rr4 * zero));
     let degenerate_a = a.simd_le(
         p.length_rel2
             .mul_add(frame.scale2(frame.a0), frame.length_abs2_a),
@@ -345,6 +349,11 @@ fn setup<L: Lane>(d_a: V3<L>, d_b: V3<L>, r: V3<L>, p: &Splat<L>, frame: &Frame<
 
 /// The full masked version of the algorithm for eight pairs, every branch of the reference a
 /// named mask and a `select`.
+///
+/// Lanes solved unscaled whose Goldman `s` overflowed (the reference's direct `solve`
+/// returning `None`) are solved again rescaled, as the reference does: a second pass with
+/// those lanes forced to rescale, which cannot overflow there and gives the other lanes
+/// the same bits as the first.
 #[inline(always)]
 pub(crate) fn closest8_masked<L: Lane>(
     a0: V3<L>,
@@ -353,9 +362,28 @@ pub(crate) fn closest8_masked<L: Lane>(
     b1: V3<L>,
     p: &Splat<L>,
 ) -> Lanes<L> {
+    let (lanes, overflowed) = masked_pass(a0, a1, b0, b1, p, L::ZERO);
+    if overflowed.any() {
+        masked_pass(a0, a1, b0, b1, p, overflowed).0
+    } else {
+        lanes
+    }
+}
+
+/// One pass of [`closest8_masked`], rescaling the lanes of `force` too; also returns the
+/// lanes solved unscaled whose Goldman `s` overflowed.
+#[inline(always)]
+fn masked_pass<L: Lane>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    p: &Splat<L>,
+    force: L,
+) -> (Lanes<L>, L) {
     // 0. Range: lanes whose products of four lengths could under- or overflow are solved
     //    scaled by a power of two; σ = 1 in the others changes no bit.
-    let (sigma, inv_sigma, rescaled) = range_scale(a0, a1, b0, b1);
+    let (sigma, inv_sigma, rescaled) = range_scale(a0, a1, b0, b1, force);
     let scale = |v: V3<L>| v.map(|x| x * sigma);
     let (a0, a1, b0, b1) = (scale(a0), scale(a1), scale(b0), scale(b1));
     let length_abs2 = p.length_abs2 * sigma * sigma;
@@ -416,8 +444,10 @@ pub(crate) fn closest8_masked<L: Lane>(
         (lo + hi) * L::HALF,
         lo_finite.select(lo, hi_finite.select(hi, zero)),
     );
-    // Other lanes: Goldman's triple product.
+    // Other lanes: Goldman's triple product; lanes solved unscaled where it overflowed are
+    // solved again rescaled (the reference's `solve` returning `None`).
     let s_general = dot8(w, n) / nn_safe;
+    let overflowed = !(degenerate | parallel | rescaled) & (s_general * zero).simd_ne(zero);
     let s_first = degenerate.select(zero, parallel.select(s_parallel, s_general));
 
     // 4. Clamp, project C onto B, project D back onto A.
@@ -453,11 +483,11 @@ pub(crate) fn closest8_masked<L: Lane>(
 
     // 1, continued: a non-finite lane reports NaN everywhere and only its flag.
     if !non_finite.any() {
-        return lanes;
+        return (lanes, overflowed);
     }
     let nan = L::splat(f32::NAN);
     let blank = |x: L| non_finite.select(nan, x);
-    Lanes {
+    let lanes = Lanes {
         s: blank(lanes.s),
         t: blank(lanes.t),
         dist2: blank(lanes.dist2),
@@ -467,15 +497,17 @@ pub(crate) fn closest8_masked<L: Lane>(
         ),
         point_a: lanes.point_a.map(blank),
         point_b: lanes.point_b.map(blank),
-    }
+    };
+    (lanes, overflowed)
 }
 
-/// Per lane `(σ, 1/σ, rescaled)`: 1 where `|dA|²·|dB|²` is in range and nothing overflows
-/// (the reference's `in_range && !overflow`), else the reference's `power_of_two_scale` of
+/// Per lane `(σ, 1/σ, rescaled)`: 1 where `|dA|²·|dB|²` is in range, nothing overflows and
+/// the lane is not in `force` (the reference's `in_range && !overflow`, and its direct
+/// `solve` not overflowing), else the reference's `power_of_two_scale` of
 /// `m = max(|dA|², |dB|², |A0 - B0|²)` when `m` is a normal number, and its
 /// `magnitude_scale` of the largest coordinate when `m` under- or overflowed.
 #[inline(always)]
-fn range_scale<L: Lane>(a0: V3<L>, a1: V3<L>, b0: V3<L>, b1: V3<L>) -> (L, L, L) {
+fn range_scale<L: Lane>(a0: V3<L>, a1: V3<L>, b0: V3<L>, b1: V3<L>, force: L) -> (L, L, L) {
     let one = L::ONE;
     let zero = L::ZERO;
     let d_a = sub8(a1, a0);
@@ -494,7 +526,7 @@ fn range_scale<L: Lane>(a0: V3<L>, a1: V3<L>, b0: V3<L>, b1: V3<L>) -> (L, L, L)
     let max = L::splat(f32::MAX);
     let overflow =
         finite & (probe.simd_ne(zero) | !dot8(a0, a0).simd_le(max) | !dot8(b0, b0).simd_le(max));
-    let direct = in_range & !overflow;
+    let direct = in_range & !overflow & !force;
     if direct.all() {
         return (one, one, zero);
     }

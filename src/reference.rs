@@ -230,9 +230,10 @@ pub(crate) const RANGE_HI: f32 = f32::from_bits((127 + 80) << 23); // 2^80
 ///
 /// 0. **Range**: a pair whose lengths are so small or so large that products of four of them
 ///    could under- or overflow, or whose finite coordinates are so large that a difference,
-///    a squared magnitude or `4·|A0 - B0|²` overflows, is solved scaled by a power of two `σ`
-///    chosen from its own lengths and separation (or, when those themselves under- or
-///    overflow, from its largest coordinate), then scaled back. Scaling by a power of two
+///    a squared magnitude or `4·|A0 - B0|²` overflows, or whose first estimate of `s`
+///    (Goldman's, step 3) overflows, is solved scaled by a power of two `σ` chosen from its
+///    own lengths and separation (or, when those themselves under- or overflow, from its
+///    largest coordinate), then scaled back. Scaling by a power of two
 ///    commutes with rounding, so this changes no bit of any result that did not under- or
 ///    overflow: it only rescues the ones that would have, over the whole finite f32 range.
 ///    A squared distance that cannot be represented at the caller's scale is flagged
@@ -243,6 +244,15 @@ pub(crate) const RANGE_HI: f32 = f32::from_bits((127 + 80) << 23); // 2^80
 ///    with each direction scaled once more by its own power of two (`solve`'s per-side
 ///    frame), which keeps `|dA|²`, `|dB|²` and their products normal whatever the ratio of
 ///    the two lengths to the separation.
+///
+///    The range test on `|dA|²·|dB|²` does not bound Goldman's `s = (w·n)/(n·n)`: its
+///    numerator is `|dA|·|dB|²·|A0 - B0|` in size and `s` itself up to `|A0 - B0|/|dA|`
+///    over the sine of the angle, so a side short against the separation (a ray `3e-8`
+///    long `2e17` from a ray `3e17` long) overflows either with `a·e` in range. An infinite
+///    `s` passes a ray's clamp, and the projections that follow cannot repair it (the
+///    numerator's sign is lost too). `solve` reports that (`None`) and the pair is solved
+///    rescaled, where both sides' directions and the separation are of size 1, so `s` is
+///    at most about `1/sin(angle)`.
 pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Closest {
     let d_a = sub(a.p1, a.p0);
     let d_b = sub(b.p1, b.p0);
@@ -256,7 +266,10 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
             || !(..=f32::MAX).contains(&dot(a.p0, a.p0))
             || !(..=f32::MAX).contains(&dot(b.p0, b.p0)));
     if in_range && !overflow {
-        return solve(a, b, p, false);
+        // (`None`: Goldman's first `s` overflowed; see `solve`.)
+        if let Some(direct) = solve(a, b, p, false) {
+            return direct;
+        }
     }
     let m = max_ps(max_ps(dot(d_a, d_a), dot(d_b, d_b)), dot(r, r));
     let (sigma, inv_sigma) = if (f32::MIN_POSITIVE..=f32::MAX).contains(&m) {
@@ -265,7 +278,8 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
         magnitude_scale(max_abs(a, b))
     };
     let scale = |x: &Segment| Segment::new(x.p0.map(|c| c * sigma), x.p1.map(|c| c * sigma));
-    let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma), true);
+    // (Never `None`: `solve` reports an overflow only unscaled.)
+    let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma), true).unwrap_or(Closest::NON_FINITE);
     let dist2 = scaled.dist2 * inv_sigma * inv_sigma;
     let mut flags = scaled.flags;
     if scaled.dist2 > 0.0 && !(f32::MIN_POSITIVE..=f32::MAX).contains(&dist2) {
@@ -287,7 +301,7 @@ fn finite(a: &Segment, b: &Segment) -> bool {
     zero_sum(a.p0) + zero_sum(a.p1) + zero_sum(b.p0) + zero_sum(b.p1) == 0.0
 }
 
-/// Step 1's non-finite probe: `a·0 + e·0 + (4·|r|²)·0 + c·0`, NaN exactly when `|dA|²`,
+/// Step 0's overflow probe: `a·0 + e·0 + (4·|r|²)·0 + c·0`, NaN exactly when `|dA|²`,
 /// `|dB|²`, `4·|A0 - B0|²` or `dA·(A0 - B0)` is not finite.
 #[inline(always)]
 fn probe(d_a: [f32; 3], d_b: [f32; 3], r: [f32; 3]) -> f32 {
@@ -350,7 +364,10 @@ pub(crate) fn direction_scale(d: [f32; 3]) -> (f32, f32) {
 /// the same frame: `|λA·dA|² <= rel²·|λA·A0|² + abs²·λA²` (`|λA·A0|²` capped at
 /// `f32::MAX`: it overflows only for a side `2^-64` times shorter than its coordinates,
 /// degenerate for any relative tolerance above `2^-125`).
-fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
+///
+/// `None` when, unscaled (`!per_side`), Goldman's first estimate of `s` is not finite
+/// (only possible for finite inputs that step 0 then rescales).
+fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Option<Closest> {
     let (a0, a1, b0, b1) = (a.p0, a.p1, b.p0, b.p1);
     let r = sub(a0, b0);
     let (lambda_a, inv_lambda_a) = if per_side {
@@ -377,14 +394,15 @@ fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
     let f = dot(d_b, r);
 
     // 1. Non-finite: a NaN or infinite coordinate makes d_a or d_b, hence a or e, non-finite
-    //    (and c and 4·|r|² catch A0 - B0 overflowing, which step 0 has already rescued for
-    //    finite inputs); x·0 is NaN exactly when x is NaN or infinite. (4·|r|² finite also
-    //    keeps dist2 <= |r|² finite.)
+    //    (and 4·|r|² catches A0 - B0 overflowing, which step 0 has already rescued for
+    //    finite inputs; with a and 4·|r|² finite, |c| <= |dA|·|r| is finite too); x·0 is
+    //    NaN exactly when x is NaN or infinite. (4·|r|² finite also keeps dist2 <= |r|²
+    //    finite.)
     let rr4 = dot(r, r) * 4.0;
-    let probe = fma(a_, 0.0, fma(e, 0.0, fma(rr4, 0.0, c * 0.0)));
+    let probe = fma(a_, 0.0, fma(e, 0.0, rr4 * 0.0));
     let non_finite = probe != 0.0;
     if non_finite {
-        return Closest::NON_FINITE;
+        return Some(Closest::NON_FINITE);
     }
 
     // 2. Degenerate: length² against the squared magnitude of the side's first point (when
@@ -442,7 +460,13 @@ fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
     } else {
         // Goldman's triple product: s = ((B0 - A0) × dB)·n / (n·n).
         let w = cross(d_b, r);
-        dot(w, n) / nn
+        let s_general = dot(w, n) / nn;
+        // Overflowed (numerator or quotient; see `closest_points_params`, step 0): the
+        // caller solves the pair again rescaled. (x·0 is 0 exactly for finite x.)
+        if !per_side && s_general * 0.0 != 0.0 {
+            return None;
+        }
+        s_general
     };
 
     // 4. Clamp, project C onto B, project D back onto A.
@@ -472,7 +496,7 @@ fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
     if parallel {
         flags |= Flags::PARALLEL;
     }
-    Closest {
+    Some(Closest {
         // Back from the per-side frames (exact: s/λA times λA).
         s: s * lambda_a,
         t: t * lambda_b,
@@ -480,7 +504,7 @@ fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
         point_b: core::array::from_fn(|i| fma(t, d_b[i], b0[i])),
         dist2,
         flags,
-    }
+    })
 }
 
 // Scalar twins of the `wide` operations the kernel uses, so both round identically.
