@@ -261,12 +261,6 @@ pub fn first_hit(ray: &Segment, radius: f32, range: f32, wall: &Segment) -> Opti
     crate::query::first_hit_pair(ray, radius, range, wall)
 }
 
-/// `|dA|²·|dB|²` between these bounds keeps every product of four lengths the algorithm forms
-/// (`n·n`, the parallel test) clear of f32 underflow and overflow ([`Real::RANGE_LO`]).
-pub(crate) const RANGE_LO: f32 = <f32 as Real>::RANGE_LO; // 2^-80
-/// See [`RANGE_LO`].
-pub(crate) const RANGE_HI: f32 = <f32 as Real>::RANGE_HI; // 2^80
-
 /// One side's end points in either precision: what the generic body reads.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ends<F> {
