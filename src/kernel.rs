@@ -262,7 +262,12 @@ pub(crate) fn closest8_general<L: Lane>(
     let s = clamp8(s_general, p.lo_a, p.hi_a);
     let t = clamp8(b.mul_add(s, f) / e, p.lo_b, p.hi_b);
     let s = clamp8(b.mul_sub(t, c) / a, p.lo_a, p.hi_a);
-    Some(finish(a0, b0, d_a, d_b, r, s, t, L::splat_bits(0)))
+    let lanes = finish(a0, b0, d_a, d_b, r, s, t, L::splat_bits(0));
+    // The projections overflowed (the reference's direct `solve` returning `None`).
+    if (lanes.dist2 * L::ZERO).simd_ne(L::ZERO).any() {
+        return None;
+    }
+    Some(lanes)
 }
 
 /// What both paths compute first: the differences, Ericson's `a, e, c`, the non-finite
@@ -373,7 +378,7 @@ pub(crate) fn closest8_masked<L: Lane>(
 }
 
 /// One pass of [`closest8_masked`], rescaling the lanes of `force` too; also returns the
-/// lanes solved unscaled whose Goldman `s` overflowed.
+/// lanes solved unscaled whose Goldman `s` or squared distance overflowed.
 #[inline(always)]
 fn masked_pass<L: Lane>(
     a0: V3<L>,
@@ -462,6 +467,8 @@ fn masked_pass<L: Lane>(
         | bit(degenerate_b, Flags::DEGENERATE_B)
         | bit(parallel, Flags::PARALLEL);
     let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
+    // Lanes solved unscaled whose projections overflowed: solved again rescaled too.
+    let overflowed = overflowed | (!rescaled & (lanes.dist2 * zero).simd_ne(zero));
     // Back from the per-side frames (exact).
     let lanes = Lanes {
         s: lanes.s * lambda_a,

@@ -365,9 +365,12 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
 ///    over the sine of the angle, so a side short against the separation (a ray `3e-8`
 ///    long `2e17` from a ray `3e17` long) overflows either with `a·e` in range. An infinite
 ///    `s` passes a ray's clamp, and the projections that follow cannot repair it (the
-///    numerator's sign is lost too). `solve` reports that (`None`) and the pair is solved
-///    rescaled, where both sides' directions and the separation are of size 1, so `s` is
-///    at most about `1/sin(angle)`.
+///    numerator's sign is lost too). Likewise the projections of step 4 (`b·t`, `b·s`)
+///    overflow for near-parallel unbounded sides whose closest points lie far out (a line
+///    2.6e-14 long near the origin, nearly parallel to one 2.6e17 long and 4e17 away).
+///    `solve` reports either (`None`) and the pair is solved rescaled, where both sides'
+///    directions and the separation are of size 1, so `s` and `t` are at most about
+///    `1/sin(angle)`.
 pub(crate) fn closest_pair<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>) -> Solved<F> {
     let d_a = sub(a.p1, a.p0);
     let d_b = sub(b.p1, b.p0);
@@ -463,8 +466,8 @@ pub(crate) fn direction_scale<F: Real>(d: [F; 3]) -> (F, F) {
 /// `F::MAX`: it overflows only for a side `2^-64` times shorter than its coordinates,
 /// degenerate for any relative tolerance above `2^-125`).
 ///
-/// `None` when, unscaled (`!per_side`), Goldman's first estimate of `s` is not finite
-/// (only possible for finite inputs that step 0 then rescales).
+/// `None` when, unscaled (`!per_side`), Goldman's first estimate of `s` or the squared
+/// distance is not finite (only possible for finite inputs, which step 0 then rescales).
 fn solve<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>, per_side: bool) -> Option<Solved<F>> {
     let (a0, a1, b0, b1) = (a.p0, a.p1, b.p0, b.p1);
     let r = sub(a0, b0);
@@ -583,6 +586,12 @@ fn solve<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>, per_side: bool) -> Op
     // 5. Separation r + s·dA - t·dB, formed locally.
     let v: [F; 3] = core::array::from_fn(|i| fnma(t, d_b[i], fma(s, d_a[i], r[i])));
     let dist2 = dot(v, v);
+    // The projections overflowed (`b·t` or `b·s` beyond the largest float: closest points
+    // of near-parallel unbounded sides far out, a short side far from a long one): with
+    // `4·|r|²` finite the exact `dist2 <= |r|²` is finite, so this too is solved rescaled.
+    if !per_side && dist2 * F::ZERO != F::ZERO {
+        return None;
+    }
 
     let mut flags = Flags::empty();
     if degenerate_a {

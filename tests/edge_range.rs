@@ -220,6 +220,33 @@ fn a_tiny_ray_keeps_its_answer_against_a_huge_far_ray() {
     }
 }
 
+#[test]
+fn near_parallel_lines_whose_closest_points_lie_far_out() {
+    // The second fuzz find (fuzz/regressions/kernel_vs_oracle/near-parallel-lines-far-out):
+    // a line 3.7e17 long 4.5e17 from the origin, nearly parallel (1.2e-5 rad) to a line
+    // 2.6e-14 long at the origin. Goldman's s is finite, but the closest point on B is at
+    // t = 8.3e35, and projecting back (b·t) overflowed: s = -inf, dist2 NaN.
+    let a = Segment::new(
+        [-2.6222993e17, -2.6223311e17, -2.6223311e17],
+        [-2.6223311e17, -2.6223311e17, 2.6080226e-14],
+    );
+    let b = Segment::new(
+        [2.6025369e-14, 2.6025369e-14, 2.6025369e-14],
+        [2.6025369e-14, 2.6025369e-14, 0.0],
+    );
+    let extents = [Extent::Segment, Extent::Ray, Extent::Line];
+    for ea in extents {
+        for eb in extents {
+            let options = Options::new(ea, eb);
+            let c = both(a, b, &options);
+            assert!(!c.flags.contains(Flags::NON_FINITE), "{options:?}: {c:?}");
+            assert!(c.dist2.is_finite(), "{options:?}: {c:?}");
+            let e = distance_error(&a, &b, &options, &c);
+            assert!(e <= DISTANCE_BOUND, "{options:?}: error {e} ε·S: {c:?}");
+        }
+    }
+}
+
 proptest! {
     /// Pairs anywhere in the finite range, every extent: kernel = reference (checked in
     /// `both`), never non-finite, the bar unless flagged, the flag only when deserved.
