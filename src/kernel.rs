@@ -12,9 +12,10 @@
 //! algorithm is the reference's (read `src/reference.rs` beside this file; the variable
 //! names are the same):
 //!
-//! 0. lanes whose `a·e` leaves `[2^-80, 2^80]` are rescaled by a power of two (exact);
-//! 1. differences `d_a`, `d_b`, `r` and a non-finite probe (`a·0 + e·0 + c·0` is NaN exactly
-//!    when a coordinate is NaN or infinite);
+//! 0. lanes whose `a·e` leaves `[2^-80, 2^80]` (or whose coordinates overflow a square, or
+//!    whose unscaled Goldman `s` overflows) are rescaled by a power of two (exact);
+//! 1. differences `d_a`, `d_b`, `r` and a non-finite probe (`a·0 + e·0 + (4·|r|²)·0` is NaN
+//!    exactly when a coordinate is NaN or infinite);
 //! 2. Ericson's dot products `a, b, c, e, f`, the degenerate tests against the squared
 //!    magnitude of each side's first point, the cross product `n = dA × dB` (the accurate
 //!    difference-of-products form when both sides are unbounded) and the parallel test
@@ -62,7 +63,8 @@
 //! build. The equivalence tests check it.
 
 use crate::lanes::{Lane, V3, clamp8, cross8, dot8, halves, sub8};
-use crate::reference::{FUSED_MUL_ADD, RANGE_HI, RANGE_LO};
+use crate::real::Real;
+use crate::reference::FUSED_MUL_ADD;
 use crate::segment::{Flags, Params};
 use wide::{f32x8, f32x16};
 
@@ -95,7 +97,7 @@ fn two_product<L: Lane>(x: L, y: L) -> (L, L) {
 /// Veltkamp's splitting into two 12-bit halves, `x = hi + lo` exactly.
 #[inline(always)]
 fn split<L: Lane>(x: L) -> (L, L) {
-    let c = L::splat(4097.0) * x;
+    let c = L::splat(<L::Elem>::SPLITTER) * x;
     let hi = c - (c - x);
     (hi, x - hi)
 }
@@ -124,7 +126,7 @@ pub(crate) struct Splat<L: Lane = f32x8> {
 }
 
 impl<L: Lane> Splat<L> {
-    pub(crate) fn new(p: &Params) -> Self {
+    pub(crate) fn new(p: &Params<L::Elem>) -> Self {
         Splat {
             lo_a: L::splat(p.lo_a),
             hi_a: L::splat(p.hi_a),
@@ -242,21 +244,30 @@ pub(crate) fn closest8_general<L: Lane>(
         nn,
         ..
     } = first;
+    let w = cross8(d_b, r);
+    let s_general = dot8(w, n) / nn;
+    // The probe and Goldman's `s` not finite (the reference's direct `solve` overflowing)
+    // in one test.
+    let non_finite = s_general.mul_add(L::ZERO, first.probe).simd_ne(L::ZERO);
     let ae = a * e;
     let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
-    let out_of_range = !(ae.simd_ge(L::splat(RANGE_LO)) & ae.simd_le(L::splat(RANGE_HI)));
-    let non_finite = first.probe.simd_ne(L::ZERO);
+    let out_of_range =
+        !(ae.simd_ge(L::splat(<L::Elem>::RANGE_LO)) & ae.simd_le(L::splat(<L::Elem>::RANGE_HI)));
     let degenerate = first.degenerate_a | first.degenerate_b;
     if (non_finite | degenerate | parallel_or_degenerate | out_of_range).any() {
         return None;
     }
     let b = dot8(d_a, d_b);
     let f = dot8(d_b, r);
-    let w = cross8(d_b, r);
-    let s = clamp8(dot8(w, n) / nn, p.lo_a, p.hi_a);
+    let s = clamp8(s_general, p.lo_a, p.hi_a);
     let t = clamp8(b.mul_add(s, f) / e, p.lo_b, p.hi_b);
     let s = clamp8(b.mul_sub(t, c) / a, p.lo_a, p.hi_a);
-    Some(finish(a0, b0, d_a, d_b, r, s, t, L::splat_bits(0)))
+    let lanes = finish(a0, b0, d_a, d_b, r, s, t, L::splat_bits(0));
+    // The projections overflowed (the reference's direct `solve` returning `None`).
+    if (lanes.dist2 * L::ZERO).simd_ne(L::ZERO).any() {
+        return None;
+    }
+    Some(lanes)
 }
 
 /// What both paths compute first: the differences, Ericson's `a, e, c`, the non-finite
@@ -268,8 +279,8 @@ struct Setup<L: Lane> {
     a: L,
     e: L,
     c: L,
-    /// `a·0 + e·0 + (4·|r|²)·0 + c·0`: NaN exactly when a coordinate is not finite, or
-    /// (before the masked path's rescaling) a difference or square overflows.
+    /// `a·0 + e·0 + (4·|r|²)·0`: NaN exactly when a coordinate is not finite, or (before
+    /// the masked path's rescaling) a difference or square overflows.
     probe: L,
     degenerate_a: L,
     degenerate_b: L,
@@ -279,14 +290,14 @@ struct Setup<L: Lane> {
 
 /// What the degenerate tests compare against, per side: the side's first point and the
 /// squared absolute tolerance, both in the side's frame (the reference's `λA·A0`,
-/// `length_abs2_a` and B's twins), and whether `|λA·A0|²` is capped at `f32::MAX`.
+/// `length_abs2_a` and B's twins), and whether `|λA·A0|²` is capped at the largest finite value.
 struct Frame<L: Lane> {
     a0: V3<L>,
     b0: V3<L>,
     length_abs2_a: L,
     length_abs2_b: L,
     /// `false` in the caller's frame (`λ = 1`), where the cap changes nothing: step 0 sent
-    /// every lane with `|A0|²` or `|B0|²` above `f32::MAX` to the masked path.
+    /// every lane with `|A0|²` or `|B0|²` above the largest finite value to the masked path.
     cap: bool,
 }
 
@@ -296,7 +307,7 @@ impl<L: Lane> Frame<L> {
     fn scale2(&self, p: V3<L>) -> L {
         let m = dot8(p, p);
         if self.cap {
-            m.fast_min(L::splat(f32::MAX))
+            m.fast_min(L::splat(<L::Elem>::MAX))
         } else {
             m
         }
@@ -312,8 +323,8 @@ fn setup<L: Lane>(d_a: V3<L>, d_b: V3<L>, r: V3<L>, p: &Splat<L>, frame: &Frame<
     let a = dot8(d_a, d_a);
     let e = dot8(d_b, d_b);
     let c = dot8(d_a, r);
-    let rr4 = dot8(r, r) * L::splat(4.0);
-    let probe = a.mul_add(zero, e.mul_add(zero, rr4.mul_add(zero, c * zero)));
+    let rr4 = dot8(r, r) * L::splat(<L::Elem>::FOUR);
+    let probe = a.mul_add(zero, e.mul_add(zero, rr4 * zero));
     let degenerate_a = a.simd_le(
         p.length_rel2
             .mul_add(frame.scale2(frame.a0), frame.length_abs2_a),
@@ -345,6 +356,11 @@ fn setup<L: Lane>(d_a: V3<L>, d_b: V3<L>, r: V3<L>, p: &Splat<L>, frame: &Frame<
 
 /// The full masked version of the algorithm for eight pairs, every branch of the reference a
 /// named mask and a `select`.
+///
+/// Lanes solved unscaled whose Goldman `s` overflowed (the reference's direct `solve`
+/// returning `None`) are solved again rescaled, as the reference does: a second pass with
+/// those lanes forced to rescale, which cannot overflow there and gives the other lanes
+/// the same bits as the first.
 #[inline(always)]
 pub(crate) fn closest8_masked<L: Lane>(
     a0: V3<L>,
@@ -353,9 +369,28 @@ pub(crate) fn closest8_masked<L: Lane>(
     b1: V3<L>,
     p: &Splat<L>,
 ) -> Lanes<L> {
+    let (lanes, overflowed) = masked_pass(a0, a1, b0, b1, p, L::ZERO);
+    if overflowed.any() {
+        masked_pass(a0, a1, b0, b1, p, overflowed).0
+    } else {
+        lanes
+    }
+}
+
+/// One pass of [`closest8_masked`], rescaling the lanes of `force` too; also returns the
+/// lanes solved unscaled whose Goldman `s` or squared distance overflowed.
+#[inline(always)]
+fn masked_pass<L: Lane>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    p: &Splat<L>,
+    force: L,
+) -> (Lanes<L>, L) {
     // 0. Range: lanes whose products of four lengths could under- or overflow are solved
     //    scaled by a power of two; σ = 1 in the others changes no bit.
-    let (sigma, inv_sigma, rescaled) = range_scale(a0, a1, b0, b1);
+    let (sigma, inv_sigma, rescaled) = range_scale(a0, a1, b0, b1, force);
     let scale = |v: V3<L>| v.map(|x| x * sigma);
     let (a0, a1, b0, b1) = (scale(a0), scale(a1), scale(b0), scale(b1));
     let length_abs2 = p.length_abs2 * sigma * sigma;
@@ -410,14 +445,16 @@ pub(crate) fn closest8_masked<L: Lane>(
     let end_hi = hi_b.mul_add(k, s_b0);
     let lo = lo_a.fast_max(end_lo.fast_min(end_hi));
     let hi = hi_a.fast_min(end_lo.fast_max(end_hi));
-    let lo_finite = lo.simd_gt(L::splat(f32::NEG_INFINITY));
-    let hi_finite = hi.simd_lt(L::splat(f32::INFINITY));
+    let lo_finite = lo.simd_gt(L::splat(<L::Elem>::NEG_INFINITY));
+    let hi_finite = hi.simd_lt(L::splat(<L::Elem>::INFINITY));
     let s_parallel = (lo_finite & hi_finite).select(
         (lo + hi) * L::HALF,
         lo_finite.select(lo, hi_finite.select(hi, zero)),
     );
-    // Other lanes: Goldman's triple product.
+    // Other lanes: Goldman's triple product; lanes solved unscaled where it overflowed are
+    // solved again rescaled (the reference's `solve` returning `None`).
     let s_general = dot8(w, n) / nn_safe;
+    let overflowed = !(degenerate | parallel | rescaled) & (s_general * zero).simd_ne(zero);
     let s_first = degenerate.select(zero, parallel.select(s_parallel, s_general));
 
     // 4. Clamp, project C onto B, project D back onto A.
@@ -430,6 +467,8 @@ pub(crate) fn closest8_masked<L: Lane>(
         | bit(degenerate_b, Flags::DEGENERATE_B)
         | bit(parallel, Flags::PARALLEL);
     let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
+    // Lanes solved unscaled whose projections overflowed: solved again rescaled too.
+    let overflowed = overflowed | (!rescaled & (lanes.dist2 * zero).simd_ne(zero));
     // Back from the per-side frames (exact).
     let lanes = Lanes {
         s: lanes.s * lambda_a,
@@ -442,7 +481,8 @@ pub(crate) fn closest8_masked<L: Lane>(
     let dist2 = lanes.dist2 * inv_sigma * inv_sigma;
     let out_of_range = rescaled
         & lanes.dist2.simd_gt(zero)
-        & !(dist2.simd_ge(L::splat(f32::MIN_POSITIVE)) & dist2.simd_le(L::splat(f32::MAX)));
+        & !(dist2.simd_ge(L::splat(<L::Elem>::MIN_POSITIVE))
+            & dist2.simd_le(L::splat(<L::Elem>::MAX)));
     let lanes = Lanes {
         point_a: unscale(lanes.point_a),
         point_b: unscale(lanes.point_b),
@@ -453,11 +493,11 @@ pub(crate) fn closest8_masked<L: Lane>(
 
     // 1, continued: a non-finite lane reports NaN everywhere and only its flag.
     if !non_finite.any() {
-        return lanes;
+        return (lanes, overflowed);
     }
-    let nan = L::splat(f32::NAN);
+    let nan = L::splat(<L::Elem>::NAN);
     let blank = |x: L| non_finite.select(nan, x);
-    Lanes {
+    let lanes = Lanes {
         s: blank(lanes.s),
         t: blank(lanes.t),
         dist2: blank(lanes.dist2),
@@ -467,34 +507,37 @@ pub(crate) fn closest8_masked<L: Lane>(
         ),
         point_a: lanes.point_a.map(blank),
         point_b: lanes.point_b.map(blank),
-    }
+    };
+    (lanes, overflowed)
 }
 
-/// Per lane `(σ, 1/σ, rescaled)`: 1 where `|dA|²·|dB|²` is in range and nothing overflows
-/// (the reference's `in_range && !overflow`), else the reference's `power_of_two_scale` of
+/// Per lane `(σ, 1/σ, rescaled)`: 1 where `|dA|²·|dB|²` is in range, nothing overflows and
+/// the lane is not in `force` (the reference's `in_range && !overflow`, and its direct
+/// `solve` not overflowing), else the reference's `power_of_two_scale` of
 /// `m = max(|dA|², |dB|², |A0 - B0|²)` when `m` is a normal number, and its
 /// `magnitude_scale` of the largest coordinate when `m` under- or overflowed.
 #[inline(always)]
-fn range_scale<L: Lane>(a0: V3<L>, a1: V3<L>, b0: V3<L>, b1: V3<L>) -> (L, L, L) {
+fn range_scale<L: Lane>(a0: V3<L>, a1: V3<L>, b0: V3<L>, b1: V3<L>, force: L) -> (L, L, L) {
     let one = L::ONE;
     let zero = L::ZERO;
     let d_a = sub8(a1, a0);
     let d_b = sub8(b1, b0);
     let r = sub8(a0, b0);
     let ae = dot8(d_a, d_a) * dot8(d_b, d_b);
-    let in_range = ae.simd_ge(L::splat(RANGE_LO)) & ae.simd_le(L::splat(RANGE_HI));
+    let in_range =
+        ae.simd_ge(L::splat(<L::Elem>::RANGE_LO)) & ae.simd_le(L::splat(<L::Elem>::RANGE_HI));
     // The reference's `finite`, `probe` and squared-magnitude checks.
     let zero_sum = |q: V3<L>| q.x.mul_add(zero, q.y.mul_add(zero, q.z * zero));
     let finite = (zero_sum(a0) + zero_sum(a1) + zero_sum(b0) + zero_sum(b1)).simd_eq(zero);
-    let rr4 = dot8(r, r) * L::splat(4.0);
+    let rr4 = dot8(r, r) * L::splat(<L::Elem>::FOUR);
     let probe = dot8(d_a, d_a).mul_add(
         zero,
         dot8(d_b, d_b).mul_add(zero, rr4.mul_add(zero, dot8(d_a, r) * zero)),
     );
-    let max = L::splat(f32::MAX);
+    let max = L::splat(<L::Elem>::MAX);
     let overflow =
         finite & (probe.simd_ne(zero) | !dot8(a0, a0).simd_le(max) | !dot8(b0, b0).simd_le(max));
-    let direct = in_range & !overflow;
+    let direct = in_range & !overflow & !force;
     if direct.all() {
         return (one, one, zero);
     }
@@ -506,7 +549,7 @@ fn range_scale<L: Lane>(a0: V3<L>, a1: V3<L>, b0: V3<L>, b1: V3<L>) -> (L, L, L)
         .fast_max(abs_max(a1))
         .fast_max(abs_max(b0).fast_max(abs_max(b1)));
     let (sigma_big, inv_sigma_big) = big.magnitude_scale();
-    let m_normal = m.simd_ge(L::splat(f32::MIN_POSITIVE)) & m.simd_le(max);
+    let m_normal = m.simd_ge(L::splat(<L::Elem>::MIN_POSITIVE)) & m.simd_le(max);
     let sigma = m_normal.select(sigma_m, sigma_big);
     let inv_sigma = m_normal.select(inv_sigma_m, inv_sigma_big);
     (
@@ -562,5 +605,186 @@ fn finish<L: Lane>(
             y: t.mul_add(d_b.y, b0.y),
             z: t.mul_add(d_b.z, b0.z),
         },
+    }
+}
+
+/// The `f64` lane types against the `f64` reference, bit for bit, every lane position, on
+/// the hard classes written in `f64` (the public batched `f64` queries do not exist yet, so
+/// this checks the kernel body directly; the `f32` lane types are checked through the
+/// public API in `tests/kernel.rs`).
+#[cfg(test)]
+mod f64_lanes {
+    use super::{Lanes, Splat, closest8};
+    use crate::lanes::{Lane, V3};
+    use crate::reference::{Ends, Solved, closest_pair};
+    use crate::segment::{Extent, Flags, Options};
+    use wide::{f64x4, f64x8};
+
+    /// A small deterministic generator (splitmix64).
+    struct Mix(u64);
+
+    impl Mix {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        /// Uniform in `[-1, 1)`.
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        }
+        fn point(&mut self) -> [f64; 3] {
+            [self.unit(), self.unit(), self.unit()]
+        }
+        fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+            xs[(self.next() % xs.len() as u64) as usize]
+        }
+    }
+
+    /// One pair of a hard class, `f64` coordinates: general, near-parallel (angles down to
+    /// 1e-15), collinear, a zero-length side, tiny, huge, far from the origin, a tiny side
+    /// against a huge far one (Goldman's `s` overflowing unscaled), non-finite.
+    fn pair(g: &mut Mix) -> Pair {
+        let scale = g.pick(&[1e-200, 1e-30, 1e-6, 1.0, 1e3, 1e30, 1e200]);
+        let offset = g.pick(&[0.0, 1.0, 6.4e6, 1e12]);
+        let at = |p: [f64; 3], k: f64| p.map(|x| x * k * scale + offset);
+        let a0 = g.point();
+        let da = g.point();
+        let a1 = [a0[0] + da[0], a0[1] + da[1], a0[2] + da[2]];
+        let (b0, b1) = match g.next() % 8 {
+            0 | 1 => (g.point(), g.point()),
+            2 => {
+                // near-parallel: B along dA tilted by a small angle, shifted
+                let eps = g.pick(&[1e-3, 1e-8, 1e-12, 1e-15, 0.0]);
+                let o = g.point();
+                let t = g.point();
+                (
+                    o,
+                    [
+                        o[0] + da[0] + eps * t[0],
+                        o[1] + da[1] + eps * t[1],
+                        o[2] + da[2] + eps * t[2],
+                    ],
+                )
+            }
+            3 => {
+                // collinear: B on A's line
+                let (u, v) = (g.unit() * 2.0, g.unit() * 2.0);
+                let on = |w: f64| [a0[0] + w * da[0], a0[1] + w * da[1], a0[2] + w * da[2]];
+                (on(u), on(v))
+            }
+            4 => {
+                let p = g.point();
+                (p, p) // a point
+            }
+            5 => {
+                // a tiny A against a huge far B (the fuzz find, in f64)
+                let a = Ends {
+                    p0: [0.0; 3],
+                    p1: [g.pick(&[1e-30, 1e-100, 1e-200]), 0.0, 0.0],
+                };
+                let d = g.pick(&[1e100, 1e150, 1e200]);
+                let b = Ends {
+                    p0: [0.0, -0.356 * d, -d],
+                    p1: [-d, -d, 0.0],
+                };
+                return (a, b);
+            }
+            6 => {
+                let mut p = g.point();
+                p[(g.next() % 3) as usize] = g.pick(&[f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);
+                (p, g.point())
+            }
+            _ => (g.point().map(|x| x * 1e-9), g.point().map(|x| x * 1e9)),
+        };
+        (
+            Ends {
+                p0: at(a0, 1.0),
+                p1: at(a1, 1.0),
+            },
+            Ends {
+                p0: at(b0, 1.0),
+                p1: at(b1, 1.0),
+            },
+        )
+    }
+
+    /// A pair of sides.
+    type Pair = (Ends<f64>, Ends<f64>);
+
+    fn same(x: f64, y: f64) -> bool {
+        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+    }
+
+    fn check<L: Lane<Elem = f64>, const N: usize>(
+        to: fn([f64; N]) -> L,
+        from: fn(L) -> [f64; N],
+        bits: fn(L::Bits) -> [u64; N],
+    ) {
+        let mut g = Mix(0x00f6_4f64);
+        let extents = [Extent::Segment, Extent::Ray, Extent::Line];
+        for round in 0..3000 {
+            let options = Options::new(g.pick(&extents), g.pick(&extents));
+            let p = options.params64();
+            let pairs: [Pair; N] = core::array::from_fn(|_| pair(&mut g));
+            let col = |f: &dyn Fn(&Pair) -> [f64; 3]| V3 {
+                x: to(pairs.map(|q| f(&q)[0])),
+                y: to(pairs.map(|q| f(&q)[1])),
+                z: to(pairs.map(|q| f(&q)[2])),
+            };
+            let got: Lanes<L> = closest8(
+                col(&|q| q.0.p0),
+                col(&|q| q.0.p1),
+                col(&|q| q.1.p0),
+                col(&|q| q.1.p1),
+                &Splat::new(&p),
+            );
+            let (s, t, d2) = (from(got.s), from(got.t), from(got.dist2));
+            let flags = bits(got.flags);
+            let (pa, pb) = (
+                [
+                    from(got.point_a.x),
+                    from(got.point_a.y),
+                    from(got.point_a.z),
+                ],
+                [
+                    from(got.point_b.x),
+                    from(got.point_b.y),
+                    from(got.point_b.z),
+                ],
+            );
+            for (k, (a, b)) in pairs.iter().enumerate() {
+                let want: Solved<f64> = closest_pair(a, b, &p);
+                let ok = same(s[k], want.s)
+                    && same(t[k], want.t)
+                    && same(d2[k], want.dist2)
+                    && Flags::from_bits_truncate(flags[k] as u8) == want.flags
+                    && (0..3).all(|i| {
+                        same(pa[i][k], want.point_a[i]) && same(pb[i][k], want.point_b[i])
+                    });
+                assert!(
+                    ok,
+                    "round {round} lane {k} {options:?}\n a = {a:?}\n b = {b:?}\n reference {want:?}\n kernel s {} t {} dist2 {} flags {} a {:?} b {:?}",
+                    s[k],
+                    t[k],
+                    d2[k],
+                    flags[k],
+                    [pa[0][k], pa[1][k], pa[2][k]],
+                    [pb[0][k], pb[1][k], pb[2][k]]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn f64x4_is_the_f64_reference() {
+        check::<f64x4, 4>(f64x4::new, f64x4::to_array, |b| b.to_array());
+    }
+
+    #[test]
+    fn f64x8_is_the_f64_reference() {
+        check::<f64x8, 8>(f64x8::new, f64x8::to_array, |b| b.to_array());
     }
 }

@@ -13,8 +13,9 @@
 //! instruction and one multiplication where converting lane by lane costs some fifty.
 
 use crate::batch::LANES;
+use crate::real::Real;
 use bytemuck::Pod;
-use wide::{f32x8, f32x16, i32x8, i32x16, u32x8, u32x16};
+use wide::{f32x8, f32x16, f64x4, f64x8, i32x8, i32x16, u32x8, u32x16, u64x4, u64x8};
 
 /// Three coordinates, one lane vector each (eight lanes unless said otherwise): the
 /// kernels' `[f32; 3]`.
@@ -28,7 +29,7 @@ pub(crate) struct V3<L: Lane = f32x8> {
 impl<L: Lane> V3<L> {
     /// The same point in every lane.
     #[inline(always)]
-    pub(crate) fn splat(p: [f32; 3]) -> V3<L> {
+    pub(crate) fn splat(p: [L::Elem; 3]) -> V3<L> {
         V3 {
             x: L::splat(p[0]),
             y: L::splat(p[1]),
@@ -63,8 +64,10 @@ impl<L: Lane> V3<L> {
     }
 }
 
-/// A vector of `f32` lanes the kernels are written over once: `wide::f32x8` (AVX2, or two
-/// SSE2 halves) or `wide::f32x16` (one AVX-512 register with `avx512f`, else two `f32x8`).
+/// A vector of float lanes the kernels are written over once: `wide::f32x8` (AVX2, or two
+/// SSE2 halves) or `wide::f32x16` (one AVX-512 register with `avx512f`, else two `f32x8`),
+/// and their `f64` twins `wide::f64x4` and `wide::f64x8` (the same rules), each with its
+/// scalar type [`Lane::Elem`], the one the generic reference runs in.
 ///
 /// Only what the kernels use, with `wide`'s meaning: masks are lane vectors with all bits
 /// set in selected lanes, `fast_min`/`fast_max` are `minps`/`maxps`, `mul_add` is fused
@@ -84,7 +87,9 @@ pub(crate) trait Lane:
     + core::ops::BitOr<Output = Self>
     + core::ops::Not<Output = Self>
 {
-    /// The same lanes as `u32` (flag bits).
+    /// The scalar type of a lane (`f32` or `f64`): the reference's [`Real`].
+    type Elem: Real;
+    /// The same lanes as unsigned integers of the same width (flag bits).
     type Bits: Copy + core::ops::BitAnd<Output = Self::Bits> + core::ops::BitOr<Output = Self::Bits>;
     /// All lanes 0.
     const ZERO: Self;
@@ -93,7 +98,7 @@ pub(crate) trait Lane:
     /// All lanes 0.5.
     const HALF: Self;
     /// `x` in every lane.
-    fn splat(x: f32) -> Self;
+    fn splat(x: Self::Elem) -> Self;
     /// `self·a + b`.
     fn mul_add(self, a: Self, b: Self) -> Self;
     /// `self·a - b`.
@@ -138,16 +143,18 @@ pub(crate) trait Lane:
     fn power_of_two_scale(self) -> (Self, Self);
 }
 
-/// [`Lane`] for a `wide` float type `$f` with bits `$u` and signed integers `$i`.
+/// [`Lane`] for a `wide` float type `$f` of scalar `$e` with bits `$u`; the power-of-two
+/// scales come from `$scales`.
 macro_rules! lane {
-    ($f:ident, $u:ident, $i:ident) => {
+    ($f:ident, $e:ident, $u:ident, $scales:ident $(, $i:ident)?) => {
         impl Lane for $f {
+            type Elem = $e;
             type Bits = $u;
             const ZERO: Self = $f::ZERO;
             const ONE: Self = $f::ONE;
             const HALF: Self = $f::HALF;
             #[inline(always)]
-            fn splat(x: f32) -> Self {
+            fn splat(x: $e) -> Self {
                 $f::splat(x)
             }
             #[inline(always)]
@@ -216,37 +223,66 @@ macro_rules! lane {
             }
             #[inline(always)]
             fn splat_bits(x: u32) -> $u {
-                $u::splat(x)
+                $u::splat(x.into())
             }
             #[inline(always)]
             fn select_bits(self, t: $u, f: $u) -> $u {
                 $f::to_bits(self).select(t, f)
             }
-            #[inline(always)]
-            fn magnitude_scale(self) -> (Self, Self) {
-                let field = ((self.to_bits() >> 23_u32) & $u::splat(0xff)).cast_signed();
-                let exponent = (field - $i::splat(127))
-                    .max($i::splat(-126))
-                    .min($i::splat(126));
-                let pow2 = |biased: $i| $f::from_bits((biased << 23_u32).cast_unsigned());
-                (
-                    pow2($i::splat(127) - exponent),
-                    pow2($i::splat(127) + exponent),
-                )
-            }
-            #[inline(always)]
-            fn power_of_two_scale(self) -> (Self, Self) {
-                let field = ((self.to_bits() >> 23_u32) & $u::splat(0xff)).cast_signed();
-                let half = (field - $i::splat(127)) >> 1_u32;
-                let pow2 = |biased: $i| $f::from_bits((biased << 23_u32).cast_unsigned());
-                (pow2($i::splat(127) - half), pow2($i::splat(127) + half))
-            }
+            $scales!($f, $u $(, $i)?);
         }
     };
 }
 
-lane!(f32x8, u32x8, i32x8);
-lane!(f32x16, u32x16, i32x16);
+/// The scales of an `f32` lane type, on the exponent field in integer lanes.
+macro_rules! simd_scales {
+    ($f:ident, $u:ident, $i:ident) => {
+        #[inline(always)]
+        fn magnitude_scale(self) -> (Self, Self) {
+            let field = ((self.to_bits() >> 23_u32) & $u::splat(0xff)).cast_signed();
+            let exponent = (field - $i::splat(127))
+                .max($i::splat(-126))
+                .min($i::splat(126));
+            let pow2 = |biased: $i| $f::from_bits((biased << 23_u32).cast_unsigned());
+            (
+                pow2($i::splat(127) - exponent),
+                pow2($i::splat(127) + exponent),
+            )
+        }
+        #[inline(always)]
+        fn power_of_two_scale(self) -> (Self, Self) {
+            let field = ((self.to_bits() >> 23_u32) & $u::splat(0xff)).cast_signed();
+            let half = (field - $i::splat(127)) >> 1_u32;
+            let pow2 = |biased: $i| $f::from_bits((biased << 23_u32).cast_unsigned());
+            (pow2($i::splat(127) - half), pow2($i::splat(127) + half))
+        }
+    };
+}
+
+/// The scales of an `f64` lane type, lane by lane with the reference's own scalar
+/// functions (`wide` 1.7 has no 64-bit lane shifts and min/max on every path; the scales
+/// run only on the masked path's rescaled groups).
+macro_rules! lane_by_lane_scales {
+    ($f:ident, $u:ident) => {
+        #[inline(always)]
+        fn magnitude_scale(self) -> (Self, Self) {
+            let x = self.to_array();
+            let s = x.map(|v| Real::magnitude_scale(v));
+            ($f::new(s.map(|p| p.0)), $f::new(s.map(|p| p.1)))
+        }
+        #[inline(always)]
+        fn power_of_two_scale(self) -> (Self, Self) {
+            let x = self.to_array();
+            let s = x.map(|v| Real::power_of_two_scale(v));
+            ($f::new(s.map(|p| p.0)), $f::new(s.map(|p| p.1)))
+        }
+    };
+}
+
+lane!(f32x8, f32, u32x8, simd_scales, i32x8);
+lane!(f32x16, f32, u32x16, simd_scales, i32x16);
+lane!(f64x4, f64, u64x4, lane_by_lane_scales);
+lane!(f64x8, f64, u64x8, lane_by_lane_scales);
 
 /// Lanes 0-7 and 8-15 of a 16-lane vector (or bits vector) as two 8-lane ones, for the
 /// stores of 8-lane groups.

@@ -300,6 +300,7 @@ mod lanes;
 pub mod motion;
 mod prune;
 mod query;
+mod real;
 pub mod reference;
 mod seg2d;
 mod segment;
@@ -356,7 +357,9 @@ pub use seg2d::{
 pub use seg2d::{
     par_intersect2, par_intersect2_indexed, par_intersect2_indexed_into, par_intersect2_into,
 };
-pub use segment::{Closest, Extent, Flags, Options, ParseExtentError, Segment, Tolerance};
+pub use segment::{
+    Closest, Closest64, Extent, Flags, Options, ParseExtentError, Segment, Segment64, Tolerance,
+};
 pub use simd::{SIMD_LANES, SIMD_LEVEL, cpu_simd_level, simd_upgrade};
 
 /// The README's examples, compiled and run as doctests so they cannot go stale.

@@ -34,8 +34,9 @@
 
 use crate::motion::{Contact, Cpa, Track, Window};
 use crate::query::FirstHit;
+use crate::real::Real;
 use crate::seg2d::{Intersection2, Segment2};
-use crate::segment::{Closest, Flags, Options, Params, Segment};
+use crate::segment::{Closest, Closest64, Flags, Options, Params, Segment, Segment64};
 
 /// True when this build fuses multiply-adds in the kernel (`wide` uses `vfmadd` with the
 /// `fma` target feature, and NEON's fused multiply-add on aarch64); the reference then fuses
@@ -85,6 +86,46 @@ pub fn closest_points(a: &Segment, b: &Segment) -> Closest {
 #[must_use]
 pub fn closest_points_with(a: &Segment, b: &Segment, options: &Options) -> Closest {
     closest_points_params(a, b, &options.params())
+}
+
+/// Closest points of two `f64` segments (both sides [`Extent::Segment`](crate::Extent)) with
+/// the default scale-free tolerance in `f64` (`2·f64::EPSILON`): the same algorithm as
+/// [`closest_points`], one generic body, in double precision.
+///
+/// Never panics. A NaN or infinite coordinate gives [`Closest64::NON_FINITE`].
+///
+/// ```
+/// use segbatch::{reference, Segment64};
+/// // Rhodes' thought experiment, 6.4e6 m from the origin (ECEF-sized coordinates).
+/// let o = 6.4e6;
+/// let a = Segment64::new([o, 0.0, 0.0], [o + 1.0, 0.0, 0.0]);
+/// let b = Segment64::new([o + 1.0, 0.0, 1.0], [o + 1.0, 1.0, 1.0]);
+/// let c = reference::closest_points64(&a, &b);
+/// assert_eq!((c.s, c.t), (1.0, 0.0));
+/// assert_eq!(c.distance(), 1.0);
+/// ```
+#[must_use]
+pub fn closest_points64(a: &Segment64, b: &Segment64) -> Closest64 {
+    closest_points64_with(a, b, &Options::SEGMENTS)
+}
+
+/// Closest points of two `f64` sides, each a segment, ray or line as `options` says: the
+/// `f64` twin of [`closest_points_with`]. The default tolerance is taken in `f64`
+/// (`2·f64::EPSILON`); any other [`Tolerance`](crate::Tolerance) as given.
+///
+/// Never panics. A NaN or infinite coordinate gives [`Closest64::NON_FINITE`]. The
+/// returned `s` and `t` always lie in their extents.
+///
+/// ```
+/// use segbatch::{reference, Extent, Options, Segment64};
+/// let ray = Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+/// let wall = Segment64::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]);
+/// let c = reference::closest_points64_with(&ray, &wall, &Options::new(Extent::Ray, Extent::Segment));
+/// assert_eq!((c.s, c.t, c.dist2), (5.0, 0.5, 0.0));
+/// ```
+#[must_use]
+pub fn closest_points64_with(a: &Segment64, b: &Segment64, options: &Options) -> Closest64 {
+    closest_pair(&Ends::from(a), &Ends::from(b), &options.params64()).into()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -220,19 +261,94 @@ pub fn first_hit(ray: &Segment, radius: f32, range: f32, wall: &Segment) -> Opti
     crate::query::first_hit_pair(ray, radius, range, wall)
 }
 
-/// `|dA|²·|dB|²` between these bounds keeps every product of four lengths the algorithm forms
-/// (`n·n`, `w·n`, the parallel test) clear of f32 underflow and overflow.
-pub(crate) const RANGE_LO: f32 = f32::from_bits((127 - 80) << 23); // 2^-80
-/// See [`RANGE_LO`].
-pub(crate) const RANGE_HI: f32 = f32::from_bits((127 + 80) << 23); // 2^80
+/// One side's end points in either precision: what the generic body reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ends<F> {
+    pub p0: [F; 3],
+    pub p1: [F; 3],
+}
+
+impl From<&Segment> for Ends<f32> {
+    #[inline(always)]
+    fn from(x: &Segment) -> Self {
+        Ends { p0: x.p0, p1: x.p1 }
+    }
+}
+
+impl From<&Segment64> for Ends<f64> {
+    #[inline(always)]
+    fn from(x: &Segment64) -> Self {
+        Ends { p0: x.p0, p1: x.p1 }
+    }
+}
+
+/// One result in either precision: what the generic body returns ([`Closest`] and
+/// [`Closest64`] are its public forms).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Solved<F> {
+    pub s: F,
+    pub t: F,
+    pub point_a: [F; 3],
+    pub point_b: [F; 3],
+    pub dist2: F,
+    pub flags: Flags,
+}
+
+impl<F: Real> Solved<F> {
+    /// The result for a pair with a NaN or infinite coordinate.
+    const NON_FINITE: Solved<F> = Solved {
+        s: F::NAN,
+        t: F::NAN,
+        point_a: [F::NAN; 3],
+        point_b: [F::NAN; 3],
+        dist2: F::NAN,
+        flags: Flags::NON_FINITE,
+    };
+}
+
+impl From<Solved<f32>> for Closest {
+    #[inline(always)]
+    fn from(x: Solved<f32>) -> Self {
+        Closest {
+            s: x.s,
+            t: x.t,
+            point_a: x.point_a,
+            point_b: x.point_b,
+            dist2: x.dist2,
+            flags: x.flags,
+        }
+    }
+}
+
+impl From<Solved<f64>> for Closest64 {
+    #[inline(always)]
+    fn from(x: Solved<f64>) -> Self {
+        Closest64 {
+            s: x.s,
+            t: x.t,
+            point_a: x.point_a,
+            point_b: x.point_b,
+            dist2: x.dist2,
+            flags: x.flags,
+        }
+    }
+}
+
+/// [`closest_pair`] on `f32` segments: the reference's entry for the kernel's tests and
+/// the public functions.
+#[inline]
+pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Closest {
+    closest_pair(&Ends::from(a), &Ends::from(b), p).into()
+}
 
 /// The algorithm, with the per-call constants already derived.
 ///
 /// 0. **Range**: a pair whose lengths are so small or so large that products of four of them
 ///    could under- or overflow, or whose finite coordinates are so large that a difference,
-///    a squared magnitude or `4·|A0 - B0|²` overflows, is solved scaled by a power of two `σ`
-///    chosen from its own lengths and separation (or, when those themselves under- or
-///    overflow, from its largest coordinate), then scaled back. Scaling by a power of two
+///    a squared magnitude or `4·|A0 - B0|²` overflows, or whose first estimate of `s`
+///    (Goldman's, step 3) overflows, is solved scaled by a power of two `σ` chosen from its
+///    own lengths and separation (or, when those themselves under- or overflow, from its
+///    largest coordinate), then scaled back. Scaling by a power of two
 ///    commutes with rounding, so this changes no bit of any result that did not under- or
 ///    overflow: it only rescues the ones that would have, over the whole finite f32 range.
 ///    A squared distance that cannot be represented at the caller's scale is flagged
@@ -243,35 +359,54 @@ pub(crate) const RANGE_HI: f32 = f32::from_bits((127 + 80) << 23); // 2^80
 ///    with each direction scaled once more by its own power of two (`solve`'s per-side
 ///    frame), which keeps `|dA|²`, `|dB|²` and their products normal whatever the ratio of
 ///    the two lengths to the separation.
-pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Closest {
+///
+///    The range test on `|dA|²·|dB|²` does not bound Goldman's `s = (w·n)/(n·n)`: its
+///    numerator is `|dA|·|dB|²·|A0 - B0|` in size and `s` itself up to `|A0 - B0|/|dA|`
+///    over the sine of the angle, so a side short against the separation (a ray `3e-8`
+///    long `2e17` from a ray `3e17` long) overflows either with `a·e` in range. An infinite
+///    `s` passes a ray's clamp, and the projections that follow cannot repair it (the
+///    numerator's sign is lost too). Likewise the projections of step 4 (`b·t`, `b·s`)
+///    overflow for near-parallel unbounded sides whose closest points lie far out (a line
+///    2.6e-14 long near the origin, nearly parallel to one 2.6e17 long and 4e17 away).
+///    `solve` reports either (`None`) and the pair is solved rescaled, where both sides'
+///    directions and the separation are of size 1, so `s` and `t` are at most about
+///    `1/sin(angle)`.
+pub(crate) fn closest_pair<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>) -> Solved<F> {
     let d_a = sub(a.p1, a.p0);
     let d_b = sub(b.p1, b.p0);
     let r = sub(a.p0, b.p0);
     let ae = dot(d_a, d_a) * dot(d_b, d_b);
-    let in_range = (RANGE_LO..=RANGE_HI).contains(&ae);
+    let in_range = (F::RANGE_LO..=F::RANGE_HI).contains(&ae);
     // Finite coordinates whose differences or squares overflow: the non-finite probe of
     // step 1 or a squared magnitude of step 2 would misread them.
     let overflow = finite(a, b)
-        && (probe(d_a, d_b, r) != 0.0
-            || !(..=f32::MAX).contains(&dot(a.p0, a.p0))
-            || !(..=f32::MAX).contains(&dot(b.p0, b.p0)));
+        && (probe(d_a, d_b, r) != F::ZERO
+            || !(..=F::MAX).contains(&dot(a.p0, a.p0))
+            || !(..=F::MAX).contains(&dot(b.p0, b.p0)));
     if in_range && !overflow {
-        return solve(a, b, p, false);
+        // (`None`: Goldman's first `s` overflowed; see `solve`.)
+        if let Some(direct) = solve(a, b, p, false) {
+            return direct;
+        }
     }
     let m = max_ps(max_ps(dot(d_a, d_a), dot(d_b, d_b)), dot(r, r));
-    let (sigma, inv_sigma) = if (f32::MIN_POSITIVE..=f32::MAX).contains(&m) {
-        power_of_two_scale(m)
+    let (sigma, inv_sigma) = if (F::MIN_POSITIVE..=F::MAX).contains(&m) {
+        m.power_of_two_scale()
     } else {
-        magnitude_scale(max_abs(a, b))
+        max_abs(a, b).magnitude_scale()
     };
-    let scale = |x: &Segment| Segment::new(x.p0.map(|c| c * sigma), x.p1.map(|c| c * sigma));
-    let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma), true);
+    let scale = |x: &Ends<F>| Ends {
+        p0: x.p0.map(|c| c * sigma),
+        p1: x.p1.map(|c| c * sigma),
+    };
+    // (Never `None`: `solve` reports an overflow only unscaled.)
+    let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma), true).unwrap_or(Solved::NON_FINITE);
     let dist2 = scaled.dist2 * inv_sigma * inv_sigma;
     let mut flags = scaled.flags;
-    if scaled.dist2 > 0.0 && !(f32::MIN_POSITIVE..=f32::MAX).contains(&dist2) {
+    if scaled.dist2 > F::ZERO && !(F::MIN_POSITIVE..=F::MAX).contains(&dist2) {
         flags |= Flags::DIST2_OUT_OF_RANGE;
     }
-    Closest {
+    Solved {
         point_a: scaled.point_a.map(|c| c * inv_sigma),
         point_b: scaled.point_b.map(|c| c * inv_sigma),
         dist2,
@@ -282,60 +417,40 @@ pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Clo
 
 /// True when every coordinate of the pair is finite (`x·0` is 0 exactly for finite `x`).
 #[inline(always)]
-fn finite(a: &Segment, b: &Segment) -> bool {
-    let zero_sum = |q: [f32; 3]| fma(q[0], 0.0, fma(q[1], 0.0, q[2] * 0.0));
-    zero_sum(a.p0) + zero_sum(a.p1) + zero_sum(b.p0) + zero_sum(b.p1) == 0.0
+fn finite<F: Real>(a: &Ends<F>, b: &Ends<F>) -> bool {
+    let zero_sum = |q: [F; 3]| fma(q[0], F::ZERO, fma(q[1], F::ZERO, q[2] * F::ZERO));
+    zero_sum(a.p0) + zero_sum(a.p1) + zero_sum(b.p0) + zero_sum(b.p1) == F::ZERO
 }
 
-/// Step 1's non-finite probe: `a·0 + e·0 + (4·|r|²)·0 + c·0`, NaN exactly when `|dA|²`,
+/// Step 0's overflow probe: `a·0 + e·0 + (4·|r|²)·0 + c·0`, NaN exactly when `|dA|²`,
 /// `|dB|²`, `4·|A0 - B0|²` or `dA·(A0 - B0)` is not finite.
 #[inline(always)]
-fn probe(d_a: [f32; 3], d_b: [f32; 3], r: [f32; 3]) -> f32 {
-    let rr4 = dot(r, r) * 4.0;
+fn probe<F: Real>(d_a: [F; 3], d_b: [F; 3], r: [F; 3]) -> F {
+    let rr4 = dot(r, r) * F::FOUR;
     fma(
         dot(d_a, d_a),
-        0.0,
-        fma(dot(d_b, d_b), 0.0, fma(rr4, 0.0, dot(d_a, r) * 0.0)),
+        F::ZERO,
+        fma(
+            dot(d_b, d_b),
+            F::ZERO,
+            fma(rr4, F::ZERO, dot(d_a, r) * F::ZERO),
+        ),
     )
 }
 
 /// The largest coordinate magnitude of the pair (`maxps` rule, as the kernel).
 #[inline(always)]
-fn max_abs(a: &Segment, b: &Segment) -> f32 {
-    let m3 = |q: [f32; 3]| max_ps(max_ps(q[0].abs(), q[1].abs()), q[2].abs());
+fn max_abs<F: Real>(a: &Ends<F>, b: &Ends<F>) -> F {
+    let m3 = |q: [F; 3]| max_ps(max_ps(q[0].abs(), q[1].abs()), q[2].abs());
     max_ps(max_ps(m3(a.p0), m3(a.p1)), max_ps(m3(b.p0), m3(b.p1)))
 }
 
-/// Powers of two `(σ, 1/σ)` with `σ·x` in `[1, 2)` for a normal `x` of exponent `E` in
-/// `[-126, 126]`: `σ = 2^-E`, `E` clamped to that range (so both stay normal; zero and
-/// subnormal `x` count as `E = -126`, NaN, infinity and `x >= 2^127` as `E = 126`).
-#[inline(always)]
-pub(crate) fn magnitude_scale(x: f32) -> (f32, f32) {
-    let exponent = (((x.to_bits() >> 23) & 0xff) as i32 - 127).clamp(-126, 126);
-    (
-        f32::from_bits(((127 - exponent) as u32) << 23),
-        f32::from_bits(((127 + exponent) as u32) << 23),
-    )
-}
-
-/// Powers of two `(σ, 1/σ)` with `σ²·m` in `[1, 4)`: `σ = 2^-⌊E/2⌋`, `E` the exponent of `m`
-/// (zero and subnormal `m` count as `E = -127`, NaN and infinity as `E = 128`).
-#[inline(always)]
-pub(crate) fn power_of_two_scale(m: f32) -> (f32, f32) {
-    let exponent = ((m.to_bits() >> 23) & 0xff) as i32 - 127;
-    let half = exponent >> 1;
-    (
-        f32::from_bits(((127 - half) as u32) << 23),
-        f32::from_bits(((127 + half) as u32) << 23),
-    )
-}
-
 /// Powers of two `(λ, 1/λ)` for a direction `d`: `λ·max|d_i|` in `[1, 2)` (the
-/// [`magnitude_scale`] of its largest component), so `|λ·d|²` is in `[1, 12)` for any
+/// [`Real::magnitude_scale`] of its largest component), so `|λ·d|²` is in `[1, 12)` for any
 /// nonzero `d`, even one whose own square underflows.
 #[inline(always)]
-pub(crate) fn direction_scale(d: [f32; 3]) -> (f32, f32) {
-    magnitude_scale(max_ps(max_ps(d[0].abs(), d[1].abs()), d[2].abs()))
+pub(crate) fn direction_scale<F: Real>(d: [F; 3]) -> (F, F) {
+    max_ps(max_ps(d[0].abs(), d[1].abs()), d[2].abs()).magnitude_scale()
 }
 
 /// Steps 1-5 for a pair in range.
@@ -348,20 +463,23 @@ pub(crate) fn direction_scale(d: [f32; 3]) -> (f32, f32) {
 /// exact, so this changes no bit unless a square of a direction, or a product of two,
 /// would have under- or overflowed, which is what it is for. The degenerate test moves to
 /// the same frame: `|λA·dA|² <= rel²·|λA·A0|² + abs²·λA²` (`|λA·A0|²` capped at
-/// `f32::MAX`: it overflows only for a side `2^-64` times shorter than its coordinates,
+/// `F::MAX`: it overflows only for a side `2^-64` times shorter than its coordinates,
 /// degenerate for any relative tolerance above `2^-125`).
-fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
+///
+/// `None` when, unscaled (`!per_side`), Goldman's first estimate of `s` or the squared
+/// distance is not finite (only possible for finite inputs, which step 0 then rescales).
+fn solve<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>, per_side: bool) -> Option<Solved<F>> {
     let (a0, a1, b0, b1) = (a.p0, a.p1, b.p0, b.p1);
     let r = sub(a0, b0);
     let (lambda_a, inv_lambda_a) = if per_side {
         direction_scale(sub(a1, a0))
     } else {
-        (1.0, 1.0)
+        (F::ONE, F::ONE)
     };
     let (lambda_b, inv_lambda_b) = if per_side {
         direction_scale(sub(b1, b0))
     } else {
-        (1.0, 1.0)
+        (F::ONE, F::ONE)
     };
     let d_a = sub(a1, a0).map(|x| x * lambda_a);
     let d_b = sub(b1, b0).map(|x| x * lambda_b);
@@ -377,14 +495,15 @@ fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
     let f = dot(d_b, r);
 
     // 1. Non-finite: a NaN or infinite coordinate makes d_a or d_b, hence a or e, non-finite
-    //    (and c and 4·|r|² catch A0 - B0 overflowing, which step 0 has already rescued for
-    //    finite inputs); x·0 is NaN exactly when x is NaN or infinite. (4·|r|² finite also
-    //    keeps dist2 <= |r|² finite.)
-    let rr4 = dot(r, r) * 4.0;
-    let probe = fma(a_, 0.0, fma(e, 0.0, fma(rr4, 0.0, c * 0.0)));
-    let non_finite = probe != 0.0;
+    //    (and 4·|r|² catches A0 - B0 overflowing, which step 0 has already rescued for
+    //    finite inputs; with a and 4·|r|² finite, |c| <= |dA|·|r| is finite too); x·0 is
+    //    NaN exactly when x is NaN or infinite. (4·|r|² finite also keeps dist2 <= |r|²
+    //    finite.)
+    let rr4 = dot(r, r) * F::FOUR;
+    let probe = fma(a_, F::ZERO, fma(e, F::ZERO, rr4 * F::ZERO));
+    let non_finite = probe != F::ZERO;
     if non_finite {
-        return Closest::NON_FINITE;
+        return Some(Solved::NON_FINITE);
     }
 
     // 2. Degenerate: length² against the squared magnitude of the side's first point (when
@@ -392,11 +511,11 @@ fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
     //    In the per-side frames (see above); with λ = 1 the cap and the products are exact.
     let scale2_a = min_ps(
         dot(a0.map(|x| x * lambda_a), a0.map(|x| x * lambda_a)),
-        f32::MAX,
+        F::MAX,
     );
     let scale2_b = min_ps(
         dot(b0.map(|x| x * lambda_b), b0.map(|x| x * lambda_b)),
-        f32::MAX,
+        F::MAX,
     );
     let length_abs2_a = p.length_abs2 * lambda_a * lambda_a;
     let length_abs2_b = p.length_abs2 * lambda_b * lambda_b;
@@ -417,7 +536,7 @@ fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
     // 3. First estimate of s.
     let s_first = if degenerate_a || degenerate_b {
         // A point: s = 0. B a point: s comes from projecting B0 in step 4 (t = 0).
-        0.0
+        F::ZERO
     } else if parallel {
         // Rhodes: project B's extent onto A, s = midpoint of its overlap with A's extent.
         let s_b0 = -c / a_; // where B0 projects on A
@@ -426,41 +545,53 @@ fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
         let end_hi = fma(hi_b, k, s_b0);
         let lo = max_ps(lo_a, min_ps(end_lo, end_hi));
         let hi = min_ps(hi_a, max_ps(end_lo, end_hi));
-        let lo_finite = lo > f32::NEG_INFINITY;
-        let hi_finite = hi < f32::INFINITY;
+        let lo_finite = lo > F::NEG_INFINITY;
+        let hi_finite = hi < F::INFINITY;
         if lo_finite && hi_finite {
             // Without overlap lo > hi and the clamp below picks A's nearest end.
-            (lo + hi) * 0.5
+            (lo + hi) * F::HALF
         } else if lo_finite {
             lo
         } else if hi_finite {
             hi
         } else {
             // Two parallel lines: any point will do; Rhodes takes s = 0.
-            0.0
+            F::ZERO
         }
     } else {
         // Goldman's triple product: s = ((B0 - A0) × dB)·n / (n·n).
         let w = cross(d_b, r);
-        dot(w, n) / nn
+        let s_general = dot(w, n) / nn;
+        // Overflowed (numerator or quotient; see `closest_points_params`, step 0): the
+        // caller solves the pair again rescaled. (x·0 is 0 exactly for finite x.)
+        if !per_side && s_general * F::ZERO != F::ZERO {
+            return None;
+        }
+        s_general
     };
 
     // 4. Clamp, project C onto B, project D back onto A.
     let s = clamp(s_first, lo_a, hi_a);
     let t = if degenerate_b {
-        0.0
+        F::ZERO
     } else {
         clamp(fma(b_, s, f) / e, lo_b, hi_b)
     };
     let s = if degenerate_a {
-        0.0
+        F::ZERO
     } else {
         clamp(fms(b_, t, c) / a_, lo_a, hi_a)
     };
 
     // 5. Separation r + s·dA - t·dB, formed locally.
-    let v: [f32; 3] = core::array::from_fn(|i| fnma(t, d_b[i], fma(s, d_a[i], r[i])));
+    let v: [F; 3] = core::array::from_fn(|i| fnma(t, d_b[i], fma(s, d_a[i], r[i])));
     let dist2 = dot(v, v);
+    // The projections overflowed (`b·t` or `b·s` beyond the largest float: closest points
+    // of near-parallel unbounded sides far out, a short side far from a long one): with
+    // `4·|r|²` finite the exact `dist2 <= |r|²` is finite, so this too is solved rescaled.
+    if !per_side && dist2 * F::ZERO != F::ZERO {
+        return None;
+    }
 
     let mut flags = Flags::empty();
     if degenerate_a {
@@ -472,7 +603,7 @@ fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
     if parallel {
         flags |= Flags::PARALLEL;
     }
-    Closest {
+    Some(Solved {
         // Back from the per-side frames (exact: s/λA times λA).
         s: s * lambda_a,
         t: t * lambda_b,
@@ -480,14 +611,14 @@ fn solve(a: &Segment, b: &Segment, p: &Params, per_side: bool) -> Closest {
         point_b: core::array::from_fn(|i| fma(t, d_b[i], b0[i])),
         dist2,
         flags,
-    }
+    })
 }
 
 // Scalar twins of the `wide` operations the kernel uses, so both round identically.
 
 /// `x·y + z`, fused exactly when the kernel's `mul_add` is.
 #[inline(always)]
-pub(crate) fn fma(x: f32, y: f32, z: f32) -> f32 {
+pub(crate) fn fma<F: Real>(x: F, y: F, z: F) -> F {
     if FUSED_MUL_ADD {
         x.mul_add(y, z)
     } else {
@@ -497,7 +628,7 @@ pub(crate) fn fma(x: f32, y: f32, z: f32) -> f32 {
 
 /// `x·y - z` (the kernel's `mul_sub`).
 #[inline(always)]
-pub(crate) fn fms(x: f32, y: f32, z: f32) -> f32 {
+pub(crate) fn fms<F: Real>(x: F, y: F, z: F) -> F {
     if FUSED_MUL_ADD {
         x.mul_add(y, -z)
     } else {
@@ -507,7 +638,7 @@ pub(crate) fn fms(x: f32, y: f32, z: f32) -> f32 {
 
 /// `z - x·y` (the kernel's `mul_neg_add`).
 #[inline(always)]
-pub(crate) fn fnma(x: f32, y: f32, z: f32) -> f32 {
+pub(crate) fn fnma<F: Real>(x: F, y: F, z: F) -> F {
     if FUSED_MUL_ADD {
         (-x).mul_add(y, z)
     } else {
@@ -518,30 +649,30 @@ pub(crate) fn fnma(x: f32, y: f32, z: f32) -> f32 {
 /// `x > y ? x : y`, the x86 `maxps` rule the kernel's `fast_max` follows (never sees NaN
 /// here: non-finite pairs have returned already).
 #[inline(always)]
-pub(crate) fn max_ps(x: f32, y: f32) -> f32 {
+pub(crate) fn max_ps<F: Real>(x: F, y: F) -> F {
     if x > y { x } else { y }
 }
 
 /// `x < y ? x : y`, the x86 `minps` rule (see [`max_ps`]).
 #[inline(always)]
-pub(crate) fn min_ps(x: f32, y: f32) -> f32 {
+pub(crate) fn min_ps<F: Real>(x: F, y: F) -> F {
     if x < y { x } else { y }
 }
 
 /// Clamp to `[lo, hi]` as the kernel does: `max(lo, min(hi, x))`.
 #[inline(always)]
-pub(crate) fn clamp(x: f32, lo: f32, hi: f32) -> f32 {
+pub(crate) fn clamp<F: Real>(x: F, lo: F, hi: F) -> F {
     max_ps(lo, min_ps(hi, x))
 }
 
 #[inline(always)]
-fn sub(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
+fn sub<F: Real>(u: [F; 3], v: [F; 3]) -> [F; 3] {
     [u[0] - v[0], u[1] - v[1], u[2] - v[2]]
 }
 
 /// `u·v` as `fma(u.x, v.x, fma(u.y, v.y, u.z·v.z))`.
 #[inline(always)]
-pub(crate) fn dot(u: [f32; 3], v: [f32; 3]) -> f32 {
+pub(crate) fn dot<F: Real>(u: [F; 3], v: [F; 3]) -> F {
     fma(u[0], v[0], fma(u[1], v[1], u[2] * v[2]))
 }
 
@@ -552,7 +683,7 @@ pub(crate) fn dot(u: [f32; 3], v: [f32; 3]) -> f32 {
 /// both products are split exactly (Dekker's two-product with Veltkamp's splitting) and the
 /// result is `(p1 - p2) + (e1 - e2)`.
 #[inline(always)]
-pub(crate) fn diff_of_products(x: f32, y: f32, z: f32, w: f32) -> f32 {
+pub(crate) fn diff_of_products<F: Real>(x: F, y: F, z: F, w: F) -> F {
     if FUSED_MUL_ADD {
         let p = z * w;
         let err = fms(z, w, p);
@@ -567,7 +698,7 @@ pub(crate) fn diff_of_products(x: f32, y: f32, z: f32, w: f32) -> f32 {
 
 /// Dekker's exact product without FMA: `x·y = p + e` exactly (barring over/underflow).
 #[inline(always)]
-fn two_product(x: f32, y: f32) -> (f32, f32) {
+fn two_product<F: Real>(x: F, y: F) -> (F, F) {
     let p = x * y;
     let (xh, xl) = split(x);
     let (yh, yl) = split(y);
@@ -575,10 +706,10 @@ fn two_product(x: f32, y: f32) -> (f32, f32) {
     (p, e)
 }
 
-/// Veltkamp's splitting of an f32 into two 12-bit halves, `x = hi + lo` exactly.
+/// Veltkamp's splitting of a float into two halves (12 bits each in `f32`, 26 and 27 in `f64`), `x = hi + lo` exactly.
 #[inline(always)]
-fn split(x: f32) -> (f32, f32) {
-    let c = 4097.0 * x; // 2^12 + 1
+fn split<F: Real>(x: F) -> (F, F) {
+    let c = F::SPLITTER * x; // 2^12 + 1
     let hi = c - (c - x);
     (hi, x - hi)
 }
@@ -587,7 +718,7 @@ fn split(x: f32) -> (f32, f32) {
 /// itself even when `u` and `v` are parallel to within a few ulps, which is what keeps the
 /// direction of `n = dA × dB` (and so Goldman's `s`) meaningful near parallel.
 #[inline(always)]
-pub(crate) fn cross_accurate(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
+pub(crate) fn cross_accurate<F: Real>(u: [F; 3], v: [F; 3]) -> [F; 3] {
     [
         diff_of_products(u[1], v[2], u[2], v[1]),
         diff_of_products(u[2], v[0], u[0], v[2]),
@@ -597,7 +728,7 @@ pub(crate) fn cross_accurate(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
 
 /// `u × v`, each component one product minus one fused product.
 #[inline(always)]
-pub(crate) fn cross(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
+pub(crate) fn cross<F: Real>(u: [F; 3], v: [F; 3]) -> [F; 3] {
     [
         fms(u[1], v[2], u[2] * v[1]),
         fms(u[2], v[0], u[0] * v[2]),

@@ -53,6 +53,50 @@ impl Segment {
     }
 }
 
+/// A 3D segment from `p0` to `p1` in double precision: [`Segment`]'s `f64` twin (six `f64`,
+/// `#[repr(C)]`, [`Pod`]), for coordinates where `f32` loses the resolution needed
+/// (geographic ECEF metres, kilometre-scale worlds in millimetres).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Segment64 {
+    /// First end point (parameter 0).
+    pub p0: [f64; 3],
+    /// Second end point (parameter 1).
+    pub p1: [f64; 3],
+}
+
+impl Segment64 {
+    /// A segment from `p0` to `p1`.
+    #[inline]
+    #[must_use]
+    pub const fn new(p0: [f64; 3], p1: [f64; 3]) -> Self {
+        Self { p0, p1 }
+    }
+
+    /// The direction `p1 - p0` (not normalised).
+    #[inline]
+    #[must_use]
+    pub fn direction(&self) -> [f64; 3] {
+        [
+            self.p1[0] - self.p0[0],
+            self.p1[1] - self.p0[1],
+            self.p1[2] - self.p0[2],
+        ]
+    }
+
+    /// The point at parameter `u`: `p0 + u·(p1 - p0)`.
+    #[inline]
+    #[must_use]
+    pub fn at(&self, u: f64) -> [f64; 3] {
+        let d = self.direction();
+        [
+            u.mul_add(d[0], self.p0[0]),
+            u.mul_add(d[1], self.p0[1]),
+            u.mul_add(d[2], self.p0[2]),
+        ]
+    }
+}
+
 /// How far a side extends along its direction: the range its parameter may take.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Extent {
@@ -265,6 +309,57 @@ impl Closest {
     }
 }
 
+/// The closest points of one `f64` pair ([`Segment64`]): [`Closest`]'s `f64` twin, the same
+/// fields and meaning.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Closest64 {
+    /// Parameter of `point_a` along A, inside A's extent.
+    pub s: f64,
+    /// Parameter of `point_b` along B, inside B's extent.
+    pub t: f64,
+    /// The closest point C on A.
+    pub point_a: [f64; 3],
+    /// The closest point D on B.
+    pub point_b: [f64; 3],
+    /// Squared distance |C - D|², formed from the separation computed locally.
+    pub dist2: f64,
+    /// What was special about this pair.
+    pub flags: Flags,
+}
+
+impl Closest64 {
+    /// The result reported for a pair with a non-finite coordinate: all NaN, flagged.
+    pub const NON_FINITE: Closest64 = Closest64 {
+        s: f64::NAN,
+        t: f64::NAN,
+        point_a: [f64::NAN; 3],
+        point_b: [f64::NAN; 3],
+        dist2: f64::NAN,
+        flags: Flags::NON_FINITE,
+    };
+
+    /// The distance |C - D|.
+    #[inline]
+    #[must_use]
+    pub fn distance(&self) -> f64 {
+        self.dist2.sqrt()
+    }
+
+    /// Rhodes' P: the midpoint `(C + D) / 2`.
+    #[inline]
+    #[must_use]
+    pub fn midpoint(&self) -> [f64; 3] {
+        core::array::from_fn(|i| 0.5 * (self.point_a[i] + self.point_b[i]))
+    }
+
+    /// The separation vector `C - D` (from the closest point on B to the one on A).
+    #[inline]
+    #[must_use]
+    pub fn separation(&self) -> [f64; 3] {
+        core::array::from_fn(|i| self.point_a[i] - self.point_b[i])
+    }
+}
+
 /// When a side counts as degenerate and two directions as parallel.
 ///
 /// The default is scale-free: a side is degenerate when its length is at most
@@ -369,11 +464,41 @@ impl Options {
     }
 }
 
-impl Params {
+impl Options {
+    /// The constants of an `f64` call: [`Options::params`] in double precision. The
+    /// default tolerance becomes its `f64` form (`length_rel = parallel_sin = 2·f64::EPSILON`,
+    /// the same number of ulps); any other tolerance is taken as given, widened to `f64`.
+    #[inline]
+    pub(crate) fn params64(&self) -> Params<f64> {
+        let p = self.params();
+        let t = if self.tolerance == Tolerance::DEFAULT {
+            (2.0 * f64::EPSILON, 0.0, 2.0 * f64::EPSILON)
+        } else {
+            let t = self.tolerance;
+            (
+                f64::from(t.length_rel),
+                f64::from(t.length_abs),
+                f64::from(t.parallel_sin),
+            )
+        };
+        Params {
+            lo_a: f64::from(p.lo_a),
+            hi_a: f64::from(p.hi_a),
+            lo_b: f64::from(p.lo_b),
+            hi_b: f64::from(p.hi_b),
+            length_rel2: t.0 * t.0,
+            length_abs2: t.1 * t.1,
+            parallel_sin2: t.2 * t.2,
+            accurate_cross: p.accurate_cross,
+        }
+    }
+}
+
+impl<F: crate::real::Real> Params<F> {
     /// The constants for the pair scaled by `sigma` (a power of two): only the absolute
     /// length tolerance has units.
     #[inline]
-    pub(crate) fn scaled(&self, sigma: f32) -> Params {
+    pub(crate) fn scaled(&self, sigma: F) -> Params<F> {
         Params {
             length_abs2: self.length_abs2 * sigma * sigma,
             ..*self
@@ -383,14 +508,14 @@ impl Params {
 
 /// Per-call constants in the form the algorithm uses them (bounds, squared tolerances).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Params {
-    pub lo_a: f32,
-    pub hi_a: f32,
-    pub lo_b: f32,
-    pub hi_b: f32,
-    pub length_rel2: f32,
-    pub length_abs2: f32,
-    pub parallel_sin2: f32,
+pub(crate) struct Params<F = f32> {
+    pub lo_a: F,
+    pub hi_a: F,
+    pub lo_b: F,
+    pub hi_b: F,
+    pub length_rel2: F,
+    pub length_abs2: F,
+    pub parallel_sin2: F,
     /// Both sides unbounded: `n = dA × dB` needs the accurate difference of products (with a
     /// segment side, clamp-and-adjust absorbs the plain cross product's error).
     pub accurate_cross: bool,

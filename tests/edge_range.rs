@@ -175,6 +175,78 @@ fn a_short_ray_keeps_its_direction_against_a_far_segment() {
     }
 }
 
+#[test]
+fn a_tiny_ray_keeps_its_answer_against_a_huge_far_ray() {
+    // The fuzz target's find (fuzz/regressions/kernel_vs_oracle/tiny-ray-huge-ray): a ray
+    // 3e-8 long at the origin, a ray 3.5e17 long from 2e17 away. |dA|²·|dB|² is in range,
+    // but Goldman's numerator (|dA|·|dB|²·|A0 - B0| in size) overflowed to +inf: s = +inf
+    // passed A's ray clamp, t clamped to 0 and the answer was B's start (1.0e6·ε·S off).
+    let a = Segment::new([0.0, 0.0, 0.0], [2.9802322e-8, 0.0, 0.0]);
+    let b = Segment::new(
+        [0.0, -7.2057594e16, -2.0232641e17],
+        [-2.0232641e17, -2.0232641e17, -0.25],
+    );
+    let options = Options::new(Extent::Ray, Extent::Ray);
+    let c = both(a, b, &options);
+    let e = distance_error(&a, &b, &options, &c);
+    assert!(e <= DISTANCE_BOUND, "error {e} ε·S: {c:?}");
+    assert!(c.t > 0.3, "{c:?}");
+    // The same shape over separations D of 1e6 to 1e18 and lengths of A from 1e-20 to 1e2
+    // (where |dA|²·|dB|² is in range the numerator overflows beyond |dA|·D³ ~ 1e38, and
+    // the quotient s ~ D/|dA| beyond 1e38), every extent with an unbounded side.
+    let extents = [Extent::Segment, Extent::Ray, Extent::Line];
+    for d in [1e6f32, 1e10, 1e14, 1e16, 2e17, 1e18] {
+        let b = Segment::new([0.0, -0.356 * d, -d], [-d, -d, 0.0]);
+        for k in -20..=2 {
+            let len = 10f32.powi(k);
+            let a = Segment::new([0.0, 0.0, 0.0], [len, 0.0, 0.0]);
+            for ea in extents {
+                for eb in extents {
+                    let options = Options::new(ea, eb);
+                    let c = both(a, b, &options);
+                    assert!(
+                        !c.flags
+                            .intersects(Flags::NON_FINITE | Flags::DIST2_OUT_OF_RANGE),
+                        "D {d:e}, |dA| 1e{k}, {options:?}: {c:?}"
+                    );
+                    let e = distance_error(&a, &b, &options, &c);
+                    assert!(
+                        e <= DISTANCE_BOUND,
+                        "D {d:e}, |dA| 1e{k}, {options:?}: error {e} ε·S: {c:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn near_parallel_lines_whose_closest_points_lie_far_out() {
+    // The second fuzz find (fuzz/regressions/kernel_vs_oracle/near-parallel-lines-far-out):
+    // a line 3.7e17 long 4.5e17 from the origin, nearly parallel (1.2e-5 rad) to a line
+    // 2.6e-14 long at the origin. Goldman's s is finite, but the closest point on B is at
+    // t = 8.3e35, and projecting back (b·t) overflowed: s = -inf, dist2 NaN.
+    let a = Segment::new(
+        [-2.6222993e17, -2.6223311e17, -2.6223311e17],
+        [-2.6223311e17, -2.6223311e17, 2.6080226e-14],
+    );
+    let b = Segment::new(
+        [2.6025369e-14, 2.6025369e-14, 2.6025369e-14],
+        [2.6025369e-14, 2.6025369e-14, 0.0],
+    );
+    let extents = [Extent::Segment, Extent::Ray, Extent::Line];
+    for ea in extents {
+        for eb in extents {
+            let options = Options::new(ea, eb);
+            let c = both(a, b, &options);
+            assert!(!c.flags.contains(Flags::NON_FINITE), "{options:?}: {c:?}");
+            assert!(c.dist2.is_finite(), "{options:?}: {c:?}");
+            let e = distance_error(&a, &b, &options, &c);
+            assert!(e <= DISTANCE_BOUND, "{options:?}: error {e} ε·S: {c:?}");
+        }
+    }
+}
+
 proptest! {
     /// Pairs anywhere in the finite range, every extent: kernel = reference (checked in
     /// `both`), never non-finite, the bar unless flagged, the flag only when deserved.

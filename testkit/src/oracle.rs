@@ -174,7 +174,14 @@ pub fn oracle64(a0: V3, a1: V3, b0: V3, b1: V3, ext_a: Extent, ext_b: Extent) ->
             let s = dot(cross(q, d_b), n) / nn;
             let t = dot(cross(q, d_a), n) / nn;
             if s.is_finite() && t.is_finite() && in_extent(s, ext_a) && in_extent(t, ext_b) {
-                offer((dot(r, n).abs() / nn.sqrt(), s, t));
+                // The line distance |r·n|/|n| is the distance of the exact (s, t); at angles
+                // of ~1e-25 rad f64's (s, t) can land inside both extents when the exact
+                // ones lie far outside (fuzz/known-failures/kernel_vs_oracle-parallel-far-
+                // segments). The separation at the computed (s, t), formed locally, is a
+                // distance the two sides really have: the larger of the two is never below
+                // the true minimum, and equals it to rounding when (s, t) is right.
+                let v = add_scaled(add_scaled(r, s, d_a), -t, d_b);
+                offer(((dot(r, n).abs() / nn.sqrt()).max(norm(v)), s, t));
             }
         } else if ends_a.is_empty() && ends_b.is_empty() {
             // Two parallel lines: every point of A is equally far from B.
