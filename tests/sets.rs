@@ -588,6 +588,66 @@ fn point_segment(p: [f64; 3], w: &Segment) -> f64 {
         .sqrt()
 }
 
+/// A small set of points (tiny cells) and rays much longer than a cell: the walk would cut
+/// each ray into tens of thousands of cell-long pieces (14 s for this test before the
+/// index tested such rays as one piece); short rays are still walked piece by piece. Both
+/// must give brute force's hits, bit for bit, and fast.
+#[test]
+fn first_hits_of_long_rays_on_a_small_set_of_points() {
+    let mut rng = Rng::new(77);
+    let mut walls: Vec<Segment> = (0..300)
+        .map(|_| {
+            let p = [0.0; 3].map(|_: f32| rng.range_f32(0.0, 1.0));
+            Segment::new(p, p)
+        })
+        .collect();
+    walls.push(Segment::new([0.2, 0.5, 0.5], [0.2, 0.5, 0.50001]));
+    // Half the rays start anywhere, half just beside a point (for the short ones to hit).
+    let rays: Vec<Segment> = (0..1000)
+        .map(|k| {
+            let mut o = [0.0; 3].map(|_: f32| rng.range_f32(-0.5, 1.5));
+            if k % 2 == 1 {
+                o = walls[k % 300].p0;
+                o[0] += 2e-4;
+            }
+            let mut d = [0.0; 3].map(|_: f32| rng.range_f32(-1.0, 1.0));
+            if k % 2 == 1 {
+                d = [-rng.range_f32(0.5, 1.0), 0.05 * d[1], 0.05 * d[2]];
+            }
+            Segment::new(o, core::array::from_fn(|k| o[k] + d[k]))
+        })
+        .collect();
+    let (ws, rs) = (Segments::from(&walls), Segments::from(&rays));
+    let index = SegmentIndex::new(&ws).unwrap();
+    let start = std::time::Instant::now();
+    // Ranges of a few cells (walked) up to twice the set (one piece); radii from zero.
+    for (r, range) in [
+        (0.05f32, 2.0f32),
+        (0.0, 2.0),
+        (0.01, 2.0),
+        (0.1, 1.0),
+        (1e-4, 3e-4),
+        (1.5e-4, 1e-4),
+    ] {
+        let want = brute_first_hits(&walls, &rays, r, range);
+        for got in [
+            index.first_hits(&rs, r, range).unwrap(),
+            index.par_first_hits(&rs, r, range).unwrap(),
+        ] {
+            let got: Vec<_> = got.iter().map(hit_bits).collect();
+            let want: Vec<_> = want.iter().map(hit_bits).collect();
+            assert_eq!(got, want, "r={r} range={range}");
+        }
+        let hits = want.iter().flatten().count();
+        assert!(
+            hits >= 20 || r == 0.0,
+            "r={r} range={range}: only {hits} hits"
+        );
+    }
+    let took = start.elapsed();
+    assert!(took.as_secs() < 5, "first hits took {took:?}");
+}
+
 #[test]
 fn first_hits_match_brute_force() {
     let side = 30.0;

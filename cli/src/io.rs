@@ -700,6 +700,42 @@ fn bracket_depth(text: &[u8]) -> usize {
     deepest
 }
 
+/// What makes `text`, a `.npy` header starting at byte `offset` of the file, certainly not
+/// one NumPy reads, found without the header parser (whose backtracking makes some
+/// malformed headers cost it a thousand times what a real one does): a control byte (NumPy
+/// writes the `repr` of a dict, printable text ending in a newline, and its reader refuses
+/// anything but a dict with string keys), or text that does not open a dict whose first key
+/// is a string. `None` when the parser must decide.
+fn npy_header_form(text: &[u8], offset: usize) -> Option<String> {
+    if let Some(at) = text
+        .iter()
+        .position(|&c| (c < b' ' && !matches!(c, b'\t' | b'\n' | b'\r')) || c == 0x7f)
+    {
+        return Some(format!(
+            "its header holds the control byte 0x{:02x} at byte {} (a .npy header is \
+             printable text)",
+            text[at],
+            offset + at
+        ));
+    }
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+    let mut rest = text.iter().copied().filter(|&c| !space(c));
+    let opens_dict = rest.next() == Some(b'{') && matches!(rest.next(), Some(b'\'' | b'"' | b'}'));
+    (!opens_dict).then(|| {
+        let start = text.iter().position(|&c| !space(c)).unwrap_or(text.len());
+        let shown = &text[start..text.len().min(start + 24)];
+        format!(
+            "its header is not a dict with string keys such as {{'descr': '<f4', ...}} (it \
+             starts with {})",
+            if shown.is_empty() {
+                "nothing".to_string()
+            } else {
+                format!("\"{}\"", excerpt(shown))
+            }
+        )
+    })
+}
+
 /// Reads and checks a `.npy` header: `<f4`, C order, shape `(N, 12)` or `(N, 4, 3)`, and
 /// (for a regular file of `size` bytes) a data size matching the shape.
 fn open_npy(
@@ -767,6 +803,9 @@ fn open_npy(
     // depth, pest's call budget bounds the time of any header (a limit per parse).
     static BUDGET: std::sync::Once = std::sync::Once::new();
     BUDGET.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(NPY_HEADER_PARSE_CALLS)));
+    if let Some(what) = npy_header_form(&header_bytes[prefix_len..], prefix_len) {
+        return Err(invalid(&what));
+    }
     let depth = bracket_depth(&header_bytes[prefix_len..]);
     if depth > MAX_NPY_HEADER_DEPTH {
         return Err(invalid(&format!(

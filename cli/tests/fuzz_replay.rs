@@ -94,3 +94,81 @@ fn nested_npy_headers_fail_fast() {
     let padded = format!("'<f4'{}", " ".repeat(60_000));
     assert_eq!(read_npy(npy(&padded), "padded"), Ok(1));
 }
+
+/// A header NumPy never writes is refused before the header parser sees it (whose
+/// backtracking made the fuzz target spend milliseconds on some 60-byte headers): a control
+/// byte, or text that does not open a dict with a string key. What NumPy writes still reads,
+/// and a real but unsupported header keeps its own message.
+#[test]
+fn npy_headers_numpy_never_writes_fail_before_parsing() {
+    let v1 = |text: &[u8], data: usize| {
+        let mut f = b"\x93NUMPY\x01\x00".to_vec();
+        f.extend_from_slice(&(text.len() as u16).to_le_bytes());
+        f.extend_from_slice(text);
+        f.extend(std::iter::repeat_n(0u8, data));
+        f
+    };
+    let fail = |text: &[u8]| read_npy(v1(text, 48), "malformed").unwrap_err();
+    // Control bytes, wherever they are; the position is the file's.
+    let err = fail(b"{'descr': '<f4',\x00 'fortran_order': False, 'shape': (1, 12), }\n");
+    assert_eq!(
+        err,
+        Error::Data(
+            "input: not a valid .npy file: its header holds the control byte 0x00 at byte 26 \
+             (a .npy header is printable text)"
+                .into()
+        )
+    );
+    let err = fail(b"{{88668888-88---466.\x0c\x00x88807-8-8-");
+    assert!(
+        err.message().contains("control byte 0x0c at byte 30"),
+        "{err:?}"
+    );
+    // Not a dict, or a dict whose first key is not a string: one line, the start shown.
+    for (text, shown) in [
+        (
+            &b"{{'descr': '<f4'}, 1: 2}"[..],
+            "\"{{'descr': '<f4'}, 1: 2}\"",
+        ),
+        (b"  [1, 2]\n", "\"[1, 2]\\n\""),
+        (b"{ 12: 3, 'descr': '<f4'}", "\"{ 12: 3, 'descr': '<f4'}\""),
+        (b"   \n", "nothing"),
+    ] {
+        let err = fail(text);
+        assert_eq!(
+            err.message(),
+            format!(
+                "input: not a valid .npy file: its header is not a dict with string keys such \
+                 as {{'descr': '<f4', ...}} (it starts with {shown})"
+            ),
+            "{}",
+            String::from_utf8_lossy(text)
+        );
+    }
+    // The headers NumPy writes (the dict's repr, padded with spaces to a multiple of 64
+    // bytes, a newline last), and with a leading tab, a space after the brace, double
+    // quotes and the keys in another order: read as before.
+    let padded = |dict: &str| {
+        let mut text = dict.to_string();
+        while !(10 + text.len() + 1).is_multiple_of(64) {
+            text.push(' ');
+        }
+        text.push('\n');
+        text.into_bytes()
+    };
+    for text in [
+        padded("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 12), }"),
+        padded("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4, 3), }"),
+        b"\t{ \"shape\": (2, 12), 'fortran_order': False, 'descr': '<f4'}\n".to_vec(),
+    ] {
+        assert_eq!(read_npy(v1(&text, 96), "real"), Ok(2));
+    }
+    // Real headers of arrays `run` does not take keep their messages.
+    let structured =
+        padded("{'descr': [('a', '<f4'), ('b', '<i8')], 'fortran_order': False, 'shape': (2,), }");
+    let err = read_npy(v1(&structured, 24), "structured").unwrap_err();
+    assert!(err.message().contains("structured type"), "{err:?}");
+    let f8 = padded("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 12), }");
+    let err = read_npy(v1(&f8, 96), "f8").unwrap_err();
+    assert!(err.message().contains("dtype is '<f8'"), "{err:?}");
+}

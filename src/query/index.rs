@@ -10,8 +10,13 @@
 //! radius: any radius works). A ray is cut into pieces about one cell long; the pieces
 //! are queried in order (a conservative sphere test against the cells around them, and
 //! the few members too long for the cells), and a ray stops as soon as its best hit lies
-//! before the end of the pieces seen: any member it has not met yet is farther along. The
-//! rays are handled in blocks, each block's candidates decided by the kernel together.
+//! before the end of the pieces seen: any member it has not met yet is farther along. Only
+//! the run of pieces that meets the members' box is walked, and a ray whose run has at
+//! least an eighth as many pieces as the set has members (a small set, or cells much
+//! smaller than the rays) is not walked at all: its whole sweep is one piece, and the
+//! kernel decides the members near it. Either way every member the sweep touches is a
+//! candidate, so the hits are the same. The rays are handled in blocks, each block's
+//! candidates decided by the kernel together.
 
 use super::closest::{ClosestBatch, Outputs};
 use super::indexed::closest_points_indexed_into;
@@ -212,6 +217,13 @@ pub struct SegmentIndex {
 /// Rays per block of the first-hit walk: their candidates are decided together.
 const RAY_BLOCK: usize = 256;
 
+/// A ray is walked piece by piece only while its pieces near the set number fewer than the
+/// members over this: a piece's look-up (a few binary searches over the cell keys per row
+/// of cells around it) costs more than deciding several members in the kernel, so a longer
+/// walk (a small set, or cells much smaller than the rays) is replaced by one piece, the
+/// whole sweep, and the kernel decides every member near it.
+const WALK_PER_MEMBER: u64 = 8;
+
 impl SegmentIndex {
     /// Builds the index over `set`, which it copies in its own order (24 bytes a segment,
     /// beside the grid's 20): results name members by their index in `set`.
@@ -350,7 +362,10 @@ impl SegmentIndex {
     ) {
         let step = self.grid.cell_edge();
         // Pieces per ray: about one cell each (at least one, at most 2^20), and the run of
-        // them that can come near the members' box.
+        // them that can come near the members' box. A run of at least
+        // `members / WALK_PER_MEMBER` pieces is not walked: the ray is one piece, its whole
+        // sweep, whose candidates (at most every member) cost less than the walk's look-ups.
+        let members = self.sorted.len() as u64;
         let (pieces, runs): (Vec<u32>, Vec<Range<u32>>) = (0..hits.len())
             .map(|k| {
                 let s = sweeps.get(first + k).expect("a sweep per ray");
@@ -360,7 +375,12 @@ impl SegmentIndex {
                     .sum::<f64>()
                     .sqrt();
                 let n = (len / step).ceil().clamp(1.0, f64::from(1u32 << 20)) as u32;
-                (n, self.pieces_near(&s, n, len / f64::from(n), radius))
+                let run = self.pieces_near(&s, n, len / f64::from(n), radius);
+                if !run.is_empty() && u64::from(run.end - run.start) * WALK_PER_MEMBER >= members {
+                    (1, 0..1)
+                } else {
+                    (n, run)
+                }
             })
             .unzip();
         let mut active: Vec<u32> = (0..hits.len() as u32)
@@ -385,21 +405,25 @@ impl SegmentIndex {
                     core::array::from_fn(|c| f.mul_add(s.p1[c] - s.p0[c], s.p0[c]))
                 };
                 let i = runs[k as usize].start + piece;
-                let (p0, p1) = (at(i), if i + 1 == n { s.p1 } else { at(i + 1) });
+                // The sweep's own end points at its ends (a ray of one piece is its sweep).
+                let p0 = if i == 0 { s.p0 } else { at(i) };
+                let p1 = if i + 1 == n { s.p1 } else { at(i + 1) };
                 if let Some(ball) = sphere(p0, p1) {
                     self.grid
                         .near_all(&ball, radius, |pos| candidates.push((ray as u32, pos)));
                 }
             }
-            closest_points_indexed_into(
-                sweeps,
-                &self.sorted,
-                &candidates,
-                &Options::SEGMENTS,
-                outputs,
-                &mut closest,
-            )
-            .expect("candidates name rays and members");
+            if !candidates.is_empty() {
+                closest_points_indexed_into(
+                    sweeps,
+                    &self.sorted,
+                    &candidates,
+                    &Options::SEGMENTS,
+                    outputs,
+                    &mut closest,
+                )
+                .expect("candidates name rays and members");
+            }
             for (c, &(ray, pos)) in candidates.iter().enumerate() {
                 let member = self.sorted.get(pos as usize).expect("a member's position");
                 let sweep = sweeps.get(ray as usize).expect("a sweep per ray");
