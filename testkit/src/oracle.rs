@@ -180,8 +180,14 @@ pub fn oracle64(a0: V3, a1: V3, b0: V3, b1: V3, ext_a: Extent, ext_b: Extent) ->
                 // segments). The separation at the computed (s, t), formed locally, is a
                 // distance the two sides really have: the larger of the two is never below
                 // the true minimum, and equals it to rounding when (s, t) is right.
+                // Two lines are the exception: every (s, t) is in their extents, so the
+                // line distance is their exact distance, while the separation at a computed
+                // (s, t) can be far off at ~1e-29 rad (fuzz/regressions/kernel_vs_oracle/
+                // near-parallel-lines-skew: 1.4e16 for lines 9518 apart).
+                let line = dot(r, n).abs() / nn.sqrt();
                 let v = add_scaled(add_scaled(r, s, d_a), -t, d_b);
-                offer(((dot(r, n).abs() / nn.sqrt()).max(norm(v)), s, t));
+                let both_lines = ext_a == Extent::Line && ext_b == Extent::Line;
+                offer((if both_lines { line } else { line.max(norm(v)) }, s, t));
             }
         } else if ends_a.is_empty() && ends_b.is_empty() {
             // Two parallel lines: every point of A is equally far from B.
