@@ -5,7 +5,8 @@
 //! ```text
 //! cargo run --release --example query_profile -- MODE [reps] [pairs]
 //!   MODE: all | params | dist | ray (closest points: every column, s/t/dist2/flags,
-//!         distance only, ray vs segment), otm (one-to-many), caps (capsules, per-pair
+//!         distance only, ray vs segment), nav | stress (s/t/dist2/flags on `segbatch
+//!         bench`'s navigation rays and near-parallel stress mix), otm (one-to-many), caps (capsules, per-pair
 //!         radii), cpa | contact | i2 (motion and 2D, batched), cpa_s | contact_s | i2_s
 //!         (their scalar references), flags (how many bench pairs take the rare-case path)
 //! cargo build --release --example query_profile
@@ -64,6 +65,14 @@ fn main() {
         }
         return;
     }
+    // The bench's special-lane workloads (most groups hold a degenerate or parallel lane).
+    let workload = |pair: fn(&mut segbatch_testkit::Rng) -> (Segment, Segment)| {
+        let mut rng = segbatch_testkit::Rng::new(1);
+        let (a, b): (Vec<Segment>, Vec<Segment>) = (0..n).map(|_| pair(&mut rng)).unzip();
+        (Segments::from(&a), Segments::from(&b))
+    };
+    let (na, nb) = workload(segbatch_testkit::pairs::navigation);
+    let (xa, xb) = workload(segbatch_testkit::pairs::stress_mix);
     let t = std::time::Instant::now();
     for _ in 0..reps {
         match mode.as_str() {
@@ -76,6 +85,21 @@ fn main() {
                 };
                 closest_points_into(black_box(&sa), black_box(&sb), options, outputs, &mut out)
                     .unwrap();
+                black_box(&out);
+            }
+            "nav" | "stress" => {
+                let (a, b, options) = match mode.as_str() {
+                    "nav" => (&na, &nb, &ray),
+                    _ => (&xa, &xb, &Options::SEGMENTS),
+                };
+                closest_points_into(
+                    black_box(a),
+                    black_box(b),
+                    options,
+                    Outputs::PARAMS,
+                    &mut out,
+                )
+                .unwrap();
                 black_box(&out);
             }
             "otm" => {

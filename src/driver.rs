@@ -17,6 +17,19 @@
 //! registers; cutting every input and output column to exactly the number of groups in the
 //! loop's own function lets the compiler drop every bounds check.
 //!
+//! # Adaptive paths
+//!
+//! A kernel may offer a second common path, [`PairKernel::special`], which also solves the
+//! lanes that are rare in most data but common in some (degenerate and parallel pairs:
+//! rays along walls, collinear pieces). Compiled into the loop it costs every group a
+//! little; sending those groups to the masked path costs them a lot. So the loop runs
+//! blocks of [`ADAPT_BLOCK`] groups through the lean `general` path and counts the groups
+//! it misses; after a block that missed more than one group in [`ADAPT_MISS_SHARE`], it
+//! runs the next [`ADAPT_SPECIAL_BLOCKS`] blocks through `special`, then measures again
+//! with a lean block. Both paths give the same bits wherever they return lanes, so the
+//! results do not depend on the choice (nor on the thread count: a parallel piece starts
+//! lean like the whole).
+//!
 //! # Parallel split
 //!
 //! [`par_run`] (feature `rayon`) halves the pairs recursively at multiples of
@@ -46,6 +59,55 @@ pub(crate) trait PairKernel<const C: usize>: Sync {
 
     /// Every lane, whatever it holds.
     fn masked(&self, x: [f32x8; C]) -> Self::Lanes;
+
+    /// Whether [`special`](Self::special) is a path of its own (the driver adapts only
+    /// then).
+    const SPECIAL: bool = false;
+
+    /// Like [`general`](Self::general), but also solving the lanes that are rare in most
+    /// data and common in some (see "Adaptive paths" above); the same bits wherever both
+    /// return lanes.
+    #[inline(always)]
+    fn special(&self, load: impl Fn() -> [f32x8; C]) -> Option<Self::Lanes> {
+        self.general(load)
+    }
+}
+
+/// Groups per block of the adaptive choice between a kernel's `general` and `special`
+/// paths (a whole block runs one path, so the choice is one branch a block).
+pub(crate) const ADAPT_BLOCK: usize = 32;
+/// A lean block that misses more groups than `ADAPT_BLOCK / ADAPT_MISS_SHARE` switches to
+/// the special path: with one group in eight missed, the masked path's 3.5-4.5x cost a
+/// group already outweighs the special path's extra 20% on every group (callgrind,
+/// `examples/query_profile.rs`: 159 instructions a general group, 191 through `special`,
+/// 580-680 through `masked`).
+pub(crate) const ADAPT_MISS_SHARE: usize = 8;
+/// Blocks run through the special path before the next lean block measures again.
+pub(crate) const ADAPT_SPECIAL_BLOCKS: u32 = 31;
+
+/// The adaptive choice of a loop over groups: see "Adaptive paths" in the module docs.
+#[derive(Default)]
+struct Adapt {
+    /// Blocks still to run through the special path.
+    special_blocks: u32,
+}
+
+impl Adapt {
+    /// Whether the next block takes the special path (counting it if so).
+    #[inline(always)]
+    fn special(&mut self, offered: bool) -> bool {
+        let take = offered && self.special_blocks > 0;
+        self.special_blocks -= u32::from(take);
+        take
+    }
+
+    /// After a lean block that missed `missed` groups.
+    #[inline(always)]
+    fn lean_block(&mut self, missed: usize) {
+        if missed * ADAPT_MISS_SHARE > ADAPT_BLOCK {
+            self.special_blocks = ADAPT_SPECIAL_BLOCKS;
+        }
+    }
 }
 
 /// Input columns cut into whole groups of [`LANES`] pairs.
@@ -83,7 +145,13 @@ fn in_groups<const C: usize>(cols: [&[f32]; C], n: usize) -> InGroups<'_, C> {
 /// Group `g` of every column.
 #[inline(always)]
 fn load<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x8; C] {
-    core::array::from_fn(|c| f32x8::from(cols[c][g]))
+    // A plain loop: `array::from_fn` here was left out of line in `masked_group`, at 149
+    // instructions a group (callgrind, `segbatch bench` navigation).
+    let mut x = [f32x8::ZERO; C];
+    for (x, col) in x.iter_mut().zip(cols) {
+        *x = f32x8::from(col[g]);
+    }
+    x
 }
 
 /// One group through the masked path, out of line so the common loop stays lean (the
@@ -111,10 +179,28 @@ where
     // Cut here, in the loop's function, so the loop has no bounds checks.
     let (mut main, mut rest) = out.split_at(groups);
     let cols: [&[[f32; LANES]]; C] = core::array::from_fn(|c| &input.cols[c][..groups]);
-    for g in 0..groups {
-        match kernel.general(|| load(&cols, g)) {
-            Some(lanes) => main.store(g, &lanes),
-            None => main.store(g, &masked_group(kernel, &cols, g)),
+    let mut adapt = Adapt::default();
+    for start in (0..groups).step_by(ADAPT_BLOCK) {
+        let block = start..groups.min(start + ADAPT_BLOCK);
+        if adapt.special(K::SPECIAL) {
+            for g in block {
+                match kernel.special(|| load(&cols, g)) {
+                    Some(lanes) => main.store(g, &lanes),
+                    None => main.store(g, &masked_group(kernel, &cols, g)),
+                }
+            }
+        } else {
+            let mut missed = 0;
+            for g in block {
+                match kernel.general(|| load(&cols, g)) {
+                    Some(lanes) => main.store(g, &lanes),
+                    None => {
+                        missed += 1;
+                        main.store(g, &masked_group(kernel, &cols, g));
+                    }
+                }
+            }
+            adapt.lean_block(missed);
         }
     }
     if let Some(tail) = &input.tail {
@@ -411,17 +497,27 @@ pub(crate) trait PairKernel16<const C: usize>: Sync {
 
     /// Every lane, whatever it holds.
     fn masked(&self, x: [f32x16; C]) -> [Self::Half; 2];
+
+    /// Whether [`special`](Self::special) is a path of its own (see [`PairKernel::SPECIAL`]).
+    const SPECIAL: bool = false;
+
+    /// [`PairKernel::special`] over 16 lanes.
+    #[inline(always)]
+    fn special(&self, load: impl Fn() -> [f32x16; C]) -> Option<[Self::Half; 2]> {
+        self.general(load)
+    }
 }
 
 /// Groups `2g` and `2g + 1` of every column as one 16-lane group.
 #[inline(always)]
 fn load16<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x16; C] {
-    core::array::from_fn(|c| {
-        let (lo, hi) = (cols[c][2 * g], cols[c][2 * g + 1]);
-        f32x16::from(core::array::from_fn::<f32, 16, _>(|k| {
-            if k < LANES { lo[k] } else { hi[k - LANES] }
-        }))
-    })
+    // Plain loops, as in [`load`].
+    let mut x = [f32x16::ZERO; C];
+    for (x, col) in x.iter_mut().zip(cols) {
+        let lanes: [f32; 2 * LANES] = bytemuck::cast([col[2 * g], col[2 * g + 1]]);
+        *x = f32x16::from(lanes);
+    }
+    x
 }
 
 /// [`masked_group`] for 16 lanes.
@@ -452,13 +548,27 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
     let wide_groups = input.groups / 2;
     let (mut main, rest) = out.split_at(2 * wide_groups);
     let groups: [&[[f32; LANES]]; C] = core::array::from_fn(|c| &input.cols[c][..2 * wide_groups]);
-    for g in 0..wide_groups {
-        let [lo, hi] = match wide.general(|| load16(&groups, g)) {
-            Some(halves) => halves,
-            None => masked_group16(wide, &groups, g),
-        };
-        main.store(2 * g, &lo);
-        main.store(2 * g + 1, &hi);
+    let mut adapt = Adapt::default();
+    for start in (0..wide_groups).step_by(ADAPT_BLOCK) {
+        let block = start..wide_groups.min(start + ADAPT_BLOCK);
+        let special = adapt.special(W::SPECIAL);
+        let mut missed = 0;
+        for g in block {
+            let lanes = if special {
+                wide.special(|| load16(&groups, g))
+            } else {
+                wide.general(|| load16(&groups, g))
+            };
+            let [lo, hi] = lanes.unwrap_or_else(|| {
+                missed += 1;
+                masked_group16(wide, &groups, g)
+            });
+            main.store(2 * g, &lo);
+            main.store(2 * g + 1, &hi);
+        }
+        if !special {
+            adapt.lean_block(missed);
+        }
     }
     // (A last wide group may have read padding in place past `n`.)
     let done = 2 * wide_groups * LANES;

@@ -204,20 +204,32 @@ pub(crate) fn closest8<L: Lane>(
     b1: V3<L>,
     p: &Splat<L>,
 ) -> Lanes<L> {
-    match closest8_general(a0, a1, b0, b1, p) {
+    match closest8_general::<L, false>(a0, a1, b0, b1, p) {
         Some(lanes) => lanes,
         None => closest8_masked(a0, a1, b0, b1, p),
     }
 }
 
-/// The common case: `None` unless every lane takes the reference's general branch (in
-/// range, finite, no degenerate side, not parallel), in which case every `select` of
-/// [`closest8_masked`] would return its last operand and is skipped.
+/// The common case: `None` unless every lane is one the reference solves directly, in the
+/// caller's frame (`a·e` in `[2^-80, 2^80]`, every coordinate finite, no square
+/// overflowing, Goldman's `s` and the projections finite) and, unless `SPECIAL`, none is
+/// degenerate or parallel. When it returns lanes, they are [`closest8_masked`]'s bits
+/// (that path would scale every lane by `σ = λ = 1`, which changes no bit).
+///
+/// Two forms, one body: `closest8_general::<false>` is the lean loop for ordinary data;
+/// `closest8_general::<true>` also solves the degenerate and parallel lanes of ordinary
+/// data (rays along walls, collinear pieces, points) with their selects (Rhodes'
+/// midpoint, the safe divisors, the flags), run only in groups that hold such a lane.
+/// Compiled into the loop, those selects cost every group about 30 instructions
+/// (callgrind, `examples/query_profile.rs params`: 191 against 159 a group) even where no
+/// lane needs them, while sending such groups to the masked path costs them 3.5-4.5 times
+/// a general group; the driver picks the form by the share of groups that miss the lean
+/// one ([`crate::driver`], "Adaptive paths"; docs/performance.md, "The slow paths").
 ///
 /// Splitting the rare cases off keeps this path small enough for the sixteen vector
 /// registers; callers handle `None` out of line.
 #[inline(always)]
-pub(crate) fn closest8_general<L: Lane>(
+pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
@@ -242,36 +254,114 @@ pub(crate) fn closest8_general<L: Lane>(
         c,
         n,
         nn,
+        degenerate_a,
+        degenerate_b,
         ..
     } = first;
+    let zero = L::ZERO;
     let w = cross8(d_b, r);
     let s_general = dot8(w, n) / nn;
-    // The probe and Goldman's `s` not finite (the reference's direct `solve` overflowing)
-    // in one test.
-    let non_finite = s_general.mul_add(L::ZERO, first.probe).simd_ne(L::ZERO);
     let ae = a * e;
-    let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
-    let out_of_range =
-        !(ae.simd_ge(L::splat(<L::Elem>::RANGE_LO)) & ae.simd_le(L::splat(<L::Elem>::RANGE_HI)));
-    let degenerate = first.degenerate_a | first.degenerate_b;
-    if (non_finite | degenerate | parallel_or_degenerate | out_of_range).any() {
-        return None;
-    }
-    let b = dot8(d_a, d_b);
-    let f = dot8(d_b, r);
-    let s = clamp8(s_general, p.lo_a, p.hi_a);
-    let t = clamp8(b.mul_add(s, f) / e, p.lo_b, p.hi_b);
-    let s = clamp8(b.mul_sub(t, c) / a, p.lo_a, p.hi_a);
-    let lanes = finish(a0, b0, d_a, d_b, r, s, t, L::splat_bits(0));
+    let in_range =
+        ae.simd_ge(L::splat(<L::Elem>::RANGE_LO)) & ae.simd_le(L::splat(<L::Elem>::RANGE_HI));
+    let degenerate = degenerate_a | degenerate_b;
+    let lanes = if SPECIAL {
+        let parallel = !degenerate & nn.simd_le(p.parallel_sin2 * ae);
+        let special = degenerate | parallel;
+        // `range_scale`'s `direct` (in range; no coordinate, difference or square
+        // non-finite; `|A0|²`, `|B0|²` finite: an overflowing one makes its side degenerate
+        // here, not there) and, outside the special lanes, Goldman's `s` finite.
+        let max = L::splat(<L::Elem>::MAX);
+        let direct = in_range & dot8(a0, a0).simd_le(max) & dot8(b0, b0).simd_le(max);
+        let s_probe = special.select(zero, s_general).mul_add(zero, first.probe);
+        if (!direct | s_probe.simd_ne(zero)).any() {
+            return None;
+        }
+        let b = dot8(d_a, d_b);
+        let f = dot8(d_b, r);
+        if special.any() {
+            let one = L::ONE;
+            let a_safe = degenerate_a.select(one, a);
+            let e_safe = degenerate_b.select(one, e);
+            let s_parallel = parallel_midpoint(p.lo_a, p.hi_a, p.lo_b, p.hi_b, a_safe, b, c);
+            let s_first = degenerate.select(zero, parallel.select(s_parallel, s_general));
+            let s = clamp8(s_first, p.lo_a, p.hi_a);
+            let t = degenerate_b.select(zero, clamp8(b.mul_add(s, f) / e_safe, p.lo_b, p.hi_b));
+            let s = degenerate_a.select(zero, clamp8(b.mul_sub(t, c) / a_safe, p.lo_a, p.hi_a));
+            let flags = flag_bits(degenerate_a, degenerate_b, parallel);
+            finish(a0, b0, d_a, d_b, r, s, t, flags)
+        } else {
+            general_tail(a0, b0, d_a, d_b, r, [a, e, b, c, f, s_general], p)
+        }
+    } else {
+        // The probe and Goldman's `s` not finite (the reference's direct `solve`
+        // overflowing) in one test; degenerate and parallel lanes are left to the masked
+        // path (`nn <= sin²·a·e` holds for both).
+        let non_finite = s_general.mul_add(zero, first.probe).simd_ne(zero);
+        let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
+        if (non_finite | degenerate | parallel_or_degenerate | !in_range).any() {
+            return None;
+        }
+        let b = dot8(d_a, d_b);
+        let f = dot8(d_b, r);
+        general_tail(a0, b0, d_a, d_b, r, [a, e, b, c, f, s_general], p)
+    };
     // The projections overflowed (the reference's direct `solve` returning `None`).
-    if (lanes.dist2 * L::ZERO).simd_ne(L::ZERO).any() {
+    if (lanes.dist2 * zero).simd_ne(zero).any() {
         return None;
     }
     Some(lanes)
 }
 
-/// What both paths compute first: the differences, Ericson's `a, e, c`, the non-finite
+/// Steps 4 and 5 for a group without degenerate or parallel lanes: clamp Goldman's `s`,
+/// project onto B for `t`, back onto A for `s`, and [`finish`].
+#[inline(always)]
+fn general_tail<L: Lane>(
+    a0: V3<L>,
+    b0: V3<L>,
+    d_a: V3<L>,
+    d_b: V3<L>,
+    r: V3<L>,
+    [a, e, b, c, f, s_general]: [L; 6],
+    p: &Splat<L>,
+) -> Lanes<L> {
+    let s = clamp8(s_general, p.lo_a, p.hi_a);
+    let t = clamp8(b.mul_add(s, f) / e, p.lo_b, p.hi_b);
+    let s = clamp8(b.mul_sub(t, c) / a, p.lo_a, p.hi_a);
+    finish(a0, b0, d_a, d_b, r, s, t, L::splat_bits(0))
+}
+
+/// Step 3 for parallel lanes: Rhodes' overlap midpoint, the middle of the part of A's
+/// extent `[lo_a, hi_a]` that B's extent covers when projected onto A (`s = (b·t - c)/a`
+/// for `t` in `[lo_b, hi_b]`); the finite end when one end is unbounded, 0 when both are.
+#[inline(always)]
+fn parallel_midpoint<L: Lane>(lo_a: L, hi_a: L, lo_b: L, hi_b: L, a_safe: L, b: L, c: L) -> L {
+    let s_b0 = -c / a_safe;
+    let k = b / a_safe;
+    let end_lo = lo_b.mul_add(k, s_b0);
+    let end_hi = hi_b.mul_add(k, s_b0);
+    let lo = lo_a.fast_max(end_lo.fast_min(end_hi));
+    let hi = hi_a.fast_min(end_lo.fast_max(end_hi));
+    let lo_finite = lo.simd_gt(L::splat(<L::Elem>::NEG_INFINITY));
+    let hi_finite = hi.simd_lt(L::splat(<L::Elem>::INFINITY));
+    (lo_finite & hi_finite).select(
+        (lo + hi) * L::HALF,
+        lo_finite.select(lo, hi_finite.select(hi, L::ZERO)),
+    )
+}
+
+/// The degenerate and parallel flags of each lane.
+#[inline(always)]
+fn flag_bits<L: Lane>(degenerate_a: L, degenerate_b: L, parallel: L) -> L::Bits {
+    let bit = |mask: L, flag: Flags| mask.to_bits() & L::splat_bits(u32::from(flag.bits()));
+    bit(degenerate_a, Flags::DEGENERATE_A)
+        | bit(degenerate_b, Flags::DEGENERATE_B)
+        | bit(parallel, Flags::PARALLEL)
+}
+
+/// What every path computes first: the differences, Ericson's `a, e, c`, the non-finite
 /// probe, the degenerate masks and the cross product `n = dA × dB` with `n·n`.
+#[derive(Clone, Copy)]
 struct Setup<L: Lane> {
     d_a: V3<L>,
     d_b: V3<L>,
@@ -377,6 +467,15 @@ pub(crate) fn closest8_masked<L: Lane>(
     }
 }
 
+/// Per-lane extent bounds of `s` and `t` (in each side's frame on the masked path).
+#[derive(Clone, Copy)]
+struct Bounds<L: Lane> {
+    lo_a: L,
+    hi_a: L,
+    lo_b: L,
+    hi_b: L,
+}
+
 /// One pass of [`closest8_masked`], rescaling the lanes of `force` too; also returns the
 /// lanes solved unscaled whose Goldman `s` or squared distance overflowed.
 #[inline(always)]
@@ -396,13 +495,16 @@ fn masked_pass<L: Lane>(
     let length_abs2 = p.length_abs2 * sigma * sigma;
     //    Rescaled lanes solve each direction in its own frame (the reference's `per_side`):
     //    `dA` times `λA`, `s` and A's bounds over `λA`; `λ = 1` in the other lanes.
-    let one = L::ONE;
     let (lambda_a, inv_lambda_a) = direction_scale8(sub8(a1, a0), rescaled);
     let (lambda_b, inv_lambda_b) = direction_scale8(sub8(b1, b0), rescaled);
     let d_a = sub8(a1, a0).map(|x| x * lambda_a);
     let d_b = sub8(b1, b0).map(|x| x * lambda_b);
-    let (lo_a, hi_a) = (p.lo_a * inv_lambda_a, p.hi_a * inv_lambda_a);
-    let (lo_b, hi_b) = (p.lo_b * inv_lambda_b, p.hi_b * inv_lambda_b);
+    let bounds = Bounds {
+        lo_a: p.lo_a * inv_lambda_a,
+        hi_a: p.hi_a * inv_lambda_a,
+        lo_b: p.lo_b * inv_lambda_b,
+        hi_b: p.hi_b * inv_lambda_b,
+    };
     let frame = Frame {
         a0: a0.map(|x| x * lambda_a),
         b0: b0.map(|x| x * lambda_b),
@@ -414,61 +516,9 @@ fn masked_pass<L: Lane>(
     let zero = L::ZERO;
     // 1. Non-finite (the probe) and 2. degenerate masks, `n = dA × dB`.
     let first = setup(d_a, d_b, sub8(a0, b0), p, &frame);
-    let Setup {
-        d_a,
-        d_b,
-        r,
-        a,
-        e,
-        c,
-        n,
-        nn,
-        ..
-    } = first;
-    let (degenerate_a, degenerate_b) = (first.degenerate_a, first.degenerate_b);
     let non_finite = first.probe.simd_ne(zero);
-    let degenerate = degenerate_a | degenerate_b;
-    let b = dot8(d_a, d_b);
-    let f = dot8(d_b, r);
-    let parallel = !degenerate & nn.simd_le(p.parallel_sin2 * (a * e));
-    let w = cross8(d_b, r);
-
-    // Divisors that may be zero in lanes which will not use the quotient.
-    let a_safe = degenerate_a.select(one, a);
-    let e_safe = degenerate_b.select(one, e);
-    let nn_safe = (degenerate | parallel).select(one, nn);
-
-    // 3. First estimate of s. Parallel lanes: Rhodes' overlap midpoint.
-    let s_b0 = -c / a_safe;
-    let k = b / a_safe;
-    let end_lo = lo_b.mul_add(k, s_b0);
-    let end_hi = hi_b.mul_add(k, s_b0);
-    let lo = lo_a.fast_max(end_lo.fast_min(end_hi));
-    let hi = hi_a.fast_min(end_lo.fast_max(end_hi));
-    let lo_finite = lo.simd_gt(L::splat(<L::Elem>::NEG_INFINITY));
-    let hi_finite = hi.simd_lt(L::splat(<L::Elem>::INFINITY));
-    let s_parallel = (lo_finite & hi_finite).select(
-        (lo + hi) * L::HALF,
-        lo_finite.select(lo, hi_finite.select(hi, zero)),
-    );
-    // Other lanes: Goldman's triple product; lanes solved unscaled where it overflowed are
-    // solved again rescaled (the reference's `solve` returning `None`).
-    let s_general = dot8(w, n) / nn_safe;
-    let overflowed = !(degenerate | parallel | rescaled) & (s_general * zero).simd_ne(zero);
-    let s_first = degenerate.select(zero, parallel.select(s_parallel, s_general));
-
-    // 4. Clamp, project C onto B, project D back onto A.
-    let s = clamp8(s_first, lo_a, hi_a);
-    let t = degenerate_b.select(zero, clamp8(b.mul_add(s, f) / e_safe, lo_b, hi_b));
-    let s = degenerate_a.select(zero, clamp8(b.mul_sub(t, c) / a_safe, lo_a, hi_a));
-
-    let bit = |mask: L, flag: Flags| mask.to_bits() & L::splat_bits(u32::from(flag.bits()));
-    let flags = bit(degenerate_a, Flags::DEGENERATE_A)
-        | bit(degenerate_b, Flags::DEGENERATE_B)
-        | bit(parallel, Flags::PARALLEL);
-    let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
-    // Lanes solved unscaled whose projections overflowed: solved again rescaled too.
-    let overflowed = overflowed | (!rescaled & (lanes.dist2 * zero).simd_ne(zero));
+    // 3-5.
+    let (lanes, overflowed) = solve_selects(a0, b0, &first, &bounds, p, rescaled);
     // Back from the per-side frames (exact).
     let lanes = Lanes {
         s: lanes.s * lambda_a,
@@ -479,6 +529,7 @@ fn masked_pass<L: Lane>(
     // normal range on the way.
     let unscale = |v: V3<L>| v.map(|x| x * inv_sigma);
     let dist2 = lanes.dist2 * inv_sigma * inv_sigma;
+    let bit = |mask: L, flag: Flags| mask.to_bits() & L::splat_bits(u32::from(flag.bits()));
     let out_of_range = rescaled
         & lanes.dist2.simd_gt(zero)
         & !(dist2.simd_ge(L::splat(<L::Elem>::MIN_POSITIVE))
@@ -508,6 +559,70 @@ fn masked_pass<L: Lane>(
         point_a: lanes.point_a.map(blank),
         point_b: lanes.point_b.map(blank),
     };
+    (lanes, overflowed)
+}
+
+/// Steps 3 to 5 with every branch a mask, in whatever frame `first` was set up in (`a0`,
+/// `b0` the points in the caller's scale, or `σ` times them): the parallel and degenerate
+/// selects, the clamps and projections, the flags and [`finish`]. Also returns the lanes
+/// solved unscaled (outside `rescaled`) whose Goldman `s` or squared distance overflowed.
+#[inline(always)]
+fn solve_selects<L: Lane>(
+    a0: V3<L>,
+    b0: V3<L>,
+    first: &Setup<L>,
+    bounds: &Bounds<L>,
+    p: &Splat<L>,
+    rescaled: L,
+) -> (Lanes<L>, L) {
+    let Setup {
+        d_a,
+        d_b,
+        r,
+        a,
+        e,
+        c,
+        n,
+        nn,
+        degenerate_a,
+        degenerate_b,
+        ..
+    } = *first;
+    let Bounds {
+        lo_a,
+        hi_a,
+        lo_b,
+        hi_b,
+    } = *bounds;
+    let (zero, one) = (L::ZERO, L::ONE);
+    let degenerate = degenerate_a | degenerate_b;
+    let b = dot8(d_a, d_b);
+    let f = dot8(d_b, r);
+    let parallel = !degenerate & nn.simd_le(p.parallel_sin2 * (a * e));
+    let w = cross8(d_b, r);
+
+    // Divisors that may be zero in lanes which will not use the quotient.
+    let a_safe = degenerate_a.select(one, a);
+    let e_safe = degenerate_b.select(one, e);
+    let nn_safe = (degenerate | parallel).select(one, nn);
+
+    // 3. First estimate of s. Parallel lanes: Rhodes' overlap midpoint.
+    let s_parallel = parallel_midpoint(lo_a, hi_a, lo_b, hi_b, a_safe, b, c);
+    // Other lanes: Goldman's triple product; lanes solved unscaled where it overflowed are
+    // solved again rescaled (the reference's `solve` returning `None`).
+    let s_general = dot8(w, n) / nn_safe;
+    let overflowed = !(degenerate | parallel | rescaled) & (s_general * zero).simd_ne(zero);
+    let s_first = degenerate.select(zero, parallel.select(s_parallel, s_general));
+
+    // 4. Clamp, project C onto B, project D back onto A.
+    let s = clamp8(s_first, lo_a, hi_a);
+    let t = degenerate_b.select(zero, clamp8(b.mul_add(s, f) / e_safe, lo_b, hi_b));
+    let s = degenerate_a.select(zero, clamp8(b.mul_sub(t, c) / a_safe, lo_a, hi_a));
+
+    let flags = flag_bits(degenerate_a, degenerate_b, parallel);
+    let lanes = finish(a0, b0, d_a, d_b, r, s, t, flags);
+    // Lanes solved unscaled whose projections overflowed: solved again rescaled too.
+    let overflowed = overflowed | (!rescaled & (lanes.dist2 * zero).simd_ne(zero));
     (lanes, overflowed)
 }
 

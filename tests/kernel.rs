@@ -301,6 +301,65 @@ fn every_tail_length() {
     }
 }
 
+/// The driver's special path (`driver`, "Adaptive paths"): it takes over after a block of
+/// 32 groups in which more than four missed the lean path, so long runs of degenerate and
+/// parallel pairs (the bench's navigation rays and stress mix) run through it. Every hard
+/// case in every lane of a group inside such a run, between runs of ordinary pairs (so the
+/// driver switches back and forth), at every width and for every extent pair, one-to-many
+/// and capsules too: the reference's bits.
+#[test]
+fn the_special_path_matches_the_reference() {
+    let mut rng = segbatch_testkit::Rng::new(11);
+    let run = |rng: &mut segbatch_testkit::Rng, f: pairs::PairFn, n: usize| -> Vec<_> {
+        (0..n).map(|_| f(rng)).collect()
+    };
+    let hard = hard_cases();
+    let mut pairs = Vec::new();
+    for (k, case) in hard.iter().enumerate() {
+        // Ordinary pairs (lean blocks), then special ones (the switch), then the case in
+        // lane k % 8 of a group amid them.
+        pairs.extend(run(&mut rng, pairs::general, 8 * 40));
+        pairs.extend(run(
+            &mut rng,
+            [pairs::stress_mix, pairs::navigation][k % 2],
+            8 * 40 + k % 8,
+        ));
+        pairs.push(*case);
+        pairs.extend(run(&mut rng, pairs::stress_mix, 8 * 8));
+    }
+    for extent_a in EXTENTS {
+        for extent_b in EXTENTS {
+            check_pairs(&pairs, &Options::new(extent_a, extent_b));
+        }
+    }
+    // One side against many, and capsules, through their own kernels' special paths.
+    let many: Segments = pairs.iter().map(|p| p.1).collect();
+    for (k, x) in [pairs[0].0, hard[3].0, pairs::navigation(&mut rng).0]
+        .iter()
+        .enumerate()
+    {
+        let options = Options::new(EXTENTS[k], Extent::Segment);
+        let mut out = ClosestBatch::default();
+        segbatch::closest_points_one_to_many_into(x, &many, &options, Outputs::ALL, &mut out)
+            .unwrap();
+        for (i, y) in many.iter().enumerate() {
+            let want = reference::closest_points_with(x, &y, &options);
+            assert_same(i, x, &y, &want, &out.get(i).unwrap());
+        }
+    }
+    let a: Segments = pairs.iter().map(|p| p.0).collect();
+    let radii = segbatch::Radii::uniform(0.25, 0.5).unwrap();
+    let touch = segbatch::capsules_touch(&a, &many, radii);
+    for (i, (x, y)) in pairs.iter().enumerate() {
+        let d2 = reference::closest_points(x, y).dist2;
+        assert_eq!(
+            touch.get(i),
+            Some(d2 <= 0.75 * 0.75),
+            "pair {i}: {x:?} {y:?}"
+        );
+    }
+}
+
 #[test]
 fn output_selections_store_only_what_was_asked() {
     let pairs = hard_cases();

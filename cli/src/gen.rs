@@ -8,9 +8,7 @@
 use rayon::prelude::*;
 use segbatch::{Extent, Options, Segment, Segments};
 use segbatch_testkit::Rng;
-use segbatch_testkit::pairs::{
-    PairFn, along, collinear, far_from_origin, near_parallel, seg, tilt, tiny,
-};
+use segbatch_testkit::pairs::{PairFn, navigation, seg, stress_mix, tilt};
 use segbatch_testkit::vec::{V3 as V, add, scale, sub};
 
 /// Mixed into every chunk seed, so that `--seed N` generates the same data as before the
@@ -75,14 +73,14 @@ pub const WORKLOADS: [Workload; 4] = [
         description: "agent sight rays against axis-aligned wall segments on a floor \
                       (ray vs segment)",
         options: Options::new(Extent::Ray, Extent::Segment),
-        pair: navigation_pair,
+        pair: navigation,
     },
     Workload {
         name: "near-parallel",
         description: "stress mix: near-parallel (1e-1..1e-7 rad), collinear, tiny and \
                       far-from-origin pairs",
         options: Options::SEGMENTS,
-        pair: stress_pair,
+        pair: stress_mix,
     },
 ];
 
@@ -109,40 +107,6 @@ fn capsule_pair(rng: &mut Rng) -> (Segment, Segment) {
     let a = side(center, rng);
     let b = side(add(center, rng.cube(1.5)), rng);
     (a, b)
-}
-
-fn navigation_pair(rng: &mut Rng) -> (Segment, Segment) {
-    let eye = [rng.range(0.0, 200.0), 1.7, rng.range(0.0, 200.0)];
-    // One agent in three moves along the grid (parallel or perpendicular to the walls).
-    let angle = if rng.chance(0.33) {
-        (rng.next_u64() % 4) as f64 * std::f64::consts::FRAC_PI_2
-    } else {
-        rng.range(0.0, std::f64::consts::TAU)
-    };
-    let ray = along(eye, [angle.cos(), 0.0, angle.sin()], 1.0);
-    let start = [
-        eye[0] + rng.range(-20.0, 20.0),
-        0.0,
-        eye[2] + rng.range(-20.0, 20.0),
-    ];
-    let length = rng.range(2.0, 20.0);
-    let wall_dir = if rng.chance(0.5) {
-        [1.0, 0.0, 0.0]
-    } else {
-        [0.0, 0.0, 1.0]
-    };
-    (ray, along(start, wall_dir, length))
-}
-
-fn stress_pair(rng: &mut Rng) -> (Segment, Segment) {
-    match rng.next_u64() % 4 {
-        0 | 1 => near_parallel(rng),
-        2 => collinear(rng),
-        _ => match rng.next_u64() % 2 {
-            0 => tiny(rng),
-            _ => far_from_origin(rng),
-        },
-    }
 }
 
 #[cfg(test)]

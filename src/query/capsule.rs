@@ -279,7 +279,15 @@ impl PairKernel<12> for UniformCapsules {
     #[inline(always)]
     fn general(&self, load: impl Fn() -> [f32x8; 12]) -> Option<u8> {
         let (a0, a1, b0, b1) = points(&load());
-        closest8_general(a0, a1, b0, b1, &self.splat).map(|l| touch_bits(l.dist2, self.r))
+        closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
+            .map(|l| touch_bits(l.dist2, self.r))
+    }
+    const SPECIAL: bool = true;
+    #[inline(always)]
+    fn special(&self, load: impl Fn() -> [f32x8; 12]) -> Option<u8> {
+        let (a0, a1, b0, b1) = points(&load());
+        closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
+            .map(|l| touch_bits(l.dist2, self.r))
     }
     #[inline(always)]
     fn masked(&self, x: [f32x8; 12]) -> u8 {
@@ -299,7 +307,16 @@ impl PairKernel<14> for PerPairCapsules {
     fn general(&self, load: impl Fn() -> [f32x8; 14]) -> Option<u8> {
         let x = load();
         let (a0, a1, b0, b1) = radius_points(&x);
-        closest8_general(a0, a1, b0, b1, &self.splat).map(|l| touch_bits(l.dist2, x[6] + x[13]))
+        closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
+            .map(|l| touch_bits(l.dist2, x[6] + x[13]))
+    }
+    const SPECIAL: bool = true;
+    #[inline(always)]
+    fn special(&self, load: impl Fn() -> [f32x8; 14]) -> Option<u8> {
+        let x = load();
+        let (a0, a1, b0, b1) = radius_points(&x);
+        closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
+            .map(|l| touch_bits(l.dist2, x[6] + x[13]))
     }
     #[inline(always)]
     fn masked(&self, x: [f32x8; 14]) -> u8 {

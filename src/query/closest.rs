@@ -201,7 +201,13 @@ impl PairKernel<12> for Pairwise {
     #[inline(always)]
     fn general(&self, load: impl Fn() -> [f32x8; 12]) -> Option<Lanes> {
         let (a0, a1, b0, b1) = points(&load());
-        closest8_general(a0, a1, b0, b1, &self.splat)
+        closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
+    }
+    const SPECIAL: bool = true;
+    #[inline(always)]
+    fn special(&self, load: impl Fn() -> [f32x8; 12]) -> Option<Lanes> {
+        let (a0, a1, b0, b1) = points(&load());
+        closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
     }
     #[inline(always)]
     fn masked(&self, x: [f32x8; 12]) -> Lanes {
@@ -220,7 +226,13 @@ impl PairKernel16<12> for Pairwise16 {
     #[inline(always)]
     fn general(&self, load: impl Fn() -> [f32x16; 12]) -> Option<[Lanes; 2]> {
         let (a0, a1, b0, b1) = points(&load());
-        closest8_general(a0, a1, b0, b1, &self.splat).map(Lanes::halves)
+        closest8_general::<_, false>(a0, a1, b0, b1, &self.splat).map(Lanes::halves)
+    }
+    const SPECIAL: bool = true;
+    #[inline(always)]
+    fn special(&self, load: impl Fn() -> [f32x16; 12]) -> Option<[Lanes; 2]> {
+        let (a0, a1, b0, b1) = points(&load());
+        closest8_general::<_, true>(a0, a1, b0, b1, &self.splat).map(Lanes::halves)
     }
     #[inline(always)]
     fn masked(&self, x: [f32x16; 12]) -> [Lanes; 2] {
@@ -242,7 +254,14 @@ impl PairKernel<6> for OneToMany {
     fn general(&self, load: impl Fn() -> [f32x8; 6]) -> Option<Lanes> {
         let x = load();
         let (b0, b1) = (V3::at_column(&x, 0), V3::at_column(&x, 3));
-        closest8_general(self.a0, self.a1, b0, b1, &self.splat)
+        closest8_general::<_, false>(self.a0, self.a1, b0, b1, &self.splat)
+    }
+    const SPECIAL: bool = true;
+    #[inline(always)]
+    fn special(&self, load: impl Fn() -> [f32x8; 6]) -> Option<Lanes> {
+        let x = load();
+        let (b0, b1) = (V3::at_column(&x, 0), V3::at_column(&x, 3));
+        closest8_general::<_, true>(self.a0, self.a1, b0, b1, &self.splat)
     }
     #[inline(always)]
     fn masked(&self, x: [f32x8; 6]) -> Lanes {

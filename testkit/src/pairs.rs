@@ -490,3 +490,43 @@ mod tests {
         assert!(exact > 8_000, "{exact}");
     }
 }
+
+/// `segbatch bench`'s navigation workload (take A as a ray): an agent's sight ray of
+/// length 1 from eye height on a 200 x 200 floor, one agent in three moving along the grid
+/// (parallel or perpendicular to the walls), against an axis-aligned wall segment of
+/// length 2..20 within 20 units.
+pub fn navigation(rng: &mut Rng) -> Pair {
+    let eye = [rng.range(0.0, 200.0), 1.7, rng.range(0.0, 200.0)];
+    // One agent in three moves along the grid (parallel or perpendicular to the walls).
+    let angle = if rng.chance(0.33) {
+        (rng.next_u64() % 4) as f64 * std::f64::consts::FRAC_PI_2
+    } else {
+        rng.range(0.0, std::f64::consts::TAU)
+    };
+    let ray = along(eye, [angle.cos(), 0.0, angle.sin()], 1.0);
+    let start = [
+        eye[0] + rng.range(-20.0, 20.0),
+        0.0,
+        eye[2] + rng.range(-20.0, 20.0),
+    ];
+    let length = rng.range(2.0, 20.0);
+    let wall_dir = if rng.chance(0.5) {
+        [1.0, 0.0, 0.0]
+    } else {
+        [0.0, 0.0, 1.0]
+    };
+    (ray, along(start, wall_dir, length))
+}
+
+/// `segbatch bench`'s near-parallel stress mix: half [`near_parallel`], a quarter
+/// [`collinear`], an eighth each [`tiny`] and [`far_from_origin`].
+pub fn stress_mix(rng: &mut Rng) -> Pair {
+    match rng.next_u64() % 4 {
+        0 | 1 => near_parallel(rng),
+        2 => collinear(rng),
+        _ => match rng.next_u64() % 2 {
+            0 => tiny(rng),
+            _ => far_from_origin(rng),
+        },
+    }
+}
