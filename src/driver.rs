@@ -511,13 +511,12 @@ pub(crate) trait PairKernel16<const C: usize>: Sync {
 /// Groups `2g` and `2g + 1` of every column as one 16-lane group.
 #[inline(always)]
 fn load16<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x16; C] {
-    // Plain loops, as in [`load`].
-    let mut x = [f32x16::ZERO; C];
-    for (x, col) in x.iter_mut().zip(cols) {
-        let lanes: [f32; 2 * LANES] = bytemuck::cast([col[2 * g], col[2 * g + 1]]);
-        *x = f32x16::from(lanes);
-    }
-    x
+    core::array::from_fn(|c| {
+        let (lo, hi) = (cols[c][2 * g], cols[c][2 * g + 1]);
+        f32x16::from(core::array::from_fn::<f32, 16, _>(|k| {
+            if k < LANES { lo[k] } else { hi[k - LANES] }
+        }))
+    })
 }
 
 /// [`masked_group`] for 16 lanes.
@@ -551,22 +550,28 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
     let mut adapt = Adapt::default();
     for start in (0..wide_groups).step_by(ADAPT_BLOCK) {
         let block = start..wide_groups.min(start + ADAPT_BLOCK);
-        let special = adapt.special(W::SPECIAL);
-        let mut missed = 0;
-        for g in block {
-            let lanes = if special {
-                wide.special(|| load16(&groups, g))
-            } else {
-                wide.general(|| load16(&groups, g))
-            };
-            let [lo, hi] = lanes.unwrap_or_else(|| {
-                missed += 1;
-                masked_group16(wide, &groups, g)
-            });
-            main.store(2 * g, &lo);
-            main.store(2 * g + 1, &hi);
-        }
-        if !special {
+        if adapt.special(W::SPECIAL) {
+            for g in block {
+                let [lo, hi] = match wide.special(|| load16(&groups, g)) {
+                    Some(halves) => halves,
+                    None => masked_group16(wide, &groups, g),
+                };
+                main.store(2 * g, &lo);
+                main.store(2 * g + 1, &hi);
+            }
+        } else {
+            let mut missed = 0;
+            for g in block {
+                let [lo, hi] = match wide.general(|| load16(&groups, g)) {
+                    Some(halves) => halves,
+                    None => {
+                        missed += 1;
+                        masked_group16(wide, &groups, g)
+                    }
+                };
+                main.store(2 * g, &lo);
+                main.store(2 * g + 1, &hi);
+            }
             adapt.lean_block(missed);
         }
     }
