@@ -306,7 +306,7 @@ mod seg2d;
 mod segment;
 mod simd;
 
-pub use batch::{Error, LANES, Segments, SegmentsView, padded_len};
+pub use batch::{Error, LANES, Segments, Segments64, Segments64View, SegmentsView, padded_len};
 pub use batch::{Record, Soa, SoaView};
 pub use driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
 pub use interop::rows;
@@ -321,13 +321,15 @@ pub use query::{
     pairs_within_into, self_pairs_within, self_pairs_within_into,
 };
 pub use query::{
+    ClosestBatch64, Width, closest_points_width_into, closest_points64, closest_points64_into,
+};
+pub use query::{
     ClosestSlices, closest_points_rows, closest_points_rows_into, closest_points_rows_to_slices,
     closest_points_to_slices,
 };
 pub use query::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
 pub use query::{FirstHit, SegmentIndex};
 pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
-pub use query::{Width, closest_points_width_into};
 #[cfg(feature = "rayon")]
 pub use query::{
     par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
@@ -345,6 +347,8 @@ pub use query::{
     par_closest_points_rows, par_closest_points_rows_into, par_closest_points_rows_to_slices,
     par_closest_points_to_slices,
 };
+#[cfg(feature = "rayon")]
+pub use query::{par_closest_points64, par_closest_points64_into};
 #[cfg(feature = "rayon")]
 pub use query::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
 #[cfg(feature = "rayon")]

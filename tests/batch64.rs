@@ -1,0 +1,300 @@
+//! The batched `f64` queries against the `f64` scalar reference, lane by lane, **bit for
+//! bit** (`closest_points64` runs the one kernel body over `f64x4`, or `f64x8` with
+//! `avx512f`, with the reference's operation order; non-finite pairs compare as NaN).
+//!
+//! Inputs: the test kit's `f64` hard classes (`pairs64`: widened `f32` classes, near-parallel
+//! to 1e-15 rad, collinear, degenerate, tiny 1e-200, huge 1e200, 1e12 from the origin, a tiny
+//! side against a huge far one, NaN and infinities), each class rotated through every lane
+//! of two groups among ordinary pairs for every extent pair; every batch length 0..=20 with
+//! every view ending at the batch's end (the driver's zero-padded tail); output selections;
+//! the parallel forms against the sequential ones.
+
+use segbatch::{
+    Closest64, ClosestBatch64, Extent, Flags, Options, Outputs, Segment64, Segments64,
+    closest_points64, closest_points64_into, reference,
+};
+use segbatch_testkit::Rng;
+use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general};
+
+const EXTENTS: [Extent; 3] = [Extent::Segment, Extent::Ray, Extent::Line];
+
+/// The same bits, or both NaN.
+fn same(x: f64, y: f64) -> bool {
+    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+}
+
+/// Asserts that result `got` of pair `i` is the reference's `want`, bit for bit.
+fn assert_same(i: usize, (a, b): &Pair64, options: &Options, want: &Closest64, got: &Closest64) {
+    let ok = same(want.s, got.s)
+        && same(want.t, got.t)
+        && same(want.dist2, got.dist2)
+        && want.flags == got.flags
+        && (0..3).all(|k| same(want.point_a[k], got.point_a[k]))
+        && (0..3).all(|k| same(want.point_b[k], got.point_b[k]));
+    assert!(
+        ok,
+        "pair {i} {options:?}: kernel differs from reference\n a = {a:?}\n b = {b:?}\n reference {want:?}\n kernel    {got:?}"
+    );
+}
+
+/// Runs `closest_points64_into` on the pairs and checks every lane against the reference.
+fn check_pairs(pairs: &[Pair64], options: &Options) {
+    let a: Segments64 = pairs.iter().map(|p| p.0).collect();
+    let b: Segments64 = pairs.iter().map(|p| p.1).collect();
+    let mut out = ClosestBatch64::new();
+    closest_points64_into(&a, &b, options, Outputs::ALL, &mut out).unwrap();
+    assert_eq!(out.len(), pairs.len());
+    assert_eq!(out.s().len(), pairs.len());
+    assert_eq!(out.point_b()[2].len(), pairs.len());
+    for (i, pair) in pairs.iter().enumerate() {
+        let want = reference::closest_points64_with(&pair.0, &pair.1, options);
+        assert_same(i, pair, options, &want, &out.get(i).unwrap());
+    }
+    assert_eq!(out.get(pairs.len()), None);
+}
+
+/// An ordinary pair (no special lane) for the other lanes of a group.
+const FILLER: Pair64 = (
+    Segment64::new([0.3, -0.2, 0.1], [1.7, 0.4, -0.9]),
+    Segment64::new([-1.1, 0.8, 0.5], [0.6, -0.3, 1.2]),
+);
+
+#[test]
+fn every_class_in_every_lane_for_every_extent() {
+    let mut rng = Rng::new(0xf64_1a9e);
+    for class in CLASSES64 {
+        for _ in 0..6 {
+            let case = (class.pair)(&mut rng);
+            for extent_a in EXTENTS {
+                for extent_b in EXTENTS {
+                    let options = Options::new(extent_a, extent_b);
+                    // Lanes 0..=16: every lane of two 8-lane groups (four 4-lane ones) and
+                    // the tail.
+                    for lane in 0..17 {
+                        let mut pairs = vec![FILLER; 17];
+                        pairs[lane] = case;
+                        check_pairs(&pairs, &options);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn mixed_hard_batches_for_every_extent() {
+    let mut rng = Rng::new(0xf64_3a11);
+    for round in 0..300 {
+        let n = rng.below(40) as usize;
+        let pairs: Vec<Pair64> = (0..n).map(|_| any64(&mut rng)).collect();
+        let extent = |k: u64| EXTENTS[(k % 3) as usize];
+        check_pairs(&pairs, &Options::new(extent(round), extent(round / 3)));
+    }
+}
+
+#[test]
+fn every_tail_length_and_every_view_to_the_end() {
+    let mut rng = Rng::new(0xf64_7a17);
+    for n in 0..=20 {
+        let pairs: Vec<Pair64> = (0..n)
+            .map(|i| {
+                if i % 3 == 0 {
+                    any64(&mut rng)
+                } else {
+                    general(&mut rng)
+                }
+            })
+            .collect();
+        for (ea, eb) in [
+            (Extent::Segment, Extent::Segment),
+            (Extent::Ray, Extent::Line),
+        ] {
+            let options = Options::new(ea, eb);
+            check_pairs(&pairs, &options);
+            let a: Segments64 = pairs.iter().map(|p| p.0).collect();
+            let b: Segments64 = pairs.iter().map(|p| p.1).collect();
+            let mut out = ClosestBatch64::new();
+            for start in 0..=n {
+                closest_points64_into(
+                    a.view(start..),
+                    b.view(start..),
+                    &options,
+                    Outputs::ALL,
+                    &mut out,
+                )
+                .unwrap();
+                assert_eq!(out.len(), n - start);
+                for (i, pair) in pairs.iter().enumerate().skip(start) {
+                    let want = reference::closest_points64_with(&pair.0, &pair.1, &options);
+                    assert_same(i, pair, &options, &want, &out.get(i - start).unwrap());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn non_finite_lanes_leave_their_neighbours_alone() {
+    let mut rng = Rng::new(0xf64_0bad);
+    let nan = CLASSES64.iter().find(|c| !c.finite).unwrap();
+    for _ in 0..200 {
+        let mut pairs: Vec<Pair64> = (0..19).map(|_| general(&mut rng)).collect();
+        let k = rng.below(19) as usize;
+        pairs[k] = (nan.pair)(&mut rng);
+        let a: Segments64 = pairs.iter().map(|p| p.0).collect();
+        let b: Segments64 = pairs.iter().map(|p| p.1).collect();
+        let out = closest_points64(&a, &b);
+        for (i, pair) in pairs.iter().enumerate() {
+            let alone =
+                closest_points64(&Segments64::from(&[pair.0]), &Segments64::from(&[pair.1]));
+            let got = out.get(i).unwrap();
+            assert_same(i, pair, &Options::SEGMENTS, &alone.get(0).unwrap(), &got);
+            assert_eq!(got.flags.contains(Flags::NON_FINITE), i == k, "pair {i}");
+        }
+    }
+}
+
+#[test]
+fn output_selections_store_only_what_was_asked() {
+    let mut rng = Rng::new(0xf64_5e1e);
+    let pairs: Vec<Pair64> = (0..29).map(|_| any64(&mut rng)).collect();
+    let a: Segments64 = pairs.iter().map(|p| p.0).collect();
+    let b: Segments64 = pairs.iter().map(|p| p.1).collect();
+    let all = closest_points64(&a, &b);
+    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let mut out = ClosestBatch64::new();
+    for outputs in [
+        Outputs::DISTANCE,
+        Outputs::PARAMS,
+        Outputs::ALL,
+        Outputs {
+            params: false,
+            points: true,
+            flags: false,
+        },
+    ] {
+        closest_points64_into(&a, &b, &Options::SEGMENTS, outputs, &mut out).unwrap();
+        assert_eq!(out.len(), pairs.len());
+        assert_eq!(bits(out.dist2()), bits(all.dist2()));
+        assert_eq!(out.s().is_empty(), !outputs.params);
+        assert_eq!(out.t().is_empty(), !outputs.params);
+        assert_eq!(out.flags().is_empty(), !outputs.flags);
+        assert!((0..3).all(|k| out.point_a()[k].is_empty() != outputs.points));
+        assert!((0..3).all(|k| out.point_b()[k].is_empty() != outputs.points));
+        if outputs.params {
+            assert_eq!(bits(out.s()), bits(all.s()));
+            assert_eq!(bits(out.t()), bits(all.t()));
+        }
+        if outputs.points {
+            for k in 0..3 {
+                assert_eq!(bits(out.point_a()[k]), bits(all.point_a()[k]));
+                assert_eq!(bits(out.point_b()[k]), bits(all.point_b()[k]));
+            }
+        }
+        if outputs.flags {
+            assert_eq!(out.flags(), all.flags());
+        }
+        // A column that was not computed reads as NaN in `get`.
+        if !outputs.params {
+            assert!(out.get(0).unwrap().s.is_nan());
+        }
+    }
+    let distances: Vec<f64> = all.distances().collect();
+    assert_eq!(
+        bits(&distances),
+        bits(&all.dist2().iter().map(|d| d.sqrt()).collect::<Vec<_>>())
+    );
+}
+
+#[test]
+fn batches_convert_and_mismatched_lengths_are_an_error() {
+    let mut rng = Rng::new(0xf64_c01);
+    let segs: Vec<Segment64> = (0..11).map(|_| general(&mut rng).0).collect();
+    let batch = Segments64::from(&segs);
+    assert_eq!(batch.iter().collect::<Vec<_>>(), segs);
+    let cols = batch.columns();
+    assert_eq!(Segments64::from_columns(cols).unwrap(), batch);
+    let flat: Vec<f64> = segs
+        .iter()
+        .flat_map(|s| s.p0.into_iter().chain(s.p1))
+        .collect();
+    assert_eq!(Segments64::from_flat(&flat).unwrap(), batch);
+    assert!(Segments64::from_flat(&flat[1..]).is_err());
+    let mut pushed = Segments64::new();
+    for s in &segs {
+        pushed.push(*s);
+    }
+    assert_eq!(pushed, batch);
+    assert_eq!(batch.view(3..7).iter().collect::<Vec<_>>(), segs[3..7]);
+
+    let short = Segments64::from(&segs[..10]);
+    let mut out = ClosestBatch64::new();
+    closest_points64_into(&batch, &batch, &Options::SEGMENTS, Outputs::ALL, &mut out).unwrap();
+    let before = out.clone();
+    let err = closest_points64_into(&batch, &short, &Options::SEGMENTS, Outputs::ALL, &mut out)
+        .unwrap_err();
+    assert!(err.to_string().contains("expected 11, found 10"), "{err}");
+    assert_eq!(out, before, "out is left unchanged on error");
+    assert!(std::panic::catch_unwind(|| closest_points64(&batch, &short)).is_err());
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_forms_are_bitwise_the_sequential_ones() {
+    use segbatch::{PAR_MIN_PAIRS, par_closest_points64, par_closest_points64_into};
+    let mut rng = Rng::new(0xf64_9a7a);
+    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    for n in [PAR_MIN_PAIRS - 1, PAR_MIN_PAIRS + 13, 3 * PAR_MIN_PAIRS + 5] {
+        let pairs: Vec<Pair64> = (0..n)
+            .map(|i| {
+                if i % 37 == 0 {
+                    any64(&mut rng)
+                } else {
+                    general(&mut rng)
+                }
+            })
+            .collect();
+        let a: Segments64 = pairs.iter().map(|p| p.0).collect();
+        let b: Segments64 = pairs.iter().map(|p| p.1).collect();
+        let seq = closest_points64(&a, &b);
+        let par = par_closest_points64(&a, &b);
+        assert_eq!(seq.len(), par.len());
+        assert_eq!(bits(seq.dist2()), bits(par.dist2()));
+        assert_eq!(bits(seq.s()), bits(par.s()));
+        assert_eq!(bits(seq.t()), bits(par.t()));
+        assert_eq!(seq.flags(), par.flags());
+        for k in 0..3 {
+            assert_eq!(bits(seq.point_a()[k]), bits(par.point_a()[k]));
+            assert_eq!(bits(seq.point_b()[k]), bits(par.point_b()[k]));
+        }
+        let options = Options::new(Extent::Ray, Extent::Line);
+        let (mut want, mut got) = (ClosestBatch64::new(), ClosestBatch64::new());
+        closest_points64_into(
+            a.view(1..),
+            b.view(1..),
+            &options,
+            Outputs::PARAMS,
+            &mut want,
+        )
+        .unwrap();
+        par_closest_points64_into(
+            a.view(1..),
+            b.view(1..),
+            &options,
+            Outputs::PARAMS,
+            &mut got,
+        )
+        .unwrap();
+        assert_eq!(bits(got.dist2()), bits(want.dist2()));
+        assert_eq!(bits(got.s()), bits(want.s()));
+        assert_eq!(bits(got.t()), bits(want.t()));
+        assert_eq!(got.flags(), want.flags());
+        for i in (0..n - 1).step_by(997) {
+            let w = reference::closest_points64_with(&pairs[i + 1].0, &pairs[i + 1].1, &options);
+            assert!(
+                same(w.dist2, got.dist2()[i]) && same(w.s, got.s()[i]),
+                "pair {i}"
+            );
+        }
+    }
+}
