@@ -118,6 +118,8 @@
 //! | the same over index pairs | [`intersect2_indexed`] | [`intersect2_indexed_into`] | [`par_intersect2_indexed`], [`par_intersect2_indexed_into`] | [`reference::intersect2`] |
 //! | every meeting pair `i < j` of one 2D set ([`CrossHit`]s) | [`crossing_pairs`] | [`crossing_pairs_into`] | [`par_crossing_pairs`], [`par_crossing_pairs_into`] | [`reference::intersect2`] |
 //! | the same, streamed | [`for_each_crossing_pair`] | (the same) | [`par_for_each_crossing_pair`] | [`reference::intersect2`] |
+//! | closest points of `a[i]` and `b[i]` in `f64` ([`Segments64`], [`ClosestBatch64`]) | [`closest_points64`] | [`closest_points64_into`] | [`par_closest_points64`], [`par_closest_points64_into`] | [`reference::closest_points64`], [`reference::closest_points64_with`] |
+//! | one `f64` segment, ray or line against every `b[j]` | [`closest_points64_one_to_many`] | [`closest_points64_one_to_many_into`] | [`par_closest_points64_one_to_many`], [`par_closest_points64_one_to_many_into`] | [`reference::closest_points64_with`] |
 //!
 //! The streaming forms and the index's methods take their sink or options directly and
 //! return a `Result` (they have no separate `_into` form: the sink is the output).
@@ -253,6 +255,21 @@
 //! intersect2_indexed_into(&a2, &b2, &[(0, 0)], &mut crossings)?;
 //! assert_eq!((&par_intersect2_indexed(&a2, &b2, &[(0, 0)]), &crossings), (&ii, &i2));
 //! par_intersect2_indexed_into(&a2, &b2, &[(0, 0)], &mut crossings)?;
+//! // f64
+//! let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
+//! let a64: Segments64 = a.iter().map(wide).collect();
+//! let b64: Segments64 = b.iter().map(wide).collect();
+//! let mut out64 = ClosestBatch64::new();
+//! let c64 = closest_points64(&a64, &b64);
+//! closest_points64_into(&a64, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! assert_eq!((&par_closest_points64(&a64, &b64), &out64), (&c64, &c64));
+//! par_closest_points64_into(&a64, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! let (x, y) = (a64.get(3).unwrap(), b64.get(3).unwrap());
+//! assert_eq!(c64.get(3), Some(reference::closest_points64(&x, &y)));
+//! let m64 = closest_points64_one_to_many(&x, &b64);
+//! closest_points64_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! assert_eq!((&par_closest_points64_one_to_many(&x, &b64), &out64), (&m64, &m64));
+//! par_closest_points64_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
 //! # Ok::<(), segbatch::Error>(())
 //! ```
 //!
@@ -322,6 +339,7 @@ pub use query::{
 };
 pub use query::{
     ClosestBatch64, Width, closest_points_width_into, closest_points64, closest_points64_into,
+    closest_points64_one_to_many, closest_points64_one_to_many_into,
 };
 pub use query::{
     ClosestSlices, closest_points_rows, closest_points_rows_into, closest_points_rows_to_slices,
@@ -348,7 +366,10 @@ pub use query::{
     par_closest_points_to_slices,
 };
 #[cfg(feature = "rayon")]
-pub use query::{par_closest_points64, par_closest_points64_into};
+pub use query::{
+    par_closest_points64, par_closest_points64_into, par_closest_points64_one_to_many,
+    par_closest_points64_one_to_many_into,
+};
 #[cfg(feature = "rayon")]
 pub use query::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
 #[cfg(feature = "rayon")]

@@ -7,14 +7,16 @@
 //! side against a huge far one, NaN and infinities), each class rotated through every lane
 //! of two groups among ordinary pairs for every extent pair; every batch length 0..=20 with
 //! every view ending at the batch's end (the driver's zero-padded tail); output selections;
-//! the parallel forms against the sequential ones.
+//! the parallel forms against the sequential ones. One-to-many: every class as the one side
+//! against mixed batches of every length 0..=20, every extent pair.
 
 use segbatch::{
     Closest64, ClosestBatch64, Extent, Flags, Options, Outputs, Segment64, Segments64,
-    closest_points64, closest_points64_into, reference,
+    closest_points64, closest_points64_into, closest_points64_one_to_many,
+    closest_points64_one_to_many_into, reference,
 };
 use segbatch_testkit::Rng;
-use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general};
+use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general, near_parallel};
 
 const EXTENTS: [Extent; 3] = [Extent::Segment, Extent::Ray, Extent::Line];
 
@@ -296,5 +298,72 @@ fn parallel_forms_are_bitwise_the_sequential_ones() {
                 "pair {i}"
             );
         }
+    }
+}
+
+#[test]
+fn one_to_many_is_the_reference_for_every_class_extent_and_length() {
+    let mut rng = Rng::new(0xf64_0e2a);
+    let mut out = ClosestBatch64::new();
+    for class in CLASSES64 {
+        for n in 0..=20 {
+            let one = (class.pair)(&mut rng).0;
+            let many: Vec<Segment64> = (0..n).map(|_| any64(&mut rng).1).collect();
+            let batch = Segments64::from(&many);
+            for extent_a in EXTENTS {
+                for extent_b in EXTENTS {
+                    let options = Options::new(extent_a, extent_b);
+                    closest_points64_one_to_many_into(
+                        &one,
+                        batch.view(n / 3..),
+                        &options,
+                        Outputs::ALL,
+                        &mut out,
+                    )
+                    .unwrap();
+                    assert_eq!(out.len(), n - n / 3);
+                    for (j, b) in many.iter().enumerate().skip(n / 3) {
+                        let want = reference::closest_points64_with(&one, b, &options);
+                        let got = out.get(j - n / 3).unwrap();
+                        assert_same(j, &(one, *b), &options, &want, &got);
+                    }
+                }
+            }
+        }
+    }
+    let one = general(&mut rng).0;
+    let batch: Segments64 = (0..13).map(|_| general(&mut rng).1).collect();
+    let all = closest_points64_one_to_many(&one, &batch);
+    for (j, b) in batch.iter().enumerate() {
+        assert_eq!(all.get(j), Some(reference::closest_points64(&one, &b)));
+    }
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_one_to_many_is_bitwise_the_sequential() {
+    use segbatch::{PAR_MIN_PAIRS, par_closest_points64_one_to_many};
+    let mut rng = Rng::new(0xf64_0e2b);
+    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let n = 2 * PAR_MIN_PAIRS + 3;
+    let many: Segments64 = (0..n)
+        .map(|i| {
+            if i % 41 == 0 {
+                any64(&mut rng).1
+            } else {
+                general(&mut rng).1
+            }
+        })
+        .collect();
+    let one = near_parallel(&mut rng).0;
+    let seq = closest_points64_one_to_many(&one, &many);
+    let par = par_closest_points64_one_to_many(&one, &many);
+    assert_eq!(bits(seq.dist2()), bits(par.dist2()));
+    assert_eq!(bits(seq.s()), bits(par.s()));
+    assert_eq!(bits(seq.t()), bits(par.t()));
+    assert_eq!(seq.flags(), par.flags());
+    for k in 0..3 {
+        assert_eq!(bits(seq.point_a()[k]), bits(par.point_a()[k]));
+        assert_eq!(bits(seq.point_b()[k]), bits(par.point_b()[k]));
     }
 }

@@ -14,7 +14,7 @@ use crate::driver::{self, Input, PairKernel, PairKernel16};
 use crate::forms::query_forms;
 use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
 use crate::lanes::{Lane, V3, bytes8};
-use crate::segment::{Closest, Closest64, Flags, Options, Segment};
+use crate::segment::{Closest, Closest64, Flags, Options, Segment, Segment64};
 use bytemuck::Pod;
 #[cfg(not(target_feature = "avx512f"))]
 use wide::f64x4;
@@ -256,23 +256,24 @@ impl PairKernel16<12> for Pairwise16 {
     }
 }
 
-/// One side A, broadcast to every lane, against `many[j]`: six input columns.
-struct OneToMany {
-    a0: V3,
-    a1: V3,
-    splat: Splat,
+/// One side A, broadcast to every lane, against `many[j]`: six input columns, any lane
+/// type.
+struct OneToMany<L: Lane = f32x8> {
+    a0: V3<L>,
+    a1: V3<L>,
+    splat: Splat<L>,
 }
 
-impl PairKernel<6> for OneToMany {
-    type Lanes = Lanes;
+impl<L: Lane> PairKernel<6, L> for OneToMany<L> {
+    type Lanes = Lanes<L>;
     #[inline(always)]
-    fn general(&self, load: impl Fn() -> [f32x8; 6]) -> Option<Lanes> {
+    fn general(&self, load: impl Fn() -> [L; 6]) -> Option<Lanes<L>> {
         let x = load();
         let (b0, b1) = (V3::at_column(&x, 0), V3::at_column(&x, 3));
         closest8_general(self.a0, self.a1, b0, b1, &self.splat)
     }
     #[inline(always)]
-    fn masked(&self, x: [f32x8; 6]) -> Lanes {
+    fn masked(&self, x: [L; 6]) -> Lanes<L> {
         let (b0, b1) = (V3::at_column(&x, 0), V3::at_column(&x, 3));
         closest8_masked(self.a0, self.a1, b0, b1, &self.splat)
     }
@@ -663,6 +664,76 @@ query_forms! {
     /// closest_points64_into(&rays, &walls, &options, Outputs::DISTANCE, &mut out)?;
     /// assert_eq!(out.dist2(), &[4.0]);
     /// assert!(out.s().is_empty());
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    into;
+}
+
+fn one_to_many64<'b>(
+    one: &Segment64,
+    many: impl Into<Segments64View<'b>>,
+    options: &Options,
+    outputs: Outputs,
+    parallel: bool,
+    out: &mut ClosestBatch64,
+) -> Result<(), Error> {
+    let many = many.into();
+    let kernel = OneToMany::<F64Lanes> {
+        a0: V3::splat(one.p0),
+        a1: V3::splat(one.p1),
+        splat: Splat::new(&options.params64()),
+    };
+    drive64(
+        &kernel,
+        many.raw_columns(),
+        many.len(),
+        outputs,
+        parallel,
+        out,
+    );
+    Ok(())
+}
+
+query_forms! {
+    /// Closest points of `one` (side A) and every segment of `many` (side B) in `f64`:
+    /// [`closest_points_one_to_many`]'s twin, segment against segment, default tolerance,
+    /// every output column. Result `j` is exactly
+    /// `reference::closest_points64_with(one, &many[j], options)`, bit for bit.
+    ///
+    /// ```
+    /// use segbatch::{closest_points64_one_to_many, Segment64, Segments64};
+    /// let o = 1.0e9; // far from the origin, where f32 keeps no fraction
+    /// let step = Segment64::new([o, 0.0, 0.0], [o + 4.0, 0.0, 0.0]);
+    /// let walls = Segments64::from(&[
+    ///     Segment64::new([o + 2.0, 0.25, 0.0], [o + 2.0, 3.0, 0.0]), // beside the step
+    ///     Segment64::new([o + 9.0, 0.0, 0.0], [o + 9.0, 1.0, 0.0]),  // beyond its end
+    /// ]);
+    /// let out = closest_points64_one_to_many(&step, &walls);
+    /// assert_eq!(out.dist2(), &[0.0625, 25.0]);
+    /// assert_eq!(out.s(), &[0.5, 1.0]);
+    /// ```
+    pub fn closest_points64_one_to_many / closest_points64_one_to_many_into
+        / par_closest_points64_one_to_many / par_closest_points64_one_to_many_into
+        <'b>(one: &Segment64, many: impl Into<Segments64View<'b>>)
+        with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
+        -> ClosestBatch64 = one_to_many64;
+    /// The general form of [`closest_points64_one_to_many`]: options, output selection,
+    /// reused buffers.
+    ///
+    /// # Errors
+    /// None today (every input is valid); `Result` keeps the shape of every `_into` call.
+    ///
+    /// ```
+    /// use segbatch::{closest_points64_one_to_many_into, ClosestBatch64, Extent, Options, Outputs, Segment64, Segments64};
+    /// let ray = Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+    /// let walls = Segments64::from(&[
+    ///     Segment64::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]),
+    ///     Segment64::new([-5.0, -1.0, 0.0], [-5.0, 1.0, 0.0]),
+    /// ]);
+    /// let mut out = ClosestBatch64::new();
+    /// let options = Options::new(Extent::Ray, Extent::Segment);
+    /// closest_points64_one_to_many_into(&ray, &walls, &options, Outputs::DISTANCE, &mut out)?;
+    /// assert_eq!(out.dist2(), &[0.0, 25.0]);
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     into;

@@ -63,12 +63,14 @@ pub use capsule::{par_capsules_touch, par_capsules_touch_into};
 pub use closest::{
     ClosestBatch, ClosestBatch64, Outputs, Width, closest_points, closest_points_into,
     closest_points_one_to_many, closest_points_one_to_many_into, closest_points_width_into,
-    closest_points64, closest_points64_into,
+    closest_points64, closest_points64_into, closest_points64_one_to_many,
+    closest_points64_one_to_many_into,
 };
 #[cfg(feature = "rayon")]
 pub use closest::{
     par_closest_points, par_closest_points_into, par_closest_points_one_to_many,
     par_closest_points_one_to_many_into, par_closest_points64, par_closest_points64_into,
+    par_closest_points64_one_to_many, par_closest_points64_one_to_many_into,
 };
 pub use crossings::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
 #[cfg(feature = "rayon")]
