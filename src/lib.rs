@@ -120,6 +120,8 @@
 //! | the same, streamed | [`for_each_crossing_pair`] | (the same) | [`par_for_each_crossing_pair`] | [`reference::intersect2`] |
 //! | closest points of `a[i]` and `b[i]` in `f64` ([`Segments64`], [`ClosestBatch64`]) | [`closest_points64`] | [`closest_points64_into`] | [`par_closest_points64`], [`par_closest_points64_into`] | [`reference::closest_points64`], [`reference::closest_points64_with`] |
 //! | one `f64` segment, ray or line against every `b[j]` | [`closest_points64_one_to_many`] | [`closest_points64_one_to_many_into`] | [`par_closest_points64_one_to_many`], [`par_closest_points64_one_to_many_into`] | [`reference::closest_points64_with`] |
+//! | `f64`: every A against every B within a radius ([`Hit64`]s; brute force) | [`pairs_within64`] | [`pairs_within64_into`] | [`par_pairs_within64`], [`par_pairs_within64_into`] | [`reference::closest_points64_with`] |
+//! | `f64`: all pairs `i < j` of one set within a radius (brute force) | [`self_pairs_within64`] | [`self_pairs_within64_into`] | [`par_self_pairs_within64`], [`par_self_pairs_within64_into`] | [`reference::closest_points64_with`] |
 //!
 //! The streaming forms and the index's methods take their sink or options directly and
 //! return a `Result` (they have no separate `_into` form: the sink is the output).
@@ -270,6 +272,16 @@
 //! closest_points64_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
 //! assert_eq!((&par_closest_points64_one_to_many(&x, &b64), &out64), (&m64, &m64));
 //! par_closest_points64_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! let mut hits64 = Vec::new();
+//! let p64 = pairs_within64(&a64, &b64, 1.0);
+//! pairs_within64_into(&a64, &b64, 1.0, &opts, &mut hits64)?;
+//! assert_eq!((&par_pairs_within64(&a64, &b64, 1.0), &hits64), (&p64, &p64));
+//! par_pairs_within64_into(&a64, &b64, 1.0, &opts, &mut hits64)?;
+//! let keep = SharedEndpoints::Keep;
+//! let q64 = self_pairs_within64(&a64, 1.0, keep);
+//! self_pairs_within64_into(&a64, 1.0, keep, &opts, &mut hits64)?;
+//! assert_eq!((&par_self_pairs_within64(&a64, 1.0, keep), &hits64), (&q64, &q64));
+//! par_self_pairs_within64_into(&a64, 1.0, keep, &opts, &mut hits64)?;
 //! # Ok::<(), segbatch::Error>(())
 //! ```
 //!
@@ -347,6 +359,9 @@ pub use query::{
 };
 pub use query::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
 pub use query::{FirstHit, SegmentIndex};
+pub use query::{
+    Hit64, pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
+};
 pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
 #[cfg(feature = "rayon")]
 pub use query::{
@@ -374,6 +389,11 @@ pub use query::{
 pub use query::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
 #[cfg(feature = "rayon")]
 pub use query::{par_for_each_pair_within, par_for_each_self_pair_within};
+#[cfg(feature = "rayon")]
+pub use query::{
+    par_pairs_within64, par_pairs_within64_into, par_self_pairs_within64,
+    par_self_pairs_within64_into,
+};
 pub use seg2d::{
     Crossing, Intersection2, Intersections2, Segment2, Segments2, Segments2View, intersect2,
     intersect2_indexed, intersect2_indexed_into, intersect2_into,

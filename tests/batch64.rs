@@ -8,12 +8,15 @@
 //! of two groups among ordinary pairs for every extent pair; every batch length 0..=20 with
 //! every view ending at the batch's end (the driver's zero-padded tail); output selections;
 //! the parallel forms against the sequential ones. One-to-many: every class as the one side
-//! against mixed batches of every length 0..=20, every extent pair.
+//! against mixed batches of every length 0..=20, every extent pair. The radius queries
+//! (`pairs_within64`, `self_pairs_within64`) against brute force over the reference, across
+//! a tile boundary, with shared end points skipped or kept, and their parallel forms.
 
 use segbatch::{
-    Closest64, ClosestBatch64, Extent, Flags, Options, Outputs, Segment64, Segments64,
-    closest_points64, closest_points64_into, closest_points64_one_to_many,
-    closest_points64_one_to_many_into, reference,
+    Closest64, ClosestBatch64, Extent, Flags, Hit64, Options, Outputs, Segment64, Segments64,
+    SharedEndpoints, closest_points64, closest_points64_into, closest_points64_one_to_many,
+    closest_points64_one_to_many_into, pairs_within64, pairs_within64_into, reference,
+    self_pairs_within64, self_pairs_within64_into,
 };
 use segbatch_testkit::Rng;
 use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general, near_parallel};
@@ -366,4 +369,174 @@ fn parallel_one_to_many_is_bitwise_the_sequential() {
         assert_eq!(bits(seq.point_a()[k]), bits(par.point_a()[k]));
         assert_eq!(bits(seq.point_b()[k]), bits(par.point_b()[k]));
     }
+}
+
+/// Brute force over the `f64` reference: every pair `(i, j)` (`j > i` when `upper`) within
+/// `radius`, sorted, with the reference's values.
+fn brute_within(
+    a: &[Segment64],
+    b: &[Segment64],
+    radius: f64,
+    options: &Options,
+    upper: bool,
+    skip_shared: bool,
+) -> Vec<Hit64> {
+    let mut hits = Vec::new();
+    for (i, x) in a.iter().enumerate() {
+        for (j, y) in b.iter().enumerate() {
+            if upper && j <= i {
+                continue;
+            }
+            let shared = [x.p0, x.p1].iter().any(|p| *p == y.p0 || *p == y.p1);
+            let c = reference::closest_points64_with(x, y, options);
+            if c.dist2 <= radius * radius && !(skip_shared && shared) {
+                hits.push(Hit64 {
+                    i,
+                    j,
+                    dist2: c.dist2,
+                    s: c.s,
+                    t: c.t,
+                });
+            }
+        }
+    }
+    hits
+}
+
+/// A set of `n` segments of the `f64` classes moved into a box of side `spread` (so that
+/// some pairs are close), a few sharing end points, a few non-finite.
+fn cluster(rng: &mut Rng, n: usize, spread: f64) -> Vec<Segment64> {
+    let mut set: Vec<Segment64> = Vec::with_capacity(n);
+    for k in 0..n {
+        let s = if k % 5 == 4 && k > 0 {
+            // the next piece of a path: shares an end point with the previous one
+            let p = set[k - 1].p1;
+            Segment64::new(p, [p[0] + rng.sym(), p[1] + rng.sym(), p[2]])
+        } else {
+            let (x, _) = any64(rng);
+            let o = [rng.sym(), rng.sym(), rng.sym()].map(|c| c * spread);
+            let size =
+                x.p0.iter()
+                    .chain(&x.p1)
+                    .fold(0f64, |m, c| m.max(c.abs()))
+                    .max(1e-300);
+            let fit = |p: [f64; 3]| [0, 1, 2].map(|d| o[d] + p[d] / size);
+            if size.is_finite() {
+                Segment64::new(fit(x.p0), fit(x.p1))
+            } else {
+                x
+            }
+        };
+        set.push(s);
+    }
+    set
+}
+
+/// The two lists are the same, bit for bit.
+fn assert_same_hits(got: &[Hit64], want: &[Hit64], what: &str) {
+    let key = |h: &Hit64| (h.i, h.j, h.dist2.to_bits(), h.s.to_bits(), h.t.to_bits());
+    assert_eq!(got.len(), want.len(), "{what}: hit count");
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!(key(g), key(w), "{what}: {g:?} vs {w:?}");
+    }
+}
+
+#[test]
+fn pairs_within_is_brute_force_over_the_reference() {
+    let mut rng = Rng::new(0xf64_5e75);
+    let mut out = Vec::new();
+    for (na, nb) in [(0, 5), (5, 0), (1, 1), (7, 20), (20, 13), (3, 600)] {
+        let a = cluster(&mut rng, na, 2.0);
+        let b = cluster(&mut rng, nb, 2.0);
+        let (sa, sb) = (Segments64::from(&a), Segments64::from(&b));
+        for (ea, eb) in [
+            (Extent::Segment, Extent::Segment),
+            (Extent::Ray, Extent::Segment),
+            (Extent::Line, Extent::Line),
+        ] {
+            let options = Options::new(ea, eb);
+            for radius in [0.0, 0.3, 1.5, f64::INFINITY] {
+                pairs_within64_into(&sa, &sb, radius, &options, &mut out).unwrap();
+                let want = brute_within(&a, &b, radius, &options, false, false);
+                assert_same_hits(&out, &want, &format!("{na}x{nb} {options:?} r {radius}"));
+            }
+        }
+    }
+    let a = cluster(&mut rng, 9, 1.0);
+    assert_eq!(
+        pairs_within64(&Segments64::from(&a), &Segments64::from(&a), 0.5),
+        brute_within(&a, &a, 0.5, &Options::SEGMENTS, false, false)
+    );
+    assert!(
+        pairs_within64_into(
+            &Segments64::new(),
+            &Segments64::new(),
+            -1.0,
+            &Options::SEGMENTS,
+            &mut out
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn self_pairs_within_is_brute_force_over_the_reference() {
+    let mut rng = Rng::new(0xf64_5e1f);
+    let mut out = Vec::new();
+    for n in [0, 1, 2, 9, 20, 530] {
+        let set = cluster(&mut rng, n, 3.0);
+        let batch = Segments64::from(&set);
+        for (ea, eb) in [
+            (Extent::Segment, Extent::Segment),
+            (Extent::Ray, Extent::Line),
+        ] {
+            let options = Options::new(ea, eb);
+            for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
+                let skip = shared == SharedEndpoints::Skip;
+                for radius in [0.0, 0.4] {
+                    self_pairs_within64_into(&batch, radius, shared, &options, &mut out).unwrap();
+                    let want = brute_within(&set, &set, radius, &options, true, skip);
+                    assert_same_hits(
+                        &out,
+                        &want,
+                        &format!("{n} {options:?} {shared:?} r {radius}"),
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        self_pairs_within64_into(
+            &Segments64::new(),
+            f64::NAN,
+            SharedEndpoints::Keep,
+            &Options::SEGMENTS,
+            &mut out
+        )
+        .is_err()
+    );
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_radius_queries_are_the_sequential_lists() {
+    use segbatch::{PAR_MIN_PAIR_TESTS, par_pairs_within64, par_self_pairs_within64};
+    let mut rng = Rng::new(0xf64_9a5e);
+    let n = 800;
+    assert!(n * n / 2 >= PAR_MIN_PAIR_TESTS);
+    let set = cluster(&mut rng, n, 6.0);
+    let batch = Segments64::from(&set);
+    let par = par_self_pairs_within64(&batch, 0.3, SharedEndpoints::Skip);
+    let want = brute_within(&set, &set, 0.3, &Options::SEGMENTS, true, true);
+    assert!(!want.is_empty());
+    assert_same_hits(&par, &want, "par self");
+    assert_same_hits(
+        &self_pairs_within64(&batch, 0.3, SharedEndpoints::Skip),
+        &want,
+        "self",
+    );
+    let other = Segments64::from(&cluster(&mut rng, 700, 6.0));
+    let seq = pairs_within64(&batch, &other, 0.3);
+    assert!(!seq.is_empty());
+    assert_same_hits(&par_pairs_within64(&batch, &other, 0.3), &seq, "par pairs");
 }

@@ -625,7 +625,7 @@ fn closest_pairs64<'a, 'b>(
 query_forms! {
     /// Closest points of `a[i]` and `b[i]` for every `i` in `f64`: [`closest_points`]'s
     /// twin for [`Segments64`](crate::Segments64), segment against segment, default
-    /// tolerance ([`Options::params64`]: `2·f64::EPSILON`-relative lengths and sines),
+    /// tolerance (in `f64`: `2·f64::EPSILON`-relative lengths and sines),
     /// every output column. Pair `i` is exactly
     /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)`(&a[i], &b[i], options)`,
     /// bit for bit.
@@ -648,8 +648,9 @@ query_forms! {
         with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
         -> ClosestBatch64 = closest_pairs64;
     /// The general form of [`closest_points64`] ([`closest_points_into`]'s `f64` twin):
-    /// extents and tolerance from `options` (taken in `f64` by [`Options::params64`]), only
-    /// the `outputs` columns stored, results written into `out` (its buffers reused).
+    /// extents and tolerance from `options` (applied in `f64`, the default as
+    /// `2·f64::EPSILON`), only the `outputs` columns stored, results written into `out` (its
+    /// buffers reused).
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
@@ -669,7 +670,7 @@ query_forms! {
     into;
 }
 
-fn one_to_many64<'b>(
+pub(super) fn one_to_many64<'b>(
     one: &Segment64,
     many: impl Into<Segments64View<'b>>,
     options: &Options,

@@ -56,6 +56,7 @@ mod many;
 mod rows;
 mod self_pairs;
 mod sets;
+mod within64;
 
 pub use capsule::{PairMask, Radii, capsules_touch, capsules_touch_into};
 #[cfg(feature = "rayon")]
@@ -104,6 +105,14 @@ pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
 pub use sets::{PairHit, for_each_pair_within, for_each_self_pair_within};
 #[cfg(feature = "rayon")]
 pub use sets::{par_for_each_pair_within, par_for_each_self_pair_within};
+pub use within64::{
+    Hit64, pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
+};
+#[cfg(feature = "rayon")]
+pub use within64::{
+    par_pairs_within64, par_pairs_within64_into, par_self_pairs_within64,
+    par_self_pairs_within64_into,
+};
 
 /// Rows of A per tile of the `N × M` queries (and per parallel task along A).
 pub const TILE_A: usize = 64;
