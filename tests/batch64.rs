@@ -16,10 +16,10 @@ use segbatch::{
     Closest64, ClosestBatch64, Extent, Flags, Hit64, Options, Outputs, Segment64, Segments64,
     SharedEndpoints, closest_points64, closest_points64_into, closest_points64_one_to_many,
     closest_points64_one_to_many_into, pairs_within64, pairs_within64_into, reference,
-    self_pairs_within64, self_pairs_within64_into,
+    self_pairs_within64_into,
 };
 use segbatch_testkit::Rng;
-use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general, near_parallel};
+use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general};
 
 const EXTENTS: [Extent; 3] = [Extent::Segment, Extent::Ray, Extent::Line];
 
@@ -346,6 +346,7 @@ fn one_to_many_is_the_reference_for_every_class_extent_and_length() {
 #[test]
 fn parallel_one_to_many_is_bitwise_the_sequential() {
     use segbatch::{PAR_MIN_PAIRS, par_closest_points64_one_to_many};
+    use segbatch_testkit::pairs64::near_parallel;
     let mut rng = Rng::new(0xf64_0e2b);
     let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     let n = 2 * PAR_MIN_PAIRS + 3;
@@ -520,7 +521,9 @@ fn self_pairs_within_is_brute_force_over_the_reference() {
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_radius_queries_are_the_sequential_lists() {
-    use segbatch::{PAR_MIN_PAIR_TESTS, par_pairs_within64, par_self_pairs_within64};
+    use segbatch::{
+        PAR_MIN_PAIR_TESTS, par_pairs_within64, par_self_pairs_within64, self_pairs_within64,
+    };
     let mut rng = Rng::new(0xf64_9a5e);
     let n = 800;
     assert!(n * n / 2 >= PAR_MIN_PAIR_TESTS);
