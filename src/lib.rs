@@ -405,7 +405,7 @@ pub use seg2d::{
 pub use segment::{
     Closest, Closest64, Extent, Flags, Options, ParseExtentError, Segment, Segment64, Tolerance,
 };
-pub use simd::{SIMD_LANES, SIMD_LEVEL, cpu_simd_level, simd_upgrade};
+pub use simd::{SIMD_LANES, SIMD_LANES64, SIMD_LEVEL, cpu_simd_level, simd_upgrade};
 
 /// The README's examples, compiled and run as doctests so they cannot go stale.
 #[cfg(doctest)]

@@ -550,8 +550,9 @@ pub(crate) type F64Lanes = f64x8;
 #[cfg(not(target_feature = "avx512f"))]
 pub(crate) type F64Lanes = f64x4;
 
-/// Pairs per `f64` kernel group: 8 or 4 (the columns are still padded to [`LANES`](crate::LANES)).
-const W64: usize = <F64Lanes as Lane>::WIDTH;
+/// Pairs per `f64` kernel group: 8 or 4, [`SIMD_LANES64`](crate::SIMD_LANES64) (the
+/// columns are still padded to [`LANES`](crate::LANES)).
+const W64: usize = crate::SIMD_LANES64;
 
 result_batch! {
     /// Closest points for a batch of `f64` pairs, stored as columns: [`ClosestBatch`]'s

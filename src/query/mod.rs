@@ -61,6 +61,7 @@ mod within64;
 pub use capsule::{PairMask, Radii, capsules_touch, capsules_touch_into};
 #[cfg(feature = "rayon")]
 pub use capsule::{par_capsules_touch, par_capsules_touch_into};
+pub(crate) use closest::F64Lanes;
 pub use closest::{
     ClosestBatch, ClosestBatch64, Outputs, Width, closest_points, closest_points_into,
     closest_points_one_to_many, closest_points_one_to_many_into, closest_points_width_into,
