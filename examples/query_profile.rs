@@ -8,7 +8,9 @@
 //!         distance only, ray vs segment), nav | stress (s/t/dist2/flags on `segbatch
 //!         bench`'s navigation rays and near-parallel stress mix), otm (one-to-many), caps (capsules, per-pair
 //!         radii), cpa | contact | i2 (motion and 2D, batched), cpa_s | contact_s | i2_s
-//!         (their scalar references), flags (how many bench pairs take the rare-case path)
+//!         (their scalar references), flags (how many bench pairs take the rare-case path),
+//!         p64 | p64_s (the same pairs widened to f64: closest_points64 s/t/dist2/flags, and
+//!         its scalar reference, reference::closest_points64)
 //! cargo build --release --example query_profile
 //! valgrind --tool=callgrind target/release/examples/query_profile cpa 20 4096   # and with 0
 //! ```
@@ -39,6 +41,12 @@ fn main() {
     let mut con_out = ContactBatch::new();
     let mut i2_out = Intersections2::new();
     let mut res = vec![0.0f32; n];
+    let wide = |s: &Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
+    let (a64, b64): (Vec<Segment64>, Vec<Segment64>) =
+        (a.iter().map(wide).collect(), b.iter().map(wide).collect());
+    let (sa64, sb64) = (Segments64::from(&a64), Segments64::from(&b64));
+    let mut out64 = ClosestBatch64::new();
+    let mut res64 = vec![0.0f64; n];
     let radii = Radii::per_pair(&ra, &rb).expect("radii are positive");
     let ray = Options::new(Extent::Ray, Extent::Segment);
     let (mut out, mut mask) = (ClosestBatch::new(), PairMask::new());
@@ -49,6 +57,7 @@ fn main() {
     cpa_segments_into(&sa, &sb, &mut cpa_out).unwrap();
     first_contact_segments_into(&sa, &sb, radii, &mut con_out).unwrap();
     intersect2_into(&sa2, &sb2, &mut i2_out).unwrap();
+    closest_points64_into(&sa64, &sb64, opts, Outputs::ALL, &mut out64).unwrap();
     if mode == "flags" {
         for n in [4096usize, 262_144] {
             let (a, b, _, _) = step_pairs(n);
@@ -101,6 +110,19 @@ fn main() {
                 )
                 .unwrap();
                 black_box(&out);
+            }
+            "p64" => {
+                let (o, params) = (&Options::SEGMENTS, Outputs::PARAMS);
+                closest_points64_into(black_box(&sa64), black_box(&sb64), o, params, &mut out64)
+                    .unwrap();
+                black_box(&out64);
+            }
+            "p64_s" => {
+                for ((x, y), o) in black_box(&a64).iter().zip(black_box(&b64)).zip(&mut res64) {
+                    let c = reference::closest_points64(x, y);
+                    *o = c.dist2 + c.s + c.t + f64::from(c.flags.bits());
+                }
+                black_box(&res64);
             }
             "otm" => {
                 let one = black_box(&a[0]);

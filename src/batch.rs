@@ -21,14 +21,11 @@
 //! the padding after its end; the kernel then copies that one partial group into a padded
 //! stack buffer.
 
-use crate::columns::Column;
-use crate::segment::Segment;
+use crate::columns::{Cell, Column};
+use crate::segment::{Segment, Segment64};
 use bytemuck::Pod;
 use core::marker::PhantomData;
 use core::ops::{Bound, RangeBounds};
-
-/// An `f32` input column in aligned groups.
-type F32Column = Column<f32>;
 
 /// Pairs processed at once by the kernel (the width of `wide::f32x8`).
 pub const LANES: usize = 8;
@@ -217,11 +214,11 @@ pub(crate) fn resolve_range(
     Ok((start, end))
 }
 
-/// A record stored by a [`Soa`] batch as `C` columns of `f32`: a `#[repr(C)]`, [`Pod`]
-/// struct of exactly `C` `f32` ([`Segment`], [`Segment2`](crate::Segment2),
-/// [`Track`](crate::motion::Track)), so a batch converts from `&[T]` in one pass and flat
-/// data casts to `&[T]` with no parsing.
-pub trait Record<const C: usize>: Pod + core::fmt::Debug {
+/// A record stored by a [`Soa`] batch as `C` columns of `E` (`f32`, or `f64` for
+/// [`Segment64`]): a `#[repr(C)]`, [`Pod`] struct of exactly `C` values of `E` ([`Segment`],
+/// [`Segment2`](crate::Segment2), [`Track`](crate::motion::Track), [`Segment64`]), so a
+/// batch converts from `&[T]` in one pass and flat data casts to `&[T]` with no parsing.
+pub trait Record<const C: usize, E = f32>: Pod + core::fmt::Debug {
     /// The column names, in storage order (for messages).
     const NAMES: [&'static str; C];
 }
@@ -230,9 +227,14 @@ impl Record<6> for Segment {
     const NAMES: [&'static str; 6] = ["x0", "y0", "z0", "x1", "y1", "z1"];
 }
 
-/// A batch of records stored as `C` `f32` columns, each padded to a multiple of [`LANES`]
-/// (structure-of-arrays): [`Segments`], [`Segments2`](crate::Segments2),
-/// [`Tracks`](crate::motion::Tracks).
+impl Record<6, f64> for Segment64 {
+    const NAMES: [&'static str; 6] = ["x0", "y0", "z0", "x1", "y1", "z1"];
+}
+
+/// A batch of records stored as `C` columns of `E` (`f32` unless said otherwise), each
+/// padded to a multiple of [`LANES`] (structure-of-arrays): [`Segments`],
+/// [`Segments2`](crate::Segments2), [`Tracks`](crate::motion::Tracks), and in `f64`
+/// [`Segments64`].
 ///
 /// ```
 /// use segbatch::{Segment, Segments};
@@ -252,9 +254,9 @@ impl Record<6> for Segment {
 /// let batch = Segments::from(bytemuck::cast_slice::<f32, Segment>(&flat));
 /// assert_eq!(batch.get(0).map(|s| s.p1), Some([1.0, 1.0, 1.0]));
 /// ```
-pub struct Soa<T, const C: usize> {
+pub struct Soa<T, const C: usize, E: Cell = f32> {
     /// The columns, each of length `padded_len(len)`, zero padded.
-    cols: [F32Column; C],
+    cols: [Column<E>; C],
     len: usize,
     record: PhantomData<T>,
 }
@@ -265,7 +267,25 @@ pub type Segments = Soa<Segment, 6>;
 /// A borrowed range of a [`Segments`] batch.
 pub type SegmentsView<'a> = SoaView<'a, Segment, 6>;
 
-impl<T: Record<C>, const C: usize> Soa<T, C> {
+/// A batch of 3D segments in `f64` ([`Segment64`]): six `f64` columns `x0, y0, z0, x1, y1,
+/// z1`, the same API as [`Segments`].
+///
+/// ```
+/// use segbatch::{Segment64, Segments64};
+/// let o = 6_378_137.0; // metres from the Earth's centre: f32 would resolve only 0.5 m here
+/// let mut batch = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 1e-3, 0.0, 0.0])]);
+/// batch.push(Segment64::new([o, 1.0, 0.0], [o, 2.0, 0.0]));
+/// assert_eq!(batch.len(), 2);
+/// assert_eq!(batch.get(0).map(|s| s.p1[0]), Some(o + 1e-3));
+/// assert_eq!(batch.columns()[1], &[0.0, 1.0]); // y0
+/// assert_eq!(batch.view(1..).get(0), batch.get(1));
+/// ```
+pub type Segments64 = Soa<Segment64, 6, f64>;
+
+/// A borrowed range of a [`Segments64`] batch.
+pub type Segments64View<'a> = SoaView<'a, Segment64, 6, f64>;
+
+impl<T: Record<C, E>, const C: usize, E: Cell + Pod> Soa<T, C, E> {
     /// An empty batch.
     #[must_use]
     pub fn new() -> Self {
@@ -276,7 +296,7 @@ impl<T: Record<C>, const C: usize> Soa<T, C> {
     #[must_use]
     pub fn with_capacity(n: usize) -> Self {
         Soa {
-            cols: core::array::from_fn(|_| F32Column::with_capacity(n)),
+            cols: core::array::from_fn(|_| Column::with_capacity(n)),
             len: 0,
             record: PhantomData,
         }
@@ -286,11 +306,11 @@ impl<T: Record<C>, const C: usize> Soa<T, C> {
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] when the columns differ in length.
-    pub fn from_columns(cols: [&[f32]; C]) -> Result<Self, Error> {
-        let view = SoaView::<T, C>::from_columns(cols)?;
+    pub fn from_columns(cols: [&[E]; C]) -> Result<Self, Error> {
+        let view = SoaView::<T, C, E>::from_columns(cols)?;
         let len = view.len();
         let cols = core::array::from_fn(|k| {
-            let mut v = F32Column::with_capacity(len);
+            let mut v = Column::<E>::with_capacity(len);
             v.resize_padded(len);
             v[..len].copy_from_slice(cols[k]);
             v
@@ -306,14 +326,14 @@ impl<T: Record<C>, const C: usize> Soa<T, C> {
     ///
     /// # Errors
     /// [`Error::NotWholeRecords`] when `flat.len()` is not a multiple of `C`.
-    pub fn from_flat(flat: &[f32]) -> Result<Self, Error> {
+    pub fn from_flat(flat: &[E]) -> Result<Self, Error> {
         if !flat.len().is_multiple_of(C) {
             return Err(Error::NotWholeRecords {
                 len: flat.len(),
                 per_record: C,
             });
         }
-        Ok(Soa::from(bytemuck::cast_slice::<f32, T>(flat)))
+        Ok(Soa::from(bytemuck::cast_slice::<E, T>(flat)))
     }
 
     len_methods!("records");
@@ -328,14 +348,15 @@ impl<T: Record<C>, const C: usize> Soa<T, C> {
 
     /// Appends one record.
     pub fn push(&mut self, record: T) {
-        let values: [f32; C] = bytemuck::cast(record);
+        let record = [record];
+        let values: &[E] = bytemuck::cast_slice(&record);
         if self.len.is_multiple_of(LANES) {
             // Open a new padded group.
             for col in &mut self.cols {
                 col.resize_padded(self.len + 1);
             }
         }
-        for (col, x) in self.cols.iter_mut().zip(values) {
+        for (col, &x) in self.cols.iter_mut().zip(values) {
             col[self.len] = x;
         }
         self.len += 1;
@@ -345,7 +366,7 @@ impl<T: Record<C>, const C: usize> Soa<T, C> {
     pub fn extend_from_slice(&mut self, records: &[T]) {
         let old = self.len;
         let len = old + records.len();
-        let flat: &[[f32; C]] = bytemuck::cast_slice(records);
+        let flat: &[[E; C]] = bytemuck::cast_slice(records);
         for (k, col) in self.cols.iter_mut().enumerate() {
             col.resize_padded(len);
             for (dst, r) in col[old..len].iter_mut().zip(flat) {
@@ -379,21 +400,21 @@ impl<T: Record<C>, const C: usize> Soa<T, C> {
     }
 
     /// The `C` columns, writable, each exactly `len()` values.
-    pub(crate) fn columns_mut(&mut self) -> [&mut [f32]; C] {
+    pub(crate) fn columns_mut(&mut self) -> [&mut [E]; C] {
         let len = self.len;
         self.cols.each_mut().map(|col| &mut col[..len])
     }
 
     /// The `C` columns, each exactly `len()` values.
     #[must_use]
-    pub fn columns(&self) -> [&[f32]; C] {
+    pub fn columns(&self) -> [&[E]; C] {
         core::array::from_fn(|k| &self.cols[k][..self.len])
     }
 
     /// A view of the whole batch.
     #[inline]
     #[must_use]
-    pub fn as_view(&self) -> SoaView<'_, T, C> {
+    pub fn as_view(&self) -> SoaView<'_, T, C, E> {
         SoaView {
             cols: core::array::from_fn(|k| &self.cols[k][..]),
             len: self.len,
@@ -406,7 +427,7 @@ impl<T: Record<C>, const C: usize> Soa<T, C> {
     /// # Panics
     /// When the range is outside `0..len()`; [`Soa::try_view`] does not panic.
     #[must_use]
-    pub fn view(&self, range: impl RangeBounds<usize>) -> SoaView<'_, T, C> {
+    pub fn view(&self, range: impl RangeBounds<usize>) -> SoaView<'_, T, C, E> {
         self.as_view().view(range)
     }
 
@@ -414,22 +435,22 @@ impl<T: Record<C>, const C: usize> Soa<T, C> {
     ///
     /// # Errors
     /// [`Error::OutOfRange`].
-    pub fn try_view(&self, range: impl RangeBounds<usize>) -> Result<SoaView<'_, T, C>, Error> {
+    pub fn try_view(&self, range: impl RangeBounds<usize>) -> Result<SoaView<'_, T, C, E>, Error> {
         self.as_view().try_view(range)
     }
 }
 
-impl<T, const C: usize> Default for Soa<T, C> {
+impl<T, const C: usize, E: Cell> Default for Soa<T, C, E> {
     fn default() -> Self {
         Soa {
-            cols: core::array::from_fn(|_| F32Column::default()),
+            cols: core::array::from_fn(|_| Column::default()),
             len: 0,
             record: PhantomData,
         }
     }
 }
 
-impl<T, const C: usize> Clone for Soa<T, C> {
+impl<T, const C: usize, E: Cell> Clone for Soa<T, C, E> {
     fn clone(&self) -> Self {
         Soa {
             cols: self.cols.clone(),
@@ -439,19 +460,19 @@ impl<T, const C: usize> Clone for Soa<T, C> {
     }
 }
 
-impl<T, const C: usize> PartialEq for Soa<T, C> {
+impl<T, const C: usize, E: Cell> PartialEq for Soa<T, C, E> {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len && self.cols == other.cols
     }
 }
 
-impl<T: Record<C>, const C: usize> core::fmt::Debug for Soa<T, C> {
+impl<T: Record<C, E>, const C: usize, E: Cell + Pod> core::fmt::Debug for Soa<T, C, E> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
 }
 
-impl<T: Record<C>, const C: usize> From<&[T]> for Soa<T, C> {
+impl<T: Record<C, E>, const C: usize, E: Cell + Pod> From<&[T]> for Soa<T, C, E> {
     fn from(records: &[T]) -> Self {
         let mut batch = Soa::with_capacity(records.len());
         batch.extend_from_slice(records);
@@ -459,19 +480,21 @@ impl<T: Record<C>, const C: usize> From<&[T]> for Soa<T, C> {
     }
 }
 
-impl<T: Record<C>, const C: usize> From<&Vec<T>> for Soa<T, C> {
+impl<T: Record<C, E>, const C: usize, E: Cell + Pod> From<&Vec<T>> for Soa<T, C, E> {
     fn from(records: &Vec<T>) -> Self {
         Soa::from(records.as_slice())
     }
 }
 
-impl<T: Record<C>, const C: usize, const N: usize> From<&[T; N]> for Soa<T, C> {
+impl<T: Record<C, E>, const C: usize, E: Cell + Pod, const N: usize> From<&[T; N]>
+    for Soa<T, C, E>
+{
     fn from(records: &[T; N]) -> Self {
         Soa::from(records.as_slice())
     }
 }
 
-impl<T: Record<C>, const C: usize> FromIterator<T> for Soa<T, C> {
+impl<T: Record<C, E>, const C: usize, E: Cell + Pod> FromIterator<T> for Soa<T, C, E> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let mut batch = Soa::new();
         batch.extend(iter);
@@ -479,7 +502,7 @@ impl<T: Record<C>, const C: usize> FromIterator<T> for Soa<T, C> {
     }
 }
 
-impl<T: Record<C>, const C: usize> Extend<T> for Soa<T, C> {
+impl<T: Record<C, E>, const C: usize, E: Cell + Pod> Extend<T> for Soa<T, C, E> {
     /// Appends every record, reserving room for the iterator's lower size bound first.
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
         let iter = iter.into_iter();
@@ -493,8 +516,10 @@ impl<T: Record<C>, const C: usize> Extend<T> for Soa<T, C> {
     }
 }
 
-impl<'a, T: Record<C>, const C: usize> From<&'a Soa<T, C>> for SoaView<'a, T, C> {
-    fn from(s: &'a Soa<T, C>) -> Self {
+impl<'a, T: Record<C, E>, const C: usize, E: Cell + Pod> From<&'a Soa<T, C, E>>
+    for SoaView<'a, T, C, E>
+{
+    fn from(s: &'a Soa<T, C, E>) -> Self {
         s.as_view()
     }
 }
@@ -504,32 +529,32 @@ impl<'a, T: Record<C>, const C: usize> From<&'a Soa<T, C>> for SoaView<'a, T, C>
 ///
 /// Each column slice starts at the first element of the view and may run past `len()` into
 /// the following elements or the zero padding; the kernels may read, but never report, them.
-pub struct SoaView<'a, T, const C: usize> {
-    cols: [&'a [f32]; C],
+pub struct SoaView<'a, T, const C: usize, E = f32> {
+    cols: [&'a [E]; C],
     len: usize,
     record: PhantomData<T>,
 }
 
-impl<T, const C: usize> Clone for SoaView<'_, T, C> {
+impl<T, const C: usize, E> Clone for SoaView<'_, T, C, E> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T, const C: usize> Copy for SoaView<'_, T, C> {}
+impl<T, const C: usize, E> Copy for SoaView<'_, T, C, E> {}
 
-impl<T: Record<C>, const C: usize> core::fmt::Debug for SoaView<'_, T, C> {
+impl<T: Record<C, E>, const C: usize, E: Pod> core::fmt::Debug for SoaView<'_, T, C, E> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
 }
 
-impl<'a, T: Record<C>, const C: usize> SoaView<'a, T, C> {
+impl<'a, T: Record<C, E>, const C: usize, E: Pod> SoaView<'a, T, C, E> {
     /// A view over `C` caller-owned columns of equal length (no copy).
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] when the columns differ in length (naming the column).
-    pub fn from_columns(cols: [&'a [f32]; C]) -> Result<Self, Error> {
+    pub fn from_columns(cols: [&'a [E]; C]) -> Result<Self, Error> {
         let len = cols[0].len();
         for (name, col) in T::NAMES.iter().zip(cols) {
             check_len(name, len, col.len())?;
@@ -553,8 +578,14 @@ impl<'a, T: Record<C>, const C: usize> SoaView<'a, T, C> {
     /// Record `i` (`i < len()`, checked by the callers).
     #[inline]
     pub(crate) fn at(&self, i: usize) -> T {
-        let values: [f32; C] = core::array::from_fn(|k| self.cols[k][i]);
-        bytemuck::cast(values)
+        let mut record = T::zeroed();
+        for (x, col) in bytemuck::cast_slice_mut::<T, E>(core::slice::from_mut(&mut record))
+            .iter_mut()
+            .zip(&self.cols)
+        {
+            *x = col[i];
+        }
+        record
     }
 
     /// The records of the view in order, as AoS values.
@@ -565,14 +596,14 @@ impl<'a, T: Record<C>, const C: usize> SoaView<'a, T, C> {
 
     /// The `C` columns, each exactly `len()` values.
     #[must_use]
-    pub fn columns(&self) -> [&'a [f32]; C] {
+    pub fn columns(&self) -> [&'a [E]; C] {
         core::array::from_fn(|k| &self.cols[k][..self.len])
     }
 
     /// The columns including whatever follows the view in storage (at least `len()` values
     /// each): lets the kernels load whole SIMD groups without a copy.
     #[inline]
-    pub(crate) fn raw_columns(&self) -> [&'a [f32]; C] {
+    pub(crate) fn raw_columns(&self) -> [&'a [E]; C] {
         self.cols
     }
 
@@ -581,7 +612,7 @@ impl<'a, T: Record<C>, const C: usize> SoaView<'a, T, C> {
     /// # Panics
     /// When the range is outside `0..len()`; [`SoaView::try_view`] does not panic.
     #[must_use]
-    pub fn view(&self, range: impl RangeBounds<usize>) -> SoaView<'a, T, C> {
+    pub fn view(&self, range: impl RangeBounds<usize>) -> SoaView<'a, T, C, E> {
         self.try_view(range)
             .unwrap_or_else(|e| panic!("segbatch: {e}"))
     }
@@ -590,7 +621,7 @@ impl<'a, T: Record<C>, const C: usize> SoaView<'a, T, C> {
     ///
     /// # Errors
     /// [`Error::OutOfRange`].
-    pub fn try_view(&self, range: impl RangeBounds<usize>) -> Result<SoaView<'a, T, C>, Error> {
+    pub fn try_view(&self, range: impl RangeBounds<usize>) -> Result<SoaView<'a, T, C, E>, Error> {
         let (start, end) = resolve_range(range, self.len)?;
         Ok(SoaView {
             cols: core::array::from_fn(|k| &self.cols[k][start..]),
@@ -604,7 +635,7 @@ impl<'a, T: Record<C>, const C: usize> SoaView<'a, T, C> {
     /// # Panics
     /// When `mid > self.len()`.
     #[must_use]
-    pub fn split_at(&self, mid: usize) -> (SoaView<'a, T, C>, SoaView<'a, T, C>) {
+    pub fn split_at(&self, mid: usize) -> (SoaView<'a, T, C, E>, SoaView<'a, T, C, E>) {
         (self.view(..mid), self.view(mid..))
     }
 }

@@ -13,10 +13,14 @@
 //! driver stores into (`…Out`, split in two for a tail or for threads).
 
 use crate::batch::LANES;
-use wide::f32x8;
+use wide::{f32x8, f64x4};
 
-/// A value a result column can hold, with how `LANES` of them are grouped in storage.
-pub(crate) trait Cell: Copy + PartialEq + core::fmt::Debug + Send + Sync + 'static {
+/// A value a column can hold, with how `LANES` of them are grouped in storage: `f32` and
+/// `f64` coordinates and results, one-byte flags and kinds.
+///
+/// Public only so that [`Soa`](crate::Soa) can name its coordinate type; it lives in a
+/// private module, so no other crate can implement it (a sealed trait).
+pub trait Cell: Copy + PartialEq + core::fmt::Debug + Send + Sync + 'static {
     /// `LANES` values stored together.
     type Group: Copy + Send + Sync;
     /// A group of zeros (or defaults): the padding.
@@ -67,6 +71,21 @@ macro_rules! byte_cell {
     )*};
 }
 pub(crate) use byte_cell;
+
+impl Cell for f64 {
+    type Group = [f64x4; 2];
+    const ZERO_GROUP: [f64x4; 2] = [f64x4::ZERO; 2];
+    const MISSING: f64 = f64::NAN;
+    fn cells(groups: &[[f64x4; 2]]) -> &[f64] {
+        bytemuck::cast_slice(groups)
+    }
+    fn cells_mut(groups: &mut [[f64x4; 2]]) -> &mut [f64] {
+        bytemuck::cast_slice_mut(groups)
+    }
+    fn groups_mut(groups: &mut [[f64x4; 2]]) -> &mut [[f64; LANES]] {
+        bytemuck::cast_slice_mut(groups)
+    }
+}
 
 byte_cell!(bool = false);
 
@@ -163,11 +182,19 @@ pub(crate) fn value<T: Cell>(col: &Column<T>, i: usize) -> T {
 /// # Panics
 /// When the column has fewer than `mid` groups (a batch not sized for the call: a bug).
 #[inline(always)]
-pub(crate) fn split_groups<T>(
-    groups: &mut [[T; LANES]],
+pub(crate) fn split_groups<T, const W: usize>(
+    groups: &mut [[T; W]],
     mid: usize,
-) -> (&mut [[T; LANES]], &mut [[T; LANES]]) {
+) -> (&mut [[T; W]], &mut [[T; W]]) {
     groups.split_at_mut(mid)
+}
+
+/// Groups of [`LANES`] values as groups of `W` (`W` divides [`LANES`]): the store groups
+/// of a kernel whose lane type is narrower than a storage group (`f64x4`).
+#[inline]
+pub(crate) fn regroup<T, const W: usize>(groups: &mut [[T; LANES]]) -> &mut [[T; W]] {
+    const { assert!(LANES.is_multiple_of(W)) };
+    groups.as_flattened_mut().as_chunks_mut::<W>().0
 }
 
 /// An array of pairs as a pair of arrays.
@@ -223,7 +250,9 @@ pub(crate) trait GroupStore: Sized + Send {
 /// ```
 ///
 /// The item type (`Cpa`) has one field per column with the same name (`[f32; D]` for
-/// points), which `get` fills.
+/// points), which `get` fills. The long form, `stored as CpaOut in groups of (W) { columns
+/// {…} points(f64) {…} }`, stores `f64` points and hands the driver groups of `W` values
+/// (`W` divides [`LANES`]; the short form is `(LANES)` and `f32`).
 macro_rules! result_batch {
     (
         $(#[$meta:meta])*
@@ -232,12 +261,27 @@ macro_rules! result_batch {
             points { $( $(#[$pmeta:meta])* $pcol:ident: $dim:literal, )* }
         }
     ) => {
+        crate::columns::result_batch! {
+            $(#[$meta])*
+            pub struct $batch($item) stored as $out in groups of (crate::batch::LANES) {
+                columns { $( $(#[$cmeta])* $col: $ty, )* }
+                points(f32) { $( $(#[$pmeta])* $pcol: $dim, )* }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        pub struct $batch:ident($item:ident) stored as $out:ident in groups of ($w:expr) {
+            columns { $( $(#[$cmeta:meta])* $col:ident: $ty:ty, )* }
+            points($pty:ty) { $( $(#[$pmeta:meta])* $pcol:ident: $dim:literal, )* }
+        }
+    ) => {
         $(#[$meta])*
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct $batch {
             len: usize,
             $( $col: crate::columns::Column<$ty>, )*
-            $( $pcol: [crate::columns::Column<f32>; $dim], )*
+            $( $pcol: [crate::columns::Column<$pty>; $dim], )*
         }
 
         impl $batch {
@@ -261,7 +305,7 @@ macro_rules! result_batch {
             $(
                 $(#[$pmeta])*
                 #[must_use]
-                pub fn $pcol(&self) -> [&[f32]; $dim] {
+                pub fn $pcol(&self) -> [&[$pty]; $dim] {
                     core::array::from_fn(|k| crate::columns::first(&self.$pcol[k], self.len))
                 }
             )*
@@ -307,12 +351,12 @@ macro_rules! result_batch {
             /// The columns as groups, for the driver.
             pub(crate) fn out(&mut self) -> $out<'_> {
                 $( let $pcol = {
-                    let cols: [&mut crate::columns::Column<f32>; $dim] =
+                    let cols: [&mut crate::columns::Column<$pty>; $dim] =
                         self.$pcol.each_mut();
-                    cols.map(|c| c.groups_mut())
+                    cols.map(|c| crate::columns::regroup::<_, { $w }>(c.groups_mut()))
                 }; )*
                 $out {
-                    $( $col: self.$col.groups_mut(), )*
+                    $( $col: crate::columns::regroup::<_, { $w }>(self.$col.groups_mut()), )*
                     $( $pcol, )*
                 }
             }
@@ -320,8 +364,8 @@ macro_rules! result_batch {
 
         /// The columns of a batch as whole groups: what the driver stores into.
         pub(crate) struct $out<'a> {
-            $( pub $col: &'a mut [[$ty; crate::batch::LANES]], )*
-            $( pub $pcol: [&'a mut [[f32; crate::batch::LANES]]; $dim], )*
+            $( pub $col: &'a mut [[$ty; $w]], )*
+            $( pub $pcol: [&'a mut [[$pty; $w]]; $dim], )*
         }
 
         impl crate::columns::SplitColumns for $out<'_> {

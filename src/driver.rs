@@ -44,21 +44,24 @@
 
 use crate::batch::{LANES, SegmentsView, padded_len};
 use crate::columns::GroupStore;
-use crate::lanes::V3;
+use crate::lanes::{Lane, V3};
+use bytemuck::Zeroable;
 use wide::{f32x8, f32x16};
 
 /// The lane math of a pairwise query over `C` input columns (12 for a pair of 3D sides:
-/// `a.x0 … a.z1, b.x0 … b.z1`; 8 for 2D; more with per-pair radii).
-pub(crate) trait PairKernel<const C: usize>: Sync {
-    /// Eight results, as the query's [`GroupStore`] takes them.
+/// `a.x0 … a.z1, b.x0 … b.z1`; 8 for 2D; more with per-pair radii), one group of lanes of
+/// type `L` at a time (`f32x8` unless said otherwise; `f64x4` or `f64x8` for the `f64`
+/// queries).
+pub(crate) trait PairKernel<const C: usize, L: Lane = f32x8>: Sync {
+    /// One group's results, as the query's [`GroupStore`] takes them.
     type Lanes;
 
     /// The common case: `None` unless every lane takes it. `load` gives the group's input
     /// columns (call it again rather than keeping all of them live, if registers are short).
-    fn general(&self, load: impl Fn() -> [f32x8; C]) -> Option<Self::Lanes>;
+    fn general(&self, load: impl Fn() -> [L; C]) -> Option<Self::Lanes>;
 
     /// Every lane, whatever it holds.
-    fn masked(&self, x: [f32x8; C]) -> Self::Lanes;
+    fn masked(&self, x: [L; C]) -> Self::Lanes;
 
     /// Whether [`special`](Self::special) is a path of its own (the driver adapts only
     /// then).
@@ -68,7 +71,7 @@ pub(crate) trait PairKernel<const C: usize>: Sync {
     /// data and common in some (see "Adaptive paths" above); the same bits wherever both
     /// return lanes.
     #[inline(always)]
-    fn special(&self, load: impl Fn() -> [f32x8; C]) -> Option<Self::Lanes> {
+    fn special(&self, load: impl Fn() -> [L; C]) -> Option<Self::Lanes> {
         self.general(load)
     }
 }
@@ -110,33 +113,34 @@ impl Adapt {
     }
 }
 
-/// Input columns cut into whole groups of [`LANES`] pairs.
-struct InGroups<'a, const C: usize> {
+/// Input columns cut into whole groups of `L::WIDTH` pairs.
+struct InGroups<'a, L: Lane, const C: usize> {
     /// The groups read in place, every column exactly `groups` groups long.
-    cols: [&'a [[f32; LANES]]; C],
+    cols: [&'a [L::Group]; C],
     /// Number of groups read in place.
     groups: usize,
     /// The last partial group copied into zero-padded buffers, when the columns have no
     /// padding in place after it (a sub-range view, or caller-owned radius slices).
-    tail: Option<[[f32; LANES]; C]>,
+    tail: Option<[L::Group; C]>,
 }
 
-/// Cuts `n` pairs of `cols` into whole groups (lane `k` of group `g` of column `c` holds
-/// `cols[c][g·8 + k]`): the groups inside every column, padding included, are read in
-/// place; a last partial group is copied.
-fn in_groups<const C: usize>(cols: [&[f32]; C], n: usize) -> InGroups<'_, C> {
+/// Cuts `n` pairs of `cols` into whole groups of `L::WIDTH` (lane `k` of group `g` of
+/// column `c` holds `cols[c][g·WIDTH + k]`): the groups inside every column, padding
+/// included, are read in place; a last partial group is copied.
+fn in_groups<L: Lane, const C: usize>(cols: [&[L::Elem]; C], n: usize) -> InGroups<'_, L, C> {
     let room = cols.iter().map(|c| c.len()).min().unwrap_or(0);
-    let groups = (room / LANES).min(n.div_ceil(LANES));
-    let j = groups * LANES;
+    let groups = (room / L::WIDTH).min(n.div_ceil(L::WIDTH));
+    let j = groups * L::WIDTH;
     let tail = (j < n).then(|| {
         core::array::from_fn(|c| {
-            let mut buf = [0.0f32; LANES];
-            buf[..n - j].copy_from_slice(&cols[c][j..n]);
+            let mut buf = L::Group::zeroed();
+            bytemuck::cast_slice_mut::<L::Group, L::Elem>(core::slice::from_mut(&mut buf))[..n - j]
+                .copy_from_slice(&cols[c][j..n]);
             buf
         })
     });
     InGroups {
-        cols: core::array::from_fn(|c| &cols[c][..j].as_chunks::<LANES>().0[..groups]),
+        cols: core::array::from_fn(|c| &L::groups(&cols[c][..j])[..groups]),
         groups,
         tail,
     }
@@ -144,12 +148,12 @@ fn in_groups<const C: usize>(cols: [&[f32]; C], n: usize) -> InGroups<'_, C> {
 
 /// Group `g` of every column.
 #[inline(always)]
-fn load<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x8; C] {
+fn load<L: Lane, const C: usize>(cols: &[&[L::Group]; C], g: usize) -> [L; C] {
     // A plain loop: `array::from_fn` here was left out of line in `masked_group`, at 149
     // instructions a group (callgrind, `segbatch bench` navigation).
-    let mut x = [f32x8::ZERO; C];
+    let mut x = [L::ZERO; C];
     for (x, col) in x.iter_mut().zip(cols) {
-        *x = f32x8::from(col[g]);
+        *x = L::from_group(col[g]);
     }
     x
 }
@@ -158,9 +162,9 @@ fn load<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x8; C] {
 /// caller stores the result: handing this function the output columns would let it
 /// replace them, and the loop would check bounds again).
 #[inline(never)]
-fn masked_group<const C: usize, K: PairKernel<C>>(
+fn masked_group<L: Lane, const C: usize, K: PairKernel<C, L>>(
     kernel: &K,
-    cols: &[&[[f32; LANES]]; C],
+    cols: &[&[L::Group]; C],
     g: usize,
 ) -> K::Lanes {
     kernel.masked(load(cols, g))
@@ -168,17 +172,21 @@ fn masked_group<const C: usize, K: PairKernel<C>>(
 
 /// Runs `kernel` over `n` pairs whose inputs are `cols` (each at least `n` values; values
 /// past `n`, padding or the following elements, are read but never reported), storing
-/// into `out` (padded to whole groups for at least `n` pairs).
-pub(crate) fn run<const C: usize, K, S>(kernel: &K, cols: [&[f32]; C], n: usize, out: S)
-where
-    K: PairKernel<C>,
+/// into `out` (padded to whole groups for at least `n` pairs), `L::WIDTH` pairs a group.
+pub(crate) fn run<L: Lane, const C: usize, K, S>(
+    kernel: &K,
+    cols: [&[L::Elem]; C],
+    n: usize,
+    out: S,
+) where
+    K: PairKernel<C, L>,
     S: GroupStore<Lanes = K::Lanes>,
 {
-    let input = in_groups(cols, n);
+    let input = in_groups::<L, C>(cols, n);
     let groups = input.groups;
     // Cut here, in the loop's function, so the loop has no bounds checks.
     let (mut main, mut rest) = out.split_at(groups);
-    let cols: [&[[f32; LANES]]; C] = core::array::from_fn(|c| &input.cols[c][..groups]);
+    let cols: [&[L::Group]; C] = core::array::from_fn(|c| &input.cols[c][..groups]);
     let mut adapt = Adapt::default();
     for start in (0..groups).step_by(ADAPT_BLOCK) {
         let block = start..groups.min(start + ADAPT_BLOCK);
@@ -204,18 +212,18 @@ where
         }
     }
     if let Some(tail) = &input.tail {
-        rest.store(0, &kernel.masked(tail.map(f32x8::from)));
+        rest.store(0, &kernel.masked(tail.map(L::from_group)));
     }
 }
 
-/// Where a query's input groups come from: columns read in place (`[&[f32]; C]`, pair `k`
-/// at index `k` of every column), or gathered by index pairs ([`Gathered`]).
-pub(crate) trait Input<const C: usize>: Copy + Send + Sync {
+/// Where a query's input groups come from: columns read in place (`[&[L::Elem]; C]`, pair
+/// `k` at index `k` of every column), or gathered by index pairs ([`Gathered`], `f32`).
+pub(crate) trait Input<const C: usize, L: Lane = f32x8>: Copy + Send + Sync {
     /// Runs `kernel` over the first `n` pairs, storing into `out` (padded to whole groups
     /// for at least `n` pairs).
     fn run<K, S>(self, kernel: &K, n: usize, out: S)
     where
-        K: PairKernel<C>,
+        K: PairKernel<C, L>,
         S: GroupStore<Lanes = K::Lanes>;
 
     /// The pairs from `mid` on (`mid` a multiple of [`LANES`]).
@@ -223,11 +231,11 @@ pub(crate) trait Input<const C: usize>: Copy + Send + Sync {
     fn skip(self, mid: usize) -> Self;
 }
 
-impl<const C: usize> Input<C> for [&[f32]; C] {
+impl<L: Lane, const C: usize> Input<C, L> for [&[L::Elem]; C] {
     #[inline]
     fn run<K, S>(self, kernel: &K, n: usize, out: S)
     where
-        K: PairKernel<C>,
+        K: PairKernel<C, L>,
         S: GroupStore<Lanes = K::Lanes>,
     {
         run(kernel, self, n, out);
@@ -291,7 +299,7 @@ impl<const C: usize, const CA: usize, const CB: usize> Input<C> for Gathered<'_,
             let (head, rest) = out.split_at(pairs.len().div_ceil(LANES));
             // Lanes past `pairs.len()` hold an earlier chunk's values: computed, never
             // reported.
-            run(kernel, buf.each_ref().map(|b| &b[..]), pairs.len(), head);
+            run::<f32x8, C, K, S>(kernel, buf.each_ref().map(|b| &b[..]), pairs.len(), head);
             out = rest;
         }
     }
@@ -307,14 +315,14 @@ impl<const C: usize, const CA: usize, const CB: usize> Input<C> for Gathered<'_,
 
 /// [`run`], or [`par_run`] when `parallel` is set and the `rayon` feature is on (without
 /// it, every query is sequential and `parallel` is never set by the public API).
-pub(crate) fn run_on<const C: usize, K, S>(
+pub(crate) fn run_on<L: Lane, const C: usize, K, S>(
     parallel: bool,
     kernel: &K,
-    input: impl Input<C>,
+    input: impl Input<C, L>,
     n: usize,
     out: S,
 ) where
-    K: PairKernel<C>,
+    K: PairKernel<C, L>,
     S: GroupStore<Lanes = K::Lanes>,
 {
     #[cfg(feature = "rayon")]
@@ -425,11 +433,15 @@ const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(LANES));
 pub const PAR_MIN_PAIR_TESTS: usize = 256 * 1024;
 
 /// [`run`] on all cores: the pairs halved recursively at multiples of [`PAR_CHUNK_PAIRS`]
-/// (input and output groups alike), bitwise the results of [`run`].
+/// (input and output groups alike, whatever the lane width), bitwise the results of [`run`].
 #[cfg(feature = "rayon")]
-pub(crate) fn par_run<const C: usize, K, S>(kernel: &K, input: impl Input<C>, n: usize, out: S)
-where
-    K: PairKernel<C>,
+pub(crate) fn par_run<L: Lane, const C: usize, K, S>(
+    kernel: &K,
+    input: impl Input<C, L>,
+    n: usize,
+    out: S,
+) where
+    K: PairKernel<C, L>,
     S: GroupStore<Lanes = K::Lanes>,
 {
     if n < PAR_MIN_PAIRS {
@@ -440,9 +452,9 @@ where
 }
 
 #[cfg(feature = "rayon")]
-fn split<const C: usize, K, S>(kernel: &K, input: impl Input<C>, n: usize, out: S)
+fn split<L: Lane, const C: usize, K, S>(kernel: &K, input: impl Input<C, L>, n: usize, out: S)
 where
-    K: PairKernel<C>,
+    K: PairKernel<C, L>,
     S: GroupStore<Lanes = K::Lanes>,
 {
     if n <= PAR_CHUNK_PAIRS {
@@ -450,7 +462,7 @@ where
         return;
     }
     let mid = (n / 2).div_ceil(PAR_CHUNK_PAIRS) * PAR_CHUNK_PAIRS;
-    let (out_lo, out_hi) = out.split_at(mid / LANES);
+    let (out_lo, out_hi) = out.split_at(mid / L::WIDTH);
     rayon::join(
         || split(kernel, input, mid, out_lo),
         || split(kernel, input.skip(mid), n - mid, out_hi),
@@ -543,7 +555,7 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
     K: PairKernel<C>,
     S: GroupStore<Lanes = K::Lanes>,
 {
-    let input = in_groups(cols, n);
+    let input = in_groups::<f32x8, C>(cols, n);
     let wide_groups = input.groups / 2;
     let (mut main, rest) = out.split_at(2 * wide_groups);
     let groups: [&[[f32; LANES]]; C] = core::array::from_fn(|c| &input.cols[c][..2 * wide_groups]);
@@ -578,6 +590,6 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
     // (A last wide group may have read padding in place past `n`.)
     let done = 2 * wide_groups * LANES;
     if done < n {
-        run(narrow, cols.map(|c| &c[done..]), n - done, rest);
+        run::<f32x8, C, K, S>(narrow, cols.map(|c| &c[done..]), n - done, rest);
     }
 }

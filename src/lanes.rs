@@ -78,6 +78,8 @@ impl<L: Lane> V3<L> {
 /// have written against the concrete type.
 pub(crate) trait Lane:
     Copy
+    + Send
+    + Sync
     + core::ops::Add<Output = Self>
     + core::ops::Sub<Output = Self>
     + core::ops::Mul<Output = Self>
@@ -88,7 +90,15 @@ pub(crate) trait Lane:
     + core::ops::Not<Output = Self>
 {
     /// The scalar type of a lane (`f32` or `f64`): the reference's [`Real`].
-    type Elem: Real;
+    type Elem: Real + Pod + Send + Sync;
+    /// Number of lanes.
+    const WIDTH: usize;
+    /// The lanes as an array, `[Elem; WIDTH]`: what the driver cuts columns into.
+    type Group: Pod + Send + Sync;
+    /// Lanes from an array.
+    fn from_group(g: Self::Group) -> Self;
+    /// `values` (a multiple of [`Lane::WIDTH`] long) as whole groups.
+    fn groups(values: &[Self::Elem]) -> &[Self::Group];
     /// The same lanes as unsigned integers of the same width (flag bits).
     type Bits: Copy + core::ops::BitAnd<Output = Self::Bits> + core::ops::BitOr<Output = Self::Bits>;
     /// All lanes 0.
@@ -143,12 +153,22 @@ pub(crate) trait Lane:
     fn power_of_two_scale(self) -> (Self, Self);
 }
 
-/// [`Lane`] for a `wide` float type `$f` of scalar `$e` with bits `$u`; the power-of-two
-/// scales come from `$scales`.
+/// [`Lane`] for a `wide` float type `$f` of `$n` lanes of scalar `$e` with bits `$u`; the
+/// power-of-two scales come from `$scales`.
 macro_rules! lane {
-    ($f:ident, $e:ident, $u:ident, $scales:ident $(, $i:ident)?) => {
+    ($f:ident, $e:ident, $n:literal, $u:ident, $scales:ident $(, $i:ident)?) => {
         impl Lane for $f {
             type Elem = $e;
+            const WIDTH: usize = $n;
+            type Group = [$e; $n];
+            #[inline(always)]
+            fn from_group(g: [$e; $n]) -> Self {
+                $f::from(g)
+            }
+            #[inline(always)]
+            fn groups(values: &[$e]) -> &[[$e; $n]] {
+                values.as_chunks::<$n>().0
+            }
             type Bits = $u;
             const ZERO: Self = $f::ZERO;
             const ONE: Self = $f::ONE;
@@ -279,10 +299,10 @@ macro_rules! lane_by_lane_scales {
     };
 }
 
-lane!(f32x8, f32, u32x8, simd_scales, i32x8);
-lane!(f32x16, f32, u32x16, simd_scales, i32x16);
-lane!(f64x4, f64, u64x4, lane_by_lane_scales);
-lane!(f64x8, f64, u64x8, lane_by_lane_scales);
+lane!(f32x8, f32, 8, u32x8, simd_scales, i32x8);
+lane!(f32x16, f32, 16, u32x16, simd_scales, i32x16);
+lane!(f64x4, f64, 4, u64x4, lane_by_lane_scales);
+lane!(f64x8, f64, 8, u64x8, lane_by_lane_scales);
 
 /// Lanes 0-7 and 8-15 of a 16-lane vector (or bits vector) as two 8-lane ones, for the
 /// stores of 8-lane groups.

@@ -118,6 +118,10 @@
 //! | the same over index pairs | [`intersect2_indexed`] | [`intersect2_indexed_into`] | [`par_intersect2_indexed`], [`par_intersect2_indexed_into`] | [`reference::intersect2`] |
 //! | every meeting pair `i < j` of one 2D set ([`CrossHit`]s) | [`crossing_pairs`] | [`crossing_pairs_into`] | [`par_crossing_pairs`], [`par_crossing_pairs_into`] | [`reference::intersect2`] |
 //! | the same, streamed | [`for_each_crossing_pair`] | (the same) | [`par_for_each_crossing_pair`] | [`reference::intersect2`] |
+//! | closest points of `a[i]` and `b[i]` in `f64` ([`Segments64`], [`ClosestBatch64`]) | [`closest_points64`] | [`closest_points64_into`] | [`par_closest_points64`], [`par_closest_points64_into`] | [`reference::closest_points64`], [`reference::closest_points64_with`] |
+//! | one `f64` segment, ray or line against every `b[j]` | [`closest_points64_one_to_many`] | [`closest_points64_one_to_many_into`] | [`par_closest_points64_one_to_many`], [`par_closest_points64_one_to_many_into`] | [`reference::closest_points64_with`] |
+//! | `f64`: every A against every B within a radius ([`Hit64`]s; brute force) | [`pairs_within64`] | [`pairs_within64_into`] | [`par_pairs_within64`], [`par_pairs_within64_into`] | [`reference::closest_points64_with`] |
+//! | `f64`: all pairs `i < j` of one set within a radius (brute force) | [`self_pairs_within64`] | [`self_pairs_within64_into`] | [`par_self_pairs_within64`], [`par_self_pairs_within64_into`] | [`reference::closest_points64_with`] |
 //!
 //! The streaming forms and the index's methods take their sink or options directly and
 //! return a `Result` (they have no separate `_into` form: the sink is the output).
@@ -253,6 +257,31 @@
 //! intersect2_indexed_into(&a2, &b2, &[(0, 0)], &mut crossings)?;
 //! assert_eq!((&par_intersect2_indexed(&a2, &b2, &[(0, 0)]), &crossings), (&ii, &i2));
 //! par_intersect2_indexed_into(&a2, &b2, &[(0, 0)], &mut crossings)?;
+//! // f64
+//! let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
+//! let a64: Segments64 = a.iter().map(wide).collect();
+//! let b64: Segments64 = b.iter().map(wide).collect();
+//! let mut out64 = ClosestBatch64::new();
+//! let c64 = closest_points64(&a64, &b64);
+//! closest_points64_into(&a64, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! assert_eq!((&par_closest_points64(&a64, &b64), &out64), (&c64, &c64));
+//! par_closest_points64_into(&a64, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! let (x, y) = (a64.get(3).unwrap(), b64.get(3).unwrap());
+//! assert_eq!(c64.get(3), Some(reference::closest_points64(&x, &y)));
+//! let m64 = closest_points64_one_to_many(&x, &b64);
+//! closest_points64_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! assert_eq!((&par_closest_points64_one_to_many(&x, &b64), &out64), (&m64, &m64));
+//! par_closest_points64_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! let mut hits64 = Vec::new();
+//! let p64 = pairs_within64(&a64, &b64, 1.0);
+//! pairs_within64_into(&a64, &b64, 1.0, &opts, &mut hits64)?;
+//! assert_eq!((&par_pairs_within64(&a64, &b64, 1.0), &hits64), (&p64, &p64));
+//! par_pairs_within64_into(&a64, &b64, 1.0, &opts, &mut hits64)?;
+//! let keep = SharedEndpoints::Keep;
+//! let q64 = self_pairs_within64(&a64, 1.0, keep);
+//! self_pairs_within64_into(&a64, 1.0, keep, &opts, &mut hits64)?;
+//! assert_eq!((&par_self_pairs_within64(&a64, 1.0, keep), &hits64), (&q64, &q64));
+//! par_self_pairs_within64_into(&a64, 1.0, keep, &opts, &mut hits64)?;
 //! # Ok::<(), segbatch::Error>(())
 //! ```
 //!
@@ -306,7 +335,7 @@ mod seg2d;
 mod segment;
 mod simd;
 
-pub use batch::{Error, LANES, Segments, SegmentsView, padded_len};
+pub use batch::{Error, LANES, Segments, Segments64, Segments64View, SegmentsView, padded_len};
 pub use batch::{Record, Soa, SoaView};
 pub use driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
 pub use interop::rows;
@@ -321,13 +350,19 @@ pub use query::{
     pairs_within_into, self_pairs_within, self_pairs_within_into,
 };
 pub use query::{
+    ClosestBatch64, Width, closest_points_width_into, closest_points64, closest_points64_into,
+    closest_points64_one_to_many, closest_points64_one_to_many_into,
+};
+pub use query::{
     ClosestSlices, closest_points_rows, closest_points_rows_into, closest_points_rows_to_slices,
     closest_points_to_slices,
 };
 pub use query::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
 pub use query::{FirstHit, SegmentIndex};
+pub use query::{
+    Hit64, pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
+};
 pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
-pub use query::{Width, closest_points_width_into};
 #[cfg(feature = "rayon")]
 pub use query::{
     par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
@@ -346,9 +381,19 @@ pub use query::{
     par_closest_points_to_slices,
 };
 #[cfg(feature = "rayon")]
+pub use query::{
+    par_closest_points64, par_closest_points64_into, par_closest_points64_one_to_many,
+    par_closest_points64_one_to_many_into,
+};
+#[cfg(feature = "rayon")]
 pub use query::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
 #[cfg(feature = "rayon")]
 pub use query::{par_for_each_pair_within, par_for_each_self_pair_within};
+#[cfg(feature = "rayon")]
+pub use query::{
+    par_pairs_within64, par_pairs_within64_into, par_self_pairs_within64,
+    par_self_pairs_within64_into,
+};
 pub use seg2d::{
     Crossing, Intersection2, Intersections2, Segment2, Segments2, Segments2View, intersect2,
     intersect2_indexed, intersect2_indexed_into, intersect2_into,
@@ -360,7 +405,7 @@ pub use seg2d::{
 pub use segment::{
     Closest, Closest64, Extent, Flags, Options, ParseExtentError, Segment, Segment64, Tolerance,
 };
-pub use simd::{SIMD_LANES, SIMD_LEVEL, cpu_simd_level, simd_upgrade};
+pub use simd::{SIMD_LANES, SIMD_LANES64, SIMD_LEVEL, cpu_simd_level, simd_upgrade};
 
 /// The README's examples, compiled and run as doctests so they cannot go stale.
 #[cfg(doctest)]

@@ -35,6 +35,16 @@ pub const SIMD_LEVEL: &str = if cfg!(all(target_feature = "avx512f", target_feat
 /// ([`Width::BUILD`](crate::Width::BUILD)).
 pub const SIMD_LANES: usize = crate::Width::BUILD.lanes();
 
+/// Pairs per vector in the `f64` closest-points kernel of this build
+/// ([`closest_points64`](crate::closest_points64) and the other `f64` queries): 8 with
+/// `avx512f` (`wide::f64x8`, one 512-bit register), else 4 (`wide::f64x4`). Always half of
+/// [`SIMD_LANES`]: a register holds half as many `f64`.
+///
+/// ```
+/// assert_eq!(2 * segbatch::SIMD_LANES64, segbatch::SIMD_LANES);
+/// ```
+pub const SIMD_LANES64: usize = <crate::query::F64Lanes as crate::lanes::Lane>::WIDTH;
+
 /// The best level (in the terms of [`SIMD_LEVEL`]) the running CPU supports, detected at
 /// run time. On targets without run-time detection this is [`SIMD_LEVEL`].
 #[must_use]

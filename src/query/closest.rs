@@ -1,18 +1,25 @@
-//! Closest points of pairs of sides: `a[i]` against `b[i]`, or one side against a batch.
+//! Closest points of pairs of sides: `a[i]` against `b[i]`, or one side against a batch,
+//! in `f32` and (`…64`) in `f64`.
 //!
 //! The lane math is the kernel's ([`crate::kernel`]); this file only says which input
 //! columns make a pair (twelve: A's six then B's six; or B's six against one broadcast A),
 //! which output columns the caller asked for ([`Outputs`]), and hands both to the driver.
 //! The store is specialised per output selection (const generics), so each selection's
-//! loop stores straight-line code with no test per column.
+//! loop stores straight-line code with no test per column. The `f64` queries are the same
+//! kernel and driver instantiated for [`F64Lanes`], storing into a [`ClosestBatch64`].
 
-use crate::batch::{Error, SegmentsView, check_len};
+use crate::batch::{Error, Record, Segments64View, SegmentsView, SoaView, check_len};
 use crate::columns::{GroupStore, result_batch, split_groups};
 use crate::driver::{self, Input, PairKernel, PairKernel16};
 use crate::forms::query_forms;
 use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
 use crate::lanes::{Lane, V3, bytes8};
-use crate::segment::{Closest, Flags, Options, Segment};
+use crate::segment::{Closest, Closest64, Flags, Options, Segment, Segment64};
+use bytemuck::Pod;
+#[cfg(not(target_feature = "avx512f"))]
+use wide::f64x4;
+#[cfg(target_feature = "avx512f")]
+use wide::f64x8;
 use wide::{f32x8, f32x16};
 
 /// Which result columns to compute and store.
@@ -107,82 +114,102 @@ impl ClosestBatch {
     }
 }
 
-/// The selected columns of a [`ClosestBatch`]: the others are empty and never touched.
-struct Selected<'a, const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(ClosestOut<'a>);
+/// Defines `$name`, the selected columns of a `$out` (the others are empty and never
+/// touched) as the [`GroupStore`] of `Lanes<$lane>`; `$flags` turns the lanes' flag bits
+/// into a group of [`Flags`]. Written once for [`ClosestBatch`] and [`ClosestBatch64`].
+macro_rules! selected_store {
+    ($name:ident, $out:ident, $lane:ty, $flags:expr) => {
+        /// The selected columns of a result batch: the others are empty and never touched.
+        struct $name<'a, const PARAMS: bool, const POINTS: bool, const FLAGS: bool>($out<'a>);
 
-impl<const PARAMS: bool, const POINTS: bool, const FLAGS: bool> GroupStore
-    for Selected<'_, PARAMS, POINTS, FLAGS>
-{
-    type Lanes = Lanes;
+        impl<const PARAMS: bool, const POINTS: bool, const FLAGS: bool> GroupStore
+            for $name<'_, PARAMS, POINTS, FLAGS>
+        {
+            type Lanes = Lanes<$lane>;
 
-    #[inline(always)]
-    fn store(&mut self, g: usize, lanes: &Lanes) {
-        let out = &mut self.0;
-        out.dist2[g] = lanes.dist2.to_array();
-        if PARAMS {
-            out.s[g] = lanes.s.to_array();
-            out.t[g] = lanes.t.to_array();
-        }
-        if POINTS {
-            let (pa, pb) = (lanes.point_a.to_array(), lanes.point_b.to_array());
-            for k in 0..3 {
-                out.point_a[k][g] = pa[k].to_array();
-                out.point_b[k][g] = pb[k].to_array();
+            #[inline(always)]
+            fn store(&mut self, g: usize, lanes: &Lanes<$lane>) {
+                let out = &mut self.0;
+                out.dist2[g] = lanes.dist2.to_array();
+                if PARAMS {
+                    out.s[g] = lanes.s.to_array();
+                    out.t[g] = lanes.t.to_array();
+                }
+                if POINTS {
+                    let (pa, pb) = (lanes.point_a.to_array(), lanes.point_b.to_array());
+                    for k in 0..3 {
+                        out.point_a[k][g] = pa[k].to_array();
+                        out.point_b[k][g] = pb[k].to_array();
+                    }
+                }
+                if FLAGS {
+                    out.flags[g] = $flags(lanes.flags);
+                }
+            }
+
+            #[inline(always)]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                let $out {
+                    s,
+                    t,
+                    dist2,
+                    flags,
+                    point_a,
+                    point_b,
+                } = self.0;
+                let (s, t) = (pick(s, mid, PARAMS), pick(t, mid, PARAMS));
+                let dist2 = split_groups(dist2, mid);
+                let flags = pick(flags, mid, FLAGS);
+                let [pax, pay, paz] = point_a.map(|c| pick(c, mid, POINTS));
+                let [pbx, pby, pbz] = point_b.map(|c| pick(c, mid, POINTS));
+                (
+                    $name($out {
+                        s: s.0,
+                        t: t.0,
+                        dist2: dist2.0,
+                        flags: flags.0,
+                        point_a: [pax.0, pay.0, paz.0],
+                        point_b: [pbx.0, pby.0, pbz.0],
+                    }),
+                    $name($out {
+                        s: s.1,
+                        t: t.1,
+                        dist2: dist2.1,
+                        flags: flags.1,
+                        point_a: [pax.1, pay.1, paz.1],
+                        point_b: [pbx.1, pby.1, pbz.1],
+                    }),
+                )
             }
         }
-        if FLAGS {
-            // Only the four flag bits are ever set.
-            out.flags[g] = bytes8(lanes.flags, Flags::from_bits_truncate);
-        }
-    }
+    };
+}
 
-    #[inline(always)]
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        let ClosestOut {
-            s,
-            t,
-            dist2,
-            flags,
-            point_a,
-            point_b,
-        } = self.0;
-        /// The column split when selected; an unselected column is empty.
-        fn pick<T>(
-            col: &mut [[T; crate::LANES]],
-            mid: usize,
-            on: bool,
-        ) -> (&mut [[T; crate::LANES]], &mut [[T; crate::LANES]]) {
-            if on {
-                split_groups(col, mid)
-            } else {
-                (&mut [], &mut [])
-            }
-        }
-        let (s, t) = (pick(s, mid, PARAMS), pick(t, mid, PARAMS));
-        let dist2 = split_groups(dist2, mid);
-        let flags = pick(flags, mid, FLAGS);
-        let [pax, pay, paz] = point_a.map(|c| pick(c, mid, POINTS));
-        let [pbx, pby, pbz] = point_b.map(|c| pick(c, mid, POINTS));
-        (
-            Selected(ClosestOut {
-                s: s.0,
-                t: t.0,
-                dist2: dist2.0,
-                flags: flags.0,
-                point_a: [pax.0, pay.0, paz.0],
-                point_b: [pbx.0, pby.0, pbz.0],
-            }),
-            Selected(ClosestOut {
-                s: s.1,
-                t: t.1,
-                dist2: dist2.1,
-                flags: flags.1,
-                point_a: [pax.1, pay.1, paz.1],
-                point_b: [pbx.1, pby.1, pbz.1],
-            }),
-        )
+/// The column split after `mid` groups when selected; an unselected column is empty.
+#[inline(always)]
+fn pick<T, const W: usize>(
+    col: &mut [[T; W]],
+    mid: usize,
+    on: bool,
+) -> (&mut [[T; W]], &mut [[T; W]]) {
+    if on {
+        split_groups(col, mid)
+    } else {
+        (&mut [], &mut [])
     }
 }
+
+// Only the four flag bits are ever set.
+selected_store!(Selected, ClosestOut, f32x8, |bits| bytes8(
+    bits,
+    Flags::from_bits_truncate
+));
+selected_store!(
+    Selected64,
+    ClosestOut64,
+    F64Lanes,
+    |bits: <F64Lanes as Lane>::Bits| bits.to_array().map(|b| Flags::from_bits_truncate(b as u8))
+);
 
 /// Four points from twelve lane vectors (`a0 a1 b0 b1`, x y z each).
 #[inline(always)]
@@ -191,26 +218,26 @@ fn points<L: Lane>(c: &[L; 12]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
     (v(0), v(3), v(6), v(9))
 }
 
-/// `a[i]` against `b[i]`: twelve input columns.
-pub(super) struct Pairwise {
-    pub(super) splat: Splat,
+/// `a[i]` against `b[i]`: twelve input columns, any lane type.
+pub(super) struct Pairwise<L: Lane = f32x8> {
+    pub(super) splat: Splat<L>,
 }
 
-impl PairKernel<12> for Pairwise {
-    type Lanes = Lanes;
+impl<L: Lane> PairKernel<12, L> for Pairwise<L> {
+    type Lanes = Lanes<L>;
     #[inline(always)]
-    fn general(&self, load: impl Fn() -> [f32x8; 12]) -> Option<Lanes> {
+    fn general(&self, load: impl Fn() -> [L; 12]) -> Option<Lanes<L>> {
         let (a0, a1, b0, b1) = points(&load());
         closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
     }
     const SPECIAL: bool = true;
     #[inline(always)]
-    fn special(&self, load: impl Fn() -> [f32x8; 12]) -> Option<Lanes> {
+    fn special(&self, load: impl Fn() -> [L; 12]) -> Option<Lanes<L>> {
         let (a0, a1, b0, b1) = points(&load());
         closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
     }
     #[inline(always)]
-    fn masked(&self, x: [f32x8; 12]) -> Lanes {
+    fn masked(&self, x: [L; 12]) -> Lanes<L> {
         let (a0, a1, b0, b1) = points(&x);
         closest8_masked(a0, a1, b0, b1, &self.splat)
     }
@@ -241,48 +268,49 @@ impl PairKernel16<12> for Pairwise16 {
     }
 }
 
-/// One side A, broadcast to every lane, against `many[j]`: six input columns.
-struct OneToMany {
-    a0: V3,
-    a1: V3,
-    splat: Splat,
+/// One side A, broadcast to every lane, against `many[j]`: six input columns, any lane
+/// type.
+struct OneToMany<L: Lane = f32x8> {
+    a0: V3<L>,
+    a1: V3<L>,
+    splat: Splat<L>,
 }
 
-impl PairKernel<6> for OneToMany {
-    type Lanes = Lanes;
+impl<L: Lane> PairKernel<6, L> for OneToMany<L> {
+    type Lanes = Lanes<L>;
     #[inline(always)]
-    fn general(&self, load: impl Fn() -> [f32x8; 6]) -> Option<Lanes> {
+    fn general(&self, load: impl Fn() -> [L; 6]) -> Option<Lanes<L>> {
         let x = load();
         let (b0, b1) = (V3::at_column(&x, 0), V3::at_column(&x, 3));
         closest8_general::<_, false>(self.a0, self.a1, b0, b1, &self.splat)
     }
     const SPECIAL: bool = true;
     #[inline(always)]
-    fn special(&self, load: impl Fn() -> [f32x8; 6]) -> Option<Lanes> {
+    fn special(&self, load: impl Fn() -> [L; 6]) -> Option<Lanes<L>> {
         let x = load();
         let (b0, b1) = (V3::at_column(&x, 0), V3::at_column(&x, 3));
         closest8_general::<_, true>(self.a0, self.a1, b0, b1, &self.splat)
     }
     #[inline(always)]
-    fn masked(&self, x: [f32x8; 6]) -> Lanes {
+    fn masked(&self, x: [L; 6]) -> Lanes<L> {
         let (b0, b1) = (V3::at_column(&x, 0), V3::at_column(&x, 3));
         closest8_masked(self.a0, self.a1, b0, b1, &self.splat)
     }
 }
 
-/// Calls `$go!(Selected::<PARAMS, POINTS, FLAGS>(columns))` with the store specialised
-/// for `outputs`.
+/// Calls `$go!($store::<PARAMS, POINTS, FLAGS>(columns))` with the store specialised
+/// for `outputs` (`$store` is [`Selected`] or [`Selected64`]).
 macro_rules! with_store {
-    ($outputs:expr, $columns:expr, $go:ident) => {
+    ($store:ident, $outputs:expr, $columns:expr, $go:ident) => {
         match ($outputs.params, $outputs.points, $outputs.flags) {
-            (false, false, false) => $go!(Selected::<false, false, false>($columns)),
-            (false, false, true) => $go!(Selected::<false, false, true>($columns)),
-            (false, true, false) => $go!(Selected::<false, true, false>($columns)),
-            (false, true, true) => $go!(Selected::<false, true, true>($columns)),
-            (true, false, false) => $go!(Selected::<true, false, false>($columns)),
-            (true, false, true) => $go!(Selected::<true, false, true>($columns)),
-            (true, true, false) => $go!(Selected::<true, true, false>($columns)),
-            (true, true, true) => $go!(Selected::<true, true, true>($columns)),
+            (false, false, false) => $go!($store::<false, false, false>($columns)),
+            (false, false, true) => $go!($store::<false, false, true>($columns)),
+            (false, true, false) => $go!($store::<false, true, false>($columns)),
+            (false, true, true) => $go!($store::<false, true, true>($columns)),
+            (true, false, false) => $go!($store::<true, false, false>($columns)),
+            (true, false, true) => $go!($store::<true, false, true>($columns)),
+            (true, true, false) => $go!($store::<true, true, false>($columns)),
+            (true, true, true) => $go!($store::<true, true, true>($columns)),
         }
     };
 }
@@ -302,7 +330,7 @@ pub(super) fn drive<const C: usize, K: PairKernel<C, Lanes = Lanes>>(
     macro_rules! go {
         ($store:expr) => {{ driver::run_on(parallel, kernel, input, n, $store) }};
     }
-    with_store!(outputs, columns, go);
+    with_store!(Selected, outputs, columns, go);
 }
 
 /// The lane width of the closest-points kernel: how many pairs one vector holds.
@@ -383,15 +411,16 @@ pub fn closest_points_width_into<'a, 'b>(
     macro_rules! go {
         ($store:expr) => {{ driver::run_x16(&wide, &narrow, cols, n, $store) }};
     }
-    with_store!(outputs, columns, go);
+    with_store!(Selected, outputs, columns, go);
     Ok(())
 }
 
-/// The twelve input columns of `a[i]`, `b[i]` (A's six, then B's), after the length check.
-pub(super) fn pair_columns<'v>(
-    a: &SegmentsView<'v>,
-    b: &SegmentsView<'v>,
-) -> Result<[&'v [f32]; 12], Error> {
+/// The twelve input columns of `a[i]`, `b[i]` (A's six, then B's), after the length check
+/// (`f32` or `f64` batches).
+pub(super) fn pair_columns<'v, T: Record<6, E>, E: Pod>(
+    a: &SoaView<'v, T, 6, E>,
+    b: &SoaView<'v, T, 6, E>,
+) -> Result<[&'v [E]; 12], Error> {
     check_len("batches a and b", a.len(), b.len())?;
     let (a, b) = (a.raw_columns(), b.raw_columns());
     Ok(core::array::from_fn(
@@ -523,6 +552,208 @@ query_forms! {
     /// let mut out = ClosestBatch::new();
     /// let options = Options::new(Extent::Ray, Extent::Segment);
     /// closest_points_one_to_many_into(&ray, &walls, &options, Outputs::DISTANCE, &mut out)?;
+    /// assert_eq!(out.dist2(), &[0.0, 25.0]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    into;
+}
+
+/// The lane type of the `f64` queries, chosen by the build: `wide::f64x8` (one AVX-512
+/// register) when the build has `avx512f`, else `wide::f64x4` (one AVX2 register, or two
+/// SSE2 halves; an `f64x8` there is two `f64x4` with twice the register pressure).
+#[cfg(target_feature = "avx512f")]
+pub(crate) type F64Lanes = f64x8;
+/// The lane type of the `f64` queries, chosen by the build: `wide::f64x8` (one AVX-512
+/// register) when the build has `avx512f`, else `wide::f64x4` (one AVX2 register, or two
+/// SSE2 halves; an `f64x8` there is two `f64x4` with twice the register pressure).
+#[cfg(not(target_feature = "avx512f"))]
+pub(crate) type F64Lanes = f64x4;
+
+/// Pairs per `f64` kernel group: 8 or 4, [`SIMD_LANES64`](crate::SIMD_LANES64) (the
+/// columns are still padded to [`LANES`](crate::LANES)).
+const W64: usize = crate::SIMD_LANES64;
+
+result_batch! {
+    /// Closest points for a batch of `f64` pairs, stored as columns: [`ClosestBatch`]'s
+    /// `f64` twin (the same accessors, [`Closest64`] items), filled by
+    /// [`closest_points64_into`].
+    ///
+    /// Reuse one across calls: its buffers grow to the largest batch seen and are never
+    /// shrunk. Columns that were not selected ([`Outputs`]) are empty.
+    pub struct ClosestBatch64(Closest64) stored as ClosestOut64 in groups of (W64) {
+        columns {
+            /// Parameters along A, exactly `len()` values (empty without [`Outputs::params`]).
+            s: f64,
+            /// Parameters along B, exactly `len()` values (empty without [`Outputs::params`]).
+            t: f64,
+            /// Squared distances, exactly `len()` values.
+            dist2: f64,
+            /// Per-pair flags, exactly `len()` values (empty without [`Outputs::flags`]).
+            flags: Flags,
+        }
+        points(f64) {
+            /// Closest points on A as `[x, y, z]` columns (empty without [`Outputs::points`]).
+            point_a: 3,
+            /// Closest points on B as `[x, y, z]` columns (empty without [`Outputs::points`]).
+            point_b: 3,
+        }
+    }
+}
+
+impl ClosestBatch64 {
+    /// The distances `sqrt(dist2)`, computed on demand.
+    pub fn distances(&self) -> impl ExactSizeIterator<Item = f64> + '_ {
+        self.dist2().iter().map(|d| d.sqrt())
+    }
+}
+
+/// [`drive`] for the `f64` queries: sizes `out` for `n` pairs and runs `kernel` (over
+/// [`F64Lanes`]) through the driver with the store specialised for `outputs`.
+fn drive64<const C: usize, K: PairKernel<C, F64Lanes, Lanes = Lanes<F64Lanes>>>(
+    kernel: &K,
+    input: impl Input<C, F64Lanes>,
+    n: usize,
+    outputs: Outputs,
+    parallel: bool,
+    out: &mut ClosestBatch64,
+) {
+    out.reset(n, |name| outputs.keeps(name));
+    let columns = out.out();
+    macro_rules! go {
+        ($store:expr) => {{ driver::run_on(parallel, kernel, input, n, $store) }};
+    }
+    with_store!(Selected64, outputs, columns, go);
+}
+
+fn closest_pairs64<'a, 'b>(
+    a: impl Into<Segments64View<'a>>,
+    b: impl Into<Segments64View<'b>>,
+    options: &Options,
+    outputs: Outputs,
+    parallel: bool,
+    out: &mut ClosestBatch64,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    let cols = pair_columns(&a, &b)?;
+    let kernel = Pairwise::<F64Lanes> {
+        splat: Splat::new(&options.params64()),
+    };
+    drive64(&kernel, cols, a.len(), outputs, parallel, out);
+    Ok(())
+}
+
+query_forms! {
+    /// Closest points of `a[i]` and `b[i]` for every `i` in `f64`: [`closest_points`]'s
+    /// twin for [`Segments64`](crate::Segments64), segment against segment, default
+    /// tolerance (in `f64`: `2·f64::EPSILON`-relative lengths and sines),
+    /// every output column. Pair `i` is exactly
+    /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)`(&a[i], &b[i], options)`,
+    /// bit for bit.
+    ///
+    /// The kernel runs `f64x8` lanes when the build has `avx512f`, `f64x4` otherwise.
+    /// Accepts `&Segments64` or any [`Segments64View`](crate::Segments64View).
+    ///
+    /// ```
+    /// use segbatch::{closest_points64, Segment64, Segments64};
+    /// // Two ECEF-sized paths crossing 1 mm apart: f32 would round them together.
+    /// let o = 6_378_137.0;
+    /// let a = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0])]);
+    /// let b = Segments64::from(&[Segment64::new([o + 1.0, -1.0, 1e-3], [o + 1.0, 1.0, 1e-3])]);
+    /// let out = closest_points64(&a, &b);
+    /// assert_eq!((out.s()[0], out.t()[0]), (0.5, 0.5));
+    /// assert_eq!(out.dist2()[0], 1e-3 * 1e-3);
+    /// ```
+    pub fn closest_points64 / closest_points64_into / par_closest_points64 / par_closest_points64_into
+        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>)
+        with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
+        -> ClosestBatch64 = closest_pairs64;
+    /// The general form of [`closest_points64`] ([`closest_points_into`]'s `f64` twin):
+    /// extents and tolerance from `options` (applied in `f64`, the default as
+    /// `2·f64::EPSILON`), only the `outputs` columns stored, results written into `out` (its
+    /// buffers reused).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
+    /// unchanged).
+    ///
+    /// ```
+    /// use segbatch::{closest_points64_into, ClosestBatch64, Extent, Options, Outputs, Segment64, Segments64};
+    /// let rays = Segments64::from(&[Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
+    /// let walls = Segments64::from(&[Segment64::new([5.0, -1.0, 2.0], [5.0, 1.0, 2.0])]);
+    /// let mut out = ClosestBatch64::new();
+    /// let options = Options::new(Extent::Ray, Extent::Segment);
+    /// closest_points64_into(&rays, &walls, &options, Outputs::DISTANCE, &mut out)?;
+    /// assert_eq!(out.dist2(), &[4.0]);
+    /// assert!(out.s().is_empty());
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    into;
+}
+
+pub(super) fn one_to_many64<'b>(
+    one: &Segment64,
+    many: impl Into<Segments64View<'b>>,
+    options: &Options,
+    outputs: Outputs,
+    parallel: bool,
+    out: &mut ClosestBatch64,
+) -> Result<(), Error> {
+    let many = many.into();
+    let kernel = OneToMany::<F64Lanes> {
+        a0: V3::splat(one.p0),
+        a1: V3::splat(one.p1),
+        splat: Splat::new(&options.params64()),
+    };
+    drive64(
+        &kernel,
+        many.raw_columns(),
+        many.len(),
+        outputs,
+        parallel,
+        out,
+    );
+    Ok(())
+}
+
+query_forms! {
+    /// Closest points of `one` (side A) and every segment of `many` (side B) in `f64`:
+    /// [`closest_points_one_to_many`]'s twin, segment against segment, default tolerance,
+    /// every output column. Result `j` is exactly
+    /// `reference::closest_points64_with(one, &many[j], options)`, bit for bit.
+    ///
+    /// ```
+    /// use segbatch::{closest_points64_one_to_many, Segment64, Segments64};
+    /// let o = 1.0e9; // far from the origin, where f32 keeps no fraction
+    /// let step = Segment64::new([o, 0.0, 0.0], [o + 4.0, 0.0, 0.0]);
+    /// let walls = Segments64::from(&[
+    ///     Segment64::new([o + 2.0, 0.25, 0.0], [o + 2.0, 3.0, 0.0]), // beside the step
+    ///     Segment64::new([o + 9.0, 0.0, 0.0], [o + 9.0, 1.0, 0.0]),  // beyond its end
+    /// ]);
+    /// let out = closest_points64_one_to_many(&step, &walls);
+    /// assert_eq!(out.dist2(), &[0.0625, 25.0]);
+    /// assert_eq!(out.s(), &[0.5, 1.0]);
+    /// ```
+    pub fn closest_points64_one_to_many / closest_points64_one_to_many_into
+        / par_closest_points64_one_to_many / par_closest_points64_one_to_many_into
+        <'b>(one: &Segment64, many: impl Into<Segments64View<'b>>)
+        with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
+        -> ClosestBatch64 = one_to_many64;
+    /// The general form of [`closest_points64_one_to_many`]: options, output selection,
+    /// reused buffers.
+    ///
+    /// # Errors
+    /// None today (every input is valid); `Result` keeps the shape of every `_into` call.
+    ///
+    /// ```
+    /// use segbatch::{closest_points64_one_to_many_into, ClosestBatch64, Extent, Options, Outputs, Segment64, Segments64};
+    /// let ray = Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+    /// let walls = Segments64::from(&[
+    ///     Segment64::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]),
+    ///     Segment64::new([-5.0, -1.0, 0.0], [-5.0, 1.0, 0.0]),
+    /// ]);
+    /// let mut out = ClosestBatch64::new();
+    /// let options = Options::new(Extent::Ray, Extent::Segment);
+    /// closest_points64_one_to_many_into(&ray, &walls, &options, Outputs::DISTANCE, &mut out)?;
     /// assert_eq!(out.dist2(), &[0.0, 25.0]);
     /// # Ok::<(), segbatch::Error>(())
     /// ```

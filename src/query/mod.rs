@@ -56,18 +56,23 @@ mod many;
 mod rows;
 mod self_pairs;
 mod sets;
+mod within64;
 
 pub use capsule::{PairMask, Radii, capsules_touch, capsules_touch_into};
 #[cfg(feature = "rayon")]
 pub use capsule::{par_capsules_touch, par_capsules_touch_into};
+pub(crate) use closest::F64Lanes;
 pub use closest::{
-    ClosestBatch, Outputs, Width, closest_points, closest_points_into, closest_points_one_to_many,
-    closest_points_one_to_many_into, closest_points_width_into,
+    ClosestBatch, ClosestBatch64, Outputs, Width, closest_points, closest_points_into,
+    closest_points_one_to_many, closest_points_one_to_many_into, closest_points_width_into,
+    closest_points64, closest_points64_into, closest_points64_one_to_many,
+    closest_points64_one_to_many_into,
 };
 #[cfg(feature = "rayon")]
 pub use closest::{
     par_closest_points, par_closest_points_into, par_closest_points_one_to_many,
-    par_closest_points_one_to_many_into,
+    par_closest_points_one_to_many_into, par_closest_points64, par_closest_points64_into,
+    par_closest_points64_one_to_many, par_closest_points64_one_to_many_into,
 };
 pub use crossings::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
 #[cfg(feature = "rayon")]
@@ -101,6 +106,14 @@ pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
 pub use sets::{PairHit, for_each_pair_within, for_each_self_pair_within};
 #[cfg(feature = "rayon")]
 pub use sets::{par_for_each_pair_within, par_for_each_self_pair_within};
+pub use within64::{
+    Hit64, pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
+};
+#[cfg(feature = "rayon")]
+pub use within64::{
+    par_pairs_within64, par_pairs_within64_into, par_self_pairs_within64,
+    par_self_pairs_within64_into,
+};
 
 /// Rows of A per tile of the `N × M` queries (and per parallel task along A).
 pub const TILE_A: usize = 64;

@@ -8,7 +8,8 @@
 //!   predicates.
 //! - [`pairs`]: the adversarial 3D generators, one function per hard-case class
 //!   ([`pairs::CLASSES`]); [`motion`]: moving pairs, 2D pairs and the closest-approach
-//!   oracle.
+//!   oracle. [`pairs64`]: the hard classes in `f64` (angles to 1e-15 rad, offsets of
+//!   1e12, scales of 1e±200, non-finite).
 //! - [`brute`]: brute force over the scalar reference, and bitwise comparisons of hit lists.
 //! - [`sets`]: whole sets for the set queries (hair, clustered, degenerate, walls and rays).
 //! - `strategy` (feature `proptest`): every generator as a proptest strategy.
@@ -26,6 +27,7 @@ pub mod motion;
 pub mod oracle;
 pub mod oracle2d;
 pub mod pairs;
+pub mod pairs64;
 mod rng;
 pub mod sets;
 #[cfg(feature = "proptest")]
