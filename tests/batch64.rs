@@ -19,7 +19,8 @@ use segbatch::{
     self_pairs_within64_into,
 };
 use segbatch_testkit::Rng;
-use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general};
+use segbatch_testkit::pairs::{navigation, stress_mix};
+use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general, widen};
 
 const EXTENTS: [Extent; 3] = [Extent::Segment, Extent::Ray, Extent::Line];
 
@@ -82,6 +83,31 @@ fn every_class_in_every_lane_for_every_extent() {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The driver's special path (`driver`, "Adaptive paths"), which takes over after a block
+/// of 32 groups in which more than four missed the lean path: every class in every lane of
+/// a group amid long runs of the bench's stress mix and navigation rays (widened exactly
+/// to `f64`), between runs of ordinary pairs so the driver switches back and forth.
+#[test]
+fn the_special_path_matches_the_reference() {
+    let mut rng = Rng::new(0xf64_5bec);
+    let widen = |(a, b): segbatch_testkit::Pair| (widen(&a), widen(&b));
+    let mut pairs: Vec<Pair64> = Vec::new();
+    for (k, class) in CLASSES64.iter().enumerate() {
+        for lane in 0..8 {
+            pairs.extend((0..8 * 40).map(|_| general(&mut rng)));
+            let special = [stress_mix, navigation][(k + lane) % 2];
+            pairs.extend((0..8 * 40 + lane).map(|_| widen(special(&mut rng))));
+            pairs.push((class.pair)(&mut rng));
+            pairs.extend((0..8 * 8).map(|_| widen(stress_mix(&mut rng))));
+        }
+    }
+    for extent_a in EXTENTS {
+        for extent_b in EXTENTS {
+            check_pairs(&pairs, &Options::new(extent_a, extent_b));
         }
     }
 }
