@@ -1,6 +1,11 @@
-//! The pair-kernel driver: the one place that cuts inputs into groups of [`LANES`] pairs,
-//! pads tails, chooses between a kernel's common-case and masked paths, stores results and
+//! The pair-kernel driver: the one place that cuts inputs into groups of pairs, pads
+//! tails, chooses between a kernel's common-case and masked paths, stores results and
 //! splits work across threads.
+//!
+//! It is generic over the lane type (`L: Lane`, `f32x8` by default): a group is one `L`
+//! per input column, `L::WIDTH` pairs (8 for `f32x8`, 4 or 8 for the `f64` queries'
+//! `f64x4`/`f64x8`), cut from `f32` or `f64` columns alike. Every batch is padded to
+//! [`LANES`] = 8, a multiple of every width, so whole groups read in place for all of them.
 //!
 //! A query supplies only its lane math, as a [`PairKernel`]: a `general` path that returns
 //! `None` unless every lane of the group is the common case, and a `masked` path that

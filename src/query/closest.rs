@@ -651,7 +651,7 @@ query_forms! {
     /// bit for bit.
     ///
     /// The kernel runs `f64x8` lanes when the build has `avx512f`, `f64x4` otherwise.
-    /// Accepts `&Segments64` or any [`Segments64View`](crate::Segments64View).
+    /// Accepts `&Segments64` or any [`Segments64View`].
     ///
     /// ```
     /// use segbatch::{closest_points64, Segment64, Segments64};
