@@ -104,30 +104,54 @@ pub fn same_result(x: &Closest, y: &Closest) -> bool {
 
 /// Fuzz target (a): the kernel against the scalar reference on arbitrary bit patterns
 /// (and arbitrary tolerances): the same bits in every output (on x86_64, where the two are
-/// bit-for-bit twins; elsewhere the same flags), and no panic.
+/// bit-for-bit twins; elsewhere the same flags), and no panic; the pairs as one batch, and
+/// tiled to [`TILED_PAIRS`] so the driver's special path runs too.
 ///
 /// # Errors
 /// A description of the first pair that differs.
 pub fn kernel_vs_reference(data: &[u8]) -> Result<(), String> {
     let (options, pairs) = decode(data);
-    let got = kernel(&options, &pairs);
-    for (i, ((a, b), k)) in pairs.iter().zip(got.iter()).enumerate() {
-        let r = reference::closest_points_with(a, b, &options);
-        let ok = if cfg!(target_arch = "x86_64") {
-            same_result(&k, &r)
-        } else {
-            k.flags == r.flags
-        };
-        if !ok {
-            return Err(format!(
-                "pair {i} of {}: kernel differs from reference\n options {options:?}\n a = {a:?}\n \
-                 b = {b:?}\n reference {r:?}\n kernel    {k:?}",
-                pairs.len()
-            ));
+    let want: Vec<Closest> = pairs
+        .iter()
+        .map(|(a, b)| reference::closest_points_with(a, b, &options))
+        .collect();
+    let check = |got: &ClosestBatch, what: &str| -> Result<(), String> {
+        for (i, k) in got.iter().enumerate() {
+            let (r, (a, b)) = (&want[i % pairs.len()], &pairs[i % pairs.len()]);
+            let ok = if cfg!(target_arch = "x86_64") {
+                same_result(&k, r)
+            } else {
+                k.flags == r.flags
+            };
+            if !ok {
+                return Err(format!(
+                    "pair {i} of {} ({what}): kernel differs from reference\n options {options:?}\n \
+                     a = {a:?}\n b = {b:?}\n reference {r:?}\n kernel    {k:?}",
+                    got.len()
+                ));
+            }
         }
+        Ok(())
+    };
+    if pairs.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    check(&kernel(&options, &pairs), "the pairs")?;
+    // The same pairs over and over, at least `TILED_PAIRS` of them: long enough for the
+    // driver's adaptive choice ("Adaptive paths" in `segbatch`'s driver) to leave the lean
+    // path when enough groups miss it, every pair in several lane positions.
+    let tiled: Vec<(Segment, Segment)> = pairs
+        .iter()
+        .cycle()
+        .take(TILED_PAIRS.div_ceil(pairs.len()) * pairs.len())
+        .copied()
+        .collect();
+    check(&kernel(&options, &tiled), "tiled")
 }
+
+/// The length [`kernel_vs_reference`] tiles its pairs to: a lean block of the driver's
+/// adaptive loop (32 groups of 8), then more than two blocks on whichever path it chose.
+pub const TILED_PAIRS: usize = 8 * 32 * 3 + 1;
 
 /// Maps any `f32` bit pattern to a finite value in the documented accurate range: zero, or
 /// a magnitude in `[MIN_MAGNITUDE, MAX_MAGNITUDE]` with the pattern's sign and mantissa (the
