@@ -455,42 +455,6 @@ pub fn poison(index: usize, value: f32, (mut a, mut b): Pair) -> Pair {
     (a, b)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn classes_produce_what_they_say() {
-        let mut rng = Rng::new(1);
-        for _ in 0..2000 {
-            for c in &CLASSES {
-                let (a, b) = (c.pair)(&mut rng);
-                let all = [a.p0, a.p1, b.p0, b.p1];
-                assert_eq!(all.iter().flatten().all(|x| x.is_finite()), c.finite);
-            }
-            let (a, b) = zero_length(&mut rng);
-            assert!(a.p0 == a.p1 || b.p0 == b.p1);
-        }
-    }
-
-    #[test]
-    fn parallel_classes_are_parallel() {
-        let mut rng = Rng::new(2);
-        let mut exact = 0;
-        for i in 0..20_000 {
-            let (a, b) = parallel(&mut rng, i % 2 == 0);
-            let da = sub(to64(a.p1), to64(a.p0));
-            let db = sub(to64(b.p1), to64(b.p0));
-            let n = cross(da, db);
-            // Grid pairs stay exactly parallel after rounding; rounded ones nearly.
-            let sin = norm(n) / (norm(da) * norm(db));
-            assert!(sin < 1e-5, "{a:?} {b:?}");
-            exact += usize::from(n == [0.0; 3]);
-        }
-        assert!(exact > 8_000, "{exact}");
-    }
-}
-
 /// `segbatch bench`'s navigation workload (take A as a ray): an agent's sight ray of
 /// length 1 from eye height on a 200 x 200 floor, one agent in three moving along the grid
 /// (parallel or perpendicular to the walls), against an axis-aligned wall segment of
@@ -528,5 +492,41 @@ pub fn stress_mix(rng: &mut Rng) -> Pair {
             0 => tiny(rng),
             _ => far_from_origin(rng),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_produce_what_they_say() {
+        let mut rng = Rng::new(1);
+        for _ in 0..2000 {
+            for c in &CLASSES {
+                let (a, b) = (c.pair)(&mut rng);
+                let all = [a.p0, a.p1, b.p0, b.p1];
+                assert_eq!(all.iter().flatten().all(|x| x.is_finite()), c.finite);
+            }
+            let (a, b) = zero_length(&mut rng);
+            assert!(a.p0 == a.p1 || b.p0 == b.p1);
+        }
+    }
+
+    #[test]
+    fn parallel_classes_are_parallel() {
+        let mut rng = Rng::new(2);
+        let mut exact = 0;
+        for i in 0..20_000 {
+            let (a, b) = parallel(&mut rng, i % 2 == 0);
+            let da = sub(to64(a.p1), to64(a.p0));
+            let db = sub(to64(b.p1), to64(b.p0));
+            let n = cross(da, db);
+            // Grid pairs stay exactly parallel after rounding; rounded ones nearly.
+            let sin = norm(n) / (norm(da) * norm(db));
+            assert!(sin < 1e-5, "{a:?} {b:?}");
+            exact += usize::from(n == [0.0; 3]);
+        }
+        assert!(exact > 8_000, "{exact}");
     }
 }
