@@ -55,6 +55,12 @@
 //! group goes through [`closest8_masked`], called out of line so the hot loop keeps its
 //! values in registers. Both produce the same bits for general lanes.
 //!
+//! On some data degenerate and parallel lanes are common (rays along walls, collinear
+//! pieces). `closest8_general::<_, true>` solves them too, with the masked path's selects
+//! in the caller's frame, whenever the whole group is in range and finite; the driver
+//! runs that form for stretches of such data and the lean one elsewhere (see
+//! [`closest8_general`] and the driver's "Adaptive paths"). All three give the same bits.
+//!
 //! # Bit-for-bit agreement
 //!
 //! Operations and their order are the reference's, and the reference fuses exactly the
