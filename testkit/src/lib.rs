@@ -5,7 +5,8 @@
 //! - [`oracle`]: the f64 oracle of the 3D closest-points question (segment, ray or line on
 //!   each side), obviously correct and independent of the library's flags; error units and
 //!   approximate asserts. [`oracle2d`]: the same for 2D segments, with exact integer
-//!   predicates.
+//!   predicates. [`oracle64`] (feature `exact`): the exact (rational) oracle of the `f64`
+//!   question, for the `8·f64::EPSILON·S` bar.
 //! - [`pairs`]: the adversarial 3D generators, one function per hard-case class
 //!   ([`pairs::CLASSES`]); [`motion`]: moving pairs, 2D pairs and the closest-approach
 //!   oracle. [`pairs64`]: the hard classes in `f64` (angles to 1e-15 rad, offsets of
@@ -26,6 +27,8 @@ pub mod fuzz;
 pub mod motion;
 pub mod oracle;
 pub mod oracle2d;
+#[cfg(feature = "exact")]
+pub mod oracle64;
 pub mod pairs;
 pub mod pairs64;
 mod rng;
