@@ -44,10 +44,12 @@ Output: one record per pair (or, with --radius, per pair within R), columns
   point_a   C (x, y, z);  point_b  D (x, y, z)
   flags     bits: 1 degenerate A, 2 degenerate B, 4 parallel, 8 non-finite input,
             16 squared distance beyond f32's range (beyond ~1.8e19 or, at coordinates
-            below ~1e-19, below ~1e-19: distance inf or rounded; points still right)
+            below ~1e-19, below ~1e-19: distance inf or rounded; points still right;
+            in f64 beyond f64's: ~1.3e154 and ~1.5e-154)
 in the output's format: CSV with a header row; raw packed little-endian records
-in that order (u64 index, f32 values, u8 flags); .npy a structured array with
-those field names (a plain float32 vector when distance is the only column).
+in that order (u64 index, f32 (f64) values, u8 flags); .npy a structured array
+with those field names (a plain float32 (float64) vector when distance is the
+only column).
 
 The input is read in chunks, so memory stays bounded (under 100 MB) whatever its
 size or the number of cores; a CSV line is at most 64 KiB. `-` is standard input

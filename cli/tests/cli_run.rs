@@ -72,6 +72,11 @@ fn write_raw<T: bytemuck::Pod>(path: &Path, pairs: &[[T; 12]]) {
 
 /// A `.npy` file with the given header dict and data.
 fn write_npy(path: &Path, dict: &str, data: &[u8]) {
+    std::fs::write(path, npy_bytes(dict, data)).unwrap();
+}
+
+/// The bytes of a version 1 `.npy` file with the given header dict and data.
+fn npy_bytes(dict: &str, data: &[u8]) -> Vec<u8> {
     let mut header = dict.to_owned();
     while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
@@ -81,7 +86,7 @@ fn write_npy(path: &Path, dict: &str, data: &[u8]) {
     bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
     bytes.extend_from_slice(header.as_bytes());
     bytes.extend_from_slice(data);
-    std::fs::write(path, bytes).unwrap();
+    bytes
 }
 
 fn npy_pairs(path: &Path, pairs: &[[f32; 12]], shape3: bool) {
@@ -488,19 +493,7 @@ fn bad_inputs_give_one_line_exit_2_and_no_output() {
         &["-o", o],
         &["100 bytes", "not a multiple of 48", "pair 2 is incomplete"],
     );
-    let f4 = |dict: &str, n: usize| {
-        let mut v = Vec::new();
-        let mut header = dict.to_owned();
-        while !(10 + header.len() + 1).is_multiple_of(64) {
-            header.push(' ');
-        }
-        header.push('\n');
-        v.extend_from_slice(b"\x93NUMPY\x01\x00");
-        v.extend_from_slice(&(header.len() as u16).to_le_bytes());
-        v.extend_from_slice(header.as_bytes());
-        v.extend(std::iter::repeat_n(0u8, n));
-        v
-    };
+    let f4 = |dict: &str, n: usize| npy_bytes(dict, &vec![0; n]);
     // 8. .npy of another dtype; float64 names --precision f64 (never narrowed).
     case(
         "f8.npy",
@@ -1086,13 +1079,8 @@ fn f64_bad_inputs_give_one_line_exit_2_and_no_output() {
         );
     };
     let npy = |descr: &str, shape: &str, data: &[u8]| {
-        let mut file = Vec::new();
         let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-        let path = d.join("scratch.npy");
-        write_npy(&path, &dict, data);
-        file.extend(std::fs::read(&path).unwrap());
-        std::fs::remove_file(&path).unwrap();
-        file
+        npy_bytes(&dict, data)
     };
 
     // A float64 .npy without --precision f64: named, with the way out; not narrowed.
