@@ -2,12 +2,17 @@
 
 use std::fmt::Write;
 
-/// An `f32` for people: the shortest text that reads back to the same value, in scientific
-/// notation when very large or very small; `-0` prints as `0`; `NaN`, `inf`, `-inf` as such.
-pub fn num(x: f32) -> String {
-    if x == 0.0 {
+/// An `f32` (or `f64`) for people: the shortest text that reads back to the same value of
+/// its type, in scientific notation when very large or very small; `-0` prints as `0`;
+/// `NaN`, `inf`, `-inf` as such.
+pub fn num<T>(x: T) -> String
+where
+    T: Copy + Into<f64> + std::fmt::Display + std::fmt::LowerExp,
+{
+    let v: f64 = x.into();
+    if v == 0.0 {
         "0".to_owned()
-    } else if x.is_finite() && (x.abs() >= 1e9 || x.abs() < 1e-5) {
+    } else if v.is_finite() && (v.abs() >= 1e9 || v.abs() < 1e-5) {
         format!("{x:e}")
     } else {
         format!("{x}")
@@ -65,6 +70,10 @@ mod tests {
         assert_eq!(num(-3e20), "-3e20");
         assert_eq!(num(f32::NAN), "NaN");
         assert_eq!(num(f32::NEG_INFINITY), "-inf");
+        assert_eq!(num(0.1f64), "0.1");
+        assert_eq!(num(0.1f64 + 0.2), "0.30000000000000004");
+        assert_eq!(num(-1e-300f64), "-1e-300");
+        assert_eq!(num(f64::NAN), "NaN");
         assert_eq!(json_num(f32::NAN), "null");
         assert_eq!(json_num(f32::INFINITY), "null");
         assert_eq!(json_point([1.0, 0.5, f32::NAN]), "[1,0.5,null]");

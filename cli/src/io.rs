@@ -2,18 +2,25 @@
 //! results written to a temporary file beside the target and renamed into place only on
 //! success (or written straight through to a stream, a FIFO or a device).
 //!
-//! Inputs hold 12 `f32` per pair, in the order `a.p0, a.p1, b.p0, b.p1` (x, y, z each):
+//! A run has one [`Precision`], `f32` or `f64` (the [`Real`] type the readers produce and
+//! the writers take): the same code reads and writes both. Inputs hold 12 numbers per pair,
+//! in the order `a.p0, a.p1, b.p0, b.p1` (x, y, z each):
 //! - CSV: 12 numbers per row, an optional header row (a first row with no number in it);
 //!   lines end with LF, CRLF or CR; blank lines are skipped (and counted in line numbers);
 //!   a field may be quoted, but not across lines; a line is at most [`MAX_LINE_BYTES`];
-//! - `.npy`: little-endian float32 (`<f4`), C order, shape `(N, 12)` or `(N, 4, 3)`;
-//! - raw: little-endian `f32`, 48 bytes per pair, no header.
+//! - `.npy`: little-endian float32 (`<f4`), C order, shape `(N, 12)` or `(N, 4, 3)`; in
+//!   `f64` also float64 (`<f8`). A float32 array read in `f64` is widened (exactly); a
+//!   float64 array in `f32` is an error that names `--precision f64` (never narrowed);
+//! - raw: little-endian numbers of the run's precision, 48 (`f32`) or 96 (`f64`) bytes per
+//!   pair, no header.
 //!
 //! Outputs are one record per pair (or per pair within `--radius`), with the selected
 //! columns in this order: `index` (u64, only with `--radius`), `distance`, `s`, `t`,
-//! `point_a` (x, y, z), `point_b` (x, y, z), `flags` (u8). CSV writes them as text with a
-//! header row; raw writes packed little-endian records; `.npy` writes a structured array
-//! with those field names (or a plain `<f4` vector when `distance` is the only column).
+//! `point_a` (x, y, z), `point_b` (x, y, z), `flags` (u8); the numbers in the run's
+//! precision. CSV writes them as text (the shortest that reads back to the same number)
+//! with a header row; raw writes packed little-endian records; `.npy` writes a structured
+//! array with those field names (or a plain `<f4`/`<f8` vector when `distance` is the only
+//! column).
 //!
 //! Every error message names the file, the record and the field, on one line. Errors are
 //! [`Error::Data`] (the arguments or the data are wrong: exit status 2),
@@ -32,13 +39,10 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 use npyz::{DType, Field, TypeStr, WriterBuilder};
 use rayon::prelude::*;
-use segbatch::ClosestBatch;
+use segbatch::{ClosestBatch, ClosestBatch64, Flags};
 
 use crate::cleanup::{self, Temp};
 use crate::format::num;
-
-/// Bytes per pair in raw and `.npy` inputs: 12 `f32`.
-pub const PAIR_BYTES: u64 = 48;
 
 /// The longest CSV line accepted, in bytes (a row of 12 numbers takes well under 1 KiB).
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
@@ -58,7 +62,146 @@ pub const MAX_NPY_HEADER_DEPTH: usize = 3;
 pub const NPY_HEADER_PARSE_CALLS: usize = 200_000;
 
 /// One input pair: `a.p0, a.p1, b.p0, b.p1`.
-pub type Pair = [f32; 12];
+pub type Pair<T = f32> = [T; 12];
+
+/// The precision of a run: the numbers read, computed and written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Precision {
+    /// 32-bit floats: f32, '<f4'
+    #[default]
+    F32,
+    /// 64-bit floats: f64, '<f8'
+    F64,
+}
+
+impl Precision {
+    /// `f32` or `f64`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        }
+    }
+
+    /// Bytes per number.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
+
+    /// Bytes per pair in raw and `.npy` data: 12 numbers.
+    pub fn pair_bytes(self) -> u64 {
+        12 * self.bytes()
+    }
+
+    /// The little-endian NumPy type string: `<f4` or `<f8`.
+    pub fn npy_descr(self) -> &'static str {
+        match self {
+            Precision::F32 => "<f4",
+            Precision::F64 => "<f8",
+        }
+    }
+}
+
+/// A number type a run reads, computes in and writes: `f32` or `f64`.
+pub trait Real:
+    bytemuck::Pod
+    + PartialOrd
+    + Send
+    + Sync
+    + std::str::FromStr<Err = std::num::ParseFloatError>
+    + std::fmt::Display
+    + std::fmt::LowerExp
+    + Into<f64>
+{
+    /// The precision this type is.
+    const PRECISION: Precision;
+    /// `x`, exactly.
+    fn from_f32(x: f32) -> Self;
+    /// The value whose little-endian bytes are `x`'s bytes (`x` itself on little-endian
+    /// machines).
+    fn from_le(x: Self) -> Self;
+    /// The square root.
+    fn sqrt(self) -> Self;
+    /// Appends the little-endian bytes.
+    fn put_le(self, out: &mut Vec<u8>);
+}
+
+macro_rules! real {
+    ($t:ty, $bits:ty, $precision:expr) => {
+        impl Real for $t {
+            const PRECISION: Precision = $precision;
+            fn from_f32(x: f32) -> Self {
+                <$t>::from(x)
+            }
+            fn from_le(x: Self) -> Self {
+                <$t>::from_bits(<$bits>::from_le(x.to_bits()))
+            }
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            fn put_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    };
+}
+real!(f32, u32, Precision::F32);
+real!(f64, u64, Precision::F64);
+
+/// The result columns an output writes: [`ClosestBatch`] (`f32`) or [`ClosestBatch64`]
+/// (`f64`), through one interface.
+pub trait Results: Sync {
+    /// The number type of the columns.
+    type Real: Real;
+    /// The number of pairs.
+    fn rows(&self) -> usize;
+    /// Squared distances.
+    fn dist2(&self) -> &[Self::Real];
+    /// Parameters along A (empty when not computed).
+    fn s(&self) -> &[Self::Real];
+    /// Parameters along B (empty when not computed).
+    fn t(&self) -> &[Self::Real];
+    /// Closest points on A, `[x, y, z]` columns (empty when not computed).
+    fn point_a(&self) -> [&[Self::Real]; 3];
+    /// Closest points on B, `[x, y, z]` columns (empty when not computed).
+    fn point_b(&self) -> [&[Self::Real]; 3];
+    /// Flags (empty when not computed).
+    fn flags(&self) -> &[Flags];
+}
+
+macro_rules! results {
+    ($batch:ty, $t:ty) => {
+        impl Results for $batch {
+            type Real = $t;
+            fn rows(&self) -> usize {
+                <$batch>::len(self)
+            }
+            fn dist2(&self) -> &[$t] {
+                <$batch>::dist2(self)
+            }
+            fn s(&self) -> &[$t] {
+                <$batch>::s(self)
+            }
+            fn t(&self) -> &[$t] {
+                <$batch>::t(self)
+            }
+            fn point_a(&self) -> [&[$t]; 3] {
+                <$batch>::point_a(self)
+            }
+            fn point_b(&self) -> [&[$t]; 3] {
+                <$batch>::point_b(self)
+            }
+            fn flags(&self) -> &[Flags] {
+                <$batch>::flags(self)
+            }
+        }
+    };
+}
+results!(ClosestBatch, f32);
+results!(ClosestBatch64, f64);
 
 /// The input fields, in order (for error messages and the CSV header).
 pub const FIELD_NAMES: [&str; 12] = [
@@ -128,6 +271,14 @@ impl Format {
             Format::Raw => "raw f32",
         }
     }
+
+    /// The format's name in messages about a run in `precision` (`raw f64` in `f64`).
+    pub fn name_in(self, precision: Precision) -> &'static str {
+        match (self, precision) {
+            (Format::Raw, Precision::F64) => "raw f64",
+            _ => self.name(),
+        }
+    }
 }
 
 /// A path as shown in messages (`-` is standard input or output).
@@ -163,8 +314,8 @@ fn excerpt(bytes: &[u8]) -> String {
 // Input
 // ---------------------------------------------------------------------------------------
 
-/// An open input, read in chunks of pairs.
-pub struct Input {
+/// An open input, read in chunks of pairs of `T` (`f32` or `f64`).
+pub struct Input<T: Real = f32> {
     name: String,
     kind: InputKind,
     /// Pairs read so far.
@@ -174,23 +325,85 @@ pub struct Input {
     /// The number of pairs, when known up front (raw and `.npy` regular files, `.npy`
     /// streams).
     pub total_pairs: Option<u64>,
+    real: std::marker::PhantomData<T>,
 }
 
 enum InputKind {
     /// Raw and `.npy` (positioned after the header).
-    Binary {
-        reader: Box<dyn Read + Send>,
-        /// Bytes of packed pairs still to read, when known (a regular file, a `.npy`
-        /// header); `None` for a raw stream, read to its end.
-        remaining: Option<u64>,
-        header_bytes: u64,
-        /// A regular file whose size was checked when opened: ending early means it
-        /// changed during the run.
-        sized: bool,
-        /// A `.npy` input (for messages).
-        npy: bool,
-    },
+    Binary(BinaryPairs),
     Csv(CsvPairs),
+}
+
+/// The reader of packed pairs: raw, and `.npy` after its header.
+struct BinaryPairs {
+    reader: Box<dyn Read + Send>,
+    /// Bytes of packed pairs still to read, when known (a regular file, a `.npy`
+    /// header); `None` for a raw stream, read to its end.
+    remaining: Option<u64>,
+    header_bytes: u64,
+    /// A regular file whose size was checked when opened: ending early means it
+    /// changed during the run.
+    sized: bool,
+    /// A `.npy` input (for messages).
+    npy: bool,
+    /// The precision of the stored numbers: the run's, or `f32` widened in an `f64` run.
+    stored: Precision,
+    /// The stored `f32` pairs of a chunk, before they are widened (an `f64` run of a
+    /// float32 `.npy`).
+    narrow: Vec<Pair<f32>>,
+}
+
+impl BinaryPairs {
+    /// Reads whole pairs into `bytes` (a multiple of the stored pair size, no more than
+    /// `remaining`), `before` pairs having been read; returns the number of whole pairs.
+    /// Only a stream of unknown length may end early, at a pair boundary.
+    fn read(&mut self, name: &str, before: u64, bytes: &mut [u8]) -> Result<usize, Error> {
+        let pair_bytes = self.stored.pair_bytes();
+        let got = read_full(self.reader.as_mut(), bytes).map_err(|e| {
+            Error::System(format!(
+                "{name}: reading pair {} failed: {e}",
+                before + u64::from(!bytes.is_empty())
+            ))
+        })?;
+        let whole = got as u64 / pair_bytes;
+        if got < bytes.len() {
+            let at = before + whole;
+            let part = got as u64 % pair_bytes;
+            if self.sized {
+                return Err(Error::System(format!(
+                    "{name}: the file ended in pair {at}, before the size it had when \
+                     opened: it changed during the run"
+                )));
+            }
+            if let Some(r) = self.remaining {
+                return Err(Error::Data(format!(
+                    "{name}: .npy data is truncated: the stream ended in pair {at} of \
+                     {} ({part} of {pair_bytes} bytes)",
+                    before + r / pair_bytes
+                )));
+            }
+            if part != 0 {
+                let p = self.stored.name();
+                return Err(Error::Data(format!(
+                    "{name}: raw {p} input ended inside pair {at} ({part} of {pair_bytes} \
+                     bytes): a raw {p} file holds {pair_bytes} bytes (12 {p}) per pair"
+                )));
+            }
+        }
+        if let Some(r) = &mut self.remaining {
+            *r -= whole * pair_bytes;
+            if *r == 0 && self.npy && !self.sized && whole > 0 {
+                let mut extra = [0u8; 1];
+                if read_full(self.reader.as_mut(), &mut extra).unwrap_or(0) > 0 {
+                    return Err(Error::Data(format!(
+                        "{name}: .npy stream has bytes after its {} pairs",
+                        before + whole
+                    )));
+                }
+            }
+        }
+        Ok(whole as usize)
+    }
 }
 
 /// The CSV reader: lines (LF, CRLF or CR), capped in length, split into fields.
@@ -303,7 +516,7 @@ fn split_fields(line: &[u8], fields: &mut [(usize, usize); 13]) -> Result<usize,
     if quoted { Err(open_column) } else { Ok(count) }
 }
 
-fn parse_f32(field: &[u8]) -> Option<f32> {
+fn parse_real<T: Real>(field: &[u8]) -> Option<T> {
     std::str::from_utf8(field).ok()?.trim().parse().ok()
 }
 
@@ -321,7 +534,7 @@ fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
-impl Input {
+impl<T: Real> Input<T> {
     /// Opens `path` (`-` is standard input), checking everything that can be checked
     /// before reading the data: existence, emptiness, a raw file's size, a `.npy` header's
     /// dtype, order and shape.
@@ -334,7 +547,7 @@ impl Input {
         path: &Path,
         format: Format,
         fifo_wait: std::time::Duration,
-    ) -> Result<Input, Error> {
+    ) -> Result<Self, Error> {
         if is_std_stream(path) {
             return Input::from_reader(
                 "standard input".into(),
@@ -396,28 +609,33 @@ impl Input {
         reader: Box<dyn Read + Send>,
         format: Format,
         size: Option<u64>,
-    ) -> Result<Input, Error> {
+    ) -> Result<Self, Error> {
         let kind = match format {
             Format::Raw => {
+                let pair_bytes = T::PRECISION.pair_bytes();
+                let p = T::PRECISION.name();
                 if let Some(size) = size
-                    && size % PAIR_BYTES != 0
+                    && size % pair_bytes != 0
                 {
-                    let whole = size / PAIR_BYTES;
+                    let whole = size / pair_bytes;
                     return Err(Error::Data(format!(
-                        "{name}: raw f32 input of {size} bytes is not a multiple of 48 bytes \
-                         (12 f32 per pair): pair {whole} is incomplete ({} of 48 bytes)",
-                        size % PAIR_BYTES
+                        "{name}: raw {p} input of {size} bytes is not a multiple of \
+                         {pair_bytes} bytes (12 {p} per pair): pair {whole} is incomplete \
+                         ({} of {pair_bytes} bytes)",
+                        size % pair_bytes
                     )));
                 }
-                InputKind::Binary {
+                InputKind::Binary(BinaryPairs {
                     reader: Box::new(BufReader::with_capacity(1 << 20, reader)),
                     remaining: size,
                     header_bytes: 0,
                     sized: size.is_some(),
                     npy: false,
-                }
+                    stored: T::PRECISION,
+                    narrow: Vec::new(),
+                })
             }
-            Format::Npy => open_npy(&name, reader, size)?,
+            Format::Npy => InputKind::Binary(open_npy(&name, reader, size, T::PRECISION)?),
             Format::Csv => InputKind::Csv(CsvPairs {
                 reader: Box::new(BufReader::with_capacity(1 << 20, reader)),
                 line_number: 0,
@@ -428,9 +646,11 @@ impl Input {
             }),
         };
         let total_pairs = match &kind {
-            InputKind::Binary {
-                remaining: Some(r), ..
-            } => Some(r / PAIR_BYTES),
+            InputKind::Binary(BinaryPairs {
+                remaining: Some(r),
+                stored,
+                ..
+            }) => Some(r / stored.pair_bytes()),
             _ => None,
         };
         if total_pairs == Some(0) {
@@ -444,6 +664,7 @@ impl Input {
             pairs: 0,
             total_bytes: size.unwrap_or(0),
             total_pairs,
+            real: std::marker::PhantomData,
         })
     }
 
@@ -455,73 +676,44 @@ impl Input {
     /// Bytes consumed so far (for progress).
     pub fn bytes_read(&self) -> u64 {
         match &self.kind {
-            InputKind::Binary { header_bytes, .. } => header_bytes + self.pairs * PAIR_BYTES,
+            InputKind::Binary(b) => b.header_bytes + self.pairs * b.stored.pair_bytes(),
             InputKind::Csv(csv) => csv.bytes,
         }
     }
 
     /// Replaces `buf` with up to `max` next pairs; returns how many (0 at the end).
-    pub fn read_chunk(&mut self, buf: &mut Vec<Pair>, max: usize) -> Result<usize, Error> {
+    pub fn read_chunk(&mut self, buf: &mut Vec<Pair<T>>, max: usize) -> Result<usize, Error> {
         buf.clear();
         let name = &self.name;
         match &mut self.kind {
-            InputKind::Binary {
-                reader,
-                remaining,
-                sized,
-                npy,
-                ..
-            } => {
-                let n = remaining.map_or(max as u64, |r| (r / PAIR_BYTES).min(max as u64));
-                buf.resize(n as usize, [0.0; 12]);
-                let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buf[..]);
-                let got = read_full(reader.as_mut(), bytes).map_err(|e| {
-                    Error::System(format!(
-                        "{name}: reading pair {} failed: {e}",
-                        self.pairs + (n > 0) as u64
-                    ))
-                })?;
-                let whole = got as u64 / PAIR_BYTES;
-                if got < bytes.len() {
-                    let at = self.pairs + whole;
-                    let part = got as u64 % PAIR_BYTES;
-                    if *sized {
-                        return Err(Error::System(format!(
-                            "{name}: the file ended in pair {at}, before the size it had when \
-                             opened: it changed during the run"
-                        )));
-                    }
-                    if let Some(r) = remaining {
-                        return Err(Error::Data(format!(
-                            "{name}: .npy data is truncated: the stream ended in pair {at} of \
-                             {} ({part} of 48 bytes)",
-                            self.pairs + *r / PAIR_BYTES
-                        )));
-                    }
-                    if part != 0 {
-                        return Err(Error::Data(format!(
-                            "{name}: raw f32 input ended inside pair {at} ({part} of 48 \
-                             bytes): a raw file holds 48 bytes (12 f32) per pair"
-                        )));
-                    }
-                    buf.truncate(whole as usize);
-                }
-                if let Some(r) = remaining {
-                    *r -= whole * PAIR_BYTES;
-                    if *r == 0 && *npy && !*sized && whole > 0 {
-                        let mut extra = [0u8; 1];
-                        if read_full(reader.as_mut(), &mut extra).unwrap_or(0) > 0 {
-                            return Err(Error::Data(format!(
-                                "{name}: .npy stream has bytes after its {} pairs",
-                                self.pairs + whole
-                            )));
+            InputKind::Binary(binary) => {
+                let pair_bytes = binary.stored.pair_bytes();
+                let n = binary
+                    .remaining
+                    .map_or(max as u64, |r| (r / pair_bytes).min(max as u64))
+                    as usize;
+                if binary.stored == T::PRECISION {
+                    buf.resize(n, [T::zeroed(); 12]);
+                    let whole = binary.read(name, self.pairs, bytemuck::cast_slice_mut(buf))?;
+                    buf.truncate(whole);
+                    if cfg!(target_endian = "big") {
+                        for x in buf.iter_mut().flatten() {
+                            *x = T::from_le(*x);
                         }
                     }
-                }
-                if cfg!(target_endian = "big") {
-                    for x in buf.iter_mut().flatten() {
-                        *x = f32::from_bits(u32::from_le(x.to_bits()));
-                    }
+                } else {
+                    // Stored f32, widened: `open_npy` accepts nothing else.
+                    let mut narrow = std::mem::take(&mut binary.narrow);
+                    narrow.clear();
+                    narrow.resize(n, [0.0; 12]);
+                    let whole =
+                        binary.read(name, self.pairs, bytemuck::cast_slice_mut(&mut narrow))?;
+                    buf.extend(
+                        narrow[..whole]
+                            .iter()
+                            .map(|p| p.map(|x| T::from_f32(f32::from_le(x)))),
+                    );
+                    binary.narrow = narrow;
                 }
                 if buf.is_empty() && self.pairs == 0 {
                     return Err(Error::Data(format!(
@@ -546,7 +738,7 @@ impl Input {
                     })?;
                     let field = |k: usize| &text[fields[k].0..fields[k].1];
                     if std::mem::take(&mut csv.first)
-                        && (0..count.min(13)).all(|k| parse_f32(field(k)).is_none())
+                        && (0..count.min(13)).all(|k| parse_real::<T>(field(k)).is_none())
                     {
                         if count != 12 {
                             return Err(Error::Data(format!(
@@ -563,9 +755,9 @@ impl Input {
                              (a.p0, a.p1, b.p0, b.p1; x,y,z each)"
                         )));
                     }
-                    let mut p = [0.0f32; 12];
+                    let mut p = [T::zeroed(); 12];
                     for (k, x) in p.iter_mut().enumerate() {
-                        *x = parse_f32(field(k)).ok_or_else(|| {
+                        *x = parse_real(field(k)).ok_or_else(|| {
                             Error::Data(format!(
                                 "{name}: line {line} (pair {pair}), column {} ({}): '{}' is \
                                  not a number",
@@ -621,16 +813,21 @@ fn wait_for_writer(
     }
 }
 
-/// Reads every pair of `bytes` as `format` (a regular file of that size when `sized`, else
-/// a stream) in chunks of `chunk` pairs; returns the number of pairs. The readers' fuzz
-/// target and its regression tests call this.
-pub fn read_all(bytes: &[u8], format: Format, sized: bool, chunk: usize) -> Result<u64, Error> {
+/// Reads every pair of `bytes` as `format` in the precision `T` (a regular file of that
+/// size when `sized`, else a stream) in chunks of `chunk` pairs; returns the number of
+/// pairs. The readers' fuzz target and its regression tests call this.
+pub fn read_all<T: Real>(
+    bytes: &[u8],
+    format: Format,
+    sized: bool,
+    chunk: usize,
+) -> Result<u64, Error> {
     let size = sized.then_some(bytes.len() as u64);
     if size == Some(0) {
         return Err(Error::Data("input: the file is empty (no pairs)".into()));
     }
     let reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(bytes.to_vec()));
-    let mut input = Input::from_reader("input".into(), reader, format, size)?;
+    let mut input = Input::<T>::from_reader("input".into(), reader, format, size)?;
     let mut buf = Vec::new();
     while input.read_chunk(&mut buf, chunk)? > 0 {}
     Ok(input.pairs_read())
@@ -638,14 +835,20 @@ pub fn read_all(bytes: &[u8], format: Format, sized: bool, chunk: usize) -> Resu
 
 /// The readers' fuzz target (`fuzz/fuzz_targets/readers.rs`) and its replayed regressions:
 /// reads `data` as CSV, `.npy` and raw, each as a regular file and as a stream, in small
-/// chunks, and checks what must hold whatever the bytes.
+/// chunks, in `f32` and in `f64`, and checks what must hold whatever the bytes.
 ///
 /// # Panics
 /// When a reader panics, or breaks one of these rules: a raw input is read exactly when its
-/// length is a positive multiple of 48, as that many pairs; a CSV input gives the same
-/// outcome as a file and as a stream; a `.npy` stream gives the same count as the file when
-/// the file is accepted; every message is one line.
+/// length is a positive multiple of 48 (96 in `f64`), as that many pairs; a CSV input gives
+/// the same outcome as a file and as a stream; a `.npy` stream gives the same count as the
+/// file when the file is accepted; every message is one line.
 pub fn fuzz_readers(data: &[u8]) {
+    fuzz_readers_in::<f32>(data);
+    fuzz_readers_in::<f64>(data);
+}
+
+/// [`fuzz_readers`] in the precision `T`.
+fn fuzz_readers_in<T: Real>(data: &[u8]) {
     let one_line = |r: &Result<u64, Error>| {
         if let Err(e) = r {
             assert!(
@@ -655,10 +858,11 @@ pub fn fuzz_readers(data: &[u8]) {
         }
     };
     let chunk = 1 + data.first().map_or(0, |&b| usize::from(b % 16));
-    let raw = read_all(data, Format::Raw, true, chunk);
-    let raw_stream = read_all(data, Format::Raw, false, chunk);
-    let whole = !data.is_empty() && data.len().is_multiple_of(48);
-    let pairs = (data.len() / 48) as u64;
+    let raw = read_all::<T>(data, Format::Raw, true, chunk);
+    let raw_stream = read_all::<T>(data, Format::Raw, false, chunk);
+    let pair_bytes = T::PRECISION.pair_bytes() as usize;
+    let whole = !data.is_empty() && data.len().is_multiple_of(pair_bytes);
+    let pairs = (data.len() / pair_bytes) as u64;
     assert_eq!(
         raw.as_ref().ok(),
         whole.then_some(&pairs),
@@ -669,13 +873,13 @@ pub fn fuzz_readers(data: &[u8]) {
         whole.then_some(&pairs),
         "raw stream: {raw_stream:?}"
     );
-    let csv = read_all(data, Format::Csv, true, chunk);
-    let csv_stream = read_all(data, Format::Csv, false, chunk);
+    let csv = read_all::<T>(data, Format::Csv, true, chunk);
+    let csv_stream = read_all::<T>(data, Format::Csv, false, chunk);
     if !data.is_empty() {
         assert_eq!(csv, csv_stream, "CSV file and stream differ");
     }
-    let npy = read_all(data, Format::Npy, true, chunk);
-    let npy_stream = read_all(data, Format::Npy, false, chunk);
+    let npy = read_all::<T>(data, Format::Npy, true, chunk);
+    let npy_stream = read_all::<T>(data, Format::Npy, false, chunk);
     if let Ok(n) = npy {
         assert_eq!(npy_stream, Ok(n), "the .npy stream differs from the file");
     }
@@ -736,13 +940,15 @@ fn npy_header_form(text: &[u8], offset: usize) -> Option<String> {
     })
 }
 
-/// Reads and checks a `.npy` header: `<f4`, C order, shape `(N, 12)` or `(N, 4, 3)`, and
-/// (for a regular file of `size` bytes) a data size matching the shape.
+/// Reads and checks a `.npy` header for a run in `precision`: `<f4` (or, in `f64`, `<f8`),
+/// C order, shape `(N, 12)` or `(N, 4, 3)`, and (for a regular file of `size` bytes) a data
+/// size matching the shape.
 fn open_npy(
     name: &str,
     mut reader: Box<dyn Read + Send>,
     size: Option<u64>,
-) -> Result<InputKind, Error> {
+    precision: Precision,
+) -> Result<BinaryPairs, Error> {
     let invalid = |what: &str| Error::Data(format!("{name}: not a valid .npy file: {what}"));
     let read_err = |e: io::Error| Error::System(format!("{name}: reading the .npy header: {e}"));
     // The prefix: magic, version, header length (2 bytes in version 1, 4 in 2 and 3).
@@ -825,30 +1031,43 @@ fn open_npy(
         }
     })?;
     let header_bytes = header_bytes.len() as u64;
-    let convert = "convert with arr.astype('<f4')";
-    match header.dtype() {
-        DType::Plain(ts) => {
-            let text = ts.to_string();
-            if text == ">f4" {
+    let descr = precision.npy_descr();
+    let convert = format!("convert with arr.astype('{descr}')");
+    let expected = match precision {
+        Precision::F32 => "float32 '<f4'",
+        Precision::F64 => "float64 '<f8' or float32 '<f4'",
+    };
+    let stored = match header.dtype() {
+        DType::Plain(ts) => match ts.to_string().as_str() {
+            "<f4" => Precision::F32,
+            "<f8" if precision == Precision::F64 => Precision::F64,
+            "<f8" => {
                 return Err(Error::Data(format!(
-                    "{name}: .npy byte order is big-endian ('>f4'), expected little-endian \
-                     '<f4': {convert}"
+                    "{name}: .npy dtype is float64 '<f8' and this run is f32: pass \
+                     --precision f64 to compute in f64 (or {convert} to narrow it yourself)"
                 )));
             }
-            if text != "<f4" {
+            text @ (">f4" | ">f8") => {
                 return Err(Error::Data(format!(
-                    "{name}: .npy dtype is '{}', expected float32 '<f4': {convert}",
+                    "{name}: .npy byte order is big-endian ('{text}'), expected little-endian \
+                     {expected}: {convert}"
+                )));
+            }
+            text => {
+                return Err(Error::Data(format!(
+                    "{name}: .npy dtype is '{}', expected {expected}: {convert}",
                     excerpt(text.as_bytes())
                 )));
             }
-        }
+        },
         other => {
             return Err(Error::Data(format!(
-                "{name}: .npy dtype is the structured type {}, expected float32 '<f4'",
+                "{name}: .npy dtype is the structured type {}, expected {expected}",
                 excerpt(other.descr().as_bytes())
             )));
         }
-    }
+    };
+    let pair_bytes = stored.pair_bytes();
     if header.order() == npyz::Order::Fortran {
         return Err(Error::Data(format!(
             "{name}: .npy array is in Fortran order, expected C order: save \
@@ -876,14 +1095,14 @@ fn open_npy(
         }
     };
     // Exact, without saturating: N · 48 may not fit in 64 bits.
-    let want = u128::from(pairs) * u128::from(PAIR_BYTES);
+    let want = u128::from(pairs) * u128::from(pair_bytes);
     if let Some(size) = size {
         let data = u128::from(size.saturating_sub(header_bytes));
         if data < want {
             return Err(Error::Data(format!(
                 "{name}: .npy data is truncated: shape {shape_text} needs {want} bytes, the \
                  file holds {data} (pair {} is incomplete)",
-                data / u128::from(PAIR_BYTES)
+                data / u128::from(pair_bytes)
             )));
         }
         if data > want {
@@ -898,12 +1117,14 @@ fn open_npy(
             "{name}: .npy shape {shape_text} needs {want} bytes, more than any file can hold"
         ))
     })?;
-    Ok(InputKind::Binary {
+    Ok(BinaryPairs {
         reader: Box::new(BufReader::with_capacity(1 << 20, reader)),
         remaining: Some(want),
         header_bytes,
         sized: size.is_some(),
         npy: true,
+        stored,
+        narrow: Vec::new(),
     })
 }
 
@@ -945,21 +1166,24 @@ impl Columns {
         v
     }
 
-    /// Bytes per record in the binary formats.
-    pub fn record_bytes(&self) -> usize {
+    /// Bytes per record in the binary formats, with numbers in `precision`.
+    pub fn record_bytes(&self, precision: Precision) -> usize {
+        let x = precision.bytes() as usize;
         8 * usize::from(self.index)
-            + 4 * usize::from(self.distance)
-            + 8 * usize::from(self.params)
-            + 24 * usize::from(self.points)
+            + x * usize::from(self.distance)
+            + 2 * x * usize::from(self.params)
+            + 6 * x * usize::from(self.points)
             + usize::from(self.flags)
     }
 
-    /// The `.npy` dtype: a plain `<f4` vector for distances alone, else a structured type.
-    fn dtype(&self) -> DType {
+    /// The `.npy` dtype with numbers in `precision`: a plain `<f4` (`<f8`) vector for
+    /// distances alone, else a structured type.
+    fn dtype(&self, precision: Precision) -> DType {
         let plain = |t: &str| DType::Plain(t.parse::<TypeStr>().expect("a valid type string"));
+        let real = precision.npy_descr();
         let only_distance = self.distance && !self.index && !self.params && !self.points;
         if only_distance && !self.flags {
-            return plain("<f4");
+            return plain(real);
         }
         let mut fields = Vec::new();
         let mut field = |name: &str, dtype: DType| {
@@ -972,15 +1196,15 @@ impl Columns {
             field("index", plain("<u8"));
         }
         if self.distance {
-            field("distance", plain("<f4"));
+            field("distance", plain(real));
         }
         if self.params {
-            field("s", plain("<f4"));
-            field("t", plain("<f4"));
+            field("s", plain(real));
+            field("t", plain(real));
         }
         if self.points {
-            field("point_a", DType::Array(3, Box::new(plain("<f4"))));
-            field("point_b", DType::Array(3, Box::new(plain("<f4"))));
+            field("point_a", DType::Array(3, Box::new(plain(real))));
+            field("point_b", DType::Array(3, Box::new(plain(real))));
         }
         if self.flags {
             field("flags", plain("|u1"));
@@ -1015,7 +1239,9 @@ enum Sink {
 ///   link itself is never replaced;
 /// - `-`, a FIFO, a character or block device, a socket: written through in place, never
 ///   replaced (opening a FIFO waits for its reader, as a shell's `>` does).
-pub struct Output {
+///
+/// The numbers are written as `T` (`f32` or `f64`).
+pub struct Output<T: Real = f32> {
     name: String,
     format: Format,
     columns: Columns,
@@ -1029,6 +1255,7 @@ pub struct Output {
     scratch: Vec<u8>,
     /// The CSV text being formatted: [`CSV_PIECES`] buffers of [`CSV_PIECE`] rows.
     pieces: Vec<Vec<u8>>,
+    real: std::marker::PhantomData<T>,
 }
 
 /// Rows of CSV text formatted by one task of [`Output::write`].
@@ -1064,7 +1291,7 @@ fn dir_of(path: &Path) -> PathBuf {
     }
 }
 
-impl Output {
+impl<T: Real> Output<T> {
     /// Opens the output `target` (`-` is standard output) as described on [`Output`] and
     /// writes the header if the format has one. Problems with the path are
     /// [`Error::Data`].
@@ -1073,7 +1300,7 @@ impl Output {
         format: Format,
         columns: Columns,
         known_rows: Option<u64>,
-    ) -> Result<Output, Error> {
+    ) -> Result<Self, Error> {
         // Named in messages as the input is ("standard input").
         let name = if is_std_stream(target) {
             "standard output".to_owned()
@@ -1101,7 +1328,7 @@ impl Output {
                         .write(true)
                         .open(&resolved)
                         .map_err(|e| cannot(&e))?;
-                    Output::replace(&resolved, Some(&m)).map_err(|e| cannot(&e))?
+                    Self::replace(&resolved, Some(&m)).map_err(|e| cannot(&e))?
                 }
                 Ok(_) => {
                     let file = OpenOptions::new()
@@ -1116,7 +1343,7 @@ impl Output {
                     if !dir.is_dir() {
                         return Err(cannot(&format!("directory {} does not exist", show(&dir))));
                     }
-                    Output::replace(&resolved, None).map_err(|e| cannot(&e))?
+                    Self::replace(&resolved, None).map_err(|e| cannot(&e))?
                 }
                 Err(e) => return Err(cannot(&e)),
             }
@@ -1138,6 +1365,7 @@ impl Output {
             rows: 0,
             scratch: Vec::new(),
             pieces: Vec::new(),
+            real: std::marker::PhantomData,
         };
         let header = match format {
             Format::Csv => {
@@ -1146,7 +1374,7 @@ impl Output {
                 h.into_bytes()
             }
             Format::Npy if !out.npy_deferred => {
-                npy_header(&columns, known_rows.expect("rows known"))
+                npy_header(&columns, T::PRECISION, known_rows.expect("rows known"))
             }
             _ => Vec::new(),
         };
@@ -1196,11 +1424,11 @@ impl Output {
     /// only the local indices in `selected`.
     pub fn write(
         &mut self,
-        batch: &ClosestBatch,
+        batch: &impl Results<Real = T>,
         base: u64,
         selected: Option<&[u32]>,
     ) -> Result<(), Error> {
-        let count = selected.map_or(batch.len(), <[u32]>::len);
+        let count = selected.map_or(batch.rows(), <[u32]>::len);
         let row = |k: usize| selected.map_or(k, |s| s[k] as usize);
         let cols = self.columns;
         self.rows += count as u64;
@@ -1239,7 +1467,8 @@ impl Output {
             return result.map_err(|e| self.write_error(&e));
         }
         self.scratch.clear();
-        self.scratch.reserve(count * cols.record_bytes());
+        self.scratch
+            .reserve(count * cols.record_bytes(T::PRECISION));
         for k in 0..count {
             binary_row(&mut self.scratch, batch, base, row(k), &cols);
         }
@@ -1287,7 +1516,7 @@ impl Output {
                 if self.npy_deferred {
                     // Header first, then a copy of the records.
                     let mut full = temp_like(&target, like).map_err(|e| fail(&e))?;
-                    full.write_all(&npy_header(&columns, rows))
+                    full.write_all(&npy_header(&columns, T::PRECISION, rows))
                         .map_err(|e| fail(&e))?;
                     temp.rewind().map_err(|e| fail(&e))?;
                     io::copy(&mut temp, &mut full).map_err(|e| fail(&e))?;
@@ -1324,11 +1553,11 @@ fn temp_like(target: &Path, like: Option<(u32, u32, u32)>) -> io::Result<Temp> {
     Ok(temp)
 }
 
-/// The `.npy` header for `rows` records of `columns`.
-fn npy_header(columns: &Columns, rows: u64) -> Vec<u8> {
+/// The `.npy` header for `rows` records of `columns` in `precision`.
+fn npy_header(columns: &Columns, precision: Precision, rows: u64) -> Vec<u8> {
     let mut bytes = Vec::new();
     npyz::WriteOptions::new_header_only()
-        .dtype(columns.dtype())
+        .dtype(columns.dtype(precision))
         .shape(&[rows])
         .writer(&mut bytes)
         .write_header_only()
@@ -1336,7 +1565,7 @@ fn npy_header(columns: &Columns, rows: u64) -> Vec<u8> {
     bytes
 }
 
-fn csv_row(out: &mut Vec<u8>, batch: &ClosestBatch, base: u64, i: usize, c: &Columns) {
+fn csv_row(out: &mut Vec<u8>, batch: &impl Results, base: u64, i: usize, c: &Columns) {
     let mut fields: Vec<String> = Vec::with_capacity(12);
     if c.index {
         fields.push((base + i as u64).to_string());
@@ -1360,11 +1589,11 @@ fn csv_row(out: &mut Vec<u8>, batch: &ClosestBatch, base: u64, i: usize, c: &Col
     out.push(b'\n');
 }
 
-fn binary_row(out: &mut Vec<u8>, batch: &ClosestBatch, base: u64, i: usize, c: &Columns) {
+fn binary_row<B: Results>(out: &mut Vec<u8>, batch: &B, base: u64, i: usize, c: &Columns) {
     if c.index {
         out.extend_from_slice(&(base + i as u64).to_le_bytes());
     }
-    let mut f = |x: f32| out.extend_from_slice(&x.to_le_bytes());
+    let mut f = |x: B::Real| x.put_le(out);
     if c.distance {
         f(batch.dist2()[i].sqrt());
     }

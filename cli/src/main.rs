@@ -107,7 +107,7 @@ enum Command {
     /// Throughput on built-in workloads: reference, kernel and parallel vs the memory bound
     #[command(long_about = bench::LONG_ABOUT, after_help = bench::AFTER_HELP)]
     Bench(bench::BenchArgs),
-    /// Closest points of every pair in a CSV, .npy or raw f32 file, written to a file
+    /// Closest points of every pair in a CSV, .npy or raw file (f32, or f64), written to a file
     #[command(long_about = run::LONG_ABOUT, after_help = run::AFTER_HELP)]
     Run(run::RunArgs),
     /// Check kernel, parallel driver and reference against f64 on generated hard cases

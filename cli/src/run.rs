@@ -7,13 +7,16 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use segbatch::{
-    ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
-    closest_points_into, par_closest_points_into,
+    ClosestBatch, ClosestBatch64, Extent, Flags, Options, Outputs, Segment, Segment64, Segments,
+    Segments64, Tolerance, closest_points_into, closest_points64_into, par_closest_points_into,
+    par_closest_points64_into,
 };
 
 use super::CliError;
 use super::args::{parse_extent, parse_tolerance};
-use super::io::{Columns, Format, Input, Output, Pair, is_std_stream, show};
+use super::io::{
+    Columns, Format, Input, Output, Pair, Precision, Real, Results, is_std_stream, show,
+};
 
 pub const LONG_ABOUT: &str = "\
 Closest points of every pair in a file, written to another file.
@@ -21,8 +24,18 @@ Closest points of every pair in a file, written to another file.
 Input: 12 numbers per pair, a.p0, a.p1, b.p0, b.p1 (x, y, z each), as
   CSV   12 numbers per row, optional header row (a first row without numbers)
   .npy  float32 '<f4', C order, shape (N, 12) or (N, 4, 3)
+        (with --precision f64: float64 '<f8' too)
   raw   little-endian f32, 48 bytes per pair, no header (.f32, .raw, .bin)
+        (with --precision f64: little-endian f64, 96 bytes per pair)
 The format comes from the extension (.csv, .npy, .f32/.raw/.bin) or --format.
+
+Precision: --precision f32 (the default) reads, computes and writes f32;
+--precision f64 reads f64 (CSV numbers parsed as f64), computes with the f64
+kernel and writes f64 (CSV: the shortest text that reads back to the same f64;
+.npy '<f8'; raw f64). A float64 .npy without --precision f64 is an error that
+says so (it is never narrowed to f32); a float32 .npy with --precision f64 is
+widened exactly. --tolerance stays an f32 value (widened); --radius is read in
+the run's precision.
 
 Output: one record per pair (or, with --radius, per pair within R), columns
   index     (u64, with --radius only) the pair's 0-based position in the input
@@ -31,10 +44,12 @@ Output: one record per pair (or, with --radius, per pair within R), columns
   point_a   C (x, y, z);  point_b  D (x, y, z)
   flags     bits: 1 degenerate A, 2 degenerate B, 4 parallel, 8 non-finite input,
             16 squared distance beyond f32's range (beyond ~1.8e19 or, at coordinates
-            below ~1e-19, below ~1e-19: distance inf or rounded; points still right)
+            below ~1e-19, below ~1e-19: distance inf or rounded; points still right;
+            in f64 beyond f64's: ~1.3e154 and ~1.5e-154)
 in the output's format: CSV with a header row; raw packed little-endian records
-in that order (u64 index, f32 values, u8 flags); .npy a structured array with
-those field names (a plain float32 vector when distance is the only column).
+in that order (u64 index, f32 (f64) values, u8 flags); .npy a structured array
+with those field names (a plain float32 (float64) vector when distance is the
+only column).
 
 The input is read in chunks, so memory stays bounded (under 100 MB) whatever its
 size or the number of cores; a CSV line is at most 64 KiB. `-` is standard input
@@ -57,7 +72,8 @@ Examples:
   segbatch run pairs.npy -o result.npy --outputs distance,flags
   segbatch run pairs.f32 -o near.csv --radius 0.5
   segbatch run sight.csv -o hits.npy --a ray --b segment --threads 2
-  segbatch run data.bin --format raw -o out.raw --outputs distance";
+  segbatch run data.bin --format raw -o out.raw --outputs distance
+  segbatch run ecef.npy -o result.npy --precision f64";
 
 /// Arguments of `segbatch run`.
 #[derive(Debug, Args)]
@@ -86,6 +102,10 @@ pub struct RunArgs {
     #[arg(long = "b", value_name = "EXTENT", value_parser = parse_extent, default_value = "segment")]
     pub extent_b: Extent,
 
+    /// Numbers read, computed and written as f32 or f64 (a float64 .npy needs f64)
+    #[arg(long, value_name = "PRECISION", default_value = "f32")]
+    pub precision: Precision,
+
     /// Absolute degenerate-length tolerance, in coordinate units [default: scale-free]
     #[arg(long, value_name = "EPS", value_parser = parse_tolerance)]
     pub tolerance: Option<f32>,
@@ -95,14 +115,15 @@ pub struct RunArgs {
     pub outputs: Columns,
 
     /// Write only the pairs with distance <= R, each with its input index
-    #[arg(long, value_name = "R", value_parser = parse_radius)]
-    pub radius: Option<f32>,
+    #[arg(long, value_name = "R", value_parser = parse_radius_text)]
+    pub radius: Option<String>,
 
     /// Worker threads [default: all cores]; 1 runs the kernel on this thread alone
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 
-    /// Pairs per chunk (memory is about 150 bytes per pair of chunk)
+    /// Pairs per chunk in f32, half as many in f64 (memory is about 150 bytes per f32 pair
+    /// of chunk)
     #[arg(long, value_name = "PAIRS", default_value_t = 256 * 1024, hide = true,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub chunk_pairs: u32,
@@ -170,6 +191,12 @@ pub(crate) fn parse_radius(text: &str) -> Result<f32, String> {
     }
 }
 
+/// Checks `--radius` as [`parse_radius`] does and keeps its text, which each run reads in
+/// its own precision (an f64 run compares with the f64 nearest R, not a widened f32).
+fn parse_radius_text(text: &str) -> Result<String, String> {
+    parse_radius(text).map(|_| text.trim().to_owned())
+}
+
 /// The format of `path`: `explicit`, else from the extension.
 pub(crate) fn format_of(
     path: &Path,
@@ -226,9 +253,103 @@ struct Summary {
     non_finite: u64,
 }
 
+/// The library's closest points in one precision: what a run computes a chunk with.
+trait Kernel: Real {
+    /// One side of a pair.
+    type Segment: bytemuck::Pod;
+    /// A batch of sides (SoA).
+    type Sides;
+    /// The result columns.
+    type Batch: Results<Real = Self> + Send;
+    /// An empty batch of sides with room for `n`.
+    fn sides(n: usize) -> Self::Sides;
+    /// An empty result batch.
+    fn batch() -> Self::Batch;
+    /// The side from `p0` to `p1`.
+    fn segment(p0: [Self; 3], p1: [Self; 3]) -> Self::Segment;
+    /// Replaces the sides in `sides` with `segments`.
+    fn load(sides: &mut Self::Sides, segments: &[Self::Segment]);
+    /// Closest points of `a[i]` and `b[i]` into `out`: on this thread alone when `single`,
+    /// else on the current pool.
+    fn closest(
+        a: &Self::Sides,
+        b: &Self::Sides,
+        options: &Options,
+        outputs: Outputs,
+        single: bool,
+        out: &mut Self::Batch,
+    );
+}
+
+macro_rules! kernel {
+    ($t:ty, $segment:ty, $sides:ty, $batch:ty, $seq:ident, $par:ident) => {
+        impl Kernel for $t {
+            type Segment = $segment;
+            type Sides = $sides;
+            type Batch = $batch;
+            fn sides(n: usize) -> $sides {
+                <$sides>::with_capacity(n)
+            }
+            fn batch() -> $batch {
+                <$batch>::new()
+            }
+            fn segment(p0: [$t; 3], p1: [$t; 3]) -> $segment {
+                <$segment>::new(p0, p1)
+            }
+            fn load(sides: &mut $sides, segments: &[$segment]) {
+                sides.clear();
+                sides.extend_from_slice(segments);
+            }
+            fn closest(
+                a: &$sides,
+                b: &$sides,
+                options: &Options,
+                outputs: Outputs,
+                single: bool,
+                out: &mut $batch,
+            ) {
+                let computed = if single {
+                    $seq(a, b, options, outputs, out)
+                } else {
+                    $par(a, b, options, outputs, out)
+                };
+                computed.expect("both sides are read in blocks of the same length");
+            }
+        }
+    };
+}
+kernel!(
+    f32,
+    Segment,
+    Segments,
+    ClosestBatch,
+    closest_points_into,
+    par_closest_points_into
+);
+kernel!(
+    f64,
+    Segment64,
+    Segments64,
+    ClosestBatch64,
+    closest_points64_into,
+    par_closest_points64_into
+);
+
 /// Runs `segbatch run`.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    match args.precision {
+        Precision::F32 => run_in::<f32>(args),
+        Precision::F64 => run_in::<f64>(args),
+    }
+}
+
+/// Runs `segbatch run` in the precision `T`.
+fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
     let start = Instant::now();
+    let radius: Option<T> = args
+        .radius
+        .as_deref()
+        .map(|r| r.parse().expect("checked by parse_radius"));
     let in_format = format_of(&args.input, args.format, "input")?;
     let out_format = match args
         .output_format
@@ -250,13 +371,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     super::cleanup::install()
         .map_err(|e| CliError::failed(format!("cannot install signal handlers: {e}")))?;
     let wait = std::time::Duration::from_secs_f64(args.wait);
-    let mut input = Input::open(&args.input, in_format, wait)?;
+    let mut input = Input::<T>::open(&args.input, in_format, wait)?;
     let known_rows = if args.radius.is_some() {
         None
     } else {
         input.total_pairs
     };
-    let mut output = Output::create(&args.output, out_format, columns, known_rows)?;
+    let mut output = Output::<T>::create(&args.output, out_format, columns, known_rows)?;
 
     let mut options = Options::new(args.extent_a, args.extent_b);
     if let Some(eps) = args.tolerance {
@@ -291,12 +412,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let single = threads == Some(1);
     let mut body = || -> Result<Summary, CliError> {
-        let chunk = args.chunk_pairs as usize;
-        let mut pairs: Vec<Pair> = Vec::with_capacity(chunk);
-        let mut side: Vec<Segment> = Vec::with_capacity(chunk);
-        let mut a = Segments::with_capacity(chunk);
-        let mut b = Segments::with_capacity(chunk);
-        let mut out = ClosestBatch::new();
+        // The same bytes per chunk in either precision.
+        let chunk = (args.chunk_pairs as usize * 4 / T::PRECISION.bytes() as usize).max(1);
+        let mut pairs: Vec<Pair<T>> = Vec::with_capacity(chunk);
+        let mut side: Vec<T::Segment> = Vec::with_capacity(chunk);
+        let mut a = T::sides(chunk);
+        let mut b = T::sides(chunk);
+        let mut out = T::batch();
         let mut selected: Vec<u32> = Vec::new();
         let mut summary = Summary::default();
         loop {
@@ -308,27 +430,21 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             for (batch, half) in [(&mut a, 0), (&mut b, 6)] {
                 side.clear();
                 side.extend(pairs.iter().map(|p| {
-                    Segment::new(
+                    T::segment(
                         [p[half], p[half + 1], p[half + 2]],
                         [p[half + 3], p[half + 4], p[half + 5]],
                     )
                 }));
-                batch.clear();
-                batch.extend_from_slice(&side);
+                T::load(batch, &side);
             }
-            let computed = if single {
-                closest_points_into(&a, &b, &options, outputs, &mut out)
-            } else {
-                par_closest_points_into(&a, &b, &options, outputs, &mut out)
-            };
-            computed.expect("both sides are read in blocks of the same length");
+            T::closest(&a, &b, &options, outputs, single, &mut out);
             summary.pairs += n as u64;
             summary.non_finite += out
                 .flags()
                 .iter()
                 .filter(|f| f.contains(Flags::NON_FINITE))
                 .count() as u64;
-            let within = args.radius.map(|r| {
+            let within = radius.map(|r| {
                 selected.clear();
                 selected.extend(
                     out.dist2()
@@ -355,17 +471,18 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     if !args.quiet {
         let secs = start.elapsed().as_secs_f64();
         let mut line = format!(
-            "segbatch run: {} pairs from {} ({}) -> {} records in {} ({}) in {secs:.2} s \
-             ({:.1} M pairs/s)",
+            "segbatch run: {} pairs from {} ({}) -> {} records in {} ({}), {}, in \
+             {secs:.2} s ({:.1} M pairs/s)",
             summary.pairs,
             show(&args.input),
-            in_format.name(),
+            in_format.name_in(T::PRECISION),
             summary.records,
             show(&args.output),
-            out_format.name(),
+            out_format.name_in(T::PRECISION),
+            T::PRECISION.name(),
             summary.pairs as f64 / secs / 1e6
         );
-        if let Some(r) = args.radius {
+        if let Some(r) = &args.radius {
             line.push_str(&format!("; {} within radius {r}", summary.records));
         }
         eprintln!("{line}");

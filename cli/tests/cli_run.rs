@@ -1,11 +1,17 @@
 //! End-to-end tests of `segbatch run`, `bench` and `verify`: round trips through every
-//! format compared with the library, `--radius`, and every bad-input case (message, exit
-//! code 2, no output file left behind).
+//! format compared with the library (in f32, and in f64 with `--precision f64` against the
+//! f64 reference), `--radius`, and every bad-input case (message, exit code 2, no output
+//! file left behind).
 
+use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::str::FromStr;
 
-use segbatch::{ClosestBatch, Options, Outputs, Segment, Segments, closest_points_into};
+use segbatch::{
+    ClosestBatch, Extent, Options, Outputs, Segment, Segment64, Segments, closest_points_into,
+    reference,
+};
 
 struct Run {
     code: i32,
@@ -45,7 +51,7 @@ fn pairs(n: usize) -> Vec<[f32; 12]> {
     v
 }
 
-fn write_csv(path: &Path, pairs: &[[f32; 12]], header: bool) {
+fn write_csv<T: Debug>(path: &Path, pairs: &[[T; 12]], header: bool) {
     let mut text = String::new();
     if header {
         text.push_str("ax0,ay0,az0,ax1,ay1,az1,bx0,by0,bz0,bx1,by1,bz1\n");
@@ -58,17 +64,19 @@ fn write_csv(path: &Path, pairs: &[[f32; 12]], header: bool) {
     std::fs::write(path, text).unwrap();
 }
 
-fn write_raw(path: &Path, pairs: &[[f32; 12]]) {
-    let bytes: Vec<u8> = pairs
-        .iter()
-        .flatten()
-        .flat_map(|x| x.to_le_bytes())
-        .collect();
-    std::fs::write(path, bytes).unwrap();
+/// Raw numbers in the machine's order: little-endian, as the formats are, on the machines
+/// these tests run on (x86_64, aarch64).
+fn write_raw<T: bytemuck::Pod>(path: &Path, pairs: &[[T; 12]]) {
+    std::fs::write(path, bytemuck::cast_slice::<[T; 12], u8>(pairs)).unwrap();
 }
 
 /// A `.npy` file with the given header dict and data.
 fn write_npy(path: &Path, dict: &str, data: &[u8]) {
+    std::fs::write(path, npy_bytes(dict, data)).unwrap();
+}
+
+/// The bytes of a version 1 `.npy` file with the given header dict and data.
+fn npy_bytes(dict: &str, data: &[u8]) -> Vec<u8> {
     let mut header = dict.to_owned();
     while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
@@ -78,7 +86,7 @@ fn write_npy(path: &Path, dict: &str, data: &[u8]) {
     bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
     bytes.extend_from_slice(header.as_bytes());
     bytes.extend_from_slice(data);
-    std::fs::write(path, bytes).unwrap();
+    bytes
 }
 
 fn npy_pairs(path: &Path, pairs: &[[f32; 12]], shape3: bool) {
@@ -108,15 +116,15 @@ fn expected(pairs: &[[f32; 12]], options: &Options) -> ClosestBatch {
     out
 }
 
-/// Parsed output records: index (if any), then the f32 values, then flags.
+/// Parsed output records: index (if any), then the f32 (or f64) values, then flags.
 #[derive(Debug)]
-struct Record {
+struct Record<T = f32> {
     index: Option<u64>,
-    values: Vec<f32>,
+    values: Vec<T>,
     flags: Option<u8>,
 }
 
-fn parse_csv_output(path: &Path) -> (Vec<String>, Vec<Record>) {
+fn parse_csv_output<T: FromStr<Err: Debug>>(path: &Path) -> (Vec<String>, Vec<Record<T>>) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
     let header: Vec<String> = lines
@@ -142,8 +150,15 @@ fn parse_csv_output(path: &Path) -> (Vec<String>, Vec<Record>) {
     (header, records)
 }
 
-fn parse_binary(bytes: &[u8], index: bool, nvalues: usize, flags: bool) -> Vec<Record> {
-    let size = 8 * usize::from(index) + 4 * nvalues + usize::from(flags);
+/// Packed records (numbers read in the machine's order, as [`write_raw`] writes them).
+fn parse_binary<T: bytemuck::Pod>(
+    bytes: &[u8],
+    index: bool,
+    nvalues: usize,
+    flags: bool,
+) -> Vec<Record<T>> {
+    let w = size_of::<T>();
+    let size = 8 * usize::from(index) + w * nvalues + usize::from(flags);
     assert_eq!(bytes.len() % size, 0, "whole records");
     bytes
         .chunks_exact(size)
@@ -154,7 +169,7 @@ fn parse_binary(bytes: &[u8], index: bool, nvalues: usize, flags: bool) -> Vec<R
                 u64::from_le_bytes(r[..8].try_into().unwrap())
             });
             let values = (0..nvalues)
-                .map(|j| f32::from_le_bytes(r[k + 4 * j..k + 4 * j + 4].try_into().unwrap()))
+                .map(|j| bytemuck::pod_read_unaligned(&r[k + w * j..k + w * (j + 1)]))
                 .collect();
             Record {
                 index,
@@ -166,12 +181,12 @@ fn parse_binary(bytes: &[u8], index: bool, nvalues: usize, flags: bool) -> Vec<R
 }
 
 /// The `.npy` output's header dict and records.
-fn parse_npy_output(
+fn parse_npy_output<T: bytemuck::Pod>(
     path: &Path,
     index: bool,
     nvalues: usize,
     flags: bool,
-) -> (String, Vec<Record>) {
+) -> (String, Vec<Record<T>>) {
     let bytes = std::fs::read(path).unwrap();
     assert_eq!(&bytes[..6], b"\x93NUMPY");
     let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
@@ -182,12 +197,20 @@ fn parse_npy_output(
     )
 }
 
-fn same(x: f32, y: f32) -> bool {
-    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()) || (x == y)
+/// Equal values (bit for bit, but for the sign of zero, which CSV drops), or both NaN.
+fn same<T: Copy + PartialEq + Into<f64>>(x: T, y: T) -> bool {
+    x == y || (x.into().is_nan() && y.into().is_nan())
 }
 
-/// Checks records (all columns) against the library, bit for bit.
-fn check_all_columns(records: &[Record], want: &ClosestBatch, indices: Option<&[usize]>) {
+/// A pair's expected record: distance, s, t, point_a, point_b (x, y, z), and flags.
+type Want<T> = ([T; 9], u8);
+
+/// Checks records (all columns) against `want` (records `indices`, or all), bit for bit.
+fn check_rows<T: Copy + PartialEq + Into<f64> + Debug>(
+    records: &[Record<T>],
+    want: &[Want<T>],
+    indices: Option<&[usize]>,
+) {
     let count = indices.map_or(want.len(), <[usize]>::len);
     assert_eq!(records.len(), count);
     for (k, r) in records.iter().enumerate() {
@@ -195,24 +218,27 @@ fn check_all_columns(records: &[Record], want: &ClosestBatch, indices: Option<&[
         if let Some(ix) = r.index {
             assert_eq!(ix as usize, i);
         }
-        let c = want.get(i).expect("an index of the batch");
-        let expect = [
-            c.dist2.sqrt(),
-            c.s,
-            c.t,
-            c.point_a[0],
-            c.point_a[1],
-            c.point_a[2],
-            c.point_b[0],
-            c.point_b[1],
-            c.point_b[2],
-        ];
+        let (expect, flags) = want[i];
         assert_eq!(r.values.len(), 9);
         for (got, exp) in r.values.iter().zip(expect) {
-            assert!(same(*got, exp), "pair {i}: {got} != {exp}");
+            assert!(same(*got, exp), "pair {i}: {got:?} != {exp:?}");
         }
-        assert_eq!(r.flags, Some(c.flags.bits()), "pair {i}");
+        assert_eq!(r.flags, Some(flags), "pair {i}");
     }
+}
+
+/// Checks records (all columns) against the library, bit for bit.
+fn check_all_columns(records: &[Record], want: &ClosestBatch, indices: Option<&[usize]>) {
+    let want: Vec<Want<f32>> = want
+        .iter()
+        .map(|c| {
+            let [ax, ay, az] = c.point_a;
+            let [bx, by, bz] = c.point_b;
+            let values = [c.dist2.sqrt(), c.s, c.t, ax, ay, az, bx, by, bz];
+            (values, c.flags.bits())
+        })
+        .collect();
+    check_rows(records, &want, indices);
 }
 
 /// A fresh temporary directory for one test.
@@ -404,7 +430,7 @@ fn bad_inputs_give_one_line_exit_2_and_no_output() {
 
     // 3. Header only.
     let header = d.join("header.csv");
-    write_csv(&header, &[], true);
+    write_csv::<f32>(&header, &[], true);
     expect_input_error(
         d,
         &[s(&header), "-o", o],
@@ -467,20 +493,8 @@ fn bad_inputs_give_one_line_exit_2_and_no_output() {
         &["-o", o],
         &["100 bytes", "not a multiple of 48", "pair 2 is incomplete"],
     );
-    let f4 = |dict: &str, n: usize| {
-        let mut v = Vec::new();
-        let mut header = dict.to_owned();
-        while !(10 + header.len() + 1).is_multiple_of(64) {
-            header.push(' ');
-        }
-        header.push('\n');
-        v.extend_from_slice(b"\x93NUMPY\x01\x00");
-        v.extend_from_slice(&(header.len() as u16).to_le_bytes());
-        v.extend_from_slice(header.as_bytes());
-        v.extend(std::iter::repeat_n(0u8, n));
-        v
-    };
-    // 8. .npy of the wrong dtype.
+    let f4 = |dict: &str, n: usize| npy_bytes(dict, &vec![0; n]);
+    // 8. .npy of another dtype; float64 names --precision f64 (never narrowed).
     case(
         "f8.npy",
         &f4(
@@ -488,7 +502,16 @@ fn bad_inputs_give_one_line_exit_2_and_no_output() {
             192,
         ),
         &["-o", o],
-        &["dtype is '<f8'", "expected float32 '<f4'"],
+        &["float64 '<f8'", "this run is f32", "pass --precision f64"],
+    );
+    case(
+        "i8.npy",
+        &f4(
+            "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 12), }",
+            192,
+        ),
+        &["-o", o],
+        &["dtype is '<i8'", "expected float32 '<f4'"],
     );
     // 9. .npy of the wrong shape.
     case(
@@ -710,4 +733,469 @@ fn help_texts_describe_each_subcommand() {
         assert!(run.stdout.contains(needle), "{cmd}: {}", run.stdout);
         assert!(run.stdout.contains("Examples:"), "{cmd}");
     }
+    let run = segbatch(&["run", "--help"]);
+    for needle in [
+        "--precision <PRECISION>",
+        "- f64: 64-bit floats",
+        "A float64 .npy without --precision f64 is an error",
+        "96 bytes per pair",
+    ] {
+        assert!(
+            run.stdout.contains(needle),
+            "{needle:?} not in {}",
+            run.stdout
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// --precision f64
+// ---------------------------------------------------------------------------------------
+
+/// f64 test pairs at Earth-centred (ECEF) magnitudes, where f32 keeps only about a metre:
+/// general ones, a pair 1 mm apart, a parallel pair, a zero-length side and a NaN.
+fn pairs64(n: usize) -> Vec<[f64; 12]> {
+    let mut rng = segbatch_testkit::Rng::new(64);
+    let o = 6_378_137.0;
+    let mut v: Vec<[f64; 12]> = (0..n)
+        .map(|_| {
+            core::array::from_fn(|k| o * f64::from(u8::from(k % 3 == 0)) + rng.range(-10.0, 10.0))
+        })
+        .collect();
+    v[1] = [
+        o,
+        0.,
+        0.,
+        o + 2.,
+        0.,
+        0.,
+        o + 1.,
+        -1.,
+        1e-3,
+        o + 1.,
+        1.,
+        1e-3,
+    ];
+    v[2] = [o, 0., 0., o + 1., 0., 0., o, 1e-3, 0., o + 1., 1e-3, 0.];
+    v[3] = [o, 2., 3., o, 2., 3., o, 0., 0., o, 5., 0.];
+    v[4][4] = f64::NAN;
+    v
+}
+
+/// The f64 reference's record for every pair.
+fn expected64(pairs: &[[f64; 12]], options: &Options) -> Vec<Want<f64>> {
+    let seg = |p: &[f64; 12], k: usize| {
+        Segment64::new([p[k], p[k + 1], p[k + 2]], [p[k + 3], p[k + 4], p[k + 5]])
+    };
+    pairs
+        .iter()
+        .map(|p| {
+            let c = reference::closest_points64_with(&seg(p, 0), &seg(p, 6), options);
+            let [ax, ay, az] = c.point_a;
+            let [bx, by, bz] = c.point_b;
+            let values = [c.dist2.sqrt(), c.s, c.t, ax, ay, az, bx, by, bz];
+            (values, c.flags.bits())
+        })
+        .collect()
+}
+
+/// A `.npy` of `pairs` written by npyz (dtype `<f4` or `<f8` from `T`), shape `(N, 12)` or
+/// `(N, 4, 3)`.
+fn npyz_pairs<T: npyz::AutoSerialize + Copy>(path: &Path, pairs: &[[T; 12]], shape3: bool) {
+    use npyz::WriterBuilder;
+    let n = pairs.len() as u64;
+    let shape: &[u64] = if shape3 { &[n, 4, 3] } else { &[n, 12] };
+    let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut writer = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(file)
+        .begin_nd()
+        .unwrap();
+    writer.extend(pairs.iter().flatten().copied()).unwrap();
+    writer.finish().unwrap();
+}
+
+/// Reads every record of an all-columns f64 output in `format` (`index` with `--radius`).
+fn read_output64(path: &Path, format: &str, index: bool) -> Vec<Record<f64>> {
+    match format {
+        "csv" => {
+            let (header, records) = parse_csv_output::<f64>(path);
+            assert_eq!(header.len(), 10 + usize::from(index), "{header:?}");
+            records
+        }
+        "npy" => {
+            let (dict, records) = parse_npy_output::<f64>(path, index, 9, true);
+            assert!(dict.contains("('distance', '<f8')"), "{dict}");
+            assert!(dict.contains("('point_a', '<f8', (3,))"), "{dict}");
+            records
+        }
+        _ => parse_binary::<f64>(&std::fs::read(path).unwrap(), index, 9, true),
+    }
+}
+
+#[test]
+fn f64_runs_equal_the_f64_reference_in_every_format() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let data = pairs64(1500);
+    let (csv, raw, npy, npy3) = (
+        d.join("in.csv"),
+        d.join("in.bin"),
+        d.join("in.npy"),
+        d.join("in3.npy"),
+    );
+    write_csv(&csv, &data, true);
+    write_raw(&raw, &data);
+    npyz_pairs(&npy, &data, false);
+    npyz_pairs(&npy3, &data, true);
+    let extents = [
+        (Extent::Segment, "segment", Extent::Segment, "segment"),
+        (Extent::Ray, "ray", Extent::Line, "line"),
+    ];
+    for (input, threads) in [(&csv, "2"), (&raw, "1"), (&npy, "2"), (&npy3, "1")] {
+        for &(ea, a, eb, b) in &extents {
+            let want = expected64(&data, &Options::new(ea, eb));
+            for ext in ["csv", "npy", "raw"] {
+                let output = d.join(format!("out.{ext}"));
+                let run = segbatch(&[
+                    "run",
+                    s(input),
+                    "-o",
+                    s(&output),
+                    "--precision",
+                    "f64",
+                    "--a",
+                    a,
+                    "--b",
+                    b,
+                    "--threads",
+                    threads,
+                    "--chunk-pairs",
+                    "256",
+                ]);
+                assert_eq!(run.code, 0, "{input:?} -> {ext}: {}", run.stderr);
+                assert!(run.stderr.contains("1500 pairs"), "{}", run.stderr);
+                assert!(run.stderr.contains(", f64, in "), "{}", run.stderr);
+                assert!(run.stderr.contains("1 pairs had a NaN"), "{}", run.stderr);
+                check_rows(&read_output64(&output, ext, false), &want, None);
+            }
+        }
+    }
+    // The 1 mm pair is 1 mm apart in f64 (f32 rounds its coordinates to half metres).
+    let (_, records) = parse_csv_output::<f64>(&d.join("out.csv"));
+    assert!((records[1].values[0] - 1e-3).abs() < 1e-9, "{records:?}");
+    assert_eq!(
+        leftovers(
+            d,
+            &[
+                &csv,
+                &raw,
+                &npy,
+                &npy3,
+                &d.join("out.csv"),
+                &d.join("out.npy"),
+                &d.join("out.raw")
+            ]
+        ),
+        Vec::<PathBuf>::new()
+    );
+}
+
+#[test]
+fn f64_column_selections_and_radius() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let data = pairs64(700);
+    let input = d.join("in.npy");
+    npyz_pairs(&input, &data, false);
+    let want = expected64(&data, &Options::SEGMENTS);
+
+    // Distances alone: a plain '<f8' vector, a CSV of one column.
+    let vec = d.join("dist.npy");
+    let run = segbatch(&[
+        "run",
+        s(&input),
+        "-o",
+        s(&vec),
+        "--precision",
+        "f64",
+        "--outputs",
+        "distance",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (dict, records) = parse_npy_output::<f64>(&vec, false, 1, false);
+    assert!(
+        dict.contains("'descr': '<f8'") && dict.contains("'shape': (700, )"),
+        "{dict}"
+    );
+    for (r, (w, _)) in records.iter().zip(&want) {
+        assert!(same(r.values[0], w[0]), "{r:?} {w:?}");
+    }
+    let text = d.join("params.csv");
+    let run = segbatch(&[
+        "run",
+        s(&input),
+        "-o",
+        s(&text),
+        "--precision",
+        "f64",
+        "--outputs",
+        "params,flags",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (header, records) = parse_csv_output::<f64>(&text);
+    assert_eq!(header.join(","), "s,t,flags");
+    for (i, (r, (w, flags))) in records.iter().zip(&want).enumerate() {
+        assert!(
+            same(r.values[0], w[1]) && same(r.values[1], w[2]),
+            "pair {i}: {r:?}"
+        );
+        assert_eq!(r.flags, Some(*flags));
+    }
+
+    // --radius is read as f64: pairs within it, with their index, in each format.
+    let radius = "1.5";
+    let near: Vec<usize> = (0..data.len())
+        .filter(|&i| want[i].0[0] <= 1.5f64)
+        .collect();
+    assert!(near.len() > 5 && near.len() < data.len(), "{}", near.len());
+    assert!(near.contains(&1), "the 1 mm pair");
+    for ext in ["csv", "npy", "raw"] {
+        let output = d.join(format!("near.{ext}"));
+        let run = segbatch(&[
+            "run",
+            s(&input),
+            "-o",
+            s(&output),
+            "--precision",
+            "f64",
+            "--radius",
+            radius,
+            "--chunk-pairs",
+            "128",
+        ]);
+        assert_eq!(run.code, 0, "{ext}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("{} within radius 1.5", near.len())),
+            "{}",
+            run.stderr
+        );
+        check_rows(&read_output64(&output, ext, true), &want, Some(&near));
+    }
+}
+
+#[test]
+fn f64_csv_text_reads_back_to_the_same_f64() {
+    let dir = temp_dir();
+    let d = dir.path();
+    // Numbers an f32 cannot hold, with 17 significant digits.
+    let data: Vec<[f64; 12]> = (0..50)
+        .map(|i| {
+            let x = 0.1 + f64::from(i) * 1e-13;
+            [
+                x,
+                0.2,
+                1.0 / 3.0,
+                x + 1.0,
+                0.2,
+                1.0 / 3.0,
+                x + 0.5,
+                -1.0,
+                1e-3,
+                x + 0.5,
+                1.0,
+                1e-3,
+            ]
+        })
+        .collect();
+    let (input, output) = (d.join("in.csv"), d.join("out.csv"));
+    write_csv(&input, &data, false);
+    let run = segbatch(&["run", s(&input), "-o", s(&output), "--precision", "f64"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(&output).unwrap();
+    assert!(text.contains("0.3333333333333333"), "{text}");
+    check_rows(
+        &parse_csv_output::<f64>(&output).1,
+        &expected64(&data, &Options::SEGMENTS),
+        None,
+    );
+}
+
+#[test]
+fn float32_npy_is_widened_exactly_in_f64() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let data = pairs(400);
+    let wide: Vec<[f64; 12]> = data.iter().map(|p| p.map(f64::from)).collect();
+    let (input, output) = (d.join("in.npy"), d.join("out.raw"));
+    npyz_pairs(&input, &data, true);
+    let run = segbatch(&[
+        "run",
+        s(&input),
+        "-o",
+        s(&output),
+        "--precision",
+        "f64",
+        "--chunk-pairs",
+        "64",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    check_rows(
+        &read_output64(&output, "raw", false),
+        &expected64(&wide, &Options::SEGMENTS),
+        None,
+    );
+}
+
+#[test]
+fn f64_bad_inputs_give_one_line_exit_2_and_no_output() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let out = d.join("out.csv");
+    let o = s(&out);
+    let mut keep: Vec<PathBuf> = Vec::new();
+    let mut case = |name: &str, contents: &[u8], precision: &str, needles: &[&str]| {
+        let path = d.join(name);
+        std::fs::write(&path, contents).unwrap();
+        keep.push(path.clone());
+        let keep: Vec<&Path> = keep.iter().map(PathBuf::as_path).collect();
+        let mut needles = needles.to_vec();
+        needles.push(name);
+        expect_input_error(
+            d,
+            &[
+                s(&path),
+                "-o",
+                o,
+                "--precision",
+                precision,
+                "--chunk-pairs",
+                "64",
+            ],
+            &needles,
+            &keep,
+        );
+    };
+    let npy = |descr: &str, shape: &str, data: &[u8]| {
+        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        npy_bytes(&dict, data)
+    };
+
+    // A float64 .npy without --precision f64: named, with the way out; not narrowed.
+    let mut f8 = Vec::new();
+    for p in &pairs64(8)[..3] {
+        f8.extend(p.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    case(
+        "wide.npy",
+        &npy("<f8", "(3, 12)", &f8),
+        "f32",
+        &["float64 '<f8'", "this run is f32", "pass --precision f64"],
+    );
+    // Other dtypes in f64.
+    case(
+        "ints.npy",
+        &npy("<i8", "(2, 12)", &[0; 192]),
+        "f64",
+        &[
+            "dtype is '<i8'",
+            "expected float64 '<f8' or float32 '<f4'",
+            "astype('<f8')",
+        ],
+    );
+    case(
+        "big.npy",
+        &npy(">f8", "(2, 12)", &[0; 192]),
+        "f64",
+        &["big-endian ('>f8')", "little-endian float64 '<f8'"],
+    );
+    // Truncated f64 data: the .npy and a raw file whose size is not whole pairs of 96.
+    case(
+        "short.npy",
+        &npy("<f8", "(3, 12)", &f8[..250]),
+        "f64",
+        &[
+            "truncated",
+            "needs 288 bytes",
+            "holds 250",
+            "pair 2 is incomplete",
+        ],
+    );
+    case(
+        "short.bin",
+        &f8[..200],
+        "f64",
+        &[
+            "raw f64 input of 200 bytes",
+            "not a multiple of 96",
+            "pair 2 is incomplete (8 of 96 bytes)",
+        ],
+    );
+    // A CSV field that is not a number, named by line, pair, column and field.
+    let good = "6378137.25,0,0,6378138,0,0,6378137,1,0,6378137,2,0.001\n";
+    case(
+        "text.csv",
+        format!("{good}{good}6378137,0,0,1,0,0,0,1,0,1,1,1e-400x\n").as_bytes(),
+        "f64",
+        &[
+            "line 3 (pair 2)",
+            "column 12 (b.p1.z)",
+            "'1e-400x' is not a number",
+        ],
+    );
+    // The same late in the file, after chunks were written: no partial output.
+    let mut late = good.repeat(500);
+    late.push_str("6378137,0,0,1,0,0,0,1,0,1,1\n");
+    case(
+        "late.csv",
+        late.as_bytes(),
+        "f64",
+        &["line 501 (pair 500)", "11 columns"],
+    );
+
+    // A raw f64 stream that ends inside a pair.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_segbatch"))
+        .args(["run", "-", "--format", "raw", "-o", o, "--precision", "f64"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&f8[..100]).unwrap();
+    let done = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("standard input: raw f64 input ended inside pair 1 (4 of 96 bytes)"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn f64_failed_run_keeps_an_existing_output() {
+    let dir = temp_dir();
+    let input = dir.path().join("bad.csv");
+    std::fs::write(
+        &input,
+        "0,0,0,1,0,0,0,1,0,1,1,0\n0.1,0.2,nope,1,0,0,0,1,0,1,1,0\n",
+    )
+    .unwrap();
+    let output = dir.path().join("out.npy");
+    std::fs::write(&output, "precious").unwrap();
+    let run = segbatch(&["run", s(&input), "-o", s(&output), "--precision", "f64"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("column 3 (a.p0.z): 'nope' is not a number"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), "precious");
+    assert_eq!(
+        leftovers(dir.path(), &[&input, &output]),
+        Vec::<PathBuf>::new()
+    );
 }

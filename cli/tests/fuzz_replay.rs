@@ -47,7 +47,7 @@ fn npy(descr: &str) -> Vec<u8> {
 
 fn read_npy(data: Vec<u8>, what: &str) -> Result<u64, Error> {
     within(Duration::from_secs(10), what, move || {
-        read_all(&data, Format::Npy, true, 1)
+        read_all::<f32>(&data, Format::Npy, true, 1)
     })
 }
 
@@ -170,5 +170,11 @@ fn npy_headers_numpy_never_writes_fail_before_parsing() {
     assert!(err.message().contains("structured type"), "{err:?}");
     let f8 = padded("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 12), }");
     let err = read_npy(v1(&f8, 96), "f8").unwrap_err();
-    assert!(err.message().contains("dtype is '<f8'"), "{err:?}");
+    assert!(
+        err.message().contains("dtype is float64 '<f8'")
+            && err.message().contains("--precision f64"),
+        "{err:?}"
+    );
+    // The same header in an f64 run: one pair.
+    assert_eq!(read_all::<f64>(&v1(&f8, 96), Format::Npy, true, 1), Ok(1));
 }
