@@ -411,6 +411,16 @@ pub(crate) fn probe8(xs: &[f32x8]) -> f32x8 {
         .simd_ne(zero)
 }
 
+/// [`probe8`] over any [`Lane`] type (the same fused operations): the lanes where some `x`
+/// is NaN or infinite. The CPA kernel, written once for `f32x8` and the `f64` lanes, uses
+/// this one.
+#[inline(always)]
+pub(crate) fn probe_lanes<L: Lane>(xs: &[L]) -> L {
+    xs.iter()
+        .fold(L::ZERO, |acc, &x| x.mul_add(L::ZERO, acc))
+        .simd_ne(L::ZERO)
+}
+
 /// `bits` in the lanes of `mask`, zero elsewhere (flag bits, kind codes).
 #[inline(always)]
 pub(crate) fn bits8(mask: f32x8, bits: u8) -> u32x8 {

@@ -32,7 +32,7 @@
 //! ([`FUSED_MUL_ADD`]). The two therefore agree bit for bit on x86_64 (both the AVX2+FMA
 //! and the SSE2 build); the tests check that, and a looser documented tolerance elsewhere.
 
-use crate::motion::{Contact, Cpa, Track, Window};
+use crate::motion::{Contact, Cpa, Cpa64, Track, Track64, Window, Window64};
 use crate::query::FirstHit;
 use crate::real::Real;
 use crate::seg2d::{Intersection2, Segment2};
@@ -148,7 +148,14 @@ pub fn closest_points64_with(a: &Segment64, b: &Segment64, options: &Options) ->
 /// ```
 #[must_use]
 pub fn cpa(a: &Track, b: &Track, window: Window) -> Cpa {
-    crate::motion::cpa_pair::<false>(a.position, a.velocity, b.position, b.velocity, window.end())
+    crate::motion::cpa_pair::<_, false>(
+        a.position,
+        a.velocity,
+        b.position,
+        b.velocity,
+        window.end(),
+    )
+    .into()
 }
 
 /// Closest point of approach of two objects moving from `a.p0` to `a.p1` and from `b.p0`
@@ -167,7 +174,57 @@ pub fn cpa(a: &Track, b: &Track, window: Window) -> Cpa {
 /// ```
 #[must_use]
 pub fn cpa_segments(a: &Segment, b: &Segment) -> Cpa {
-    crate::motion::cpa_pair::<true>(a.p0, a.p1, b.p0, b.p1, 1.0)
+    crate::motion::cpa_pair::<_, true>(a.p0, a.p1, b.p0, b.p1, 1.0).into()
+}
+
+/// Closest point of approach of two `f64` tracks over `window` (scalar reference): the same
+/// algorithm as [`cpa`], one generic body, in double precision ("same velocity" is
+/// `|dv| <= 2·f64::EPSILON` times the larger speed).
+///
+/// Never panics; a NaN or infinite input gives [`Cpa64::NON_FINITE`](crate::motion::Cpa64::NON_FINITE).
+///
+/// ```
+/// use segbatch::motion::{Track64, Window64};
+/// use segbatch::reference::cpa64;
+/// // Head-on along x, 1 apart in y, 1e9 from the origin: closest at t = 0.5.
+/// let o = 1.0e9;
+/// let a = Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0]);
+/// let b = Track64::new([o + 2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
+/// let c = cpa64(&a, &b, Window64::STEP);
+/// assert_eq!((c.t, c.dist2), (0.5, 1.0));
+/// assert_eq!(c.point_a, [o + 1.0, 0.0, 0.0]);
+/// ```
+#[must_use]
+pub fn cpa64(a: &Track64, b: &Track64, window: Window64) -> Cpa64 {
+    crate::motion::cpa_pair::<_, false>(
+        a.position,
+        a.velocity,
+        b.position,
+        b.velocity,
+        window.end(),
+    )
+    .into()
+}
+
+/// Closest point of approach of two objects moving from `a.p0` to `a.p1` and from `b.p0`
+/// to `b.p1` during the same step (time `[0, 1]`), in `f64` (scalar reference): the same
+/// algorithm as [`cpa_segments`] in double precision.
+///
+/// Never panics; a NaN or infinite input gives [`Cpa64::NON_FINITE`](crate::motion::Cpa64::NON_FINITE).
+///
+/// ```
+/// use segbatch::reference::cpa_segments64;
+/// use segbatch::Segment64;
+/// // The paths cross at (o + 1, 0, 0), but A is there at t = 0.5 and B at t = 1.
+/// let o = 6_378_137.0;
+/// let a = Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]);
+/// let b = Segment64::new([o + 1.0, -2.0, 0.0], [o + 1.0, 0.0, 0.0]);
+/// let c = cpa_segments64(&a, &b);
+/// assert_eq!((c.t, c.dist2), (0.75, 0.5));
+/// ```
+#[must_use]
+pub fn cpa_segments64(a: &Segment64, b: &Segment64) -> Cpa64 {
+    crate::motion::cpa_pair::<_, true>(a.p0, a.p1, b.p0, b.p1, 1.0).into()
 }
 
 /// First contact, within `window`, of a sphere of radius `radius_a` moving along track `a`

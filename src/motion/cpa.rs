@@ -24,15 +24,18 @@
 //! | `if same_velocity { 0 } else { clamp(…) }`  | `same_velocity.select(0, clamp(-b / a_safe, …))`|
 //! | `if non_finite { return NON_FINITE }`       | outputs replaced by NaN in `non_finite` lanes   |
 
-use super::{MotionFlags, SAME_VELOCITY_REL, TracksView, Window, probe, sub3};
-use crate::LANES;
-use crate::batch::{Error, SegmentsView, check_len};
+use super::{
+    MotionFlags, MotionLane, MotionReal, Tracks64View, TracksView, Window, Window64, probe, sub3,
+};
+use crate::batch::{Error, Segments64View, SegmentsView, check_len};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
 use crate::forms::query_forms;
-use crate::lanes::{V3, at8, bits8, bytes8, clamp8, dot8, mask_to, probe8, sub8};
+use crate::lanes::{Lane, V3, at8, clamp8, dot8, probe_lanes, sub8};
+use crate::query::F64Lanes;
+use crate::real::Real;
 use crate::reference::{clamp, dot, fma, max_ps};
-use wide::{f32x8, u32x8};
+use wide::f32x8;
 
 /// The closest point of approach of one pair.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,18 +69,82 @@ impl Cpa {
     }
 }
 
+/// The closest point of approach of one `f64` pair: [`Cpa`]'s `f64` twin, the same fields
+/// and meaning.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cpa64 {
+    /// The time of closest approach, inside the window.
+    pub t: f64,
+    /// Squared distance between the two objects at time `t`.
+    pub dist2: f64,
+    /// Position of A at time `t`.
+    pub point_a: [f64; 3],
+    /// Position of B at time `t`.
+    pub point_b: [f64; 3],
+    /// [`MotionFlags::SAME_VELOCITY`] and/or [`MotionFlags::NON_FINITE`].
+    pub flags: MotionFlags,
+}
+
+impl Cpa64 {
+    /// The result for a pair with a non-finite input: all NaN, flagged.
+    pub const NON_FINITE: Cpa64 = Cpa64 {
+        t: f64::NAN,
+        dist2: f64::NAN,
+        point_a: [f64::NAN; 3],
+        point_b: [f64::NAN; 3],
+        flags: MotionFlags::NON_FINITE,
+    };
+
+    /// The distance at the closest approach.
+    #[must_use]
+    pub fn distance(&self) -> f64 {
+        self.dist2.sqrt()
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Scalar reference.
 
-/// The algorithm for one pair. With `ENDPOINTS`, `a1`/`b1` are the end positions of a step
-/// (segments); otherwise they are velocities (tracks).
-pub(crate) fn cpa_pair<const ENDPOINTS: bool>(
-    a0: [f32; 3],
-    a1: [f32; 3],
-    b0: [f32; 3],
-    b1: [f32; 3],
-    t_end: f32,
-) -> Cpa {
+/// One pair's closest approach in either precision, as the generic body returns it
+/// (converted to the public [`Cpa`] or [`Cpa64`], which stay plain non-generic types).
+pub(crate) struct Approach<F> {
+    t: F,
+    dist2: F,
+    point_a: [F; 3],
+    point_b: [F; 3],
+    flags: MotionFlags,
+}
+
+/// `From<Approach<$f>> for $cpa`: the same fields.
+macro_rules! from_approach {
+    ($f:ty, $cpa:ident) => {
+        impl From<Approach<$f>> for $cpa {
+            #[inline(always)]
+            fn from(x: Approach<$f>) -> $cpa {
+                $cpa {
+                    t: x.t,
+                    dist2: x.dist2,
+                    point_a: x.point_a,
+                    point_b: x.point_b,
+                    flags: x.flags,
+                }
+            }
+        }
+    };
+}
+
+from_approach!(f32, Cpa);
+from_approach!(f64, Cpa64);
+
+/// The algorithm for one pair, in `f32` or `f64`. With `ENDPOINTS`, `a1`/`b1` are the end
+/// positions of a step (segments); otherwise they are velocities (tracks).
+pub(crate) fn cpa_pair<F: MotionReal, const ENDPOINTS: bool>(
+    a0: [F; 3],
+    a1: [F; 3],
+    b0: [F; 3],
+    b1: [F; 3],
+    t_end: F,
+) -> Approach<F> {
     // Relative motion, formed locally.
     let w0 = sub3(a0, b0);
     let (dv, scale2, d_a, d_b) = if ENDPOINTS {
@@ -95,20 +162,26 @@ pub(crate) fn cpa_pair<const ENDPOINTS: bool>(
 
     let a = dot(dv, dv);
     let b = dot(w0, dv);
-    let same_velocity = a <= (SAME_VELOCITY_REL * SAME_VELOCITY_REL) * scale2;
+    let same_velocity = a <= (F::SAME_VELOCITY_REL * F::SAME_VELOCITY_REL) * scale2;
     let t = if same_velocity {
-        0.0
+        F::ZERO
     } else {
-        clamp(-b / a, 0.0, t_end)
+        clamp(-b / a, F::ZERO, t_end)
     };
-    let v: [f32; 3] = core::array::from_fn(|i| fma(t, dv[i], w0[i]));
+    let v: [F; 3] = core::array::from_fn(|i| fma(t, dv[i], w0[i]));
     let dist2 = dot(v, v);
 
     let non_finite = probe(&[w0[0], w0[1], w0[2], dv[0], dv[1], dv[2], a, b, dist2]);
     if non_finite {
-        return Cpa::NON_FINITE;
+        return Approach {
+            t: F::NAN,
+            dist2: F::NAN,
+            point_a: [F::NAN; 3],
+            point_b: [F::NAN; 3],
+            flags: MotionFlags::NON_FINITE,
+        };
     }
-    Cpa {
+    Approach {
         t,
         dist2,
         point_a: core::array::from_fn(|i| fma(t, d_a[i], a0[i])),
@@ -122,20 +195,25 @@ pub(crate) fn cpa_pair<const ENDPOINTS: bool>(
 }
 
 // ---------------------------------------------------------------------------------------
-// The 8-lane twin.
+// The lane twin (any lane type: `f32x8`, and `f64x4`/`f64x8` for the `f64` queries).
 
-/// Eight results, flags as stored.
-pub(crate) struct CpaLanes {
-    t: f32x8,
-    dist2: f32x8,
-    point_a: V3,
-    point_b: V3,
-    flags: [MotionFlags; LANES],
+/// One group's results, flags as stored.
+pub(crate) struct CpaLanes<L: MotionLane> {
+    t: L,
+    dist2: L,
+    point_a: V3<L>,
+    point_b: V3<L>,
+    flags: L::Flags,
 }
 
-/// The relative motion of eight pairs: `w0`, `dv` and the scale of `dv`'s rounding.
+/// The relative motion of a group of pairs: `w0`, `dv` and the scale of `dv`'s rounding.
 #[inline(always)]
-fn relative8<const ENDPOINTS: bool>(a0: V3, a1: V3, b0: V3, b1: V3) -> (V3, V3, f32x8) {
+fn relative8<L: Lane, const ENDPOINTS: bool>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+) -> (V3<L>, V3<L>, L) {
     let w0 = sub8(a0, b0);
     if ENDPOINTS {
         let w1 = sub8(a1, b1);
@@ -145,27 +223,34 @@ fn relative8<const ENDPOINTS: bool>(a0: V3, a1: V3, b0: V3, b1: V3) -> (V3, V3, 
     }
 }
 
+/// `SAME_VELOCITY_REL²` in every lane.
+#[inline(always)]
+fn same_velocity_rel2<L: MotionLane>() -> L {
+    let rel = <L::Elem as MotionReal>::SAME_VELOCITY_REL;
+    L::splat(rel * rel)
+}
+
 /// The common case, time and distance only: `None` unless every lane is finite and no lane
 /// has the same velocity, in which case every `select` of [`cpa8`] would return its last
 /// operand and is skipped (bit for bit the same results). Callers handle `None` out of
 /// line, and compute the points with [`points8`] from reloaded inputs.
 #[inline(always)]
-fn cpa8_general<const ENDPOINTS: bool>(
-    a0: V3,
-    a1: V3,
-    b0: V3,
-    b1: V3,
-    t_end: f32x8,
-) -> Option<(f32x8, f32x8)> {
-    let zero = f32x8::ZERO;
-    let (w0, dv, scale2) = relative8::<ENDPOINTS>(a0, a1, b0, b1);
+fn cpa8_general<L: MotionLane, const ENDPOINTS: bool>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    t_end: L,
+) -> Option<(L, L)> {
+    let zero = L::ZERO;
+    let (w0, dv, scale2) = relative8::<L, ENDPOINTS>(a0, a1, b0, b1);
     let a = dot8(dv, dv);
     let b = dot8(w0, dv);
-    let same_velocity = a.simd_le(f32x8::splat(SAME_VELOCITY_REL * SAME_VELOCITY_REL) * scale2);
+    let same_velocity = a.simd_le(same_velocity_rel2::<L>() * scale2);
     let t = clamp8(-b / a, zero, t_end);
     let v = at8(t, dv, w0);
     let dist2 = dot8(v, v);
-    let non_finite = probe8(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2]);
+    let non_finite = probe_lanes(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2]);
     if (same_velocity | non_finite).any() {
         return None;
     }
@@ -174,7 +259,13 @@ fn cpa8_general<const ENDPOINTS: bool>(
 
 /// The positions at time `t`: `A0 + t·dA`, `B0 + t·dB`.
 #[inline(always)]
-fn points8<const ENDPOINTS: bool>(a0: V3, a1: V3, b0: V3, b1: V3, t: f32x8) -> (V3, V3) {
+fn points8<L: Lane, const ENDPOINTS: bool>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    t: L,
+) -> (V3<L>, V3<L>) {
     let (d_a, d_b) = if ENDPOINTS {
         (sub8(a1, a0), sub8(b1, b0))
     } else {
@@ -183,43 +274,49 @@ fn points8<const ENDPOINTS: bool>(a0: V3, a1: V3, b0: V3, b1: V3, t: f32x8) -> (
     (at8(t, d_a, a0), at8(t, d_b, b0))
 }
 
-/// The twin of `cpa_pair` for eight pairs, every branch a mask and a `select`.
+/// The twin of `cpa_pair` for a group of pairs, every branch a mask and a `select`.
 #[inline(always)]
-fn cpa8<const ENDPOINTS: bool>(a0: V3, a1: V3, b0: V3, b1: V3, t_end: f32x8) -> CpaLanes {
-    let zero = f32x8::ZERO;
-    let one = f32x8::ONE;
-    let (w0, dv, scale2) = relative8::<ENDPOINTS>(a0, a1, b0, b1);
+fn cpa8<L: MotionLane, const ENDPOINTS: bool>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    t_end: L,
+) -> CpaLanes<L> {
+    let zero = L::ZERO;
+    let one = L::ONE;
+    let (w0, dv, scale2) = relative8::<L, ENDPOINTS>(a0, a1, b0, b1);
 
     let a = dot8(dv, dv);
     let b = dot8(w0, dv);
-    let same_velocity = a.simd_le(f32x8::splat(SAME_VELOCITY_REL * SAME_VELOCITY_REL) * scale2);
+    let same_velocity = a.simd_le(same_velocity_rel2::<L>() * scale2);
     let a_safe = same_velocity.select(one, a);
     let t = same_velocity.select(zero, clamp8(-b / a_safe, zero, t_end));
     let v = at8(t, dv, w0);
     let dist2 = dot8(v, v);
 
-    let non_finite = probe8(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2]);
-    let (point_a, point_b) = points8::<ENDPOINTS>(a0, a1, b0, b1, t);
+    let non_finite = probe_lanes(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2]);
+    let (point_a, point_b) = points8::<L, ENDPOINTS>(a0, a1, b0, b1, t);
     let mut lanes = CpaLanes {
         t,
         dist2,
         point_a,
         point_b,
-        flags: mask_to(same_velocity, MotionFlags::SAME_VELOCITY.bits()),
+        flags: L::mask_flags(same_velocity, MotionFlags::SAME_VELOCITY),
     };
     if non_finite.any() {
-        let nan = f32x8::splat(f32::NAN);
-        let blank = |x: f32x8| non_finite.select(nan, x);
-        let flags = non_finite.select(
-            u32x8::splat(u32::from(MotionFlags::NON_FINITE.bits())),
-            bits8(same_velocity, MotionFlags::SAME_VELOCITY.bits()),
+        let nan = L::splat(<L::Elem as Real>::NAN);
+        let blank = |x: L| non_finite.select(nan, x);
+        let flags = non_finite.select_bits(
+            L::splat_bits(u32::from(MotionFlags::NON_FINITE.bits())),
+            same_velocity.to_bits() & L::splat_bits(u32::from(MotionFlags::SAME_VELOCITY.bits())),
         );
         lanes = CpaLanes {
             t: blank(lanes.t),
             dist2: blank(lanes.dist2),
             point_a: lanes.point_a.map(blank),
             point_b: lanes.point_b.map(blank),
-            flags: bytes8(flags, MotionFlags::from_bits_truncate),
+            flags: L::bits_flags(flags),
         };
     }
     lanes
@@ -250,84 +347,117 @@ result_batch! {
     }
 }
 
-impl GroupStore for CpaOut<'_> {
-    type Lanes = CpaLanes;
-    #[inline(always)]
-    fn store(&mut self, g: usize, lanes: &CpaLanes) {
-        self.t[g] = lanes.t.to_array();
-        self.dist2[g] = lanes.dist2.to_array();
-        let (pa, pb) = (lanes.point_a.to_array(), lanes.point_b.to_array());
-        for k in 0..3 {
-            self.point_a[k][g] = pa[k].to_array();
-            self.point_b[k][g] = pb[k].to_array();
+result_batch! {
+    /// Closest points of approach for a batch of `f64` pairs, stored as columns:
+    /// [`CpaBatch`]'s `f64` twin (the same accessors, [`Cpa64`] items), filled by
+    /// [`cpa64_into`] and [`cpa_segments64_into`].
+    ///
+    /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
+    pub struct CpaBatch64(Cpa64) stored as CpaOut64 in groups of (crate::SIMD_LANES64) {
+        columns {
+            /// Times of closest approach, exactly `len()` values.
+            t: f64,
+            /// Squared distances at the closest approach, exactly `len()` values.
+            dist2: f64,
+            /// Per-pair flags, exactly `len()` values.
+            flags: MotionFlags,
         }
-        self.flags[g] = lanes.flags;
-    }
-    #[inline(always)]
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        self.split_columns(mid)
+        points(f64) {
+            /// Positions of A at the closest approach, `[x, y, z]` columns of `len()` values.
+            point_a: 3,
+            /// Positions of B at the closest approach, `[x, y, z]` columns of `len()` values.
+            point_b: 3,
+        }
     }
 }
 
+/// The [`GroupStore`] of `$out` (every column) for the results of lane type `$lane`.
+macro_rules! cpa_store {
+    ($out:ident, $lane:ty) => {
+        impl GroupStore for $out<'_> {
+            type Lanes = CpaLanes<$lane>;
+            #[inline(always)]
+            fn store(&mut self, g: usize, lanes: &CpaLanes<$lane>) {
+                self.t[g] = lanes.t.to_array();
+                self.dist2[g] = lanes.dist2.to_array();
+                let (pa, pb) = (lanes.point_a.to_array(), lanes.point_b.to_array());
+                for k in 0..3 {
+                    self.point_a[k][g] = pa[k].to_array();
+                    self.point_b[k][g] = pb[k].to_array();
+                }
+                self.flags[g] = lanes.flags;
+            }
+            #[inline(always)]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                self.split_columns(mid)
+            }
+        }
+    };
+}
+
+cpa_store!(CpaOut, f32x8);
+cpa_store!(CpaOut64, F64Lanes);
+
 /// The four points of a group (columns `a0 a1 b0 b1`, x y z each).
 #[inline(always)]
-fn points(c: &[f32x8; 12]) -> (V3, V3, V3, V3) {
+fn points<L: Lane>(c: &[L; 12]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
     let v = |k| V3::at_column(c, k);
     (v(0), v(3), v(6), v(9))
 }
 
 /// CPA over twelve input columns: tracks (`ENDPOINTS = false`: positions then velocities)
-/// or start/end segments, time clamped to `[0, t_end]`.
-struct CpaKernel<const ENDPOINTS: bool> {
-    t_end: f32x8,
+/// or start/end segments, time clamped to `[0, t_end]`, any lane type.
+struct CpaKernel<L, const ENDPOINTS: bool> {
+    t_end: L,
 }
 
-impl<const ENDPOINTS: bool> PairKernel<12> for CpaKernel<ENDPOINTS> {
-    type Lanes = CpaLanes;
+impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<12, L> for CpaKernel<L, ENDPOINTS> {
+    type Lanes = CpaLanes<L>;
     #[inline(always)]
-    fn general(&self, load: impl Fn() -> [f32x8; 12]) -> Option<CpaLanes> {
+    fn general(&self, load: impl Fn() -> [L; 12]) -> Option<CpaLanes<L>> {
         let (a0, a1, b0, b1) = points(&load());
-        let (t, dist2) = cpa8_general::<ENDPOINTS>(a0, a1, b0, b1, self.t_end)?;
+        let (t, dist2) = cpa8_general::<L, ENDPOINTS>(a0, a1, b0, b1, self.t_end)?;
         // The inputs again, from memory: keeping all twelve live through the time
         // computation would spill them (sixteen vector registers). The opaque call stops
         // the compiler from merging this load with the first one (which it would then keep
         // on the stack): 110 instructions per group instead of 131 (callgrind).
         core::hint::black_box(());
         let (a0, a1, b0, b1) = points(&load());
-        let (point_a, point_b) = points8::<ENDPOINTS>(a0, a1, b0, b1, t);
+        let (point_a, point_b) = points8::<L, ENDPOINTS>(a0, a1, b0, b1, t);
         Some(CpaLanes {
             t,
             dist2,
             point_a,
             point_b,
-            flags: [MotionFlags::empty(); LANES],
+            flags: L::NO_FLAGS,
         })
     }
     #[inline(always)]
-    fn masked(&self, x: [f32x8; 12]) -> CpaLanes {
+    fn masked(&self, x: [L; 12]) -> CpaLanes<L> {
         let (a0, a1, b0, b1) = points(&x);
-        cpa8::<ENDPOINTS>(a0, a1, b0, b1, self.t_end)
+        cpa8::<L, ENDPOINTS>(a0, a1, b0, b1, self.t_end)
     }
 }
 
-/// Checks the lengths, sizes `out` and runs the kernel (sequentially or on all cores).
-fn run<const ENDPOINTS: bool>(
-    a: [&[f32]; 6],
-    b: [&[f32]; 6],
-    lens: (usize, usize),
-    t_end: f32,
+/// Pairs `a[i]`, `b[i]` as the kernel's twelve input columns (A's six, then B's), for `f32`
+/// or `f64` batches whose lengths were checked.
+fn pair_columns<'v, E>(a: [&'v [E]; 6], b: [&'v [E]; 6]) -> [&'v [E]; 12] {
+    core::array::from_fn(|k| if k < 6 { a[k] } else { b[k - 6] })
+}
+
+/// Runs the kernel over `n` pairs of `cols` into `out` (sized by the caller), sequentially
+/// or on all cores.
+fn run<L: MotionLane, const ENDPOINTS: bool, S: GroupStore<Lanes = CpaLanes<L>>>(
+    cols: [&[L::Elem]; 12],
+    n: usize,
+    t_end: L::Elem,
     parallel: bool,
-    out: &mut CpaBatch,
-) -> Result<(), Error> {
-    check_len("batches a and b", lens.0, lens.1)?;
-    let n = lens.0;
-    out.reset(n, |_| true);
-    let cols: [&[f32]; 12] = core::array::from_fn(|k| if k < 6 { a[k] } else { b[k - 6] });
-    let kernel = CpaKernel::<ENDPOINTS> {
-        t_end: f32x8::splat(t_end),
+    out: S,
+) {
+    let kernel = CpaKernel::<L, ENDPOINTS> {
+        t_end: L::splat(t_end),
     };
-    driver::run_on(parallel, &kernel, cols, n, out.out());
-    Ok(())
+    driver::run_on(parallel, &kernel, cols, n, out);
 }
 
 fn tracks<'a, 'b>(
@@ -338,15 +468,11 @@ fn tracks<'a, 'b>(
     out: &mut CpaBatch,
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
-    let lens = (a.len(), b.len());
-    run::<false>(
-        a.raw_columns(),
-        b.raw_columns(),
-        lens,
-        window.end(),
-        parallel,
-        out,
-    )
+    check_len("batches a and b", a.len(), b.len())?;
+    out.reset(a.len(), |_| true);
+    let cols = pair_columns(a.raw_columns(), b.raw_columns());
+    run::<f32x8, false, _>(cols, a.len(), window.end(), parallel, out.out());
+    Ok(())
 }
 
 fn segments<'a, 'b>(
@@ -356,8 +482,40 @@ fn segments<'a, 'b>(
     out: &mut CpaBatch,
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
-    let lens = (a.len(), b.len());
-    run::<true>(a.raw_columns(), b.raw_columns(), lens, 1.0, parallel, out)
+    check_len("batches a and b", a.len(), b.len())?;
+    out.reset(a.len(), |_| true);
+    let cols = pair_columns(a.raw_columns(), b.raw_columns());
+    run::<f32x8, true, _>(cols, a.len(), 1.0, parallel, out.out());
+    Ok(())
+}
+
+fn tracks64<'a, 'b>(
+    a: impl Into<Tracks64View<'a>>,
+    b: impl Into<Tracks64View<'b>>,
+    window: Window64,
+    parallel: bool,
+    out: &mut CpaBatch64,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    check_len("batches a and b", a.len(), b.len())?;
+    out.reset(a.len(), |_| true);
+    let cols = pair_columns(a.raw_columns(), b.raw_columns());
+    run::<F64Lanes, false, _>(cols, a.len(), window.end(), parallel, out.out());
+    Ok(())
+}
+
+fn segments64<'a, 'b>(
+    a: impl Into<Segments64View<'a>>,
+    b: impl Into<Segments64View<'b>>,
+    parallel: bool,
+    out: &mut CpaBatch64,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    check_len("batches a and b", a.len(), b.len())?;
+    out.reset(a.len(), |_| true);
+    let cols = pair_columns(a.raw_columns(), b.raw_columns());
+    run::<F64Lanes, true, _>(cols, a.len(), 1.0, parallel, out.out());
+    Ok(())
 }
 
 query_forms! {
@@ -413,6 +571,74 @@ query_forms! {
         with ()
         -> CpaBatch = segments;
     /// [`cpa_segments`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
+    /// unchanged).
+    into;
+}
+
+query_forms! {
+    /// Closest point of approach of `a[i]` and `b[i]` over `window`, for every `i`, in
+    /// `f64`: [`cpa`]'s twin for [`Tracks64`](super::Tracks64) (batched twin of
+    /// [`reference::cpa64`](crate::reference::cpa64), bit-identical to it).
+    ///
+    /// The kernel runs `f64x8` lanes when the build has `avx512f`, `f64x4` otherwise
+    /// ([`SIMD_LANES64`](crate::SIMD_LANES64)).
+    ///
+    /// ```
+    /// use segbatch::motion::{cpa64, Track64, Tracks64, Window64};
+    /// // Two aircraft 1e7 m from the origin passing 0.25 m apart at t = 0.5.
+    /// let o = 1.0e7;
+    /// let a = Tracks64::from(&[Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0])]);
+    /// let b = Tracks64::from(&[Track64::new([o + 2.0, 0.25, 0.0], [-2.0, 0.0, 0.0])]);
+    /// let out = cpa64(&a, &b, Window64::STEP);
+    /// assert_eq!(out.t(), &[0.5]);
+    /// assert_eq!(out.dist2(), &[0.0625]);
+    /// ```
+    pub fn cpa64 / cpa64_into / par_cpa64 / par_cpa64_into
+        <'a, 'b>(a: impl Into<Tracks64View<'a>>, b: impl Into<Tracks64View<'b>>, window: Window64)
+        with ()
+        -> CpaBatch64 = tracks64;
+    /// [`cpa64`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
+    /// unchanged).
+    ///
+    /// ```
+    /// use segbatch::motion::{cpa64_into, CpaBatch64, Track64, Tracks64, Window64};
+    /// let a = Tracks64::from(&[Track64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
+    /// let b = Tracks64::from(&[Track64::new([0.0, 3.0, 0.0], [1.0, 0.0, 0.0])]);
+    /// let mut out = CpaBatch64::new();
+    /// cpa64_into(&a, &b, Window64::STEP, &mut out)?;
+    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.0, 9.0)); // same velocity: t = 0
+    /// assert!(cpa64_into(&a, &Tracks64::new(), Window64::STEP, &mut out).is_err());
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    into;
+}
+
+query_forms! {
+    /// Closest point of approach of objects moving along `a[i]` and `b[i]` (start to end)
+    /// during the same step, time `[0, 1]`, in `f64`: [`cpa_segments`]'s twin for
+    /// [`Segments64`](crate::Segments64) (batched twin of
+    /// [`reference::cpa_segments64`](crate::reference::cpa_segments64), bit-identical to it).
+    ///
+    /// ```
+    /// use segbatch::motion::cpa_segments64;
+    /// use segbatch::{Segment64, Segments64};
+    /// let o = 6_378_137.0; // ECEF metres: f32 would resolve 0.5 m here
+    /// let a = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0])]);
+    /// let b = Segments64::from(&[Segment64::new([o + 2.0, 1e-3, 0.0], [o, 1e-3, 0.0])]);
+    /// let out = cpa_segments64(&a, &b);
+    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.5, 1e-3 * 1e-3));
+    /// ```
+    pub fn cpa_segments64 / cpa_segments64_into / par_cpa_segments64 / par_cpa_segments64_into
+        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>)
+        with ()
+        -> CpaBatch64 = segments64;
+    /// [`cpa_segments64`] writing into `out` and reusing its buffers.
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
