@@ -10,7 +10,8 @@
 //!         radii), cpa | contact | i2 (motion and 2D, batched), cpa_s | contact_s | i2_s
 //!         (their scalar references), flags (how many bench pairs take the rare-case path),
 //!         p64 | p64_s (the same pairs widened to f64: closest_points64 s/t/dist2/flags, and
-//!         its scalar reference, reference::closest_points64)
+//!         its scalar reference, reference::closest_points64), cpa64 | cpa64_s (the widened
+//!         pairs through cpa_segments64_into, and reference::cpa_segments64)
 //! cargo build --release --example query_profile
 //! valgrind --tool=callgrind target/release/examples/query_profile cpa 20 4096   # and with 0
 //! ```
@@ -46,6 +47,7 @@ fn main() {
         (a.iter().map(wide).collect(), b.iter().map(wide).collect());
     let (sa64, sb64) = (Segments64::from(&a64), Segments64::from(&b64));
     let mut out64 = ClosestBatch64::new();
+    let mut cpa_out64 = CpaBatch64::new();
     let mut res64 = vec![0.0f64; n];
     let radii = Radii::per_pair(&ra, &rb).expect("radii are positive");
     let ray = Options::new(Extent::Ray, Extent::Segment);
@@ -58,6 +60,7 @@ fn main() {
     first_contact_segments_into(&sa, &sb, radii, &mut con_out).unwrap();
     intersect2_into(&sa2, &sb2, &mut i2_out).unwrap();
     closest_points64_into(&sa64, &sb64, opts, Outputs::ALL, &mut out64).unwrap();
+    cpa_segments64_into(&sa64, &sb64, &mut cpa_out64).unwrap();
     if mode == "flags" {
         for n in [4096usize, 262_144] {
             let (a, b, _, _) = step_pairs(n);
@@ -121,6 +124,17 @@ fn main() {
                 for ((x, y), o) in black_box(&a64).iter().zip(black_box(&b64)).zip(&mut res64) {
                     let c = reference::closest_points64(x, y);
                     *o = c.dist2 + c.s + c.t + f64::from(c.flags.bits());
+                }
+                black_box(&res64);
+            }
+            "cpa64" => {
+                cpa_segments64_into(black_box(&sa64), black_box(&sb64), &mut cpa_out64).unwrap();
+                black_box(&cpa_out64);
+            }
+            "cpa64_s" => {
+                for ((x, y), o) in black_box(&a64).iter().zip(black_box(&b64)).zip(&mut res64) {
+                    let c = reference::cpa_segments64(x, y);
+                    *o = c.dist2 + c.t + c.point_a[0] + c.point_b[0];
                 }
                 black_box(&res64);
             }

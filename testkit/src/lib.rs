@@ -10,7 +10,8 @@
 //! - [`pairs`]: the adversarial 3D generators, one function per hard-case class
 //!   ([`pairs::CLASSES`]); [`motion`]: moving pairs, 2D pairs and the closest-approach
 //!   oracle. [`pairs64`]: the hard classes in `f64` (angles to 1e-15 rad, offsets of
-//!   1e12, scales of 1e±200, non-finite).
+//!   1e12, scales of 1e±200, non-finite). [`motion64`]: moving pairs in `f64` and (feature
+//!   `exact`) the exact closest-approach oracle.
 //! - [`brute`]: brute force over the scalar reference, and bitwise comparisons of hit lists.
 //! - [`sets`]: whole sets for the set queries (hair, clustered, degenerate, walls and rays).
 //! - `strategy` (feature `proptest`): every generator as a proptest strategy.
@@ -25,6 +26,7 @@
 pub mod brute;
 pub mod fuzz;
 pub mod motion;
+pub mod motion64;
 pub mod oracle;
 pub mod oracle2d;
 #[cfg(feature = "exact")]
