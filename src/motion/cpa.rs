@@ -645,3 +645,141 @@ query_forms! {
     /// unchanged).
     into;
 }
+
+/// Both `f64` lane types against the `f64` reference, bit for bit, in every lane, through
+/// both paths of the kernel (`general` where it answers, `masked` always): the public
+/// queries run only the build's width ([`F64Lanes`]), so the other one is checked here.
+/// `tests/motion64.rs` checks the public queries on the test kit's classes.
+#[cfg(test)]
+mod f64_widths {
+    use super::{Approach, CpaKernel, CpaLanes, MotionLane, cpa_pair};
+    use crate::driver::PairKernel;
+    use crate::motion::MotionFlags;
+    use wide::{f64x4, f64x8};
+
+    /// A small deterministic generator (splitmix64).
+    struct Mix(u64);
+
+    impl Mix {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        /// Uniform in `[-1, 1)`.
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        }
+        fn point(&mut self) -> [f64; 3] {
+            [self.unit(), self.unit(), self.unit()]
+        }
+        fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+            xs[(self.next() % xs.len() as u64) as usize]
+        }
+    }
+
+    /// `a0 a1 b0 b1` of one moving pair: general, the same motion (`a1 - a0 = b1 - b0`
+    /// on a grid, exact), a relative motion 1e-17..1e-9 of the separation, static, or
+    /// non-finite; at scales 1e-100..1e100, offsets to 1e12.
+    fn pair(g: &mut Mix) -> [[f64; 3]; 4] {
+        let scale = g.pick(&[1e-100, 1e-6, 1.0, 1e3, 1e100]);
+        let offset = g.pick(&[0.0, 1.0, 6.4e6, 1e12]);
+        let at = |p: [f64; 3]| p.map(|x| x * scale + offset);
+        let (a0, b0) = (g.point(), g.point());
+        let add = |p: [f64; 3], d: [f64; 3]| [p[0] + d[0], p[1] + d[1], p[2] + d[2]];
+        let (a1, b1) = match g.next() % 6 {
+            0 | 1 => (g.point(), g.point()),
+            2 => {
+                let grid = |p: [f64; 3]| p.map(|x| (x * 1024.0).round() / 1024.0);
+                let (a0, b0, d) = (grid(a0), grid(b0), grid(g.point()));
+                return [a0, add(a0, d), b0, add(b0, d)].map(at);
+            }
+            3 => {
+                let d = g.point();
+                let tiny = g.pick(&[1e-17, 1e-15, 1e-12, 1e-9]);
+                (add(a0, d), add(b0, add(d, g.point().map(|x| x * tiny))))
+            }
+            4 => (a0, b0),
+            _ => {
+                let mut p = g.point();
+                p[(g.next() % 3) as usize] = g.pick(&[f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);
+                (p, g.point())
+            }
+        };
+        [a0, a1, b0, b1].map(at)
+    }
+
+    fn same(x: f64, y: f64) -> bool {
+        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+    }
+
+    fn agrees<L: MotionLane<Elem = f64, Flags = [MotionFlags; N]>, const N: usize>(
+        got: &CpaLanes<L>,
+        want: &[Approach<f64>; N],
+        from: fn(L) -> [f64; N],
+    ) -> bool {
+        let (t, d2) = (from(got.t), from(got.dist2));
+        let pa = got.point_a.to_array().map(from);
+        let pb = got.point_b.to_array().map(from);
+        want.iter().enumerate().all(|(k, w)| {
+            same(t[k], w.t)
+                && same(d2[k], w.dist2)
+                && got.flags[k] == w.flags
+                && (0..3).all(|i| same(pa[i][k], w.point_a[i]) && same(pb[i][k], w.point_b[i]))
+        })
+    }
+
+    fn check<L, const N: usize, const ENDPOINTS: bool>(
+        to: fn([f64; N]) -> L,
+        from: fn(L) -> [f64; N],
+    ) where
+        L: MotionLane<Elem = f64, Flags = [MotionFlags; N]>,
+    {
+        let mut g = Mix(0x00c9_a64);
+        let mut general = 0;
+        for round in 0..4000 {
+            let t_end = g.pick(&[0.0, 0.5, 1.0, 1e3, f64::INFINITY]);
+            // Most groups all general, so the common path answers too.
+            let special = g.next() % 2 == 0;
+            let pairs: [[[f64; 3]; 4]; N] = core::array::from_fn(|_| {
+                if special {
+                    pair(&mut g)
+                } else {
+                    [g.point(), g.point(), g.point(), g.point()]
+                }
+            });
+            let cols: [L; 12] = core::array::from_fn(|c| to(pairs.map(|p| p[c / 3][c % 3])));
+            let want =
+                pairs.map(|[a0, a1, b0, b1]| cpa_pair::<f64, ENDPOINTS>(a0, a1, b0, b1, t_end));
+            let kernel = CpaKernel::<L, ENDPOINTS> {
+                t_end: L::splat(t_end),
+            };
+            assert!(
+                agrees(&kernel.masked(cols), &want, from),
+                "masked, round {round}: {pairs:?} over [0, {t_end}]"
+            );
+            if let Some(got) = kernel.general(|| cols) {
+                general += 1;
+                assert!(
+                    agrees(&got, &want, from),
+                    "general, round {round}: {pairs:?} over [0, {t_end}]"
+                );
+            }
+        }
+        assert!(general > 1000, "the common path answered {general} groups");
+    }
+
+    #[test]
+    fn f64x4_is_the_f64_reference() {
+        check::<f64x4, 4, true>(f64x4::new, f64x4::to_array);
+        check::<f64x4, 4, false>(f64x4::new, f64x4::to_array);
+    }
+
+    #[test]
+    fn f64x8_is_the_f64_reference() {
+        check::<f64x8, 8, true>(f64x8::new, f64x8::to_array);
+        check::<f64x8, 8, false>(f64x8::new, f64x8::to_array);
+    }
+}
