@@ -122,6 +122,8 @@
 //! | one `f64` segment, ray or line against every `b[j]` | [`closest_points64_one_to_many`] | [`closest_points64_one_to_many_into`] | [`par_closest_points64_one_to_many`], [`par_closest_points64_one_to_many_into`] | [`reference::closest_points64_with`] |
 //! | `f64`: every A against every B within a radius ([`Hit64`]s; brute force) | [`pairs_within64`] | [`pairs_within64_into`] | [`par_pairs_within64`], [`par_pairs_within64_into`] | [`reference::closest_points64_with`] |
 //! | `f64`: all pairs `i < j` of one set within a radius (brute force) | [`self_pairs_within64`] | [`self_pairs_within64_into`] | [`par_self_pairs_within64`], [`par_self_pairs_within64_into`] | [`reference::closest_points64_with`] |
+//! | `f64`: closest approach in time of two tracks ([`Tracks64`](motion::Tracks64), [`CpaBatch64`](motion::CpaBatch64)) | [`motion::cpa64`] | [`motion::cpa64_into`] | [`motion::par_cpa64`], [`motion::par_cpa64_into`] | [`reference::cpa64`] |
+//! | `f64`: closest approach in time during one step ([`Segments64`]) | [`motion::cpa_segments64`] | [`motion::cpa_segments64_into`] | [`motion::par_cpa_segments64`], [`motion::par_cpa_segments64_into`] | [`reference::cpa_segments64`] |
 //!
 //! The streaming forms and the index's methods take their sink or options directly and
 //! return a `Result` (they have no separate `_into` form: the sink is the output).
@@ -282,6 +284,19 @@
 //! self_pairs_within64_into(&a64, 1.0, keep, &opts, &mut hits64)?;
 //! assert_eq!((&par_self_pairs_within64(&a64, 1.0, keep), &hits64), (&q64, &q64));
 //! par_self_pairs_within64_into(&a64, 1.0, keep, &opts, &mut hits64)?;
+//! let (ta64, tb64) = (Tracks64::from_flat(&[0.0; 6])?, Tracks64::from_flat(&[1.0; 6])?);
+//! let mut cpa64_out = CpaBatch64::new();
+//! let x64 = cpa64(&ta64, &tb64, Window64::STEP);
+//! cpa64_into(&ta64, &tb64, Window64::STEP, &mut cpa64_out)?;
+//! assert_eq!((&par_cpa64(&ta64, &tb64, Window64::STEP), &cpa64_out), (&x64, &x64));
+//! par_cpa64_into(&ta64, &tb64, Window64::STEP, &mut cpa64_out)?;
+//! let (u, v) = (ta64.get(0).unwrap(), tb64.get(0).unwrap());
+//! assert_eq!(x64.get(0), Some(reference::cpa64(&u, &v, Window64::STEP)));
+//! let y64 = cpa_segments64(&a64, &b64);
+//! cpa_segments64_into(&a64, &b64, &mut cpa64_out)?;
+//! assert_eq!((&par_cpa_segments64(&a64, &b64), &cpa64_out), (&y64, &y64));
+//! par_cpa_segments64_into(&a64, &b64, &mut cpa64_out)?;
+//! assert_eq!(y64.get(3), Some(reference::cpa_segments64(&x, &y)));
 //! # Ok::<(), segbatch::Error>(())
 //! ```
 //!

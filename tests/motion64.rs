@@ -378,7 +378,7 @@ fn check_accuracy(p: &Pair64, worst: &mut Worst) -> Result<(), String> {
     worst.steps = worst.steps.max(err);
     let pe =
         step_position_error(a, c.t, c.point_a).max(step_position_error(b, c.t, c.point_b)) / unit;
-    if !(pe <= BAR) {
+    if pe.is_nan() || pe > BAR {
         return Err(format!("steps {p:?}: {c:?}: points {pe:.2} ε·S off"));
     }
     worst.points = worst.points.max(pe);
@@ -399,7 +399,7 @@ fn check_accuracy(p: &Pair64, worst: &mut Worst) -> Result<(), String> {
         let pe = track_position_error(&ta, c.t, c.point_a)
             .max(track_position_error(&tb, c.t, c.point_b))
             / unit;
-        if !(pe <= BAR) {
+        if pe.is_nan() || pe > BAR {
             return Err(format!(
                 "tracks {ta:?} {tb:?}: {c:?}: points {pe:.2} ε·S off"
             ));

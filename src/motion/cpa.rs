@@ -1,5 +1,14 @@
 //! Closest point of approach (CPA) of two moving points: the scalar reference and its
-//! 8-lane twin, side by side.
+//! lane twin, side by side, each written once for both precisions.
+//!
+//! The reference (`cpa_pair`) is generic over the scalar type ([`MotionReal`]: `f32`,
+//! `f64`) and the kernel over the lane type ([`MotionLane`]: `f32x8` for [`cpa`] and
+//! [`cpa_segments`], `f64x4` or `f64x8` (the build's [`F64Lanes`]) for [`cpa64`] and
+//! [`cpa_segments64`]), as the closest-points reference and kernel are: one body, so the
+//! `f64` queries cannot drift from the `f32` ones, and the `f32` instantiation compiles to
+//! the code it replaced (docs/performance.md, "Motion queries"). The two traits hold only
+//! what differs: the same-velocity tolerance (two ulps of the precision) and how a lane
+//! mask becomes stored flag bytes (`movmskps` for `f32x8`, lane by lane for `f64`).
 //!
 //! # Method (Sunday's `cpa_time` / `cpa_distance`, with a clamped window)
 //!

@@ -16,6 +16,15 @@
 //! crossings, which have nothing to do with time, are [`intersect2`](crate::intersect2) at
 //! the crate root.
 //!
+//! **In `f64`**, for coordinates where `f32` loses the resolution you need (ECEF metres,
+//! aircraft 1e7 m from the Earth's centre): [`cpa64`] over [`Tracks64`] and a [`Window64`],
+//! and [`cpa_segments64`] over [`Segments64`](crate::Segments64), with the same four forms,
+//! returning a [`CpaBatch64`] of [`Cpa64`], bit for bit
+//! [`reference::cpa64`](crate::reference::cpa64) and
+//! [`reference::cpa_segments64`](crate::reference::cpa_segments64). The reference and the
+//! kernel are the `f32` ones, written once over the precision (`cpa.rs`), in lanes of
+//! `f64x4` (`f64x8` with `avx512f`). First contact is `f32` only for now.
+//!
 //! A moving object is given either as a [`Track`] (position at `t = 0` and velocity, in
 //! [`Tracks`] columns) or, as engines store it, as the [`Segment`](crate::Segment) from its
 //! position at the start of the step to its position at the end (a
@@ -31,7 +40,8 @@
 //! every division is guarded by a mask, and a NaN or infinite input gives NaN outputs and
 //! [`MotionFlags::NON_FINITE`] for that pair only. The batched functions and their scalar
 //! references agree bit for bit on x86_64 (AVX2+FMA and SSE2 builds); `tests/motion.rs`
-//! checks that and the accuracy against an f64 oracle.
+//! checks that and the accuracy against an f64 oracle, `tests/motion64.rs` the same for the
+//! `f64` queries against an exact (rational) oracle.
 //!
 //! # How the loops are fast
 //!
