@@ -409,6 +409,48 @@ fn check_accuracy(p: &Pair64, worst: &mut Worst) -> Result<(), String> {
     Ok(())
 }
 
+/// Beyond the range where the squares are finite, a pair is flagged non-finite, never
+/// answered wrongly: at scales 1e140..1e160 (where `|w0|²`, `|w1|²` or `dv·dv` overflow for
+/// more and more pairs) every result is either within the bar or `NON_FINITE`, in the
+/// reference and in the kernel. (Before the probe took `max(|w0|², |w1|²)`, an overflowing
+/// `|w1|²` alone passed the same-velocity test and gave `t = 0`, 1e14 ε·S off.)
+#[test]
+fn overflow_is_flagged_never_silent() {
+    let mut rng = Rng::new(0x0f10);
+    let mut flagged = 0;
+    for e in 140..=160 {
+        let pairs: Vec<Pair64> = (0..400)
+            .map(|_| {
+                let (a, b) = (CPA_CLASSES64[rng.below(5) as usize].pair)(&mut rng);
+                let k = 10f64.powi(e);
+                let m = |p: [f64; 3]| p.map(|x| x * k);
+                (
+                    Segment64::new(m(a.p0), m(a.p1)),
+                    Segment64::new(m(b.p0), m(b.p1)),
+                )
+            })
+            .collect();
+        check_batch(&pairs, 0, 1.0).unwrap();
+        for (a, b) in &pairs {
+            let c = reference::cpa_segments64(a, b);
+            if c.flags.contains(MotionFlags::NON_FINITE) {
+                assert!(same_cpa(&c, &Cpa64::NON_FINITE));
+                flagged += 1;
+                continue;
+            }
+            let exact = exact_cpa_segments(a, b).expect("finite");
+            let err = exact.error(c.distance()) / (EPS * scale_of(a, b));
+            assert!(err <= BAR, "{a:?} {b:?}: {c:?} ({err:.2e} ε·S)");
+        }
+    }
+    assert!(flagged > 1000, "only {flagged} pairs overflowed");
+    // The same in `f32` (one body): |w1|² overflows, |w0|², dv·dv and w0·dv do not.
+    let a = segbatch::Segment::new([1.5e19, 0.0, 0.0], [1.45e19, 1.5e19, 0.0]);
+    let b = segbatch::Segment::new([0.0; 3], [0.0; 3]);
+    let c = reference::cpa_segments(&a, &b);
+    assert_eq!(c.flags, MotionFlags::NON_FINITE, "{c:?}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::default())]
 

@@ -28,6 +28,15 @@
 //! window, the earliest time the distance is reached) and sets
 //! [`MotionFlags::SAME_VELOCITY`]. The division is guarded by that mask in the kernel.
 //!
+//! **Range.** Nothing is rescaled (unlike closest points): the squares `|w0|²`, `|w1|²`
+//! (or `|u|²`, `|v|²`), `dv·dv`, `w0·dv` and the squared distance must stay finite. The
+//! probe that detects non-finite input takes all of them, so a pair whose squares overflow
+//! (separations beyond about 1.8e19 in `f32`, 1.3e154 in `f64`) is reported
+//! [`MotionFlags::NON_FINITE`], never answered wrongly: an overflowing `|w1|²` alone used to
+//! make the same-velocity test pass (`a <= c·∞`) and report `t = 0`. At the other end,
+//! squares below the normal range lose digits: in `f64` the `8·ε·S` bar holds for `S` down to
+//! about 1e-143 (docs/motion.md).
+//!
 //! | reference                                   | kernel                                          |
 //! |---------------------------------------------|-------------------------------------------------|
 //! | `if same_velocity { 0 } else { clamp(…) }`  | `same_velocity.select(0, clamp(-b / a_safe, …))`|
@@ -180,7 +189,9 @@ pub(crate) fn cpa_pair<F: MotionReal, const ENDPOINTS: bool>(
     let v: [F; 3] = core::array::from_fn(|i| fma(t, dv[i], w0[i]));
     let dist2 = dot(v, v);
 
-    let non_finite = probe(&[w0[0], w0[1], w0[2], dv[0], dv[1], dv[2], a, b, dist2]);
+    let non_finite = probe(&[
+        w0[0], w0[1], w0[2], dv[0], dv[1], dv[2], a, b, dist2, scale2,
+    ]);
     if non_finite {
         return Approach {
             t: F::NAN,
@@ -259,7 +270,7 @@ fn cpa8_general<L: MotionLane, const ENDPOINTS: bool>(
     let t = clamp8(-b / a, zero, t_end);
     let v = at8(t, dv, w0);
     let dist2 = dot8(v, v);
-    let non_finite = probe_lanes(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2]);
+    let non_finite = probe_lanes(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2, scale2]);
     if (same_velocity | non_finite).any() {
         return None;
     }
@@ -304,7 +315,7 @@ fn cpa8<L: MotionLane, const ENDPOINTS: bool>(
     let v = at8(t, dv, w0);
     let dist2 = dot8(v, v);
 
-    let non_finite = probe_lanes(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2]);
+    let non_finite = probe_lanes(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2, scale2]);
     let (point_a, point_b) = points8::<L, ENDPOINTS>(a0, a1, b0, b1, t);
     let mut lanes = CpaLanes {
         t,
