@@ -35,7 +35,7 @@
 //! [`MotionFlags::NON_FINITE`], never answered wrongly: an overflowing `|w1|²` alone used to
 //! make the same-velocity test pass (`a <= c·∞`) and report `t = 0`. At the other end,
 //! squares below the normal range lose digits: in `f64` the `8·ε·S` bar holds for `S` down to
-//! about 1e-143 (docs/motion.md).
+//! about 1e-146 (docs/motion.md).
 //!
 //! | reference                                   | kernel                                          |
 //! |---------------------------------------------|-------------------------------------------------|
