@@ -757,12 +757,12 @@ mod f64_widths {
     ) where
         L: MotionLane<Elem = f64, Flags = [MotionFlags; N]>,
     {
-        let mut g = Mix(0x00c9_a64);
+        let mut g = Mix(0x00c9_0a64);
         let mut general = 0;
         for round in 0..4000 {
             let t_end = g.pick(&[0.0, 0.5, 1.0, 1e3, f64::INFINITY]);
             // Most groups all general, so the common path answers too.
-            let special = g.next() % 2 == 0;
+            let special = g.next().is_multiple_of(2);
             let pairs: [[[f64; 3]; 4]; N] = core::array::from_fn(|_| {
                 if special {
                     pair(&mut g)
