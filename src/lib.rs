@@ -349,6 +349,8 @@ pub mod reference;
 mod seg2d;
 mod segment;
 mod simd;
+#[cfg(test)]
+mod test_mix;
 
 pub use batch::{Error, LANES, Segments, Segments64, Segments64View, SegmentsView, padded_len};
 pub use batch::{Record, Soa, SoaView};

@@ -675,30 +675,8 @@ mod f64_widths {
     use super::{Approach, CpaKernel, CpaLanes, MotionLane, cpa_pair};
     use crate::driver::PairKernel;
     use crate::motion::MotionFlags;
+    use crate::test_mix::Mix;
     use wide::{f64x4, f64x8};
-
-    /// A small deterministic generator (splitmix64).
-    struct Mix(u64);
-
-    impl Mix {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-        /// Uniform in `[-1, 1)`.
-        fn unit(&mut self) -> f64 {
-            (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-        }
-        fn point(&mut self) -> [f64; 3] {
-            [self.unit(), self.unit(), self.unit()]
-        }
-        fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-            xs[(self.next() % xs.len() as u64) as usize]
-        }
-    }
 
     /// `a0 a1 b0 b1` of one moving pair: general, the same motion (`a1 - a0 = b1 - b0`
     /// on a grid, exact), a relative motion 1e-17..1e-9 of the separation, static, or
