@@ -279,26 +279,14 @@ pub use exact::{
 mod exact {
     use num_bigint::BigInt;
     use num_rational::BigRational;
-    use num_traits::{Signed, ToPrimitive, Zero};
+    use num_traits::{Signed, Zero};
     use segbatch::Segment64;
     use segbatch::motion::Track64;
 
     use crate::vec::V3;
 
-    type Q = BigRational;
-    type Q3 = [Q; 3];
-
-    fn q(x: f64) -> Q {
-        Q::from_float(x).expect("a finite f64 is a rational")
-    }
-
-    fn to_f64(x: &Q) -> f64 {
-        x.to_f64().unwrap_or(f64::NAN)
-    }
-
-    fn sub3(u: &Q3, v: &Q3) -> Q3 {
-        [&u[0] - &v[0], &u[1] - &v[1], &u[2] - &v[2]]
-    }
+    // The rational helpers of the closest-points oracle.
+    use crate::oracle64::{Q, Q3, q, sub3, to_f64};
 
     fn dot3(u: &Q3, v: &Q3) -> Q {
         &u[0] * &v[0] + &u[1] * &v[1] + &u[2] * &v[2]

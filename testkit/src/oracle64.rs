@@ -46,8 +46,8 @@ use segbatch::{Extent, Segment64};
 
 use crate::vec::V3;
 
-type Q = BigRational;
-type Q3 = [Q; 3];
+pub(crate) type Q = BigRational;
+pub(crate) type Q3 = [Q; 3];
 
 /// The exact answer for one pair: the distance as `distance + distance_lo` and one pair of
 /// parameters attaining it (with parallel sides the minimiser is not unique: *a*
@@ -79,15 +79,15 @@ impl Exact64 {
     }
 }
 
-fn q(x: f64) -> Q {
+pub(crate) fn q(x: f64) -> Q {
     Q::from_float(x).expect("a finite f64 is a rational")
 }
 
-fn to_f64(x: &Q) -> f64 {
+pub(crate) fn to_f64(x: &Q) -> f64 {
     x.to_f64().unwrap_or(f64::NAN)
 }
 
-fn sub3(u: &Q3, v: &Q3) -> Q3 {
+pub(crate) fn sub3(u: &Q3, v: &Q3) -> Q3 {
     [&u[0] - &v[0], &u[1] - &v[1], &u[2] - &v[2]]
 }
 
