@@ -166,6 +166,14 @@ pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Re
 
 /// `Ok` when every pair names an element of `a` (first index) and of `b` (second).
 pub(crate) fn check_pairs(pairs: &[(u32, u32)], na: usize, nb: usize) -> Result<(), Error> {
+    // The largest index of each side first, without a branch a pair (it vectorises); the
+    // search for the first bad pair runs only when there is one.
+    let (max_i, max_j) = pairs
+        .iter()
+        .fold((0, 0), |(mi, mj), &(i, j)| (mi.max(i), mj.max(j)));
+    if pairs.is_empty() || ((max_i as usize) < na && (max_j as usize) < nb) {
+        return Ok(());
+    }
     for (k, &(i, j)) in pairs.iter().enumerate() {
         for (index, len) in [(i, na), (j, nb)] {
             if index as usize >= len {

@@ -268,18 +268,120 @@ const _: () = assert!(GATHER_CHUNK.is_multiple_of(LANES));
 ///
 /// The driver gathers [`GATHER_CHUNK`] pairs at a time into a small buffer and runs its
 /// ordinary loop over it: the lanes come straight from the callers' SoA columns, with no
-/// batch-sized copy.
+/// batch-sized copy. With `rows` (the same values as [`Rows`], which callers build when
+/// the pairs outnumber the objects) a group of eight pairs costs one 32-byte load an
+/// object and a transpose instead of a scalar load and store a column.
 #[derive(Clone, Copy)]
 pub(crate) struct Gathered<'a, const CA: usize, const CB: usize> {
     pub a: [&'a [f32]; CA],
     pub b: [&'a [f32]; CB],
     pub pairs: &'a [(u32, u32)],
+    /// Row copies of `a` and `b`, when the caller made them ([`Rows::get`]).
+    pub rows: Option<(&'a [Row], &'a [Row])>,
+}
+
+/// One object's columns side by side (`row[c]` = column `c`, the rest zero).
+pub(crate) type Row = [f32; LANES];
+
+/// Row copies of one or two sets' columns for a [`Gathered`] input.
+///
+/// A gather from columns costs a scalar load and store a column a side a pair (about 40
+/// instructions a pair of capsules, twice the kernel's); from rows, eight pairs cost one
+/// 32-byte load an object and an 8×8 transpose a side. The copy costs a pass over the
+/// sets, so it is made only when the pairs outnumber the rows it copies ([`Rows::new`]).
+pub(crate) struct Rows {
+    a: Vec<Row>,
+    /// `None` when B is A (the same columns).
+    b: Option<Vec<Row>>,
+}
+
+impl Rows {
+    /// Rows of `a` and `b` (at most [`LANES`] columns each) for gathering `pairs` pairs,
+    /// or `None` when there are fewer pairs than rows to copy.
+    pub(crate) fn new<const CA: usize, const CB: usize>(
+        a: [&[f32]; CA],
+        b: [&[f32]; CB],
+        pairs: usize,
+    ) -> Option<Rows> {
+        const { assert!(CA <= LANES && CB <= LANES) };
+        let (a, na) = even(a);
+        let (b, nb) = even(b);
+        let same = CA == CB && (0..CA).all(|c| core::ptr::eq(a[c], b[c]));
+        let copied = if same { na } else { na + nb };
+        if pairs < copied {
+            return None;
+        }
+        fn rows<const K: usize>(cols: [&[f32]; K], n: usize) -> Vec<Row> {
+            (0..n)
+                .map(|i| core::array::from_fn(|c| if c < K { cols[c][i] } else { 0.0 }))
+                .collect()
+        }
+        Some(Rows {
+            a: rows(a, na),
+            b: (!same).then(|| rows(b, nb)),
+        })
+    }
+
+    /// The rows of A and of B, for [`Gathered::rows`].
+    pub(crate) fn get(&self) -> (&[Row], &[Row]) {
+        (&self.a, self.b.as_deref().unwrap_or(&self.a))
+    }
 }
 
 /// `cols`, each cut to the shortest one's length, and that length.
 fn even<const K: usize>(cols: [&[f32]; K]) -> ([&[f32]; K], usize) {
     let n = cols.iter().map(|c| c.len()).min().unwrap_or(0);
     (cols.map(|c| &c[..n]), n)
+}
+
+impl<const CA: usize, const CB: usize> Gathered<'_, CA, CB> {
+    /// Pairs `pairs` (indices checked by the caller) into the first `pairs.len()` entries
+    /// of the staging columns `buf`: A's columns, then B's.
+    #[inline(always)]
+    fn stage<const C: usize>(&self, pairs: &[(u32, u32)], buf: &mut [[f32; GATHER_CHUNK]; C]) {
+        if let Some((ra, rb)) = self.rows {
+            let mut groups = pairs.chunks_exact(LANES);
+            for (g, group) in (&mut groups).enumerate() {
+                let at = g * LANES;
+                let a = f32x8::transpose(core::array::from_fn(|k| {
+                    f32x8::new(ra[group[k].0 as usize])
+                }));
+                let b = f32x8::transpose(core::array::from_fn(|k| {
+                    f32x8::new(rb[group[k].1 as usize])
+                }));
+                for c in 0..CA {
+                    buf[c][at..at + LANES].copy_from_slice(a[c].as_array());
+                }
+                for c in 0..CB {
+                    buf[CA + c][at..at + LANES].copy_from_slice(b[c].as_array());
+                }
+            }
+            let at = pairs.len() - groups.remainder().len();
+            for (k, &(i, j)) in groups.remainder().iter().enumerate() {
+                let (ra, rb) = (&ra[i as usize], &rb[j as usize]);
+                for c in 0..CA {
+                    buf[c][at + k] = ra[c];
+                }
+                for c in 0..CB {
+                    buf[CA + c][at + k] = rb[c];
+                }
+            }
+            return;
+        }
+        let (a, na) = even(self.a);
+        let (b, nb) = even(self.b);
+        // Pair by pair: one index check a side, then plain loads.
+        for (k, &(i, j)) in pairs.iter().enumerate() {
+            let (i, j) = (i as usize, j as usize);
+            assert!(i < na && j < nb, "index pair checked by the caller");
+            for c in 0..CA {
+                buf[c][k] = a[c][i];
+            }
+            for c in 0..CB {
+                buf[CA + c][k] = b[c][j];
+            }
+        }
+    }
 }
 
 impl<const C: usize, const CA: usize, const CB: usize> Input<C> for Gathered<'_, CA, CB> {
@@ -289,22 +391,10 @@ impl<const C: usize, const CA: usize, const CB: usize> Input<C> for Gathered<'_,
         S: GroupStore<Lanes = K::Lanes>,
     {
         const { assert!(CA + CB == C) };
-        let (a, na) = even(self.a);
-        let (b, nb) = even(self.b);
         let mut buf = [[0.0f32; GATHER_CHUNK]; C];
         let mut out = out;
         for pairs in self.pairs[..n].chunks(GATHER_CHUNK) {
-            // Pair by pair: one index check a side, then plain loads.
-            for (k, &(i, j)) in pairs.iter().enumerate() {
-                let (i, j) = (i as usize, j as usize);
-                assert!(i < na && j < nb, "index pair checked by the caller");
-                for c in 0..CA {
-                    buf[c][k] = a[c][i];
-                }
-                for c in 0..CB {
-                    buf[CA + c][k] = b[c][j];
-                }
-            }
+            self.stage(pairs, &mut buf);
             let (head, rest) = out.split_at(pairs.len().div_ceil(LANES));
             // Lanes past `pairs.len()` hold an earlier chunk's values: computed, never
             // reported.

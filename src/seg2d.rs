@@ -37,7 +37,7 @@
 use crate::LANES;
 use crate::batch::{Error, Record, Soa, SoaView, check_len, check_pairs};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
-use crate::driver::{self, Gathered, PairKernel};
+use crate::driver::{self, Gathered, PairKernel, Rows};
 use crate::forms::query_forms;
 use crate::lanes::{V2, bits8, bytes8, clamp8, cross2x8, dot2x8, mask_bytes, probe8, sub2x8};
 use crate::motion::{MotionFlags, probe};
@@ -667,10 +667,12 @@ fn run_indexed<'a, 'b, 'p>(
     check_pairs(pairs, a.len(), b.len())?;
     let n = pairs.len();
     out.reset(n, |_| true);
+    let rows = Rows::new(a.columns(), b.columns(), n);
     let input = Gathered {
         a: a.columns(),
         b: b.columns(),
         pairs,
+        rows: rows.as_ref().map(Rows::get),
     };
     driver::run_on(parallel, &Intersect2, input, n, out.out());
     Ok(())

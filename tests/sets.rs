@@ -298,7 +298,9 @@ fn indexed_queries_equal_the_gathered_batches() {
     let (sa, sb) = (Segments::from(&a), Segments::from(&b));
     let ra: Vec<f32> = (0..a.len()).map(|_| rng.range_f32(0.0, 0.3)).collect();
     let rb: Vec<f32> = (0..b.len()).map(|_| rng.range_f32(0.0, 0.3)).collect();
-    for n in (0..=20).chain([257, 1000, 40_000]) {
+    // From 500 pairs on (as many as the two sets' objects) the gather copies the sets into
+    // rows first: every tail length of a group of 8 on both paths.
+    for n in (0..=20).chain([257, 1000, 40_000]).chain(500..=508) {
         let pairs = random_pairs(&mut rng, n, a.len(), b.len());
         let ga = gather(&a, pairs.iter().map(|p| p.0));
         let gb = gather(&b, pairs.iter().map(|p| p.1));
@@ -354,6 +356,37 @@ fn indexed_queries_equal_the_gathered_batches() {
             let w = want.get(k).unwrap();
             assert!(same(c.depth, pa[k] + pb[k] - w.dist2.sqrt()), "{c:?}");
         }
+    }
+}
+
+#[test]
+fn indexed_queries_within_one_set_equal_the_gathered_batches() {
+    // One set on both sides: one row copy from as many pairs as objects (300).
+    let mut rng = Rng::new(23);
+    let a = sets::hair(300, 0.2, [0.0; 3], 24);
+    let sa = Segments::from(&a);
+    let r: Vec<f32> = (0..a.len()).map(|_| rng.range_f32(0.0, 0.3)).collect();
+    for n in (290..=310).chain([3000]) {
+        let pairs = random_pairs(&mut rng, n, a.len(), a.len());
+        let ga = gather(&a, pairs.iter().map(|p| p.0));
+        let gb = gather(&a, pairs.iter().map(|p| p.1));
+        let want = closest_points(&ga, &gb);
+        let got = closest_points_indexed(&sa, &sa, &pairs);
+        for k in 0..n {
+            let (g, w) = (got.get(k).unwrap(), want.get(k).unwrap());
+            assert!(
+                same(g.dist2, w.dist2) && same(g.s, w.s) && same(g.t, w.t) && g.flags == w.flags,
+                "pair {k} of {n}: {g:?} vs {w:?}"
+            );
+        }
+        let (pa, pb): (Vec<f32>, Vec<f32>) = pairs
+            .iter()
+            .map(|&(i, j)| (r[i as usize], r[j as usize]))
+            .unzip();
+        assert_eq!(
+            capsules_touch_indexed(&sa, &sa, &pairs, Radii::per_object(&r, &r).unwrap()),
+            capsules_touch(&ga, &gb, Radii::per_pair(&pa, &pb).unwrap())
+        );
     }
 }
 
@@ -525,7 +558,8 @@ fn intersect2_indexed_equals_the_gathered_batches() {
     let mut rng = Rng::new(32);
     let set = roads(300, 0.0, true, 33);
     let s = Segments2::from(&set);
-    for n in (0..=17).chain([300, 5000]) {
+    // From 300 pairs on (the set's objects) the gather copies the set into rows first.
+    for n in (0..=17).chain(295..=310).chain([5000]) {
         let pairs = random_pairs(&mut rng, n, set.len(), set.len());
         let a: Segments2 = pairs.iter().map(|p| set[p.0 as usize]).collect();
         let b: Segments2 = pairs.iter().map(|p| set[p.1 as usize]).collect();

@@ -12,23 +12,24 @@
 use super::capsule::{PairMask, Radii, run_touch};
 use super::closest::{ClosestBatch, Outputs, Pairwise, drive};
 use crate::batch::{Error, SegmentsView, check_pairs, check_u32};
-use crate::driver::Gathered;
+use crate::driver::{Gathered, Rows};
 use crate::forms::query_forms;
 use crate::kernel::Splat;
 use crate::segment::{Options, Segment};
 
-/// The gathered columns of the pairs `(a[i], b[j])`, six a side.
+/// The gathered columns of the pairs `(a[i], b[j])`, six a side, from `rows` when given.
 fn gathered<'v>(
     a: &SegmentsView<'v>,
     b: &SegmentsView<'v>,
     pairs: &'v [(u32, u32)],
-) -> Result<Gathered<'v, 6, 6>, Error> {
-    check_pairs(pairs, a.len(), b.len())?;
-    Ok(Gathered {
+    rows: Option<&'v Rows>,
+) -> Gathered<'v, 6, 6> {
+    Gathered {
         a: a.columns(),
         b: b.columns(),
         pairs,
-    })
+        rows: rows.map(Rows::get),
+    }
 }
 
 fn closest_indexed<'a, 'b, 'p>(
@@ -41,7 +42,9 @@ fn closest_indexed<'a, 'b, 'p>(
     out: &mut ClosestBatch,
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
-    let input = gathered(&a, &b, pairs)?;
+    check_pairs(pairs, a.len(), b.len())?;
+    let rows = Rows::new(a.columns(), b.columns(), pairs.len());
+    let input = gathered(&a, &b, pairs, rows.as_ref());
     let kernel = Pairwise {
         splat: Splat::new(&options.params()),
     };
@@ -101,14 +104,25 @@ fn touch_indexed<'a, 'b, 'p>(
     let (a, b) = (a.into(), b.into());
     out.reset(0);
     radii.check_objects(a.len(), b.len())?;
-    let input = gathered(&a, &b, pairs)?;
+    check_pairs(pairs, a.len(), b.len())?;
     fn with_radius<'c>(cols: [&'c [f32]; 6], r: &'c [f32]) -> [&'c [f32]; 7] {
         core::array::from_fn(|k| if k < 6 { cols[k] } else { r })
     }
+    // Per-object radii are a seventh column, in the rows too.
+    let rows = match radii.as_per_pair() {
+        Some((ra, rb)) => Rows::new(
+            with_radius(a.columns(), ra),
+            with_radius(b.columns(), rb),
+            pairs.len(),
+        ),
+        None => Rows::new(a.columns(), b.columns(), pairs.len()),
+    };
+    let input = gathered(&a, &b, pairs, rows.as_ref());
     let per_pair = |ra, rb| Gathered {
         a: with_radius(input.a, ra),
         b: with_radius(input.b, rb),
         pairs,
+        rows: input.rows,
     };
     run_touch(radii, options, input, per_pair, pairs.len(), parallel, out);
     Ok(())

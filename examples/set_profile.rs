@@ -1,0 +1,72 @@
+//! The harness behind the phase and instruction figures for the pruned set queries in
+//! docs/performance.md ("Set queries"): one self query on the benches' hair set (short
+//! segments, about ten neighbours each within `r = 1`), run `reps` times and timed one by
+//! one, so `perf record` and `valgrind --tool=callgrind` see only the set machinery.
+//!
+//! ```text
+//! cargo run --release --example set_profile -- MODE [n] [reps]
+//!   MODE: par | seq   (par_self_pairs_within / self_pairs_within: hits collected)
+//!         each | each1 (par_for_each_self_pair_within / for_each_self_pair_within:
+//!                       streamed blocks, only counted)
+//!         touch        (capsules_touch_indexed, radius r/2, on `segbatch bench --sets`'s
+//!                       index pairs: the self pairs within 2r shuffled, first 200K, of the
+//!                       hair set of n segments; n = 20000 is the bench's)
+//! valgrind --tool=callgrind --branch-sim=yes target/release/examples/set_profile each1 100000 1
+//! ```
+use segbatch::{
+    Options, Radii, Segments, SharedEndpoints, capsules_touch_indexed, for_each_self_pair_within,
+    par_for_each_self_pair_within, par_self_pairs_within, self_pairs_within,
+};
+use segbatch_testkit::Rng;
+use segbatch_testkit::sets::hair;
+use std::time::Instant;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mode = args.next().unwrap_or("par".into());
+    let mut number = |default: usize| {
+        args.next()
+            .map_or(default, |s| s.parse().expect("a whole number"))
+    };
+    let n = number(1_000_000);
+    let reps = number(3);
+    let set: Segments = hair(n, 1.0, [0.0; 3], 1).iter().copied().collect();
+    let keep = SharedEndpoints::Keep;
+    let candidates: Vec<(u32, u32)> = if mode == "touch" {
+        let mut pairs: Vec<(u32, u32)> = self_pairs_within(&set, 2.0, keep)
+            .iter()
+            .map(|h| (h.i as u32, h.j as u32))
+            .collect();
+        let mut rng = Rng::new(7);
+        for k in (1..pairs.len()).rev() {
+            pairs.swap(k, (rng.next_u64() % (k as u64 + 1)) as usize);
+        }
+        pairs.truncate(200_000);
+        pairs
+    } else {
+        Vec::new()
+    };
+    let radii = Radii::uniform(0.5, 0.5).expect("finite radii");
+    for _ in 0..reps {
+        let start = Instant::now();
+        let hits = match mode.as_str() {
+            "par" => par_self_pairs_within(&set, 1.0, keep).len(),
+            "seq" => self_pairs_within(&set, 1.0, keep).len(),
+            "each" | "each1" => {
+                let mut count = 0;
+                let count_block = |block: &[_]| count += block.len();
+                if mode == "each" {
+                    par_for_each_self_pair_within(&set, 1.0, keep, &Options::SEGMENTS, count_block)
+                } else {
+                    for_each_self_pair_within(&set, 1.0, keep, &Options::SEGMENTS, count_block)
+                }
+                .expect("a finite radius");
+                count
+            }
+            "touch" => capsules_touch_indexed(&set, &set, &candidates, radii).count_ones(),
+            other => panic!("unknown mode {other}: par, seq, each, each1 or touch"),
+        };
+        let seconds = start.elapsed().as_secs_f64();
+        println!("{mode} {n}: {hits} hits in {:.3} ms", seconds * 1e3);
+    }
+}
