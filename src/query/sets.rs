@@ -44,7 +44,7 @@ pub struct PairHit {
 }
 
 /// A hit with the parameters, before it becomes a [`Hit`] or a [`PairHit`].
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Found {
     i: u32,
     j: u32,
@@ -201,22 +201,27 @@ impl Narrow<3> for Within3 {
             .expect("the grid names objects of the sets");
         let (d, s, t) = (scratch.dist2(), scratch.s(), scratch.t());
         let b_first = self.split.unwrap_or(0);
+        // Every candidate is written at the end and kept by advancing the length: about
+        // half of them are hits, in no pattern, and a branch on that was the narrow
+        // phase's most mispredicted one (callgrind --branch-sim on hair).
+        let base = out.len();
+        out.resize(base + candidates.len(), Found::default());
+        let mut len = base;
         for (k, &(p, q)) in candidates.iter().enumerate() {
-            if d[k] <= self.r2 {
-                let (a, b) = (p as usize, q as usize);
-                let at = |x| sorted.get(x).expect("a position of the set");
-                if self.skip_shared && shares(&at(a), &at(b)) {
-                    continue;
-                }
-                out.push(Found {
-                    i: ids[a],
-                    j: ids[b] - b_first,
-                    dist2: d[k],
-                    s: s[k],
-                    t: t[k],
-                });
-            }
+            let (a, b) = (p as usize, q as usize);
+            let at = |x| sorted.get(x).expect("a position of the set");
+            let within = d[k] <= self.r2;
+            let keep = within && !(self.skip_shared && shares(&at(a), &at(b)));
+            out[len] = Found {
+                i: ids[a],
+                j: ids[b].wrapping_sub(b_first),
+                dist2: d[k],
+                s: s[k],
+                t: t[k],
+            };
+            len += usize::from(keep);
         }
+        out.truncate(len);
     }
 }
 
