@@ -1071,14 +1071,13 @@ impl<const D: usize> Plan<D> {
     /// output (a one-pass scatter of millions of hits missed cache on every write), both on
     /// all cores when `parallel`: each task's block is ordered by bucket ([`BUCKET_ROWS`]
     /// consecutive `i`) within itself; then each bucket gathers its runs from every block
-    /// and is counted, placed and converted within its own slice of `out`, and each `i`'s
-    /// hits sorted by `j`. `O(n + K)`.
+    /// into a cache-resident copy, where they are counted, placed by `i` and each `i`'s
+    /// hits sorted by `j`, and is converted into its own slice of `out`. `O(n + K)`.
     pub(crate) fn collect<N: Narrow<D>, T: Copy + Default + Send>(
         &self,
         narrow: &N,
         n: usize,
         into: impl Fn(N::Hit) -> T + Sync,
-        j_of: impl Fn(&T) -> u32 + Sync,
         parallel: bool,
         out: &mut Vec<T>,
     ) where
@@ -1124,23 +1123,32 @@ impl<const D: usize> Plan<D> {
             parts.push((b, part));
             rest = tail;
         }
+        // Each bucket's runs are read from the blocks once, into a cache-resident copy;
+        // there they are counted, placed by `i` and sorted by `j` as the compact hits, and
+        // the output is written once, in order.
         let place = |(b, part): (usize, &mut [T])| {
             let first = b * BUCKET_ROWS;
+            let row = |h: &N::Hit| N::pair(h).0 as usize - first;
+            let gathered: Vec<N::Hit> = runs(b).flatten().copied().collect();
             let mut starts = vec![0u32; BUCKET_ROWS + 1];
-            for h in runs(b).flatten() {
-                starts[N::pair(h).0 as usize - first + 1] += 1;
+            for h in &gathered {
+                starts[row(h) + 1] += 1;
             }
             for r in 0..BUCKET_ROWS {
                 starts[r + 1] += starts[r];
             }
             let mut next = starts.clone();
-            for &h in runs(b).flatten() {
-                let slot = &mut next[N::pair(&h).0 as usize - first];
-                part[*slot as usize] = into(h);
+            let mut placed = gathered.clone();
+            for h in gathered {
+                let slot = &mut next[row(&h)];
+                placed[*slot as usize] = h;
                 *slot += 1;
             }
             for w in starts.windows(2) {
-                part[w[0] as usize..w[1] as usize].sort_unstable_by_key(&j_of);
+                placed[w[0] as usize..w[1] as usize].sort_unstable_by_key(|h| N::pair(h).1);
+            }
+            for (out, &h) in part.iter_mut().zip(&placed) {
+                *out = into(h);
             }
         };
         par_map(parts, parallel, place);

@@ -116,8 +116,7 @@ fn crossings<'a>(
     check_u32(set.len())?;
     match plan(set, parallel) {
         Some((plan, narrow)) => {
-            let j_of = |h: &CrossHit| h.j;
-            plan.collect(&narrow, set.len(), |h| h, j_of, parallel, out);
+            plan.collect(&narrow, set.len(), |h| h, parallel, out);
         }
         None => brute(set, out),
     }

@@ -266,8 +266,7 @@ fn pruned(
 
 /// Every hit of a pruned query as [`Hit`]s sorted by `(i, j)`, appended to `out`.
 fn collect(plan: &Plan<3>, narrow: &Within3, n: usize, parallel: bool, out: &mut Vec<Hit>) {
-    let j_of = |h: &Hit| h.j as u32;
-    plan.collect(narrow, n, Hit::from, j_of, parallel, out);
+    plan.collect(narrow, n, Hit::from, parallel, out);
 }
 
 /// The brute-force radius query over tiles (rays and lines, an infinite radius, or more
