@@ -22,8 +22,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use segbatch::*;
-use segbatch_testkit::Rng;
-use segbatch_testkit::sets::{clustered, hair, rays, walls};
+use segbatch_testkit::sets::{candidate_pairs, clustered, hair, rays, walls};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -126,19 +125,7 @@ fn clustered_sets(c: &mut Criterion) {
 fn index_pairs(c: &mut Criterion) {
     let n = 20_000;
     let set = Segments::from(&hair(n, R, [0.0; 3], 1)[..]);
-    let mut pairs: Vec<(u32, u32)> = self_pairs_within(&set, 2.0 * R, SharedEndpoints::Keep)
-        .iter()
-        .map(|h| (h.i as u32, h.j as u32))
-        .collect();
-    let mut rng = Rng::new(7);
-    for k in (1..pairs.len()).rev() {
-        pairs.swap(k, (rng.next_u64() % (k as u64 + 1)) as usize);
-    }
-    while pairs.len() < 200_000 {
-        let i = (rng.next_u64() % n as u64) as u32;
-        pairs.push((i, (rng.next_u64() % n as u64) as u32));
-    }
-    pairs.truncate(200_000);
+    let pairs = candidate_pairs(&set, R, 200_000, 7);
     let radii = Radii::uniform(0.5 * R, 0.5 * R).unwrap();
     let mut group = c.benchmark_group("index_pairs");
     group.throughput(Throughput::Elements(pairs.len() as u64));

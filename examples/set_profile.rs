@@ -8,17 +8,16 @@
 //!   MODE: par | seq   (par_self_pairs_within / self_pairs_within: hits collected)
 //!         each | each1 (par_for_each_self_pair_within / for_each_self_pair_within:
 //!                       streamed blocks, only counted)
-//!         touch        (capsules_touch_indexed, radius r/2, on `segbatch bench --sets`'s
-//!                       index pairs: the self pairs within 2r shuffled, first 200K, of the
-//!                       hair set of n segments; n = 20000 is the bench's)
+//!         touch        (capsules_touch_indexed, radius r/2, on 200K candidate pairs of the
+//!                       hair set of n segments, `testkit::sets::candidate_pairs` as in
+//!                       `segbatch bench --sets`; n = 20000 is the bench's)
 //! valgrind --tool=callgrind --branch-sim=yes target/release/examples/set_profile each1 100000 1
 //! ```
 use segbatch::{
     Options, Radii, Segments, SharedEndpoints, capsules_touch_indexed, for_each_self_pair_within,
     par_for_each_self_pair_within, par_self_pairs_within, self_pairs_within,
 };
-use segbatch_testkit::Rng;
-use segbatch_testkit::sets::hair;
+use segbatch_testkit::sets::{candidate_pairs, hair};
 use std::time::Instant;
 
 fn main() {
@@ -32,17 +31,8 @@ fn main() {
     let reps = number(3);
     let set: Segments = hair(n, 1.0, [0.0; 3], 1).iter().copied().collect();
     let keep = SharedEndpoints::Keep;
-    let candidates: Vec<(u32, u32)> = if mode == "touch" {
-        let mut pairs: Vec<(u32, u32)> = self_pairs_within(&set, 2.0, keep)
-            .iter()
-            .map(|h| (h.i as u32, h.j as u32))
-            .collect();
-        let mut rng = Rng::new(7);
-        for k in (1..pairs.len()).rev() {
-            pairs.swap(k, (rng.next_u64() % (k as u64 + 1)) as usize);
-        }
-        pairs.truncate(200_000);
-        pairs
+    let candidates = if mode == "touch" {
+        candidate_pairs(&set, 1.0, 200_000, 7)
     } else {
         Vec::new()
     };

@@ -28,8 +28,9 @@ use segbatch::{
     capsules_touch, capsules_touch_indexed, par_capsules_touch, par_capsules_touch_indexed,
     par_for_each_self_pair_within, par_pairs_within_into, par_self_pairs_within, self_pairs_within,
 };
-use segbatch_testkit::Rng;
-use segbatch_testkit::sets::{clustered, hair, rays as city_rays, walls as city_walls};
+use segbatch_testkit::sets::{
+    candidate_pairs, clustered, hair, rays as city_rays, walls as city_walls,
+};
 
 use super::CliError;
 use super::baselines::{bvh_parry, differences, sweep_parry};
@@ -437,23 +438,8 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let n = 20_000;
     let set_vec = hair(n, R, [0.0; 3], args.seed);
     let set = Segments::from(&set_vec[..]);
-    let mut candidates: Vec<(u32, u32)> =
-        segbatch::self_pairs_within(&set, 2.0 * R, SharedEndpoints::Keep)
-            .iter()
-            .map(|h| (h.i as u32, h.j as u32))
-            .collect();
-    let mut rng = Rng::new(args.seed ^ 0xC0FFEE);
-    for k in (1..candidates.len()).rev() {
-        let m = (rng.next_u64() % (k as u64 + 1)) as usize;
-        candidates.swap(k, m);
-    }
     let want = 200_000;
-    while candidates.len() < want {
-        let i = (rng.next_u64() % n as u64) as u32;
-        let j = (rng.next_u64() % n as u64) as u32;
-        candidates.push((i, j));
-    }
-    candidates.truncate(want);
+    let candidates = candidate_pairs(&set, R, want, args.seed ^ 0xC0FFEE);
     let radii = Radii::uniform(0.5 * R, 0.5 * R).expect("valid radii");
     writeln!(
         out,

@@ -12,7 +12,7 @@
 //!   through it.
 
 use crate::Rng;
-use segbatch::Segment;
+use segbatch::{Segment, Segments, SharedEndpoints, self_pairs_within};
 
 /// Side of the cube that gives `n` hair segments of radius `r` about ten neighbours each
 /// (measured: 9-11 neighbours within `r` at 10K to 1M).
@@ -116,4 +116,25 @@ pub fn rays(n: usize, side: f32, seed: u64) -> Vec<Segment> {
             Segment::new(o, [o[0] + a.cos(), o[1] + a.sin(), o[2] + dz])
         })
         .collect()
+}
+
+/// A broad phase's candidate pairs of `set`: its pairs within `2r` (`self_pairs_within`) in
+/// a shuffled order, topped up with random pairs, `count` in all. The index-pair workload of
+/// `segbatch bench --sets`, `benches/sets.rs` and `examples/set_profile` (on a
+/// [`hair`] set of 20K with 200K pairs).
+pub fn candidate_pairs(set: &Segments, r: f32, count: usize, seed: u64) -> Vec<(u32, u32)> {
+    let mut pairs: Vec<(u32, u32)> = self_pairs_within(set, 2.0 * r, SharedEndpoints::Keep)
+        .iter()
+        .map(|h| (h.i as u32, h.j as u32))
+        .collect();
+    let mut rng = Rng::new(seed);
+    for k in (1..pairs.len()).rev() {
+        pairs.swap(k, rng.below(k as u64 + 1) as usize);
+    }
+    let n = set.len() as u64;
+    while pairs.len() < count {
+        pairs.push((rng.below(n) as u32, rng.below(n) as u32));
+    }
+    pairs.truncate(count);
+    pairs
 }
