@@ -122,6 +122,9 @@ pub fn rays(n: usize, side: f32, seed: u64) -> Vec<Segment> {
 /// a shuffled order, topped up with random pairs, `count` in all. The index-pair workload of
 /// `segbatch bench --sets`, `benches/sets.rs` and `examples/set_profile` (on a
 /// [`hair`] set of 20K with 200K pairs).
+///
+/// # Panics
+/// When `set` is empty and `count` is not 0 (no pair to make).
 pub fn candidate_pairs(set: &Segments, r: f32, count: usize, seed: u64) -> Vec<(u32, u32)> {
     let mut pairs: Vec<(u32, u32)> = self_pairs_within(set, 2.0 * r, SharedEndpoints::Keep)
         .iter()
