@@ -171,7 +171,7 @@ pub(crate) fn check_pairs(pairs: &[(u32, u32)], na: usize, nb: usize) -> Result<
     let (max_i, max_j) = pairs
         .iter()
         .fold((0, 0), |(mi, mj), &(i, j)| (mi.max(i), mj.max(j)));
-    if pairs.is_empty() || ((max_i as usize) < na && (max_j as usize) < nb) {
+    if (max_i as usize) < na && (max_j as usize) < nb {
         return Ok(());
     }
     for (k, &(i, j)) in pairs.iter().enumerate() {

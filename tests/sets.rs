@@ -290,24 +290,20 @@ fn gather(set: &[Segment], idx: impl Iterator<Item = u32>) -> Segments {
     idx.map(|i| set[i as usize]).collect()
 }
 
-#[test]
-fn indexed_queries_equal_the_gathered_batches() {
-    let mut rng = Rng::new(19);
-    let a = sets::hair(300, 0.2, [0.0; 3], 20);
-    let b = sets::clustered(200, 0.2, 21);
-    let (sa, sb) = (Segments::from(&a), Segments::from(&b));
-    let ra: Vec<f32> = (0..a.len()).map(|_| rng.range_f32(0.0, 0.3)).collect();
-    let rb: Vec<f32> = (0..b.len()).map(|_| rng.range_f32(0.0, 0.3)).collect();
-    // From 500 pairs on (as many as the two sets' objects) the gather copies the sets into
-    // rows first: every tail length of a group of 8 on both paths.
-    for n in (0..=20).chain([257, 1000, 40_000]).chain(500..=508) {
-        let pairs = random_pairs(&mut rng, n, a.len(), b.len());
-        let ga = gather(&a, pairs.iter().map(|p| p.0));
-        let gb = gather(&b, pairs.iter().map(|p| p.1));
+/// A set, its batch and per-object radii, for the index-pair tests.
+type Side<'s> = (&'s [Segment], &'s Segments, &'s [f32]);
+
+/// The index-pair queries on `n` random pairs for every `n` of `sizes`, against the
+/// pairwise queries on the gathered batches, bit for bit.
+fn check_indexed(rng: &mut Rng, (a, sa, ra): Side, (b, sb, rb): Side, sizes: &[usize]) {
+    for &n in sizes {
+        let pairs = random_pairs(rng, n, a.len(), b.len());
+        let ga = gather(a, pairs.iter().map(|p| p.0));
+        let gb = gather(b, pairs.iter().map(|p| p.1));
         let want = closest_points(&ga, &gb);
         for got in [
-            closest_points_indexed(&sa, &sb, &pairs),
-            par_closest_points_indexed(&sa, &sb, &pairs),
+            closest_points_indexed(sa, sb, &pairs),
+            par_closest_points_indexed(sa, sb, &pairs),
         ] {
             assert_eq!(got.len(), n);
             for k in 0..n {
@@ -324,26 +320,26 @@ fn indexed_queries_equal_the_gathered_batches() {
         // Capsules, uniform and per object.
         let uniform = Radii::uniform(0.1, 0.15).unwrap();
         assert_eq!(
-            capsules_touch_indexed(&sa, &sb, &pairs, uniform),
+            capsules_touch_indexed(sa, sb, &pairs, uniform),
             capsules_touch(&ga, &gb, uniform)
         );
         let (pa, pb): (Vec<f32>, Vec<f32>) = pairs
             .iter()
             .map(|&(i, j)| (ra[i as usize], rb[j as usize]))
             .unzip();
-        let per_object = Radii::per_object(&ra, &rb).unwrap();
+        let per_object = Radii::per_object(ra, rb).unwrap();
         let want_mask = capsules_touch(&ga, &gb, Radii::per_pair(&pa, &pb).unwrap());
         assert_eq!(
-            capsules_touch_indexed(&sa, &sb, &pairs, per_object),
+            capsules_touch_indexed(sa, sb, &pairs, per_object),
             want_mask
         );
         assert_eq!(
-            par_capsules_touch_indexed(&sa, &sb, &pairs, per_object),
+            par_capsules_touch_indexed(sa, sb, &pairs, per_object),
             want_mask
         );
         // Contacts exactly for the touching pairs, in order.
-        let contacts = capsule_contacts(&sa, &sb, &pairs, per_object);
-        assert_eq!(contacts, par_capsule_contacts(&sa, &sb, &pairs, per_object));
+        let contacts = capsule_contacts(sa, sb, &pairs, per_object);
+        assert_eq!(contacts, par_capsule_contacts(sa, sb, &pairs, per_object));
         let touching: Vec<u32> = want_mask.iter_ones().map(|k| k as u32).collect();
         assert_eq!(
             contacts.iter().map(|c| c.pair).collect::<Vec<_>>(),
@@ -360,34 +356,23 @@ fn indexed_queries_equal_the_gathered_batches() {
 }
 
 #[test]
-fn indexed_queries_within_one_set_equal_the_gathered_batches() {
-    // One set on both sides: one row copy from as many pairs as objects (300).
-    let mut rng = Rng::new(23);
-    let a = sets::hair(300, 0.2, [0.0; 3], 24);
-    let sa = Segments::from(&a);
-    let r: Vec<f32> = (0..a.len()).map(|_| rng.range_f32(0.0, 0.3)).collect();
-    for n in (290..=310).chain([3000]) {
-        let pairs = random_pairs(&mut rng, n, a.len(), a.len());
-        let ga = gather(&a, pairs.iter().map(|p| p.0));
-        let gb = gather(&a, pairs.iter().map(|p| p.1));
-        let want = closest_points(&ga, &gb);
-        let got = closest_points_indexed(&sa, &sa, &pairs);
-        for k in 0..n {
-            let (g, w) = (got.get(k).unwrap(), want.get(k).unwrap());
-            assert!(
-                same(g.dist2, w.dist2) && same(g.s, w.s) && same(g.t, w.t) && g.flags == w.flags,
-                "pair {k} of {n}: {g:?} vs {w:?}"
-            );
-        }
-        let (pa, pb): (Vec<f32>, Vec<f32>) = pairs
-            .iter()
-            .map(|&(i, j)| (r[i as usize], r[j as usize]))
-            .unzip();
-        assert_eq!(
-            capsules_touch_indexed(&sa, &sa, &pairs, Radii::per_object(&r, &r).unwrap()),
-            capsules_touch(&ga, &gb, Radii::per_pair(&pa, &pb).unwrap())
-        );
-    }
+fn indexed_queries_equal_the_gathered_batches() {
+    let mut rng = Rng::new(19);
+    let a = sets::hair(300, 0.2, [0.0; 3], 20);
+    let b = sets::clustered(200, 0.2, 21);
+    let (sa, sb) = (Segments::from(&a), Segments::from(&b));
+    let ra: Vec<f32> = (0..a.len()).map(|_| rng.range_f32(0.0, 0.3)).collect();
+    let rb: Vec<f32> = (0..b.len()).map(|_| rng.range_f32(0.0, 0.3)).collect();
+    // From 500 pairs on (as many as the two sets' objects) the gather copies the sets into
+    // rows first: every tail length of a group of 8 on both paths.
+    let sizes: Vec<usize> = (0..=20)
+        .chain([257, 1000, 40_000])
+        .chain(500..=508)
+        .collect();
+    check_indexed(&mut rng, (&a, &sa, &ra), (&b, &sb, &rb), &sizes);
+    // One set on both sides (the same columns): one row copy, from 300 pairs on.
+    let sizes: Vec<usize> = (290..=310).chain([3000]).collect();
+    check_indexed(&mut rng, (&a, &sa, &ra), (&a, &sa, &ra), &sizes);
 }
 
 #[test]
