@@ -311,21 +311,34 @@ impl Rows {
         if pairs < copied {
             return None;
         }
-        fn rows<const K: usize>(cols: [&[f32]; K], n: usize) -> Vec<Row> {
-            (0..n)
-                .map(|i| core::array::from_fn(|c| if c < K { cols[c][i] } else { 0.0 }))
-                .collect()
-        }
         Some(Rows {
             a: rows(a, na),
             b: (!same).then(|| rows(b, nb)),
         })
     }
 
+    /// Rows of one set (at most [`LANES`] columns), the same on both sides: for a caller
+    /// that gathers many batches of pairs from it.
+    pub(crate) fn of_one<const C: usize>(cols: [&[f32]; C]) -> Rows {
+        const { assert!(C <= LANES) };
+        let (cols, n) = even(cols);
+        Rows {
+            a: rows(cols, n),
+            b: None,
+        }
+    }
+
     /// The rows of A and of B, for [`Gathered::rows`].
     pub(crate) fn get(&self) -> (&[Row], &[Row]) {
         (&self.a, self.b.as_deref().unwrap_or(&self.a))
     }
+}
+
+/// The first `n` values of `cols` as rows (the columns past `K` zero).
+fn rows<const K: usize>(cols: [&[f32]; K], n: usize) -> Vec<Row> {
+    (0..n)
+        .map(|i| core::array::from_fn(|c| if c < K { cols[c][i] } else { 0.0 }))
+        .collect()
 }
 
 /// `cols`, each cut to the shortest one's length, and that length.

@@ -60,7 +60,7 @@
 use crate::LANES;
 use crate::batch::{Record, Soa, padded_len};
 use core::ops::Range;
-use wide::f32x8;
+use wide::{f32x8, u32x8};
 
 /// Objects per task (whole cells), the unit of work and of streaming.
 pub(crate) const TASK_OBJECTS: usize = 4096;
@@ -90,45 +90,69 @@ struct Group {
     bits: u32,
 }
 
-/// The scan's groups, stored without a branch: every group is written at the end and the
-/// length grows only when the group has a candidate. About half the groups the scan tests
-/// are empty, in no pattern a predictor learns, and a branch on that mispredicted about
-/// once an object in two groups (perf on 1M hair: the scan's hottest instruction).
-struct Groups {
-    /// Storage, at least `len` long (the slots past `len` are scratch).
-    buf: Vec<Group>,
-    /// The groups stored.
+/// Values stored without a branch: every value is written at the end and the length
+/// grows only when it is kept (room reserved first). The scan stores its groups this way
+/// (about half the groups it tests are empty, in no pattern a predictor learns, and a branch
+/// on that mispredicted about once an object in two groups: perf on 1M hair, the scan's
+/// hottest instruction), and the narrow phases their hits (about half the candidates are
+/// hits).
+pub(crate) struct Kept<T> {
+    /// Storage, at least `len` long (the slots past `len` are scratch, written before they
+    /// are kept).
+    buf: Vec<T>,
+    /// The values kept.
     len: usize,
 }
 
-impl Groups {
-    /// Room for [`GROUPS`] groups and a cell's worth more.
-    fn new() -> Self {
-        Groups {
-            buf: vec![Group::default(); 2 * GROUPS],
+impl<T: Copy + Default> Kept<T> {
+    /// Room for `n` values.
+    pub(crate) fn with_room(n: usize) -> Self {
+        Kept {
+            buf: vec![T::default(); n],
             len: 0,
         }
     }
 
-    /// Room for `more` groups past the stored ones.
+    /// The number of values kept.
     #[inline(always)]
-    fn reserve(&mut self, more: usize) {
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Room for `more` values past the kept ones (at least doubling the storage when it
+    /// grows, so that filling the scratch slots costs a constant a value).
+    #[inline(always)]
+    pub(crate) fn reserve(&mut self, more: usize) {
         if self.buf.len() < self.len + more {
-            self.buf.resize(self.len + more, Group::default());
+            let room = (self.len + more).max(2 * self.buf.len());
+            self.buf.resize(room, T::default());
         }
     }
 
-    /// Stores `g` when it has a candidate (room reserved by the caller).
+    /// Writes `x` into the next slot and keeps it when `keep` (room reserved by the
+    /// caller).
     #[inline(always)]
-    fn put(&mut self, g: Group) {
-        self.buf[self.len] = g;
-        self.len += usize::from(g.bits != 0);
+    pub(crate) fn put(&mut self, x: T, keep: bool) {
+        self.buf[self.len] = x;
+        self.len += usize::from(keep);
     }
 
-    /// The stored groups, and empties the store.
-    fn take(&mut self) -> &[Group] {
+    /// Keeps `x`.
+    pub(crate) fn push(&mut self, x: T) {
+        self.reserve(1);
+        self.put(x, true);
+    }
+
+    /// The values kept, and empties the store.
+    fn take(&mut self) -> &[T] {
         let n = core::mem::take(&mut self.len);
         &self.buf[..n]
+    }
+
+    /// The values kept.
+    pub(crate) fn into_vec(mut self) -> Vec<T> {
+        self.buf.truncate(self.len);
+        self.buf
     }
 }
 
@@ -595,8 +619,8 @@ impl<const D: usize> Grid<D> {
         &self,
         cells: Range<usize>,
         radius: f32,
-        groups: &mut Groups,
-        mut full: impl FnMut(&mut Groups),
+        groups: &mut Kept<Group>,
+        mut full: impl FnMut(&mut Kept<Group>),
     ) {
         let rows = Self::shell_rows();
         let radius8 = f32x8::splat(radius);
@@ -631,7 +655,7 @@ impl<const D: usize> Grid<D> {
         let mut ranges = Vec::with_capacity(rows.len());
         let mut windows: Vec<(usize, usize)> = Vec::with_capacity(rows.len());
         for c in cells {
-            if groups.len >= GROUPS {
+            if groups.len() >= GROUPS {
                 full(groups);
             }
             let key = self.keys[c] as i64;
@@ -664,11 +688,12 @@ impl<const D: usize> Grid<D> {
                     // At most this many groups, the first and the last partial.
                     groups.reserve(range.len() / LANES + 2);
                     self.scan(range, &me, radius8, |j, bits| {
-                        groups.put(Group {
+                        let g = Group {
                             p: p as u32,
                             j: j as u32,
                             bits,
-                        });
+                        };
+                        groups.put(g, bits != 0);
                     });
                 };
                 advance(xs, &mut own_hi, own_end, |v| right(v, x));
@@ -881,19 +906,19 @@ impl<const D: usize> Grid<D> {
     }
 }
 
-/// A set query's narrow phase over a grid of `D` dimensions: what the grid's candidates
-/// mean, a tighter test than the spheres' where the query has one, and how the candidates
-/// are decided.
-pub(crate) trait Narrow<const D: usize>: Sync {
+/// A set query's narrow phase over a grid of `D` dimensions: which pairs the grid's
+/// candidates stand for, a tighter test than the spheres' where the query has one, and how
+/// the candidates are decided.
+pub(crate) trait Narrow<const D: usize>: Sync + Sized {
     /// A reported pair.
-    type Hit: Send;
+    type Hit: Send + Copy + Default;
     /// Buffers reused from one batch of candidates to the next.
     type Scratch: Default;
 
-    /// The grid's candidate `(p, q)` (two positions; `ids[p]` is the object's id) as the
-    /// query's pair of positions, its first side first, or `None` when it stands for no
-    /// pair of the query (two objects of the same side).
-    fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)>;
+    /// `None` when the query pairs the objects of one set, `(i, j)` with `i < j` (ids);
+    /// `Some(na)` when it pairs the objects of set A (ids below `na`) with those of set B
+    /// (the others), A's first.
+    fn split(&self) -> Option<u32>;
 
     /// What [`Narrow::refine`] needs of one position, prepared once for all its groups.
     type Probe: Copy;
@@ -918,15 +943,152 @@ pub(crate) trait Narrow<const D: usize>: Sync {
     /// The query's pair `(i, j)` (ids) a hit reports.
     fn pair(hit: &Self::Hit) -> (u32, u32);
 
-    /// Runs the kernel on `candidates` (pairs of positions, oriented) and appends the pairs
-    /// it reports to `out`.
+    /// Runs the kernel on `candidates` (pairs of positions, oriented) and keeps the pairs
+    /// it reports in `out`.
     fn decide(
         &self,
         ids: &[u32],
         candidates: &[(u32, u32)],
         scratch: &mut Self::Scratch,
-        out: &mut Vec<Self::Hit>,
+        out: &mut Kept<Self::Hit>,
     );
+}
+
+/// The grid's candidate `(p, q)` (positions) as the query's pair of positions, its first
+/// side first (see [`Narrow::split`]), or `None` when both are of the same side.
+#[inline]
+fn orient(split: Option<u32>, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)> {
+    let (ip, iq) = (ids[p as usize], ids[q as usize]);
+    match split {
+        None if ip < iq => Some((p, q)),
+        None => Some((q, p)),
+        Some(na) => match (ip < na, iq < na) {
+            (true, false) => Some((p, q)),
+            (false, true) => Some((q, p)),
+            _ => None,
+        },
+    }
+}
+
+/// For every set of lanes `bits` (0..256), the lanes in ascending order, then zeros: the
+/// shuffle that packs a group's candidates at the front.
+const PACK: [[u32; LANES]; 256] = {
+    let mut table = [[0u32; LANES]; 256];
+    let mut bits = 0;
+    while bits < 256 {
+        let (mut k, mut n) = (0, 0);
+        while k < LANES {
+            if bits >> k & 1 != 0 {
+                table[bits][n] = k as u32;
+                n += 1;
+            }
+            k += 1;
+        }
+        bits += 1;
+    }
+    table
+};
+
+/// Oriented candidate pairs waiting for [`Narrow::decide`]: `candidates[..count]` (the
+/// slots past them are scratch), and the narrow phase's buffers.
+struct Pending<const D: usize, N: Narrow<D>> {
+    candidates: Vec<(u32, u32)>,
+    count: usize,
+    scratch: N::Scratch,
+}
+
+impl<const D: usize, N: Narrow<D>> Pending<D, N> {
+    fn new() -> Self {
+        Pending {
+            candidates: vec![(0, 0); FLUSH],
+            count: 0,
+            scratch: N::Scratch::default(),
+        }
+    }
+
+    /// Room for [`LANES`] more candidates: decides the pending ones first when needed.
+    #[inline(always)]
+    fn room(&mut self, narrow: &N, ids: &[u32], out: &mut Kept<N::Hit>) {
+        if self.count > FLUSH - LANES {
+            self.flush(narrow, ids, out);
+        }
+    }
+
+    /// Decides the pending candidates.
+    fn flush(&mut self, narrow: &N, ids: &[u32], out: &mut Kept<N::Hit>) {
+        let candidates = &self.candidates[..core::mem::take(&mut self.count)];
+        narrow.decide(ids, candidates, &mut self.scratch, out);
+    }
+
+    /// One candidate pair of positions, oriented.
+    fn push(&mut self, narrow: &N, ids: &[u32], p: u32, q: u32, out: &mut Kept<N::Hit>) {
+        if let Some(pair) = orient(narrow.split(), ids, p, q) {
+            self.room(narrow, ids, out);
+            self.candidates[self.count] = pair;
+            self.count += 1;
+        }
+    }
+
+    /// The candidates of the scan's `groups` (`spheres` the cells' spheres by position),
+    /// refined, oriented and packed eight lanes at a time: each group's lanes are oriented
+    /// by a vector compare of the ids, packed to the front by a shuffle and stored whole
+    /// (the next group's overwrite the lanes past its candidates). Writing the lanes one by
+    /// one cost some 300 instructions a group (callgrind on hair), and a loop over the set
+    /// bits mispredicted its exit about twice a group.
+    fn groups(
+        &mut self,
+        narrow: &N,
+        ids: &[u32],
+        spheres: &SphereColumns<D>,
+        groups: &[Group],
+        out: &mut Kept<N::Hit>,
+    ) {
+        let lane = u32x8::new(core::array::from_fn(|k| k as u32));
+        let split = narrow.split();
+        let mut probe = (u32::MAX, None);
+        let mut me = (u32x8::ZERO, u32x8::ZERO);
+        for g in groups {
+            self.room(narrow, ids, out);
+            let j = g.j as usize;
+            if probe.0 != g.p {
+                probe = (g.p, narrow.probe(g.p as usize));
+                me = (u32x8::splat(g.p), u32x8::splat(ids[g.p as usize]));
+            }
+            let bits = match &probe.1 {
+                Some(probe) => narrow.refine(probe, j, spheres, g.bits),
+                None => g.bits,
+            };
+            let (p, ip) = me;
+            let q = u32x8::splat(g.j) + lane;
+            // Positions past the last object have no bit: any id does.
+            let iq = match ids.get(j..j + LANES) {
+                Some(run) => u32x8::new(run.try_into().expect("eight ids")),
+                None => u32x8::new(core::array::from_fn(|k| {
+                    ids.get(j + k).copied().unwrap_or(0)
+                })),
+            };
+            // The lanes whose pair puts `q` first, and the lanes that are pairs at all.
+            let (swap, bits) = match split {
+                None => (iq.simd_lt(ip), bits),
+                Some(na) => {
+                    let na = u32x8::splat(na);
+                    let (p_b, q_b) = (ip.simd_ge(na), iq.simd_ge(na));
+                    (p_b, bits & (p_b ^ q_b).to_bitmask())
+                }
+            };
+            let pack = u32x8::new(PACK[bits as usize]);
+            let first = swap.select(q, p).shuffle(pack);
+            let second = swap.select(p, q).shuffle(pack);
+            let (lo, hi) = (first.unpack_lo(second), first.unpack_hi(second));
+            let slots = &mut self.candidates[self.count..self.count + LANES];
+            let (lo, hi) = (lo.to_array(), hi.to_array());
+            for k in 0..LANES / 2 {
+                slots[k] = (lo[2 * k], lo[2 * k + 1]);
+                slots[LANES / 2 + k] = (hi[2 * k], hi[2 * k + 1]);
+            }
+            self.count += bits.count_ones() as usize;
+        }
+    }
 }
 
 /// A unit of work: a run of cells, or a run of big objects.
@@ -963,66 +1125,33 @@ impl<const D: usize> Plan<D> {
         }
     }
 
-    /// The hits of one task, in the order the grid names them, appended to `out`.
-    fn run<N: Narrow<D>>(&self, narrow: &N, task: &Task, out: &mut Vec<N::Hit>) {
+    /// The hits of one task, in the order the grid names them.
+    fn run<N: Narrow<D>>(&self, narrow: &N, task: &Task) -> Vec<N::Hit> {
         let ids = self.grid.ids();
-        // The candidates are `candidates[..count]`; the slots past them are scratch.
-        let mut candidates = vec![(0u32, 0u32); FLUSH];
-        let mut count = 0;
-        let mut scratch = N::Scratch::default();
+        let mut pending = Pending::new();
+        let out = &mut Kept::with_room(0);
         match task {
             Task::Cells(cells) => {
                 let spheres = &self.grid.spheres;
-                let mut probe = (u32::MAX, None);
-                let mut expand = |groups: &mut Groups| {
-                    for &g in groups.take() {
-                        if count > FLUSH - LANES {
-                            narrow.decide(ids, &candidates[..count], &mut scratch, out);
-                            count = 0;
-                        }
-                        if probe.0 != g.p {
-                            probe = (g.p, narrow.probe(g.p as usize));
-                        }
-                        let j = g.j as usize;
-                        let bits = match &probe.1 {
-                            Some(probe) => narrow.refine(probe, j, spheres, g.bits),
-                            None => g.bits,
-                        };
-                        // Every lane is written at the end and kept by advancing the
-                        // count: a loop over the set bits mispredicted its exit about
-                        // twice a group (callgrind --branch-sim on hair: 30% of all
-                        // mispredictions). Positions past the last object have no bit
-                        // (they read the last one's id).
-                        for k in 0..LANES {
-                            let q = (j + k).min(ids.len() - 1) as u32;
-                            let pair = narrow.orient(ids, g.p, q);
-                            candidates[count] = pair.unwrap_or_default();
-                            count += usize::from((bits >> k & 1 != 0) & pair.is_some());
-                        }
-                    }
+                let mut decide = |groups: &mut Kept<Group>| {
+                    pending.groups(narrow, ids, spheres, groups.take(), out);
                 };
-                let mut groups = Groups::new();
+                // Room for a full store and a cell's worth more.
+                let mut groups = Kept::with_room(2 * GROUPS);
                 self.grid
-                    .shell_pairs(cells.clone(), self.radius, &mut groups, &mut expand);
-                expand(&mut groups);
+                    .shell_pairs(cells.clone(), self.radius, &mut groups, &mut decide);
+                decide(&mut groups);
             }
             Task::Big(big) => {
-                let mut push = |p: u32, q: u32| {
-                    if let Some(pair) = narrow.orient(ids, p, q) {
-                        candidates[count] = pair;
-                        count += 1;
-                        if count == FLUSH {
-                            narrow.decide(ids, &candidates, &mut scratch, out);
-                            count = 0;
-                        }
-                    }
-                };
                 for k in big.clone() {
-                    self.grid.big_pairs(k, self.radius, &mut push);
+                    self.grid.big_pairs(k, self.radius, |p, q| {
+                        pending.push(narrow, ids, p, q, out);
+                    });
                 }
             }
         }
-        narrow.decide(ids, &candidates[..count], &mut scratch, out);
+        pending.flush(narrow, ids, out);
+        core::mem::replace(out, Kept::with_room(0)).into_vec()
     }
 
     /// The query's copy of its set in the grid's order (see [`Grid::copy_in_order`]).
@@ -1045,23 +1174,15 @@ impl<const D: usize> Plan<D> {
         if parallel && self.tasks.len() > 1 {
             use rayon::prelude::*;
             for wave in self.tasks.chunks(WAVE_TASKS) {
-                let blocks: Vec<Vec<N::Hit>> = wave
-                    .par_iter()
-                    .map(|task| {
-                        let mut block = Vec::new();
-                        self.run(narrow, task, &mut block);
-                        block
-                    })
-                    .collect();
+                let blocks: Vec<Vec<N::Hit>> =
+                    wave.par_iter().map(|task| self.run(narrow, task)).collect();
                 blocks.into_iter().for_each(&mut sink);
             }
             return;
         }
         let _ = parallel;
         for task in &self.tasks {
-            let mut block = Vec::new();
-            self.run(narrow, task, &mut block);
-            sink(block);
+            sink(self.run(narrow, task));
         }
     }
 

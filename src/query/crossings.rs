@@ -10,7 +10,7 @@
 
 use crate::batch::{Error, check_u32};
 use crate::forms::{query_forms, stream_forms};
-use crate::prune::{Grid, Layout, Narrow, Plan, TASK_OBJECTS, sphere};
+use crate::prune::{Grid, Kept, Layout, Narrow, Plan, TASK_OBJECTS, sphere};
 use crate::seg2d::{Crossing, Intersections2, Segments2, Segments2View, intersect2_indexed_into};
 
 /// A pair of a 2D crossing set, 16 bytes: `set[i]` meets `set[j]` (`i < j`).
@@ -35,18 +35,13 @@ struct Meet {
 
 impl Narrow<2> for Meet {
     type Hit = CrossHit;
-    type Probe = ();
     type Scratch = Intersections2;
 
-    /// Positions of `(i, j)`, `i < j`.
-    #[inline(always)]
-    fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)> {
-        Some(if ids[p as usize] < ids[q as usize] {
-            (p, q)
-        } else {
-            (q, p)
-        })
+    fn split(&self) -> Option<u32> {
+        None
     }
+
+    type Probe = ();
 
     fn pair(hit: &CrossHit) -> (u32, u32) {
         (hit.i, hit.j)
@@ -57,7 +52,7 @@ impl Narrow<2> for Meet {
         ids: &[u32],
         candidates: &[(u32, u32)],
         scratch: &mut Intersections2,
-        out: &mut Vec<CrossHit>,
+        out: &mut Kept<CrossHit>,
     ) {
         intersect2_indexed_into(&self.sorted, &self.sorted, candidates, scratch)
             .expect("the grid names segments of the set");
@@ -99,11 +94,13 @@ fn brute(set: Segments2View<'_>, out: &mut Vec<CrossHit>) {
     };
     let mut scratch = Intersections2::default();
     let mut candidates = Vec::new();
+    let mut hits = Kept::with_room(0);
     for i in 0..n {
         candidates.clear();
         candidates.extend((i + 1..n).map(|j| (i, j)));
-        narrow.decide(&ids, &candidates, &mut scratch, out);
+        narrow.decide(&ids, &candidates, &mut scratch, &mut hits);
     }
+    out.extend(hits.into_vec());
 }
 
 fn crossings<'a>(

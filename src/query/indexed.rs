@@ -52,6 +52,24 @@ fn closest_indexed<'a, 'b, 'p>(
     Ok(())
 }
 
+/// [`closest_points_indexed_into`] for pairs `(i, j)` of one set that the caller copied
+/// into `rows` ([`Rows::of_one`]), as the set queries do: eight pairs gather as sixteen
+/// row loads and two transposes. Indices past the set panic.
+pub(crate) fn closest_rows_into(
+    set: SegmentsView<'_>,
+    rows: &Rows,
+    pairs: &[(u32, u32)],
+    options: &Options,
+    outputs: Outputs,
+    out: &mut ClosestBatch,
+) {
+    let input = gathered(&set, &set, pairs, Some(rows));
+    let kernel = Pairwise {
+        splat: Splat::new(&options.params()),
+    };
+    drive(&kernel, input, pairs.len(), outputs, false, out);
+}
+
 query_forms! {
     /// Closest points of `a[i]` and `b[j]` for every index pair `(i, j)` of `pairs`, in
     /// order: result `k` is exactly what [`closest_points`](crate::closest_points) gives for

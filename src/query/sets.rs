@@ -17,13 +17,16 @@
 //! thread count delivers the same blocks in the same order.
 
 use super::closest::{ClosestBatch, Outputs};
-use super::indexed::closest_points_indexed_into;
+use super::indexed::closest_rows_into;
 use super::many::Within;
 use super::{Hit, Side, radius2, spheres};
 use crate::batch::{Error, Segments, SegmentsView, check_u32};
+use crate::driver::Rows;
 use crate::forms::stream_forms;
 use crate::kernel::Splat;
-use crate::prune::{BOUND_REL, Grid, Layout, Narrow, Plan, SphereColumns, TASK_OBJECTS, sphere};
+use crate::prune::{
+    BOUND_REL, Grid, Kept, Layout, Narrow, Plan, SphereColumns, TASK_OBJECTS, sphere,
+};
 use crate::segment::{Extent, Options, Segment};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
@@ -81,6 +84,8 @@ struct Within3 {
     /// Both sets' segments in the grid's order (by position): the kernel reads its lanes
     /// near where the grid read their spheres.
     sorted: Segments,
+    /// The same as rows, which the narrow phase gathers from.
+    rows: Rows,
     /// `None` within one set; `Some(na)` when ids `>= na` are B's.
     split: Option<u32>,
     options: Options,
@@ -121,19 +126,8 @@ impl Narrow<3> for Within3 {
     type Probe = Probe;
     type Scratch = ClosestBatch;
 
-    /// Positions of `(i, j)` with `i < j` within one set, of `(a[i], b[j])` otherwise.
-    #[inline(always)]
-    fn orient(&self, ids: &[u32], p: u32, q: u32) -> Option<(u32, u32)> {
-        let (ip, iq) = (ids[p as usize], ids[q as usize]);
-        match self.split {
-            None if ip < iq => Some((p, q)),
-            None => Some((q, p)),
-            Some(na) => match (ip < na, iq < na) {
-                (true, false) => Some((p, q)),
-                (false, true) => Some((q, p)),
-                _ => None,
-            },
-        }
+    fn split(&self) -> Option<u32> {
+        self.split
     }
 
     fn pair(hit: &Found) -> (u32, u32) {
@@ -189,7 +183,7 @@ impl Narrow<3> for Within3 {
         ids: &[u32],
         candidates: &[(u32, u32)],
         scratch: &mut ClosestBatch,
-        out: &mut Vec<Found>,
+        out: &mut Kept<Found>,
     ) {
         let outputs = Outputs {
             params: true,
@@ -197,31 +191,34 @@ impl Narrow<3> for Within3 {
             flags: false,
         };
         let sorted = &self.sorted;
-        closest_points_indexed_into(sorted, sorted, candidates, &self.options, outputs, scratch)
-            .expect("the grid names objects of the sets");
+        closest_rows_into(
+            sorted.as_view(),
+            &self.rows,
+            candidates,
+            &self.options,
+            outputs,
+            scratch,
+        );
         let (d, s, t) = (scratch.dist2(), scratch.s(), scratch.t());
         let b_first = self.split.unwrap_or(0);
-        // Every candidate is written at the end and kept by advancing the length: about
-        // half of them are hits, in no pattern, and a branch on that was the narrow
-        // phase's most mispredicted one (callgrind --branch-sim on hair).
-        let base = out.len();
-        out.resize(base + candidates.len(), Found::default());
-        let mut len = base;
+        // Every candidate is written and kept when a hit: about half of them are hits, in
+        // no pattern, and a branch on that was the narrow phase's most mispredicted one
+        // (callgrind --branch-sim on hair).
+        out.reserve(candidates.len());
         for (k, &(p, q)) in candidates.iter().enumerate() {
             let (a, b) = (p as usize, q as usize);
             let at = |x| sorted.get(x).expect("a position of the set");
             let within = d[k] <= self.r2;
             let keep = within && !(self.skip_shared && shares(&at(a), &at(b)));
-            out[len] = Found {
+            let hit = Found {
                 i: ids[a],
                 j: ids[b].wrapping_sub(b_first),
                 dist2: d[k],
                 s: s[k],
                 t: t[k],
             };
-            len += usize::from(keep);
+            out.put(hit, keep);
         }
-        out.truncate(len);
     }
 }
 
@@ -254,6 +251,7 @@ fn pruned(
     let plan = Plan::new(grid, radius);
     let sorted: Segments = plan.copy_in_order(parallel, object);
     let narrow = Within3 {
+        rows: Rows::of_one(sorted.columns()),
         sorted,
         split: b.map(|_| na as u32),
         options: *options,
