@@ -273,15 +273,20 @@ const _: () = assert!(GATHER_CHUNK.is_multiple_of(LANES));
 /// object and a transpose instead of a scalar load and store a column.
 #[derive(Clone, Copy)]
 pub(crate) struct Gathered<'a, const CA: usize, const CB: usize> {
+    /// A's columns (not read when `rows` are given).
     pub a: [&'a [f32]; CA],
+    /// B's columns (not read when `rows` are given).
     pub b: [&'a [f32]; CB],
     pub pairs: &'a [(u32, u32)],
     /// Row copies of `a` and `b`, when the caller made them ([`Rows::get`]).
     pub rows: Option<(&'a [Row], &'a [Row])>,
 }
 
-/// One object's columns side by side (`row[c]` = column `c`, the rest zero).
-pub(crate) type Row = [f32; LANES];
+/// One object's columns side by side (`row.0[c]` = column `c`, the rest zero), aligned to
+/// 32 bytes: one aligned load, never across two cache lines.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(32))]
+pub(crate) struct Row(pub [f32; LANES]);
 
 /// Row copies of one or two sets' columns for a [`Gathered`] input.
 ///
@@ -317,15 +322,10 @@ impl Rows {
         })
     }
 
-    /// Rows of one set (at most [`LANES`] columns), the same on both sides: for a caller
-    /// that gathers many batches of pairs from it.
-    pub(crate) fn of_one<const C: usize>(cols: [&[f32]; C]) -> Rows {
-        const { assert!(C <= LANES) };
-        let (cols, n) = even(cols);
-        Rows {
-            a: rows(cols, n),
-            b: None,
-        }
+    /// Rows of one set made by the caller (the set queries copy their sets into rows in
+    /// the grid's order), the same on both sides.
+    pub(crate) fn one(rows: Vec<Row>) -> Rows {
+        Rows { a: rows, b: None }
     }
 
     /// The rows of A and of B, for [`Gathered::rows`].
@@ -337,7 +337,11 @@ impl Rows {
 /// The first `n` values of `cols` as rows (the columns past `K` zero).
 fn rows<const K: usize>(cols: [&[f32]; K], n: usize) -> Vec<Row> {
     (0..n)
-        .map(|i| core::array::from_fn(|c| if c < K { cols[c][i] } else { 0.0 }))
+        .map(|i| {
+            Row(core::array::from_fn(
+                |c| if c < K { cols[c][i] } else { 0.0 },
+            ))
+        })
         .collect()
 }
 
@@ -357,10 +361,10 @@ impl<const CA: usize, const CB: usize> Gathered<'_, CA, CB> {
             for (g, group) in (&mut groups).enumerate() {
                 let at = g * LANES;
                 let a = f32x8::transpose(core::array::from_fn(|k| {
-                    f32x8::new(ra[group[k].0 as usize])
+                    f32x8::new(ra[group[k].0 as usize].0)
                 }));
                 let b = f32x8::transpose(core::array::from_fn(|k| {
-                    f32x8::new(rb[group[k].1 as usize])
+                    f32x8::new(rb[group[k].1 as usize].0)
                 }));
                 for c in 0..CA {
                     buf[c][at..at + LANES].copy_from_slice(a[c].as_array());
@@ -371,7 +375,7 @@ impl<const CA: usize, const CB: usize> Gathered<'_, CA, CB> {
             }
             let at = pairs.len() - groups.remainder().len();
             for (k, &(i, j)) in groups.remainder().iter().enumerate() {
-                let (ra, rb) = (&ra[i as usize], &rb[j as usize]);
+                let (ra, rb) = (&ra[i as usize].0, &rb[j as usize].0);
                 for c in 0..CA {
                     buf[c][at + k] = ra[c];
                 }

@@ -52,18 +52,22 @@ fn closest_indexed<'a, 'b, 'p>(
     Ok(())
 }
 
-/// [`closest_points_indexed_into`] for pairs `(i, j)` of one set that the caller copied
-/// into `rows` ([`Rows::of_one`]), as the set queries do: eight pairs gather as sixteen
-/// row loads and two transposes. Indices past the set panic.
+/// [`closest_points_indexed_into`] for pairs `(i, j)` of sets the caller copied into
+/// `rows`, as the set queries do: eight pairs gather as sixteen row loads and two
+/// transposes. Indices past the rows panic.
 pub(crate) fn closest_rows_into(
-    set: SegmentsView<'_>,
     rows: &Rows,
     pairs: &[(u32, u32)],
     options: &Options,
     outputs: Outputs,
     out: &mut ClosestBatch,
 ) {
-    let input = gathered(&set, &set, pairs, Some(rows));
+    let input = Gathered {
+        a: [&[]; 6],
+        b: [&[]; 6],
+        pairs,
+        rows: Some(rows.get()),
+    };
     let kernel = Pairwise {
         splat: Splat::new(&options.params()),
     };

@@ -20,7 +20,7 @@ use super::closest::{ClosestBatch, Outputs};
 use super::indexed::closest_rows_into;
 use super::many::Within;
 use super::{Hit, Side, radius2, spheres};
-use crate::batch::{Error, Segments, SegmentsView, check_u32};
+use crate::batch::{Error, SegmentsView, check_u32};
 use crate::driver::Rows;
 use crate::forms::stream_forms;
 use crate::kernel::Splat;
@@ -81,10 +81,9 @@ impl From<Found> for PairHit {
 /// The narrow phase of the 3D radius queries: `a[i]` against `b[j]` by the kernel over
 /// gathered index pairs, `dist2 <= r²`.
 struct Within3 {
-    /// Both sets' segments in the grid's order (by position): the kernel reads its lanes
-    /// near where the grid read their spheres.
-    sorted: Segments,
-    /// The same as rows, which the narrow phase gathers from.
+    /// Both sets' segments in the grid's order (by position), as rows: the kernel gathers
+    /// its lanes near where the grid read their spheres, eight pairs at a time with two
+    /// transposes.
     rows: Rows,
     /// `None` within one set; `Some(na)` when ids `>= na` are B's.
     split: Option<u32>,
@@ -121,6 +120,15 @@ fn shares(a: &Segment, b: &Segment) -> bool {
         .any(|p| [b.p0, b.p1].iter().any(|q| p == q))
 }
 
+impl Within3 {
+    /// The segment at position `p`.
+    #[inline(always)]
+    fn at(&self, p: usize) -> Segment {
+        let r = &self.rows.get().0[p].0;
+        Segment::new([r[0], r[1], r[2]], [r[3], r[4], r[5]])
+    }
+}
+
 impl Narrow<3> for Within3 {
     type Hit = Found;
     type Probe = Probe;
@@ -138,9 +146,7 @@ impl Narrow<3> for Within3 {
     /// squared length is a normal number above [`REFINE_TINY`].
     #[inline(always)]
     fn probe(&self, p: usize) -> Option<Probe> {
-        let cols = self.sorted.columns();
-        let p0: [f32; 3] = core::array::from_fn(|k| cols[k][p]);
-        let p1: [f32; 3] = core::array::from_fn(|k| cols[k + 3][p]);
+        let Segment { p0, p1 } = self.at(p);
         let d: [f32; 3] = core::array::from_fn(|k| p1[k] - p0[k]);
         let dd = d[0].mul_add(d[0], d[1].mul_add(d[1], d[2] * d[2]));
         if !(REFINE_TINY..=f32::MAX).contains(&dd) {
@@ -190,15 +196,7 @@ impl Narrow<3> for Within3 {
             points: false,
             flags: false,
         };
-        let sorted = &self.sorted;
-        closest_rows_into(
-            sorted.as_view(),
-            &self.rows,
-            candidates,
-            &self.options,
-            outputs,
-            scratch,
-        );
+        closest_rows_into(&self.rows, candidates, &self.options, outputs, scratch);
         let (d, s, t) = (scratch.dist2(), scratch.s(), scratch.t());
         let b_first = self.split.unwrap_or(0);
         // Every candidate is written and kept when a hit: about half of them are hits, in
@@ -207,9 +205,8 @@ impl Narrow<3> for Within3 {
         out.reserve(candidates.len());
         for (k, &(p, q)) in candidates.iter().enumerate() {
             let (a, b) = (p as usize, q as usize);
-            let at = |x| sorted.get(x).expect("a position of the set");
             let within = d[k] <= self.r2;
-            let keep = within && !(self.skip_shared && shares(&at(a), &at(b)));
+            let keep = within && !(self.skip_shared && shares(&self.at(a), &self.at(b)));
             let hit = Found {
                 i: ids[a],
                 j: ids[b].wrapping_sub(b_first),
@@ -249,10 +246,8 @@ fn pruned(
         parallel,
     )?;
     let plan = Plan::new(grid, radius);
-    let sorted: Segments = plan.copy_in_order(parallel, object);
     let narrow = Within3 {
-        rows: Rows::of_one(sorted.columns()),
-        sorted,
+        rows: Rows::one(plan.rows_in_order(parallel, object)),
         split: b.map(|_| na as u32),
         options: *options,
         radius,
