@@ -190,32 +190,20 @@ pub(crate) struct SphereColumns<const D: usize> {
 }
 
 impl<const D: usize> SphereColumns<D> {
-    /// Room for `n` spheres.
-    pub(crate) fn with_capacity(n: usize) -> Self {
-        let cap = padded_len(n);
-        SphereColumns {
-            centre: core::array::from_fn(|_| Vec::with_capacity(cap)),
-            rad: Vec::with_capacity(cap),
-        }
-    }
-
-    /// Appends a sphere; `None` (a non-finite object) becomes one infinitely far away,
-    /// which the test never passes for a finite radius.
-    pub(crate) fn push(&mut self, s: Option<([f32; D], f32)>) {
-        let (m, h) = s.unwrap_or(([f32::INFINITY; D], 0.0));
-        for (column, x) in self.centre.iter_mut().zip(m) {
-            column.push(x);
-        }
-        self.rad.push(h);
-    }
-
-    /// Pads to a whole number of groups.
-    pub(crate) fn pad(&mut self) {
-        let len = padded_len(self.rad.len());
-        for c in &mut self.centre {
-            c.resize(len, f32::INFINITY);
-        }
-        self.rad.resize(len, 0.0);
+    /// The columns of `spheres` (by position; `None`, a non-finite object, becomes a
+    /// sphere infinitely far away, which the test never passes for a finite radius),
+    /// padded, written a chunk at a time on all cores when `parallel`.
+    pub(crate) fn of(spheres: &[Option<([f32; D], f32)>], parallel: bool) -> Self {
+        let len = padded_len(spheres.len());
+        let mut centre: [Vec<f32>; D] = core::array::from_fn(|_| vec![f32::INFINITY; len]);
+        let mut rad = vec![0.0; len];
+        let n = spheres.len();
+        let at = |p: usize| spheres[p].unwrap_or(([f32::INFINITY; D], 0.0));
+        fill_columns(centre.each_mut().map(|c| &mut c[..n]), parallel, |p| {
+            at(p).0
+        });
+        fill_each(&mut rad[..n], parallel, |p| at(p).1);
+        SphereColumns { centre, rad }
     }
 
     /// Sphere `p` broadcast to every lane.
@@ -340,11 +328,66 @@ pub(crate) fn lane_bits(lo: usize, hi: usize, j: usize) -> u32 {
 
 /// Objects per chunk of the grid's passes over a set.
 const CHUNK: usize = 64 * 1024;
+/// Radii sampled for the cap's percentile.
+const CAP_SAMPLE: usize = 64 * 1024;
+/// The sort key of a big object (above every cell's key, which has 63 bits).
+const BIG_KEY: u64 = u64::MAX - 1;
+/// The sort key of a non-finite object (after the big ones).
+const NONE_KEY: u64 = u64::MAX;
 
-/// `f` over `0..n` cut into chunks of [`CHUNK`], in order; on all cores when `parallel`.
-fn chunked<R: Send>(n: usize, parallel: bool, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
-    let ranges = (0..n).step_by(CHUNK).map(|c| c..(c + CHUNK).min(n));
-    par_map(ranges.collect(), parallel && n > CHUNK, f)
+/// `fill(k, piece)` for every chunk `piece` of [`CHUNK`] values of `out` (`k` the index of
+/// its first value), on all cores when `parallel`; the results in order. The grid's passes
+/// write straight into their outputs this way, with no merging copy.
+fn fill<T: Send, R: Send>(
+    out: &mut [T],
+    parallel: bool,
+    fill: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
+    let big = parallel && out.len() > CHUNK;
+    let pieces: Vec<(usize, &mut [T])> = out
+        .chunks_mut(CHUNK)
+        .enumerate()
+        .map(|(c, piece)| (c * CHUNK, piece))
+        .collect();
+    par_map(pieces, big, |(k, piece)| fill(k, piece))
+}
+
+/// `cols[c][k] = value(k)[c]` for every `k` (columns of one length), on all cores when
+/// `parallel`.
+fn fill_columns<const K: usize>(
+    cols: [&mut [f32]; K],
+    parallel: bool,
+    value: impl Fn(usize) -> [f32; K] + Sync,
+) {
+    let n = cols.first().map_or(0, |c| c.len());
+    let mut chunks = cols.map(|c| c.chunks_mut(CHUNK));
+    let pieces: Vec<(usize, [&mut [f32]; K])> = (0..n)
+        .step_by(CHUNK)
+        .map(|k| {
+            (
+                k,
+                chunks
+                    .each_mut()
+                    .map(|c| c.next().expect("a chunk per column")),
+            )
+        })
+        .collect();
+    par_map(pieces, parallel && n > CHUNK, |(k, mut piece)| {
+        for j in 0..piece.first().map_or(0, |c| c.len()) {
+            for (column, x) in piece.iter_mut().zip(value(k + j)) {
+                column[j] = x;
+            }
+        }
+    });
+}
+
+/// `out[k] = value(k)` for every `k`, on all cores when `parallel`.
+fn fill_each<T: Send>(out: &mut [T], parallel: bool, value: impl Fn(usize) -> T + Sync) {
+    fill(out, parallel, |k, piece| {
+        for (slot, k) in piece.iter_mut().zip(k..) {
+            *slot = value(k);
+        }
+    });
 }
 
 /// Sorts the `(key, x order << 32 | id)` pairs, on all cores when `parallel` and there are
@@ -433,45 +476,47 @@ impl<const D: usize> Grid<D> {
         if n > u32::MAX as usize || !radius.is_finite() {
             return None;
         }
-        // Pass 1: the spheres (computed once: the passes below read them), their radii (for
-        // the cap) and the centres' bounds, chunk by chunk.
-        let parts = chunked(n, parallel, |range| {
-            let all: Vec<Option<([f32; D], f32)>> = range.map(&spheres).collect();
-            let mut radii = Vec::with_capacity(all.len());
+        // Pass 1: the spheres (computed once: the passes below read them) and, a chunk at a
+        // time, the centres' bounds and the largest radius.
+        let mut all: Vec<Option<([f32; D], f32)>> = vec![None; n];
+        let parts = fill(&mut all, parallel, |k, piece| {
             let mut lo = [f64::INFINITY; D];
             let mut hi = [f64::NEG_INFINITY; D];
-            for &(m, h) in all.iter().flatten() {
-                radii.push(h);
-                for k in 0..D {
-                    lo[k] = lo[k].min(f64::from(m[k]));
-                    hi[k] = hi[k].max(f64::from(m[k]));
+            let mut max = 0.0f32;
+            for (slot, i) in piece.iter_mut().zip(k..) {
+                *slot = spheres(i);
+                if let Some((m, h)) = *slot {
+                    max = max.max(h);
+                    for k in 0..D {
+                        lo[k] = lo[k].min(f64::from(m[k]));
+                        hi[k] = hi[k].max(f64::from(m[k]));
+                    }
                 }
             }
-            (all, radii, lo, hi)
+            (lo, hi, max)
         });
         let mut lo = [f64::INFINITY; D];
         let mut hi = [f64::NEG_INFINITY; D];
-        for (_, _, l, h) in &parts {
+        let mut max = 0.0f32;
+        for (l, h, m) in parts {
+            max = max.max(m);
             for k in 0..D {
                 lo[k] = lo[k].min(l[k]);
                 hi[k] = hi[k].max(h[k]);
             }
         }
-        let mut radii: Vec<f32> = Vec::with_capacity(n);
-        let mut all: Vec<Option<([f32; D], f32)>> = Vec::with_capacity(n);
-        for (a, r, _, _) in parts {
-            all.extend(a);
-            radii.extend(r);
-        }
+        // The percentile from an evenly spaced sample of at most `CAP_SAMPLE` radii: the
+        // cap only sizes the cells (any cap gives the same pairs), and a sample keeps the
+        // selection a constant cost.
+        let stride = n.div_ceil(CAP_SAMPLE).max(1);
+        let mut radii: Vec<f32> = all.iter().step_by(stride).flatten().map(|s| s.1).collect();
         let cap = if radii.is_empty() {
-            0.0
+            max
         } else {
             let q = (radii.len() * 99 / 100).min(radii.len() - 1);
             let (_, &mut p99, _) = radii.select_nth_unstable_by(q, f32::total_cmp);
-            let max = radii.iter().copied().fold(p99, f32::max);
             if max <= 2.0 * p99 { max } else { p99 }
         };
-        drop(radii);
         if !cap.is_finite() {
             return None;
         }
@@ -489,7 +534,7 @@ impl<const D: usize> Grid<D> {
             cell,
             origin,
             ids: Vec::new(),
-            spheres: SphereColumns::with_capacity(0),
+            spheres: SphereColumns::of(&[], false),
             keys: Vec::new(),
             starts: Vec::new(),
             big: Vec::new(),
@@ -497,55 +542,47 @@ impl<const D: usize> Grid<D> {
             cap,
             objects: n,
         };
-        // Pass 2: keys of the objects in the cells, sorted; the big ones aside.
-        let parts = chunked(n, parallel, |range| {
-            let (mut keyed, mut big) = (Vec::with_capacity(range.len()), Vec::new());
-            for i in range {
-                if let Some(s) = all[i] {
-                    if s.1 <= cap {
-                        let key = grid.key(grid.cell_of(s.0.map(f64::from)));
-                        keyed.push((key, u64::from(x_order(s.0[0])) << 32 | i as u64));
-                    } else {
-                        big.push((i as u32, s));
-                    }
-                }
+        // Pass 2: the keys, sorted: the objects in the cells by cell and `x`, then the big
+        // ones by id, then the non-finite ones (left out).
+        let mut keyed: Vec<(u64, u64)> = vec![(0, 0); n];
+        fill_each(&mut keyed, parallel, |i| match all[i] {
+            Some(s) if s.1 <= cap => {
+                let key = grid.key(grid.cell_of(s.0.map(f64::from)));
+                (key, u64::from(x_order(s.0[0])) << 32 | i as u64)
             }
-            (keyed, big)
+            Some(_) => (BIG_KEY, i as u64),
+            None => (NONE_KEY, i as u64),
         });
-        let mut keyed: Vec<(u64, u64)> = Vec::with_capacity(n);
-        let mut big_ids = Vec::new();
-        for (k, big) in parts {
-            keyed.extend(k);
-            for (id, s) in big {
-                big_ids.push(id);
-                grid.big.push(s);
-            }
-        }
         sort_keys(&mut keyed, parallel);
-        grid.ids = keyed
+        let cells_len = keyed.partition_point(|&(key, _)| key < BIG_KEY);
+        let listed = keyed.partition_point(|&(key, _)| key < NONE_KEY);
+        grid.cells_len = cells_len;
+        grid.ids = vec![0; listed];
+        fill_each(&mut grid.ids, parallel, |p| keyed[p].1 as u32);
+        grid.big = grid.ids[cells_len..]
             .iter()
-            .map(|&(_, x_id)| x_id as u32)
-            .chain(big_ids)
+            .map(|&id| all[id as usize].expect("a finite sphere"))
             .collect();
-        for (p, &(key, _)) in keyed.iter().enumerate() {
-            if grid.keys.last() != Some(&key) {
-                grid.keys.push(key);
-                grid.starts.push(p as u32);
-            }
+        // Where each occupied cell starts: the positions whose key differs from the one
+        // before, found a chunk at a time.
+        let cells = &keyed[..cells_len];
+        let mut firsts = vec![false; cells_len];
+        fill_each(&mut firsts, parallel, |p| {
+            p == 0 || cells[p].0 != cells[p - 1].0
+        });
+        for (p, _) in firsts.iter().enumerate().filter(|&(_, &first)| first) {
+            grid.keys.push(cells[p].0);
+            grid.starts.push(p as u32);
         }
-        grid.starts.push(keyed.len() as u32);
-        grid.cells_len = keyed.len();
+        grid.starts.push(cells_len as u32);
+        drop(firsts);
         drop(keyed);
         // Pass 3: the spheres in key order.
-        let cells = &grid.ids[..grid.cells_len];
-        let parts = chunked(cells.len(), parallel, |range| {
-            range.map(|p| all[cells[p] as usize]).collect::<Vec<_>>()
-        });
-        grid.spheres = SphereColumns::with_capacity(grid.cells_len);
-        for s in parts.into_iter().flatten() {
-            grid.spheres.push(s);
-        }
-        grid.spheres.pad();
+        let ids = &grid.ids[..cells_len];
+        let mut ordered = vec![None; cells_len];
+        fill_each(&mut ordered, parallel, |p| all[ids[p] as usize]);
+        drop(all);
+        grid.spheres = SphereColumns::of(&ordered, parallel);
         Some(grid)
     }
 
@@ -866,12 +903,11 @@ impl<const D: usize> Grid<D> {
         parallel: bool,
         object: impl Fn(usize) -> T + Sync,
     ) -> Vec<[f32; C]> {
-        chunked(self.objects, parallel, |range| {
-            range
-                .map(|i| bytemuck::cast::<T, [f32; C]>(object(i)))
-                .collect::<Vec<_>>()
-        })
-        .concat()
+        let mut staged = vec![[0.0; C]; self.objects];
+        fill_each(&mut staged, parallel, |i| {
+            bytemuck::cast::<T, [f32; C]>(object(i))
+        });
+        staged
     }
 
     /// A copy of the set in the grid's order (the order in which a query reads it):
@@ -885,27 +921,7 @@ impl<const D: usize> Grid<D> {
         let staged = self.staged(parallel, object);
         let ids = self.ids();
         let mut copy = Soa::zeroed(ids.len());
-        let mut columns = copy.columns_mut().map(|c| c.chunks_mut(CHUNK));
-        let pieces: Vec<(usize, [&mut [f32]; C])> = (0..ids.len())
-            .step_by(CHUNK)
-            .map(|start| {
-                let piece = columns
-                    .each_mut()
-                    .map(|c| c.next().expect("a chunk per column"));
-                (start, piece)
-            })
-            .collect();
-        par_map(
-            pieces,
-            parallel && ids.len() > CHUNK,
-            |(start, mut piece)| {
-                for (k, &id) in ids[start..start + piece[0].len()].iter().enumerate() {
-                    for (column, x) in piece.iter_mut().zip(staged[id as usize]) {
-                        column[k] = x;
-                    }
-                }
-            },
-        );
+        fill_columns(copy.columns_mut(), parallel, |p| staged[ids[p] as usize]);
         copy
     }
 
@@ -921,17 +937,11 @@ impl<const D: usize> Grid<D> {
         let staged = self.staged(parallel, object);
         let ids = self.ids();
         let mut rows = vec![Row::default(); ids.len()];
-        let pieces: Vec<(usize, &mut [Row])> = (0..ids.len())
-            .step_by(CHUNK)
-            .zip(rows.chunks_mut(CHUNK))
-            .collect();
-        par_map(pieces, parallel && ids.len() > CHUNK, |(start, piece)| {
-            for (row, &id) in piece.iter_mut().zip(&ids[start..]) {
-                let record = &staged[id as usize];
-                *row = Row(core::array::from_fn(
-                    |c| if c < C { record[c] } else { 0.0 },
-                ));
-            }
+        fill_each(&mut rows, parallel, |p| {
+            let record = &staged[ids[p] as usize];
+            Row(core::array::from_fn(
+                |c| if c < C { record[c] } else { 0.0 },
+            ))
         });
         rows
     }
@@ -1310,7 +1320,10 @@ impl<const D: usize> Plan<D> {
         let place = |(b, part): (usize, &mut [T])| {
             let first = b * BUCKET_ROWS;
             let row = |h: &N::Hit| N::pair(h).0 as usize - first;
-            let gathered: Vec<N::Hit> = runs(b).flatten().copied().collect();
+            let mut gathered: Vec<N::Hit> = Vec::with_capacity(part.len());
+            for run in runs(b) {
+                gathered.extend_from_slice(run);
+            }
             let mut starts = vec![0u32; BUCKET_ROWS + 1];
             for h in &gathered {
                 starts[row(h) + 1] += 1;

@@ -168,12 +168,8 @@ pub(crate) fn spheres(v: SegmentsView<'_>, options: &Options) -> Option<Spheres>
     if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment {
         return None;
     }
-    let mut s = Spheres::with_capacity(v.len());
-    for seg in v.iter() {
-        s.push(sphere(seg.p0, seg.p1));
-    }
-    s.pad();
-    Some(s)
+    let all: Vec<_> = v.iter().map(|seg| sphere(seg.p0, seg.p1)).collect();
+    Some(Spheres::of(&all, false))
 }
 
 /// Lanes whose squared distance is within `r2`, as bits.
