@@ -144,6 +144,16 @@ impl<T: Copy + Default> Kept<T> {
         self.put(x, true);
     }
 
+    /// The values kept.
+    pub(crate) fn kept(&self) -> &[T] {
+        &self.buf[..self.len]
+    }
+
+    /// Empties the store (its storage stays).
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// The values kept, and empties the store.
     fn take(&mut self) -> &[T] {
         let n = core::mem::take(&mut self.len);
@@ -1185,11 +1195,12 @@ impl<const D: usize> Plan<D> {
         }
     }
 
-    /// The hits of one task, in the order the grid names them.
-    fn run<N: Narrow<D>>(&self, narrow: &N, task: &Task) -> Vec<N::Hit> {
+    /// The hits of one task, in the order the grid names them, kept in `out` (emptied
+    /// first: its storage is reused from task to task).
+    fn run<N: Narrow<D>>(&self, narrow: &N, task: &Task, out: &mut Kept<N::Hit>) {
+        out.clear();
         let ids = self.grid.ids();
         let mut pending = Pending::new();
-        let out = &mut Kept::with_room(0);
         match task {
             Task::Cells(cells) => {
                 let spheres = &self.grid.spheres;
@@ -1211,7 +1222,6 @@ impl<const D: usize> Plan<D> {
             }
         }
         pending.flush(narrow, ids, out);
-        core::mem::replace(out, Kept::with_room(0)).into_vec()
     }
 
     /// The query's copy of its set in the grid's order (see [`Grid::copy_in_order`]).
@@ -1233,26 +1243,40 @@ impl<const D: usize> Plan<D> {
         self.grid.rows_in_order(parallel, object)
     }
 
-    /// Every hit: `sink` gets each task's block, in task order, on the calling thread.
-    pub(crate) fn each<N: Narrow<D>>(
+    /// Every hit: each task's hits, in the order the grid names them, become a block by
+    /// `finish` on the thread that ran the task (while they are in its cache, from
+    /// storage each thread reuses), and `sink` gets the blocks in task order, on the
+    /// calling thread.
+    pub(crate) fn each<N: Narrow<D>, B: Send>(
         &self,
         narrow: &N,
         parallel: bool,
-        mut sink: impl FnMut(Vec<N::Hit>),
+        finish: impl Fn(&[N::Hit]) -> B + Sync,
+        mut sink: impl FnMut(B),
     ) {
         #[cfg(feature = "rayon")]
         if parallel && self.tasks.len() > 1 {
             use rayon::prelude::*;
             for wave in self.tasks.chunks(WAVE_TASKS) {
-                let blocks: Vec<Vec<N::Hit>> =
-                    wave.par_iter().map(|task| self.run(narrow, task)).collect();
+                let blocks: Vec<B> = wave
+                    .par_iter()
+                    .map_init(
+                        || Kept::with_room(0),
+                        |hits, task| {
+                            self.run(narrow, task, hits);
+                            finish(hits.kept())
+                        },
+                    )
+                    .collect();
                 blocks.into_iter().for_each(&mut sink);
             }
             return;
         }
         let _ = parallel;
+        let mut hits = Kept::with_room(0);
         for task in &self.tasks {
-            sink(self.run(narrow, task));
+            self.run(narrow, task, &mut hits);
+            sink(finish(hits.kept()));
         }
     }
 
@@ -1276,27 +1300,26 @@ impl<const D: usize> Plan<D> {
     {
         let buckets = n.div_ceil(BUCKET_ROWS);
         let bucket = |h: &N::Hit| N::pair(h).0 as usize / BUCKET_ROWS;
-        let mut blocks: Vec<Vec<N::Hit>> = Vec::new();
-        self.each(narrow, parallel, |block| blocks.push(block));
-        // A block ordered by bucket, and where each bucket's run starts.
-        let by_bucket = |block: Vec<N::Hit>| -> (Vec<N::Hit>, Vec<u32>) {
+        // Each task's hits ordered by bucket, and where each bucket's run starts.
+        let by_bucket = |hits: &[N::Hit]| -> (Vec<N::Hit>, Vec<u32>) {
             let mut starts = vec![0u32; buckets + 1];
-            for h in &block {
+            for h in hits {
                 starts[bucket(h) + 1] += 1;
             }
             for b in 0..buckets {
                 starts[b + 1] += starts[b];
             }
             let mut next = starts.clone();
-            let mut sorted = block.clone();
-            for h in block {
-                let slot = &mut next[bucket(&h)];
-                sorted[*slot as usize] = h;
+            let mut sorted = vec![N::Hit::default(); hits.len()];
+            for h in hits {
+                let slot = &mut next[bucket(h)];
+                sorted[*slot as usize] = *h;
                 *slot += 1;
             }
             (sorted, starts)
         };
-        let blocks: Vec<(Vec<N::Hit>, Vec<u32>)> = par_map(blocks, parallel, by_bucket);
+        let mut blocks: Vec<(Vec<N::Hit>, Vec<u32>)> = Vec::new();
+        self.each(narrow, parallel, by_bucket, |block| blocks.push(block));
         let runs = |b: usize| {
             blocks
                 .iter()

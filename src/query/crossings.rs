@@ -158,7 +158,7 @@ fn each<'a>(
     let set = set.into();
     check_u32(set.len())?;
     match plan(set, parallel) {
-        Some((plan, narrow)) => plan.each(&narrow, parallel, |block| {
+        Some((plan, narrow)) => plan.each(&narrow, parallel, <[CrossHit]>::to_vec, |block| {
             if !block.is_empty() {
                 sink(&block);
             }

@@ -346,13 +346,14 @@ fn stream(
 ) {
     let mut block: Vec<PairHit> = Vec::new();
     match plan {
-        Some((plan, narrow)) => plan.each(&narrow, parallel, |found| {
-            if !found.is_empty() {
-                block.clear();
-                block.extend(found.into_iter().map(PairHit::from));
-                sink(&block);
-            }
-        }),
+        Some((plan, narrow)) => {
+            let finish = |found: &[Found]| found.iter().map(|&f| PairHit::from(f)).collect();
+            plan.each(&narrow, parallel, finish, |block: Vec<PairHit>| {
+                if !block.is_empty() {
+                    sink(&block);
+                }
+            });
+        }
         None => {
             let mut hits = Vec::new();
             fallback(&mut hits);
