@@ -192,6 +192,30 @@ pub(crate) fn sphere<const D: usize>(p0: [f32; D], p1: [f32; D]) -> Option<([f32
     Some((m, 0.5 * len2.sqrt() * SPHERE_REL + SPHERE_ABS * scale))
 }
 
+/// The bounding sphere of a staged row: a segment's two end points of `D` coordinates.
+#[inline]
+fn row_sphere<const D: usize>(row: &Row) -> Option<([f32; D], f32)> {
+    sphere(
+        core::array::from_fn(|k| row.0[k]),
+        core::array::from_fn(|k| row.0[D + k]),
+    )
+}
+
+/// The objects of `rows` (the first `C` values of each) as a batch, written a chunk of
+/// rows at a time on all cores when `parallel`: the copy in the grid's order for the
+/// queries that read columns.
+pub(crate) fn rows_to_batch<T: Record<C>, const C: usize>(
+    rows: &[Row],
+    parallel: bool,
+) -> Soa<T, C> {
+    const { assert!(C <= LANES) };
+    let mut batch = Soa::zeroed(rows.len());
+    fill_columns(batch.columns_mut(), parallel, |p| {
+        core::array::from_fn(|c| rows[p].0[c])
+    });
+    batch
+}
+
 /// Bounding spheres as SIMD-ready columns: centres per axis and radii, padded to whole
 /// groups with spheres infinitely far away.
 pub(crate) struct SphereColumns<const D: usize> {
@@ -200,15 +224,18 @@ pub(crate) struct SphereColumns<const D: usize> {
 }
 
 impl<const D: usize> SphereColumns<D> {
-    /// The columns of `spheres` (by position; `None`, a non-finite object, becomes a
+    /// The columns of the spheres `sphere(0..n)` (`None`, a non-finite object, becomes a
     /// sphere infinitely far away, which the test never passes for a finite radius),
     /// padded, written a chunk at a time on all cores when `parallel`.
-    pub(crate) fn of(spheres: &[Option<([f32; D], f32)>], parallel: bool) -> Self {
-        let len = padded_len(spheres.len());
+    pub(crate) fn of(
+        n: usize,
+        parallel: bool,
+        sphere: impl Fn(usize) -> Option<([f32; D], f32)> + Sync,
+    ) -> Self {
+        let len = padded_len(n);
         let mut centre: [Vec<f32>; D] = core::array::from_fn(|_| vec![f32::INFINITY; len]);
         let mut rad = vec![0.0; len];
-        let n = spheres.len();
-        let at = |p: usize| spheres[p].unwrap_or(([f32::INFINITY; D], 0.0));
+        let at = |p: usize| sphere(p).unwrap_or(([f32::INFINITY; D], 0.0));
         fill_columns(centre.each_mut().map(|c| &mut c[..n]), parallel, |p| {
             at(p).0
         });
@@ -459,43 +486,46 @@ pub(crate) struct Grid<const D: usize> {
     cells_len: usize,
     /// Largest sphere radius in the cells.
     cap: f32,
-    /// Number of objects the grid was built over (ids `0..objects`, the non-finite ones
-    /// left out of the cells).
-    objects: usize,
 }
 
 impl<const D: usize> Grid<D> {
     /// Largest cell coordinate: coordinates run `1 ..= MAX_CELL`, so `±1` stays in range.
     const MAX_CELL: u64 = (1 << axis_bits(D)) - 2;
 
-    /// The grid over objects `0..n` whose spheres `spheres(i)` gives (`None`: never within
-    /// any radius, left out), for pairs within `radius` of each other. `None` when no grid
-    /// applies (an infinite radius or cell, or more than `u32::MAX` objects): the caller
-    /// falls back to brute force.
+    /// The grid over the objects `object(0..n)` (segments: two end points of `D`
+    /// coordinates, `C = 2·D` values), for pairs within `radius` of each other, and the
+    /// objects as rows in the grid's order (by position: the copy a query reads; the ones
+    /// with a non-finite coordinate are never within any radius and left out). `None` when
+    /// no grid applies (an infinite radius or cell, or more than `u32::MAX` objects): the
+    /// caller falls back to brute force.
     ///
     /// The cell holds spheres up to `cap`: the 99th percentile of the radii, but at least
     /// the largest one when that is within twice the percentile (sets of similar objects
     /// then have no big objects at all).
-    pub(crate) fn build(
+    pub(crate) fn build<T: Record<C>, const C: usize>(
         n: usize,
-        spheres: impl Fn(usize) -> Option<([f32; D], f32)> + Sync,
+        object: impl Fn(usize) -> T + Sync,
         radius: f32,
         layout: Layout,
         parallel: bool,
-    ) -> Option<Grid<D>> {
+    ) -> Option<(Grid<D>, Vec<Row>)> {
+        const { assert!(C == 2 * D && C <= LANES) };
         if n > u32::MAX as usize || !radius.is_finite() {
             return None;
         }
-        // Pass 1: the spheres (computed once: the passes below read them) and, a chunk at a
-        // time, the centres' bounds and the largest radius.
-        let mut all: Vec<Option<([f32; D], f32)>> = vec![None; n];
-        let parts = fill(&mut all, parallel, |k, piece| {
+        // Pass 1: the objects staged as rows by id (read in order from the caller's
+        // columns) and, a chunk at a time, the centres' bounds and the largest radius.
+        let mut staged = vec![Row::default(); n];
+        let parts = fill(&mut staged, parallel, |k, piece| {
             let mut lo = [f64::INFINITY; D];
             let mut hi = [f64::NEG_INFINITY; D];
             let mut max = 0.0f32;
             for (slot, i) in piece.iter_mut().zip(k..) {
-                *slot = spheres(i);
-                if let Some((m, h)) = *slot {
+                let record = bytemuck::cast::<T, [f32; C]>(object(i));
+                *slot = Row(core::array::from_fn(
+                    |c| if c < C { record[c] } else { 0.0 },
+                ));
+                if let Some((m, h)) = row_sphere::<D>(slot) {
                     max = max.max(h);
                     for k in 0..D {
                         lo[k] = lo[k].min(f64::from(m[k]));
@@ -519,7 +549,11 @@ impl<const D: usize> Grid<D> {
         // cap only sizes the cells (any cap gives the same pairs), and a sample keeps the
         // selection a constant cost.
         let stride = n.div_ceil(CAP_SAMPLE).max(1);
-        let mut radii: Vec<f32> = all.iter().step_by(stride).flatten().map(|s| s.1).collect();
+        let mut radii: Vec<f32> = staged
+            .iter()
+            .step_by(stride)
+            .filter_map(|r| row_sphere::<D>(r).map(|s| s.1))
+            .collect();
         let cap = if radii.is_empty() {
             max
         } else {
@@ -544,24 +578,25 @@ impl<const D: usize> Grid<D> {
             cell,
             origin,
             ids: Vec::new(),
-            spheres: SphereColumns::of(&[], false),
+            spheres: SphereColumns::of(0, false, |_| None),
             keys: Vec::new(),
             starts: Vec::new(),
             big: Vec::new(),
             cells_len: 0,
             cap,
-            objects: n,
         };
         // Pass 2: the keys, sorted: the objects in the cells by cell and `x`, then the big
         // ones by id, then the non-finite ones (left out).
         let mut keyed: Vec<(u64, u64)> = vec![(0, 0); n];
-        fill_each(&mut keyed, parallel, |i| match all[i] {
-            Some(s) if s.1 <= cap => {
-                let key = grid.key(grid.cell_of(s.0.map(f64::from)));
-                (key, u64::from(x_order(s.0[0])) << 32 | i as u64)
+        fill_each(&mut keyed, parallel, |i| {
+            match row_sphere::<D>(&staged[i]) {
+                Some(s) if s.1 <= cap => {
+                    let key = grid.key(grid.cell_of(s.0.map(f64::from)));
+                    (key, u64::from(x_order(s.0[0])) << 32 | i as u64)
+                }
+                Some(_) => (BIG_KEY, i as u64),
+                None => (NONE_KEY, i as u64),
             }
-            Some(_) => (BIG_KEY, i as u64),
-            None => (NONE_KEY, i as u64),
         });
         sort_keys(&mut keyed, parallel);
         let cells_len = keyed.partition_point(|&(key, _)| key < BIG_KEY);
@@ -571,7 +606,7 @@ impl<const D: usize> Grid<D> {
         fill_each(&mut grid.ids, parallel, |p| keyed[p].1 as u32);
         grid.big = grid.ids[cells_len..]
             .iter()
-            .map(|&id| all[id as usize].expect("a finite sphere"))
+            .map(|&id| row_sphere::<D>(&staged[id as usize]).expect("a finite sphere"))
             .collect();
         // Where each occupied cell starts: the positions whose key differs from the one
         // before, found a chunk at a time.
@@ -587,13 +622,14 @@ impl<const D: usize> Grid<D> {
         grid.starts.push(cells_len as u32);
         drop(firsts);
         drop(keyed);
-        // Pass 3: the spheres in key order.
-        let ids = &grid.ids[..cells_len];
-        let mut ordered = vec![None; cells_len];
-        fill_each(&mut ordered, parallel, |p| all[ids[p] as usize]);
-        drop(all);
-        grid.spheres = SphereColumns::of(&ordered, parallel);
-        Some(grid)
+        // Pass 3: the objects in the grid's order (the one random read of the staged rows),
+        // and their spheres.
+        let mut rows = vec![Row::default(); listed];
+        fill_each(&mut rows, parallel, |p| staged[grid.ids[p] as usize]);
+        drop(staged);
+        let cells = &rows[..cells_len];
+        grid.spheres = SphereColumns::of(cells_len, parallel, |p| row_sphere::<D>(&cells[p]));
+        Some((grid, rows))
     }
 
     /// Cell coordinates of a point (each `1 ..= MAX_CELL`; `x` always 1 in columns).
@@ -903,59 +939,6 @@ impl<const D: usize> Grid<D> {
         &self.ids
     }
 
-    /// The set's objects by id as records of `C` values, `object(id)` for every id: one
-    /// pass in id order (on all cores when `parallel`), so that a copy in the grid's order
-    /// reads one record an object where reading the caller's columns would touch `C`
-    /// cache lines far apart (at 4M segments, the copy straight from six columns took 8.5
-    /// times as long as at 1M).
-    fn staged<T: Record<C>, const C: usize>(
-        &self,
-        parallel: bool,
-        object: impl Fn(usize) -> T + Sync,
-    ) -> Vec<[f32; C]> {
-        let mut staged = vec![[0.0; C]; self.objects];
-        fill_each(&mut staged, parallel, |i| {
-            bytemuck::cast::<T, [f32; C]>(object(i))
-        });
-        staged
-    }
-
-    /// A copy of the set in the grid's order (the order in which a query reads it):
-    /// `object(id)` for every position, from the staged records, written straight into the
-    /// batch's columns a chunk of positions at a time, on all cores when `parallel`.
-    pub(crate) fn copy_in_order<T: Record<C>, const C: usize>(
-        &self,
-        parallel: bool,
-        object: impl Fn(usize) -> T + Sync,
-    ) -> Soa<T, C> {
-        let staged = self.staged(parallel, object);
-        let ids = self.ids();
-        let mut copy = Soa::zeroed(ids.len());
-        fill_columns(copy.columns_mut(), parallel, |p| staged[ids[p] as usize]);
-        copy
-    }
-
-    /// The set in the grid's order as rows (`object(id)`'s `C <= 8` values, then zeros),
-    /// for a narrow phase that gathers rows ([`crate::driver::Rows`]), from the staged
-    /// records a chunk of positions at a time, on all cores when `parallel`.
-    pub(crate) fn rows_in_order<T: Record<C>, const C: usize>(
-        &self,
-        parallel: bool,
-        object: impl Fn(usize) -> T + Sync,
-    ) -> Vec<Row> {
-        const { assert!(C <= LANES) };
-        let staged = self.staged(parallel, object);
-        let ids = self.ids();
-        let mut rows = vec![Row::default(); ids.len()];
-        fill_each(&mut rows, parallel, |p| {
-            let record = &staged[ids[p] as usize];
-            Row(core::array::from_fn(
-                |c| if c < C { record[c] } else { 0.0 },
-            ))
-        });
-        rows
-    }
-
     /// The cell edge: the length a query walks in one step.
     pub(crate) fn cell_edge(&self) -> f64 {
         self.cell
@@ -1224,25 +1207,6 @@ impl<const D: usize> Plan<D> {
         pending.flush(narrow, ids, out);
     }
 
-    /// The query's copy of its set in the grid's order (see [`Grid::copy_in_order`]).
-    pub(crate) fn copy_in_order<T: Record<C>, const C: usize>(
-        &self,
-        parallel: bool,
-        object: impl Fn(usize) -> T + Sync,
-    ) -> Soa<T, C> {
-        self.grid.copy_in_order(parallel, object)
-    }
-
-    /// The query's copy of its set in the grid's order as rows (see
-    /// [`Grid::rows_in_order`]).
-    pub(crate) fn rows_in_order<T: Record<C>, const C: usize>(
-        &self,
-        parallel: bool,
-        object: impl Fn(usize) -> T + Sync,
-    ) -> Vec<Row> {
-        self.grid.rows_in_order(parallel, object)
-    }
-
     /// Every hit: each task's hits, in the order the grid names them, become a block by
     /// `finish` on the thread that ran the task (while they are in its cache, from
     /// storage each thread reuses), and `sink` gets the blocks in task order, on the
@@ -1421,7 +1385,8 @@ mod tests {
 
     #[test]
     fn keys_round_trip() {
-        let g = Grid::<3>::build(1, |_| Some(([0.0; 3], 1.0)), 1.0, Layout::Cubes, false).unwrap();
+        let stick = crate::Segment::new([0.0; 3], [1.0, 0.0, 0.0]);
+        let (g, _) = Grid::<3>::build(1, |_| stick, 1.0, Layout::Cubes, false).unwrap();
         let c = [5, 7, 9];
         assert_eq!(Grid::<3>::coords(g.key(c)), c);
     }

@@ -10,7 +10,7 @@
 
 use crate::batch::{Error, check_u32};
 use crate::forms::{query_forms, stream_forms};
-use crate::prune::{Grid, Kept, Layout, Narrow, Plan, TASK_OBJECTS, sphere};
+use crate::prune::{Grid, Kept, Layout, Narrow, Plan, TASK_OBJECTS, rows_to_batch};
 use crate::seg2d::{Crossing, Intersections2, Segments2, Segments2View, intersect2_indexed_into};
 
 /// A pair of a 2D crossing set, 16 bytes: `set[i]` meets `set[j]` (`i < j`).
@@ -73,16 +73,9 @@ impl Narrow<2> for Meet {
 /// The plan of a crossing set, `None` when the grid cannot take it (a segment so long that
 /// its length overflows `f32`, among more than 1% of such segments).
 fn plan(set: Segments2View<'_>, parallel: bool) -> Option<(Plan<2>, Meet)> {
-    let spheres = |i: usize| {
-        let s = set.at(i);
-        sphere(s.p0, s.p1)
-    };
-    let plan = Plan::new(
-        Grid::build(set.len(), spheres, 0.0, Layout::Columns, parallel)?,
-        0.0,
-    );
-    let sorted = plan.copy_in_order(parallel, |i| set.at(i));
-    Some((plan, Meet { sorted }))
+    let (grid, rows) = Grid::build(set.len(), |i| set.at(i), 0.0, Layout::Columns, parallel)?;
+    let sorted = rows_to_batch(&rows, parallel);
+    Some((Plan::new(grid, 0.0), Meet { sorted }))
 }
 
 /// Brute force over the upper triangle, for the sets the grid cannot take.

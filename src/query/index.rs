@@ -22,7 +22,7 @@ use super::closest::{ClosestBatch, Outputs};
 use super::indexed::closest_points_indexed_into;
 use super::{Hit, radius2};
 use crate::batch::{Error, Segments, SegmentsView, check_u32};
-use crate::prune::{Grid, Layout, sphere};
+use crate::prune::{Grid, Layout, rows_to_batch, sphere};
 use crate::reference;
 use crate::segment::{Options, Segment};
 use core::ops::Range;
@@ -245,14 +245,10 @@ impl SegmentIndex {
 
     fn build(set: SegmentsView<'_>, parallel: bool) -> Result<Self, Error> {
         check_u32(set.len())?;
-        let spheres = |i: usize| {
-            let s = set.at(i);
-            sphere(s.p0, s.p1)
-        };
         // Without a query radius the grid can always be built.
-        let grid = Grid::build(set.len(), spheres, 0.0, Layout::Cubes, parallel)
+        let (grid, rows) = Grid::build(set.len(), |i| set.at(i), 0.0, Layout::Cubes, parallel)
             .expect("a grid for a finite radius and at most u32::MAX objects");
-        let sorted: Segments = grid.copy_in_order(parallel, |i| set.at(i));
+        let sorted: Segments = rows_to_batch(&rows, parallel);
         let mut bounds: Option<([f64; 3], [f64; 3])> = None;
         for s in sorted.iter().filter(|s| sphere(s.p0, s.p1).is_some()) {
             let (lo, hi) = bounds.get_or_insert(([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]));

@@ -168,8 +168,10 @@ pub(crate) fn spheres(v: SegmentsView<'_>, options: &Options) -> Option<Spheres>
     if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment {
         return None;
     }
-    let all: Vec<_> = v.iter().map(|seg| sphere(seg.p0, seg.p1)).collect();
-    Some(Spheres::of(&all, false))
+    Some(Spheres::of(v.len(), false, |i| {
+        let seg = v.at(i);
+        sphere(seg.p0, seg.p1)
+    }))
 }
 
 /// Lanes whose squared distance is within `r2`, as bits.

@@ -24,9 +24,7 @@ use crate::batch::{Error, SegmentsView, check_u32};
 use crate::driver::Rows;
 use crate::forms::stream_forms;
 use crate::kernel::Splat;
-use crate::prune::{
-    BOUND_REL, Grid, Kept, Layout, Narrow, Plan, SphereColumns, TASK_OBJECTS, sphere,
-};
+use crate::prune::{BOUND_REL, Grid, Kept, Layout, Narrow, Plan, SphereColumns, TASK_OBJECTS};
 use crate::segment::{Extent, Options, Segment};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
@@ -238,16 +236,10 @@ fn pruned(
         _ => a.at(i),
     };
     let n = na.checked_add(b.map_or(0, |b| b.len()))?;
-    let grid = Grid::build(
-        n,
-        |i| sphere(object(i).p0, object(i).p1),
-        radius,
-        Layout::Columns,
-        parallel,
-    )?;
+    let (grid, rows) = Grid::build(n, object, radius, Layout::Columns, parallel)?;
     let plan = Plan::new(grid, radius);
     let narrow = Within3 {
-        rows: Rows::one(plan.rows_in_order(parallel, object)),
+        rows: Rows::one(rows),
         split: b.map(|_| na as u32),
         options: *options,
         radius,
