@@ -1144,6 +1144,26 @@ impl<const D: usize, N: Narrow<D>> Pending<D, N> {
     }
 }
 
+/// The storage a thread reuses from task to task: the task's hits, the scan's groups and
+/// the candidates waiting for the kernel (allocating and filling them for every task cost
+/// about 200 KB of fresh memory a task).
+struct Work<const D: usize, N: Narrow<D>> {
+    hits: Kept<N::Hit>,
+    groups: Kept<Group>,
+    pending: Pending<D, N>,
+}
+
+impl<const D: usize, N: Narrow<D>> Work<D, N> {
+    fn new() -> Self {
+        Work {
+            hits: Kept::with_room(0),
+            // Room for a full store and a cell's worth more.
+            groups: Kept::with_room(2 * GROUPS),
+            pending: Pending::new(),
+        }
+    }
+}
+
 /// A unit of work: a run of cells, or a run of big objects.
 enum Task {
     Cells(Range<usize>),
@@ -1178,23 +1198,25 @@ impl<const D: usize> Plan<D> {
         }
     }
 
-    /// The hits of one task, in the order the grid names them, kept in `out` (emptied
-    /// first: its storage is reused from task to task).
-    fn run<N: Narrow<D>>(&self, narrow: &N, task: &Task, out: &mut Kept<N::Hit>) {
+    /// The hits of one task, in the order the grid names them, kept in `work.hits`
+    /// (emptied first: a thread reuses its `work` from task to task).
+    fn run<N: Narrow<D>>(&self, narrow: &N, task: &Task, work: &mut Work<D, N>) {
+        let Work {
+            hits: out,
+            groups,
+            pending,
+        } = work;
         out.clear();
         let ids = self.grid.ids();
-        let mut pending = Pending::new();
         match task {
             Task::Cells(cells) => {
                 let spheres = &self.grid.spheres;
                 let mut decide = |groups: &mut Kept<Group>| {
                     pending.groups(narrow, ids, spheres, groups.take(), out);
                 };
-                // Room for a full store and a cell's worth more.
-                let mut groups = Kept::with_room(2 * GROUPS);
                 self.grid
-                    .shell_pairs(cells.clone(), self.radius, &mut groups, &mut decide);
-                decide(&mut groups);
+                    .shell_pairs(cells.clone(), self.radius, groups, &mut decide);
+                decide(groups);
             }
             Task::Big(big) => {
                 for k in big.clone() {
@@ -1224,23 +1246,20 @@ impl<const D: usize> Plan<D> {
             for wave in self.tasks.chunks(WAVE_TASKS) {
                 let blocks: Vec<B> = wave
                     .par_iter()
-                    .map_init(
-                        || Kept::with_room(0),
-                        |hits, task| {
-                            self.run(narrow, task, hits);
-                            finish(hits.kept())
-                        },
-                    )
+                    .map_init(Work::new, |work, task| {
+                        self.run(narrow, task, work);
+                        finish(work.hits.kept())
+                    })
                     .collect();
                 blocks.into_iter().for_each(&mut sink);
             }
             return;
         }
         let _ = parallel;
-        let mut hits = Kept::with_room(0);
+        let mut work = Work::new();
         for task in &self.tasks {
-            self.run(narrow, task, &mut hits);
-            sink(finish(hits.kept()));
+            self.run(narrow, task, &mut work);
+            sink(finish(work.hits.kept()));
         }
     }
 
