@@ -1085,7 +1085,7 @@ impl<const D: usize, N: Narrow<D>> Pending<D, N> {
     /// The candidates of the scan's `groups` (`spheres` the cells' spheres by position),
     /// refined, oriented and packed eight lanes at a time: each group's lanes are oriented
     /// by a vector compare of the ids, packed to the front by a shuffle and stored whole
-    /// (the next group's overwrite the lanes past its candidates). Writing the lanes one by
+    /// (the next group overwrites the lanes past its candidates). Writing the lanes one by
     /// one cost some 300 instructions a group (callgrind on hair), and a loop over the set
     /// bits mispredicted its exit about twice a group.
     fn groups(
