@@ -287,23 +287,15 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
         let f = dot8(d_b, r);
         let values = [a, e, b, c, f, s_general];
         if degenerate.any() {
-            special_tail(
-                a0,
-                b0,
-                d_a,
-                d_b,
-                r,
-                values,
-                [degenerate_a, degenerate_b, parallel],
-                p,
-            )
+            let masks = [degenerate_a, degenerate_b, parallel];
+            tail(a0, b0, d_a, d_b, r, values, masks, p)
         } else if parallel.any() {
-            // Rays along walls: parallel lanes only. The same code with the degenerate
-            // masks known clear, so their selects and safe divisors fold away
-            // (`query_profile nav`: 14 instructions fewer a group).
-            special_tail(a0, b0, d_a, d_b, r, values, [zero, zero, parallel], p)
+            // Rays along walls: parallel lanes only. The degenerate masks known clear,
+            // their selects and safe divisors fold away (`query_profile nav`: 14
+            // instructions fewer a group).
+            tail(a0, b0, d_a, d_b, r, values, [zero, zero, parallel], p)
         } else {
-            general_tail(a0, b0, d_a, d_b, r, values, p)
+            tail(a0, b0, d_a, d_b, r, values, [zero; 3], p)
         }
     } else {
         // The probe and Goldman's `s` not finite (the reference's direct `solve`
@@ -316,7 +308,16 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
         }
         let b = dot8(d_a, d_b);
         let f = dot8(d_b, r);
-        general_tail(a0, b0, d_a, d_b, r, [a, e, b, c, f, s_general], p)
+        tail(
+            a0,
+            b0,
+            d_a,
+            d_b,
+            r,
+            [a, e, b, c, f, s_general],
+            [zero; 3],
+            p,
+        )
     };
     // The projections overflowed (the reference's direct `solve` returning `None`).
     if (lanes.dist2 * zero).simd_ne(zero).any() {
@@ -325,31 +326,16 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
     Some(lanes)
 }
 
-/// Steps 4 and 5 for a group without degenerate or parallel lanes: clamp Goldman's `s`,
-/// project onto B for `t`, back onto A for `s`, and [`finish`].
-#[inline(always)]
-fn general_tail<L: Lane>(
-    a0: V3<L>,
-    b0: V3<L>,
-    d_a: V3<L>,
-    d_b: V3<L>,
-    r: V3<L>,
-    [a, e, b, c, f, s_general]: [L; 6],
-    p: &Splat<L>,
-) -> Lanes<L> {
-    let s = clamp8(s_general, p.lo_a, p.hi_a);
-    let t = clamp8(b.mul_add(s, f) / e, p.lo_b, p.hi_b);
-    let s = clamp8(b.mul_sub(t, c) / a, p.lo_a, p.hi_a);
-    finish(a0, b0, d_a, d_b, r, s, t, L::splat_bits(0))
-}
-
-/// Steps 3 to 5 for a group holding degenerate or parallel lanes, in the caller's frame:
-/// `solve_selects` written out for [`closest8_general::<true>`]. Calling that function
-/// instead costs the special groups 12 more instructions (a second Goldman division with
-/// the safe divisor; `query_profile nav` 266.7 against 254.6 a group).
+/// Steps 3 to 5 in the caller's frame, given the masks of the degenerate and parallel
+/// lanes: `solve_selects` written out for [`closest8_general`]. Where a mask is the constant
+/// zero its selects, safe divisors and flags fold away, so `[zero; 3]` is the general tail
+/// (clamp Goldman's `s`, project onto B for `t`, back onto A for `s`) at the lean path's
+/// cost. Calling `solve_selects` instead costs the special groups 12 more instructions (a
+/// second Goldman division with the safe divisor; `query_profile nav` 266.7 against 254.6
+/// a group).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn special_tail<L: Lane>(
+fn tail<L: Lane>(
     a0: V3<L>,
     b0: V3<L>,
     d_a: V3<L>,
