@@ -1,10 +1,13 @@
 //! The harness behind the kernel's optimisation figures in docs/performance.md and
 //! docs/architecture.md: `closest_points_width_into` at 8 and at 16 lanes with a reused
-//! buffer against parry3d's segment/segment routine on the same uniform random pairs,
-//! best of 7 interleaved rounds (all three in every round, so the ratios are same-run).
+//! buffer against parry3d's segment/segment routine on the same pairs, best of 7
+//! interleaved rounds (all three in every round, so the ratios are same-run). The pairs are
+//! uniform random (the default), `segbatch bench`'s near-parallel stress mix (`stress`), or
+//! its navigation rays against walls (`nav`: rays, which parry3d's routine does not take,
+//! so there is no parry3d figure).
 //!
 //! ```text
-//! cargo run --release --example kernel_profile -- [reps] [pairs] [all|params|dist]
+//! cargo run --release --example kernel_profile -- [reps] [pairs] [all|params|dist] [uniform|stress|nav]
 //! RUSTFLAGS="-C target-cpu=native" CARGO_TARGET_DIR=target/native \
 //!     cargo run --release --example kernel_profile -- 2000 4096 params   # x16 vs x8
 //! cargo build --release --example kernel_profile && valgrind --tool=callgrind \
@@ -19,10 +22,10 @@ use parry3d::math::Vec3;
 use parry3d::query::details::closest_points_segment_segment_with_locations_nD;
 use parry3d::shape::SegmentPointLocation;
 use segbatch::{
-    Closest, ClosestBatch, Flags, Options, Outputs, SIMD_LANES, SIMD_LEVEL, Segment, Segments,
-    Width, closest_points_width_into,
+    Closest, ClosestBatch, Extent, Flags, Options, Outputs, SIMD_LANES, SIMD_LEVEL, Segment,
+    Segments, Width, closest_points_width_into,
 };
-use segbatch_testkit::Rng;
+use segbatch_testkit::{Rng, pairs};
 use std::time::Instant;
 
 /// parry3d's closest points, plus the points and squared distance it leaves to the caller.
@@ -55,10 +58,23 @@ fn main() {
         Some("params") => Outputs::PARAMS,
         _ => Outputs::ALL,
     };
+    let workload = arg(4).unwrap_or("uniform".into());
     let mut rng = Rng::new(12345);
-    let mut seg = || Segment::new(rng.cube_f32(1.0), rng.cube_f32(1.0));
-    let av: Vec<Segment> = (0..n).map(|_| seg()).collect();
-    let bv: Vec<Segment> = (0..n).map(|_| seg()).collect();
+    let (av, bv): (Vec<Segment>, Vec<Segment>) = match workload.as_str() {
+        "uniform" => {
+            let mut seg = || Segment::new(rng.cube_f32(1.0), rng.cube_f32(1.0));
+            let av = (0..n).map(|_| seg()).collect();
+            (av, (0..n).map(|_| seg()).collect())
+        }
+        "stress" => (0..n).map(|_| pairs::stress_mix(&mut rng)).unzip(),
+        "nav" => (0..n).map(|_| pairs::navigation(&mut rng)).unzip(),
+        other => panic!("unknown workload {other:?}: uniform, stress or nav"),
+    };
+    let options = if workload == "nav" {
+        Options::new(Extent::Ray, Extent::Segment)
+    } else {
+        Options::SEGMENTS
+    };
     let (a, b) = (Segments::from(&av), Segments::from(&bv));
     let mut out = ClosestBatch::default();
     let mut aos = vec![Closest::NON_FINITE; n];
@@ -67,11 +83,13 @@ fn main() {
         for (width, best) in [(Width::X8, &mut best_x8), (Width::X16, &mut best_x16)] {
             let t = Instant::now();
             for _ in 0..reps {
-                closest_points_width_into(&a, &b, &Options::SEGMENTS, outputs, width, &mut out)
-                    .unwrap();
+                closest_points_width_into(&a, &b, &options, outputs, width, &mut out).unwrap();
                 std::hint::black_box(&out);
             }
             *best = best.max((n * reps) as f64 / t.elapsed().as_secs_f64() / 1e6);
+        }
+        if workload == "nav" {
+            continue;
         }
         let parry_reps = (reps / 8).max(1);
         let t = Instant::now();
@@ -88,12 +106,18 @@ fn main() {
         Outputs::PARAMS => "s/t/dist2/flags",
         _ => "all columns",
     };
+    let parry = if workload == "nav" {
+        "parry3d: no ray routine".to_owned()
+    } else {
+        format!(
+            "parry3d {best_parry:.1} M pairs/s (x8 {:.1}x, x16 {:.1}x)",
+            best_x8 / best_parry,
+            best_x16 / best_parry
+        )
+    };
     println!(
-        "{n} pairs, {columns}, build {SIMD_LEVEL} ({SIMD_LANES} lanes): x8 {best_x8:.1} M pairs/s, \
-         x16 {best_x16:.1} M pairs/s (x16/x8 {:.2}), parry3d {best_parry:.1} M pairs/s \
-         (x8 {:.1}x, x16 {:.1}x)",
+        "{n} {workload} pairs, {columns}, build {SIMD_LEVEL} ({SIMD_LANES} lanes): x8 {best_x8:.1} \
+         M pairs/s, x16 {best_x16:.1} M pairs/s (x16/x8 {:.2}), {parry}",
         best_x16 / best_x8,
-        best_x8 / best_parry,
-        best_x16 / best_parry
     );
 }
