@@ -70,7 +70,9 @@ fn main() {
         "nav" => (0..n).map(|_| pairs::navigation(&mut rng)).unzip(),
         other => panic!("unknown workload {other:?}: uniform, stress or nav"),
     };
-    let options = if workload == "nav" {
+    // Rays, which parry3d's segment routine does not take.
+    let rays = workload == "nav";
+    let options = if rays {
         Options::new(Extent::Ray, Extent::Segment)
     } else {
         Options::SEGMENTS
@@ -88,7 +90,7 @@ fn main() {
             }
             *best = best.max((n * reps) as f64 / t.elapsed().as_secs_f64() / 1e6);
         }
-        if workload == "nav" {
+        if rays {
             continue;
         }
         let parry_reps = (reps / 8).max(1);
@@ -106,7 +108,7 @@ fn main() {
         Outputs::PARAMS => "s/t/dist2/flags",
         _ => "all columns",
     };
-    let parry = if workload == "nav" {
+    let parry = if rays {
         "parry3d: no ray routine".to_owned()
     } else {
         format!(
