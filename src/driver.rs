@@ -657,6 +657,15 @@ fn masked_group16<const C: usize, W: PairKernel16<C>>(
     wide.masked(load16(cols, g))
 }
 
+/// 16-lane group `g`'s results as 8-lane groups `2g` and `2g + 1`. Stored in each arm of
+/// the loop's match, as [`run`] does: joining the arms first made the lean path spill both
+/// halves, every column included, to the stack (the masked path returns through memory).
+#[inline(always)]
+fn store16<S: GroupStore>(out: &mut S, g: usize, [lo, hi]: &[S::Lanes; 2]) {
+    out.store(2 * g, lo);
+    out.store(2 * g + 1, hi);
+}
+
 /// [`run`] 16 lanes at a time: the whole pairs of 8-lane groups go through `wide`, each
 /// result stored as two groups; the odd group left and the tail through `narrow` (the same
 /// lane math over 8 lanes, so every pair gets the same bits either way).
@@ -680,25 +689,21 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
         let block = start..wide_groups.min(start + ADAPT_BLOCK);
         if adapt.special(W::SPECIAL) {
             for g in block {
-                let [lo, hi] = match wide.special(|| load16(&groups, g)) {
-                    Some(halves) => halves,
-                    None => masked_group16(wide, &groups, g),
-                };
-                main.store(2 * g, &lo);
-                main.store(2 * g + 1, &hi);
+                match wide.special(|| load16(&groups, g)) {
+                    Some(halves) => store16(&mut main, g, &halves),
+                    None => store16(&mut main, g, &masked_group16(wide, &groups, g)),
+                }
             }
         } else {
             let mut missed = 0;
             for g in block {
-                let [lo, hi] = match wide.general(|| load16(&groups, g)) {
-                    Some(halves) => halves,
+                match wide.general(|| load16(&groups, g)) {
+                    Some(halves) => store16(&mut main, g, &halves),
                     None => {
                         missed += 1;
-                        masked_group16(wide, &groups, g)
+                        store16(&mut main, g, &masked_group16(wide, &groups, g));
                     }
-                };
-                main.store(2 * g, &lo);
-                main.store(2 * g + 1, &hi);
+                }
             }
             adapt.lean_block(missed);
         }
