@@ -449,6 +449,27 @@ pub(crate) fn run_on<L: Lane, const C: usize, K, S>(
     input.run(kernel, n, out);
 }
 
+/// [`run_x16`], or [`par_run_x16`] when `parallel`.
+pub(crate) fn run_x16_on<const C: usize, W, K, S>(
+    parallel: bool,
+    wide: &W,
+    narrow: &K,
+    cols: [&[f32]; C],
+    n: usize,
+    out: S,
+) where
+    W: PairKernel16<C, Half = K::Lanes>,
+    K: PairKernel<C>,
+    S: GroupStore<Lanes = K::Lanes>,
+{
+    #[cfg(feature = "rayon")]
+    if parallel {
+        return par_run_x16(wide, narrow, cols, n, out);
+    }
+    debug_assert!(!parallel);
+    run_x16(wide, narrow, cols, n, out);
+}
+
 /// One side of a query, ready for whole-group loads at multiples of [`LANES`]: in place
 /// where the columns have room (padding or following elements), from a zero-padded copy of
 /// the last partial group otherwise.
@@ -531,10 +552,11 @@ fn load_side_at(cols: &[&[f32]; 6], j: usize) -> (V3, V3) {
 pub const PAR_MIN_PAIRS: usize = 32 * 1024;
 
 /// Pairs per rayon task: large enough to amortise scheduling (~0.1 ms of work at ~400 M
-/// pairs/s), small enough to balance load on a busy machine. A multiple of [`LANES`].
+/// pairs/s), small enough to balance load on a busy machine. A multiple of 16, so every
+/// piece holds whole groups at either lane width.
 pub const PAR_CHUNK_PAIRS: usize = 32 * 1024;
 
-const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(LANES));
+const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(2 * LANES));
 
 /// Below this many pair tests (`a.len()·b.len()`, or `n²/2` within one set) the parallel
 /// `N × M` queries run on the calling thread.
@@ -560,28 +582,60 @@ pub(crate) fn par_run<L: Lane, const C: usize, K, S>(
     K: PairKernel<C, L>,
     S: GroupStore<Lanes = K::Lanes>,
 {
+    par_leaves::<L, C, _, _>(input, n, out, &|input, n, out| input.run(kernel, n, out));
+}
+
+/// [`run_x16`] on all cores, cut as [`par_run`] cuts (at multiples of [`PAR_CHUNK_PAIRS`],
+/// whole 16-lane groups), so each piece runs the same lanes at the same width as the whole.
+#[cfg(feature = "rayon")]
+pub(crate) fn par_run_x16<const C: usize, W, K, S>(
+    wide: &W,
+    narrow: &K,
+    cols: [&[f32]; C],
+    n: usize,
+    out: S,
+) where
+    W: PairKernel16<C, Half = K::Lanes>,
+    K: PairKernel<C>,
+    S: GroupStore<Lanes = K::Lanes>,
+{
+    par_leaves::<f32x8, C, _, _>(cols, n, out, &|cols, n, out| {
+        run_x16(wide, narrow, cols, n, out);
+    });
+}
+
+/// `leaf` over `input`'s pairs: whole below [`PAR_MIN_PAIRS`], else halved recursively at
+/// multiples of [`PAR_CHUNK_PAIRS`] on all cores (`out` split at the same pair).
+#[cfg(feature = "rayon")]
+fn par_leaves<L: Lane, const C: usize, I: Input<C, L>, S: GroupStore>(
+    input: I,
+    n: usize,
+    out: S,
+    leaf: &(impl Fn(I, usize, S) + Sync),
+) {
     if n < PAR_MIN_PAIRS {
-        input.run(kernel, n, out);
+        leaf(input, n, out);
     } else {
-        split(kernel, input, n, out);
+        split::<L, C, I, S>(input, n, out, leaf);
     }
 }
 
 #[cfg(feature = "rayon")]
-fn split<L: Lane, const C: usize, K, S>(kernel: &K, input: impl Input<C, L>, n: usize, out: S)
-where
-    K: PairKernel<C, L>,
-    S: GroupStore<Lanes = K::Lanes>,
-{
+fn split<L: Lane, const C: usize, I: Input<C, L>, S: GroupStore>(
+    input: I,
+    n: usize,
+    out: S,
+    leaf: &(impl Fn(I, usize, S) + Sync),
+) {
     if n <= PAR_CHUNK_PAIRS {
-        input.run(kernel, n, out);
+        leaf(input, n, out);
         return;
     }
     let mid = (n / 2).div_ceil(PAR_CHUNK_PAIRS) * PAR_CHUNK_PAIRS;
     let (out_lo, out_hi) = out.split_at(mid / L::WIDTH);
     rayon::join(
-        || split(kernel, input, mid, out_lo),
-        || split(kernel, input.skip(mid), n - mid, out_hi),
+        || split::<L, C, I, S>(input, mid, out_lo, leaf),
+        || split::<L, C, I, S>(input.skip(mid), n - mid, out_hi, leaf),
     );
 }
 

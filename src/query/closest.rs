@@ -392,14 +392,26 @@ pub fn closest_points_width_into<'a, 'b>(
     width: Width,
     out: &mut ClosestBatch,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
+    closest_width(a.into(), b.into(), options, outputs, width, false, out)
+}
+
+/// The pairwise closest points at `width`, on all cores when `parallel`.
+fn closest_width(
+    a: SegmentsView<'_>,
+    b: SegmentsView<'_>,
+    options: &Options,
+    outputs: Outputs,
+    width: Width,
+    parallel: bool,
+    out: &mut ClosestBatch,
+) -> Result<(), Error> {
     let cols = pair_columns(&a, &b)?;
     let params = options.params();
     let narrow = Pairwise {
         splat: Splat::new(&params),
     };
     if width == Width::X8 {
-        drive(&narrow, cols, a.len(), outputs, false, out);
+        drive(&narrow, cols, a.len(), outputs, parallel, out);
         return Ok(());
     }
     let wide = Pairwise16 {
@@ -409,7 +421,7 @@ pub fn closest_points_width_into<'a, 'b>(
     out.reset(n, |name| outputs.keeps(name));
     let columns = out.out();
     macro_rules! go {
-        ($store:expr) => {{ driver::run_x16(&wide, &narrow, cols, n, $store) }};
+        ($store:expr) => {{ driver::run_x16_on(parallel, &wide, &narrow, cols, n, $store) }};
     }
     with_store!(Selected, outputs, columns, go);
     Ok(())
@@ -436,16 +448,15 @@ fn closest_pairs<'a, 'b>(
     parallel: bool,
     out: &mut ClosestBatch,
 ) -> Result<(), Error> {
-    if !parallel {
-        return closest_points_width_into(a, b, options, outputs, Width::BUILD, out);
-    }
-    let (a, b) = (a.into(), b.into());
-    let cols = pair_columns(&a, &b)?;
-    let kernel = Pairwise {
-        splat: Splat::new(&options.params()),
-    };
-    drive(&kernel, cols, a.len(), outputs, parallel, out);
-    Ok(())
+    closest_width(
+        a.into(),
+        b.into(),
+        options,
+        outputs,
+        Width::BUILD,
+        parallel,
+        out,
+    )
 }
 
 fn one_to_many<'b>(
