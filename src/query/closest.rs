@@ -395,7 +395,10 @@ pub fn closest_points_width_into<'a, 'b>(
     closest_width(a.into(), b.into(), options, outputs, width, false, out)
 }
 
-/// The pairwise closest points at `width`, on all cores when `parallel`.
+/// The pairwise closest points at `width`, on all cores when `parallel`. Inlined, so the
+/// sequential callers' loop is compiled with `parallel` known false (callgrind,
+/// `query_profile params`: one instruction a group more when it was a runtime value).
+#[inline(always)]
 fn closest_width(
     a: SegmentsView<'_>,
     b: SegmentsView<'_>,
