@@ -458,7 +458,7 @@ pub(crate) fn run_x16_on<const C: usize, W, K, S>(
     n: usize,
     out: S,
 ) where
-    W: PairKernel16<C, Half = K::Lanes>,
+    W: PairKernel<C, f32x16, Lanes: Halves<Half = K::Lanes>>,
     K: PairKernel<C>,
     S: GroupStore<Lanes = K::Lanes>,
 {
@@ -595,7 +595,7 @@ pub(crate) fn par_run_x16<const C: usize, W, K, S>(
     n: usize,
     out: S,
 ) where
-    W: PairKernel16<C, Half = K::Lanes>,
+    W: PairKernel<C, f32x16, Lanes: Halves<Half = K::Lanes>>,
     K: PairKernel<C>,
     S: GroupStore<Lanes = K::Lanes>,
 {
@@ -667,47 +667,37 @@ pub(crate) fn par_rects(
     rects
 }
 
-/// The lane math of a pairwise query over 16 lanes (`wide::f32x16`), whose results split
-/// into the two 8-lane halves its [`GroupStore`] takes: the 16-lane twin of
-/// [`PairKernel`], for [`run_x16`].
-pub(crate) trait PairKernel16<const C: usize>: Sync {
+/// A 16-lane group's results as the two 8-lane groups the stores take: what a
+/// [`PairKernel`] over `f32x16` returns, for [`run_x16`].
+pub(crate) trait Halves {
     /// Eight results, as the query's [`GroupStore`] takes them.
     type Half;
-
-    /// The common case (see [`PairKernel::general`]): lanes 0-7 and 8-15.
-    fn general(&self, load: impl Fn() -> [f32x16; C]) -> Option<[Self::Half; 2]>;
-
-    /// Every lane, whatever it holds.
-    fn masked(&self, x: [f32x16; C]) -> [Self::Half; 2];
-
-    /// Whether [`special`](Self::special) is a path of its own (see [`PairKernel::SPECIAL`]).
-    const SPECIAL: bool = false;
-
-    /// [`PairKernel::special`] over 16 lanes.
-    #[inline(always)]
-    fn special(&self, load: impl Fn() -> [f32x16; C]) -> Option<[Self::Half; 2]> {
-        self.general(load)
-    }
+    /// Lanes 0-7 and 8-15.
+    fn halves(self) -> [Self::Half; 2];
 }
 
 /// Groups `2g` and `2g + 1` of every column as one 16-lane group.
 #[inline(always)]
 fn load16<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x16; C] {
-    core::array::from_fn(|c| {
-        let (lo, hi) = (cols[c][2 * g], cols[c][2 * g + 1]);
-        f32x16::from(core::array::from_fn::<f32, 16, _>(|k| {
-            if k < LANES { lo[k] } else { hi[k - LANES] }
-        }))
-    })
+    // A plain loop rather than `core::array::from_fn`: in the 6-column instantiation
+    // (one-to-many) LLVM left `from_fn` as a call in the loop, at half the 8-lane rate.
+    let mut x = [f32x16::ZERO; C];
+    for (x, col) in x.iter_mut().zip(cols) {
+        let mut lanes = [0.0; 16];
+        lanes[..LANES].copy_from_slice(&col[2 * g]);
+        lanes[LANES..].copy_from_slice(&col[2 * g + 1]);
+        *x = f32x16::from(lanes);
+    }
+    x
 }
 
 /// [`masked_group`] for 16 lanes.
 #[inline(never)]
-fn masked_group16<const C: usize, W: PairKernel16<C>>(
+fn masked_group16<const C: usize, W: PairKernel<C, f32x16>>(
     wide: &W,
     cols: &[&[[f32; LANES]]; C],
     g: usize,
-) -> [W::Half; 2] {
+) -> W::Lanes {
     wide.masked(load16(cols, g))
 }
 
@@ -715,9 +705,10 @@ fn masked_group16<const C: usize, W: PairKernel16<C>>(
 /// the loop's match, as [`run`] does: joining the arms first made the lean path spill both
 /// halves, every column included, to the stack (the masked path returns through memory).
 #[inline(always)]
-fn store16<S: GroupStore>(out: &mut S, g: usize, [lo, hi]: &[S::Lanes; 2]) {
-    out.store(2 * g, lo);
-    out.store(2 * g + 1, hi);
+fn store16<S: GroupStore>(out: &mut S, g: usize, lanes: impl Halves<Half = S::Lanes>) {
+    let [lo, hi] = lanes.halves();
+    out.store(2 * g, &lo);
+    out.store(2 * g + 1, &hi);
 }
 
 /// [`run`] 16 lanes at a time: the whole pairs of 8-lane groups go through `wide`, each
@@ -730,7 +721,7 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
     n: usize,
     out: S,
 ) where
-    W: PairKernel16<C, Half = K::Lanes>,
+    W: PairKernel<C, f32x16, Lanes: Halves<Half = K::Lanes>>,
     K: PairKernel<C>,
     S: GroupStore<Lanes = K::Lanes>,
 {
@@ -744,18 +735,18 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
         if adapt.special(W::SPECIAL) {
             for g in block {
                 match wide.special(|| load16(&groups, g)) {
-                    Some(halves) => store16(&mut main, g, &halves),
-                    None => store16(&mut main, g, &masked_group16(wide, &groups, g)),
+                    Some(lanes) => store16(&mut main, g, lanes),
+                    None => store16(&mut main, g, masked_group16(wide, &groups, g)),
                 }
             }
         } else {
             let mut missed = 0;
             for g in block {
                 match wide.general(|| load16(&groups, g)) {
-                    Some(halves) => store16(&mut main, g, &halves),
+                    Some(lanes) => store16(&mut main, g, lanes),
                     None => {
                         missed += 1;
-                        store16(&mut main, g, &masked_group16(wide, &groups, g));
+                        store16(&mut main, g, masked_group16(wide, &groups, g));
                     }
                 }
             }

@@ -68,6 +68,7 @@
 //! so on x86_64 kernel and reference agree bit for bit in both the AVX2+FMA and the SSE2
 //! build. The equivalence tests check it.
 
+use crate::driver::Halves;
 use crate::lanes::{Lane, V3, clamp8, cross8, dot8, halves, sub8};
 use crate::real::Real;
 use crate::reference::FUSED_MUL_ADD;
@@ -156,10 +157,11 @@ pub(crate) struct Lanes<L: Lane = f32x8> {
     pub point_b: V3<L>,
 }
 
-impl Lanes<f32x16> {
+impl Halves for Lanes<f32x16> {
+    type Half = Lanes;
     /// Lanes 0-7 and 8-15 as two 8-lane results (the driver stores 8-lane groups).
     #[inline(always)]
-    pub(crate) fn halves(self) -> [Lanes; 2] {
+    fn halves(self) -> [Lanes; 2] {
         let [s0, s1] = halves(self.s);
         let [t0, t1] = halves(self.t);
         let [d0, d1] = halves(self.dist2);

@@ -10,7 +10,7 @@
 
 use crate::batch::{Error, Record, Segments64View, SegmentsView, SoaView, check_len};
 use crate::columns::{GroupStore, result_batch, split_groups};
-use crate::driver::{self, Input, PairKernel, PairKernel16};
+use crate::driver::{self, Input, PairKernel};
 use crate::forms::query_forms;
 use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
 use crate::lanes::{Lane, V3, bytes8};
@@ -243,31 +243,6 @@ impl<L: Lane> PairKernel<12, L> for Pairwise<L> {
     }
 }
 
-/// `a[i]` against `b[i]`, sixteen lanes at a time.
-struct Pairwise16 {
-    splat: Splat<f32x16>,
-}
-
-impl PairKernel16<12> for Pairwise16 {
-    type Half = Lanes;
-    #[inline(always)]
-    fn general(&self, load: impl Fn() -> [f32x16; 12]) -> Option<[Lanes; 2]> {
-        let (a0, a1, b0, b1) = points(&load());
-        closest8_general::<_, false>(a0, a1, b0, b1, &self.splat).map(Lanes::halves)
-    }
-    const SPECIAL: bool = true;
-    #[inline(always)]
-    fn special(&self, load: impl Fn() -> [f32x16; 12]) -> Option<[Lanes; 2]> {
-        let (a0, a1, b0, b1) = points(&load());
-        closest8_general::<_, true>(a0, a1, b0, b1, &self.splat).map(Lanes::halves)
-    }
-    #[inline(always)]
-    fn masked(&self, x: [f32x16; 12]) -> [Lanes; 2] {
-        let (a0, a1, b0, b1) = points(&x);
-        closest8_masked(a0, a1, b0, b1, &self.splat).halves()
-    }
-}
-
 /// One side A, broadcast to every lane, against `many[j]`: six input columns, any lane
 /// type.
 struct OneToMany<L: Lane = f32x8> {
@@ -395,9 +370,7 @@ pub fn closest_points_width_into<'a, 'b>(
     closest_width(a.into(), b.into(), options, outputs, width, false, out)
 }
 
-/// The pairwise closest points at `width`, on all cores when `parallel`. Inlined, so the
-/// sequential callers' loop is compiled with `parallel` known false (callgrind,
-/// `query_profile params`: one instruction a group more when it was a runtime value).
+/// The pairwise closest points at `width`, on all cores when `parallel`.
 #[inline(always)]
 fn closest_width(
     a: SegmentsView<'_>,
@@ -413,21 +386,42 @@ fn closest_width(
     let narrow = Pairwise {
         splat: Splat::new(&params),
     };
-    if width == Width::X8 {
-        drive(&narrow, cols, a.len(), outputs, parallel, out);
-        return Ok(());
-    }
-    let wide = Pairwise16 {
+    let wide = Pairwise::<f32x16> {
         splat: Splat::new(&params),
     };
-    let n = a.len();
+    drive_width(&narrow, &wide, cols, a.len(), outputs, width, parallel, out);
+    Ok(())
+}
+
+/// [`drive`] at `width`: `narrow`'s 8 lanes, or `wide`'s 16 (the same lane math) with
+/// `narrow` for the odd group and the tail. Inlined, so a caller's loop is compiled with
+/// `parallel` and `width` known when they are constants (callgrind, `query_profile
+/// params`: one instruction a group more when `parallel` was a runtime value).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn drive_width<const C: usize, K, W>(
+    narrow: &K,
+    wide: &W,
+    cols: [&[f32]; C],
+    n: usize,
+    outputs: Outputs,
+    width: Width,
+    parallel: bool,
+    out: &mut ClosestBatch,
+) where
+    K: PairKernel<C, Lanes = Lanes>,
+    W: PairKernel<C, f32x16, Lanes = Lanes<f32x16>>,
+{
+    if width == Width::X8 {
+        drive(narrow, cols, n, outputs, parallel, out);
+        return;
+    }
     out.reset(n, |name| outputs.keeps(name));
     let columns = out.out();
     macro_rules! go {
-        ($store:expr) => {{ driver::run_x16_on(parallel, &wide, &narrow, cols, n, $store) }};
+        ($store:expr) => {{ driver::run_x16_on(parallel, wide, narrow, cols, n, $store) }};
     }
     with_store!(Selected, outputs, columns, go);
-    Ok(())
 }
 
 /// The twelve input columns of `a[i]`, `b[i]` (A's six, then B's), after the length check
@@ -471,16 +465,25 @@ fn one_to_many<'b>(
     out: &mut ClosestBatch,
 ) -> Result<(), Error> {
     let many = many.into();
-    let kernel = OneToMany {
+    let params = options.params();
+    let narrow = OneToMany {
         a0: V3::splat(one.p0),
         a1: V3::splat(one.p1),
-        splat: Splat::new(&options.params()),
+        splat: Splat::new(&params),
     };
-    drive(
-        &kernel,
-        many.raw_columns(),
-        many.len(),
+    let wide = OneToMany::<f32x16> {
+        a0: V3::splat(one.p0),
+        a1: V3::splat(one.p1),
+        splat: Splat::new(&params),
+    };
+    let (cols, n) = (many.raw_columns(), many.len());
+    drive_width(
+        &narrow,
+        &wide,
+        cols,
+        n,
         outputs,
+        Width::BUILD,
         parallel,
         out,
     );
