@@ -449,7 +449,9 @@ pub(crate) fn run_on<L: Lane, const C: usize, K, S>(
     input.run(kernel, n, out);
 }
 
-/// [`run_x16`], or [`par_run_x16`] when `parallel`.
+/// [`run_x16`], on all cores when `parallel`: cut as [`par_run`] cuts (at multiples of
+/// [`PAR_CHUNK_PAIRS`], whole 16-lane groups), so each piece runs the same lanes at the same
+/// width as the whole.
 pub(crate) fn run_x16_on<const C: usize, W, K, S>(
     parallel: bool,
     wide: &W,
@@ -464,7 +466,8 @@ pub(crate) fn run_x16_on<const C: usize, W, K, S>(
 {
     #[cfg(feature = "rayon")]
     if parallel {
-        return par_run_x16(wide, narrow, cols, n, out);
+        let leaf = |cols, n, out| run_x16(wide, narrow, cols, n, out);
+        return par_leaves::<f32x8, C, _, _>(cols, n, out, &leaf);
     }
     debug_assert!(!parallel);
     run_x16(wide, narrow, cols, n, out);
@@ -583,25 +586,6 @@ pub(crate) fn par_run<L: Lane, const C: usize, K, S>(
     S: GroupStore<Lanes = K::Lanes>,
 {
     par_leaves::<L, C, _, _>(input, n, out, &|input, n, out| input.run(kernel, n, out));
-}
-
-/// [`run_x16`] on all cores, cut as [`par_run`] cuts (at multiples of [`PAR_CHUNK_PAIRS`],
-/// whole 16-lane groups), so each piece runs the same lanes at the same width as the whole.
-#[cfg(feature = "rayon")]
-pub(crate) fn par_run_x16<const C: usize, W, K, S>(
-    wide: &W,
-    narrow: &K,
-    cols: [&[f32]; C],
-    n: usize,
-    out: S,
-) where
-    W: PairKernel<C, f32x16, Lanes: Halves<Half = K::Lanes>>,
-    K: PairKernel<C>,
-    S: GroupStore<Lanes = K::Lanes>,
-{
-    par_leaves::<f32x8, C, _, _>(cols, n, out, &|cols, n, out| {
-        run_x16(wide, narrow, cols, n, out);
-    });
 }
 
 /// `leaf` over `input`'s pairs: whole below [`PAR_MIN_PAIRS`], else halved recursively at
