@@ -449,30 +449,6 @@ pub(crate) fn run_on<L: Lane, const C: usize, K, S>(
     input.run(kernel, n, out);
 }
 
-/// [`run_x16`], on all cores when `parallel`: cut as [`par_run`] cuts (at multiples of
-/// [`PAR_CHUNK_PAIRS`], whole 16-lane groups), so each piece runs the same lanes at the same
-/// width as the whole.
-pub(crate) fn run_x16_on<const C: usize, W, K, S>(
-    parallel: bool,
-    wide: &W,
-    narrow: &K,
-    cols: [&[f32]; C],
-    n: usize,
-    out: S,
-) where
-    W: PairKernel<C, f32x16, Lanes: Halves<Half = K::Lanes>>,
-    K: PairKernel<C>,
-    S: GroupStore<Lanes = K::Lanes>,
-{
-    #[cfg(feature = "rayon")]
-    if parallel {
-        let leaf = |cols, n, out| run_x16(wide, narrow, cols, n, out);
-        return par_leaves::<f32x8, C, _, _>(cols, n, out, &leaf);
-    }
-    debug_assert!(!parallel);
-    run_x16(wide, narrow, cols, n, out);
-}
-
 /// One side of a query, ready for whole-group loads at multiples of [`LANES`]: in place
 /// where the columns have room (padding or following elements), from a zero-padded copy of
 /// the last partial group otherwise.
@@ -697,8 +673,11 @@ fn store16<S: GroupStore>(out: &mut S, g: usize, lanes: impl Halves<Half = S::La
 
 /// [`run`] 16 lanes at a time: the whole pairs of 8-lane groups go through `wide`, each
 /// result stored as two groups; the odd group left and the tail through `narrow` (the same
-/// lane math over 8 lanes, so every pair gets the same bits either way).
+/// lane math over 8 lanes, so every pair gets the same bits either way). On all cores when
+/// `parallel`, cut as [`par_run`] cuts (at multiples of [`PAR_CHUNK_PAIRS`], whole 16-lane
+/// groups), so each piece runs the same lanes at the same width as the whole.
 pub(crate) fn run_x16<const C: usize, W, K, S>(
+    parallel: bool,
     wide: &W,
     narrow: &K,
     cols: [&[f32]; C],
@@ -709,6 +688,12 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
     K: PairKernel<C>,
     S: GroupStore<Lanes = K::Lanes>,
 {
+    #[cfg(feature = "rayon")]
+    if parallel {
+        let leaf = |cols, n, out| run_x16(false, wide, narrow, cols, n, out);
+        return par_leaves::<f32x8, C, _, _>(cols, n, out, &leaf);
+    }
+    debug_assert!(!parallel);
     let input = in_groups::<f32x8, C>(cols, n);
     let wide_groups = input.groups / 2;
     let (mut main, rest) = out.split_at(2 * wide_groups);

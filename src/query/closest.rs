@@ -419,7 +419,7 @@ fn drive_width<const C: usize, K, W>(
     out.reset(n, |name| outputs.keeps(name));
     let columns = out.out();
     macro_rules! go {
-        ($store:expr) => {{ driver::run_x16_on(parallel, wide, narrow, cols, n, $store) }};
+        ($store:expr) => {{ driver::run_x16(parallel, wide, narrow, cols, n, $store) }};
     }
     with_store!(Selected, outputs, columns, go);
 }
