@@ -565,7 +565,8 @@ pub(crate) fn par_run<L: Lane, const C: usize, K, S>(
 }
 
 /// `leaf` over `input`'s pairs: whole below [`PAR_MIN_PAIRS`], else halved recursively at
-/// multiples of [`PAR_CHUNK_PAIRS`] on all cores (`out` split at the same pair).
+/// multiples of [`PAR_CHUNK_PAIRS`] on all cores (`out` split at the same pair) down to
+/// pieces of at most [`PAR_CHUNK_PAIRS`].
 #[cfg(feature = "rayon")]
 fn par_leaves<L: Lane, const C: usize, I: Input<C, L>, S: GroupStore>(
     input: I,
@@ -573,29 +574,15 @@ fn par_leaves<L: Lane, const C: usize, I: Input<C, L>, S: GroupStore>(
     out: S,
     leaf: &(impl Fn(I, usize, S) + Sync),
 ) {
-    if n < PAR_MIN_PAIRS {
-        leaf(input, n, out);
-    } else {
-        split::<L, C, I, S>(input, n, out, leaf);
-    }
-}
-
-#[cfg(feature = "rayon")]
-fn split<L: Lane, const C: usize, I: Input<C, L>, S: GroupStore>(
-    input: I,
-    n: usize,
-    out: S,
-    leaf: &(impl Fn(I, usize, S) + Sync),
-) {
-    if n <= PAR_CHUNK_PAIRS {
+    if n < PAR_MIN_PAIRS || n <= PAR_CHUNK_PAIRS {
         leaf(input, n, out);
         return;
     }
     let mid = (n / 2).div_ceil(PAR_CHUNK_PAIRS) * PAR_CHUNK_PAIRS;
     let (out_lo, out_hi) = out.split_at(mid / L::WIDTH);
     rayon::join(
-        || split::<L, C, I, S>(input, mid, out_lo, leaf),
-        || split::<L, C, I, S>(input.skip(mid), n - mid, out_hi, leaf),
+        || par_leaves::<L, C, I, S>(input, mid, out_lo, leaf),
+        || par_leaves::<L, C, I, S>(input.skip(mid), n - mid, out_hi, leaf),
     );
 }
 
