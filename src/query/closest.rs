@@ -370,7 +370,8 @@ pub fn closest_points_width_into<'a, 'b>(
     closest_width(a.into(), b.into(), options, outputs, width, false, out)
 }
 
-/// The pairwise closest points at `width`, on all cores when `parallel`.
+/// The pairwise closest points at `width`, on all cores when `parallel`. Inlined for the
+/// reason [`drive_width`] is.
 #[inline(always)]
 fn closest_width(
     a: SegmentsView<'_>,
