@@ -40,6 +40,8 @@
 //! [`par_run`] (feature `rayon`) halves the pairs recursively at multiples of
 //! [`PAR_CHUNK_PAIRS`] with `rayon::join`, so every piece but the last runs exactly the
 //! groups the sequential loop would: results are bitwise identical on any thread count.
+//! [`run_x16`] with `parallel` cuts the same way (both through `par_leaves`), so its pieces
+//! hold whole 16-lane groups.
 //! Below [`PAR_MIN_PAIRS`] pairs it stays on the calling thread. The `N × M` queries split
 //! their pair space into rectangles of tiles instead ([`par_rects`]), above
 //! [`PAR_MIN_PAIR_TESTS`] pair tests.
@@ -628,6 +630,8 @@ pub(crate) trait Halves {
 fn load16<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x16; C] {
     // A plain loop rather than `core::array::from_fn`: in the 6-column instantiation
     // (one-to-many) LLVM left `from_fn` as a call in the loop, at half the 8-lane rate.
+    // Nor a `bytemuck::cast` of the two groups (the twin of `lanes::halves`): that ran the
+    // pairwise kernel at 0.45x the 8-lane rate (`kernel_profile 2000 4096 params`, native).
     let mut x = [f32x16::ZERO; C];
     for (x, col) in x.iter_mut().zip(cols) {
         let mut lanes = [0.0; 16];
