@@ -29,7 +29,8 @@
 //! rays along walls, collinear pieces). Compiled into the loop it costs every group a
 //! little; sending those groups to the masked path costs them a lot. So the loop runs
 //! blocks of [`ADAPT_BLOCK`] groups through the lean `general` path and counts the groups
-//! it misses; after a block that missed more than one group in [`ADAPT_MISS_SHARE`], it
+//! it misses (each solved out of line, by `special` if it can and the masked path if
+//! not); after a block that missed more than one group in [`ADAPT_MISS_SHARE`], it
 //! runs the next [`ADAPT_SPECIAL_BLOCKS`] blocks through `special`, then measures again
 //! with a lean block. Both paths give the same bits wherever they return lanes, so the
 //! results do not depend on the choice (nor on the thread count: a parallel piece starts
@@ -87,16 +88,19 @@ pub(crate) trait PairKernel<const C: usize, L: Lane = f32x8>: Sync {
 /// paths (a whole block runs one path, so the choice is one branch a block).
 pub(crate) const ADAPT_BLOCK: usize = 32;
 /// A lean block that misses more groups than `ADAPT_BLOCK / ADAPT_MISS_SHARE` switches to
-/// the special path: with one group in eight missed, the masked path's 3.5-4.5x cost a
-/// group already outweighs the special path's extra 20% on every group (callgrind,
-/// `examples/query_profile.rs`: 159 instructions a general group, 191 through `special`,
-/// 580-680 through `masked`). Groups missed for non-finite or out-of-range lanes count
-/// too, though the special path cannot take them either: data full of those pays its extra
-/// for nothing.
+/// the special path. Through the lean path a missed group costs the lean attempt and then
+/// the special path (or, failing that, the masked path's 3.5-4.5x); the special path costs
+/// every group about 20% more (callgrind, `examples/query_profile.rs`: 163 instructions a
+/// general group; through `special` about 200 a group with no special lane, 230 with
+/// one; 580-680 through `masked`). Groups missed for non-finite or out-of-range lanes
+/// count too, though the special path cannot take them either: data full of those pays
+/// its extra for nothing.
 pub(crate) const ADAPT_MISS_SHARE: usize = 8;
 /// Blocks run through the special path before the next lean block measures again: on data
-/// that keeps missing, each measuring block costs about (600 - 250) / 32 = 11 instructions
-/// a group (7 blocks: 293 a group on `query_profile nav` at 4K pairs, 31: 274).
+/// that keeps missing, a measuring block's missed groups cost the lean attempt on top of
+/// the special path, about (300 - 225) / 32 = 2.4 instructions a group over the run
+/// (`query_profile nav`; before missed groups took the special path they went to the
+/// masked one, at about 11 a group).
 pub(crate) const ADAPT_SPECIAL_BLOCKS: u32 = 31;
 
 /// The adaptive choice of a loop over groups: see "Adaptive paths" in the module docs.
@@ -157,16 +161,26 @@ fn in_groups<L: Lane, const C: usize>(cols: [&[L::Elem]; C], n: usize) -> InGrou
     }
 }
 
-/// Group `g` of every column.
-#[inline(always)]
-fn load<L: Lane, const C: usize>(cols: &[&[L::Group]; C], g: usize) -> [L; C] {
-    // A plain loop: `array::from_fn` here was left out of line in `masked_group`, at 149
-    // instructions a group (callgrind, `segbatch bench` navigation).
-    let mut x = [L::ZERO; C];
-    for (x, col) in x.iter_mut().zip(cols) {
-        *x = L::from_group(col[g]);
+/// Where a loop over groups reads them: [`run`]'s columns of `L::WIDTH`-lane groups, or
+/// [`run_x16`]'s [`Pairs16`]. A trait rather than a load function handed around: passed
+/// as `impl Fn`, the function stayed a call (`Fn::call`) in the out-of-line paths, at 11
+/// instructions a group of the stress mix (callgrind, `query_profile stress`).
+trait Source<L: Lane, const C: usize> {
+    /// Group `g` of every column.
+    fn load(&self, g: usize) -> [L; C];
+}
+
+impl<L: Lane, const C: usize> Source<L, C> for [&[L::Group]; C] {
+    #[inline(always)]
+    fn load(&self, g: usize) -> [L; C] {
+        // A plain loop: `array::from_fn` here was left out of line in `masked_group`, at
+        // 149 instructions a group (callgrind, `segbatch bench` navigation).
+        let mut x = [L::ZERO; C];
+        for (x, col) in x.iter_mut().zip(self) {
+            *x = L::from_group(col[g]);
+        }
+        x
     }
-    x
 }
 
 /// One group through the masked path, out of line so the common loop stays lean (the
@@ -175,10 +189,28 @@ fn load<L: Lane, const C: usize>(cols: &[&[L::Group]; C], g: usize) -> [L; C] {
 #[inline(never)]
 fn masked_group<L: Lane, const C: usize, K: PairKernel<C, L>>(
     kernel: &K,
-    cols: &[&[L::Group]; C],
+    cols: &impl Source<L, C>,
     g: usize,
 ) -> K::Lanes {
-    kernel.masked(load(cols, g))
+    kernel.masked(cols.load(g))
+}
+
+/// A group the lean path missed, out of line as [`masked_group`]: through the special
+/// path when the kernel has one, and the masked path only if that misses too. The lanes
+/// the lean path misses are mostly degenerate or parallel ones, which the special path
+/// solves at about a third of the masked path's cost (see "Adaptive paths").
+#[inline(never)]
+fn missed_group<L: Lane, const C: usize, K: PairKernel<C, L>>(
+    kernel: &K,
+    cols: &impl Source<L, C>,
+    g: usize,
+) -> K::Lanes {
+    let special = if K::SPECIAL {
+        kernel.special(|| cols.load(g))
+    } else {
+        None
+    };
+    special.unwrap_or_else(|| kernel.masked(cols.load(g)))
 }
 
 /// Runs `kernel` over `n` pairs whose inputs are `cols` (each at least `n` values; values
@@ -203,7 +235,7 @@ pub(crate) fn run<L: Lane, const C: usize, K, S>(
         let block = start..groups.min(start + ADAPT_BLOCK);
         if adapt.special(K::SPECIAL) {
             for g in block {
-                match kernel.special(|| load(&cols, g)) {
+                match kernel.special(|| cols.load(g)) {
                     Some(lanes) => main.store(g, &lanes),
                     None => main.store(g, &masked_group(kernel, &cols, g)),
                 }
@@ -211,11 +243,11 @@ pub(crate) fn run<L: Lane, const C: usize, K, S>(
         } else {
             let mut missed = 0;
             for g in block {
-                match kernel.general(|| load(&cols, g)) {
+                match kernel.general(|| cols.load(g)) {
                     Some(lanes) => main.store(g, &lanes),
                     None => {
                         missed += 1;
-                        main.store(g, &masked_group(kernel, &cols, g));
+                        main.store(g, &missed_group(kernel, &cols, g));
                     }
                 }
             }
@@ -625,31 +657,27 @@ pub(crate) trait Halves {
     fn halves(self) -> [Self::Half; 2];
 }
 
-/// Groups `2g` and `2g + 1` of every column as one 16-lane group.
-#[inline(always)]
-fn load16<const C: usize>(cols: &[&[[f32; LANES]]; C], g: usize) -> [f32x16; C] {
-    // A plain loop rather than `core::array::from_fn`: in the 6-column instantiation
-    // (one-to-many) LLVM left `from_fn` as a call in the loop, at half the 8-lane rate.
-    // Nor a `bytemuck::cast` of the two groups (the twin of `lanes::halves`): that ran the
-    // pairwise kernel at 0.45x the 8-lane rate (`kernel_profile 2000 4096 params`, native).
-    let mut x = [f32x16::ZERO; C];
-    for (x, col) in x.iter_mut().zip(cols) {
-        let mut lanes = [0.0; 16];
-        lanes[..LANES].copy_from_slice(&col[2 * g]);
-        lanes[LANES..].copy_from_slice(&col[2 * g + 1]);
-        *x = f32x16::from(lanes);
-    }
-    x
-}
+/// [`run_x16`]'s input: 16-lane group `g` is 8-lane groups `2g` and `2g + 1` of every
+/// column.
+struct Pairs16<'a, const C: usize>([&'a [[f32; LANES]]; C]);
 
-/// [`masked_group`] for 16 lanes.
-#[inline(never)]
-fn masked_group16<const C: usize, W: PairKernel<C, f32x16>>(
-    wide: &W,
-    cols: &[&[[f32; LANES]]; C],
-    g: usize,
-) -> W::Lanes {
-    wide.masked(load16(cols, g))
+impl<const C: usize> Source<f32x16, C> for Pairs16<'_, C> {
+    #[inline(always)]
+    fn load(&self, g: usize) -> [f32x16; C] {
+        // A plain loop rather than `core::array::from_fn`: in the 6-column instantiation
+        // (one-to-many) LLVM left `from_fn` as a call in the loop, at half the 8-lane
+        // rate. Nor a `bytemuck::cast` of the two groups (the twin of `lanes::halves`):
+        // that ran the pairwise kernel at 0.45x the 8-lane rate (`kernel_profile 2000
+        // 4096 params`, native).
+        let mut x = [f32x16::ZERO; C];
+        for (x, col) in x.iter_mut().zip(&self.0) {
+            let mut lanes = [0.0; 16];
+            lanes[..LANES].copy_from_slice(&col[2 * g]);
+            lanes[LANES..].copy_from_slice(&col[2 * g + 1]);
+            *x = f32x16::from(lanes);
+        }
+        x
+    }
 }
 
 /// 16-lane group `g`'s results as 8-lane groups `2g` and `2g + 1`. Stored in each arm of
@@ -688,25 +716,25 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
     let input = in_groups::<f32x8, C>(cols, n);
     let wide_groups = input.groups / 2;
     let (mut main, rest) = out.split_at(2 * wide_groups);
-    let groups: [&[[f32; LANES]]; C] = core::array::from_fn(|c| &input.cols[c][..2 * wide_groups]);
+    let groups = Pairs16::<C>(core::array::from_fn(|c| &input.cols[c][..2 * wide_groups]));
     let mut adapt = Adapt::default();
     for start in (0..wide_groups).step_by(ADAPT_BLOCK) {
         let block = start..wide_groups.min(start + ADAPT_BLOCK);
         if adapt.special(W::SPECIAL) {
             for g in block {
-                match wide.special(|| load16(&groups, g)) {
+                match wide.special(|| groups.load(g)) {
                     Some(lanes) => store16(&mut main, g, lanes),
-                    None => store16(&mut main, g, masked_group16(wide, &groups, g)),
+                    None => store16(&mut main, g, masked_group(wide, &groups, g)),
                 }
             }
         } else {
             let mut missed = 0;
             for g in block {
-                match wide.general(|| load16(&groups, g)) {
+                match wide.general(|| groups.load(g)) {
                     Some(lanes) => store16(&mut main, g, lanes),
                     None => {
                         missed += 1;
-                        store16(&mut main, g, masked_group16(wide, &groups, g));
+                        store16(&mut main, g, missed_group(wide, &groups, g));
                     }
                 }
             }
