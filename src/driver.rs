@@ -161,26 +161,17 @@ fn in_groups<L: Lane, const C: usize>(cols: [&[L::Elem]; C], n: usize) -> InGrou
     }
 }
 
-/// Where a loop over groups reads them: [`run`]'s columns of `L::WIDTH`-lane groups, or
-/// [`run_x16`]'s [`Pairs16`]. A trait rather than a load function handed around: passed
-/// as `impl Fn`, the function stayed a call (`Fn::call`) in the out-of-line paths, at 11
-/// instructions a group of the stress mix (callgrind, `query_profile stress`).
-trait Source<L: Lane, const C: usize> {
-    /// Group `g` of every column.
-    fn load(&self, g: usize) -> [L; C];
-}
-
-impl<L: Lane, const C: usize> Source<L, C> for [&[L::Group]; C] {
-    #[inline(always)]
-    fn load(&self, g: usize) -> [L; C] {
-        // A plain loop: `array::from_fn` here was left out of line in `masked_group`, at
-        // 149 instructions a group (callgrind, `segbatch bench` navigation).
-        let mut x = [L::ZERO; C];
-        for (x, col) in x.iter_mut().zip(self) {
-            *x = L::from_group(col[g]);
-        }
-        x
+/// Group `g` of every column.
+#[inline(always)]
+fn load<L: Lane, const C: usize>(cols: &[&[L::Group]; C], g: usize) -> [L; C] {
+    // A plain loop: `array::from_fn` here was left out of line in `masked_group`, at 149
+    // instructions a group (callgrind, `segbatch bench` navigation), and in the 16-lane
+    // one-to-many loop, at half the 8-lane rate.
+    let mut x = [L::ZERO; C];
+    for (x, col) in x.iter_mut().zip(cols) {
+        *x = L::from_group(col[g]);
     }
+    x
 }
 
 /// One group through the masked path, out of line so the common loop stays lean (the
@@ -189,10 +180,10 @@ impl<L: Lane, const C: usize> Source<L, C> for [&[L::Group]; C] {
 #[inline(never)]
 fn masked_group<L: Lane, const C: usize, K: PairKernel<C, L>>(
     kernel: &K,
-    cols: &impl Source<L, C>,
+    cols: &[&[L::Group]; C],
     g: usize,
 ) -> K::Lanes {
-    kernel.masked(cols.load(g))
+    kernel.masked(load(cols, g))
 }
 
 /// A group the lean path missed, out of line as [`masked_group`]: through the special
@@ -202,15 +193,15 @@ fn masked_group<L: Lane, const C: usize, K: PairKernel<C, L>>(
 #[inline(never)]
 fn missed_group<L: Lane, const C: usize, K: PairKernel<C, L>>(
     kernel: &K,
-    cols: &impl Source<L, C>,
+    cols: &[&[L::Group]; C],
     g: usize,
 ) -> K::Lanes {
     let special = if K::SPECIAL {
-        kernel.special(|| cols.load(g))
+        kernel.special(|| load(cols, g))
     } else {
         None
     };
-    special.unwrap_or_else(|| kernel.masked(cols.load(g)))
+    special.unwrap_or_else(|| kernel.masked(load(cols, g)))
 }
 
 /// Runs `kernel` over `n` pairs whose inputs are `cols` (each at least `n` values; values
@@ -235,7 +226,7 @@ pub(crate) fn run<L: Lane, const C: usize, K, S>(
         let block = start..groups.min(start + ADAPT_BLOCK);
         if adapt.special(K::SPECIAL) {
             for g in block {
-                match kernel.special(|| cols.load(g)) {
+                match kernel.special(|| load(&cols, g)) {
                     Some(lanes) => main.store(g, &lanes),
                     None => main.store(g, &masked_group(kernel, &cols, g)),
                 }
@@ -243,7 +234,7 @@ pub(crate) fn run<L: Lane, const C: usize, K, S>(
         } else {
             let mut missed = 0;
             for g in block {
-                match kernel.general(|| cols.load(g)) {
+                match kernel.general(|| load(&cols, g)) {
                     Some(lanes) => main.store(g, &lanes),
                     None => {
                         missed += 1;
@@ -657,29 +648,6 @@ pub(crate) trait Halves {
     fn halves(self) -> [Self::Half; 2];
 }
 
-/// [`run_x16`]'s input: 16-lane group `g` is 8-lane groups `2g` and `2g + 1` of every
-/// column.
-struct Pairs16<'a, const C: usize>([&'a [[f32; LANES]]; C]);
-
-impl<const C: usize> Source<f32x16, C> for Pairs16<'_, C> {
-    #[inline(always)]
-    fn load(&self, g: usize) -> [f32x16; C] {
-        // A plain loop rather than `core::array::from_fn`: in the 6-column instantiation
-        // (one-to-many) LLVM left `from_fn` as a call in the loop, at half the 8-lane
-        // rate. Nor a `bytemuck::cast` of the two groups (the twin of `lanes::halves`):
-        // that ran the pairwise kernel at 0.45x the 8-lane rate (`kernel_profile 2000
-        // 4096 params`, native).
-        let mut x = [f32x16::ZERO; C];
-        for (x, col) in x.iter_mut().zip(&self.0) {
-            let mut lanes = [0.0; 16];
-            lanes[..LANES].copy_from_slice(&col[2 * g]);
-            lanes[LANES..].copy_from_slice(&col[2 * g + 1]);
-            *x = f32x16::from(lanes);
-        }
-        x
-    }
-}
-
 /// 16-lane group `g`'s results as 8-lane groups `2g` and `2g + 1`. Stored in each arm of
 /// the loop's match, as [`run`] does: joining the arms first made the lean path spill both
 /// halves, every column included, to the stack (the masked path returns through memory).
@@ -716,13 +684,19 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
     let input = in_groups::<f32x8, C>(cols, n);
     let wide_groups = input.groups / 2;
     let (mut main, rest) = out.split_at(2 * wide_groups);
-    let groups = Pairs16::<C>(core::array::from_fn(|c| &input.cols[c][..2 * wide_groups]));
+    // 8-lane groups `2g` and `2g + 1` lie side by side: read as one 16-lane group, one
+    // load (building it from the two halves went through the stack, where the 14-column
+    // loop of per-pair capsules paid a failed store forwarding a column: 0.46x the 8-lane
+    // rate).
+    let groups: [&[[f32; 16]]; C] = core::array::from_fn(|c| {
+        f32x16::groups(bytemuck::cast_slice(&input.cols[c][..2 * wide_groups]))
+    });
     let mut adapt = Adapt::default();
     for start in (0..wide_groups).step_by(ADAPT_BLOCK) {
         let block = start..wide_groups.min(start + ADAPT_BLOCK);
         if adapt.special(W::SPECIAL) {
             for g in block {
-                match wide.special(|| groups.load(g)) {
+                match wide.special(|| load(&groups, g)) {
                     Some(lanes) => store16(&mut main, g, lanes),
                     None => store16(&mut main, g, masked_group(wide, &groups, g)),
                 }
@@ -730,7 +704,7 @@ pub(crate) fn run_x16<const C: usize, W, K, S>(
         } else {
             let mut missed = 0;
             for g in block {
-                match wide.general(|| groups.load(g)) {
+                match wide.general(|| load(&groups, g)) {
                     Some(lanes) => store16(&mut main, g, lanes),
                     None => {
                         missed += 1;

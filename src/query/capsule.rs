@@ -6,14 +6,15 @@
 //! scalar test gives. The result is a [`PairMask`], one bit per pair
 //! ([`PairMask::iter_ones`] lists the touching pairs).
 
+use super::closest::{Width, points};
 use crate::batch::{Error, SegmentsView, check_len};
 use crate::columns::GroupStore;
-use crate::driver::{self, Input, PairKernel};
+use crate::driver::{self, Gathered, Halves, Input, PairKernel};
 use crate::forms::query_forms;
 use crate::kernel::{Splat, closest8_general, closest8_masked};
-use crate::lanes::V3;
+use crate::lanes::{Lane, V3};
 use crate::segment::Options;
-use wide::f32x8;
+use wide::{f32x8, f32x16};
 
 /// Validated radii for the capsule and sphere queries ([`capsules_touch`],
 /// [`first_contact`](crate::motion::first_contact)): every radius is zero or positive (not
@@ -248,83 +249,147 @@ impl GroupStore for MaskOut<'_> {
     }
 }
 
-/// Four points from twelve lane vectors (`a0 a1 b0 b1`, x y z each).
-#[inline(always)]
-fn points(c: &[f32x8; 12]) -> (V3, V3, V3, V3) {
-    let v = |k| V3::at_column(c, k);
-    (v(0), v(3), v(6), v(9))
-}
-
 /// Four points from fourteen lane vectors (`a0 a1 rA b0 b1 rB`).
 #[inline(always)]
-fn radius_points(c: &[f32x8; 14]) -> (V3, V3, V3, V3) {
+fn radius_points<L: Lane>(c: &[L; 14]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
     let v = |k| V3::at_column(c, k);
     (v(0), v(3), v(7), v(10))
 }
 
-/// The touch bits of a group from its squared distances and radius sums.
-#[inline(always)]
-fn touch_bits(dist2: f32x8, r: f32x8) -> u8 {
-    dist2.simd_le(r * r).to_bitmask() as u8
+/// A lane type the capsule kernels run in, with its group's touch bits: one bit a lane,
+/// lane `k` in bit `k`.
+trait TouchLanes: Lane<Elem = f32> {
+    /// The bits of one group: a byte of the mask for 8 lanes, two for 16.
+    type Touch;
+    /// The touch bits of a group from its squared distances and radius sums.
+    fn touch_bits(dist2: Self, r: Self) -> Self::Touch;
+}
+
+impl TouchLanes for f32x8 {
+    type Touch = u8;
+    #[inline(always)]
+    fn touch_bits(dist2: Self, r: Self) -> u8 {
+        dist2.simd_le(r * r).to_bitmask() as u8
+    }
+}
+
+impl TouchLanes for f32x16 {
+    type Touch = Bits16;
+    #[inline(always)]
+    fn touch_bits(dist2: Self, r: Self) -> Bits16 {
+        Bits16(dist2.simd_le(r * r).to_bitmask() as u16)
+    }
+}
+
+/// The touch bits of a 16-lane group, lanes 0-7 in the low byte.
+pub(super) struct Bits16(u16);
+
+impl Halves for Bits16 {
+    type Half = u8;
+    /// The two bytes the mask stores, lanes 0-7 first.
+    #[inline(always)]
+    fn halves(self) -> [u8; 2] {
+        self.0.to_le_bytes()
+    }
 }
 
 /// Capsules with uniform radii: twelve input columns, `r = rA + rB` broadcast.
-struct UniformCapsules {
-    splat: Splat,
-    r: f32x8,
+struct UniformCapsules<L: Lane = f32x8> {
+    splat: Splat<L>,
+    r: L,
 }
 
-impl PairKernel<12> for UniformCapsules {
-    type Lanes = u8;
+impl<L: TouchLanes> PairKernel<12, L> for UniformCapsules<L> {
+    type Lanes = L::Touch;
     #[inline(always)]
-    fn general(&self, load: impl Fn() -> [f32x8; 12]) -> Option<u8> {
+    fn general(&self, load: impl Fn() -> [L; 12]) -> Option<L::Touch> {
         let (a0, a1, b0, b1) = points(&load());
         closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
-            .map(|l| touch_bits(l.dist2, self.r))
+            .map(|l| L::touch_bits(l.dist2, self.r))
     }
     const SPECIAL: bool = true;
     #[inline(always)]
-    fn special(&self, load: impl Fn() -> [f32x8; 12]) -> Option<u8> {
+    fn special(&self, load: impl Fn() -> [L; 12]) -> Option<L::Touch> {
         let (a0, a1, b0, b1) = points(&load());
         closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
-            .map(|l| touch_bits(l.dist2, self.r))
+            .map(|l| L::touch_bits(l.dist2, self.r))
     }
     #[inline(always)]
-    fn masked(&self, x: [f32x8; 12]) -> u8 {
+    fn masked(&self, x: [L; 12]) -> L::Touch {
         let (a0, a1, b0, b1) = points(&x);
-        touch_bits(closest8_masked(a0, a1, b0, b1, &self.splat).dist2, self.r)
+        L::touch_bits(closest8_masked(a0, a1, b0, b1, &self.splat).dist2, self.r)
     }
 }
 
 /// Capsules with per-pair radii: fourteen input columns, each side's six then its radius.
-struct PerPairCapsules {
-    splat: Splat,
+struct PerPairCapsules<L: Lane = f32x8> {
+    splat: Splat<L>,
 }
 
-impl PairKernel<14> for PerPairCapsules {
-    type Lanes = u8;
+impl<L: TouchLanes> PairKernel<14, L> for PerPairCapsules<L> {
+    type Lanes = L::Touch;
     #[inline(always)]
-    fn general(&self, load: impl Fn() -> [f32x8; 14]) -> Option<u8> {
+    fn general(&self, load: impl Fn() -> [L; 14]) -> Option<L::Touch> {
         let x = load();
         let (a0, a1, b0, b1) = radius_points(&x);
         closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
-            .map(|l| touch_bits(l.dist2, x[6] + x[13]))
+            .map(|l| L::touch_bits(l.dist2, x[6] + x[13]))
     }
     const SPECIAL: bool = true;
     #[inline(always)]
-    fn special(&self, load: impl Fn() -> [f32x8; 14]) -> Option<u8> {
+    fn special(&self, load: impl Fn() -> [L; 14]) -> Option<L::Touch> {
         let x = load();
         let (a0, a1, b0, b1) = radius_points(&x);
         closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
-            .map(|l| touch_bits(l.dist2, x[6] + x[13]))
+            .map(|l| L::touch_bits(l.dist2, x[6] + x[13]))
     }
     #[inline(always)]
-    fn masked(&self, x: [f32x8; 14]) -> u8 {
+    fn masked(&self, x: [L; 14]) -> L::Touch {
         let (a0, a1, b0, b1) = radius_points(&x);
-        touch_bits(
+        L::touch_bits(
             closest8_masked(a0, a1, b0, b1, &self.splat).dist2,
             x[6] + x[13],
         )
+    }
+}
+
+/// Where a capsule query's pairs come from, and the width they run at: columns at the
+/// build's width ([`Width::BUILD`]: 16 lanes with `avx512f`, through `driver::run_x16`),
+/// index pairs at 8 (they are gathered into 8-lane staging columns).
+pub(super) trait TouchInput<const C: usize>: Input<C> {
+    /// Runs `narrow` (or `wide()`, the same test over 16 lanes) over the first `n` pairs.
+    fn touch<K, W, S>(self, parallel: bool, narrow: &K, wide: impl FnOnce() -> W, n: usize, out: S)
+    where
+        K: PairKernel<C, Lanes = u8>,
+        W: PairKernel<C, f32x16, Lanes = Bits16>,
+        S: GroupStore<Lanes = u8>;
+}
+
+impl<const C: usize> TouchInput<C> for [&[f32]; C] {
+    #[inline]
+    fn touch<K, W, S>(self, parallel: bool, narrow: &K, wide: impl FnOnce() -> W, n: usize, out: S)
+    where
+        K: PairKernel<C, Lanes = u8>,
+        W: PairKernel<C, f32x16, Lanes = Bits16>,
+        S: GroupStore<Lanes = u8>,
+    {
+        if Width::BUILD == Width::X16 {
+            driver::run_x16(parallel, &wide(), narrow, self, n, out);
+        } else {
+            driver::run_on(parallel, narrow, self, n, out);
+        }
+    }
+}
+
+impl<const C: usize, const CA: usize, const CB: usize> TouchInput<C> for Gathered<'_, CA, CB> {
+    #[inline]
+    fn touch<K, W, S>(self, parallel: bool, narrow: &K, _: impl FnOnce() -> W, n: usize, out: S)
+    where
+        K: PairKernel<C, Lanes = u8>,
+        W: PairKernel<C, f32x16, Lanes = Bits16>,
+        S: GroupStore<Lanes = u8>,
+    {
+        driver::run_on(parallel, narrow, self, n, out);
     }
 }
 
@@ -358,7 +423,7 @@ fn touch<'a, 'b>(
 
 /// Sizes `out` for `n` pairs and runs the capsule test over `pair` (twelve columns: A, B)
 /// with uniform radii, or over `per_pair(rA, rB)` (fourteen: A, rA, B, rB).
-pub(super) fn run_touch<'r, P: Input<12>, Q: Input<14>>(
+pub(super) fn run_touch<'r, P: TouchInput<12>, Q: TouchInput<14>>(
     radii: Radii<'r>,
     options: &Options,
     pair: P,
@@ -369,6 +434,8 @@ pub(super) fn run_touch<'r, P: Input<12>, Q: Input<14>>(
 ) {
     out.reset(n);
     let splat = Splat::new(&options.params());
+    // The 16-lane twins, made only where they run.
+    let splat16 = || Splat::new(&options.params());
     let store = out.groups_mut();
     match radii.0 {
         RadiiKind::Uniform { a: ra, b: rb } => {
@@ -376,11 +443,15 @@ pub(super) fn run_touch<'r, P: Input<12>, Q: Input<14>>(
                 splat,
                 r: f32x8::splat(ra + rb),
             };
-            driver::run_on(parallel, &kernel, pair, n, store);
+            let wide = || UniformCapsules {
+                splat: splat16(),
+                r: f32x16::splat(ra + rb),
+            };
+            pair.touch(parallel, &kernel, wide, n, store);
         }
         RadiiKind::PerPair { a: ra, b: rb } => {
-            let cols = per_pair(ra, rb);
-            driver::run_on(parallel, &PerPairCapsules { splat }, cols, n, store);
+            let wide = || PerPairCapsules { splat: splat16() };
+            per_pair(ra, rb).touch(parallel, &PerPairCapsules { splat }, wide, n, store);
         }
     }
     out.finish();

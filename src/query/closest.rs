@@ -213,7 +213,7 @@ selected_store!(
 
 /// Four points from twelve lane vectors (`a0 a1 b0 b1`, x y z each).
 #[inline(always)]
-fn points<L: Lane>(c: &[L; 12]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
+pub(super) fn points<L: Lane>(c: &[L; 12]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
     let v = |k| V3::at_column(c, k);
     (v(0), v(3), v(6), v(9))
 }
