@@ -357,12 +357,17 @@ impl<L: TouchLanes> PairKernel<14, L> for PerPairCapsules<L> {
 /// build's width ([`Width::BUILD`]: 16 lanes with `avx512f`, through `driver::run_x16`),
 /// index pairs at 8 (they are gathered into 8-lane staging columns).
 pub(super) trait TouchInput<const C: usize>: Input<C> {
-    /// Runs `narrow` (or `wide()`, the same test over 16 lanes) over the first `n` pairs.
-    fn touch<K, W, S>(self, parallel: bool, narrow: &K, wide: impl FnOnce() -> W, n: usize, out: S)
+    /// Runs `narrow` (or `wide()`, the same test over 16 lanes) over the first `n` pairs;
+    /// by default `narrow`, on all cores when `parallel`.
+    #[inline]
+    fn touch<K, W, S>(self, parallel: bool, narrow: &K, _: impl FnOnce() -> W, n: usize, out: S)
     where
         K: PairKernel<C, Lanes = u8>,
         W: PairKernel<C, f32x16, Lanes = Bits16>,
-        S: GroupStore<Lanes = u8>;
+        S: GroupStore<Lanes = u8>,
+    {
+        driver::run_on(parallel, narrow, self, n, out);
+    }
 }
 
 impl<const C: usize> TouchInput<C> for [&[f32]; C] {
@@ -381,17 +386,7 @@ impl<const C: usize> TouchInput<C> for [&[f32]; C] {
     }
 }
 
-impl<const C: usize, const CA: usize, const CB: usize> TouchInput<C> for Gathered<'_, CA, CB> {
-    #[inline]
-    fn touch<K, W, S>(self, parallel: bool, narrow: &K, _: impl FnOnce() -> W, n: usize, out: S)
-    where
-        K: PairKernel<C, Lanes = u8>,
-        W: PairKernel<C, f32x16, Lanes = Bits16>,
-        S: GroupStore<Lanes = u8>,
-    {
-        driver::run_on(parallel, narrow, self, n, out);
-    }
-}
+impl<const C: usize, const CA: usize, const CB: usize> TouchInput<C> for Gathered<'_, CA, CB> {}
 
 /// Checks, sizes `out` and runs the query, sequentially or on all cores.
 fn touch<'a, 'b>(
