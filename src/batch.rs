@@ -111,6 +111,20 @@ pub enum Error {
         /// Length of the batch it indexes.
         len: usize,
     },
+    /// An output that could not be allocated: the collected forms of the set and matrix
+    /// queries reserve with `try_reserve` and return this instead of aborting the process
+    /// (use the streamed `for_each_…` forms for outputs larger than memory).
+    OutOfMemory {
+        /// What was being allocated (for example `"dist2_matrix output"`).
+        what: &'static str,
+        /// The number of elements that could not be reserved.
+        elements: usize,
+    },
+    /// A range (the length of a sweep) that is negative or NaN (`+∞` is allowed).
+    InvalidRange {
+        /// Index of the first invalid range in a per-ray list, `None` for a single range.
+        index: Option<usize>,
+    },
 }
 
 impl core::fmt::Display for Error {
@@ -145,6 +159,16 @@ impl core::fmt::Display for Error {
                 f,
                 "index pair {pair} names element {index} of a batch of {len}"
             ),
+            Error::OutOfMemory { what, elements } => write!(
+                f,
+                "out of memory: the {what} of {elements} elements could not be allocated"
+            ),
+            Error::InvalidRange { index: None } => {
+                write!(f, "the range is negative or NaN")
+            }
+            Error::InvalidRange { index: Some(i) } => {
+                write!(f, "range {i} is negative or NaN")
+            }
         }
     }
 }
