@@ -415,6 +415,52 @@ impl<T: Record<C, E>, const C: usize, E: Cell + Pod> Soa<T, C, E> {
         self.as_view().get(i)
     }
 
+    /// Replaces record `i` in place (a moved object, a frame's new position): no
+    /// allocation.
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] when `i >= len()` (the batch is then unchanged).
+    pub fn set(&mut self, i: usize, record: T) -> Result<(), Error> {
+        self.set_from_slice(i, &[record])
+    }
+
+    /// Overwrites records `start..start + records.len()` in place from an AoS slice (every
+    /// object of a scene moved this frame: `set_from_slice(0, &positions)`), in one pass per
+    /// column and without allocating.
+    ///
+    /// ```
+    /// use segbatch::{Segment, Segments};
+    /// let mut scene = Segments::from(&[Segment::new([0.0; 3], [1.0, 0.0, 0.0]); 3]);
+    /// let moved = [Segment::new([0.0, 1.0, 0.0], [1.0, 1.0, 0.0]); 2];
+    /// scene.set_from_slice(1, &moved)?;
+    /// assert_eq!(scene.get(2), Some(moved[1]));
+    /// scene.set(0, moved[0])?;
+    /// assert_eq!(scene.get(0), Some(moved[0]));
+    /// assert!(scene.set(3, moved[0]).is_err());
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] when the range does not lie within the batch (the batch is
+    /// then unchanged).
+    pub fn set_from_slice(&mut self, start: usize, records: &[T]) -> Result<(), Error> {
+        let end = start
+            .checked_add(records.len())
+            .filter(|&end| end <= self.len)
+            .ok_or(Error::OutOfRange {
+                start,
+                end: start.saturating_add(records.len()),
+                len: self.len,
+            })?;
+        let flat: &[[E; C]] = bytemuck::cast_slice(records);
+        for (k, col) in self.cols.iter_mut().enumerate() {
+            for (dst, r) in col[start..end].iter_mut().zip(flat) {
+                *dst = r[k];
+            }
+        }
+        Ok(())
+    }
+
     /// The records in order, as AoS values.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + '_ {
         let view = self.as_view();

@@ -21,17 +21,31 @@
 //!    first estimate of `s` is the parametric solution above (Rhodes' overlap midpoint when
 //!    parallel), then clamp, project onto B, project back onto A, and form the separation
 //!    locally. A [`Crossing::Disjoint`] pair reports them.
-//! 5. **Crossing**: a pair that is not a collinear overlap and whose closest distance is
-//!    within `4·ε·S` meets at a point, [`Crossing::Point`], with those `s`, `t`. In the
-//!    well-conditioned case they are the parametric values (the tutorial's 3/4 and 3/4
-//!    exactly, distance 0). Deciding instead from "both parametric values in `[0, 1]`" is
-//!    wrong near parallel, where the crossing's position along the lines is ill-conditioned
-//!    (`ε·|r| / sin(angle)`): the tests found pairs 0.9 apart (785 ε·S) that it called
-//!    crossing. The distance is accurate there, so it decides. The same rule makes a point
-//!    lying on a segment, or a T-junction missed by an ulp, a `Point`.
+//! 5. **Meeting** is decided **exactly** for the given `f32` end points: two closed
+//!    segments meet when each one's end points lie on both sides of the other's line, or
+//!    when an end point of one lies on the other (the textbook test, as GEOS and Shewchuk
+//!    do it), with every orientation `(q - p) × (r - p)` signed exactly ([`orient`]:
+//!    Shewchuk's adaptive predicate from the `robust` crate). A pair that does not touch is
+//!    never reported as meeting and a pair that touches is never missed, wherever it lies:
+//!    at UTM or ECEF coordinates no tolerance of the coordinates' magnitude decides it. A
+//!    meeting pair that is exactly collinear, both sides of positive length (`|dA|²` and
+//!    `|dB|²` above zero), is a [`Crossing::Overlap`] (flagged parallel and collinear); any other meeting pair is
+//!    a [`Crossing::Point`] with the closest-point `s`, `t` of step 4 (in the
+//!    well-conditioned case the parametric values: the tutorial's 3/4 and 3/4 exactly,
+//!    distance 0). The position of a crossing along nearly parallel lines is
+//!    ill-conditioned (`ε·|r| / sin(angle)`); the closest points keep their accuracy bound
+//!    there, and the decision does not depend on them.
 //!
-//! `dist2` is always the computed closest squared distance (0, or a rounding residue below
-//! `(4·ε·S)²`, for a `Point` or an `Overlap`).
+//!    The kernel signs the four orientations in `f32` lanes first with a forward error
+//!    bound (`|det| > 4·ε·(|l| + |r|) + MIN_POSITIVE`, twice the worst rounding of the
+//!    two products and the difference; overflow and underflow fail it): a lane where all
+//!    four are certain and settle the question (a proper crossing, or both ends of one side
+//!    strictly on one side of the other's line) is decided there; the few others (touching,
+//!    collinear, nearly so, or beyond the filter's range) go to [`meet_exact`] one by one,
+//!    the reference's own test. An exact answer is unique, so the twins agree bit for bit.
+//!
+//! `dist2` is always the computed closest squared distance (0, or a rounding residue, for a
+//! `Point` or an `Overlap`).
 //! There are no absolute epsilons: every tolerance is relative to the inputs' own scale.
 
 use crate::LANES;
@@ -49,7 +63,8 @@ use wide::{f32x8, u32x8};
 const LENGTH_REL: f32 = 2.0 * f32::EPSILON;
 /// Sine of the largest angle treated as parallel (as `Tolerance::DEFAULT`).
 const PARALLEL_SIN: f32 = 2.0 * f32::EPSILON;
-/// Distance treated as "on the line" / "touching", relative to the largest coordinate.
+/// Distance from B0 to A's line below which a parallel pair is flagged collinear, relative
+/// to the largest coordinate (a flag only: meeting is decided exactly).
 const ON_LINE_REL: f32 = 4.0 * f32::EPSILON;
 
 /// A 2D segment from `p0` to `p1` (four `f32`, [`Pod`]).
@@ -151,6 +166,43 @@ fn cross2(u: [f32; 2], v: [f32; 2]) -> f32 {
     fms(u[0], v[1], u[1] * v[0])
 }
 
+/// The exact sign of `(q - p) × (r - p)`: `1` when `r` lies to the left of `p → q`, `-1`
+/// to the right, `0` on the line (Shewchuk's adaptive `orient2d`, exact for any finite
+/// `f64`, so for any finite `f32` too).
+#[inline]
+pub(crate) fn orient(p: [f32; 2], q: [f32; 2], r: [f32; 2]) -> i8 {
+    let c = |v: [f32; 2]| robust::Coord { x: v[0], y: v[1] };
+    let d = robust::orient2d(c(p), c(q), c(r));
+    if d > 0.0 {
+        1
+    } else if d < 0.0 {
+        -1
+    } else {
+        0
+    }
+}
+
+/// Whether the closed segments `[a0, a1]` and `[b0, b1]` (finite end points) share a point,
+/// and whether they are then exactly collinear (all four orientations zero), decided
+/// exactly: the reference's meeting test and the kernel's fallback for the lanes its
+/// filter cannot sign.
+pub(crate) fn meet_exact(a0: [f32; 2], a1: [f32; 2], b0: [f32; 2], b1: [f32; 2]) -> (bool, bool) {
+    let (o1, o2) = (orient(a0, a1, b0), orient(a0, a1, b1));
+    let (o3, o4) = (orient(b0, b1, a0), orient(b0, b1, a1));
+    if o1 * o2 < 0 && o3 * o4 < 0 {
+        return (true, false);
+    }
+    // `x` (on the line through `p` and `q`) lies within the segment: within its box.
+    let within = |p: [f32; 2], q: [f32; 2], x: [f32; 2]| {
+        (0..2).all(|k| p[k].min(q[k]) <= x[k] && x[k] <= p[k].max(q[k]))
+    };
+    let meet = (o1 == 0 && within(a0, a1, b0))
+        || (o2 == 0 && within(a0, a1, b1))
+        || (o3 == 0 && within(b0, b1, a0))
+        || (o4 == 0 && within(b0, b1, a1));
+    (meet, meet && o1 == 0 && o2 == 0 && o3 == 0 && o4 == 0)
+}
+
 /// The scalar reference for one pair ([`crate::reference::intersect2`]).
 pub(crate) fn intersect2_pair(a: &Segment2, b: &Segment2) -> Intersection2 {
     let (a0, a1, b0, b1) = (a.p0, a.p1, b.p0, b.p1);
@@ -189,7 +241,10 @@ pub(crate) fn intersect2_pair(a: &Segment2, b: &Segment2) -> Intersection2 {
     let s_b1 = k + s_b0;
     let lo = max_ps(0.0, min_ps(s_b0, s_b1));
     let hi = min_ps(1.0, max_ps(s_b0, s_b1));
-    let overlap = collinear && lo <= hi;
+
+    // Meeting, decided exactly (module docs, step 5).
+    let (meet, exactly_collinear) = meet_exact(a0, a1, b0, b1);
+    let overlap = meet && exactly_collinear && a_ > 0.0 && e > 0.0;
 
     // 4. The parametric solution (the tutorial's s), the first estimate below.
     let s_cross = s_num / denom;
@@ -218,9 +273,14 @@ pub(crate) fn intersect2_pair(a: &Segment2, b: &Segment2) -> Intersection2 {
         fnma2(t, d_b[1], fma(s, d_a[1], r[1])),
     ];
     let dist2 = dot2(v, v);
-    let point = !overlap && dist2 <= (ON_LINE_REL * ON_LINE_REL) * scale2;
+    let point = meet && !overlap;
 
-    // The overlap's ends on B.
+    // The overlap's ends on A, in order even where rounding put the projection of an end
+    // that touches A's end a hair beyond it, and on B.
+    let (lo, hi) = (
+        clamp(min_ps(lo, hi), 0.0, 1.0),
+        clamp(max_ps(lo, hi), 0.0, 1.0),
+    );
     let t_lo = clamp(fma(b_, lo, f) / e, 0.0, 1.0);
     let t_hi = clamp(fma(b_, hi, f) / e, 0.0, 1.0);
 
@@ -235,8 +295,8 @@ pub(crate) fn intersect2_pair(a: &Segment2, b: &Segment2) -> Intersection2 {
     for (on, flag) in [
         (degenerate_a, MotionFlags::DEGENERATE_A),
         (degenerate_b, MotionFlags::DEGENERATE_B),
-        (parallel, MotionFlags::PARALLEL),
-        (collinear, MotionFlags::COLLINEAR),
+        (parallel || overlap, MotionFlags::PARALLEL),
+        (collinear || overlap, MotionFlags::COLLINEAR),
     ] {
         if on {
             flags |= flag;
@@ -322,11 +382,67 @@ fn setup2(a0: V2, a1: V2, b0: V2, b1: V2) -> Setup2 {
     }
 }
 
-/// The common case: `None` unless every lane is finite, has no degenerate side and is not
-/// parallel, in which case every `select` of [`intersect8`] would return its last operand
-/// (no overlap, the parametric first estimate) and the overlap interval is never used: the
-/// same results bit for bit, with three divisions instead of seven. Callers handle `None`
-/// out of line.
+/// Forward error bound of [`orient8`]'s `f32` determinant, relative to `|l| + |r|`: the
+/// two differences, the two products and their difference round at most `4·u` (`u = ε/2`)
+/// in all; twice that.
+const ORIENT_REL: f32 = 4.0 * f32::EPSILON;
+
+/// The orientation of `r` about `p → q` in eight lanes, where an `f32` evaluation can sign
+/// it for certain: the masks `(left, right)` of the lanes whose determinant exceeds its
+/// error bound ([`ORIENT_REL`], plus `MIN_POSITIVE` for products in the subnormal range;
+/// an overflow or a NaN fails both comparisons). A lane in neither is left to [`orient`].
+#[inline(always)]
+fn orient8(p: V2, q: V2, r: V2) -> (f32x8, f32x8) {
+    let (u, w) = (sub2x8(q, p), sub2x8(r, p));
+    let (l, rr) = (u.x * w.y, u.y * w.x);
+    let det = l - rr;
+    let bound =
+        f32x8::splat(ORIENT_REL).mul_add(l.abs() + rr.abs(), f32x8::splat(f32::MIN_POSITIVE));
+    (det.simd_gt(bound), det.simd_lt(-bound))
+}
+
+/// [`meet_exact`] for eight pairs: the masks `(meet, exactly collinear)`. The filter of
+/// [`orient8`] decides the lanes whose four orientations are all certain and settle it (a
+/// proper crossing, or one side's ends strictly on one side of the other's line); the
+/// others, but those in `skip`, go to [`meet_exact`] one by one.
+#[inline(always)]
+fn meet8(a0: V2, a1: V2, b0: V2, b1: V2, skip: f32x8) -> (f32x8, f32x8) {
+    let (l1, r1) = orient8(a0, a1, b0);
+    let (l2, r2) = orient8(a0, a1, b1);
+    let (l3, r3) = orient8(b0, b1, a0);
+    let (l4, r4) = orient8(b0, b1, a1);
+    let cross = ((l1 & r2) | (r1 & l2)) & ((l3 & r4) | (r3 & l4));
+    let apart = (l1 & l2) | (r1 & r2) | (l3 & l4) | (r3 & r4);
+    let open = !(cross | apart | skip);
+    if open.any() {
+        meet8_exact(open, cross, [a0, a1, b0, b1])
+    } else {
+        (cross, f32x8::ZERO)
+    }
+}
+
+/// The lanes of `open` decided by [`meet_exact`]; `cross` holds the others' answers.
+#[inline(never)]
+#[cold]
+fn meet8_exact(open: f32x8, cross: f32x8, points: [V2; 4]) -> (f32x8, f32x8) {
+    let [a0, a1, b0, b1] = points.map(|v| (v.x.to_array(), v.y.to_array()));
+    let open = open.to_bitmask();
+    let mut meet = bytemuck::cast::<f32x8, [u32; LANES]>(cross);
+    let mut collinear = [0u32; LANES];
+    for k in (0..LANES).filter(|&k| open >> k & 1 == 1) {
+        let at = |(x, y): ([f32; LANES], [f32; LANES])| [x[k], y[k]];
+        let (m, c) = meet_exact(at(a0), at(a1), at(b0), at(b1));
+        meet[k] = if m { u32::MAX } else { 0 };
+        collinear[k] = if c { u32::MAX } else { 0 };
+    }
+    (bytemuck::cast(meet), bytemuck::cast(collinear))
+}
+
+/// The common case: `None` unless every lane is finite, has no degenerate side, is not
+/// parallel and is not an exactly collinear meeting, in which case every `select` of
+/// [`intersect8`] would return its last operand (no overlap, the parametric first estimate)
+/// and the overlap interval is never used: the same results bit for bit, with three
+/// divisions instead of seven. Callers handle `None` out of line.
 #[inline(always)]
 fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes2> {
     let (zero, one) = (f32x8::ZERO, f32x8::ONE);
@@ -340,7 +456,6 @@ fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes2> {
         b_,
         c,
         f,
-        scale2,
         denom,
         ..
     } = first;
@@ -359,7 +474,11 @@ fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes2> {
         y: t.mul_neg_add(d_b.y, s.mul_add(d_a.y, r.y)),
     };
     let dist2 = dot2x8(v, v);
-    let point = dist2.simd_le(f32x8::splat(ON_LINE_REL * ON_LINE_REL) * scale2);
+    let (point, exactly_collinear) = meet8(a0, a1, b0, b1, f32x8::ZERO);
+    if exactly_collinear.any() {
+        // An overlap, for the masked path.
+        return None;
+    }
     Some(Lanes2 {
         // `Point` (1) or `Disjoint` (0), straight from the mask; no flags.
         kind: mask_bytes(point).to_le_bytes().map(|k| {
@@ -416,18 +535,25 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
         !degenerate & (denom * denom).simd_le(f32x8::splat(PARALLEL_SIN * PARALLEL_SIN) * (a_ * e));
     let collinear = parallel & (t_num * t_num).simd_le(on_line_rel2 * (a_ * scale2));
 
-    // Divisors that may be zero in lanes which will not use the quotient.
+    // Divisors that may be zero in lanes which will not use the quotient. The overlap's
+    // lanes (exactly collinear, `a_ > 0`, `e > 0`) divide by the true squared lengths, which
+    // a side too short to carry a direction by the tolerance may still have.
     let a_safe = degenerate_a.select(one, a_);
     let e_safe = degenerate_b.select(one, e);
+    let a_overlap = a_.simd_gt(zero).select(a_, one);
+    let e_overlap = e.simd_gt(zero).select(e, one);
     let denom_safe = (degenerate | parallel).select(one, denom);
 
     // B's projection onto A.
-    let s_b0 = -c / a_safe;
-    let k = b_ / a_safe;
+    let s_b0 = -c / a_overlap;
+    let k = b_ / a_overlap;
     let s_b1 = k + s_b0;
     let lo = zero.fast_max(s_b0.fast_min(s_b1));
     let hi = one.fast_min(s_b0.fast_max(s_b1));
-    let overlap = collinear & lo.simd_le(hi);
+
+    // Meeting, decided exactly (module docs, step 5).
+    let (meet, exactly_collinear) = meet8(a0, a1, b0, b1, non_finite);
+    let overlap = meet & exactly_collinear & a_.simd_gt(zero) & e.simd_gt(zero);
 
     // 4. The parametric solution.
     let s_cross = s_num / denom_safe;
@@ -442,10 +568,15 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
         y: t.mul_neg_add(d_b.y, s.mul_add(d_a.y, r.y)),
     };
     let dist2 = dot2x8(v, v);
-    let point = !overlap & dist2.simd_le(on_line_rel2 * scale2);
+    let point = meet & !overlap;
 
-    let t_lo = clamp8(b_.mul_add(lo, f) / e_safe, zero, one);
-    let t_hi = clamp8(b_.mul_add(hi, f) / e_safe, zero, one);
+    // The overlap's ends, in order (as the reference).
+    let (lo, hi) = (
+        clamp8(lo.fast_min(hi), zero, one),
+        clamp8(lo.fast_max(hi), zero, one),
+    );
+    let t_lo = clamp8(b_.mul_add(lo, f) / e_overlap, zero, one);
+    let t_hi = clamp8(b_.mul_add(hi, f) / e_overlap, zero, one);
 
     let kind = (point.to_bits() & u32x8::splat(Crossing::Point as u32))
         | (overlap.to_bits() & u32x8::splat(Crossing::Overlap as u32));
@@ -456,8 +587,8 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
     let t_end = overlap.select(t_hi, t_out);
     let flags = bits8(degenerate_a, MotionFlags::DEGENERATE_A.bits())
         | bits8(degenerate_b, MotionFlags::DEGENERATE_B.bits())
-        | bits8(parallel, MotionFlags::PARALLEL.bits())
-        | bits8(collinear, MotionFlags::COLLINEAR.bits());
+        | bits8(parallel | overlap, MotionFlags::PARALLEL.bits())
+        | bits8(collinear | overlap, MotionFlags::COLLINEAR.bits());
     let point_a = V2 {
         x: s_out.mul_add(d_a.x, a0.x),
         y: s_out.mul_add(d_a.y, a0.y),

@@ -1,0 +1,208 @@
+//! The 2D meeting decision is exact, wherever the pair lies.
+//!
+//! Pairs are built on an integer lattice (testkit's meeting and near-miss generators: proper
+//! crossings, T-junctions, shared end points, collinear overlaps and touches, misses by one
+//! lattice step), then placed at an offset `base` (up to UTM northings, `5e6`, and the edge
+//! of f32's integers, `2^24`) on a lattice of step `unit` (a power of two, so every
+//! coordinate is exactly an f32). Whether two segments meet is invariant under that exact
+//! translation and scaling, and is decided here in exact integer arithmetic; the reference,
+//! the batched kernel (every lane, both code paths) and the crossing set must agree with it.
+//!
+//! Case counts come from `PROPTEST_CASES` (default 256 per property).
+
+use proptest::prelude::*;
+use segbatch::{
+    Crossing, Intersection2, Segment2, Segments2, crossing_pairs, intersect2, reference,
+};
+use segbatch_testkit::Rng;
+use segbatch_testkit::motion::{IntPair, disjoint_int_pair, meeting_int_pair};
+use segbatch_testkit::oracle2d::{orient_i, segments_meet_i};
+
+/// Offsets (in lattice steps) and lattice steps: UTM eastings and northings in metres at
+/// the resolution f32 has there, and the largest integers f32 holds.
+const PLACES: [(i64, f32); 6] = [
+    (0, 1.0),
+    (0, 1.0 / 1024.0),
+    (480_000, 1.0),
+    (10_000_000, 0.5),
+    (16_000_000, 1.0),
+    (1_000_000, 1.0 / 16.0),
+];
+
+/// The segment of lattice points `p` at `base` (in lattice steps) with step `unit`: exact in
+/// f32 (the generators keep `|x| <= 1020`, and `base + x < 2^24`).
+fn placed(p: [[i64; 2]; 2], base: i64, unit: f32) -> Segment2 {
+    let f = |x: i64| {
+        let v = base + x;
+        assert!(v.abs() < 1 << 24, "lattice point {v} is not exactly an f32");
+        v as f32 * unit
+    };
+    Segment2::new(p[0].map(f), p[1].map(f))
+}
+
+/// Exactly collinear (all four orientations zero) with both sides of positive length.
+fn collinear_i((a, b): IntPair) -> bool {
+    a[0] != a[1] && b[0] != b[1] && [b[0], b[1]].iter().all(|&p| orient_i(a[0], a[1], p) == 0)
+}
+
+fn same(x: &Intersection2, y: &Intersection2) -> bool {
+    let bits = |v: &Intersection2| {
+        [
+            v.s,
+            v.t,
+            v.s_end,
+            v.t_end,
+            v.point_a[0],
+            v.point_a[1],
+            v.point_b[0],
+            v.point_b[1],
+            v.dist2,
+        ]
+        .map(f32::to_bits)
+    };
+    x.kind == y.kind && x.flags == y.flags && bits(x) == bits(y)
+}
+
+/// One lattice pair at every place: the reference's kind against the exact test, and the
+/// batch (the pair in every lane, beside general-position filler so both kernel paths run)
+/// against the reference.
+fn check(pair: IntPair) -> Result<(), TestCaseError> {
+    let (a, b) = pair;
+    let meet = segments_meet_i(a[0], a[1], b[0], b[1]);
+    for (base, unit) in PLACES {
+        let (sa, sb) = (placed(a, base, unit), placed(b, base, unit));
+        let x = reference::intersect2(&sa, &sb);
+        prop_assert_eq!(
+            x.kind != Crossing::Disjoint,
+            meet,
+            "{:?} {:?} at {} x {}: {:?}",
+            sa,
+            sb,
+            base,
+            unit,
+            x
+        );
+        if meet {
+            // A lattice pair long enough to carry a direction: overlap exactly when collinear.
+            prop_assert_eq!(
+                x.kind == Crossing::Overlap,
+                collinear_i(pair),
+                "{:?} {:?}: {:?}",
+                sa,
+                sb,
+                x
+            );
+        }
+        for s in [x.s, x.t, x.s_end, x.t_end] {
+            prop_assert!((0.0..=1.0).contains(&s), "{:?}", x);
+        }
+        for lane in 0..9 {
+            let filler_a = placed([[0, 0], [7, 3]], base, unit);
+            let filler_b = placed([[0, 3], [7, 0]], base, unit);
+            let mut xs = Segments2::from(&[filler_a; 9]);
+            let mut ys = Segments2::from(&[filler_b; 9]);
+            xs.set(lane, sa).expect("in range");
+            ys.set(lane, sb).expect("in range");
+            let out = intersect2(&xs, &ys);
+            let got = out.get(lane).expect("a result per pair");
+            prop_assert!(same(&got, &x), "lane {}: {:?} vs {:?}", lane, got, x);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn meeting_pairs_meet_anywhere(seed in any::<u64>()) {
+        check(meeting_int_pair(&mut Rng::new(seed)))?;
+    }
+
+    #[test]
+    fn near_misses_stay_apart_anywhere(seed in any::<u64>()) {
+        // A gap of one lattice step or more (relative gap 0: any exact miss).
+        check(disjoint_int_pair(&mut Rng::new(seed), 0.0))?;
+    }
+
+    #[test]
+    fn crossing_sets_do_not_move_with_the_world(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let pairs: Vec<IntPair> = (0..24)
+            .map(|k| if k % 2 == 0 { meeting_int_pair(&mut rng) } else { disjoint_int_pair(&mut rng, 0.0) })
+            .collect();
+        let set = |base: i64, unit: f32| -> Segments2 {
+            pairs.iter().flat_map(|&(a, b)| [placed(a, base, unit), placed(b, base, unit)]).collect()
+        };
+        let pairs_of = |s: &Segments2| {
+            let mut v: Vec<(u32, u32, Crossing)> =
+                crossing_pairs(s).iter().map(|h| (h.i, h.j, h.kind)).collect();
+            v.sort_by_key(|&(i, j, _)| (i, j));
+            v
+        };
+        let at_origin = pairs_of(&set(0, 1.0));
+        for (base, unit) in PLACES {
+            prop_assert_eq!(&pairs_of(&set(base, unit)), &at_origin, "at {} x {}", base, unit);
+        }
+        // Every pair of the set decided exactly.
+        let all = set(0, 1.0);
+        let lattice: Vec<[[i64; 2]; 2]> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let mut want = Vec::new();
+        for i in 0..lattice.len() {
+            for j in i + 1..lattice.len() {
+                let (p, q) = (lattice[i], lattice[j]);
+                if segments_meet_i(p[0], p[1], q[0], q[1]) {
+                    want.push((i as u32, j as u32));
+                }
+            }
+        }
+        let got: Vec<(u32, u32)> = at_origin.iter().map(|&(i, j, _)| (i, j)).collect();
+        prop_assert_eq!(got, want, "{} segments", all.len());
+    }
+}
+
+/// Two streets 2 m apart at UTM northings: an f32-exact T that misses by 2 m.
+#[test]
+fn utm_streets_two_metres_apart_do_not_meet() {
+    let a = Segment2::new([500_000.0, 5_000_000.0], [500_010.0, 5_000_000.0]);
+    let b = Segment2::new([500_005.0, 5_000_002.0], [500_005.0, 5_000_010.0]);
+    let x = reference::intersect2(&a, &b);
+    assert_eq!(x.kind, Crossing::Disjoint, "{x:?}");
+    assert_eq!(x.dist2, 4.0);
+    // One ulp (0.5 m) apart, and touching.
+    let near = Segment2::new([500_005.0, 5_000_000.5], [500_005.0, 5_000_010.0]);
+    assert_eq!(reference::intersect2(&a, &near).kind, Crossing::Disjoint);
+    let on = Segment2::new([500_005.0, 5_000_000.0], [500_005.0, 5_000_010.0]);
+    let x = reference::intersect2(&a, &on);
+    assert_eq!((x.kind, x.s, x.t), (Crossing::Point, 0.5, 0.0));
+    let batch = intersect2(
+        &Segments2::from(&[a, a, a]),
+        &Segments2::from(&[b, near, on]),
+    );
+    assert_eq!(
+        batch.kind(),
+        &[Crossing::Disjoint, Crossing::Disjoint, Crossing::Point]
+    );
+}
+
+/// End to end on one line, far from the origin: an overlap of one point.
+#[test]
+fn collinear_touch_far_away_is_a_one_point_overlap() {
+    let a = Segment2::new([4_000_000.0, 1_000_000.0], [4_000_004.0, 1_000_002.0]);
+    let b = Segment2::new([4_000_004.0, 1_000_002.0], [4_000_010.0, 1_000_005.0]);
+    let x = reference::intersect2(&a, &b);
+    assert_eq!(x.kind, Crossing::Overlap, "{x:?}");
+    assert_eq!((x.s, x.s_end, x.t, x.t_end), (1.0, 1.0, 0.0, 0.0));
+    // Moved off the line by one ulp: apart.
+    let b = Segment2::new([4_000_004.0, 1_000_002.125], [4_000_010.0, 1_000_005.125]);
+    assert_eq!(reference::intersect2(&a, &b).kind, Crossing::Disjoint);
+}
+
+/// Crossings at a tiny angle: the lines cross inside both segments, so they meet, however
+/// ill-conditioned the crossing's position.
+#[test]
+fn crossings_at_a_tiny_angle_meet() {
+    let a = Segment2::new([0.0, 0.0], [16_777_216.0, 1.0]);
+    let b = Segment2::new([0.0, 1.0], [16_777_216.0, 0.0]);
+    assert_eq!(reference::intersect2(&a, &b).kind, Crossing::Point);
+    let b = Segment2::new([0.0, 1.0], [16_777_216.0, 2.0]);
+    assert_eq!(reference::intersect2(&a, &b).kind, Crossing::Disjoint);
+}
