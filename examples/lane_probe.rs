@@ -1,5 +1,5 @@
-//! What one core does per second at each lane width, the ceiling under issue 11's width
-//! bars (docs/performance.md, "What the core allows"): twelve independent chains of one
+//! What one core does per second at each lane width, the ceiling under the lane-width
+//! figures (docs/performance.md, "What the core allows"): twelve independent chains of one
 //! operation (fused multiply-add, `min`, division) through `f32x8`, `f32x16`, `f64x4` and
 //! `f64x8`, in G lane-operations per second, and one dependent chain of divisions (the
 //! latency the kernel's `s -> t -> s` steps wait on), in ns per division.

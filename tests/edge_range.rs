@@ -1,4 +1,4 @@
-//! The whole finite f32 range (issue 13, class 4): finite inputs are never reported
+//! The whole finite f32 range: finite inputs are never reported
 //! non-finite, perpendicular pairs far beyond the old range are not flagged parallel, and a
 //! squared distance that f32 cannot hold is flagged `DIST2_OUT_OF_RANGE` instead of being a
 //! silent wrong number. Kernel and reference stay bit-for-bit twins on all of it.

@@ -5,7 +5,7 @@
 //!
 //! The oracle (`segbatch_testkit::oracle`) is accurate to about `1e-15·S`, a few `f64` ulps:
 //! enough to check the `f64` reference at `8·f32::EPSILON·S` (it must be far better than the
-//! `f32` one), not at the `8·f64::EPSILON·S` bar of issue 11, which needs an exact
+//! `f32` one), not at an `8·f64::EPSILON·S` bar, which needs an exact
 //! (double-double or rational) oracle.
 
 use segbatch::{Closest64, Extent, Flags, Options, Segment, Segment64, reference};

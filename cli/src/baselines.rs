@@ -3,7 +3,7 @@
 //! candidate pair with parry3d's segment distance.
 //!
 //! - [`sweep_parry`]: sort-and-sweep on x over the segments' bounding boxes, y and z boxes
-//!   compared before the distance (the forty lines of issue 10).
+//!   compared before the distance (about forty lines, the way such a peer is usually written).
 //! - [`bvh_parry`]: parry3d's own BVH (`Bvh::from_leaves`, binned SAH build) over the boxes
 //!   inflated by `r/2`, its self-traversal (`traverse_bvtt_single_tree`) naming the
 //!   candidate pairs.

@@ -1,4 +1,4 @@
-//! Hardening of `segbatch run` (issue 13): what the output path names (devices, FIFOs,
+//! Hardening of `segbatch run`: what the output path names (devices, FIFOs,
 //! symlinks, read-only files, modes), signals during a run, memory bounds, streams and
 //! special files as input, messages and exit statuses, and injected faults (a file-size
 //! limit, a directory that vanishes, an input that shrinks).
