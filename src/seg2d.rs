@@ -8,7 +8,15 @@
 //! `s = (dB × r) / denom`, `t = (dA × r) / denom`, `denom = dA × dB` (the tutorial's
 //! P1 = (4,7), v1 = (12,-4), P2 = (1,1), v2 = (16,4) cross at (13,4), s = t = 3/4).
 //!
-//! 1. **Non-finite** input: NaN outputs, [MotionFlags::NON_FINITE], [`Crossing::Disjoint`].
+//! 0. **Range**: a finite pair whose largest coordinate magnitude lies outside
+//!    `[2^-16, 2^28]` (where a product of four lengths could over- or underflow, up to the
+//!    whole finite f32 range) is solved scaled by the power of two that brings it into
+//!    `[1, 2)`, and its points and squared distance scaled back. Scaling by a power of two
+//!    commutes with rounding, so this rescues such pairs without touching any other; the
+//!    meeting test (step 5) is exact on the given points at any magnitude. The kernel hands
+//!    these rare lanes to the reference one by one.
+//! 1. **Non-finite** input (a NaN or infinite coordinate): NaN outputs,
+//!    [MotionFlags::NON_FINITE], [`Crossing::Disjoint`].
 //! 2. **Degenerate** side (length at most `2·ε` times its own coordinates' magnitude):
 //!    treated as its first point.
 //! 3. **Parallel** (`denom² <= (2ε)²·|dA|²·|dB|²`, the sine of the angle at most `2ε`).
@@ -58,6 +66,14 @@ use crate::motion::{MotionFlags, probe};
 use crate::reference::{clamp, fma, fms, max_ps, min_ps};
 use bytemuck::{Pod, Zeroable};
 use wide::{f32x8, u32x8};
+
+/// The largest coordinate magnitude of a pair solved as given: products of four lengths
+/// (each at most `2·m`) stay far below `f32::MAX`. A larger pair is solved scaled down by a
+/// power of two (module docs, step 0).
+const RANGE_HI: f32 = 268_435_456.0; // 2^28
+/// The smallest: below it products of four lengths could leave f32's normal range, and
+/// the pair is solved scaled up.
+const RANGE_LO: f32 = 1.0 / 65_536.0; // 2^-16
 
 /// Degenerate length, relative to the side's coordinates (as `Tolerance::DEFAULT`).
 const LENGTH_REL: f32 = 2.0 * f32::EPSILON;
@@ -205,16 +221,47 @@ pub(crate) fn meet_exact(a0: [f32; 2], a1: [f32; 2], b0: [f32; 2], b1: [f32; 2])
 
 /// The scalar reference for one pair ([`crate::reference::intersect2`]).
 pub(crate) fn intersect2_pair(a: &Segment2, b: &Segment2) -> Intersection2 {
+    let coords = [a.p0, a.p1, b.p0, b.p1];
+    // 1. Non-finite.
+    if probe(coords.as_flattened()) {
+        return Intersection2::NON_FINITE;
+    }
+    // Meeting, decided exactly on the given points (module docs, step 5).
+    let meet = meet_exact(a.p0, a.p1, b.p0, b.p1);
+    let m = coords
+        .as_flattened()
+        .iter()
+        .fold(0.0f32, |m, &x| max_ps(m, x.abs()));
+    if m == 0.0 || (RANGE_LO..=RANGE_HI).contains(&m) {
+        return solve2(a, b, meet);
+    }
+    // Out of range: solved at the scale 2^-e that brings the largest coordinate into
+    // [1, 2), then scaled back (exact shifts in f64; a squared distance beyond f32's range
+    // saturates to +inf or 0).
+    let e = exponent(m);
+    let shift = |x: f32, by: i32| (f64::from(x) * 2f64.powi(by)) as f32;
+    let down = |s: &Segment2| Segment2::new(s.p0.map(|x| shift(x, -e)), s.p1.map(|x| shift(x, -e)));
+    let x = solve2(&down(a), &down(b), meet);
+    Intersection2 {
+        point_a: x.point_a.map(|v| shift(v, e)),
+        point_b: x.point_b.map(|v| shift(v, e)),
+        dist2: shift(x.dist2, 2 * e),
+        ..x
+    }
+}
+
+/// `e` with `m = f·2^e`, `f` in `[1, 2)`, for a positive finite `m` (normal or not).
+fn exponent(m: f32) -> i32 {
+    // Every f32 is a normal f64, whose exponent field is exact.
+    ((f64::from(m).to_bits() >> 52) & 0x7ff) as i32 - 1023
+}
+
+/// [`intersect2_pair`] for a finite pair in range, with its exact meeting test `meet`.
+fn solve2(a: &Segment2, b: &Segment2, (meet, exactly_collinear): (bool, bool)) -> Intersection2 {
     let (a0, a1, b0, b1) = (a.p0, a.p1, b.p0, b.p1);
     let d_a = sub2(a1, a0);
     let d_b = sub2(b1, b0);
     let r = sub2(a0, b0);
-
-    // 1. Non-finite.
-    let non_finite = probe(&[d_a[0], d_a[1], d_b[0], d_b[1], r[0], r[1]]);
-    if non_finite {
-        return Intersection2::NON_FINITE;
-    }
 
     let a_ = dot2(d_a, d_a);
     let e = dot2(d_b, d_b);
@@ -242,8 +289,6 @@ pub(crate) fn intersect2_pair(a: &Segment2, b: &Segment2) -> Intersection2 {
     let lo = max_ps(0.0, min_ps(s_b0, s_b1));
     let hi = min_ps(1.0, max_ps(s_b0, s_b1));
 
-    // Meeting, decided exactly (module docs, step 5).
-    let (meet, exactly_collinear) = meet_exact(a0, a1, b0, b1);
     let overlap = meet && exactly_collinear && a_ > 0.0 && e > 0.0;
 
     // 4. The parametric solution (the tutorial's s), the first estimate below.
@@ -350,6 +395,9 @@ struct Setup2 {
     f: f32x8,
     /// The largest squared coordinate magnitude of the pair.
     scale2: f32x8,
+    /// Finite lanes whose largest coordinate magnitude is outside the range solved as given
+    /// (module docs, step 0).
+    out_of_range: f32x8,
     degenerate_a: f32x8,
     degenerate_b: f32x8,
     denom: f32x8,
@@ -365,11 +413,16 @@ fn setup2(a0: V2, a1: V2, b0: V2, b1: V2) -> Setup2 {
     let scale2_b = dot2x8(b0, b0).fast_max(dot2x8(b1, b1));
     let length_rel2 = f32x8::splat(LENGTH_REL * LENGTH_REL);
     let (a_, e) = (dot2x8(d_a, d_a), dot2x8(d_b, d_b));
+    let coords = [a0.x, a0.y, a1.x, a1.y, b0.x, b0.y, b1.x, b1.y];
+    let non_finite = probe8(&coords);
+    let m = coords.iter().fold(f32x8::ZERO, |m, x| m.fast_max(x.abs()));
+    let in_range = m.simd_ge(f32x8::splat(RANGE_LO)) & m.simd_le(f32x8::splat(RANGE_HI));
     Setup2 {
         d_a,
         d_b,
         r,
-        non_finite: probe8(&[d_a.x, d_a.y, d_b.x, d_b.y, r.x, r.y]),
+        non_finite,
+        out_of_range: !(in_range | m.simd_eq(f32x8::ZERO) | non_finite),
         a_,
         e,
         b_: dot2x8(d_a, d_b),
@@ -462,7 +515,7 @@ fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes2> {
     let parallel_or_degenerate =
         (denom * denom).simd_le(f32x8::splat(PARALLEL_SIN * PARALLEL_SIN) * (a_ * e));
     let degenerate = first.degenerate_a | first.degenerate_b;
-    if (first.non_finite | degenerate | parallel_or_degenerate).any() {
+    if (first.non_finite | first.out_of_range | degenerate | parallel_or_degenerate).any() {
         return None;
     }
     let s_num = cross2x8(d_b, r);
@@ -522,6 +575,7 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
         c,
         f,
         scale2,
+        out_of_range,
         degenerate_a,
         degenerate_b,
         denom,
@@ -552,7 +606,7 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
     let hi = one.fast_min(s_b0.fast_max(s_b1));
 
     // Meeting, decided exactly (module docs, step 5).
-    let (meet, exactly_collinear) = meet8(a0, a1, b0, b1, non_finite);
+    let (meet, exactly_collinear) = meet8(a0, a1, b0, b1, non_finite | out_of_range);
     let overlap = meet & exactly_collinear & a_.simd_gt(zero) & e.simd_gt(zero);
 
     // 4. The parametric solution.
@@ -619,7 +673,7 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
             point_b,
         )
     };
-    Lanes2 {
+    let lanes = Lanes2 {
         kind: bytes8(kind, |k| match k {
             1 => Crossing::Point,
             2 => Crossing::Overlap,
@@ -633,6 +687,72 @@ fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
         point_b,
         dist2,
         flags: bytes8(flags, MotionFlags::from_bits_truncate),
+    };
+    if out_of_range.any() {
+        range_lanes(lanes, out_of_range, [a0, a1, b0, b1])
+    } else {
+        lanes
+    }
+}
+
+/// `lanes` with the lanes of `out_of_range` replaced by the reference's answers (module
+/// docs, step 0: such pairs are rare, and the reference's scaling is their definition).
+#[inline(never)]
+#[cold]
+fn range_lanes(lanes: Lanes2, out_of_range: f32x8, points: [V2; 4]) -> Lanes2 {
+    let [a0, a1, b0, b1] = points.map(|v| (v.x.to_array(), v.y.to_array()));
+    let Lanes2 {
+        mut kind,
+        mut flags,
+        ..
+    } = lanes;
+    let mut cols = [
+        lanes.s,
+        lanes.t,
+        lanes.s_end,
+        lanes.t_end,
+        lanes.point_a.x,
+        lanes.point_a.y,
+        lanes.point_b.x,
+        lanes.point_b.y,
+        lanes.dist2,
+    ]
+    .map(|v| v.to_array());
+    let bits = out_of_range.to_bitmask();
+    for k in (0..LANES).filter(|&k| bits >> k & 1 == 1) {
+        let at = |(x, y): ([f32; LANES], [f32; LANES])| [x[k], y[k]];
+        let x = intersect2_pair(
+            &Segment2::new(at(a0), at(a1)),
+            &Segment2::new(at(b0), at(b1)),
+        );
+        let values = [
+            x.s,
+            x.t,
+            x.s_end,
+            x.t_end,
+            x.point_a[0],
+            x.point_a[1],
+            x.point_b[0],
+            x.point_b[1],
+            x.dist2,
+        ];
+        for (col, v) in cols.iter_mut().zip(values) {
+            col[k] = v;
+        }
+        kind[k] = x.kind;
+        flags[k] = x.flags;
+    }
+    let [s, t, s_end, t_end, pax, pay, pbx, pby, dist2] = cols.map(f32x8::from);
+    Lanes2 {
+        kind,
+        s,
+        t,
+        s_end,
+        t_end,
+        point_a: V2 { x: pax, y: pay },
+        point_b: V2 { x: pbx, y: pby },
+        dist2,
+        flags,
     }
 }
 

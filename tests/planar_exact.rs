@@ -206,3 +206,67 @@ fn crossings_at_a_tiny_angle_meet() {
     let b = Segment2::new([0.0, 1.0], [16_777_216.0, 2.0]);
     assert_eq!(reference::intersect2(&a, &b).kind, Crossing::Disjoint);
 }
+
+/// The same lattice pair scaled by `2^k`: exact in f32 for these `k` (the generators'
+/// coordinates are integers below 2^11).
+fn scaled(p: [[i64; 2]; 2], k: i32) -> Segment2 {
+    let f = |x: i64| (x as f64 * 2f64.powi(k)) as f32;
+    Segment2::new(p[0].map(f), p[1].map(f))
+}
+
+proptest! {
+    /// Pairs at any magnitude, from 2^-120 to 2^110: the same answer as at unit scale (a
+    /// power-of-two scale commutes with rounding), points and squared distances scaled, and
+    /// the batch equal to the reference in every lane.
+    #[test]
+    fn answers_scale_with_the_pair(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let (a, b) = if rng.chance(0.5) { meeting_int_pair(&mut rng) } else { disjoint_int_pair(&mut rng, 0.0) };
+        let unit = reference::intersect2(&scaled(a, 0), &scaled(b, 0));
+        for k in [-120, -100, -60, -20, 30, 60, 100, 110] {
+            let (sa, sb) = (scaled(a, k), scaled(b, k));
+            let x = reference::intersect2(&sa, &sb);
+            prop_assert_eq!((x.kind, x.flags), (unit.kind, unit.flags), "2^{}: {:?} vs {:?}", k, x, unit);
+            prop_assert_eq!((x.s, x.t, x.s_end, x.t_end), (unit.s, unit.t, unit.s_end, unit.t_end), "2^{}", k);
+            let up = |v: f32, by: i32| (f64::from(v) * 2f64.powi(by)) as f32;
+            prop_assert_eq!(x.point_a, unit.point_a.map(|v| up(v, k)), "2^{}", k);
+            prop_assert_eq!(x.point_b, unit.point_b.map(|v| up(v, k)), "2^{}", k);
+            let d2 = f64::from(unit.dist2) * 2f64.powi(2 * k);
+            if d2 < f64::from(f32::MAX) && d2 >= f64::from(f32::MIN_POSITIVE) || d2 == 0.0 {
+                prop_assert_eq!(f64::from(x.dist2), d2, "2^{}", k);
+            }
+            let batch = intersect2(&Segments2::from(&[sa; 11]), &Segments2::from(&[sb; 11]));
+            for lane in 0..11 {
+                prop_assert!(same(&batch.get(lane).expect("a result"), &x), "2^{} lane {}", k, lane);
+            }
+        }
+    }
+}
+
+/// Segments spanning the whole f32 range cross at the origin: finite input, a crossing.
+#[test]
+fn segments_across_the_whole_f32_range_cross() {
+    let m = f32::MAX;
+    let a = Segment2::new([-m, 0.0], [m, 0.0]);
+    let b = Segment2::new([0.0, -m], [0.0, m]);
+    let c = Segment2::new([-m, 1.0], [m, 1.0]); // parallel to a, 1 apart
+    for x in [
+        reference::intersect2(&a, &b),
+        intersect2(&Segments2::from(&[a; 3]), &Segments2::from(&[b; 3]))
+            .get(2)
+            .expect("three results"),
+    ] {
+        assert_eq!(x.kind, Crossing::Point, "{x:?}");
+        assert_eq!((x.s, x.t, x.dist2), (0.5, 0.5, 0.0), "{x:?}");
+        assert_eq!((x.point_a, x.point_b), ([0.0, 0.0], [0.0, 0.0]));
+        assert!(x.flags.is_empty(), "{x:?}");
+    }
+    let x = reference::intersect2(&a, &c);
+    assert_eq!(x.kind, Crossing::Disjoint, "{x:?}");
+    assert!(x.dist2.is_finite() && x.s.is_finite(), "{x:?}");
+    assert!(!x.flags.contains(segbatch::motion::MotionFlags::NON_FINITE));
+    // An infinite coordinate is still non-finite input.
+    let inf = Segment2::new([f32::INFINITY, 0.0], [0.0, 0.0]);
+    assert_eq!(reference::intersect2(&inf, &b).kind, Crossing::Disjoint);
+    assert!(reference::intersect2(&inf, &b).dist2.is_nan());
+}
