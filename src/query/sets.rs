@@ -163,11 +163,11 @@ pub fn count_non_finite<'a, T: Record<C> + 'a, const C: usize>(
 ) -> usize {
     let set = set.into();
     let cols = set.columns();
-    // `x - x` is 0 for a finite `x` and NaN otherwise: one pass a column, no branch.
+    // One pass a column, no branch.
     let mut bad = vec![false; set.len()];
     for col in cols {
         for (b, &x) in bad.iter_mut().zip(col) {
-            *b |= (x - x).is_nan();
+            *b |= !x.is_finite();
         }
     }
     bad.iter().filter(|&&b| b).count()
