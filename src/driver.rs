@@ -43,9 +43,10 @@
 //! groups the sequential loop would: results are bitwise identical on any thread count.
 //! [`run_x16`] with `parallel` cuts the same way (both through `par_leaves`), so its pieces
 //! hold whole 16-lane groups.
-//! Below [`PAR_MIN_PAIRS`] pairs it stays on the calling thread. The `N × M` queries split
-//! their pair space into rectangles of tiles instead ([`par_rects`]), above
-//! [`PAR_MIN_PAIR_TESTS`] pair tests.
+//! Below [`PAR_MIN_PAIRS`] pairs it stays on the calling thread. The `N × M` radius queries
+//! run blocks of rows (and of columns, when the rows are few) on all cores instead, above
+//! [`PAR_MIN_PAIR_TESTS`] pair tests, handing their hits on in order
+//! ([`crate::prune::ordered`]).
 //!
 //! The core API stays single-threaded on views, so an engine with its own job system can
 //! split a batch the same way.
@@ -521,6 +522,13 @@ impl<'a> Side<'a> {
         }
     }
 
+    /// Segment `i` (`i < len`).
+    #[inline]
+    pub(crate) fn at(&self, i: usize) -> crate::Segment {
+        let c = &self.cols;
+        crate::Segment::new([c[0][i], c[1][i], c[2][i]], [c[3][i], c[4][i], c[5][i]])
+    }
+
     /// Segment `i` broadcast to every lane.
     #[inline(always)]
     pub(crate) fn splat(&self, i: usize) -> (V3, V3) {
@@ -609,34 +617,6 @@ fn par_leaves<L: Lane, const C: usize, I: Input<C, L>, S: GroupStore>(
         || par_leaves::<L, C, I, S>(input, mid, out_lo, leaf),
         || par_leaves::<L, C, I, S>(input.skip(mid), n - mid, out_hi, leaf),
     );
-}
-
-/// Rectangles of the `rows × cols` pair space for the parallel `N × M` tasks: blocks of
-/// `tile_rows` rows, and when there are few rows also column chunks (multiples of
-/// [`LANES`], at least `min_cols`), so even one row against a long batch splits.
-#[cfg(feature = "rayon")]
-pub(crate) fn par_rects(
-    na: usize,
-    nb: usize,
-    tile_rows: usize,
-    min_cols: usize,
-) -> Vec<(core::ops::Range<usize>, core::ops::Range<usize>)> {
-    let row_blocks = na.div_ceil(tile_rows);
-    let col_width = if row_blocks >= 16 {
-        nb.max(1)
-    } else {
-        min_cols.max(nb.div_ceil(16).div_ceil(LANES) * LANES)
-    };
-    let mut rects = Vec::new();
-    for r in 0..row_blocks {
-        let rows = r * tile_rows..((r + 1) * tile_rows).min(na);
-        let mut c = 0;
-        while c < nb {
-            rects.push((rows.clone(), c..(c + col_width).min(nb)));
-            c += col_width;
-        }
-    }
-    rects
 }
 
 /// A 16-lane group's results as the two 8-lane groups the stores take: what a

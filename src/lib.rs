@@ -356,6 +356,7 @@ pub use batch::{Error, LANES, Segments, Segments64, Segments64View, SegmentsView
 pub use batch::{Record, Soa, SoaView};
 pub use driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
 pub use interop::rows;
+pub use prune::MAX_BLOCK_HITS;
 pub use query::{
     CapsuleContact, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
     capsules_touch_indexed_into, closest_points_indexed, closest_points_indexed_into,
@@ -379,7 +380,9 @@ pub use query::{FirstHit, SegmentIndex};
 pub use query::{
     Hit64, pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
 };
-pub use query::{PairHit, for_each_pair_within, for_each_self_pair_within};
+pub use query::{
+    PairHit, count_non_finite, for_each_pair_within, for_each_self_pair_within, within_radius,
+};
 #[cfg(feature = "rayon")]
 pub use query::{
     par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,

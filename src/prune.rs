@@ -51,31 +51,56 @@
 //!
 //! A query supplies its narrow phase ([`Narrow`]: which pair a candidate stands for, and
 //! the kernel run that decides a batch of candidates); a [`Plan`] cuts the grid into tasks
-//! of about [`TASK_OBJECTS`] objects (whole cells, then runs of big objects), feeds each
-//! task's candidates to the narrow phase [`FLUSH`] at a time, and hands each task's hits
-//! on in task order: sequentially, or in waves of [`WAVE_TASKS`] tasks on all cores. The
-//! tasks do not depend on the thread count, so every thread count gives the same blocks in
-//! the same order, and memory holds one wave's hits, not all of them.
+//! of about [`TASK_OBJECTS`] objects (whole cells; a crowded cell, such as a set along one
+//! line or many copies of one object, in runs of its objects; then runs of big objects),
+//! feeds each task's candidates to the narrow phase [`FLUSH`] at a time, and hands each
+//! task's hits on in task order, in blocks of at most [`MAX_BLOCK_HITS`]: a task hands its
+//! hits on whenever another run of the narrow phase could take them past the cap, so no
+//! layout of the set (collinear, identical, dense) makes a block larger. The parallel forms
+//! run the tasks on as many threads as the rayon pool has, each with a queue of at most
+//! [`BLOCKS_AHEAD`] finished blocks that the calling thread reads in task order
+//! ([`ordered`]). The tasks and their blocks do not depend on the thread count, so every
+//! thread count gives the same blocks in the same order, and a streamed query holds the
+//! input, the grid and a few blocks a thread, never its whole output.
+//!
+//! # Extreme inputs
+//!
+//! The grid is built for any finite radius and any coordinates: its cell and origin are
+//! `f64`, the spheres' lengths are measured in `f64`, and a sphere whose radius overflows
+//! `f32` is a big object, met through the box queries (which then cover every cell). So a
+//! set with a wall from `-f32::MAX` to `f32::MAX` still gets a grid, whose big objects
+//! cost a pass over the others each. Objects with a NaN or infinite coordinate have no
+//! sphere: they are never within any radius and are left out of the grid.
 
 use crate::LANES;
-use crate::batch::{Record, Soa, padded_len};
+use crate::batch::{Error, Record, Soa, padded_len};
 use crate::driver::Row;
 use core::ops::Range;
 use wide::{f32x8, u32x8};
 
-/// Objects per task (whole cells), the unit of work and of streaming.
+/// Objects per task (whole cells, or a run of the objects of one crowded cell), the unit
+/// of work of the parallel forms.
 pub(crate) const TASK_OBJECTS: usize = 4096;
+/// The most hits a streamed set query hands its sink at once (`for_each_pair_within`,
+/// `for_each_self_pair_within`, `for_each_crossing_pair` and their parallel forms),
+/// whatever the set's layout: a task whose hits reach this many hands them on and goes on
+/// (see the module docs). 65 536 compact hits are 768 KiB of `PairHit`s.
+pub const MAX_BLOCK_HITS: usize = 1 << 16;
+/// Blocks a worker of the parallel forms may have finished and not yet handed to the
+/// sink: with the one it fills, the memory of a streamed call is the input, the grid and
+/// `BLOCKS_AHEAD + 1` blocks a thread, whatever the number of hits.
+#[cfg(feature = "rayon")]
+const BLOCKS_AHEAD: usize = 2;
 /// Big objects per task.
 const TASK_BIG: usize = 64;
 /// Rows (values of `i`) per bucket of the collected forms' sort.
 const BUCKET_ROWS: usize = 4096;
-/// Tasks per wave of the parallel forms.
-#[cfg(feature = "rayon")]
-const WAVE_TASKS: usize = 32;
 /// Candidate pairs per run of the narrow phase: the gathered kernel's buffers stay in L2,
 /// and its fixed costs (zeroing its staging buffer, sizing the outputs) are shared by
 /// enough pairs.
 const FLUSH: usize = 8192;
+
+const _: () = assert!(FLUSH < MAX_BLOCK_HITS);
 
 /// Groups of candidates (a position and up to [`LANES`] others) the grid hands on at a
 /// time: the scan fills them in a tight loop, and the refinement and the narrow phase's
@@ -144,11 +169,6 @@ impl<T: Copy + Default> Kept<T> {
         self.put(x, true);
     }
 
-    /// The values kept.
-    pub(crate) fn kept(&self) -> &[T] {
-        &self.buf[..self.len]
-    }
-
     /// Empties the store (its storage stays).
     pub(crate) fn clear(&mut self) {
         self.len = 0;
@@ -158,12 +178,6 @@ impl<T: Copy + Default> Kept<T> {
     fn take(&mut self) -> &[T] {
         let n = core::mem::take(&mut self.len);
         &self.buf[..n]
-    }
-
-    /// The values kept.
-    pub(crate) fn into_vec(mut self) -> Vec<T> {
-        self.buf.truncate(self.len);
-        self.buf
     }
 }
 
@@ -187,9 +201,19 @@ pub(crate) fn sphere<const D: usize>(p0: [f32; D], p1: [f32; D]) -> Option<([f32
     }
     // Halves first: the sum of two finite coordinates may overflow, this may not.
     let m: [f32; D] = core::array::from_fn(|k| 0.5 * p0[k] + 0.5 * p1[k]);
-    let len2: f32 = (0..D).map(|k| (p1[k] - p0[k]) * (p1[k] - p0[k])).sum();
+    // The length in `f64`: in `f32` the squares of a segment longer than about 1.8e19
+    // overflow, which made its sphere infinite. A segment longer than `f32::MAX` (say from
+    // `-f32::MAX` to `f32::MAX`) still has an infinite radius in `f32`; the grid keeps such
+    // objects aside as big ones ([`Grid::build`]).
+    let len2: f64 = (0..D)
+        .map(|k| {
+            let d = f64::from(p1[k]) - f64::from(p0[k]);
+            d * d
+        })
+        .sum();
     let scale = p0.iter().chain(&p1).fold(0.0f32, |acc, x| acc.max(x.abs()));
-    Some((m, 0.5 * len2.sqrt() * SPHERE_REL + SPHERE_ABS * scale))
+    let radius = 0.5 * len2.sqrt() * f64::from(SPHERE_REL) + f64::from(SPHERE_ABS * scale);
+    Some((m, radius as f32))
 }
 
 /// The bounding sphere of a staged row: a segment's two end points of `D` coordinates.
@@ -495,13 +519,17 @@ impl<const D: usize> Grid<D> {
     /// The grid over the objects `object(0..n)` (segments: two end points of `D`
     /// coordinates, `C = 2·D` values), for pairs within `radius` of each other, and the
     /// objects as rows in the grid's order (by position: the copy a query reads; the ones
-    /// with a non-finite coordinate are never within any radius and left out). `None` when
-    /// no grid applies (an infinite radius or cell, or more than `u32::MAX` objects): the
-    /// caller falls back to brute force.
+    /// with a non-finite coordinate are never within any radius and left out). `None` only
+    /// for an infinite or NaN radius or more than `u32::MAX` objects (the caller falls back
+    /// to brute force): for any finite radius (0 included) and at most `u32::MAX` objects
+    /// it returns a grid, whatever the coordinates (every finite `f32`, extents up to
+    /// `±f32::MAX` included; the cell and the origin are computed in `f64`, where they
+    /// cannot overflow).
     ///
-    /// The cell holds spheres up to `cap`: the 99th percentile of the radii, but at least
-    /// the largest one when that is within twice the percentile (sets of similar objects
-    /// then have no big objects at all).
+    /// The cell holds spheres up to `cap`: the 99th percentile of the finite radii, but at
+    /// least the largest finite one when that is within twice the percentile (sets of
+    /// similar objects then have no big objects at all). A sphere whose radius overflows
+    /// `f32` (a segment longer than `f32::MAX`) is always a big object.
     pub(crate) fn build<T: Record<C>, const C: usize>(
         n: usize,
         object: impl Fn(usize) -> T + Sync,
@@ -526,7 +554,9 @@ impl<const D: usize> Grid<D> {
                     |c| if c < C { record[c] } else { 0.0 },
                 ));
                 if let Some((m, h)) = row_sphere::<D>(slot) {
-                    max = max.max(h);
+                    if h.is_finite() {
+                        max = max.max(h);
+                    }
                     for k in 0..D {
                         lo[k] = lo[k].min(f64::from(m[k]));
                         hi[k] = hi[k].max(f64::from(m[k]));
@@ -559,19 +589,16 @@ impl<const D: usize> Grid<D> {
         } else {
             let q = (radii.len() * 99 / 100).min(radii.len() - 1);
             let (_, &mut p99, _) = radii.select_nth_unstable_by(q, f32::total_cmp);
+            // (`p99` is infinite when more than 1% of the spheres are: the largest finite
+            // radius, `max`, is then the cap.)
             if max <= 2.0 * p99 { max } else { p99 }
         };
-        if !cap.is_finite() {
-            return None;
-        }
         let extent = (0..D).map(|k| hi[k] - lo[k]).fold(0.0f64, f64::max);
         let reach = (2.0 * f64::from(cap) + f64::from(radius)) * f64::from(BOUND_REL);
+        // Finite: `cap` and `radius` are finite `f32`s, and so is every centre.
         let cell = (reach * CELL_MARGIN)
             .max(extent / (Self::MAX_CELL - 2) as f64)
             .max(f64::MIN_POSITIVE);
-        if !cell.is_finite() {
-            return None;
-        }
         let origin = lo.map(|x| if x.is_finite() { x } else { 0.0 });
         let mut grid = Grid {
             layout,
@@ -654,19 +681,34 @@ impl<const D: usize> Grid<D> {
         core::array::from_fn(|k| (key >> (axis_bits(D) * k as u32)) & mask)
     }
 
-    /// Cuts the occupied cells into ranges of about `per_task` objects (never splitting a
-    /// cell): the units of work of the parallel forms, the same on any thread count.
-    fn cell_tasks(&self, per_task: usize) -> Vec<Range<usize>> {
+    /// Cuts the occupied cells into runs of about `per_task` objects, never splitting a
+    /// cell but a crowded one (more than `per_task` objects: a set along one line, or
+    /// many copies of one object), which is cut into runs of `per_task` of its objects.
+    /// Each task is `(cells, objects)`: the objects, by position, whose pairs it
+    /// enumerates. The units of work of the parallel forms, the same on any thread count.
+    fn cell_tasks(&self, per_task: usize) -> Vec<(Range<usize>, Range<usize>)> {
+        let objects = |c0: usize, c1: usize| self.starts[c0] as usize..self.starts[c1] as usize;
         let mut tasks = Vec::new();
         let mut first = 0;
         for c in 0..self.keys.len() {
-            if (self.starts[c + 1] - self.starts[first]) as usize >= per_task {
-                tasks.push(first..c + 1);
+            let own = objects(c, c + 1);
+            if own.len() > per_task {
+                if first < c {
+                    tasks.push((first..c, objects(first, c)));
+                }
+                tasks.extend(
+                    own.clone()
+                        .step_by(per_task)
+                        .map(|k| (c..c + 1, k..(k + per_task).min(own.end))),
+                );
+                first = c + 1;
+            } else if objects(first, c + 1).len() >= per_task {
+                tasks.push((first..c + 1, objects(first, c + 1)));
                 first = c + 1;
             }
         }
         if first < self.keys.len() {
-            tasks.push(first..self.keys.len());
+            tasks.push((first..self.keys.len(), objects(first, self.keys.len())));
         }
         tasks
     }
@@ -699,16 +741,19 @@ impl<const D: usize> Grid<D> {
         rows
     }
 
-    /// Every candidate pair among the objects of `cells` and their half-shell neighbours
-    /// (each unordered pair of the cells once), within `radius` by the sphere test, stored
-    /// in `groups` a group at a time; `full` gets `groups` whenever it holds [`GROUPS`] or
-    /// more (after a whole cell), to empty it.
+    /// Every candidate pair among the objects of `cells` (those at the positions
+    /// `objects`) and their half-shell neighbours (each unordered pair of the cells once),
+    /// within `radius` by the sphere test, stored in `groups` a group at a time; `full`
+    /// gets `groups` whenever it holds [`GROUPS`] or more (after an object, so the groups
+    /// held are at most one object's more than that, however crowded the cell), to empty
+    /// it, and answers whether to go on.
     fn shell_pairs(
         &self,
         cells: Range<usize>,
+        objects: Range<usize>,
         radius: f32,
         groups: &mut Kept<Group>,
-        mut full: impl FnMut(&mut Kept<Group>),
+        mut full: impl FnMut(&mut Kept<Group>) -> bool,
     ) {
         let rows = Self::shell_rows();
         let radius8 = f32x8::splat(radius);
@@ -743,9 +788,6 @@ impl<const D: usize> Grid<D> {
         let mut ranges = Vec::with_capacity(rows.len());
         let mut windows: Vec<(usize, usize)> = Vec::with_capacity(rows.len());
         for c in cells {
-            if groups.len() >= GROUPS {
-                full(groups);
-            }
             let key = self.keys[c] as i64;
             let (s, e) = (self.starts[c] as usize, self.starts[c + 1] as usize);
             let own_end = if self.keys.get(c + 1) == Some(&(key as u64 + 1)) {
@@ -769,7 +811,10 @@ impl<const D: usize> Grid<D> {
             windows.clear();
             windows.extend(ranges.iter().map(|r| (r.start, r.start)));
             let mut own_hi = s;
-            for p in s..e {
+            for p in s.max(objects.start)..e.min(objects.end) {
+                if groups.len() >= GROUPS && !full(groups) {
+                    return;
+                }
                 let x = f32x8::splat(xs[p]);
                 let me = self.spheres.splat(p);
                 let mut scan = |range: Range<usize>| {
@@ -1042,6 +1087,34 @@ const PACK: [[u32; LANES]; 256] = {
     table
 };
 
+/// Where a task's hits go: kept in `hits` until another run of the narrow phase could take
+/// them past [`MAX_BLOCK_HITS`], then handed to `emit` as one block; `emit` answers whether
+/// the query goes on.
+struct Out<'a, H> {
+    hits: &'a mut Kept<H>,
+    emit: &'a mut dyn FnMut(&[H]) -> bool,
+    /// Set once `emit` asked to stop: nothing more is decided or handed on.
+    stopped: bool,
+}
+
+impl<H: Copy + Default> Out<'_, H> {
+    /// After a run of the narrow phase (which keeps at most [`FLUSH`] hits): hands the
+    /// hits on when the next run could take them past [`MAX_BLOCK_HITS`].
+    fn spill(&mut self) {
+        if self.hits.len() > MAX_BLOCK_HITS - FLUSH {
+            self.hand_on();
+        }
+    }
+
+    /// Hands the kept hits on as one block, if there are any.
+    fn hand_on(&mut self) {
+        if self.hits.len() > 0 && !self.stopped {
+            self.stopped = !(self.emit)(self.hits.take());
+        }
+        self.hits.clear();
+    }
+}
+
 /// Oriented candidate pairs waiting for [`Narrow::decide`]: `candidates[..count]` (the
 /// slots past them are scratch), and the narrow phase's buffers.
 struct Pending<const D: usize, N: Narrow<D>> {
@@ -1061,20 +1134,24 @@ impl<const D: usize, N: Narrow<D>> Pending<D, N> {
 
     /// Room for [`LANES`] more candidates: decides the pending ones first when needed.
     #[inline(always)]
-    fn room(&mut self, narrow: &N, ids: &[u32], out: &mut Kept<N::Hit>) {
+    fn room(&mut self, narrow: &N, ids: &[u32], out: &mut Out<'_, N::Hit>) {
         if self.count > FLUSH - LANES {
             self.flush(narrow, ids, out);
         }
     }
 
-    /// Decides the pending candidates.
-    fn flush(&mut self, narrow: &N, ids: &[u32], out: &mut Kept<N::Hit>) {
+    /// Decides the pending candidates (dropped once the query stopped).
+    fn flush(&mut self, narrow: &N, ids: &[u32], out: &mut Out<'_, N::Hit>) {
         let candidates = &self.candidates[..core::mem::take(&mut self.count)];
-        narrow.decide(ids, candidates, &mut self.scratch, out);
+        if out.stopped {
+            return;
+        }
+        narrow.decide(ids, candidates, &mut self.scratch, out.hits);
+        out.spill();
     }
 
     /// One candidate pair of positions, oriented.
-    fn push(&mut self, narrow: &N, ids: &[u32], p: u32, q: u32, out: &mut Kept<N::Hit>) {
+    fn push(&mut self, narrow: &N, ids: &[u32], p: u32, q: u32, out: &mut Out<'_, N::Hit>) {
         if let Some(pair) = orient(narrow.split(), ids, p, q) {
             self.room(narrow, ids, out);
             self.candidates[self.count] = pair;
@@ -1094,8 +1171,11 @@ impl<const D: usize, N: Narrow<D>> Pending<D, N> {
         ids: &[u32],
         spheres: &SphereColumns<D>,
         groups: &[Group],
-        out: &mut Kept<N::Hit>,
+        out: &mut Out<'_, N::Hit>,
     ) {
+        if out.stopped {
+            return;
+        }
         let lane = u32x8::new(core::array::from_fn(|k| k as u32));
         let split = narrow.split();
         let mut probe = (u32::MAX, None);
@@ -1164,9 +1244,13 @@ impl<const D: usize, N: Narrow<D>> Work<D, N> {
     }
 }
 
-/// A unit of work: a run of cells, or a run of big objects.
+/// A unit of work: a run of cells (the objects `objects` of them, which is all of them but
+/// for a crowded cell cut into runs of objects), or a run of big objects.
 enum Task {
-    Cells(Range<usize>),
+    Cells {
+        cells: Range<usize>,
+        objects: Range<usize>,
+    },
     Big(Range<usize>),
 }
 
@@ -1183,7 +1267,7 @@ impl<const D: usize> Plan<D> {
         let mut tasks: Vec<Task> = grid
             .cell_tasks(TASK_OBJECTS)
             .into_iter()
-            .map(Task::Cells)
+            .map(|(cells, objects)| Task::Cells { cells, objects })
             .collect();
         let big = grid.big.len();
         tasks.extend(
@@ -1198,69 +1282,81 @@ impl<const D: usize> Plan<D> {
         }
     }
 
-    /// The hits of one task, in the order the grid names them, kept in `work.hits`
-    /// (emptied first: a thread reuses its `work` from task to task).
-    fn run<N: Narrow<D>>(&self, narrow: &N, task: &Task, work: &mut Work<D, N>) {
+    /// The hits of one task, in the order the grid names them, handed to `emit` in
+    /// blocks of at most [`MAX_BLOCK_HITS`] (from `work`, which a thread reuses from task
+    /// to task); stops early when `emit` answers `false`.
+    fn run<N: Narrow<D>>(
+        &self,
+        narrow: &N,
+        task: &Task,
+        work: &mut Work<D, N>,
+        emit: &mut dyn FnMut(&[N::Hit]) -> bool,
+    ) {
         let Work {
-            hits: out,
+            hits,
             groups,
             pending,
         } = work;
-        out.clear();
+        hits.clear();
+        groups.clear();
+        pending.count = 0;
+        let mut out = Out {
+            hits,
+            emit,
+            stopped: false,
+        };
         let ids = self.grid.ids();
         match task {
-            Task::Cells(cells) => {
+            Task::Cells { cells, objects } => {
                 let spheres = &self.grid.spheres;
                 let mut decide = |groups: &mut Kept<Group>| {
-                    pending.groups(narrow, ids, spheres, groups.take(), out);
+                    pending.groups(narrow, ids, spheres, groups.take(), &mut out);
+                    !out.stopped
                 };
-                self.grid
-                    .shell_pairs(cells.clone(), self.radius, groups, &mut decide);
+                self.grid.shell_pairs(
+                    cells.clone(),
+                    objects.clone(),
+                    self.radius,
+                    groups,
+                    &mut decide,
+                );
                 decide(groups);
             }
             Task::Big(big) => {
                 for k in big.clone() {
+                    if out.stopped {
+                        break;
+                    }
                     self.grid.big_pairs(k, self.radius, |p, q| {
-                        pending.push(narrow, ids, p, q, out);
+                        pending.push(narrow, ids, p, q, &mut out);
                     });
                 }
             }
         }
-        pending.flush(narrow, ids, out);
+        pending.flush(narrow, ids, &mut out);
+        out.hand_on();
     }
 
-    /// Every hit: each task's hits, in the order the grid names them, become a block by
-    /// `finish` on the thread that ran the task (while they are in its cache, from
-    /// storage each thread reuses), and `sink` gets the blocks in task order, on the
-    /// calling thread.
+    /// Every hit, in blocks of at most [`MAX_BLOCK_HITS`]: each task's hits, in the order
+    /// the grid names them, become blocks by `finish` on the thread that ran the task
+    /// (while they are in its cache, from storage each thread reuses), and `sink` gets the
+    /// blocks in task order, on the calling thread ([`ordered`]); `sink` answering `false`
+    /// stops the query.
     pub(crate) fn each<N: Narrow<D>, B: Send>(
         &self,
         narrow: &N,
         parallel: bool,
         finish: impl Fn(&[N::Hit]) -> B + Sync,
-        mut sink: impl FnMut(B),
+        sink: impl FnMut(B) -> bool,
     ) {
-        #[cfg(feature = "rayon")]
-        if parallel && self.tasks.len() > 1 {
-            use rayon::prelude::*;
-            for wave in self.tasks.chunks(WAVE_TASKS) {
-                let blocks: Vec<B> = wave
-                    .par_iter()
-                    .map_init(Work::new, |work, task| {
-                        self.run(narrow, task, work);
-                        finish(work.hits.kept())
-                    })
-                    .collect();
-                blocks.into_iter().for_each(&mut sink);
-            }
-            return;
-        }
-        let _ = parallel;
-        let mut work = Work::new();
-        for task in &self.tasks {
-            self.run(narrow, task, &mut work);
-            sink(finish(work.hits.kept()));
-        }
+        ordered(
+            self.tasks.len(),
+            parallel,
+            Work::<D, N>::new,
+            |t, work, emit| self.run(narrow, &self.tasks[t], work, emit),
+            finish,
+            sink,
+        );
     }
 
     /// Every hit, as `T`, sorted by its pair `(i, j)` (`i < n`), appended to `out`.
@@ -1271,14 +1367,21 @@ impl<const D: usize> Plan<D> {
     /// consecutive `i`) within itself; then each bucket gathers its runs from every block
     /// into a cache-resident copy, where they are counted, placed by `i` and each `i`'s
     /// hits sorted by `j`, and is converted into its own slice of `out`. `O(n + K)`.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] (naming `what`) as soon as the blocks or `out` cannot grow
+    /// to the hits found so far (`out` is reserved as the blocks arrive, with
+    /// `try_reserve`, so an output larger than memory is refused before it is filled);
+    /// the query then stops.
     pub(crate) fn collect<N: Narrow<D>, T: Copy + Default + Send>(
         &self,
         narrow: &N,
         n: usize,
         into: impl Fn(N::Hit) -> T + Sync,
         parallel: bool,
-        out: &mut Vec<T>,
-    ) where
+        (what, out): (&'static str, &mut Vec<T>),
+    ) -> Result<(), Error>
+    where
         N::Hit: Copy + Sync,
     {
         let buckets = n.div_ceil(BUCKET_ROWS);
@@ -1302,7 +1405,21 @@ impl<const D: usize> Plan<D> {
             (sorted, starts)
         };
         let mut blocks: Vec<(Vec<N::Hit>, Vec<u32>)> = Vec::new();
-        self.each(narrow, parallel, by_bucket, |block| blocks.push(block));
+        let (mut total, mut short) = (0usize, false);
+        self.each(narrow, parallel, by_bucket, |block| {
+            total += block.0.len();
+            short = blocks.try_reserve(1).is_err() || out.try_reserve(total).is_err();
+            if !short {
+                blocks.push(block);
+            }
+            !short
+        });
+        if short {
+            return Err(Error::OutOfMemory {
+                what,
+                elements: total,
+            });
+        }
         let runs = |b: usize| {
             blocks
                 .iter()
@@ -1352,6 +1469,7 @@ impl<const D: usize> Plan<D> {
             }
         };
         par_map(parts, parallel, place);
+        Ok(())
     }
 }
 
@@ -1377,6 +1495,150 @@ fn par_map<I: Send, R: Send>(items: Vec<I>, parallel: bool, f: impl Fn(I) -> R +
     }
     let _ = parallel;
     items.into_iter().map(f).collect()
+}
+
+/// Runs `units` units of work, each handing its hits to `emit` in blocks (which answers
+/// whether to go on), and hands every block, made by `finish` on the thread that ran its
+/// unit, to `sink` in unit order on the calling thread: sequentially, or when `parallel` on
+/// as many threads as the current rayon pool has. `sink` answering `false` stops every
+/// unit at its next block. The blocks and their order do not depend on the thread count.
+///
+/// The parallel form keeps at most [`BLOCKS_AHEAD`] finished blocks a thread waiting for
+/// the sink (a thread that runs ahead waits for it), so its memory is bounded by the
+/// threads' blocks, whatever the number of hits: unlike a parallel map over waves of units,
+/// which holds every hit of a wave, and of a unit, at once.
+pub(crate) fn ordered<W, H, B: Send>(
+    units: usize,
+    parallel: bool,
+    init: impl Fn() -> W + Sync,
+    produce: impl Fn(usize, &mut W, &mut dyn FnMut(&[H]) -> bool) + Sync,
+    finish: impl Fn(&[H]) -> B + Sync,
+    mut sink: impl FnMut(B) -> bool,
+) {
+    #[cfg(feature = "rayon")]
+    if parallel {
+        let threads = rayon::current_num_threads().min(units);
+        if threads > 1 {
+            ordered_threads(threads, units, &init, &produce, &finish, &mut sink);
+            return;
+        }
+    }
+    let _ = parallel;
+    let mut work = init();
+    let mut go = true;
+    for unit in 0..units {
+        produce(unit, &mut work, &mut |hits| {
+            go = go && sink(finish(hits));
+            go
+        });
+        if !go {
+            return;
+        }
+    }
+}
+
+/// The parallel form of [`ordered`], on `threads` scoped threads (their own, not the
+/// pool's: a pool thread blocked on a full queue could hold up the unit the sink waits
+/// for). Each thread claims the next unit in order and sends its blocks through its own
+/// bounded queue; the calling thread reads the queue of the unit's owner until the unit
+/// ends. A thread works on its units in claiming order, so the unit the sink waits for is
+/// always being run by a thread that is not waiting for a later one.
+#[cfg(feature = "rayon")]
+fn ordered_threads<W, H, B: Send>(
+    threads: usize,
+    units: usize,
+    init: &(impl Fn() -> W + Sync),
+    produce: &(impl Fn(usize, &mut W, &mut dyn FnMut(&[H]) -> bool) + Sync),
+    finish: &(impl Fn(&[H]) -> B + Sync),
+    sink: &mut impl FnMut(B) -> bool,
+) {
+    use std::sync::{Condvar, Mutex, PoisonError, mpsc};
+    enum Message<B> {
+        Block(B),
+        End,
+    }
+    /// The owner of every unit claimed so far, and how many threads have left.
+    struct Claims {
+        owners: Vec<u32>,
+        left: usize,
+    }
+    /// Counts its thread as gone however it leaves (a panic included), so the calling
+    /// thread never waits for a claim that cannot come.
+    struct Leave<'a>(&'a Mutex<Claims>, &'a Condvar);
+    impl Drop for Leave<'_> {
+        fn drop(&mut self) {
+            self.0.lock().unwrap_or_else(PoisonError::into_inner).left += 1;
+            self.1.notify_all();
+        }
+    }
+    let claims = Mutex::new(Claims {
+        owners: Vec::with_capacity(units),
+        left: 0,
+    });
+    let claimed = Condvar::new();
+    std::thread::scope(|scope| {
+        let queues: Vec<mpsc::Receiver<Message<B>>> = (0..threads)
+            .map(|w| {
+                let (tx, rx) = mpsc::sync_channel(BLOCKS_AHEAD);
+                let (claims, claimed) = (&claims, &claimed);
+                scope.spawn(move || {
+                    let _leave = Leave(claims, claimed);
+                    let mut work = init();
+                    loop {
+                        let unit = {
+                            let mut c = claims.lock().unwrap_or_else(PoisonError::into_inner);
+                            let unit = c.owners.len();
+                            if unit == units {
+                                return;
+                            }
+                            c.owners.push(w as u32);
+                            unit
+                        };
+                        claimed.notify_all();
+                        // A failed send: the calling thread stopped reading.
+                        let mut open = true;
+                        produce(unit, &mut work, &mut |hits| {
+                            open = open && tx.send(Message::Block(finish(hits))).is_ok();
+                            open
+                        });
+                        if !open || tx.send(Message::End).is_err() {
+                            return;
+                        }
+                    }
+                });
+                rx
+            })
+            .collect();
+        for unit in 0..units {
+            let owner = {
+                let mut c = claims.lock().unwrap_or_else(PoisonError::into_inner);
+                loop {
+                    if let Some(&w) = c.owners.get(unit) {
+                        break Some(w);
+                    }
+                    if c.left == threads {
+                        break None;
+                    }
+                    c = claimed.wait(c).unwrap_or_else(PoisonError::into_inner);
+                }
+            };
+            // No owner, or a queue closed before its unit ended: a thread panicked, and
+            // the scope raises its panic once every thread has left (dropping the queues
+            // here makes the others stop at their next block).
+            let Some(w) = owner else { return };
+            loop {
+                match queues[w as usize].recv() {
+                    Ok(Message::Block(b)) => {
+                        if !sink(b) {
+                            return;
+                        }
+                    }
+                    Ok(Message::End) => break,
+                    Err(_) => return,
+                }
+            }
+        }
+    });
 }
 
 #[cfg(test)]

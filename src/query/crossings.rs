@@ -6,11 +6,14 @@
 //! circles overlap: the inflation, `256·ε` times each segment's largest coordinate, covers
 //! the `4·ε·S` touching tolerance), and the 2D kernel decides them over gathered index
 //! pairs, so every reported pair and value is what `intersect2(set[i], set[j])` gives,
-//! `i < j`, bit for bit.
+//! `i < j`, bit for bit. The grid takes every set (see [`crate::prune`] for extreme
+//! coordinates); segments with a NaN or infinite coordinate never meet anything and are
+//! left out ([`count_non_finite`](crate::count_non_finite) counts them). The streamed form
+//! hands bounded blocks on, the collected one refuses an output it cannot allocate.
 
 use crate::batch::{Error, check_u32};
 use crate::forms::{query_forms, stream_forms};
-use crate::prune::{Grid, Kept, Layout, Narrow, Plan, TASK_OBJECTS, rows_to_batch};
+use crate::prune::{Grid, Kept, Layout, Narrow, Plan, rows_to_batch};
 use crate::seg2d::{Crossing, Intersections2, Segments2, Segments2View, intersect2_indexed_into};
 
 /// A pair of a 2D crossing set, 16 bytes: `set[i]` meets `set[j]` (`i < j`).
@@ -70,30 +73,13 @@ impl Narrow<2> for Meet {
     }
 }
 
-/// The plan of a crossing set, `None` when the grid cannot take it (a segment so long that
-/// its length overflows `f32`, among more than 1% of such segments).
-fn plan(set: Segments2View<'_>, parallel: bool) -> Option<(Plan<2>, Meet)> {
-    let (grid, rows) = Grid::build(set.len(), |i| set.at(i), 0.0, Layout::Columns, parallel)?;
+/// The plan of a crossing set: the grid of [`crate::prune`] takes every set of at most
+/// `u32::MAX` segments (the callers check that first), whatever its coordinates.
+fn plan(set: Segments2View<'_>, parallel: bool) -> (Plan<2>, Meet) {
+    let (grid, rows) = Grid::build(set.len(), |i| set.at(i), 0.0, Layout::Columns, parallel)
+        .expect("a grid for radius 0 and at most u32::MAX segments");
     let sorted = rows_to_batch(&rows, parallel);
-    Some((Plan::new(grid, 0.0), Meet { sorted }))
-}
-
-/// Brute force over the upper triangle, for the sets the grid cannot take.
-fn brute(set: Segments2View<'_>, out: &mut Vec<CrossHit>) {
-    let n = set.len() as u32;
-    let ids: Vec<u32> = (0..n).collect();
-    let narrow = Meet {
-        sorted: set.iter().collect(),
-    };
-    let mut scratch = Intersections2::default();
-    let mut candidates = Vec::new();
-    let mut hits = Kept::with_room(0);
-    for i in 0..n {
-        candidates.clear();
-        candidates.extend((i + 1..n).map(|j| (i, j)));
-        narrow.decide(&ids, &candidates, &mut scratch, &mut hits);
-    }
-    out.extend(hits.into_vec());
+    (Plan::new(grid, 0.0), Meet { sorted })
 }
 
 fn crossings<'a>(
@@ -104,13 +90,13 @@ fn crossings<'a>(
     let set = set.into();
     out.clear();
     check_u32(set.len())?;
-    match plan(set, parallel) {
-        Some((plan, narrow)) => {
-            plan.collect(&narrow, set.len(), |h| h, parallel, out);
-        }
-        None => brute(set, out),
+    let (plan, narrow) = plan(set, parallel);
+    let what = "crossing_pairs output";
+    let done = plan.collect(&narrow, set.len(), |h| h, parallel, (what, &mut *out));
+    if done.is_err() {
+        out.clear();
     }
-    Ok(())
+    done
 }
 
 query_forms! {
@@ -136,10 +122,13 @@ query_forms! {
         <'a>(set: impl Into<Segments2View<'a>>)
         with ()
         -> Vec<CrossHit> = crossings;
-    /// [`crossing_pairs`] writing into `out` (cleared first, allocation reused).
+    /// [`crossing_pairs`] writing into `out` (cleared first, allocation reused, grown with
+    /// `try_reserve`).
     ///
     /// # Errors
-    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments.
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments;
+    /// [`Error::OutOfMemory`] when the output cannot grow to the crossings found (`out` is
+    /// then empty; [`for_each_crossing_pair`] streams them instead).
     into;
 }
 
@@ -150,25 +139,20 @@ fn each<'a>(
 ) -> Result<(), Error> {
     let set = set.into();
     check_u32(set.len())?;
-    match plan(set, parallel) {
-        Some((plan, narrow)) => plan.each(&narrow, parallel, <[CrossHit]>::to_vec, |block| {
-            if !block.is_empty() {
-                sink(&block);
-            }
-        }),
-        None => {
-            let mut hits = Vec::new();
-            brute(set, &mut hits);
-            hits.chunks(TASK_OBJECTS).for_each(sink);
-        }
-    }
+    let (plan, narrow) = plan(set, parallel);
+    plan.each(&narrow, parallel, <[CrossHit]>::to_vec, |block| {
+        sink(&block);
+        true
+    });
     Ok(())
 }
 
 stream_forms! {
     /// The streaming form of [`crossing_pairs`]: every meeting pair handed to `sink` in
-    /// blocks, in memory for one block at a time; the pairs and values of [`crossing_pairs`],
-    /// in the grid's order.
+    /// blocks of at most [`MAX_BLOCK_HITS`](crate::MAX_BLOCK_HITS), whatever the set's
+    /// layout (30K copies of one segment, 4.5e8 crossings, stream like any other set), in
+    /// memory for a few blocks (a few a thread for the parallel form); the pairs and values
+    /// of [`crossing_pairs`], in the grid's order.
     ///
     /// ```
     /// use segbatch::{for_each_crossing_pair, Segment2, Segments2};

@@ -1,15 +1,15 @@
 //! Every A against every B: a dense matrix of squared distances, or the sparse list of the
 //! pairs within a radius. Also the tile loop the within-one-set query shares.
 
-#[cfg(feature = "rayon")]
-use super::TILE_A;
-use super::{Hit, Side, Spheres, TILE_B, lane_bits, push_hits, within_bits};
+use super::sets::within_wide;
+use super::{Hit, Side, Spheres, TILE_A, TILE_B, lane_bits, push_hits, within_bits};
 use crate::LANES;
 use crate::batch::{Error, SegmentsView};
 use crate::forms::query_forms;
-use crate::kernel::{self, Splat};
+use crate::kernel::{self, Lanes, Splat};
 use crate::lanes::V3;
-use crate::segment::Options;
+use crate::prune::{MAX_BLOCK_HITS, each_bit, ordered};
+use crate::segment::{Flags, Options};
 use core::ops::Range;
 use wide::f32x8;
 
@@ -37,13 +37,29 @@ query_forms! {
         with (options: &Options = &Options::SEGMENTS)
         -> Vec<f32> = matrix;
     /// The general form of [`dist2_matrix`]: extents and tolerance from `options`, the
-    /// matrix written into `out`, resized to `a.len()·b.len()` (allocation reused). The
-    /// parallel forms hand out blocks of [`TILE_A`](crate::TILE_A) rows above
-    /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) entries.
+    /// matrix written into `out`, resized to `a.len()·b.len()` (allocation reused, grown
+    /// with `try_reserve`). The parallel forms hand out blocks of
+    /// [`TILE_A`](crate::TILE_A) rows above [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS)
+    /// entries.
     ///
     /// # Errors
-    /// None today (any two batches make a matrix, if it fits in memory); `Result` keeps the
-    /// shape of every `_into` call.
+    /// [`Error::OutOfMemory`] when the `a.len()·b.len()` entries cannot be allocated (their
+    /// count or size overflows, or the allocator refuses them): `out` is then empty, and
+    /// nothing was computed. The pairs within a radius
+    /// ([`for_each_pair_within`](crate::for_each_pair_within)) need no such matrix.
+    ///
+    /// ```
+    /// use segbatch::{dist2_matrix_into, Error, Options, SegmentsView};
+    /// // 2^23 points (one column serves all six coordinates): their matrix would take
+    /// // 2^48 bytes, more than any process can map.
+    /// let column = vec![0.0f32; 1 << 23];
+    /// let points = SegmentsView::from_columns([&column[..]; 6])?;
+    /// let mut out = vec![1.0f32; 4];
+    /// let refused = dist2_matrix_into(points, points, &Options::SEGMENTS, &mut out);
+    /// assert_eq!(refused, Err(Error::OutOfMemory { what: "dist2_matrix output", elements: 1 << 46 }));
+    /// assert!(out.is_empty());
+    /// # Ok::<(), Error>(())
+    /// ```
     into;
 }
 
@@ -58,8 +74,22 @@ fn matrix<'a, 'b>(
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
     let (na, nb) = (a.len(), b.len());
+    let refuse = |elements| Error::OutOfMemory {
+        what: "dist2_matrix output",
+        elements,
+    };
+    let len = na.checked_mul(nb).ok_or_else(|| {
+        out.clear();
+        refuse(usize::MAX)
+    })?;
+    if let Some(more) = len.checked_sub(out.len())
+        && out.try_reserve_exact(more).is_err()
+    {
+        out.clear();
+        return Err(refuse(len));
+    }
     // Every entry is written below: only grow (no clearing pass over the whole matrix).
-    out.resize(na * nb, 0.0);
+    out.resize(len, 0.0);
     let splat = Splat::new(&options.params());
     let (sa, sb) = (Side::new(a), Side::new(b));
     #[cfg(feature = "rayon")]
@@ -99,6 +129,12 @@ fn matrix_rows(a: &Side<'_>, b: &Side<'_>, rows: Range<usize>, splat: &Splat, ou
         }
     }
 }
+
+/// Columns of B per block of the brute-force radius queries: a block of [`TILE_A`] rows by
+/// this many columns holds at most [`MAX_BLOCK_HITS`] hits.
+const BRUTE_COLS: usize = MAX_BLOCK_HITS / TILE_A;
+
+const _: () = assert!(BRUTE_COLS.is_multiple_of(TILE_B));
 
 /// The radius tile loop shared by [`pairs_within`] and the within-one-set query.
 pub(crate) struct Within<'v, 's> {
@@ -154,6 +190,10 @@ impl Within<'_, '_> {
                         let (b0, b1) = self.b.load(j);
                         let lanes = kernel::closest8(a0, a1, b0, b1, &self.splat);
                         let mut hits = within_bits(&lanes, self.r2) & valid;
+                        let wide = out_of_range_bits(&lanes) & valid;
+                        if wide != 0 {
+                            hits = self.decide_wide(i, j, wide, hits, &lanes);
+                        }
                         if self.skip_shared && hits != 0 {
                             hits &= !shared_bits(a0, a1, b0, b1);
                         }
@@ -167,45 +207,111 @@ impl Within<'_, '_> {
 }
 
 impl Within<'_, '_> {
-    /// Every hit of rows `0..na` × columns `0..nb`, sorted by `(i, j)`, appended to `out`
-    /// (which the callers clear before validating their inputs): sequentially, or when `parallel` and there are at least
-    /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair `tests`, over rectangles of
-    /// tiles on all cores ([`crate::driver::par_rects`]); the list is the same.
-    pub(crate) fn run(
-        &self,
-        na: usize,
-        nb: usize,
-        tests: usize,
-        parallel: bool,
-        out: &mut Vec<Hit>,
-    ) {
-        #[cfg(feature = "rayon")]
-        if parallel && tests >= crate::PAR_MIN_PAIR_TESTS {
-            use rayon::prelude::*;
-            let mut rects = crate::driver::par_rects(na, nb, TILE_A, 4 * TILE_B);
-            if self.upper {
-                // Only rectangles reaching above the diagonal hold pairs i < j.
-                rects.retain(|(rows, cols)| cols.end > rows.start + 1);
-            }
-            let parts: Vec<Vec<Hit>> = rects
-                .par_iter()
-                .map(|(rows, cols)| {
-                    let mut hits = Vec::new();
-                    self.rect(rows.clone(), cols.clone(), &mut hits);
-                    hits
-                })
-                .collect();
-            out.reserve(parts.iter().map(Vec::len).sum());
-            for p in parts {
-                out.extend_from_slice(&p);
-            }
-            out.par_sort_unstable_by_key(|h| (h.i, h.j));
-            return;
-        }
-        let _ = (parallel, tests);
-        self.rect(0..na, 0..nb, out);
-        out.sort_unstable_by_key(|h| (h.i, h.j));
+    /// `hits` with the lanes `wide` (flagged [`Flags::DIST2_OUT_OF_RANGE`]) decided again
+    /// in `f64` ([`within_wide`]): row `i` against the group at `j`.
+    #[cold]
+    fn decide_wide(&self, i: usize, j: usize, wide: u32, mut hits: u32, lanes: &Lanes) -> u32 {
+        let (s, t) = (lanes.s.to_array(), lanes.t.to_array());
+        let radius = self.radius.to_array()[0];
+        let a = self.a.at(i);
+        each_bit(j, wide, |q| {
+            let k = q as usize - j;
+            let within = within_wide(&a, &self.b.at(q as usize), s[k], t[k], radius);
+            hits = (hits & !(1 << k)) | (u32::from(within) << k);
+        });
+        hits
     }
+
+    /// Every hit of rows `0..na` × columns `0..nb`, in blocks of at most
+    /// [`MAX_BLOCK_HITS`](crate::MAX_BLOCK_HITS): blocks of [`TILE_A`] rows in order, each
+    /// cut into runs of [`BRUTE_COLS`] columns, each block sorted by `(i, j)`; made by
+    /// `finish` and handed to `sink` as [`crate::prune::ordered`] does (on all cores when
+    /// `parallel` and there are at least [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS)
+    /// pair `tests`: the same blocks). The units of work are the blocks of rows, cut into
+    /// 16 runs of columns when there are fewer than 16 of them (one ray against a long
+    /// batch still splits).
+    pub(crate) fn each<B: Send>(
+        &self,
+        (na, nb, tests): (usize, usize, usize),
+        parallel: bool,
+        finish: impl Fn(&[Hit]) -> B + Sync,
+        sink: impl FnMut(B) -> bool,
+    ) {
+        let row_blocks = na.div_ceil(TILE_A);
+        let col_units = if row_blocks >= 16 { 1 } else { 16 };
+        let unit_cols = nb.div_ceil(col_units).div_ceil(BRUTE_COLS).max(1) * BRUTE_COLS;
+        let block = |unit: usize, buf: &mut Vec<Hit>, emit: &mut dyn FnMut(&[Hit]) -> bool| {
+            let (r, c) = (unit / col_units, unit % col_units);
+            let rows = r * TILE_A..((r + 1) * TILE_A).min(na);
+            // A set against itself: only the columns past the block's first row.
+            let first = if self.upper {
+                (rows.start + 1) / BRUTE_COLS * BRUTE_COLS
+            } else {
+                0
+            };
+            let end = ((c + 1) * unit_cols).min(nb);
+            for c in (first.max(c * unit_cols)..end).step_by(BRUTE_COLS) {
+                buf.clear();
+                self.rect(rows.clone(), c..(c + BRUTE_COLS).min(nb), buf);
+                buf.sort_unstable_by_key(|h| (h.i, h.j));
+                if !buf.is_empty() && !emit(buf) {
+                    return;
+                }
+            }
+        };
+        let parallel = parallel && tests >= crate::PAR_MIN_PAIR_TESTS;
+        ordered(
+            row_blocks * col_units,
+            parallel,
+            Vec::new,
+            block,
+            finish,
+            sink,
+        );
+    }
+
+    /// Every hit, sorted by `(i, j)`, appended to `out` (which the callers clear before
+    /// validating their inputs), grown with `try_reserve` block by block: the blocks of
+    /// [`Within::each`], then one sort (on all cores when `parallel`).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] naming `what` when `out` cannot grow (`out` is then empty).
+    pub(crate) fn collect(
+        &self,
+        shape: (usize, usize, usize),
+        parallel: bool,
+        what: &'static str,
+        out: &mut Vec<Hit>,
+    ) -> Result<(), Error> {
+        let mut short = None;
+        self.each(shape, parallel, <[Hit]>::to_vec, |block: Vec<Hit>| {
+            if out.try_reserve(block.len()).is_err() {
+                short = Some(out.len() + block.len());
+                return false;
+            }
+            out.extend_from_slice(&block);
+            true
+        });
+        if let Some(elements) = short {
+            out.clear();
+            return Err(Error::OutOfMemory { what, elements });
+        }
+        #[cfg(feature = "rayon")]
+        if parallel {
+            use rayon::slice::ParallelSliceMut;
+            out.par_sort_unstable_by_key(|h| (h.i, h.j));
+            return Ok(());
+        }
+        out.sort_unstable_by_key(|h| (h.i, h.j));
+        Ok(())
+    }
+}
+
+/// Lanes flagged [`Flags::DIST2_OUT_OF_RANGE`], as bits.
+#[inline(always)]
+fn out_of_range_bits(lanes: &Lanes) -> u32 {
+    let shift = Flags::DIST2_OUT_OF_RANGE.bits().leading_zeros() + 24;
+    (lanes.flags << shift).to_bitmask()
 }
 
 query_forms! {

@@ -103,7 +103,9 @@ pub use rows::{
 pub use self_pairs::{SharedEndpoints, self_pairs_within, self_pairs_within_into};
 #[cfg(feature = "rayon")]
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
-pub use sets::{PairHit, for_each_pair_within, for_each_self_pair_within};
+pub use sets::{
+    PairHit, count_non_finite, for_each_pair_within, for_each_self_pair_within, within_radius,
+};
 #[cfg(feature = "rayon")]
 pub use sets::{par_for_each_pair_within, par_for_each_self_pair_within};
 pub use within64::{

@@ -10,22 +10,31 @@
 //! `O(N·M)`. Rays and lines (unbounded) and an infinite radius take the brute-force tiles.
 //!
 //! The streaming forms ([`for_each_self_pair_within`], [`for_each_pair_within`]) hand the
-//! hits to a callback in blocks of compact [`PairHit`]s (12 bytes), so a query over
-//! millions of segments needs memory for the input, the grid and one wave of tasks' hits,
-//! not for every hit. The work is cut into tasks of about 4096 objects (whole cells); the parallel
-//! forms run waves of tasks on all cores and deliver the blocks in task order, so every
-//! thread count delivers the same blocks in the same order.
+//! hits to a callback in blocks of compact [`PairHit`]s (12 bytes) of at most
+//! [`MAX_BLOCK_HITS`](crate::MAX_BLOCK_HITS), so a query needs memory for the input, the
+//! grid and a few blocks a thread, not for its hits: 5e9 pairs of 100K identical segments
+//! stream in blocks like 50 pairs of a sparse set (see [`crate::prune`] for how the tasks
+//! are cut and the blocks bounded). The collected forms grow their output with
+//! `try_reserve` and return [`Error::OutOfMemory`] when it cannot grow.
+//!
+//! # Decisions at the edges of `f32`
+//!
+//! A pair is within the radius when the kernel's `dist2 <= radius²`, except when its
+//! squared distance left `f32`'s range (flagged [`Flags::DIST2_OUT_OF_RANGE`] by the
+//! kernel): it is then decided in `f64` from its closest points ([`within_radius`], which
+//! states the rule and which the brute-force tiles apply too). Members with a NaN or
+//! infinite coordinate are never within any radius; [`count_non_finite`] counts them.
 
 use super::closest::{ClosestBatch, Outputs};
 use super::indexed::closest_rows_into;
 use super::many::Within;
 use super::{Hit, Side, radius2, spheres};
-use crate::batch::{Error, SegmentsView, check_u32};
+use crate::batch::{Error, Record, SegmentsView, SoaView, check_u32};
 use crate::driver::Rows;
 use crate::forms::stream_forms;
 use crate::kernel::Splat;
-use crate::prune::{BOUND_REL, Grid, Kept, Layout, Narrow, Plan, SphereColumns, TASK_OBJECTS};
-use crate::segment::{Extent, Options, Segment};
+use crate::prune::{BOUND_REL, Grid, Kept, Layout, Narrow, Plan, SphereColumns};
+use crate::segment::{Closest, Extent, Flags, Options, Segment};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
 
@@ -74,6 +83,94 @@ impl From<Found> for PairHit {
             dist2: f.dist2,
         }
     }
+}
+
+/// Whether segments `a` and `b`, whose closest points are `closest` (from any closest-points
+/// query or [`reference::closest_points_with`](crate::reference::closest_points_with)), lie
+/// within `radius` of each other: the decision every radius query makes
+/// ([`pairs_within`](crate::pairs_within), [`self_pairs_within`](crate::self_pairs_within),
+/// their streamed forms), so a caller can reproduce their lists pair by pair.
+///
+/// It is `closest.dist2 <= radius²` in `f32`, except for a pair flagged
+/// [`Flags::DIST2_OUT_OF_RANGE`]: its squared distance under- or overflowed `f32` (two
+/// segments `1e-38` apart read `dist2 = 0`, two `1e20` apart read `+∞`), so comparing it
+/// with `radius²` would report the first within a radius of `1e-45` and the second within
+/// any radius above `1.8e19`. Such a pair is decided in `f64` from its closest points:
+/// `|a(s) - b(t)|² <= radius²`, the points `p0 + u·(p1 - p0)` and the square in `f64`
+/// (where neither can under- or overflow). A hit's `dist2` stays the kernel's `f32` value
+/// (`0` or `+∞` for such a pair); `s` and `t` give its points.
+///
+/// A pair with a non-finite coordinate (NaN `dist2`) is never within any radius.
+///
+/// ```
+/// use segbatch::{reference::closest_points_with, within_radius, Options, Segment};
+/// let a = Segment::new([0.0, 0.0, 0.0], [1e-30, 0.0, 0.0]);
+/// let b = Segment::new([0.0, 1e-38, 0.0], [1e-30, 1e-38, 0.0]);
+/// let c = closest_points_with(&a, &b, &Options::SEGMENTS);
+/// assert_eq!(c.dist2, 0.0); // 1e-76 underflows
+/// assert!(!within_radius(&a, &b, &c, 1e-45)); // but the pair is 1e-38 apart
+/// assert!(within_radius(&a, &b, &c, 2e-38));
+/// ```
+#[must_use]
+pub fn within_radius(a: &Segment, b: &Segment, closest: &Closest, radius: f32) -> bool {
+    if closest.flags.contains(Flags::DIST2_OUT_OF_RANGE) {
+        within_wide(a, b, closest.s, closest.t, radius)
+    } else {
+        closest.dist2 <= radius * radius
+    }
+}
+
+/// The `f64` decision of [`within_radius`] for a pair whose squared distance left `f32`'s
+/// range: `|a(s) - b(t)|² <= radius²`, all in `f64`.
+#[cold]
+pub(crate) fn within_wide(a: &Segment, b: &Segment, s: f32, t: f32, radius: f32) -> bool {
+    let at = |x: &Segment, u: f32| -> [f64; 3] {
+        core::array::from_fn(|k| {
+            let p0 = f64::from(x.p0[k]);
+            f64::from(u).mul_add(f64::from(x.p1[k]) - p0, p0)
+        })
+    };
+    let (c, d) = (at(a, s), at(b, t));
+    let d2: f64 = (0..3).map(|k| (c[k] - d[k]) * (c[k] - d[k])).sum();
+    let r = f64::from(radius);
+    d2 <= r * r
+}
+
+/// The number of records of `set` with a NaN or infinite coordinate.
+///
+/// The set queries ([`pairs_within`](crate::pairs_within),
+/// [`self_pairs_within`](crate::self_pairs_within),
+/// [`crossing_pairs`](crate::crossing_pairs), their streamed forms and
+/// [`SegmentIndex`](crate::SegmentIndex)) leave such members out: their distance to
+/// anything is NaN, so they are never within any radius and never cross. This tells how
+/// many were left out (one pass over the columns, about a millisecond a million segments).
+///
+/// ```
+/// use segbatch::{count_non_finite, self_pairs_within, Segment, Segment2, Segments, Segments2, SharedEndpoints};
+/// let set = Segments::from(&[
+///     Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
+///     Segment::new([0.0, f32::NAN, 0.0], [1.0, 0.0, 0.0]),
+///     Segment::new([0.0, 0.0, 0.0], [f32::INFINITY, 0.0, 0.0]),
+/// ]);
+/// assert!(self_pairs_within(&set, 1.0, SharedEndpoints::Keep).is_empty());
+/// assert_eq!(count_non_finite(&set), 2);
+/// let flat = Segments2::from(&[Segment2::new([0.0, 0.0], [f32::NAN, 1.0])]);
+/// assert_eq!(count_non_finite(&flat), 1);
+/// ```
+#[must_use]
+pub fn count_non_finite<'a, T: Record<C> + 'a, const C: usize>(
+    set: impl Into<SoaView<'a, T, C>>,
+) -> usize {
+    let set = set.into();
+    let cols = set.columns();
+    // One pass a column, no branch.
+    let mut bad = vec![false; set.len()];
+    for col in cols {
+        for (b, &x) in bad.iter_mut().zip(col) {
+            *b |= !x.is_finite();
+        }
+    }
+    bad.iter().filter(|&&b| b).count()
 }
 
 /// The narrow phase of the 3D radius queries: `a[i]` against `b[j]` by the kernel over
@@ -192,10 +289,10 @@ impl Narrow<3> for Within3 {
         let outputs = Outputs {
             params: true,
             points: false,
-            flags: false,
+            flags: true,
         };
         closest_rows_into(&self.rows, candidates, &self.options, outputs, scratch);
-        let (d, s, t) = (scratch.dist2(), scratch.s(), scratch.t());
+        let (d, s, t, flags) = (scratch.dist2(), scratch.s(), scratch.t(), scratch.flags());
         let b_first = self.split.unwrap_or(0);
         // Every candidate is written and kept when a hit: about half of them are hits, in
         // no pattern, and a branch on that was the narrow phase's most mispredicted one
@@ -203,7 +300,11 @@ impl Narrow<3> for Within3 {
         out.reserve(candidates.len());
         for (k, &(p, q)) in candidates.iter().enumerate() {
             let (a, b) = (p as usize, q as usize);
-            let within = d[k] <= self.r2;
+            let within = if flags[k].contains(Flags::DIST2_OUT_OF_RANGE) {
+                within_wide(&self.at(a), &self.at(b), s[k], t[k], self.radius)
+            } else {
+                d[k] <= self.r2
+            };
             let keep = within && !(self.skip_shared && shares(&self.at(a), &self.at(b)));
             let hit = Found {
                 i: ids[a],
@@ -249,22 +350,16 @@ fn pruned(
     Some((plan, narrow))
 }
 
-/// Every hit of a pruned query as [`Hit`]s sorted by `(i, j)`, appended to `out`.
-fn collect(plan: &Plan<3>, narrow: &Within3, n: usize, parallel: bool, out: &mut Vec<Hit>) {
-    plan.collect(narrow, n, Hit::from, parallel, out);
-}
-
 /// The brute-force radius query over tiles (rays and lines, an infinite radius, or more
-/// than `u32::MAX` objects), sorted by `(i, j)`, appended to `out`.
-fn brute(
+/// than `u32::MAX` objects): `go` gets the tile loop and its shape `(na, nb, tests)`.
+fn brute<R>(
     a: SegmentsView<'_>,
     b: Option<SegmentsView<'_>>,
     radius: f32,
     skip_shared: bool,
     options: &Options,
-    parallel: bool,
-    out: &mut Vec<Hit>,
-) {
+    go: impl FnOnce(&Within<'_, '_>, (usize, usize, usize)) -> R,
+) -> R {
     let sa = spheres(a, options);
     let sb = b.map(|b| spheres(b, options));
     let upper = b.is_none();
@@ -288,7 +383,34 @@ fn brute(
     } else {
         na.saturating_mul(nb)
     };
-    job.run(na, nb, tests, parallel, out);
+    go(&job, (na, nb, tests))
+}
+
+/// Every hit of `a` against `b` (or of `a` with itself, `i < j`), sorted by `(i, j)`,
+/// into `out` (after the checks), grown with `try_reserve`.
+#[allow(clippy::too_many_arguments)]
+fn collected(
+    a: SegmentsView<'_>,
+    b: Option<SegmentsView<'_>>,
+    radius: f32,
+    skip: bool,
+    options: &Options,
+    parallel: bool,
+    what: &'static str,
+    out: &mut Vec<Hit>,
+) -> Result<(), Error> {
+    match pruned(a, b, radius, skip, options, parallel) {
+        Some((plan, narrow)) => {
+            let r = plan.collect(&narrow, a.len(), Hit::from, parallel, (what, &mut *out));
+            if r.is_err() {
+                out.clear();
+            }
+            r
+        }
+        None => brute(a, b, radius, skip, options, |job, shape| {
+            job.collect(shape, parallel, what, out)
+        }),
+    }
 }
 
 /// All pairs `i < j` of `set` within `radius`, sorted, into `out` (after the checks).
@@ -303,11 +425,8 @@ pub(super) fn self_within(
     out.clear();
     radius2(radius)?;
     let skip = shared == SharedEndpoints::Skip;
-    match pruned(set, None, radius, skip, options, parallel) {
-        Some((plan, narrow)) => collect(&plan, &narrow, set.len(), parallel, out),
-        None => brute(set, None, radius, skip, options, parallel, out),
-    }
-    Ok(())
+    let what = "self_pairs_within output";
+    collected(set, None, radius, skip, options, parallel, what, out)
 }
 
 /// All pairs of `a` and `b` within `radius`, sorted, into `out` (after the checks).
@@ -321,44 +440,42 @@ pub(super) fn within(
 ) -> Result<(), Error> {
     out.clear();
     radius2(radius)?;
-    match pruned(a, Some(b), radius, false, options, parallel) {
-        Some((plan, narrow)) => collect(&plan, &narrow, a.len(), parallel, out),
-        None => brute(a, Some(b), radius, false, options, parallel, out),
-    }
-    Ok(())
+    let what = "pairs_within output";
+    collected(a, Some(b), radius, false, options, parallel, what, out)
 }
 
-/// Streams the hits of a plan (or of the brute-force fallback) to `sink` as [`PairHit`]
-/// blocks.
+/// Streams the hits of `a` against `b` (or of `a` with itself) to `sink` as [`PairHit`]
+/// blocks of at most [`MAX_BLOCK_HITS`](crate::MAX_BLOCK_HITS): the grid's tasks, or the
+/// brute-force tiles.
 fn stream(
-    plan: Option<(Plan<3>, Within3)>,
-    fallback: impl FnOnce(&mut Vec<Hit>),
+    a: SegmentsView<'_>,
+    b: Option<SegmentsView<'_>>,
+    (radius, skip): (f32, bool),
+    options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]),
 ) {
-    let mut block: Vec<PairHit> = Vec::new();
-    match plan {
+    let mut deliver = |block: Vec<PairHit>| {
+        sink(&block);
+        true
+    };
+    match pruned(a, b, radius, skip, options, parallel) {
         Some((plan, narrow)) => {
             let finish = |found: &[Found]| found.iter().map(|&f| PairHit::from(f)).collect();
-            plan.each(&narrow, parallel, finish, |block: Vec<PairHit>| {
-                if !block.is_empty() {
-                    sink(&block);
-                }
-            });
+            plan.each(&narrow, parallel, finish, deliver);
         }
-        None => {
-            let mut hits = Vec::new();
-            fallback(&mut hits);
-            for chunk in hits.chunks(TASK_OBJECTS) {
-                block.clear();
-                block.extend(chunk.iter().map(|h| PairHit {
-                    i: h.i as u32,
-                    j: h.j as u32,
-                    dist2: h.dist2,
-                }));
-                sink(&block);
-            }
-        }
+        None => brute(a, b, radius, skip, options, |job, shape| {
+            let finish = |hits: &[Hit]| {
+                hits.iter()
+                    .map(|h| PairHit {
+                        i: h.i as u32,
+                        j: h.j as u32,
+                        dist2: h.dist2,
+                    })
+                    .collect()
+            };
+            job.each(shape, parallel, finish, &mut deliver);
+        }),
     }
 }
 
@@ -374,9 +491,7 @@ fn each_self<'a>(
     radius2(radius)?;
     check_u32(set.len())?;
     let skip = shared == SharedEndpoints::Skip;
-    let plan = pruned(set, None, radius, skip, options, parallel);
-    let fallback = |hits: &mut Vec<Hit>| brute(set, None, radius, skip, options, parallel, hits);
-    stream(plan, fallback, parallel, sink);
+    stream(set, None, (radius, skip), options, parallel, sink);
     Ok(())
 }
 
@@ -391,20 +506,24 @@ fn each_pair<'a, 'b>(
     let (a, b) = (a.into(), b.into());
     radius2(radius)?;
     check_u32(a.len().max(b.len()))?;
-    let plan = pruned(a, Some(b), radius, false, options, parallel);
-    let fallback = |hits: &mut Vec<Hit>| brute(a, Some(b), radius, false, options, parallel, hits);
-    stream(plan, fallback, parallel, sink);
+    stream(a, Some(b), (radius, false), options, parallel, sink);
     Ok(())
 }
 
 stream_forms! {
     /// The streaming form of [`self_pairs_within_into`](crate::self_pairs_within_into): every
-    /// pair `i < j` of `set` within `radius`, handed to `sink` in blocks of [`PairHit`]s, in
-    /// memory for one block at a time (blocks of about 4096 segments' hits, computed in waves
-    /// of 32 blocks by the parallel form). The pairs and values are
-    /// those of [`self_pairs_within`](crate::self_pairs_within); the order is the grid's
-    /// (sort a collected list by `(i, j)` to compare). Rays and lines fall back to brute force
-    /// and collect their hits before streaming them.
+    /// pair `i < j` of `set` within `radius`, handed to `sink` in blocks of [`PairHit`]s of
+    /// at most [`MAX_BLOCK_HITS`](crate::MAX_BLOCK_HITS), whatever the set's layout
+    /// (collinear, identical or dense sets included). The call holds the input, the grid
+    /// and a few blocks (a few a thread for the parallel form), never the whole output, so
+    /// it takes any number of hits. The pairs and values are those of
+    /// [`self_pairs_within`](crate::self_pairs_within); the order is the grid's (sort a
+    /// collected list by `(i, j)` to compare). Rays, lines and an infinite radius take the
+    /// brute-force tiles, streamed the same way: blocks of 64 rows in order, each block
+    /// sorted by `(i, j)`. Members with a NaN or infinite coordinate are never within any
+    /// radius ([`count_non_finite`](crate::count_non_finite) counts them); a pair whose
+    /// squared distance under- or overflows `f32` is decided in `f64`
+    /// ([`within_radius`](crate::within_radius)).
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]

@@ -12,9 +12,10 @@
 //! pair tests; the list is the same.
 
 use super::closest::{ClosestBatch64, Outputs, one_to_many64};
-use super::{SharedEndpoints, TILE_B};
+use super::{SharedEndpoints, TILE_A, TILE_B};
 use crate::batch::{Error, Segments64View};
 use crate::forms::query_forms;
+use crate::prune::ordered;
 use crate::segment::{Options, Segment64};
 use core::ops::Range;
 
@@ -113,31 +114,51 @@ impl Within64<'_, '_> {
         out[start..].sort_unstable_by_key(|h| (h.i, h.j));
     }
 
-    /// Every hit, sorted by `(i, j)`, appended to `out`: sequentially, or when `parallel`
-    /// and there are at least [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair
-    /// `tests`, in blocks of [`TILE_A`](crate::TILE_A) rows on all cores (the same list).
-    fn run(&self, tests: usize, parallel: bool, out: &mut Vec<Hit64>) {
+    /// Every hit, sorted by `(i, j)`, appended to `out` (grown with `try_reserve`):
+    /// blocks of [`TILE_A`] rows in order, sequentially, or when `parallel` and there are
+    /// at least [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair `tests`, on all cores
+    /// (the same list).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] naming `what` when `out` cannot grow (`out` is then empty).
+    fn run(
+        &self,
+        tests: usize,
+        parallel: bool,
+        what: &'static str,
+        out: &mut Vec<Hit64>,
+    ) -> Result<(), Error> {
         let na = self.a.len();
-        #[cfg(feature = "rayon")]
-        if parallel && tests >= crate::PAR_MIN_PAIR_TESTS {
-            use crate::TILE_A;
-            use rayon::prelude::*;
-            let parts: Vec<Vec<Hit64>> = (0..na.div_ceil(TILE_A))
-                .into_par_iter()
-                .map(|k| {
-                    let mut hits = Vec::new();
-                    self.rows(k * TILE_A..((k + 1) * TILE_A).min(na), &mut hits);
-                    hits
-                })
-                .collect();
-            out.reserve(parts.iter().map(Vec::len).sum());
-            for p in parts {
-                out.extend_from_slice(&p);
+        let block = |k: usize, buf: &mut Vec<Hit64>, emit: &mut dyn FnMut(&[Hit64]) -> bool| {
+            buf.clear();
+            self.rows(k * TILE_A..((k + 1) * TILE_A).min(na), buf);
+            emit(buf);
+        };
+        let parallel = parallel && tests >= crate::PAR_MIN_PAIR_TESTS;
+        let mut short = None;
+        let append = |hits: Vec<Hit64>| {
+            if out.try_reserve(hits.len()).is_err() {
+                short = Some(out.len() + hits.len());
+                return false;
             }
-            return;
+            out.extend_from_slice(&hits);
+            true
+        };
+        ordered(
+            na.div_ceil(TILE_A),
+            parallel,
+            Vec::new,
+            block,
+            <[Hit64]>::to_vec,
+            append,
+        );
+        match short {
+            Some(elements) => {
+                out.clear();
+                Err(Error::OutOfMemory { what, elements })
+            }
+            None => Ok(()),
         }
-        let _ = (parallel, tests);
-        self.rows(0..na, out);
     }
 }
 
@@ -205,8 +226,12 @@ fn within64<'a, 'b>(
         upper: false,
         skip_shared: false,
     };
-    query.run(a.len().saturating_mul(b.len()), parallel, out);
-    Ok(())
+    query.run(
+        a.len().saturating_mul(b.len()),
+        parallel,
+        "pairs_within64 output",
+        out,
+    )
 }
 
 query_forms! {
@@ -274,6 +299,6 @@ fn self_within64<'a>(
         upper: true,
         skip_shared: shared == SharedEndpoints::Skip,
     };
-    query.run(n.saturating_mul(n) / 2, parallel, out);
-    Ok(())
+    let what = "self_pairs_within64 output";
+    query.run(n.saturating_mul(n) / 2, parallel, what, out)
 }

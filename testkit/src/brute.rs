@@ -1,22 +1,23 @@
 //! Brute force over the scalar reference: what every pruned or batched query must report,
 //! bit for bit.
 
-use segbatch::{Hit, Options, Segment, reference};
+use segbatch::{Hit, Options, Segment, reference, within_radius};
 
 /// Equal bits, or both NaN.
 pub fn same(x: f32, y: f32) -> bool {
     x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
 }
 
-/// Every pair `(i, j)` of `a` and `b` (only `j > i` when `upper`) whose reference squared
-/// distance is at most `r·r`, sorted by `(i, j)`.
+/// Every pair `(i, j)` of `a` and `b` (only `j > i` when `upper`) whose reference closest
+/// points are within `r` ([`within_radius`]: `dist2 <= r·r`, in `f64` for a squared
+/// distance that left `f32`'s range), sorted by `(i, j)`.
 pub fn within(a: &[Segment], b: &[Segment], r: f32, o: &Options, upper: bool) -> Vec<Hit> {
     let mut out = Vec::new();
     for (i, sa) in a.iter().enumerate() {
         let first = if upper { i + 1 } else { 0 };
         for (j, sb) in b.iter().enumerate().skip(first) {
             let c = reference::closest_points_with(sa, sb, o);
-            if c.dist2 <= r * r {
+            if within_radius(sa, sb, &c, r) {
                 out.push(Hit {
                     i,
                     j,
