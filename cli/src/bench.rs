@@ -81,7 +81,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "LIST", value_parser = parse_columns, default_value = "distance,params,flags")]
     pub outputs: Columns,
 
-    /// Threads for the parallel rows [default: all cores]
+    /// Threads for the parallel rows [default: all cores; more are clamped to the CPU count]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 

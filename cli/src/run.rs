@@ -119,7 +119,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "R", value_parser = parse_radius_text, allow_negative_numbers = true)]
     pub radius: Option<String>,
 
-    /// Worker threads [default: all cores]; 1 runs the kernel on this thread alone
+    /// Worker threads [default: all cores; more are clamped to the CPU count]; 1 runs the
+    /// kernel on this thread alone
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 

@@ -38,7 +38,33 @@ use super::io::{
 };
 use super::run::{format_of, parse_radius, parse_wait, same_file};
 
-pub const PAIRS_LONG_ABOUT: &str = "\
+/// What the set commands' help texts share: inputs, memory, output, exit statuses.
+macro_rules! sets_common {
+    () => {
+        "
+Inputs: a file, - or /dev/stdin (standard input: name its --format), or a FIFO
+(its first data awaited --wait seconds at most); a CSV line is at most 64 KiB.
+
+Memory: the input set plus a constant (the grid, one block of hits of the
+library's bounded size, one buffer of formatted records), whatever the number of
+hits: the hits are streamed to the output as they are found, at disk speed.
+
+The output is written to a temporary file beside the target and renamed onto it
+only on success: an error, a full disk, a file-size limit (ulimit -f) or a signal
+(SIGINT, SIGTERM, SIGHUP) never leaves a partial file or a temporary one. An
+existing file keeps its mode; a read-only one is refused; a symlink is followed;
+- (standard output), FIFOs and devices are written straight through. --threads
+above the CPU count is clamped to it (with a note).
+
+Exit status: 0 success; 2 bad arguments or data (nothing written); 1 a failure
+during the run (write error, full disk, file-size limit); 141 the reader of the
+output went away (the run stops at once); 128+N stopped by signal N (130 SIGINT,
+143 SIGTERM, 129 SIGHUP)."
+    };
+}
+
+pub const PAIRS_LONG_ABOUT: &str = concat!(
+    "\
 Every pair of segments within a radius, from a file of 3D segments.
 
 Without --against: every pair i < j of the set whose closest points are at most R
@@ -52,16 +78,17 @@ Input: 6 numbers per segment, p0 then p1 (x, y, z each), as
   .npy  float32 '<f4', C order, shape (N, 6) or (N, 2, 3)
   raw   little-endian f32, 24 bytes per segment, no header (.f32, .raw, .bin)
 
-Output: one record per pair, columns i, j (0-based segment indices, u32) and
-distance (f32): CSV with a header row (to stdout without -o); raw packed
-little-endian 12-byte records; .npy a structured array with fields i, j,
-distance. The order is the grid's (deterministic, the same on any thread count);
-sort by (i, j) if you need it.
-
-The hits are streamed to the output as they are found: memory holds the input set
-(about 60 bytes per segment with the grid) and one wave of hits, however many
-pairs there are. The output is written to a temporary file and renamed onto the
-target only on success.";
+Output: one record per pair, columns i, j (0-based segment indices, u32),
+distance (f32) and flags (u8): CSV with a header row (to standard output without
+-o, or with -o -); raw packed little-endian 13-byte records; .npy a structured
+array with fields i, j, distance, flags. The order is the grid's (deterministic,
+the same on any thread count); sort by (i, j) if you need it. flags is 16 when
+the squared distance leaves f32's range (closest points less than ~1.1e-19 or
+more than ~1.8e19 apart): the distance is then recomputed in f64 from the two
+segments (an f32 dist2 would read 0 or inf); else 0.
+",
+    sets_common!()
+);
 
 pub const PAIRS_AFTER_HELP: &str = "\
 Examples:
@@ -70,7 +97,8 @@ Examples:
   segbatch pairs path.npy --radius 0.5 --skip-shared -o close.npy
   segbatch pairs agents.csv --against walls.csv --radius 0.3";
 
-pub const CROSS_LONG_ABOUT: &str = "\
+pub const CROSS_LONG_ABOUT: &str = concat!(
+    "\
 Every pair of 2D segments that meet, from a file of 2D segments.
 
 Every pair i < j that crosses, touches or overlaps (collinear), as intersect2
@@ -85,15 +113,19 @@ Input: 4 numbers per segment, p0 then p1 (x, y each), as
 Output: one record per pair, columns i, j (u32), kind (point or overlap; in
 binary outputs a u8, 1 point, 2 overlap) and x, y (f32): the meeting point, or
 the start of the overlap, on segment i. CSV with a header row (to stdout without
--o); raw packed little-endian 17-byte records; .npy a structured array with
-fields i, j, kind, x, y. The order is the grid's (deterministic).";
+-o, or with -o -); raw packed little-endian 17-byte records; .npy a structured
+array with fields i, j, kind, x, y. The order is the grid's (deterministic).
+",
+    sets_common!()
+);
 
 pub const CROSS_AFTER_HELP: &str = "\
 Examples:
   segbatch cross streets.csv
   segbatch cross outline.npy -o crossings.csv --threads 2";
 
-pub const RAYCAST_LONG_ABOUT: &str = "\
+pub const RAYCAST_LONG_ABOUT: &str = concat!(
+    "\
 The first wall each thick ray touches, from a file of walls and a file of rays.
 
 A ray is p0 (its origin) and p1 (p1 - p0 is its direction), in the 3D segment
@@ -112,7 +144,10 @@ f32 (24 bytes a segment).
 Output: one record per ray that hits, columns ray, wall (u32), u, x, y, z (f32;
 x, y, z the contact point on the wall): CSV with a header row (to stdout without
 -o); raw packed little-endian 24-byte records; .npy a structured array with
-those field names. Rays that hit nothing within L have no record.";
+those field names. Rays that hit nothing within L have no record.
+",
+    sets_common!()
+);
 
 pub const RAYCAST_AFTER_HELP: &str = "\
 Examples:
