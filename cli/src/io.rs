@@ -1,10 +1,15 @@
-//! File formats of `segbatch run`: pairs read in bounded chunks from files or streams,
-//! results written to a temporary file beside the target and renamed into place only on
-//! success (or written straight through to a stream, a FIFO or a device).
+//! The I/O layer of every subcommand: records read in bounded chunks from files or streams
+//! ([`Input`], pairs for `run` and segments for the set commands, see [`Layout`]), outputs
+//! written to a temporary file beside the target and renamed into place only on success, or
+//! straight through to a stream, a FIFO or a device ([`Sink`]; [`Output`] is `run`'s
+//! columns on top of it), and the thread pool of `--threads` ([`thread_pool`]). Written
+//! once so that every subcommand, and any new one, gets the same formats, limits, messages
+//! and exit statuses.
 //!
 //! A run has one [`Precision`], `f32` or `f64` (the [`Real`] type the readers produce and
-//! the writers take): the same code reads and writes both. Inputs hold 12 numbers per pair,
-//! in the order `a.p0, a.p1, b.p0, b.p1` (x, y, z each):
+//! the writers take): the same code reads and writes both. `run`'s inputs hold 12 numbers
+//! per pair, in the order `a.p0, a.p1, b.p0, b.p1` (x, y, z each); the set commands' 6 (4 in
+//! 2D) per segment, in the same formats:
 //! - CSV: 12 numbers per row, an optional header row (a first row with no number in it);
 //!   lines end with LF, CRLF or CR; blank lines are skipped (and counted in line numbers);
 //!   a field may be quoted, but not across lines; a line is at most [`MAX_LINE_BYTES`];
@@ -317,30 +322,31 @@ fn excerpt(bytes: &[u8]) -> String {
 /// The pool of worker threads of a subcommand's `--threads N`: more threads than CPUs only
 /// cost memory and start-up time (each has its own stack and allocator arena), so `N` is
 /// clamped to the CPU count, with a note on stderr naming `command` unless `quiet`. `None`
-/// (no `--threads`) is a pool of one thread per CPU. The note is the only output; a pool
-/// that cannot start is [`Error::System`].
+/// (no `--threads`) is rayon's default pool size (one thread per CPU, or
+/// `RAYON_NUM_THREADS`). The note is the only output; a pool that cannot start is
+/// [`Error::System`].
 pub fn thread_pool(
     requested: Option<u16>,
     command: &str,
     quiet: bool,
 ) -> Result<rayon::ThreadPool, Error> {
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let n = match requested {
-        Some(n) if usize::from(n) > cpus => {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = requested {
+        let mut n = usize::from(n);
+        if n > cpus {
             if !quiet {
                 eprintln!(
                     "segbatch {command}: --threads {n} is more than the {cpus} CPUs: using {cpus}"
                 );
             }
-            cpus
+            n = cpus;
         }
-        Some(n) => usize::from(n),
-        None => cpus,
-    };
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
+        builder = builder.num_threads(n);
+    }
+    builder
         .build()
-        .map_err(|e| Error::System(format!("cannot start {n} threads: {e}")))
+        .map_err(|e| Error::System(format!("cannot start the worker threads: {e}")))
 }
 
 // ---------------------------------------------------------------------------------------

@@ -538,20 +538,30 @@ fn output_path(out: &SetOptions) -> &Path {
     out.output.as_deref().unwrap_or(Path::new("-"))
 }
 
+/// Below this coordinate magnitude a pair's distance may be resolved below f32's normal
+/// range (the kernel's accuracy is a few ε times the pair's scale): only such pairs can
+/// have a squared distance that underflowed rather than one that is 0 within the bar.
+const TINY_SCALE: f32 = 1e-12;
+
 /// A pair's record: `i, j, distance, flags`. A squared distance outside f32's normal
-/// range (0 or subnormal: closest points less than about 1.1e-19 apart; `inf`: more than
-/// about 1.8e19) cannot carry the distance, so it is recomputed from the two segments in
-/// f64: when that distance is not 0, it is written (rounded to f32) with the flag 16
-/// ([`Flags::DIST2_OUT_OF_RANGE`]); the pair was reported by the f32 radius test.
+/// range (0 or subnormal for a pair of tiny coordinates: closest points less than about
+/// 1.1e-19 apart; `inf`: more than about 1.8e19) cannot carry the distance, so it is
+/// recomputed from the two segments in f64: when that distance is not 0, it is written
+/// (rounded to f32) with the flag 16 ([`Flags::DIST2_OUT_OF_RANGE`]).
 fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
     let mut distance = h.dist2.sqrt();
     let mut flags = 0;
-    if !(h.dist2 >= f32::MIN_POSITIVE && h.dist2.is_finite()) {
-        let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
-        let (sa, sb) = (a.get(h.i as usize), b.get(h.j as usize));
-        if let (Some(sa), Some(sb)) = (sa, sb) {
+    if !(h.dist2 >= f32::MIN_POSITIVE && h.dist2.is_finite())
+        && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize))
+    {
+        let scale = [sa.p0, sa.p1, sb.p0, sb.p1]
+            .iter()
+            .flatten()
+            .fold(0.0f32, |m, x| m.max(x.abs()));
+        if h.dist2.is_infinite() || scale < TINY_SCALE {
+            let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
             let exact = reference::closest_points64(&wide(sa), &wide(sb)).distance();
-            if exact != 0.0 {
+            if exact != 0.0 && exact.is_finite() {
                 distance = exact as f32;
                 flags = Flags::DIST2_OUT_OF_RANGE.bits();
             }
