@@ -32,6 +32,7 @@ use super::CliError;
 use super::format::json_str;
 use super::r#gen::{WORKLOADS, Workload, generate};
 use super::io::Columns;
+use super::io::{Sink, write_whole};
 use super::run::parse_columns;
 
 pub const LONG_ABOUT: &str = "\
@@ -80,7 +81,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "LIST", value_parser = parse_columns, default_value = "distance,params,flags")]
     pub outputs: Columns,
 
-    /// Threads for the parallel rows [default: all cores]
+    /// Threads for the parallel rows [default: all cores; more are clamped to the CPU count]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 
@@ -461,14 +462,15 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     if !(budget > 0.0 && budget <= 60.0) {
         return Err(CliError::usage("--budget must be between 0 and 60 seconds"));
     }
-    let pool = {
-        let mut builder = rayon::ThreadPoolBuilder::new();
-        if let Some(n) = args.threads {
-            builder = builder.num_threads(n.into());
-        }
-        builder
-            .build()
-            .map_err(|e| CliError::failed(format!("cannot start the threads: {e}")))?
+    let pool = segbatch_cli::io::thread_pool(args.threads, "bench", false)?;
+    // The plot's and the JSON's paths are checked (and their temporary files made) before
+    // the work, so an unusable path fails at once; they are written whole at the end.
+    let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
+    let open = |path: &std::path::Path| Sink::open(path).map_err(CliError::from);
+    let mut plot_sink = args.plot.as_deref().map(open).transpose()?;
+    let mut json_sink = match &args.json {
+        Some(path) if !to_stdout => Some(open(path)?),
+        _ => None,
     };
     let columns = args.outputs;
     let outputs = Outputs {
@@ -479,8 +481,6 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let written = outputs.bytes_per_pair();
     let workloads: Vec<&'static Workload> =
         args.workloads.0.iter().map(|&k| &WORKLOADS[k]).collect();
-    let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
-
     if !to_stdout {
         write_preamble(
             out,
@@ -595,19 +595,16 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     progress.finish_and_clear();
     let wall = wall.elapsed().as_secs_f64();
 
-    if let Some(path) = &args.plot {
-        super::plot::draw(path, &report, &sizes).map_err(|e| {
-            CliError::failed(format!("{}: cannot draw the plot: {e}", path.display()))
-        })?;
+    if let Some((name, sink)) = plot_sink.take() {
+        let svg = super::plot::draw(&report, &sizes)
+            .map_err(|e| CliError::failed(format!("{name}: cannot draw the plot: {e}")))?;
+        write_whole(&name, sink, svg.as_bytes())?;
     }
-    if let Some(path) = &args.json {
+    if args.json.is_some() {
         let text = json(&report, &columns, wall);
-        if to_stdout {
-            writeln!(out, "{text}")?;
-        } else {
-            std::fs::write(path, text + "\n").map_err(|e| {
-                CliError::failed(format!("{}: cannot write the JSON: {e}", path.display()))
-            })?;
+        match json_sink.take() {
+            Some((name, sink)) => write_whole(&name, sink, (text + "\n").as_bytes())?,
+            None => writeln!(out, "{text}")?,
         }
     }
     if !to_stdout {

@@ -256,15 +256,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     } else {
         &["hair", "clustered"]
     };
-    let pool = {
-        let mut builder = rayon::ThreadPoolBuilder::new();
-        if let Some(n) = args.threads {
-            builder = builder.num_threads(n.into());
-        }
-        builder
-            .build()
-            .map_err(|e| CliError::failed(format!("cannot start the threads: {e}")))?
-    };
+    let pool = segbatch_cli::io::thread_pool(args.threads, "bench", false)?;
     let threads = pool.current_num_threads();
     let budget = args.budget.unwrap_or(if args.quick { 0.5 } else { 1.5 });
     writeln!(

@@ -1,10 +1,15 @@
-//! File formats of `segbatch run`: pairs read in bounded chunks from files or streams,
-//! results written to a temporary file beside the target and renamed into place only on
-//! success (or written straight through to a stream, a FIFO or a device).
+//! The I/O layer of every subcommand: records read in bounded chunks from files or streams
+//! ([`Input`], pairs for `run` and segments for the set commands, see [`Layout`]), outputs
+//! written to a temporary file beside the target and renamed into place only on success, or
+//! straight through to a stream, a FIFO or a device ([`Sink`]; [`Output`] is `run`'s
+//! columns on top of it), and the thread pool of `--threads` ([`thread_pool`]). Written
+//! once so that every subcommand, and any new one, gets the same formats, limits, messages
+//! and exit statuses.
 //!
 //! A run has one [`Precision`], `f32` or `f64` (the [`Real`] type the readers produce and
-//! the writers take): the same code reads and writes both. Inputs hold 12 numbers per pair,
-//! in the order `a.p0, a.p1, b.p0, b.p1` (x, y, z each):
+//! the writers take): the same code reads and writes both. `run`'s inputs hold 12 numbers
+//! per pair, in the order `a.p0, a.p1, b.p0, b.p1` (x, y, z each); the set commands' 6 (4 in
+//! 2D) per segment, in the same formats:
 //! - CSV: 12 numbers per row, an optional header row (a first row with no number in it);
 //!   lines end with LF, CRLF or CR; blank lines are skipped (and counted in line numbers);
 //!   a field may be quoted, but not across lines; a line is at most [`MAX_LINE_BYTES`];
@@ -311,14 +316,105 @@ fn excerpt(bytes: &[u8]) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
+// Threads
+// ---------------------------------------------------------------------------------------
+
+/// The pool of worker threads of a subcommand's `--threads N`: more threads than CPUs only
+/// cost memory and start-up time (each has its own stack and allocator arena), so `N` is
+/// clamped to the CPU count, with a note on stderr naming `command` unless `quiet`. `None`
+/// (no `--threads`) is rayon's default pool size (one thread per CPU, or
+/// `RAYON_NUM_THREADS`). The note is the only output; a pool that cannot start is
+/// [`Error::System`].
+pub fn thread_pool(
+    requested: Option<u16>,
+    command: &str,
+    quiet: bool,
+) -> Result<rayon::ThreadPool, Error> {
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = requested {
+        let mut n = usize::from(n);
+        if n > cpus {
+            if !quiet {
+                eprintln!(
+                    "segbatch {command}: --threads {n} is more than the {cpus} CPUs: using {cpus}"
+                );
+            }
+            n = cpus;
+        }
+        builder = builder.num_threads(n);
+    }
+    builder
+        .build()
+        .map_err(|e| Error::System(format!("cannot start the worker threads: {e}")))
+}
+
+// ---------------------------------------------------------------------------------------
 // Input
 // ---------------------------------------------------------------------------------------
 
-/// An open input, read in chunks of pairs of `T` (`f32` or `f64`).
-pub struct Input<T: Real = f32> {
+/// What one input record holds, and how messages name it: every subcommand reads its
+/// records through the same [`Input`], only the layout differs.
+#[derive(Debug)]
+pub struct Layout {
+    /// The names of the record's numbers, in order (messages, the CSV header check).
+    pub fields: &'static [&'static str],
+    /// A record in messages: `pair`, `segment`.
+    pub noun: &'static str,
+    /// The record's parts in messages: `a.p0, a.p1, b.p0, b.p1; x,y,z each`.
+    pub parts: &'static str,
+    /// The second `.npy` shape accepted besides `(N, fields)`: `(N, points, dims)`.
+    pub points: (u64, u64),
+    /// The command has `--precision f64` (messages about float64 inputs name it).
+    pub precision_option: bool,
+}
+
+impl Layout {
+    /// Numbers per record.
+    pub fn width(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// The plural of [`Layout::noun`].
+    fn nouns(&self) -> String {
+        format!("{}s", self.noun)
+    }
+}
+
+/// `segbatch run`'s records: a pair of 3D segments, 12 numbers.
+pub const PAIRS: Layout = Layout {
+    fields: &FIELD_NAMES,
+    noun: "pair",
+    parts: "a.p0, a.p1, b.p0, b.p1; x,y,z each",
+    points: (4, 3),
+    precision_option: true,
+};
+
+/// The set commands' 3D records: one segment, 6 numbers.
+pub const SEGMENTS3: Layout = Layout {
+    fields: &["p0.x", "p0.y", "p0.z", "p1.x", "p1.y", "p1.z"],
+    noun: "segment",
+    parts: "p0, p1; x,y,z each",
+    points: (2, 3),
+    precision_option: false,
+};
+
+/// `segbatch cross`'s records: one 2D segment, 4 numbers.
+pub const SEGMENTS2: Layout = Layout {
+    fields: &["p0.x", "p0.y", "p1.x", "p1.y"],
+    noun: "segment",
+    parts: "p0, p1; x,y each",
+    points: (2, 2),
+    precision_option: false,
+};
+
+/// An open input, read in chunks of records of `N` numbers of type `T` (`f32` or `f64`):
+/// pairs for `run`, segments for the set commands (see [`Layout`]).
+pub struct Input<T: Real = f32, const N: usize = 12> {
     name: String,
     kind: InputKind,
-    /// Pairs read so far.
+    layout: &'static Layout,
+    /// Records read so far.
     pairs: u64,
     /// The file's size in bytes (for progress); 0 for a stream.
     pub total_bytes: u64,
@@ -348,9 +444,12 @@ struct BinaryPairs {
     npy: bool,
     /// The precision of the stored numbers: the run's, or `f32` widened in an `f64` run.
     stored: Precision,
-    /// The stored `f32` pairs of a chunk, before they are widened (an `f64` run of a
+    /// The stored `f32` numbers of a chunk, before they are widened (an `f64` run of a
     /// float32 `.npy`).
-    narrow: Vec<Pair<f32>>,
+    narrow: Vec<f32>,
+    /// Bytes per stored record.
+    record_bytes: u64,
+    layout: &'static Layout,
 }
 
 impl BinaryPairs {
@@ -358,10 +457,12 @@ impl BinaryPairs {
     /// `remaining`), `before` pairs having been read; returns the number of whole pairs.
     /// Only a stream of unknown length may end early, at a pair boundary.
     fn read(&mut self, name: &str, before: u64, bytes: &mut [u8]) -> Result<usize, Error> {
-        let pair_bytes = self.stored.pair_bytes();
+        let pair_bytes = self.record_bytes;
+        let noun = self.layout.noun;
+        let width = self.layout.width();
         let got = read_full(self.reader.as_mut(), bytes).map_err(|e| {
             Error::System(format!(
-                "{name}: reading pair {} failed: {e}",
+                "{name}: reading {noun} {} failed: {e}",
                 before + u64::from(!bytes.is_empty())
             ))
         })?;
@@ -371,13 +472,13 @@ impl BinaryPairs {
             let part = got as u64 % pair_bytes;
             if self.sized {
                 return Err(Error::System(format!(
-                    "{name}: the file ended in pair {at}, before the size it had when \
+                    "{name}: the file ended in {noun} {at}, before the size it had when \
                      opened: it changed during the run"
                 )));
             }
             if let Some(r) = self.remaining {
                 return Err(Error::Data(format!(
-                    "{name}: .npy data is truncated: the stream ended in pair {at} of \
+                    "{name}: .npy data is truncated: the stream ended in {noun} {at} of \
                      {} ({part} of {pair_bytes} bytes)",
                     before + r / pair_bytes
                 )));
@@ -385,8 +486,8 @@ impl BinaryPairs {
             if part != 0 {
                 let p = self.stored.name();
                 return Err(Error::Data(format!(
-                    "{name}: raw {p} input ended inside pair {at} ({part} of {pair_bytes} \
-                     bytes): a raw {p} file holds {pair_bytes} bytes (12 {p}) per pair"
+                    "{name}: raw {p} input ended inside {noun} {at} ({part} of {pair_bytes} \
+                     bytes): a raw {p} file holds {pair_bytes} bytes ({width} {p}) per {noun}"
                 )));
             }
         }
@@ -396,8 +497,9 @@ impl BinaryPairs {
                 let mut extra = [0u8; 1];
                 if read_full(self.reader.as_mut(), &mut extra).unwrap_or(0) > 0 {
                     return Err(Error::Data(format!(
-                        "{name}: .npy stream has bytes after its {} pairs",
-                        before + whole
+                        "{name}: .npy stream has bytes after its {} {}s",
+                        before + whole,
+                        noun
                     )));
                 }
             }
@@ -417,6 +519,8 @@ struct CsvPairs {
     /// No row has been seen yet (it may be a header).
     first: bool,
     bytes: u64,
+    /// The record's noun (messages).
+    noun: &'static str,
 }
 
 impl CsvPairs {
@@ -451,9 +555,10 @@ impl CsvPairs {
             let take = end.unwrap_or(available.len());
             if self.line.len() + take > MAX_LINE_BYTES {
                 return Err(Error::Data(format!(
-                    "{name}: line {}: longer than {MAX_LINE_BYTES} bytes (a row of 12 numbers \
-                     is far shorter): not a CSV file of segment pairs?",
-                    self.line_number + 1
+                    "{name}: line {}: longer than {MAX_LINE_BYTES} bytes (a record of numbers \
+                     is far shorter): not a CSV file of {}s?",
+                    self.line_number + 1,
+                    self.noun
                 )));
             }
             self.line.extend_from_slice(&available[..take]);
@@ -534,23 +639,28 @@ fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
-impl<T: Real> Input<T> {
-    /// Opens `path` (`-` is standard input), checking everything that can be checked
-    /// before reading the data: existence, emptiness, a raw file's size, a `.npy` header's
-    /// dtype, order and shape.
+impl<T: Real, const N: usize> Input<T, N> {
+    /// Opens `path` (`-` and `/dev/stdin` are standard input), records as `layout`
+    /// describes them, checking everything that can be checked before reading the data:
+    /// existence, emptiness, a raw file's size, a `.npy` header's dtype, order and shape.
     ///
     /// Regular files are checked up front. Anything else (standard input, a pipe, a FIFO,
     /// a character device) is read as a stream, its sizes checked as the data arrives. A
     /// FIFO is opened without blocking; then its first data (or its writer's closing) is
     /// awaited for at most `fifo_wait`, so a FIFO nobody writes to is an error, not a hang.
+    ///
+    /// # Panics
+    /// When `layout` does not describe `N` numbers.
     pub fn open(
         path: &Path,
+        layout: &'static Layout,
         format: Format,
         fifo_wait: std::time::Duration,
     ) -> Result<Self, Error> {
         if is_std_stream(path) {
             return Input::from_reader(
                 "standard input".into(),
+                layout,
                 Box::new(io::stdin()),
                 format,
                 None,
@@ -583,9 +693,12 @@ impl<T: Real> Input<T> {
                 .map_err(|e| Error::Data(format!("{name}: cannot read: {e}")))?
                 .len();
             if size == 0 {
-                return Err(Error::Data(format!("{name}: the file is empty (no pairs)")));
+                return Err(Error::Data(format!(
+                    "{name}: the file is empty (no {})",
+                    layout.nouns()
+                )));
             }
-            return Input::from_reader(name, Box::new(file), format, Some(size));
+            return Input::from_reader(name, layout, Box::new(file), format, Some(size));
         }
         #[cfg(unix)]
         {
@@ -598,21 +711,27 @@ impl<T: Real> Input<T> {
             rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)
                 .map_err(|e| Error::Data(format!("{name}: cannot open: {e}")))?;
         }
-        Input::from_reader(name, Box::new(file), format, None)
+        Input::from_reader(name, layout, Box::new(file), format, None)
     }
 
     /// Reads pairs named `name` from `reader`: a regular file of `size` bytes (checked up
     /// front, as [`Input::open`] does) or, with `size` `None`, a stream (checked as it is
     /// read). This is also the entry point of the readers' fuzz target.
+    ///
+    /// # Panics
+    /// When `layout` does not describe `N` numbers.
     pub fn from_reader(
         name: String,
+        layout: &'static Layout,
         reader: Box<dyn Read + Send>,
         format: Format,
         size: Option<u64>,
     ) -> Result<Self, Error> {
+        assert_eq!(layout.width(), N, "a layout of N numbers");
+        let noun = layout.noun;
         let kind = match format {
             Format::Raw => {
-                let pair_bytes = T::PRECISION.pair_bytes();
+                let pair_bytes = T::PRECISION.bytes() * N as u64;
                 let p = T::PRECISION.name();
                 if let Some(size) = size
                     && size % pair_bytes != 0
@@ -620,8 +739,8 @@ impl<T: Real> Input<T> {
                     let whole = size / pair_bytes;
                     return Err(Error::Data(format!(
                         "{name}: raw {p} input of {size} bytes is not a multiple of \
-                         {pair_bytes} bytes (12 {p} per pair): pair {whole} is incomplete \
-                         ({} of {pair_bytes} bytes)",
+                         {pair_bytes} bytes ({N} {p} per {noun}): {noun} {whole} is \
+                         incomplete ({} of {pair_bytes} bytes)",
                         size % pair_bytes
                     )));
                 }
@@ -633,9 +752,11 @@ impl<T: Real> Input<T> {
                     npy: false,
                     stored: T::PRECISION,
                     narrow: Vec::new(),
+                    record_bytes: pair_bytes,
+                    layout,
                 })
             }
-            Format::Npy => InputKind::Binary(open_npy(&name, reader, size, T::PRECISION)?),
+            Format::Npy => InputKind::Binary(open_npy(&name, layout, reader, size, T::PRECISION)?),
             Format::Csv => InputKind::Csv(CsvPairs {
                 reader: Box::new(BufReader::with_capacity(1 << 20, reader)),
                 line_number: 0,
@@ -643,24 +764,27 @@ impl<T: Real> Input<T> {
                 after_cr: false,
                 first: true,
                 bytes: 0,
+                noun,
             }),
         };
         let total_pairs = match &kind {
             InputKind::Binary(BinaryPairs {
                 remaining: Some(r),
-                stored,
+                record_bytes,
                 ..
-            }) => Some(r / stored.pair_bytes()),
+            }) => Some(r / record_bytes),
             _ => None,
         };
         if total_pairs == Some(0) {
             return Err(Error::Data(format!(
-                "{name}: the array is empty (no pairs)"
+                "{name}: the array is empty (no {})",
+                layout.nouns()
             )));
         }
         Ok(Input {
             name,
             kind,
+            layout,
             pairs: 0,
             total_bytes: size.unwrap_or(0),
             total_pairs,
@@ -668,7 +792,7 @@ impl<T: Real> Input<T> {
         })
     }
 
-    /// Pairs read so far.
+    /// Records read so far.
     pub fn pairs_read(&self) -> u64 {
         self.pairs
     }
@@ -676,24 +800,26 @@ impl<T: Real> Input<T> {
     /// Bytes consumed so far (for progress).
     pub fn bytes_read(&self) -> u64 {
         match &self.kind {
-            InputKind::Binary(b) => b.header_bytes + self.pairs * b.stored.pair_bytes(),
+            InputKind::Binary(b) => b.header_bytes + self.pairs * b.record_bytes,
             InputKind::Csv(csv) => csv.bytes,
         }
     }
 
     /// Replaces `buf` with up to `max` next pairs; returns how many (0 at the end).
-    pub fn read_chunk(&mut self, buf: &mut Vec<Pair<T>>, max: usize) -> Result<usize, Error> {
+    pub fn read_chunk(&mut self, buf: &mut Vec<[T; N]>, max: usize) -> Result<usize, Error> {
         buf.clear();
         let name = &self.name;
+        let layout = self.layout;
+        let noun = layout.noun;
         match &mut self.kind {
             InputKind::Binary(binary) => {
-                let pair_bytes = binary.stored.pair_bytes();
+                let pair_bytes = binary.record_bytes;
                 let n = binary
                     .remaining
                     .map_or(max as u64, |r| (r / pair_bytes).min(max as u64))
                     as usize;
                 if binary.stored == T::PRECISION {
-                    buf.resize(n, [T::zeroed(); 12]);
+                    buf.resize(n, [T::zeroed(); N]);
                     let whole = binary.read(name, self.pairs, bytemuck::cast_slice_mut(buf))?;
                     buf.truncate(whole);
                     if cfg!(target_endian = "big") {
@@ -705,19 +831,20 @@ impl<T: Real> Input<T> {
                     // Stored f32, widened: `open_npy` accepts nothing else.
                     let mut narrow = std::mem::take(&mut binary.narrow);
                     narrow.clear();
-                    narrow.resize(n, [0.0; 12]);
+                    narrow.resize(n * N, 0.0);
                     let whole =
                         binary.read(name, self.pairs, bytemuck::cast_slice_mut(&mut narrow))?;
                     buf.extend(
-                        narrow[..whole]
-                            .iter()
-                            .map(|p| p.map(|x| T::from_f32(f32::from_le(x)))),
+                        narrow[..whole * N]
+                            .chunks_exact(N)
+                            .map(|p| std::array::from_fn(|k| T::from_f32(f32::from_le(p[k])))),
                     );
                     binary.narrow = narrow;
                 }
                 if buf.is_empty() && self.pairs == 0 {
                     return Err(Error::Data(format!(
-                        "{name}: no pairs (the stream was empty)"
+                        "{name}: no {} (the stream was empty)",
+                        layout.nouns()
                     )));
                 }
             }
@@ -737,33 +864,48 @@ impl<T: Real> Input<T> {
                         ))
                     })?;
                     let field = |k: usize| &text[fields[k].0..fields[k].1];
+                    let shown = count.min(fields.len());
                     if std::mem::take(&mut csv.first)
-                        && (0..count.min(13)).all(|k| parse_real::<T>(field(k)).is_none())
+                        && (0..shown).all(|k| parse_real::<T>(field(k)).is_none())
                     {
-                        if count != 12 {
+                        if let Some(e) = control_byte(name, line, text) {
+                            return Err(e);
+                        }
+                        if count != N {
                             return Err(Error::Data(format!(
-                                "{name}: line {line} (header): {count} columns, expected 12 \
+                                "{name}: line {line} (header): {count} columns, expected {N} \
                                  ({})",
-                                FIELD_NAMES.join(",")
+                                layout.fields.join(",")
                             )));
                         }
                         continue;
                     }
-                    if count != 12 {
-                        return Err(Error::Data(format!(
-                            "{name}: line {line} (pair {pair}): {count} columns, expected 12 \
-                             (a.p0, a.p1, b.p0, b.p1; x,y,z each)"
-                        )));
+                    if count != N {
+                        return Err(control_byte(name, line, text).unwrap_or_else(|| {
+                            Error::Data(format!(
+                                "{name}: line {line} ({noun} {pair}): {count} columns, \
+                                 expected {N} ({})",
+                                layout.parts
+                            ))
+                        }));
                     }
-                    let mut p = [T::zeroed(); 12];
+                    let mut p = [T::zeroed(); N];
                     for (k, x) in p.iter_mut().enumerate() {
                         *x = parse_real(field(k)).ok_or_else(|| {
+                            let what = field(k);
+                            let why = match what.iter().find(|c| c.is_ascii_control()) {
+                                Some(c) => format!(
+                                    " (it holds the control byte 0x{c:02x}: a binary file \
+                                     read as CSV? name its --format)"
+                                ),
+                                None => String::new(),
+                            };
                             Error::Data(format!(
-                                "{name}: line {line} (pair {pair}), column {} ({}): '{}' is \
-                                 not a number",
+                                "{name}: line {line} ({noun} {pair}), column {} ({}): '{}' is \
+                                 not a number{why}",
                                 k + 1,
-                                FIELD_NAMES[k],
-                                excerpt(field(k))
+                                layout.fields[k],
+                                excerpt(what)
                             ))
                         })?;
                     }
@@ -771,7 +913,8 @@ impl<T: Real> Input<T> {
                 }
                 if buf.is_empty() && self.pairs == 0 {
                     return Err(Error::Data(format!(
-                        "{name}: no pairs (only a header or blank lines)"
+                        "{name}: no {} (only a header or blank lines)",
+                        layout.nouns()
                     )));
                 }
             }
@@ -779,6 +922,20 @@ impl<T: Real> Input<T> {
         self.pairs += buf.len() as u64;
         Ok(buf.len())
     }
+}
+
+/// A NUL or other control byte (a tab aside) in a CSV line: the file is not text, and a
+/// message about columns or numbers would mislead.
+fn control_byte(name: &str, line: u64, text: &[u8]) -> Option<Error> {
+    let at = text
+        .iter()
+        .position(|&c| c.is_ascii_control() && c != b'\t')?;
+    Some(Error::Data(format!(
+        "{name}: line {line}, byte {}: the control byte 0x{:02x} is not CSV text (a binary \
+         file read as CSV? name its --format)",
+        at + 1,
+        text[at]
+    )))
 }
 
 /// Waits until the FIFO `file` (opened for reading without blocking) has data or a writer
@@ -816,18 +973,22 @@ fn wait_for_writer(
 /// Reads every pair of `bytes` as `format` in the precision `T` (a regular file of that
 /// size when `sized`, else a stream) in chunks of `chunk` pairs; returns the number of
 /// pairs. The readers' fuzz target and its regression tests call this.
-pub fn read_all<T: Real>(
+pub fn read_all<T: Real, const N: usize>(
     bytes: &[u8],
+    layout: &'static Layout,
     format: Format,
     sized: bool,
     chunk: usize,
 ) -> Result<u64, Error> {
     let size = sized.then_some(bytes.len() as u64);
     if size == Some(0) {
-        return Err(Error::Data("input: the file is empty (no pairs)".into()));
+        return Err(Error::Data(format!(
+            "input: the file is empty (no {})",
+            layout.nouns()
+        )));
     }
     let reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(bytes.to_vec()));
-    let mut input = Input::<T>::from_reader("input".into(), reader, format, size)?;
+    let mut input = Input::<T, N>::from_reader("input".into(), layout, reader, format, size)?;
     let mut buf = Vec::new();
     while input.read_chunk(&mut buf, chunk)? > 0 {}
     Ok(input.pairs_read())
@@ -843,12 +1004,14 @@ pub fn read_all<T: Real>(
 /// the same outcome as a file and as a stream; a `.npy` stream gives the same count as the
 /// file when the file is accepted; every message is one line.
 pub fn fuzz_readers(data: &[u8]) {
-    fuzz_readers_in::<f32>(data);
-    fuzz_readers_in::<f64>(data);
+    fuzz_readers_in::<f32, 12>(data, &PAIRS);
+    fuzz_readers_in::<f64, 12>(data, &PAIRS);
+    fuzz_readers_in::<f32, 6>(data, &SEGMENTS3);
+    fuzz_readers_in::<f32, 4>(data, &SEGMENTS2);
 }
 
-/// [`fuzz_readers`] in the precision `T`.
-fn fuzz_readers_in<T: Real>(data: &[u8]) {
+/// [`fuzz_readers`] in the precision `T`, records of `N` numbers.
+fn fuzz_readers_in<T: Real, const N: usize>(data: &[u8], layout: &'static Layout) {
     let one_line = |r: &Result<u64, Error>| {
         if let Err(e) = r {
             assert!(
@@ -858,9 +1021,9 @@ fn fuzz_readers_in<T: Real>(data: &[u8]) {
         }
     };
     let chunk = 1 + data.first().map_or(0, |&b| usize::from(b % 16));
-    let raw = read_all::<T>(data, Format::Raw, true, chunk);
-    let raw_stream = read_all::<T>(data, Format::Raw, false, chunk);
-    let pair_bytes = T::PRECISION.pair_bytes() as usize;
+    let raw = read_all::<T, N>(data, layout, Format::Raw, true, chunk);
+    let raw_stream = read_all::<T, N>(data, layout, Format::Raw, false, chunk);
+    let pair_bytes = T::PRECISION.bytes() as usize * N;
     let whole = !data.is_empty() && data.len().is_multiple_of(pair_bytes);
     let pairs = (data.len() / pair_bytes) as u64;
     assert_eq!(
@@ -873,13 +1036,13 @@ fn fuzz_readers_in<T: Real>(data: &[u8]) {
         whole.then_some(&pairs),
         "raw stream: {raw_stream:?}"
     );
-    let csv = read_all::<T>(data, Format::Csv, true, chunk);
-    let csv_stream = read_all::<T>(data, Format::Csv, false, chunk);
+    let csv = read_all::<T, N>(data, layout, Format::Csv, true, chunk);
+    let csv_stream = read_all::<T, N>(data, layout, Format::Csv, false, chunk);
     if !data.is_empty() {
         assert_eq!(csv, csv_stream, "CSV file and stream differ");
     }
-    let npy = read_all::<T>(data, Format::Npy, true, chunk);
-    let npy_stream = read_all::<T>(data, Format::Npy, false, chunk);
+    let npy = read_all::<T, N>(data, layout, Format::Npy, true, chunk);
+    let npy_stream = read_all::<T, N>(data, layout, Format::Npy, false, chunk);
     if let Ok(n) = npy {
         assert_eq!(npy_stream, Ok(n), "the .npy stream differs from the file");
     }
@@ -945,6 +1108,7 @@ fn npy_header_form(text: &[u8], offset: usize) -> Option<String> {
 /// size matching the shape.
 fn open_npy(
     name: &str,
+    layout: &'static Layout,
     mut reader: Box<dyn Read + Send>,
     size: Option<u64>,
     precision: Precision,
@@ -1041,10 +1205,16 @@ fn open_npy(
         DType::Plain(ts) => match ts.to_string().as_str() {
             "<f4" => Precision::F32,
             "<f8" if precision == Precision::F64 => Precision::F64,
-            "<f8" => {
+            "<f8" if layout.precision_option => {
                 return Err(Error::Data(format!(
                     "{name}: .npy dtype is float64 '<f8' and this run is f32: pass \
                      --precision f64 to compute in f64 (or {convert} to narrow it yourself)"
+                )));
+            }
+            "<f8" => {
+                return Err(Error::Data(format!(
+                    "{name}: .npy dtype is '<f8', expected little-endian float32 '<f4' (this \
+                     command computes in f32): {convert}"
                 )));
             }
             text @ (">f4" | ">f8") => {
@@ -1067,7 +1237,8 @@ fn open_npy(
             )));
         }
     };
-    let pair_bytes = stored.pair_bytes();
+    let width = layout.width() as u64;
+    let pair_bytes = stored.bytes() * width;
     if header.order() == npyz::Order::Fortran {
         return Err(Error::Data(format!(
             "{name}: .npy array is in Fortran order, expected C order: save \
@@ -1086,11 +1257,14 @@ fn open_npy(
                 .as_bytes()
         )
     );
+    let (points, dims) = layout.points;
     let pairs = match shape.as_slice() {
-        [n, 12] | [n, 4, 3] => *n,
+        [n, k] if *k == width => *n,
+        [n, p, d] if (*p, *d) == (points, dims) => *n,
         _ => {
             return Err(Error::Data(format!(
-                "{name}: .npy shape is {shape_text}, expected (N, 12) or (N, 4, 3)"
+                "{name}: .npy shape is {shape_text}, expected (N, {width}) or (N, {points}, \
+                 {dims})"
             )));
         }
     };
@@ -1101,7 +1275,8 @@ fn open_npy(
         if data < want {
             return Err(Error::Data(format!(
                 "{name}: .npy data is truncated: shape {shape_text} needs {want} bytes, the \
-                 file holds {data} (pair {} is incomplete)",
+                 file holds {data} ({} {} is incomplete)",
+                layout.noun,
                 data / u128::from(pair_bytes)
             )));
         }
@@ -1125,6 +1300,8 @@ fn open_npy(
         npy: true,
         stored,
         narrow: Vec::new(),
+        record_bytes: pair_bytes,
+        layout,
     })
 }
 
@@ -1213,8 +1390,14 @@ impl Columns {
     }
 }
 
-/// Where an output's bytes go.
-enum Sink {
+/// Where an output's bytes go: the one output writer of every subcommand (`run`'s
+/// results, the set commands' hits, `bench`'s plot and JSON).
+///
+/// What the target path names decides which (see [`Sink::open`]): a temporary file beside
+/// a regular file's path, renamed onto it by [`Sink::finish`] only when complete (a
+/// signal, an error or a full disk remove it: it is registered with [`cleanup`]), or
+/// straight through to `-` (standard output), a FIFO, a device or a socket.
+pub enum Sink {
     /// A temporary file beside `target` (the target with its links resolved), renamed onto
     /// it by [`Output::finish`]. `like` is an existing target's mode, owner and group, which
     /// the new file takes; `None` for a new file (mode `0666 & !umask`).
@@ -1225,6 +1408,155 @@ enum Sink {
     },
     /// Straight through: standard output, a FIFO, a character device, a socket.
     Through(BufWriter<Box<dyn Write + Send>>),
+}
+
+impl Sink {
+    /// Opens the output `target` (`-` is standard output): checks the path and creates the
+    /// temporary file now, before any work, so an unusable path fails at once. Returns the
+    /// name messages use for it and the sink. Problems with the path are [`Error::Data`]:
+    /// - a new file: a temporary file in the same directory, created with the mode the
+    ///   umask gives (`0666 & !umask`), renamed onto the path at the end;
+    /// - a regular file: the same, and the new file gets the old one's mode (and owner,
+    ///   when allowed); a read-only file (no write permission bit) is refused, not replaced;
+    /// - a symbolic link: followed (to its final target, which is then treated as above);
+    ///   the link itself is never replaced;
+    /// - `-`, a FIFO, a character or block device, a socket: written through in place,
+    ///   never replaced (opening a FIFO waits for its reader, as a shell's `>` does).
+    pub fn open(target: &Path) -> Result<(String, Sink), Error> {
+        // Named in messages as the input is ("standard input").
+        let name = if is_std_stream(target) {
+            "standard output".to_owned()
+        } else {
+            show(target)
+        };
+        let cannot = |why: &dyn std::fmt::Display| {
+            Error::Data(format!("{name}: cannot write the output: {why}"))
+        };
+        let sink = if is_std_stream(target) {
+            Sink::Through(BufWriter::with_capacity(1 << 20, Box::new(io::stdout())))
+        } else {
+            let resolved = resolve_links(target).map_err(|e| cannot(&e))?;
+            match std::fs::metadata(&resolved) {
+                Ok(m) if m.is_dir() => return Err(cannot(&"is a directory")),
+                Ok(m) if m.is_file() => {
+                    if m.permissions().readonly() {
+                        return Err(cannot(
+                            &"the file exists and is read-only (remove it or make it writable \
+                              first)",
+                        ));
+                    }
+                    // Can we write it? (Opening without truncating changes nothing.)
+                    OpenOptions::new()
+                        .write(true)
+                        .open(&resolved)
+                        .map_err(|e| cannot(&e))?;
+                    Sink::replace(&resolved, Some(&m)).map_err(|e| cannot(&e))?
+                }
+                Ok(_) => {
+                    let file = OpenOptions::new()
+                        .write(true)
+                        .open(&resolved)
+                        .map_err(|e| cannot(&e))?;
+                    let file: Box<dyn Write + Send> = Box::new(file);
+                    Sink::Through(BufWriter::with_capacity(1 << 20, file))
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    let dir = dir_of(&resolved);
+                    if !dir.is_dir() {
+                        return Err(cannot(&format!("directory {} does not exist", show(&dir))));
+                    }
+                    Sink::replace(&resolved, None).map_err(|e| cannot(&e))?
+                }
+                Err(e) => return Err(cannot(&e)),
+            }
+        };
+        Ok((name, sink))
+    }
+
+    /// A temporary file beside `target` (a regular file's path, links resolved), made like
+    /// the `existing` file there if any.
+    fn replace(target: &Path, existing: Option<&std::fs::Metadata>) -> io::Result<Sink> {
+        #[cfg(unix)]
+        let like = existing.map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            (m.mode() & 0o7777, m.uid(), m.gid())
+        });
+        #[cfg(not(unix))]
+        let like = existing.map(|_| (0, 0, 0));
+        let temp = temp_like(target, like)?;
+        Ok(Sink::Replace {
+            file: BufWriter::with_capacity(1 << 20, temp),
+            target: target.to_path_buf(),
+            like,
+        })
+    }
+
+    /// True when written straight through (standard output, a FIFO, a device).
+    pub fn is_stream(&self) -> bool {
+        matches!(self, Sink::Through(_))
+    }
+
+    /// Writes all of `bytes`.
+    pub fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Replace { file, .. } => file.write_all(bytes),
+            Sink::Through(w) => w.write_all(bytes),
+        }
+    }
+
+    /// The error for a failed write to the output `name`: [`Error::Pipe`] when the reader
+    /// went away, else [`Error::System`].
+    pub fn write_error(name: &str, e: &io::Error) -> Error {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Error::Pipe(format!(
+                "{name}: the reader of the output went away: the output is incomplete"
+            ))
+        } else {
+            Error::System(format!("{name}: writing the output failed: {e}"))
+        }
+    }
+
+    /// Finishes the output `name`: for a stream, a flush; for a replaced file, `prefix`
+    /// (a header known only at the end) followed by a copy of what was written, a sync
+    /// and the rename onto the target.
+    pub fn finish(self, name: &str, prefix: Option<&[u8]>) -> Result<(), Error> {
+        let fail = |e: &dyn std::fmt::Display| {
+            Error::System(format!("{name}: writing the output failed: {e}"))
+        };
+        match self {
+            Sink::Through(mut w) => {
+                debug_assert!(prefix.is_none(), "a header at the end needs a regular file");
+                w.flush().map_err(|e| Sink::write_error(name, &e))
+            }
+            Sink::Replace { file, target, like } => {
+                let mut temp = file.into_inner().map_err(|e| fail(e.error()))?;
+                if let Some(prefix) = prefix {
+                    // Header first, then a copy of the records.
+                    let mut full = temp_like(&target, like).map_err(|e| fail(&e))?;
+                    full.write_all(prefix).map_err(|e| fail(&e))?;
+                    temp.rewind().map_err(|e| fail(&e))?;
+                    io::copy(&mut temp, &mut full).map_err(|e| fail(&e))?;
+                    temp = full;
+                }
+                temp.file().sync_all().map_err(|e| fail(&e))?;
+                cleanup::persist(temp, &target).map_err(|e| {
+                    Error::System(format!(
+                        "{name}: cannot put the output in place: {e} (did the directory \
+                         change during the run?)"
+                    ))
+                })
+            }
+        }
+    }
+}
+
+/// Writes `bytes` to the output `target` as [`Sink`] does (temporary file and rename,
+/// or straight through): for outputs made whole in memory, such as `bench`'s plot and
+/// JSON, whose path was checked by [`Sink::open`] before the work.
+pub fn write_whole(name: &str, mut sink: Sink, bytes: &[u8]) -> Result<(), Error> {
+    sink.write_all(bytes)
+        .map_err(|e| Sink::write_error(name, &e))?;
+    sink.finish(name, None)
 }
 
 /// An output being written: to a temporary file beside its target that replaces the
@@ -1301,53 +1633,7 @@ impl<T: Real> Output<T> {
         columns: Columns,
         known_rows: Option<u64>,
     ) -> Result<Self, Error> {
-        // Named in messages as the input is ("standard input").
-        let name = if is_std_stream(target) {
-            "standard output".to_owned()
-        } else {
-            show(target)
-        };
-        let cannot = |why: &dyn std::fmt::Display| {
-            Error::Data(format!("{name}: cannot write the output: {why}"))
-        };
-        let sink = if is_std_stream(target) {
-            Sink::Through(BufWriter::with_capacity(1 << 20, Box::new(io::stdout())))
-        } else {
-            let resolved = resolve_links(target).map_err(|e| cannot(&e))?;
-            match std::fs::metadata(&resolved) {
-                Ok(m) if m.is_dir() => return Err(cannot(&"is a directory")),
-                Ok(m) if m.is_file() => {
-                    if m.permissions().readonly() {
-                        return Err(cannot(
-                            &"the file exists and is read-only (remove it or make it writable \
-                              first)",
-                        ));
-                    }
-                    // Can we write it? (Opening without truncating changes nothing.)
-                    OpenOptions::new()
-                        .write(true)
-                        .open(&resolved)
-                        .map_err(|e| cannot(&e))?;
-                    Self::replace(&resolved, Some(&m)).map_err(|e| cannot(&e))?
-                }
-                Ok(_) => {
-                    let file = OpenOptions::new()
-                        .write(true)
-                        .open(&resolved)
-                        .map_err(|e| cannot(&e))?;
-                    let file: Box<dyn Write + Send> = Box::new(file);
-                    Sink::Through(BufWriter::with_capacity(1 << 20, file))
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    let dir = dir_of(&resolved);
-                    if !dir.is_dir() {
-                        return Err(cannot(&format!("directory {} does not exist", show(&dir))));
-                    }
-                    Self::replace(&resolved, None).map_err(|e| cannot(&e))?
-                }
-                Err(e) => return Err(cannot(&e)),
-            }
-        };
+        let (name, sink) = Sink::open(target)?;
         let npy_deferred = format == Format::Npy && known_rows.is_none();
         if npy_deferred && matches!(sink, Sink::Through(_)) {
             return Err(Error::Data(format!(
@@ -1378,46 +1664,14 @@ impl<T: Real> Output<T> {
             }
             _ => Vec::new(),
         };
-        out.write_bytes_at_start(&header)?;
+        out.sink
+            .write_all(&header)
+            .map_err(|e| out.write_error(&e))?;
         Ok(out)
     }
 
-    /// A temporary file beside `target` (a regular file's path, links resolved), made like
-    /// the `existing` file there if any.
-    fn replace(target: &Path, existing: Option<&std::fs::Metadata>) -> io::Result<Sink> {
-        #[cfg(unix)]
-        let like = existing.map(|m| {
-            use std::os::unix::fs::MetadataExt;
-            (m.mode() & 0o7777, m.uid(), m.gid())
-        });
-        #[cfg(not(unix))]
-        let like = existing.map(|_| (0, 0, 0));
-        let temp = temp_like(target, like)?;
-        Ok(Sink::Replace {
-            file: BufWriter::with_capacity(1 << 20, temp),
-            target: target.to_path_buf(),
-            like,
-        })
-    }
-
     fn write_error(&self, e: &io::Error) -> Error {
-        let message = format!("{}: writing the output failed: {e}", self.name);
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            Error::Pipe(format!(
-                "{}: the reader of the output went away: the output is incomplete",
-                self.name
-            ))
-        } else {
-            Error::System(message)
-        }
-    }
-
-    fn write_bytes_at_start(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        let result = match &mut self.sink {
-            Sink::Replace { file, .. } => file.write_all(bytes),
-            Sink::Through(w) => w.write_all(bytes),
-        };
-        result.map_err(|e| self.write_error(&e))
+        Sink::write_error(&self.name, e)
     }
 
     /// Writes the records of `batch` (input indices starting at `base`), all of them or
@@ -1455,10 +1709,7 @@ impl<T: Real> Output<T> {
                     });
                 result = pieces[..used]
                     .iter()
-                    .try_for_each(|text| match &mut self.sink {
-                        Sink::Replace { file, .. } => file.write_all(text),
-                        Sink::Through(w) => w.write_all(text),
-                    });
+                    .try_for_each(|text| self.sink.write_all(text));
                 if result.is_err() {
                     break;
                 }
@@ -1472,10 +1723,7 @@ impl<T: Real> Output<T> {
         for k in 0..count {
             binary_row(&mut self.scratch, batch, base, row(k), &cols);
         }
-        let result = match &mut self.sink {
-            Sink::Replace { file, .. } => file.write_all(&self.scratch),
-            Sink::Through(w) => w.write_all(&self.scratch),
-        };
+        let result = self.sink.write_all(&self.scratch);
         result.map_err(|e| self.write_error(&e))
     }
 
@@ -1483,9 +1731,6 @@ impl<T: Real> Output<T> {
     /// the rename onto the target; for a stream, a flush. Returns the number of records.
     pub fn finish(self) -> Result<u64, Error> {
         let name = self.name.clone();
-        let fail = |e: &dyn std::fmt::Display| {
-            Error::System(format!("{name}: writing the output failed: {e}"))
-        };
         if let Some(n) = self.known_rows
             && !self.npy_deferred
             && self.format == Format::Npy
@@ -1497,40 +1742,10 @@ impl<T: Real> Output<T> {
             )));
         }
         let rows = self.rows;
-        let columns = self.columns;
-        match self.sink {
-            Sink::Through(mut w) => {
-                if let Err(e) = w.flush() {
-                    return Err(if e.kind() == io::ErrorKind::BrokenPipe {
-                        Error::Pipe(format!(
-                            "{name}: the reader of the output went away: the output is \
-                             incomplete"
-                        ))
-                    } else {
-                        fail(&e)
-                    });
-                }
-            }
-            Sink::Replace { file, target, like } => {
-                let mut temp = file.into_inner().map_err(|e| fail(e.error()))?;
-                if self.npy_deferred {
-                    // Header first, then a copy of the records.
-                    let mut full = temp_like(&target, like).map_err(|e| fail(&e))?;
-                    full.write_all(&npy_header(&columns, T::PRECISION, rows))
-                        .map_err(|e| fail(&e))?;
-                    temp.rewind().map_err(|e| fail(&e))?;
-                    io::copy(&mut temp, &mut full).map_err(|e| fail(&e))?;
-                    temp = full;
-                }
-                temp.file().sync_all().map_err(|e| fail(&e))?;
-                cleanup::persist(temp, &target).map_err(|e| {
-                    Error::System(format!(
-                        "{name}: cannot put the output in place: {e} (did the directory \
-                         change during the run?)"
-                    ))
-                })?;
-            }
-        }
+        let header = self
+            .npy_deferred
+            .then(|| npy_header(&self.columns, T::PRECISION, rows));
+        self.sink.finish(&name, header.as_deref())?;
         Ok(rows)
     }
 }

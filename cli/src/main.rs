@@ -16,7 +16,14 @@
 //!   (a full disk, an I/O error, an input that shrank, an output directory that vanished),
 //!   or `verify` finding a disagreement;
 //! - 128 + N: stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP; 141 when the
-//!   reader of `run`'s output pipe went away), after removing the hidden temporary file.
+//!   reader of the output pipe went away), after removing the hidden temporary file.
+//!
+//! What every subcommand shares, so that a new one gets it by construction: the signal
+//! handlers (installed here, before any subcommand runs: a signal or a file-size limit
+//! removes every temporary output), the readers and the output writer of [`io`]
+//! ([`io::Input`], [`io::Sink`]: formats, `-`, FIFOs, line limits, temporary file and
+//! rename), the thread clamp ([`io::thread_pool`]) and the exit statuses below, through
+//! [`CliError`].
 
 mod args;
 mod baselines;
@@ -179,29 +186,39 @@ impl From<std::io::Error> for CliError {
     }
 }
 
+/// The status of a closed output pipe: 128 + SIGPIPE, as a shell reports a writer that the
+/// signal stopped.
+const PIPE_STATUS: u8 = 141;
+
 /// Parses the command line, runs the subcommand and turns the outcome into an exit code.
 fn main() -> ExitCode {
     // Usage errors (including our value parsers' messages) print one `error:` line and
     // exit with code 2; `--help` and `--version` exit with 0.
     let cli = Cli::parse();
-    // Not locked: `pairs` and `cross` write from a worker thread of their pool.
+    // From here on a hidden temporary file may exist: remove it on SIGINT, SIGTERM, SIGHUP,
+    // and turn SIGXFSZ into a write error.
+    if let Err(e) = cleanup::install() {
+        eprintln!("error: cannot install signal handlers: {e}");
+        return ExitCode::from(1);
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout());
     let result = match &cli.command {
         Command::Closest(args) => closest::run(args, &mut out).map_err(CliError::from),
         Command::Bench(args) => bench::run(args, &mut out),
         Command::Run(args) => run::run(args),
         Command::Verify(args) => verify::run(args, &mut out),
-        Command::Pairs(args) => sets::run_pairs(args, &mut out),
-        Command::Cross(args) => sets::run_cross(args, &mut out),
-        Command::Raycast(args) => sets::run_raycast(args, &mut out),
+        Command::Pairs(args) => sets::run_pairs(args),
+        Command::Cross(args) => sets::run_cross(args),
+        Command::Raycast(args) => sets::run_raycast(args),
     }
     .and_then(|()| out.flush().map_err(CliError::from));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            // `segbatch ... | head` closing the pipe early is not a failure.
+            // `segbatch ... | head` closing the pipe early: stop, with the status a shell
+            // gives a writer SIGPIPE stopped.
             if e.broken_pipe {
-                return ExitCode::SUCCESS;
+                return ExitCode::from(PIPE_STATUS);
             }
             let _ = out.flush();
             eprintln!("error: {}", e.message);

@@ -1,8 +1,6 @@
 //! `segbatch bench --plot FILE.svg`: throughput against batch size, one panel per workload,
 //! a line per implementation and the streaming bounds as dashed lines.
 
-use std::path::Path;
-
 use plotters::prelude::*;
 
 use super::bench::{Implementation, Report, size_label};
@@ -13,17 +11,23 @@ const COLORS: [RGBColor; 3] = [
     RGBColor(214, 39, 40),
 ];
 
-/// Draws the report into an SVG file.
-pub fn draw(
-    path: &Path,
+/// Draws the report as an SVG document (written by the caller, through the output writer).
+pub fn draw(report: &Report, sizes: &[usize]) -> Result<String, Box<dyn std::error::Error>> {
+    let mut svg = String::new();
+    draw_into(&mut svg, report, sizes)?;
+    Ok(svg)
+}
+
+fn draw_into(
+    svg: &mut String,
     report: &Report,
     sizes: &[usize],
 ) -> Result<(), Box<dyn std::error::Error>> {
     let panels = report.workloads.len();
     let cols = if panels > 1 { 2 } else { 1 };
     let rows = panels.div_ceil(cols);
-    let root =
-        SVGBackend::new(path, (560 * cols as u32, 400 * rows as u32 + 40)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (560 * cols as u32, 400 * rows as u32 + 40))
+        .into_drawing_area();
     root.fill(&WHITE)?;
     let (title, body) = root.split_vertically(40);
     title.titled(

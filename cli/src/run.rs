@@ -15,7 +15,8 @@ use segbatch::{
 use super::CliError;
 use super::args::{parse_extent, parse_tolerance};
 use super::io::{
-    Columns, Format, Input, Output, Pair, Precision, Real, Results, is_std_stream, show,
+    Columns, Format, Input, Output, PAIRS, Pair, Precision, Real, Results, is_std_stream, show,
+    thread_pool,
 };
 
 pub const LONG_ABOUT: &str = "\
@@ -115,10 +116,11 @@ pub struct RunArgs {
     pub outputs: Columns,
 
     /// Write only the pairs with distance <= R, each with its input index
-    #[arg(long, value_name = "R", value_parser = parse_radius_text)]
+    #[arg(long, value_name = "R", value_parser = parse_radius_text, allow_negative_numbers = true)]
     pub radius: Option<String>,
 
-    /// Worker threads [default: all cores]; 1 runs the kernel on this thread alone
+    /// Worker threads [default: all cores; more are clamped to the CPU count]; 1 runs the
+    /// kernel on this thread alone
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 
@@ -168,7 +170,7 @@ pub fn parse_columns(text: &str) -> Result<Columns, String> {
     Ok(c)
 }
 
-fn parse_wait(text: &str) -> Result<f64, String> {
+pub(crate) fn parse_wait(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(w) if (0.0..=1e6).contains(&w) => Ok(w),
         _ => Err(format!(
@@ -191,10 +193,21 @@ pub(crate) fn parse_radius(text: &str) -> Result<f32, String> {
     }
 }
 
-/// Checks `--radius` as [`parse_radius`] does and keeps its text, which each run reads in
-/// its own precision (an f64 run compares with the f64 nearest R, not a widened f32).
+/// Checks `--radius` as a finite f64 >= 0 and keeps its text, which each run reads in its
+/// own precision (an f64 run compares with the f64 nearest R, not a widened f32; an f32
+/// run refuses a radius beyond f32's range).
 fn parse_radius_text(text: &str) -> Result<String, String> {
-    parse_radius(text).map(|_| text.trim().to_owned())
+    let r: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    if r.is_finite() && r >= 0.0 {
+        Ok(text.trim().to_owned())
+    } else {
+        Err(format!(
+            "the radius must be a finite number >= 0, got {text}"
+        ))
+    }
 }
 
 /// The format of `path`: `explicit`, else from the extension.
@@ -346,10 +359,19 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 /// Runs `segbatch run` in the precision `T`.
 fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
     let start = Instant::now();
-    let radius: Option<T> = args
-        .radius
-        .as_deref()
-        .map(|r| r.parse().expect("checked by parse_radius"));
+    let radius: Option<T> = match args.radius.as_deref() {
+        Some(text) => {
+            let r: T = text.parse().expect("checked by parse_radius_text");
+            if !r.into().is_finite() {
+                return Err(CliError::usage(format!(
+                    "--radius {text} is beyond the range of f32 (about 3.4e38): pass \
+                     --precision f64"
+                )));
+            }
+            Some(r)
+        }
+        None => None,
+    };
     let in_format = format_of(&args.input, args.format, "input")?;
     let out_format = match args
         .output_format
@@ -367,11 +389,8 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
     let mut columns = args.outputs;
     columns.index = args.radius.is_some();
 
-    // From here on a hidden temporary file may exist: remove it on SIGINT, SIGTERM, SIGHUP.
-    super::cleanup::install()
-        .map_err(|e| CliError::failed(format!("cannot install signal handlers: {e}")))?;
     let wait = std::time::Duration::from_secs_f64(args.wait);
-    let mut input = Input::<T>::open(&args.input, in_format, wait)?;
+    let mut input = Input::<T>::open(&args.input, &PAIRS, in_format, wait)?;
     let known_rows = if args.radius.is_some() {
         None
     } else {
@@ -391,27 +410,9 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
     };
 
     let progress = progress_bar(input.total_bytes);
-    // More threads than CPUs only cost memory and start-up time (each thread has its own
-    // stack and allocator arena): clamp to the CPU count.
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let threads = args.threads.map(|n| {
-        let n = usize::from(n);
-        if n > cpus && !args.quiet {
-            eprintln!("segbatch run: --threads {n} is more than the {cpus} CPUs: using {cpus}");
-        }
-        n.min(cpus)
-    });
-    let pool = match threads {
-        Some(n) => Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map_err(|e| CliError::failed(format!("cannot start {n} threads: {e}")))?,
-        ),
-        None => None,
-    };
-    let single = threads == Some(1);
-    let mut body = || -> Result<Summary, CliError> {
+    let pool = thread_pool(args.threads, "run", args.quiet)?;
+    let single = pool.current_num_threads() == 1;
+    let body = || -> Result<Summary, CliError> {
         // The same bytes per chunk in either precision.
         let chunk = (args.chunk_pairs as usize * 4 / T::PRECISION.bytes() as usize).max(1);
         let mut pairs: Vec<Pair<T>> = Vec::with_capacity(chunk);
@@ -460,10 +461,7 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
         }
         Ok(summary)
     };
-    let summary = match &pool {
-        Some(pool) => pool.install(body),
-        None => body(),
-    };
+    let summary = pool.install(body);
     progress.finish_and_clear();
     let mut summary = summary?;
     summary.records = output.finish()?;

@@ -19,26 +19,52 @@
 //! success, so a bad input gives one `error:` line (file, record, field), exit code 2 and
 //! no output.
 
-use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use npyz::{DType, Field, TypeStr, WriterBuilder};
 use segbatch::{
-    CrossHit, Crossing, FirstHit, Options, PairHit, Record, Segment, Segment2, SegmentIndex,
+    Crossing, FirstHit, Flags, Options, PairHit, Record, Segment, Segment64, SegmentIndex,
     Segments, Segments2, SharedEndpoints, Soa, par_for_each_crossing_pair,
-    par_for_each_pair_within, par_for_each_self_pair_within,
+    par_for_each_pair_within, par_for_each_self_pair_within, reference,
 };
 
 use super::CliError;
-use super::cleanup::{self, Temp};
+use super::cleanup;
 use super::format::num;
-use super::io::{Format, resolve_links, show};
-use super::run::{format_of, parse_radius, same_file};
+use super::io::{
+    Error, Format, Input, Layout, SEGMENTS2, SEGMENTS3, Sink, is_std_stream, show, thread_pool,
+};
+use super::run::{format_of, parse_radius, parse_wait, same_file};
 
-pub const PAIRS_LONG_ABOUT: &str = "\
+/// What the set commands' help texts share: inputs, memory, output, exit statuses.
+macro_rules! sets_common {
+    () => {
+        "
+Inputs: a file, - or /dev/stdin (standard input: name its --format), or a FIFO
+(its first data awaited --wait seconds at most); a CSV line is at most 64 KiB.
+
+Memory: the input set plus a constant (the grid, one block of hits of the
+library's bounded size, one buffer of formatted records), whatever the number of
+hits: the hits are streamed to the output as they are found, at disk speed.
+
+The output is written to a temporary file beside the target and renamed onto it
+only on success: an error, a full disk, a file-size limit (ulimit -f) or a signal
+(SIGINT, SIGTERM, SIGHUP) never leaves a partial file or a temporary one. An
+existing file keeps its mode; a read-only one is refused; a symlink is followed;
+- (standard output), FIFOs and devices are written straight through. --threads
+above the CPU count is clamped to it (with a note).
+
+Exit status: 0 success; 2 bad arguments or data (nothing written); 1 a failure
+during the run (write error, full disk, file-size limit); 141 the reader of the
+output went away (the run stops at once); 128+N stopped by signal N (130 SIGINT,
+143 SIGTERM, 129 SIGHUP)."
+    };
+}
+
+pub const PAIRS_LONG_ABOUT: &str = concat!(
+    "\
 Every pair of segments within a radius, from a file of 3D segments.
 
 Without --against: every pair i < j of the set whose closest points are at most R
@@ -52,16 +78,17 @@ Input: 6 numbers per segment, p0 then p1 (x, y, z each), as
   .npy  float32 '<f4', C order, shape (N, 6) or (N, 2, 3)
   raw   little-endian f32, 24 bytes per segment, no header (.f32, .raw, .bin)
 
-Output: one record per pair, columns i, j (0-based segment indices, u32) and
-distance (f32): CSV with a header row (to stdout without -o); raw packed
-little-endian 12-byte records; .npy a structured array with fields i, j,
-distance. The order is the grid's (deterministic, the same on any thread count);
-sort by (i, j) if you need it.
-
-The hits are streamed to the output as they are found: memory holds the input set
-(about 60 bytes per segment with the grid) and one wave of hits, however many
-pairs there are. The output is written to a temporary file and renamed onto the
-target only on success.";
+Output: one record per pair, columns i, j (0-based segment indices, u32),
+distance (f32) and flags (u8): CSV with a header row (to standard output without
+-o, or with -o -); raw packed little-endian 13-byte records; .npy a structured
+array with fields i, j, distance, flags. The order is the grid's (deterministic,
+the same on any thread count); sort by (i, j) if you need it. flags is 16 when
+the squared distance leaves f32's range (closest points less than ~1.1e-19 or
+more than ~1.8e19 apart): the distance is then recomputed in f64 from the two
+segments (an f32 dist2 would read 0 or inf); else 0.
+",
+    sets_common!()
+);
 
 pub const PAIRS_AFTER_HELP: &str = "\
 Examples:
@@ -70,7 +97,8 @@ Examples:
   segbatch pairs path.npy --radius 0.5 --skip-shared -o close.npy
   segbatch pairs agents.csv --against walls.csv --radius 0.3";
 
-pub const CROSS_LONG_ABOUT: &str = "\
+pub const CROSS_LONG_ABOUT: &str = concat!(
+    "\
 Every pair of 2D segments that meet, from a file of 2D segments.
 
 Every pair i < j that crosses, touches or overlaps (collinear), as intersect2
@@ -85,15 +113,19 @@ Input: 4 numbers per segment, p0 then p1 (x, y each), as
 Output: one record per pair, columns i, j (u32), kind (point or overlap; in
 binary outputs a u8, 1 point, 2 overlap) and x, y (f32): the meeting point, or
 the start of the overlap, on segment i. CSV with a header row (to stdout without
--o); raw packed little-endian 17-byte records; .npy a structured array with
-fields i, j, kind, x, y. The order is the grid's (deterministic).";
+-o, or with -o -); raw packed little-endian 17-byte records; .npy a structured
+array with fields i, j, kind, x, y. The order is the grid's (deterministic).
+",
+    sets_common!()
+);
 
 pub const CROSS_AFTER_HELP: &str = "\
 Examples:
   segbatch cross streets.csv
   segbatch cross outline.npy -o crossings.csv --threads 2";
 
-pub const RAYCAST_LONG_ABOUT: &str = "\
+pub const RAYCAST_LONG_ABOUT: &str = concat!(
+    "\
 The first wall each thick ray touches, from a file of walls and a file of rays.
 
 A ray is p0 (its origin) and p1 (p1 - p0 is its direction), in the 3D segment
@@ -112,7 +144,10 @@ f32 (24 bytes a segment).
 Output: one record per ray that hits, columns ray, wall (u32), u, x, y, z (f32;
 x, y, z the contact point on the wall): CSV with a header row (to stdout without
 -o); raw packed little-endian 24-byte records; .npy a structured array with
-those field names. Rays that hit nothing within L have no record.";
+those field names. Rays that hit nothing within L have no record.
+",
+    sets_common!()
+);
 
 pub const RAYCAST_AFTER_HELP: &str = "\
 Examples:
@@ -140,11 +175,11 @@ pub struct RaycastArgs {
     pub rays: PathBuf,
 
     /// Radius of the sphere moving along each ray (0: the first crossing)
-    #[arg(long, value_name = "R", value_parser = parse_radius)]
+    #[arg(long, value_name = "R", value_parser = parse_radius, allow_negative_numbers = true)]
     pub radius: f32,
 
     /// How far each ray goes, in units of its direction's length
-    #[arg(long, value_name = "L", value_parser = parse_range)]
+    #[arg(long, value_name = "L", value_parser = parse_range, allow_negative_numbers = true)]
     pub range: f32,
 
     /// Input format, instead of guessing from the extensions
@@ -152,13 +187,14 @@ pub struct RaycastArgs {
     pub format: Option<Format>,
 
     #[command(flatten)]
-    pub out: SetOutput,
+    pub out: SetOptions,
 }
 
-/// The output options the set subcommands share.
+/// The input and output options the set subcommands share.
 #[derive(Debug, Args)]
-pub struct SetOutput {
-    /// Output file; its format comes from its extension [default: CSV to stdout]
+pub struct SetOptions {
+    /// Output file; its format comes from its extension; - for standard output [default: CSV
+    /// to standard output]
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -166,13 +202,24 @@ pub struct SetOutput {
     #[arg(long, value_name = "FORMAT")]
     pub output_format: Option<Format>,
 
-    /// Worker threads [default: all cores]
+    /// Worker threads [default: all cores; more than the CPU count are clamped to it]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
+
+    /// How long to wait for a FIFO input's writer to send data before giving up
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = parse_wait)]
+    pub wait: f64,
 
     /// No summary on stderr
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+impl SetOptions {
+    /// `--wait` as a duration.
+    fn wait(&self) -> Duration {
+        Duration::from_secs_f64(self.wait)
+    }
 }
 
 /// Arguments of `segbatch pairs`.
@@ -183,7 +230,7 @@ pub struct PairsArgs {
     pub input: PathBuf,
 
     /// Report the pairs within R (closest points at most R apart)
-    #[arg(long, value_name = "R", value_parser = parse_radius)]
+    #[arg(long, value_name = "R", value_parser = parse_radius, allow_negative_numbers = true)]
     pub radius: f32,
 
     /// A second set: report pairs of a segment of INPUT and one of OTHER
@@ -199,7 +246,7 @@ pub struct PairsArgs {
     pub format: Option<Format>,
 
     #[command(flatten)]
-    pub out: SetOutput,
+    pub out: SetOptions,
 }
 
 /// Arguments of `segbatch cross`.
@@ -214,230 +261,38 @@ pub struct CrossArgs {
     pub format: Option<Format>,
 
     #[command(flatten)]
-    pub out: SetOutput,
+    pub out: SetOptions,
 }
 
 // ---------------------------------------------------------------------------------------
 // Input: a whole set of records
 // ---------------------------------------------------------------------------------------
 
-/// Field names of a record of `C` numbers, for messages.
-fn field_names(c: usize) -> &'static [&'static str] {
-    if c == 6 {
-        &["p0.x", "p0.y", "p0.z", "p1.x", "p1.y", "p1.z"]
-    } else {
-        &["p0.x", "p0.y", "p1.x", "p1.y"]
-    }
-}
-
-/// Records read per chunk of a binary input.
+/// Records read per chunk.
 const CHUNK_RECORDS: usize = 64 * 1024;
 
-/// Reads the whole set of `C`-number records in `path` (see the module docs), checking
-/// everything: a bad file is one message naming the file, the record and the field.
+/// Reads the whole set of `C`-number records in `path` through the readers `run` uses
+/// ([`Input`]: CSV lines of at most 64 KiB, `.npy` headers checked before the data, raw
+/// sizes, `-` and `/dev/stdin`, FIFOs opened without blocking and awaited `wait` at most),
+/// checking everything: a bad file is one message naming the file, the record and the
+/// field. Memory is the set and one chunk.
 pub fn read_set<T: Record<C>, const C: usize>(
     path: &Path,
+    layout: &'static Layout,
     format: Format,
-) -> Result<Soa<T, C>, String> {
-    let name = show(path);
-    let file = File::open(path).map_err(|e| match e.kind() {
-        io::ErrorKind::NotFound => format!("{name}: no such file"),
-        _ => format!("{name}: cannot open: {e}"),
-    })?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("{name}: cannot read: {e}"))?;
-    if meta.is_dir() {
-        return Err(format!("{name}: is a directory, not a file"));
-    }
-    let size = meta.len();
-    if size == 0 {
-        return Err(format!("{name}: the file is empty (no segments)"));
-    }
-    let record_bytes = 4 * C as u64;
-    match format {
-        Format::Raw => {
-            if size % record_bytes != 0 {
-                return Err(format!(
-                    "{name}: raw f32 input of {size} bytes is not a multiple of \
-                     {record_bytes} bytes ({C} f32 per segment): segment {} is incomplete \
-                     ({} of {record_bytes} bytes)",
-                    size / record_bytes,
-                    size % record_bytes
-                ));
-            }
-            read_binary(&name, BufReader::new(file), size / record_bytes)
-        }
-        Format::Npy => {
-            let mut file = file;
-            let count = npy_records(&name, &mut file, size, C)?;
-            read_binary(&name, BufReader::new(file), count)
-        }
-        Format::Csv => read_csv(&name, file),
-    }
-}
-
-fn read_binary<T: Record<C>, const C: usize>(
-    name: &str,
-    mut reader: impl Read,
-    count: u64,
-) -> Result<Soa<T, C>, String> {
-    let count = usize::try_from(count).map_err(|_| format!("{name}: too many segments"))?;
-    let mut set = Soa::with_capacity(count);
-    let mut buf: Vec<T> = Vec::with_capacity(CHUNK_RECORDS.min(count));
-    let mut done = 0;
-    while done < count {
-        let n = CHUNK_RECORDS.min(count - done);
-        buf.clear();
-        buf.resize(n, T::zeroed());
-        reader
-            .read_exact(bytemuck::cast_slice_mut(&mut buf[..]))
-            .map_err(|e| format!("{name}: reading segment {done}: {e}"))?;
-        if cfg!(target_endian = "big") {
-            for x in bytemuck::cast_slice_mut::<T, f32>(&mut buf[..]) {
-                *x = f32::from_bits(u32::from_le(x.to_bits()));
-            }
-        }
-        set.extend_from_slice(&buf);
-        done += n;
-    }
-    Ok(set)
-}
-
-/// Checks a `.npy` header (`<f4`, C order, shape `(N, C)` or `(N, 2, C/2)`, the data size)
-/// and returns `N`, the file positioned at the data.
-fn npy_records(name: &str, file: &mut File, size: u64, c: usize) -> Result<u64, String> {
-    let header = npyz::NpyHeader::from_reader(&mut *file)
-        .map_err(|e| format!("{name}: not a valid .npy file: {e}"))?;
-    let header_bytes = file
-        .stream_position()
-        .map_err(|e| format!("{name}: cannot read: {e}"))?;
-    let convert = "convert with arr.astype('<f4')";
-    match header.dtype() {
-        DType::Plain(ts) => {
-            let text = ts.to_string();
-            if text != "<f4" {
-                return Err(format!(
-                    "{name}: .npy dtype is '{text}', expected little-endian float32 '<f4': \
-                     {convert}"
-                ));
-            }
-        }
-        other => {
-            return Err(format!(
-                "{name}: .npy dtype is the structured type {}, expected float32 '<f4'",
-                other.descr()
-            ));
-        }
-    }
-    if header.order() == npyz::Order::Fortran {
-        return Err(format!(
-            "{name}: .npy array is in Fortran order, expected C order: save \
-             np.ascontiguousarray(arr)"
-        ));
-    }
-    let shape = header.shape().to_vec();
-    let shape_text = format!(
-        "({})",
-        shape
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let (c, half) = (c as u64, c as u64 / 2);
-    let count = match shape.as_slice() {
-        [n, k] if *k == c => *n,
-        [n, 2, k] if *k == half => *n,
-        _ => {
-            return Err(format!(
-                "{name}: .npy shape is {shape_text}, expected (N, {c}) or (N, 2, {half})"
-            ));
-        }
-    };
-    if count == 0 {
-        return Err(format!("{name}: the array is empty (no segments)"));
-    }
-    let data = size - header_bytes;
-    let want = count.saturating_mul(4 * c);
-    if data < want {
-        return Err(format!(
-            "{name}: .npy data is truncated: shape {shape_text} needs {want} bytes, the file \
-             holds {data} (segment {} is incomplete)",
-            data / (4 * c)
-        ));
-    }
-    if data > want {
-        return Err(format!(
-            "{name}: .npy file has {} bytes after the {shape_text} array",
-            data - want
-        ));
-    }
-    Ok(count)
-}
-
-fn parse_f32(field: &[u8]) -> Option<f32> {
-    std::str::from_utf8(field).ok()?.trim().parse().ok()
-}
-
-fn read_csv<T: Record<C>, const C: usize>(name: &str, file: File) -> Result<Soa<T, C>, String> {
-    let names = field_names(C);
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(BufReader::with_capacity(1 << 20, file));
-    let mut record = csv::ByteRecord::new();
+    wait: Duration,
+) -> Result<Soa<T, C>, CliError> {
+    let mut input = Input::<f32, C>::open(path, layout, format, wait)?;
     let mut set = Soa::new();
-    let mut first = true;
-    let mut count = 0u64;
-    loop {
-        let more = reader.read_byte_record(&mut record).map_err(|e| {
-            let line = e
-                .position()
-                .map_or(String::new(), |p| format!("line {}: ", p.line()));
-            format!("{name}: {line}{e}")
-        })?;
-        if !more {
-            break;
-        }
-        let line = record.position().map_or(0, |p| p.line());
-        if std::mem::take(&mut first) && record.iter().all(|f| parse_f32(f).is_none()) {
-            if record.len() != C {
-                return Err(format!(
-                    "{name}: line {line} (header): {} columns, expected {C} ({})",
-                    record.len(),
-                    names.join(",")
-                ));
-            }
-            continue;
-        }
-        if record.len() != C {
-            return Err(format!(
-                "{name}: line {line} (segment {count}): {} columns, expected {C} ({})",
-                record.len(),
-                names.join(",")
-            ));
-        }
-        let mut values = [0.0f32; C];
-        for (k, field) in record.iter().enumerate() {
-            values[k] = parse_f32(field).ok_or_else(|| {
-                format!(
-                    "{name}: line {line} (segment {count}), column {} ({}): '{}' is not a \
-                     number",
-                    k + 1,
-                    names[k],
-                    String::from_utf8_lossy(field)
-                )
-            })?;
-        }
-        set.push(bytemuck::cast(values));
-        count += 1;
+    if input.total_bytes > 0
+        && let Some(n) = input.total_pairs.and_then(|n| usize::try_from(n).ok())
+    {
+        // A regular file whose size was checked against its records.
+        set = Soa::with_capacity(n);
     }
-    if count == 0 {
-        return Err(format!(
-            "{name}: no segments (only a header or blank lines)"
-        ));
+    let mut chunk: Vec<[f32; C]> = Vec::new();
+    while input.read_chunk(&mut chunk, CHUNK_RECORDS)? > 0 {
+        set.extend_from_slice(bytemuck::cast_slice::<[f32; C], T>(&chunk));
     }
     Ok(set)
 }
@@ -454,7 +309,12 @@ enum Col {
     F32(&'static str),
 }
 
-const PAIR_COLUMNS: [Col; 3] = [Col::U32("i"), Col::U32("j"), Col::F32("distance")];
+const PAIR_COLUMNS: [Col; 4] = [
+    Col::U32("i"),
+    Col::U32("j"),
+    Col::F32("distance"),
+    Col::U8("flags"),
+];
 const CROSS_COLUMNS: [Col; 5] = [
     Col::U32("i"),
     Col::U32("j"),
@@ -476,97 +336,43 @@ const RAYCAST_COLUMNS: [Col; 6] = [
 #[derive(Clone, Copy)]
 enum Value {
     U32(u32),
+    U8(u8),
     Kind(Crossing),
     F32(f32),
 }
 
-/// Where the records go: a temporary file renamed onto the target on success, or stdout.
-enum Sink<'o> {
-    File {
-        target: PathBuf,
-        file: BufWriter<Temp>,
-    },
-    Stdout(&'o mut (dyn Write + Send)),
-}
+/// Hits formatted and written at a time: the bound on the text the writer holds (about
+/// 1 MB of CSV), whatever the size of the blocks the query hands over.
+const HITS_PER_WRITE: usize = 16 * 1024;
 
-/// A stream of hit records in one format.
-struct HitWriter<'o> {
-    sink: Sink<'o>,
+/// A stream of hit records in one format, to a [`Sink`].
+struct HitWriter {
+    name: String,
+    sink: Sink,
     format: Format,
     columns: &'static [Col],
     rows: u64,
     scratch: Vec<u8>,
 }
 
-/// A temporary file in `dir`, removed on a signal (see `cleanup`), with the mode the umask
-/// gives a new file.
-fn temp_beside(dir: &Path) -> io::Result<Temp> {
-    cleanup::temp_in(dir, 0o666)
-}
-
-impl<'o> HitWriter<'o> {
-    fn create(
-        target: Option<&Path>,
-        stdout: &'o mut (dyn Write + Send),
-        format: Format,
-        columns: &'static [Col],
-    ) -> Result<Self, String> {
-        let sink = match target {
-            None => Sink::Stdout(stdout),
-            Some(target) => {
-                let name = show(target);
-                // A link is followed and its target written; the link stays.
-                let target = &resolve_links(target)
-                    .map_err(|e| format!("{name}: cannot write the output: {e}"))?;
-                let existing = std::fs::metadata(target).ok();
-                match &existing {
-                    Some(m) if m.is_dir() => {
-                        return Err(format!("{name}: cannot write the output: is a directory"));
-                    }
-                    // Never replaced: devices, FIFOs and sockets are refused, not renamed over.
-                    Some(m) if !m.is_file() => {
-                        return Err(format!(
-                            "{name}: cannot write the output: not a regular file (set queries \
-                             write a regular file, or standard output without -o)"
-                        ));
-                    }
-                    Some(m) if m.permissions().readonly() => {
-                        return Err(format!(
-                            "{name}: cannot write the output: the file exists and is read-only"
-                        ));
-                    }
-                    _ => {}
-                }
-                let dir = match target.parent() {
-                    Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-                    _ => PathBuf::from("."),
-                };
-                if !dir.is_dir() {
-                    return Err(format!(
-                        "{name}: cannot write the output: directory {} does not exist",
-                        show(&dir)
-                    ));
-                }
-                let temp = temp_beside(&dir)
-                    .map_err(|e| format!("{name}: cannot write the output: {e}"))?;
-                if let Some(m) = &existing {
-                    // An existing file keeps its mode.
-                    temp.file()
-                        .set_permissions(m.permissions())
-                        .map_err(|e| format!("{name}: cannot write the output: {e}"))?;
-                }
-                Sink::File {
-                    target: target.to_path_buf(),
-                    file: BufWriter::with_capacity(1 << 20, temp),
-                }
-            }
-        };
+impl HitWriter {
+    /// Opens `target` (`-` is standard output) before any work; a `.npy` output needs a
+    /// regular file (its header, written at the end, holds the row count).
+    fn create(target: &Path, format: Format, columns: &'static [Col]) -> Result<Self, Error> {
+        let (name, sink) = Sink::open(target)?;
+        if format == Format::Npy && sink.is_stream() {
+            return Err(Error::Data(format!(
+                "{name}: a .npy output needs a regular file (its header holds the row count, \
+                 known only at the end): pass -o FILE.npy, or use CSV or raw"
+            )));
+        }
         let mut w = HitWriter {
+            name,
             sink,
             format,
             columns,
             rows: 0,
-            scratch: Vec::new(),
+            scratch: Vec::with_capacity(HITS_PER_WRITE * 64),
         };
         if format == Format::Csv {
             let mut header = columns
@@ -577,29 +383,11 @@ impl<'o> HitWriter<'o> {
                 .collect::<Vec<_>>()
                 .join(",");
             header.push('\n');
-            w.put(header.as_bytes()).map_err(|e| e.message)?;
+            w.sink
+                .write_all(header.as_bytes())
+                .map_err(|e| Sink::write_error(&w.name, &e))?;
         }
         Ok(w)
-    }
-
-    fn target_name(&self) -> String {
-        match &self.sink {
-            Sink::File { target, .. } => show(target),
-            Sink::Stdout(_) => "stdout".to_owned(),
-        }
-    }
-
-    /// Writes `bytes`; a failure on stdout keeps its kind (a closed pipe is no failure).
-    fn put(&mut self, bytes: &[u8]) -> Result<(), CliError> {
-        match &mut self.sink {
-            Sink::File { file, .. } => file.write_all(bytes).map_err(|e| {
-                CliError::failed(format!(
-                    "{}: writing the output failed: {e}",
-                    self.target_name()
-                ))
-            }),
-            Sink::Stdout(out) => out.write_all(bytes).map_err(CliError::from),
-        }
     }
 
     /// Appends one record to the scratch buffer.
@@ -613,6 +401,7 @@ impl<'o> HitWriter<'o> {
                     }
                     match *v {
                         Value::U32(x) => out.extend_from_slice(x.to_string().as_bytes()),
+                        Value::U8(x) => out.extend_from_slice(x.to_string().as_bytes()),
                         Value::Kind(c) => out.extend_from_slice(kind_name(c).as_bytes()),
                         Value::F32(x) => out.extend_from_slice(num(x).as_bytes()),
                     }
@@ -623,6 +412,7 @@ impl<'o> HitWriter<'o> {
                 for v in values {
                     match *v {
                         Value::U32(x) => out.extend_from_slice(&x.to_le_bytes()),
+                        Value::U8(x) => out.push(x),
                         Value::Kind(c) => out.push(c as u8),
                         Value::F32(x) => out.extend_from_slice(&x.to_le_bytes()),
                     }
@@ -632,52 +422,35 @@ impl<'o> HitWriter<'o> {
         self.rows += 1;
     }
 
-    fn flush_records(&mut self) -> Result<(), CliError> {
-        let scratch = std::mem::take(&mut self.scratch);
-        let result = self.put(&scratch);
-        self.scratch = scratch;
+    /// Writes the records in the scratch buffer and empties it.
+    fn flush_records(&mut self) -> Result<(), Error> {
+        let result = self.sink.write_all(&self.scratch);
         self.scratch.clear();
-        result
+        result.map_err(|e| Sink::write_error(&self.name, &e))
     }
 
-    fn pairs(&mut self, block: &[PairHit]) -> Result<(), CliError> {
-        for h in block {
-            self.record(&[Value::U32(h.i), Value::U32(h.j), Value::F32(h.dist2.sqrt())]);
-        }
-        self.flush_records()
-    }
-
-    fn crossings(&mut self, block: &[CrossHit], set: &Segments2) -> Result<(), CliError> {
-        for h in block {
-            let s = set
-                .get(h.i as usize)
-                .expect("the hit names a segment of the set");
-            let p = s.at(h.s);
-            self.record(&[
-                Value::U32(h.i),
-                Value::U32(h.j),
-                Value::Kind(h.kind),
-                Value::F32(p[0]),
-                Value::F32(p[1]),
-            ]);
-        }
-        self.flush_records()
-    }
-
-    fn first_hits(&mut self, first: u32, hits: &[Option<FirstHit>]) -> Result<(), CliError> {
-        for (k, h) in hits.iter().enumerate() {
-            if let Some(h) = h {
-                self.record(&[
-                    Value::U32(first + k as u32),
-                    Value::U32(h.index),
-                    Value::F32(h.u),
-                    Value::F32(h.point[0]),
-                    Value::F32(h.point[1]),
-                    Value::F32(h.point[2]),
-                ]);
+    /// Writes the records of `hits`, [`HITS_PER_WRITE`] at a time, each made by `values`.
+    fn write<H>(
+        &mut self,
+        hits: &[H],
+        mut values: impl FnMut(&H, &mut dyn FnMut(&[Value])),
+    ) -> Result<(), Error> {
+        for part in hits.chunks(HITS_PER_WRITE) {
+            for h in part {
+                values(h, &mut |v| self.record(v));
             }
+            self.flush_records()?;
         }
-        self.flush_records()
+        Ok(())
+    }
+
+    /// [`HitWriter::write`] from inside a streamed query, which cannot be stopped: a
+    /// failure (a closed pipe, a full disk, a file-size limit) ends the process at once,
+    /// its temporary file removed (see [`cleanup::exit_now`]).
+    fn write_or_exit<H>(&mut self, hits: &[H], values: impl FnMut(&H, &mut dyn FnMut(&[Value]))) {
+        if let Err(e) = self.write(hits, values) {
+            cleanup::exit_now(e.exit_code(), e.message());
+        }
     }
 
     /// The `.npy` header for the records written.
@@ -710,37 +483,10 @@ impl<'o> HitWriter<'o> {
 
     /// Finishes the output: the `.npy` header (written first, then a copy of the records),
     /// then the rename onto the target. Returns the number of records.
-    fn finish(self) -> Result<u64, CliError> {
-        let name = self.target_name();
-        let fail = |e: &dyn std::fmt::Display| {
-            CliError::failed(format!("{name}: writing the output failed: {e}"))
-        };
+    fn finish(self) -> Result<u64, Error> {
         let header = (self.format == Format::Npy).then(|| self.npy_header());
-        let rows = self.rows;
-        match self.sink {
-            Sink::Stdout(out) => {
-                debug_assert!(header.is_none(), "formats() refuses .npy to stdout");
-                out.flush().map_err(CliError::from)?;
-            }
-            Sink::File { target, file } => {
-                let mut temp = file.into_inner().map_err(|e| fail(e.error()))?;
-                if let Some(header) = header {
-                    let dir = temp
-                        .path()
-                        .parent()
-                        .map(Path::to_path_buf)
-                        .unwrap_or_default();
-                    let mut full = temp_beside(&dir).map_err(|e| fail(&e))?;
-                    full.write_all(&header).map_err(|e| fail(&e))?;
-                    temp.rewind().map_err(|e| fail(&e))?;
-                    io::copy(&mut temp, &mut full).map_err(|e| fail(&e))?;
-                    temp = full;
-                }
-                temp.file().sync_all().map_err(|e| fail(&e))?;
-                cleanup::persist(temp, &target).map_err(|e| fail(&e))?;
-            }
-        }
-        Ok(rows)
+        self.sink.finish(&self.name, header.as_deref())?;
+        Ok(self.rows)
     }
 }
 
@@ -756,100 +502,104 @@ fn kind_name(c: Crossing) -> &'static str {
 // The subcommands
 // ---------------------------------------------------------------------------------------
 
-/// The input and output formats, and the checks shared by both subcommands.
+/// The input and output formats, and the checks shared by the set subcommands.
 fn formats(
     inputs: &[&Path],
     format: Option<Format>,
-    output: Option<&Path>,
+    output: &Path,
     output_format: Option<Format>,
 ) -> Result<(Vec<Format>, Format), CliError> {
     let ins = inputs
         .iter()
         .map(|p| format_of(p, format, "input"))
         .collect::<Result<Vec<_>, _>>()?;
-    let out = match output {
-        None => output_format.unwrap_or(Format::Csv),
-        Some(path) => match output_format.or_else(|| Format::from_path(path)) {
-            Some(f) => f,
-            None => ins[0],
-        },
+    let out = match output_format.or_else(|| Format::from_path(output)) {
+        Some(f) => f,
+        None if is_std_stream(output) => Format::Csv,
+        None => ins[0],
     };
-    if let Some(path) = output {
-        for input in inputs {
-            if same_file(input, path) {
-                return Err(CliError::usage(format!(
-                    "{}: the output is an input file; write the results to another file",
-                    show(path)
-                )));
-            }
+    for input in inputs {
+        if same_file(input, output) {
+            return Err(CliError::usage(format!(
+                "{}: the output is an input file; write the results to another file",
+                show(output)
+            )));
         }
-    } else if out == Format::Npy {
-        return Err(CliError::usage(
-            ".npy output needs a file: pass -o FILE.npy",
-        ));
     }
     Ok((ins, out))
-}
-
-/// Runs `work` on a pool of `threads` threads, or on the global pool.
-fn with_threads<R: Send>(
-    threads: Option<u16>,
-    work: impl FnOnce() -> R + Send,
-) -> Result<R, CliError> {
-    match threads {
-        Some(n) => {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(n.into())
-                .build()
-                .map_err(|e| CliError::failed(format!("cannot start {n} threads: {e}")))?;
-            Ok(pool.install(work))
-        }
-        None => Ok(work()),
-    }
 }
 
 fn library_error(e: segbatch::Error) -> CliError {
     CliError::usage(format!("the query failed: {e}"))
 }
 
+/// The output path: `-o FILE`, or `-` (standard output) without it.
+fn output_path(out: &SetOptions) -> &Path {
+    out.output.as_deref().unwrap_or(Path::new("-"))
+}
+
+/// Below this coordinate magnitude a pair's distance may be resolved below f32's normal
+/// range (the kernel's accuracy is a few ε times the pair's scale): only such pairs can
+/// have a squared distance that underflowed rather than one that is 0 within the bar.
+const TINY_SCALE: f32 = 1e-12;
+
+/// A pair's record: `i, j, distance, flags`. A squared distance outside f32's normal
+/// range (0 or subnormal for a pair of tiny coordinates: closest points less than about
+/// 1.1e-19 apart; `inf`: more than about 1.8e19) cannot carry the distance, so it is
+/// recomputed from the two segments in f64: when that distance is not 0, it is written
+/// (rounded to f32) with the flag 16 ([`Flags::DIST2_OUT_OF_RANGE`]).
+fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
+    let mut distance = h.dist2.sqrt();
+    let mut flags = 0;
+    if !(h.dist2 >= f32::MIN_POSITIVE && h.dist2.is_finite())
+        && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize))
+    {
+        let scale = [sa.p0, sa.p1, sb.p0, sb.p1]
+            .iter()
+            .flatten()
+            .fold(0.0f32, |m, x| m.max(x.abs()));
+        if h.dist2.is_infinite() || scale < TINY_SCALE {
+            let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
+            let exact = reference::closest_points64(&wide(sa), &wide(sb)).distance();
+            if exact != 0.0 && exact.is_finite() {
+                distance = exact as f32;
+                flags = Flags::DIST2_OUT_OF_RANGE.bits();
+            }
+        }
+    }
+    [
+        Value::U32(h.i),
+        Value::U32(h.j),
+        Value::F32(distance),
+        Value::U8(flags),
+    ]
+}
+
 /// Runs `segbatch pairs`.
-pub fn run_pairs(args: &PairsArgs, stdout: &mut (dyn Write + Send)) -> Result<(), CliError> {
+pub fn run_pairs(args: &PairsArgs) -> Result<(), CliError> {
     let start = Instant::now();
     let mut inputs = vec![args.input.as_path()];
     inputs.extend(args.against.as_deref());
-    let (in_formats, out_format) = formats(
-        &inputs,
-        args.format,
-        args.out.output.as_deref(),
-        args.out.output_format,
-    )?;
-    let a: Segments =
-        read_set::<Segment, 6>(&args.input, in_formats[0]).map_err(CliError::usage)?;
+    let target = output_path(&args.out);
+    let (in_formats, out_format) = formats(&inputs, args.format, target, args.out.output_format)?;
+    let pool = thread_pool(args.out.threads, "pairs", args.out.quiet)?;
+    let wait = args.out.wait();
+    let a: Segments = read_set(&args.input, &SEGMENTS3, in_formats[0], wait)?;
     let b: Option<Segments> = match &args.against {
-        Some(path) => Some(read_set::<Segment, 6>(path, in_formats[1]).map_err(CliError::usage)?),
+        Some(path) => Some(read_set(path, &SEGMENTS3, in_formats[1], wait)?),
         None => None,
     };
     let read = start.elapsed().as_secs_f64();
-    let mut writer = HitWriter::create(
-        args.out.output.as_deref(),
-        stdout,
-        out_format,
-        &PAIR_COLUMNS,
-    )
-    .map_err(CliError::usage)?;
+    let mut writer = HitWriter::create(target, out_format, &PAIR_COLUMNS)?;
     let shared = if args.skip_shared {
         SharedEndpoints::Skip
     } else {
         SharedEndpoints::Keep
     };
-    let mut failed: Option<CliError> = None;
-    let query = with_threads(args.out.threads, || {
+    let other = b.as_ref().unwrap_or(&a);
+    let query = pool.install(|| {
         let mut sink = |block: &[PairHit]| {
-            if failed.is_none()
-                && let Err(e) = writer.pairs(block)
-            {
-                failed = Some(e);
-            }
+            writer.write_or_exit(block, |h, put| put(&pair_values(h, &a, other)));
         };
         match &b {
             None => {
@@ -857,11 +607,8 @@ pub fn run_pairs(args: &PairsArgs, stdout: &mut (dyn Write + Send)) -> Result<()
             }
             Some(b) => par_for_each_pair_within(&a, b, args.radius, &Options::SEGMENTS, &mut sink),
         }
-    })?;
+    });
     query.map_err(library_error)?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
     let records = writer.finish()?;
     if !args.out.quiet {
         let secs = start.elapsed().as_secs_f64();
@@ -878,7 +625,7 @@ pub fn run_pairs(args: &PairsArgs, stdout: &mut (dyn Write + Send)) -> Result<()
             a.len(),
             show(&args.input),
             args.radius,
-            args.out.output.as_deref().map_or("stdout".to_owned(), show),
+            show(target),
             out_format.name(),
             (a.len() + b.as_ref().map_or(0, Segments::len)) as f64 / secs / 1e6
         );
@@ -887,37 +634,32 @@ pub fn run_pairs(args: &PairsArgs, stdout: &mut (dyn Write + Send)) -> Result<()
 }
 
 /// Runs `segbatch cross`.
-pub fn run_cross(args: &CrossArgs, stdout: &mut (dyn Write + Send)) -> Result<(), CliError> {
+pub fn run_cross(args: &CrossArgs) -> Result<(), CliError> {
     let start = Instant::now();
-    let (in_formats, out_format) = formats(
-        &[&args.input],
-        args.format,
-        args.out.output.as_deref(),
-        args.out.output_format,
-    )?;
-    let set: Segments2 =
-        read_set::<Segment2, 4>(&args.input, in_formats[0]).map_err(CliError::usage)?;
-    let mut writer = HitWriter::create(
-        args.out.output.as_deref(),
-        stdout,
-        out_format,
-        &CROSS_COLUMNS,
-    )
-    .map_err(CliError::usage)?;
-    let mut failed: Option<CliError> = None;
-    let query = with_threads(args.out.threads, || {
+    let target = output_path(&args.out);
+    let (in_formats, out_format) =
+        formats(&[&args.input], args.format, target, args.out.output_format)?;
+    let pool = thread_pool(args.out.threads, "cross", args.out.quiet)?;
+    let set: Segments2 = read_set(&args.input, &SEGMENTS2, in_formats[0], args.out.wait())?;
+    let mut writer = HitWriter::create(target, out_format, &CROSS_COLUMNS)?;
+    let query = pool.install(|| {
         par_for_each_crossing_pair(&set, |block| {
-            if failed.is_none()
-                && let Err(e) = writer.crossings(block, &set)
-            {
-                failed = Some(e);
-            }
+            writer.write_or_exit(block, |h, put| {
+                let s = set
+                    .get(h.i as usize)
+                    .expect("the hit names a segment of the set");
+                let p = s.at(h.s);
+                put(&[
+                    Value::U32(h.i),
+                    Value::U32(h.j),
+                    Value::Kind(h.kind),
+                    Value::F32(p[0]),
+                    Value::F32(p[1]),
+                ]);
+            });
         })
-    })?;
+    });
     query.map_err(library_error)?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
     let records = writer.finish()?;
     if !args.out.quiet {
         let secs = start.elapsed().as_secs_f64();
@@ -926,7 +668,7 @@ pub fn run_cross(args: &CrossArgs, stdout: &mut (dyn Write + Send)) -> Result<()
              {secs:.2} s",
             set.len(),
             show(&args.input),
-            args.out.output.as_deref().map_or("stdout".to_owned(), show),
+            show(target),
             out_format.name(),
         );
     }
@@ -934,28 +676,28 @@ pub fn run_cross(args: &CrossArgs, stdout: &mut (dyn Write + Send)) -> Result<()
 }
 
 /// Runs `segbatch raycast`.
-pub fn run_raycast(args: &RaycastArgs, stdout: &mut (dyn Write + Send)) -> Result<(), CliError> {
+pub fn run_raycast(args: &RaycastArgs) -> Result<(), CliError> {
     let start = Instant::now();
+    let target = output_path(&args.out);
     let (in_formats, out_format) = formats(
         &[&args.walls, &args.rays],
         args.format,
-        args.out.output.as_deref(),
+        target,
         args.out.output_format,
     )?;
-    let walls: Segments =
-        read_set::<Segment, 6>(&args.walls, in_formats[0]).map_err(CliError::usage)?;
-    let rays: Segments =
-        read_set::<Segment, 6>(&args.rays, in_formats[1]).map_err(CliError::usage)?;
-    let mut writer = HitWriter::create(
-        args.out.output.as_deref(),
-        stdout,
-        out_format,
-        &RAYCAST_COLUMNS,
-    )
-    .map_err(CliError::usage)?;
+    if args.walls == args.rays && is_std_stream(&args.walls) {
+        return Err(CliError::usage(
+            "WALLS and RAYS are both standard input: read one of them from a file",
+        ));
+    }
+    let pool = thread_pool(args.out.threads, "raycast", args.out.quiet)?;
+    let wait = args.out.wait();
+    let walls: Segments = read_set(&args.walls, &SEGMENTS3, in_formats[0], wait)?;
+    let rays: Segments = read_set(&args.rays, &SEGMENTS3, in_formats[1], wait)?;
+    let mut writer = HitWriter::create(target, out_format, &RAYCAST_COLUMNS)?;
     // Rays in blocks, so the results held at once stay bounded whatever the ray count.
-    const RAYS_PER_BLOCK: usize = 1 << 20;
-    let written = with_threads(args.out.threads, || -> Result<(), CliError> {
+    const RAYS_PER_BLOCK: usize = 1 << 16;
+    pool.install(|| -> Result<(), CliError> {
         let index = SegmentIndex::par_new(&walls).map_err(library_error)?;
         let mut first = 0;
         while first < rays.len() {
@@ -963,12 +705,25 @@ pub fn run_raycast(args: &RaycastArgs, stdout: &mut (dyn Write + Send)) -> Resul
             let hits = index
                 .par_first_hits(rays.view(first..end), args.radius, args.range)
                 .map_err(library_error)?;
-            writer.first_hits(first as u32, &hits)?;
+            let rows: Vec<(u32, FirstHit)> = hits
+                .iter()
+                .enumerate()
+                .filter_map(|(k, h)| h.map(|h| ((first + k) as u32, h)))
+                .collect();
+            writer.write(&rows, |(ray, h), put| {
+                put(&[
+                    Value::U32(*ray),
+                    Value::U32(h.index),
+                    Value::F32(h.u),
+                    Value::F32(h.point[0]),
+                    Value::F32(h.point[1]),
+                    Value::F32(h.point[2]),
+                ]);
+            })?;
             first = end;
         }
         Ok(())
     })?;
-    written?;
     let records = writer.finish()?;
     if !args.out.quiet {
         let secs = start.elapsed().as_secs_f64();
@@ -981,7 +736,7 @@ pub fn run_raycast(args: &RaycastArgs, stdout: &mut (dyn Write + Send)) -> Resul
             show(&args.walls),
             args.radius,
             args.range,
-            args.out.output.as_deref().map_or("stdout".to_owned(), show),
+            show(target),
             out_format.name(),
         );
     }
@@ -997,17 +752,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.csv");
         std::fs::write(&path, "x0,y0,x1,y1\n0,0,1,1\n 2 , 3 ,4,5\n").unwrap();
-        let set = read_set::<Segment2, 4>(&path, Format::Csv).unwrap();
+        let read = |path: &Path| {
+            read_set::<segbatch::Segment2, 4>(path, &SEGMENTS2, Format::Csv, Duration::ZERO)
+                .map_err(|e| e.message)
+        };
+        let set = read(&path).unwrap();
         assert_eq!(set.len(), 2);
-        assert_eq!(set.get(1), Some(Segment2::new([2.0, 3.0], [4.0, 5.0])));
+        assert_eq!(
+            set.get(1),
+            Some(segbatch::Segment2::new([2.0, 3.0], [4.0, 5.0]))
+        );
         std::fs::write(&path, "0,0,1,1\n0,0,1\n").unwrap();
-        let err = read_set::<Segment2, 4>(&path, Format::Csv).unwrap_err();
+        let err = read(&path).unwrap_err();
         assert!(
             err.contains("line 2 (segment 1): 3 columns, expected 4"),
             "{err}"
         );
         std::fs::write(&path, "0,0,0,1,1,1\n0,0,0,1,x,1\n").unwrap();
-        let err = read_set::<Segment, 6>(&path, Format::Csv).unwrap_err();
+        let err = read_set::<Segment, 6>(&path, &SEGMENTS3, Format::Csv, Duration::ZERO)
+            .map_err(|e| e.message)
+            .unwrap_err();
         assert!(
             err.contains("column 5 (p1.y): 'x' is not a number"),
             "{err}"

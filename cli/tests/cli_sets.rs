@@ -127,11 +127,12 @@ struct PairRecord {
 
 fn parse_pairs_csv(text: &str) -> Vec<PairRecord> {
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("i,j,distance"));
+    assert_eq!(lines.next(), Some("i,j,distance,flags"));
     lines
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            assert_eq!(f.len(), 3, "{l}");
+            assert_eq!(f.len(), 4, "{l}");
+            assert_eq!(f[3], "0", "no flag at ordinary distances: {l}");
             PairRecord {
                 i: f[0].parse().unwrap(),
                 j: f[1].parse().unwrap(),
@@ -142,9 +143,9 @@ fn parse_pairs_csv(text: &str) -> Vec<PairRecord> {
 }
 
 fn parse_pairs_binary(bytes: &[u8]) -> Vec<PairRecord> {
-    assert_eq!(bytes.len() % 12, 0);
+    assert_eq!(bytes.len() % 13, 0);
     bytes
-        .chunks(12)
+        .chunks(13)
         .map(|c| PairRecord {
             i: u32::from_le_bytes(c[0..4].try_into().unwrap()),
             j: u32::from_le_bytes(c[4..8].try_into().unwrap()),
@@ -268,7 +269,7 @@ fn pairs_raw_and_npy_outputs_and_skip_shared() {
     let bytes = std::fs::read(&npy).unwrap();
     let data = npy_data(
         &bytes,
-        "'descr':[('i','<u4'),('j','<u4'),('distance','<f4'),]",
+        "'descr':[('i','<u4'),('j','<u4'),('distance','<f4'),('flags','|u1'),]",
         want.len(),
     );
     assert_same_records(&sorted(parse_pairs_binary(data)), &want);
@@ -640,7 +641,7 @@ fn bad_inputs_give_one_line_exit_2_and_no_output() {
     expect_error(
         d,
         &["cross", s(&bad), "-o", o],
-        &["bad.csv: line 1 (segment 0): 5 columns, expected 4 (p0.x,p0.y,p1.x,p1.y)"],
+        &["bad.csv: line 1 (segment 0): 5 columns, expected 4 (p0, p1; x,y each)"],
         &k,
     );
     // Only a header; an empty file.
@@ -760,7 +761,7 @@ fn bad_inputs_give_one_line_exit_2_and_no_output() {
     expect_error(
         d,
         &["pairs", g, "--radius", "1", "--output-format", "npy"],
-        &[".npy output needs a file"],
+        &["a .npy output needs a regular file"],
         &[&good],
     );
     let nodir = d.join("no").join("out.csv");

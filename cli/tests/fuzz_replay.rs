@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use segbatch_cli::io::{Error, Format, MAX_NPY_HEADER_DEPTH, read_all};
+use segbatch_cli::io::{Error, Format, MAX_NPY_HEADER_DEPTH, PAIRS, read_all};
 
 #[test]
 fn readers_regressions() {
@@ -47,7 +47,7 @@ fn npy(descr: &str) -> Vec<u8> {
 
 fn read_npy(data: Vec<u8>, what: &str) -> Result<u64, Error> {
     within(Duration::from_secs(10), what, move || {
-        read_all::<f32>(&data, Format::Npy, true, 1)
+        read_all::<f32, 12>(&data, &PAIRS, Format::Npy, true, 1)
     })
 }
 
@@ -176,5 +176,8 @@ fn npy_headers_numpy_never_writes_fail_before_parsing() {
         "{err:?}"
     );
     // The same header in an f64 run: one pair.
-    assert_eq!(read_all::<f64>(&v1(&f8, 96), Format::Npy, true, 1), Ok(1));
+    assert_eq!(
+        read_all::<f64, 12>(&v1(&f8, 96), &PAIRS, Format::Npy, true, 1),
+        Ok(1)
+    );
 }

@@ -1,4 +1,5 @@
-//! (c) The CSV, .npy and raw readers of `segbatch run` on arbitrary bytes, as a regular
+//! (c) The CSV, .npy and raw readers of `segbatch run` and of the set commands (pairs of
+//! segments, 3D and 2D segments) on arbitrary bytes, as a regular
 //! file and as a stream: an error or a count, never a panic or an unbounded allocation
 //! (run.sh sets libFuzzer's -malloc_limit_mb). The check is `segbatch_cli::io::fuzz_readers`.
 #![no_main]
