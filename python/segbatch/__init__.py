@@ -46,8 +46,8 @@ Rust crate.
 
 Ctrl-C (``SIGINT``) raises ``KeyboardInterrupt`` within a fraction of a second in the
 pairwise queries, :func:`dist2_matrix` and the :class:`SegmentIndex` queries: they run in
-steps (a few hundred thousand pairs, a few million matrix entries, 16384 rays) with the
-GIL released and check for signals between steps. ``out=`` arrays then hold the steps
+steps of about 40 ms (sized as they go: pairs, matrix rows, rays or query segments) with
+the GIL released and check for signals between steps. ``out=`` arrays then hold the steps
 done so far; new outputs are dropped. The set queries :func:`pairs_within`,
 :func:`self_pairs_within`, :func:`crossing_pairs`, the ``*_indexed`` functions and the
 :class:`SegmentIndex` build are one library call each and see Ctrl-C when it returns.

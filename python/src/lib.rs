@@ -107,19 +107,35 @@ fn guarded<R>(f: impl FnOnce() -> Result<R, Failure>) -> Result<R, Failure> {
     })
 }
 
-/// Runs `step` on consecutive ranges of `total` items, `size` at a time, each with the GIL
-/// released, and checks for signals between steps: a Ctrl-C raises `KeyboardInterrupt`
-/// within one step (tens of milliseconds) instead of when the whole call returns.
-fn stepped<F>(py: Python<'_>, total: usize, size: usize, mut step: F) -> PyResult<()>
+/// The time one step should take: long enough that releasing and taking the GIL and
+/// checking for signals cost nothing measurable, short enough that Ctrl-C is answered well
+/// within half a second.
+const STEP_TIME: std::time::Duration = std::time::Duration::from_millis(40);
+
+/// Runs `step` on consecutive ranges of `total` items, each with the GIL released, and
+/// checks for signals between steps: a Ctrl-C raises `KeyboardInterrupt` after the step
+/// in progress instead of when the whole call returns. Steps start at `first` items and
+/// adapt to take about [`STEP_TIME`] each (doubling or halving, between 1 and `max`
+/// items), since the cost of an item varies by orders of magnitude (a pair, a long ray
+/// through a dense scene).
+fn stepped<F>(py: Python<'_>, total: usize, first: usize, max: usize, mut step: F) -> PyResult<()>
 where
     F: FnMut(Range<usize>) -> Result<(), Failure> + Send,
 {
-    let size = size.max(1);
+    let max = max.max(1);
+    let mut size = first.clamp(1, max);
     let mut start = 0;
     while start < total {
         let end = total.min(start + size);
+        let began = std::time::Instant::now();
         py.detach(|| guarded(|| step(start..end)))?;
         py.check_signals()?;
+        let took = began.elapsed();
+        if took < STEP_TIME / 2 {
+            size = (size * 2).min(max);
+        } else if took > STEP_TIME * 2 {
+            size = (size / 2).max(1);
+        }
         start = end;
     }
     Ok(())
@@ -699,8 +715,8 @@ impl<S: 'static> Drop for Pooled<S> {
     }
 }
 
-/// Pairs per step of a pairwise query between two checks for Ctrl-C: 64 chunks, a few
-/// milliseconds to a few tens of milliseconds of work.
+/// The largest step of a pairwise query between two checks for Ctrl-C (see [`stepped`]):
+/// 64 chunks.
 const STEP: usize = 64 * CHUNK;
 
 impl<'a> Col<'a> {
@@ -760,7 +776,7 @@ where
     F: Fn(&mut S, Range<usize>, &mut [ColMut<'_>]) -> Result<(), segbatch::Error> + Sync + Send,
 {
     let mut rest = cols;
-    stepped(py, n, STEP, |step| {
+    stepped(py, n, 8 * CHUNK, STEP, |step| {
         let mut jobs: Vec<(Range<usize>, Vec<ColMut<'_>>)> = (step.start..step.end)
             .step_by(CHUNK)
             .map(|k| (k..(k + CHUNK).min(step.end), Vec::with_capacity(rest.len())))
@@ -974,7 +990,7 @@ fn closest_points<'py>(
         .map(|(name, array)| Ok((*name, array.col(name)?)))
         .collect::<PyResult<Vec<_>>>()?;
     let parallel = threads.parallel();
-    stepped(py, n, STEP, |r| {
+    stepped(py, n, 8 * CHUNK, STEP, |r| {
         let mut slices = ClosestSlices::default();
         let mut tails = Vec::with_capacity(rest.len());
         for (name, col) in rest.drain(..) {
@@ -1675,7 +1691,7 @@ impl PySegmentIndex {
         let mut idx = try_vec::<i64>(n, "index column")?;
         let mut u = try_vec::<f32>(n, "u column")?;
         let mut point = try_vec::<f32>(n * 3, "point column")?;
-        stepped(py, n, RAY_STEP, |r| {
+        stepped(py, n, RAY_STEP, RAY_STEP_MAX, |r| {
             let mut buf = Soa::<Segment, 6>::new();
             let part = sr.sub(r);
             let v = part.whole(&mut buf)?;
@@ -1721,7 +1737,7 @@ impl PySegmentIndex {
         let index = &self.0;
         let parallel = threads.parallel();
         let mut hits: Vec<Hit> = Vec::new();
-        stepped(py, sq.len(), RAY_STEP, |r| {
+        stepped(py, sq.len(), RAY_STEP, RAY_STEP_MAX, |r| {
             let mut buf = Soa::<Segment, 6>::new();
             let part = sq.sub(r.clone());
             let v = part.whole(&mut buf)?;
@@ -1744,12 +1760,16 @@ impl PySegmentIndex {
     }
 }
 
-/// Query segments or rays per step of the [`PySegmentIndex`] queries between two checks
-/// for Ctrl-C.
-const RAY_STEP: usize = 1 << 14;
+/// Query segments or rays in the first step of the [`PySegmentIndex`] queries (see
+/// [`stepped`]): a ray's cost depends on the scene (a long sweep through a dense level can
+/// take milliseconds), so steps start small and grow up to [`RAY_STEP_MAX`].
+const RAY_STEP: usize = 64;
+/// The largest step of the [`PySegmentIndex`] queries.
+const RAY_STEP_MAX: usize = 1 << 16;
 
 /// Matrix entries per step of [`dist2_matrix`] between two checks for Ctrl-C (16 MiB of
-/// output, a few tens of milliseconds), and per task inside a step (256 KiB, in L2).
+/// output, a few tens of milliseconds: each entry costs the same, so the step is fixed),
+/// and per task inside a step (256 KiB, in L2).
 const MATRIX_STEP: usize = 1 << 22;
 const MATRIX_TASK: usize = 1 << 16;
 
@@ -1796,7 +1816,7 @@ fn dist2_matrix<'py>(
     let step_rows = (MATRIX_STEP / m).max(1);
     let task_rows = (MATRIX_TASK / m).clamp(1, CHUNK);
     let mut rest = matrix;
-    stepped(py, n, step_rows, |r| {
+    stepped(py, n, step_rows, step_rows, |r| {
         let (head, tail) = core::mem::take(&mut rest).split_at_mut(r.len() * m);
         rest = tail;
         let jobs: Vec<(usize, &mut [f32])> = head
