@@ -17,9 +17,14 @@ or ``(N, 6)`` (``x0, y0, z0, x1, y1, z1``); 2D segments are ``(N, 2, 2)`` or ``(
 - ``float32``, Fortran-ordered ``(N, 6)`` (column-major, what
   ``np.asfortranarray`` or a table of six columns gives), or a :class:`SegmentColumns` (six
   columns, for example from Arrow): the columns are handed to the kernel as they are.
+- ``float32`` with any other strides (a slice ``x[::2]``, a transposed view, a zero-stride
+  ``np.broadcast_to`` view): read in place, chunk by chunk; the pairwise queries never copy
+  it as a whole (the set queries convert their sets to columns once, as for rows).
+- ``float32`` data that is not 4-byte aligned (``np.frombuffer`` at an odd offset, some
+  Dask or Arrow buffers): copied once, aligned. Nothing else is required of the layout.
 - Any other real dtype (``float64``, ``float16``, integers) is converted to ``float32``
-  once, in one pass (``arr.astype(np.float32)``), before the call; so are non-contiguous
-  views. segbatch computes in ``float32``.
+  once, in one pass (``arr.astype(np.float32)``), before the call. segbatch computes in
+  ``float32``.
 - Booleans, complex numbers, objects and strings raise ``TypeError``; a wrong shape, rows
   of different counts on the two sides or a bad option raise ``ValueError``.
 
@@ -30,12 +35,28 @@ the columns), a single array otherwise. Points are ``(N, 3)`` (``(N, 2)`` in 2D)
 ``uint8`` bit sets, indices ``int64``. ``pandas.DataFrame`` accepts the one-dimensional
 columns directly.
 
-Threads
--------
+Threads and interrupts
+----------------------
 The GIL is released during the computation. By default the work runs on all cores;
-``threads=1`` keeps it on the calling thread, ``threads=k`` uses a pool of ``k`` threads.
-The results are bit for bit the same whatever the thread count, and bit for bit those of
-the Rust crate.
+``threads=1`` keeps it on the calling thread, ``threads=k`` uses a shared pool of ``k``
+threads (one pool per size, the :data:`MAX_POOLS` most recently used kept). ``k`` above
+the number of CPUs this process may use is clamped to it with a ``RuntimeWarning``. The
+results are bit for bit the same whatever the thread count, and bit for bit those of the
+Rust crate.
+
+Ctrl-C (``SIGINT``) raises ``KeyboardInterrupt`` within a fraction of a second in the
+pairwise queries, :func:`dist2_matrix` and the :class:`SegmentIndex` queries: they run in
+steps of about 40 ms (sized as they go: pairs, matrix rows, rays or query segments) with
+the GIL released and check for signals between steps. ``out=`` arrays then hold the steps
+done so far; new outputs are dropped. The set queries :func:`pairs_within`,
+:func:`self_pairs_within`, :func:`crossing_pairs`, the ``*_indexed`` functions and the
+:class:`SegmentIndex` build are one library call each and see Ctrl-C when it returns.
+
+Memory
+------
+An output that cannot be allocated raises ``MemoryError`` (as NumPy does), never aborts
+the interpreter: :func:`dist2_matrix` checks the matrix against the machine's memory
+before allocating it, and the set queries reserve their outputs fallibly.
 
 >>> import numpy as np, segbatch
 >>> a = np.array([[[0, 0, 0], [2, 0, 0]]], dtype=np.float32)
@@ -50,11 +71,16 @@ array([[1., 0., 0.]], dtype=float32)
 from __future__ import annotations
 
 import numbers
+import os
+import warnings
 from typing import Dict, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _segbatch as _native
+
+#: The package version (the Rust crate's).
+__version__: str = _native.__version__
 
 __all__ = [
     "SegmentColumns",
@@ -79,6 +105,8 @@ __all__ = [
     "MOTION_FLAGS",
     "CROSSING",
     "SIMD_LEVEL",
+    "MAX_THREADS",
+    "__version__",
 ]
 
 #: Bits of the ``flags`` column of :func:`closest_points`.
@@ -217,16 +245,46 @@ def as_segments(x, name: str = "a", dim: int = 3):
         )
     if arr.dtype != np.float32:
         arr = arr.astype(np.float32, order="K")
+    if not arr.flags.aligned:
+        # float32 data at an address that is not a multiple of 4 (a buffer sliced at an odd
+        # offset, a Dask block from a byte stream): copied once, the only case that is.
+        return np.array(arr, dtype=np.float32, order="C", copy=True)
     if arr.flags.c_contiguous:
         return arr
     if arr.flags.f_contiguous:
         return tuple(arr.T)  # each row of arr.T is one contiguous column
-    return np.ascontiguousarray(arr)
+    # Any other strides (a slice, a transposed view, a zero-stride np.broadcast_to view):
+    # read in place, chunk by chunk, by the native code.
+    return arr
 
 
-def _outputs(outputs, out, n: int, spec) -> Dict[str, np.ndarray]:
+def _arrays(side):
+    return side if isinstance(side, tuple) else (side,)
+
+
+def _check_out(name: str, arr, inputs, done) -> None:
+    """An accurate error for an ``out=`` array that cannot be written in place."""
+    if not isinstance(arr, np.ndarray):
+        return  # the native code names the expected type
+    if not arr.flags.writeable:
+        raise ValueError(f"out[{name!r}]: the array is read-only")
+    for iname, side in inputs:
+        if any(np.may_share_memory(arr, x) for x in _arrays(side)):
+            raise ValueError(
+                f"out[{name!r}]: the array shares memory with input {iname}; outputs are "
+                "written while the inputs are read, so pass a separate array"
+            )
+    for oname, other in done.items():
+        if isinstance(other, np.ndarray) and np.may_share_memory(arr, other):
+            raise ValueError(f"out[{name!r}]: the array shares memory with out[{oname!r}]")
+    if not arr.flags.aligned:
+        raise ValueError(f"out[{name!r}]: the array's data is not aligned for {arr.dtype}")
+
+
+def _outputs(outputs, out, n: int, spec, inputs=()) -> Dict[str, np.ndarray]:
     """The output arrays: those of ``out`` (reused, written in place), new ones for the
-    other names of ``outputs`` (default: ``out``'s names, else every column)."""
+    other names of ``outputs`` (default: ``out``'s names, else every column). ``inputs``:
+    ``(name, side)`` pairs that an ``out`` array must not overlap."""
     if out is not None and not isinstance(out, dict):
         raise TypeError(f"out: expected a dict of name -> array, got {type(out).__name__}")
     out = out or {}
@@ -237,6 +295,10 @@ def _outputs(outputs, out, n: int, spec) -> Dict[str, np.ndarray]:
     for name in list(names) + list(out):
         if name not in spec:
             raise ValueError(f"unknown output {name!r}; expected some of {', '.join(spec)}")
+    checked: Dict[str, np.ndarray] = {}
+    for name, arr in out.items():
+        _check_out(name, arr, inputs, checked)
+        checked[name] = arr
     result = {}
     for name in dict.fromkeys(names):
         dtype, width = spec[name]
@@ -253,11 +315,33 @@ def _extent(e, name: str) -> str:
     return e.lower()
 
 
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+#: The largest ``threads=`` used: the number of CPUs this process may run on. A larger
+#: value is clamped to it with a ``RuntimeWarning``.
+MAX_THREADS: int = _cpu_count()
+#: How many thread pools of distinct sizes are kept (least recently used dropped).
+MAX_POOLS: int = _native.MAX_POOLS
+
+
 def _threads(threads) -> Optional[int]:
     if threads is None:
         return None
     if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
         raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
+    if threads > MAX_THREADS:
+        warnings.warn(
+            f"threads={threads} is more than the {MAX_THREADS} CPUs this process may use; "
+            f"using {MAX_THREADS}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return MAX_THREADS
     return int(threads)
 
 
@@ -265,25 +349,35 @@ def _number(x, name: str, allow_inf: bool = True) -> float:
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name}: expected a number, got {type(x).__name__}")
     x = float(x)
-    if not (x >= 0) or (not allow_inf and np.isinf(x)):
+    if not (x >= 0):
         raise ValueError(f"{name} must be >= 0, got {x}")
+    if not allow_inf and np.isinf(x):
+        raise ValueError(f"{name} must be finite, got {x}")
     return x
+
+
+def _radius_array(r, name: str, n: int, per: str) -> np.ndarray:
+    """One radius per pair (or per segment) as an aligned float32 array of n, checked."""
+    arr = np.asarray(r)
+    _check_dtype(arr, name)
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
+        raise ValueError(f"{name}: expected a number or {n} radii (one per {per}), got shape {arr.shape}")
+    arr = np.require(np.broadcast_to(arr, (n,)), dtype=np.float32, requirements=["C", "A"])
+    bad = ~(arr >= 0)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"{name}[{k}] is negative or NaN: {arr[k]}")
+    return arr
 
 
 def _radii(radius_a, radius_b, n: int):
     """Both radii as numbers, or both as float32 arrays of n (broadcast)."""
-    scalar_a = np.ndim(radius_a) == 0
-    scalar_b = np.ndim(radius_b) == 0
-    if scalar_a and scalar_b:
+    if np.ndim(radius_a) == 0 and np.ndim(radius_b) == 0:
         return _radius(radius_a, "radius_a"), _radius(radius_b, "radius_b")
-    out = []
-    for r, name in ((radius_a, "radius_a"), (radius_b, "radius_b")):
-        arr = np.asarray(r)
-        _check_dtype(arr, name)
-        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
-            raise ValueError(f"{name}: expected a number or {n} radii (one per pair), got shape {arr.shape}")
-        out.append(np.ascontiguousarray(np.broadcast_to(arr, (n,)), dtype=np.float32))
-    return out[0], out[1]
+    return (
+        _radius_array(radius_a, "radius_a", n, "pair"),
+        _radius_array(radius_b, "radius_b", n, "pair"),
+    )
 
 
 def _radius(r, name: str) -> float:
@@ -293,6 +387,27 @@ def _radius(r, name: str) -> float:
     if not x >= 0:
         raise ValueError(f"{name} is negative or NaN: {x}")
     return x
+
+
+def _memory_bytes() -> Optional[int]:
+    """Physical memory of this machine in bytes, when the OS says."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _new_array(shape, dtype, what: str) -> np.ndarray:
+    """``np.empty(shape, dtype)``, or ``MemoryError`` when it is larger than the machine's
+    memory (an allocation the OS might grant lazily and then kill the process over)."""
+    size = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+    total = _memory_bytes()
+    if total is not None and size > total:
+        raise MemoryError(
+            f"{what}: {' x '.join(map(str, shape))} {np.dtype(dtype).name} needs "
+            f"{size / 2**30:.1f} GiB, more than this machine's {total / 2**30:.1f} GiB of memory"
+        )
+    return np.empty(shape, dtype=dtype)
 
 
 def _len(x) -> int:
@@ -334,7 +449,7 @@ def closest_points(
     (5.0, 0.0)
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
-    result = _outputs(outputs, out, _len(a), _CLOSEST_OUTPUTS)
+    result = _outputs(outputs, out, _len(a), _CLOSEST_OUTPUTS, (("a", a), ("b", b)))
     _native.closest_points(
         a,
         b,
@@ -347,9 +462,17 @@ def closest_points(
     return result
 
 
-def distance(a, b, **kwargs) -> np.ndarray:
+def distance(
+    a,
+    b,
+    *,
+    extent_a: str = "segment",
+    extent_b: str = "segment",
+    tolerance: Optional[float] = None,
+    threads: Optional[int] = None,
+) -> np.ndarray:
     """Distances of ``a[i]`` and ``b[i]`` (float32, ``N``): :func:`closest_points` with
-    ``outputs=["distance"]`` (same keyword arguments).
+    ``outputs=["distance"]`` (the same keyword arguments; ``out=`` only there).
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[[0, 0, 0], [1, 0, 0]]], dtype=np.float64)  # float64 is converted once
@@ -357,9 +480,15 @@ def distance(a, b, **kwargs) -> np.ndarray:
     >>> segbatch.distance(a, b)
     array([1.], dtype=float32)
     """
-    if "outputs" in kwargs or "out" in kwargs:
-        raise TypeError("distance() returns the distance only; use closest_points(outputs=..., out=...)")
-    return closest_points(a, b, outputs=["distance"], **kwargs)["distance"]
+    return closest_points(
+        a,
+        b,
+        extent_a=extent_a,
+        extent_b=extent_b,
+        tolerance=tolerance,
+        outputs=["distance"],
+        threads=threads,
+    )["distance"]
 
 
 def capsules_touch(
@@ -388,7 +517,11 @@ def capsules_touch(
     a, b = as_segments(a, "a"), as_segments(b, "b")
     ra, rb = _radii(radius_a, radius_b, _len(a))
     result = _outputs(
-        None, None if out is None else {"touch": out}, _len(a), {"touch": (_B, 1)}
+        None,
+        None if out is None else {"touch": out},
+        _len(a),
+        {"touch": (_B, 1)},
+        (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb)),
     )
     _native.capsules_touch(
         a,
@@ -491,14 +624,12 @@ def dist2_matrix(
     array([[1., 4.]], dtype=float32)
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
-    return _native.dist2_matrix(
-        a,
-        b,
-        _extent(extent_a, "extent_a"),
-        _extent(extent_b, "extent_b"),
-        None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False),
-        _threads(threads),
-    )
+    ea, eb = _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b")
+    tol = None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False)
+    th = _threads(threads)
+    out = _new_array((_len(a), _len(b)), np.float32, "dist2_matrix output")
+    _native.dist2_matrix(a, b, ea, eb, tol, out, th)
+    return out
 
 
 def intersect2(
@@ -527,7 +658,7 @@ def intersect2(
     (array([1, 2], dtype=uint8), array([13.,  4.], dtype=float32), array([0.75, 1.  ], dtype=float32))
     """
     a, b = as_segments(a, "a", dim=2), as_segments(b, "b", dim=2)
-    result = _outputs(outputs, out, _len(a), _INTERSECT2_OUTPUTS)
+    result = _outputs(outputs, out, _len(a), _INTERSECT2_OUTPUTS, (("a", a), ("b", b)))
     _native.intersect2(a, b, result, _threads(threads))
     return result
 
@@ -556,7 +687,7 @@ def cpa(
     (0.5, 1.0)
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
-    result = _outputs(outputs, out, _len(a), _CPA_OUTPUTS)
+    result = _outputs(outputs, out, _len(a), _CPA_OUTPUTS, (("a", a), ("b", b)))
     _native.cpa(a, b, _number(window, "window"), False, result, _threads(threads))
     return result
 
@@ -580,7 +711,7 @@ def cpa_segments(
     (0.5, 1.0)
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
-    result = _outputs(outputs, out, _len(a), _CPA_OUTPUTS)
+    result = _outputs(outputs, out, _len(a), _CPA_OUTPUTS, (("a", a), ("b", b)))
     _native.cpa(a, b, 1.0, True, result, _threads(threads))
     return result
 
@@ -609,7 +740,9 @@ def first_contact(
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
     ra, rb = _radii(radius_a, radius_b, _len(a))
-    result = _outputs(outputs, out, _len(a), _CONTACT_OUTPUTS)
+    result = _outputs(
+        outputs, out, _len(a), _CONTACT_OUTPUTS, (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb))
+    )
     _native.first_contact(
         a, b, ra, rb, _number(window, "window"), False, result, _threads(threads)
     )
@@ -637,7 +770,9 @@ def first_contact_segments(
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
     ra, rb = _radii(radius_a, radius_b, _len(a))
-    result = _outputs(outputs, out, _len(a), _CONTACT_OUTPUTS)
+    result = _outputs(
+        outputs, out, _len(a), _CONTACT_OUTPUTS, (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb))
+    )
     _native.first_contact(a, b, ra, rb, 1.0, True, result, _threads(threads))
     return result
 
@@ -668,14 +803,10 @@ def _object_radii(radius_a, radius_b, na: int, nb: int):
     """Both radii as numbers, or as float32 arrays of one radius per object of each set."""
     if np.ndim(radius_a) == 0 and np.ndim(radius_b) == 0:
         return _radius(radius_a, "radius_a"), _radius(radius_b, "radius_b")
-    out = []
-    for r, name, n in ((radius_a, "radius_a", na), (radius_b, "radius_b", nb)):
-        arr = np.asarray(r)
-        _check_dtype(arr, name)
-        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
-            raise ValueError(f"{name}: expected a number or {n} radii (one per segment), got shape {arr.shape}")
-        out.append(np.ascontiguousarray(np.broadcast_to(arr, (n,)), dtype=np.float32))
-    return out[0], out[1]
+    return (
+        _radius_array(radius_a, "radius_a", na, "segment"),
+        _radius_array(radius_b, "radius_b", nb, "segment"),
+    )
 
 
 def _tolerance(tolerance):

@@ -21,11 +21,12 @@
 //! is cut. Set queries (`pairs_within`, `self_pairs_within`) call the library's sequential or
 //! parallel form on the whole input.
 
+use numpy::ndarray::{ArrayView2, s};
 use numpy::{
     IntoPyArray, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
     PyReadwriteArray2, PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
@@ -46,9 +47,98 @@ const CHUNK: usize = 4096;
 // ---------------------------------------------------------------------------------------
 // Errors.
 
-/// A library error as a Python `ValueError` with the library's message.
-fn value_error(e: segbatch::Error) -> PyErr {
-    PyValueError::new_err(e.to_string())
+/// Why a native call failed, turned into the Python exception by [`From`].
+enum Failure {
+    /// A library error: `MemoryError` for an output that could not be allocated, else
+    /// `ValueError` with the library's message.
+    Lib(segbatch::Error),
+    /// An allocation of the binding itself that failed (what, elements).
+    Memory(&'static str, usize),
+    /// A thread pool that could not be started.
+    Pool(String),
+    /// A panic inside the native code (a bug): `RuntimeError`, never a `PanicException`.
+    Panic(String),
+}
+
+impl From<segbatch::Error> for Failure {
+    fn from(e: segbatch::Error) -> Self {
+        Failure::Lib(e)
+    }
+}
+
+impl From<Failure> for PyErr {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Lib(e @ segbatch::Error::OutOfMemory { .. }) => {
+                PyMemoryError::new_err(e.to_string())
+            }
+            Failure::Lib(e) => PyValueError::new_err(e.to_string()),
+            Failure::Memory(what, n) => PyMemoryError::new_err(format!(
+                "out of memory: the {what} of {n} elements could not be allocated"
+            )),
+            Failure::Pool(e) => PyRuntimeError::new_err(format!("thread pool: {e}")),
+            Failure::Panic(e) => PyRuntimeError::new_err(format!("segbatch internal error: {e}")),
+        }
+    }
+}
+
+/// A library error as a Python exception.
+fn lib_error(e: segbatch::Error) -> PyErr {
+    Failure::Lib(e).into()
+}
+
+/// An empty vector with room for `n` values, or [`Failure::Memory`] (never an abort).
+fn try_vec<T>(n: usize, what: &'static str) -> Result<Vec<T>, Failure> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| Failure::Memory(what, n))?;
+    Ok(v)
+}
+
+/// `f()`, with a panic turned into [`Failure::Panic`].
+fn guarded<R>(f: impl FnOnce() -> Result<R, Failure>) -> Result<R, Failure> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_string()))
+            .unwrap_or_else(|| "a panic".into());
+        Err(Failure::Panic(msg))
+    })
+}
+
+/// The time one step should take: long enough that releasing and taking the GIL and
+/// checking for signals cost nothing measurable, short enough that Ctrl-C is answered well
+/// within half a second.
+const STEP_TIME: std::time::Duration = std::time::Duration::from_millis(40);
+
+/// Runs `step` on consecutive ranges of `total` items, each with the GIL released, and
+/// checks for signals between steps: a Ctrl-C raises `KeyboardInterrupt` after the step
+/// in progress instead of when the whole call returns. Steps start at `first` items and
+/// adapt to take about [`STEP_TIME`] each (doubling or halving, between 1 and `max`
+/// items), since the cost of an item varies by orders of magnitude (a pair, a long ray
+/// through a dense scene).
+fn stepped<F>(py: Python<'_>, total: usize, first: usize, max: usize, mut step: F) -> PyResult<()>
+where
+    F: FnMut(Range<usize>) -> Result<(), Failure> + Send,
+{
+    let max = max.max(1);
+    let mut size = first.clamp(1, max);
+    let mut start = 0;
+    while start < total {
+        let end = total.min(start + size);
+        let began = std::time::Instant::now();
+        py.detach(|| guarded(|| step(start..end)))?;
+        py.check_signals()?;
+        let took = began.elapsed();
+        if took < STEP_TIME / 2 {
+            size = (size * 2).min(max);
+        } else if took > STEP_TIME * 2 {
+            size = (size / 2).max(1);
+        }
+        start = end;
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -56,19 +146,30 @@ fn value_error(e: segbatch::Error) -> PyErr {
 
 /// The caller's data for one side, borrowed from NumPy for the duration of the call.
 enum Held<'py> {
-    /// `(N, C)` C-contiguous.
+    /// `(N, C)`, any strides (the Python layer hands over aligned arrays only).
     Rows(PyReadonlyArray2<'py, f32>),
     /// `C` contiguous columns of `N`.
     Cols(Vec<PyReadonlyArray1<'py, f32>>),
 }
 
-/// One side as slices, usable without the GIL.
+/// One side as slices or a strided view, usable without the GIL.
 #[derive(Clone, Copy)]
 enum Src<'a, const C: usize> {
     /// Records one after another, `C` numbers each.
     Rows(&'a [f32]),
     /// The `C` columns.
     Cols([&'a [f32]; C]),
+    /// Any other layout (a transposed or sliced view, a zero-stride broadcast): read in
+    /// place, chunk by chunk, never copied as a whole by the pairwise queries.
+    Strided(ArrayView2<'a, f32>),
+}
+
+/// The error for an array that cannot be read in place.
+fn unreadable(name: &str) -> PyErr {
+    PyValueError::new_err(format!(
+        "{name}: the array's data is not aligned for float32 (pass it through \
+         segbatch.as_segments, which copies such arrays once)"
+    ))
 }
 
 impl<'py> Held<'py> {
@@ -103,19 +204,27 @@ impl<'py> Held<'py> {
                 shape[0], shape[1]
             )));
         }
+        if !arr.is_aligned() {
+            return Err(unreadable(name));
+        }
         Ok(Held::Rows(arr))
     }
 
-    /// The slices (checked contiguous, columns of equal length).
+    /// The slices (columns checked contiguous and of equal length) or the strided view.
     fn src<const C: usize>(&self, name: &str) -> PyResult<Src<'_, C>> {
-        let contiguous =
-            |_| PyValueError::new_err(format!("{name}: the array must be C-contiguous"));
         match self {
-            Held::Rows(a) => Ok(Src::Rows(a.as_slice().map_err(contiguous)?)),
+            Held::Rows(a) => Ok(match a.as_slice() {
+                Ok(rows) if a.is_c_contiguous() => Src::Rows(rows),
+                _ => Src::Strided(a.as_array()),
+            }),
             Held::Cols(cols) => {
                 let mut out: [&[f32]; C] = [&[]; C];
-                for (o, c) in out.iter_mut().zip(cols) {
-                    *o = c.as_slice().map_err(contiguous)?;
+                for (k, (o, c)) in out.iter_mut().zip(cols).enumerate() {
+                    *o = c.as_slice().map_err(|_| {
+                        PyValueError::new_err(format!(
+                            "{name}: column {k} must be contiguous and aligned"
+                        ))
+                    })?;
                 }
                 if let Some(bad) = out.iter().position(|c| c.len() != out[0].len()) {
                     return Err(PyValueError::new_err(format!(
@@ -135,11 +244,12 @@ impl<'a, const C: usize> Src<'a, C> {
         match self {
             Src::Rows(r) => r.len() / C,
             Src::Cols(c) => c[0].len(),
+            Src::Strided(v) => v.nrows(),
         }
     }
 
     /// Records `range` as a view: the caller's columns directly, or rows transposed into
-    /// `buf` (its allocation reused).
+    /// `buf` (its allocation reused; at most [`CHUNK`] records).
     fn view<'s, T: Record<C>>(
         &'s self,
         range: Range<usize>,
@@ -153,16 +263,38 @@ impl<'a, const C: usize> Src<'a, C> {
                 let cols = buf.transpose(&rows[range.start * C..range.end * C]);
                 SoaView::from_columns(cols).expect("columns of equal length")
             }
+            Src::Strided(v) => {
+                let cols = buf.gather(v.slice(s![range, ..]));
+                SoaView::from_columns(cols).expect("columns of equal length")
+            }
+        }
+    }
+
+    /// Records `range` as a source of the same kind (no copy).
+    fn sub(&self, range: Range<usize>) -> Src<'a, C> {
+        match *self {
+            Src::Rows(rows) => Src::Rows(&rows[range.start * C..range.end * C]),
+            Src::Cols(cols) => Src::Cols(cols.map(|c| &c[range.clone()])),
+            Src::Strided(v) => Src::Strided(v.slice_move(s![range, ..])),
         }
     }
 
     /// The whole side as a batch view (rows are converted once into `buf`).
-    fn whole<'s, T: Record<C>>(&'s self, buf: &'s mut Soa<T, C>) -> SoaView<'s, T, C> {
+    fn whole<'s, T: Record<C>>(
+        &'s self,
+        buf: &'s mut Soa<T, C>,
+    ) -> Result<SoaView<'s, T, C>, Failure> {
         match self {
-            Src::Cols(cols) => SoaView::from_columns(*cols).expect("columns checked equal"),
+            Src::Cols(cols) => Ok(SoaView::from_columns(*cols).expect("columns checked equal")),
             Src::Rows(rows) => {
                 *buf = Soa::from(bytemuck::cast_slice::<f32, T>(rows));
-                buf.as_view()
+                Ok(buf.as_view())
+            }
+            Src::Strided(v) => {
+                let mut flat = try_vec::<f32>(v.len(), "copy of a strided input")?;
+                flat.extend(v.iter().copied());
+                *buf = Soa::from(bytemuck::cast_slice::<f32, T>(&flat));
+                Ok(buf.as_view())
             }
         }
     }
@@ -200,6 +332,19 @@ impl<const C: usize> Cols<C> {
             let g = n / 8;
             for (k, col) in self.0.iter_mut().enumerate() {
                 col[g] = Group(core::array::from_fn(|l| rest.get(l).map_or(0.0, |r| r[k])));
+            }
+        }
+        core::array::from_fn(|k| &bytemuck::cast_slice::<Group, f32>(&self.0[k])[..n])
+    }
+
+    /// Copies the records of a strided view (at most [`CHUNK`]) into the columns and returns
+    /// them (exactly one value per record).
+    fn gather(&mut self, rows: ArrayView2<'_, f32>) -> [&[f32]; C] {
+        let n = rows.nrows();
+        for (k, col) in self.0.iter_mut().enumerate() {
+            let dst = &mut bytemuck::cast_slice_mut::<Group, f32>(col)[..n];
+            for (d, x) in dst.iter_mut().zip(rows.column(k)) {
+                *d = *x;
             }
         }
         core::array::from_fn(|k| &bytemuck::cast_slice::<Group, f32>(&self.0[k])[..n])
@@ -272,7 +417,7 @@ impl<'a> RadiiSrc<'a> {
                 ));
             }
         };
-        src.radii(0..n).map_err(value_error)?;
+        src.radii(0..n).map_err(lib_error)?;
         Ok(src)
     }
 
@@ -325,7 +470,10 @@ impl<'py> OutArray<'py> {
     /// Borrows `obj` as the output column `name` of `kind` for `n` pairs.
     fn new(obj: &Bound<'py, PyAny>, name: &str, kind: Kind, n: usize) -> PyResult<Self> {
         let wrong = |what: &str| {
-            PyTypeError::new_err(format!("out[{name:?}]: expected a writable {what} array"))
+            PyTypeError::new_err(format!(
+                "out[{name:?}]: expected a writable {what} array that no input or other \
+                 output shares memory with"
+            ))
         };
         let (arr, shape) = match kind {
             Kind::F32(1) => {
@@ -373,8 +521,11 @@ impl<'py> OutArray<'py> {
 
     /// The whole column as a slice (C-contiguous).
     fn col(&mut self, name: &str) -> PyResult<Col<'_>> {
-        let err =
-            |_| PyValueError::new_err(format!("out[{name:?}]: the array must be C-contiguous"));
+        let err = |_| {
+            PyValueError::new_err(format!(
+                "out[{name:?}]: the array must be C-contiguous and aligned"
+            ))
+        };
         Ok(match self {
             OutArray::F32(a) => Col::F32(a.as_slice_mut().map_err(err)?, 1),
             OutArray::Points(a) => {
@@ -462,28 +613,46 @@ enum Kind {
     Bool,
 }
 
-/// The rayon pool of `n` threads (made once per size and kept).
-fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>, String> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+/// How many thread pools of distinct sizes are kept; the least recently used one beyond
+/// this is dropped (its threads end once no call uses it). Sizes are clamped to the CPU
+/// count, so a few pools cover every realistic use and idle threads stay bounded.
+const MAX_POOLS: usize = 4;
+
+/// The kept pools with their sizes, most recently used first.
+type Pools = Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
+
+/// The rayon pool of `n` threads: one shared pool per size, at most [`MAX_POOLS`] kept.
+fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>, Failure> {
+    static POOLS: OnceLock<Pools> = OnceLock::new();
     let mut pools = POOLS
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = pools.get(&n) {
-        return Ok(Arc::clone(p));
+    if let Some(k) = pools.iter().position(|(size, _)| *size == n) {
+        let kept = pools.remove(k);
+        let p = Arc::clone(&kept.1);
+        pools.insert(0, kept);
+        return Ok(p);
     }
     let p = Arc::new(
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .thread_name(|i| format!("segbatch-{i}"))
             .build()
-            .map_err(|e| e.to_string())?,
+            .map_err(|e| Failure::Pool(e.to_string()))?,
     );
-    pools.insert(n, Arc::clone(&p));
+    pools.insert(0, (n, Arc::clone(&p)));
+    pools.truncate(MAX_POOLS);
     Ok(p)
 }
 
-/// How many threads a call may use: `None` for all cores (rayon's global pool).
+/// The number of CPUs this process may run on.
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// How many threads a call may use: `None` for all cores (rayon's global pool). A count
+/// above the CPU count is clamped to it (the Python layer warns when it clamps).
 #[derive(Clone, Copy)]
 struct Threads(Option<usize>);
 
@@ -493,7 +662,7 @@ impl Threads {
             Some(0) => Err(PyValueError::new_err(
                 "threads must be at least 1 (or None for all cores)",
             )),
-            t => Ok(Threads(t)),
+            t => Ok(Threads(t.map(|n| n.min(cpus())))),
         }
     }
 
@@ -502,7 +671,7 @@ impl Threads {
     }
 
     /// Runs `f` on this many threads (on the calling thread when one).
-    fn install<R: Send>(self, f: impl FnOnce() -> R + Send) -> Result<R, String> {
+    fn install<R: Send>(self, f: impl FnOnce() -> R + Send) -> Result<R, Failure> {
         match self.0 {
             None | Some(1) => Ok(f()),
             Some(n) => Ok(pool(n)?.install(f)),
@@ -546,60 +715,103 @@ impl<S: 'static> Drop for Pooled<S> {
     }
 }
 
+/// The largest step of a pairwise query between two checks for Ctrl-C (see [`stepped`]):
+/// 64 chunks.
+const STEP: usize = 64 * CHUNK;
+
+impl<'a> Col<'a> {
+    /// The first `rows` pairs' part of the column and the rest.
+    fn split(self, rows: usize) -> (Col<'a>, Col<'a>) {
+        match self {
+            Col::F32(v, w) => {
+                let (h, t) = v.split_at_mut(rows * w);
+                (Col::F32(h, w), Col::F32(t, w))
+            }
+            Col::U8(v) => {
+                let (h, t) = v.split_at_mut(rows);
+                (Col::U8(h), Col::U8(t))
+            }
+            Col::Bool(v) => {
+                let (h, t) = v.split_at_mut(rows);
+                (Col::Bool(h), Col::Bool(t))
+            }
+        }
+    }
+}
+
+/// Runs `f` on every item of `jobs` on `threads`, each thread with its own scratch from
+/// `init` (kept between calls).
+fn for_jobs<J, S, I, F>(threads: Threads, jobs: Vec<J>, init: &I, f: &F) -> Result<(), Failure>
+where
+    J: Send,
+    S: 'static,
+    I: Fn() -> S + Sync + Send,
+    F: Fn(&mut S, J) -> Result<(), Failure> + Sync + Send,
+{
+    if !threads.parallel() || jobs.len() <= 1 {
+        let mut s = Pooled::take(init);
+        jobs.into_iter().try_for_each(|j| f(s.get(), j))
+    } else {
+        threads.install(|| {
+            jobs.into_par_iter()
+                .try_for_each_init(|| Pooled::take(init), |s, j| f(s.get(), j))
+        })?
+    }
+}
+
 /// Runs `f` on every chunk of `n` pairs with its part of every output column, on
-/// `threads`, each thread with its own scratch from `init` (kept between calls).
+/// `threads`, each thread with its own scratch from `init` (kept between calls), in steps
+/// of [`STEP`] pairs with the GIL released and a check for Ctrl-C between steps.
 fn run_chunks<S, I, F>(
+    py: Python<'_>,
     n: usize,
     threads: Threads,
-    cols: &mut [Col<'_>],
+    cols: Vec<Col<'_>>,
     init: I,
     f: F,
-) -> Result<(), String>
+) -> PyResult<()>
 where
     S: 'static,
     I: Fn() -> S + Sync + Send,
     F: Fn(&mut S, Range<usize>, &mut [ColMut<'_>]) -> Result<(), segbatch::Error> + Sync + Send,
 {
-    let mut jobs: Vec<(Range<usize>, Vec<ColMut<'_>>)> = (0..n.div_ceil(CHUNK))
-        .map(|k| {
-            (
-                k * CHUNK..((k + 1) * CHUNK).min(n),
-                Vec::with_capacity(cols.len()),
-            )
-        })
-        .collect();
-    for col in cols.iter_mut() {
-        match col {
-            Col::F32(v, w) => {
-                for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK * *w)) {
-                    job.1.push(ColMut::F32(s));
+    let mut rest = cols;
+    stepped(py, n, 8 * CHUNK, STEP, |step| {
+        let mut jobs: Vec<(Range<usize>, Vec<ColMut<'_>>)> = (step.start..step.end)
+            .step_by(CHUNK)
+            .map(|k| (k..(k + CHUNK).min(step.end), Vec::with_capacity(rest.len())))
+            .collect();
+        let mut tails = Vec::with_capacity(rest.len());
+        for col in rest.drain(..) {
+            let (head, tail) = col.split(step.len());
+            tails.push(tail);
+            match head {
+                Col::F32(v, w) => {
+                    for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK * w)) {
+                        job.1.push(ColMut::F32(s));
+                    }
                 }
-            }
-            Col::U8(v) => {
-                for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK)) {
-                    job.1.push(ColMut::U8(s));
+                Col::U8(v) => {
+                    for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK)) {
+                        job.1.push(ColMut::U8(s));
+                    }
                 }
-            }
-            Col::Bool(v) => {
-                for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK)) {
-                    job.1.push(ColMut::Bool(s));
+                Col::Bool(v) => {
+                    for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK)) {
+                        job.1.push(ColMut::Bool(s));
+                    }
                 }
             }
         }
-    }
-    let result = if !threads.parallel() || jobs.len() <= 1 {
-        let mut s = Pooled::take(&init);
-        jobs.into_iter()
-            .try_for_each(|(r, mut c)| f(s.get(), r, &mut c))
-    } else {
-        threads.install(|| {
-            jobs.into_par_iter().try_for_each_init(
-                || Pooled::take(&init),
-                |s, (r, mut c)| f(s.get(), r, &mut c),
-            )
-        })?
-    };
-    result.map_err(|e| e.to_string())
+        rest = tails;
+        for_jobs(threads, jobs, &init, &|s: &mut S,
+                                         (r, mut c): (
+            Range<usize>,
+            Vec<ColMut<'_>>,
+        )| {
+            f(s, r, &mut c).map_err(Failure::Lib)
+        })
+    })
 }
 
 /// The arrays of `out` (a dict of output name to a NumPy array of `n` rows, each name one
@@ -647,14 +859,13 @@ where
         + Send,
 {
     let (names, mut arrays) = out_arrays(out, known, n)?;
-    let mut cols = arrays
+    let cols = arrays
         .iter_mut()
         .zip(&names)
         .map(|(a, name)| a.col(name))
         .collect::<PyResult<Vec<_>>>()?;
     let names_ref = &names;
-    py.detach(|| run_chunks(n, threads, &mut cols, init, |s, r, c| f(s, r, names_ref, c)))
-        .map_err(PyValueError::new_err)
+    run_chunks(py, n, threads, cols, init, |s, r, c| f(s, r, names_ref, c))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -722,7 +933,8 @@ impl<T: Record<C>, const C: usize, O: Default> Scratch<T, C, O> {
 
 /// Closest points of `a[i]` and `b[i]`: the library's `closest_points_rows_to_slices`
 /// (rows) or `closest_points_to_slices` (columns), sequential or parallel, writing straight
-/// into the NumPy output arrays with the GIL released.
+/// into the NumPy output arrays with the GIL released, [`STEP`] pairs at a time. Strided
+/// input and rows against columns go chunk by chunk through `closest_points_into`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, extent_a, extent_b, tolerance, out, threads))]
@@ -741,46 +953,86 @@ fn closest_points<'py>(
     let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
-    let (names, mut arrays) = out_arrays(out, &CLOSEST_COLS, n)?;
-    let mut slices = ClosestSlices::default();
-    for (name, array) in names.iter().zip(arrays.iter_mut()) {
-        match (*name, array.col(name)?) {
-            ("dist2", Col::F32(c, _)) => slices.dist2 = Some(c),
-            ("distance", Col::F32(c, _)) => slices.distance = Some(c),
-            ("s", Col::F32(c, _)) => slices.s = Some(c),
-            ("t", Col::F32(c, _)) => slices.t = Some(c),
-            ("point_a", Col::F32(c, _)) => slices.point_a = Some(bytemuck::cast_slice_mut(c)),
-            ("point_b", Col::F32(c, _)) => slices.point_b = Some(bytemuck::cast_slice_mut(c)),
-            (_, Col::U8(c)) => slices.flags = Some(bytemuck::cast_slice_mut(c)),
-            _ => unreachable!("column kinds are fixed by CLOSEST_COLS"),
-        }
+    let direct = matches!(
+        (sa, sb),
+        (Src::Rows(_), Src::Rows(_)) | (Src::Cols(_), Src::Cols(_))
+    );
+    if !direct {
+        return pairwise(
+            py,
+            n,
+            threads,
+            out,
+            &CLOSEST_COLS,
+            Scratch::<Segment, 6, ClosestBatch>::new,
+            |s, r, names, cols| {
+                let (va, vb, out) = s.views(&sa, &sb, r);
+                segbatch::closest_points_into(va, vb, &opts, Outputs::ALL, out)?;
+                for (name, c) in names.iter().zip(cols.iter_mut()) {
+                    match *name {
+                        "dist2" => c.f32().copy_from_slice(out.dist2()),
+                        "distance" => c.sqrt_of(out.dist2()),
+                        "s" => c.f32().copy_from_slice(out.s()),
+                        "t" => c.f32().copy_from_slice(out.t()),
+                        "point_a" => c.points(out.point_a()),
+                        "point_b" => c.points(out.point_b()),
+                        _ => c.u8().copy_from_slice(bytemuck::cast_slice(out.flags())),
+                    }
+                }
+                Ok(())
+            },
+        );
     }
+    let (names, mut arrays) = out_arrays(out, &CLOSEST_COLS, n)?;
+    let mut rest = names
+        .iter()
+        .zip(arrays.iter_mut())
+        .map(|(name, array)| Ok((*name, array.col(name)?)))
+        .collect::<PyResult<Vec<_>>>()?;
     let parallel = threads.parallel();
-    py.detach(|| {
+    stepped(py, n, 8 * CHUNK, STEP, |r| {
+        let mut slices = ClosestSlices::default();
+        let mut tails = Vec::with_capacity(rest.len());
+        for (name, col) in rest.drain(..) {
+            let (head, tail) = col.split(r.len());
+            tails.push((name, tail));
+            match (name, head) {
+                ("dist2", Col::F32(c, _)) => slices.dist2 = Some(c),
+                ("distance", Col::F32(c, _)) => slices.distance = Some(c),
+                ("s", Col::F32(c, _)) => slices.s = Some(c),
+                ("t", Col::F32(c, _)) => slices.t = Some(c),
+                ("point_a", Col::F32(c, _)) => slices.point_a = Some(bytemuck::cast_slice_mut(c)),
+                ("point_b", Col::F32(c, _)) => slices.point_b = Some(bytemuck::cast_slice_mut(c)),
+                (_, Col::U8(c)) => slices.flags = Some(bytemuck::cast_slice_mut(c)),
+                _ => unreachable!("column kinds are fixed by CLOSEST_COLS"),
+            }
+        }
+        rest = tails;
         threads
             .install(|| match (sa, sb) {
                 (Src::Rows(ra), Src::Rows(rb)) => {
                     let (ra, rb): (&[Segment], &[Segment]) =
                         (bytemuck::cast_slice(ra), bytemuck::cast_slice(rb));
+                    let (ra, rb) = (&ra[r.clone()], &rb[r.clone()]);
                     if parallel {
                         segbatch::par_closest_points_rows_to_slices(ra, rb, &opts, slices)
                     } else {
                         segbatch::closest_points_rows_to_slices(ra, rb, &opts, slices)
                     }
                 }
-                _ => {
-                    let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-                    let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+                (Src::Cols(ca), Src::Cols(cb)) => {
+                    let va = SoaView::<Segment, 6>::from_columns(ca)?.view(r.clone());
+                    let vb = SoaView::<Segment, 6>::from_columns(cb)?.view(r.clone());
                     if parallel {
                         segbatch::par_closest_points_to_slices(va, vb, &opts, slices)
                     } else {
                         segbatch::closest_points_to_slices(va, vb, &opts, slices)
                     }
                 }
+                _ => unreachable!("direct layouts only"),
             })?
-            .map_err(|e| e.to_string())
+            .map_err(Failure::Lib)
     })
-    .map_err(PyValueError::new_err)
 }
 
 /// Do capsules `(a[i], radius_a)` and `(b[i], radius_b)` touch?
@@ -1026,19 +1278,30 @@ fn intersect2<'py>(
 // ---------------------------------------------------------------------------------------
 // Set queries.
 
+/// `f` of every item as a new vector, or `MemoryError` when it cannot be allocated.
+fn column<T, U>(items: &[T], what: &'static str, f: impl Fn(&T) -> U) -> PyResult<Vec<U>> {
+    let mut v = try_vec(items.len(), what)?;
+    v.extend(items.iter().map(f));
+    Ok(v)
+}
+
 /// Hits as a dict of columns (`i`, `j` as int64).
 fn hits_dict<'py>(py: Python<'py>, hits: &[Hit]) -> PyResult<Bound<'py, PyDict>> {
-    let i: Vec<i64> = hits.iter().map(|h| h.i as i64).collect();
-    let j: Vec<i64> = hits.iter().map(|h| h.j as i64).collect();
-    let dist2: Vec<f32> = hits.iter().map(|h| h.dist2).collect();
-    let s: Vec<f32> = hits.iter().map(|h| h.s).collect();
-    let t: Vec<f32> = hits.iter().map(|h| h.t).collect();
     let d = PyDict::new(py);
-    d.set_item("i", i.into_pyarray(py))?;
-    d.set_item("j", j.into_pyarray(py))?;
-    d.set_item("dist2", dist2.into_pyarray(py))?;
-    d.set_item("s", s.into_pyarray(py))?;
-    d.set_item("t", t.into_pyarray(py))?;
+    d.set_item(
+        "i",
+        column(hits, "i column", |h| h.i as i64)?.into_pyarray(py),
+    )?;
+    d.set_item(
+        "j",
+        column(hits, "j column", |h| h.j as i64)?.into_pyarray(py),
+    )?;
+    d.set_item(
+        "dist2",
+        column(hits, "dist2 column", |h| h.dist2)?.into_pyarray(py),
+    )?;
+    d.set_item("s", column(hits, "s column", |h| h.s)?.into_pyarray(py))?;
+    d.set_item("t", column(hits, "t column", |h| h.t)?.into_pyarray(py))?;
     Ok(d)
 }
 
@@ -1062,7 +1325,7 @@ fn pairs_within<'py>(
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let hits = call(py, threads, |parallel| {
         let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut hits = Vec::new();
         if parallel {
             segbatch::par_pairs_within_into(va, vb, radius, &opts, &mut hits)
@@ -1070,6 +1333,7 @@ fn pairs_within<'py>(
             segbatch::pairs_within_into(va, vb, radius, &opts, &mut hits)
         }
         .map(|()| hits)
+        .map_err(Failure::Lib)
     })?;
     hits_dict(py, &hits)
 }
@@ -1099,7 +1363,7 @@ fn self_pairs_within<'py>(
     };
     let hits = call(py, threads, |parallel| {
         let mut buf = Soa::<Segment, 6>::new();
-        let v = ss.whole(&mut buf);
+        let v = ss.whole(&mut buf)?;
         let mut hits = Vec::new();
         if parallel {
             segbatch::par_self_pairs_within_into(v, radius, shared, &opts, &mut hits)
@@ -1107,24 +1371,21 @@ fn self_pairs_within<'py>(
             segbatch::self_pairs_within_into(v, radius, shared, &opts, &mut hits)
         }
         .map(|()| hits)
+        .map_err(Failure::Lib)
     })?;
     hits_dict(py, &hits)
 }
 
 /// Runs `f(parallel)` on `threads` with the GIL released: the library's sequential form
-/// for one thread, its parallel form otherwise; a library error becomes a `ValueError`.
+/// for one thread, its parallel form otherwise (one library call: no check for Ctrl-C
+/// until it returns).
 fn call<R: Send>(
     py: Python<'_>,
     threads: Threads,
-    f: impl FnOnce(bool) -> Result<R, segbatch::Error> + Send,
+    f: impl FnOnce(bool) -> Result<R, Failure> + Send,
 ) -> PyResult<R> {
     let parallel = threads.parallel();
-    py.detach(|| {
-        threads
-            .install(|| f(parallel).map_err(|e| e.to_string()))
-            .and_then(|r| r)
-    })
-    .map_err(PyValueError::new_err)
+    Ok(py.detach(|| guarded(|| threads.install(|| f(parallel))?))?)
 }
 
 /// Index pairs from an `(K, 2)` C-contiguous uint32 array (the Python layer checks the
@@ -1164,7 +1425,7 @@ fn object_radii<'a>(ra: &'a RadiusArg<'_>, rb: &'a RadiusArg<'_>) -> PyResult<se
             ));
         }
     }
-    .map_err(value_error)
+    .map_err(lib_error)
 }
 
 /// Points as an `(K, 3)` array.
@@ -1207,7 +1468,7 @@ fn closest_points_indexed<'py>(
     let pairs = index_pairs(&pairs)?;
     let o = call(py, threads, |parallel| {
         let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut out = ClosestBatch::new();
         if parallel {
             segbatch::par_closest_points_indexed_into(va, vb, &pairs, &opts, Outputs::ALL, &mut out)
@@ -1215,6 +1476,7 @@ fn closest_points_indexed<'py>(
             segbatch::closest_points_indexed_into(va, vb, &pairs, &opts, Outputs::ALL, &mut out)
         }
         .map(|()| out)
+        .map_err(Failure::Lib)
     })?;
     let rows = |c: [&[f32]; 3]| (0..o.len()).map(|k| [c[0][k], c[1][k], c[2][k]]).collect();
     let flags: Vec<u8> = bytemuck::cast_slice(o.flags()).to_vec();
@@ -1266,7 +1528,7 @@ fn capsules_touch_indexed<'py>(
     let radii = object_radii(&ra, &rb)?;
     let mask = call(py, threads, |parallel| {
         let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut out = PairMask::new();
         if parallel {
             segbatch::par_capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
@@ -1274,6 +1536,7 @@ fn capsules_touch_indexed<'py>(
             segbatch::capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
         }
         .map(|()| out)
+        .map_err(Failure::Lib)
     })?;
     let touch: Vec<bool> = (0..pairs.len())
         .map(|k| mask.get(k) == Some(true))
@@ -1309,7 +1572,7 @@ fn capsule_contacts<'py>(
     let radii = object_radii(&ra, &rb)?;
     let c = call(py, threads, |parallel| {
         let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
+        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut out = Vec::new();
         if parallel {
             segbatch::par_capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
@@ -1317,6 +1580,7 @@ fn capsule_contacts<'py>(
             segbatch::capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
         }
         .map(|()| out)
+        .map_err(Failure::Lib)
     })?;
     let pair: Vec<i64> = c.iter().map(|x| i64::from(x.pair)).collect();
     let depth: Vec<f32> = c.iter().map(|x| x.depth).collect();
@@ -1351,7 +1615,7 @@ fn crossing_pairs<'py>(
     let ss = hs.src::<4>("set")?;
     let hits = call(py, threads, |parallel| {
         let mut buf = Soa::<Segment2, 4>::new();
-        let v = ss.whole(&mut buf);
+        let v = ss.whole(&mut buf)?;
         let mut out = Vec::new();
         if parallel {
             segbatch::par_crossing_pairs_into(v, &mut out)
@@ -1359,11 +1623,12 @@ fn crossing_pairs<'py>(
             segbatch::crossing_pairs_into(v, &mut out)
         }
         .map(|()| out)
+        .map_err(Failure::Lib)
     })?;
-    let i: Vec<i64> = hits.iter().map(|h| i64::from(h.i)).collect();
-    let j: Vec<i64> = hits.iter().map(|h| i64::from(h.j)).collect();
-    let s: Vec<f32> = hits.iter().map(|h| h.s).collect();
-    let kind: Vec<u8> = hits.iter().map(|h| h.kind as u8).collect();
+    let i = column(&hits, "i column", |h| i64::from(h.i))?;
+    let j = column(&hits, "j column", |h| i64::from(h.j))?;
+    let s = column(&hits, "s column", |h| h.s)?;
+    let kind = column(&hits, "kind column", |h| h.kind as u8)?;
     dict(
         py,
         vec![
@@ -1390,12 +1655,13 @@ impl PySegmentIndex {
         let ss = hs.src::<6>("set")?;
         call(py, threads, |parallel| {
             let mut buf = Soa::<Segment, 6>::new();
-            let v = ss.whole(&mut buf);
+            let v = ss.whole(&mut buf)?;
             if parallel {
                 segbatch::SegmentIndex::par_new(v)
             } else {
                 segbatch::SegmentIndex::new(v)
             }
+            .map_err(Failure::Lib)
         })
         .map(PySegmentIndex)
     }
@@ -1419,32 +1685,39 @@ impl PySegmentIndex {
         let hr = Held::new(rays, "rays", 6)?;
         let sr = hr.src::<6>("rays")?;
         let index = &self.0;
-        let hits = call(py, threads, |parallel| {
+        let n = sr.len();
+        let parallel = threads.parallel();
+        let mut hit = try_vec::<bool>(n, "hit column")?;
+        let mut idx = try_vec::<i64>(n, "index column")?;
+        let mut u = try_vec::<f32>(n, "u column")?;
+        let mut point = try_vec::<f32>(n * 3, "point column")?;
+        stepped(py, n, RAY_STEP, RAY_STEP_MAX, |r| {
             let mut buf = Soa::<Segment, 6>::new();
-            let v = sr.whole(&mut buf);
-            if parallel {
-                index.par_first_hits(v, radius, range)
-            } else {
-                index.first_hits(v, radius, range)
-            }
+            let part = sr.sub(r);
+            let v = part.whole(&mut buf)?;
+            let hits = threads.install(|| {
+                if parallel {
+                    index.par_first_hits(v, radius, range)
+                } else {
+                    index.first_hits(v, radius, range)
+                }
+            })??;
+            hit.extend(hits.iter().map(Option::is_some));
+            idx.extend(hits.iter().map(|h| h.map_or(-1, |h| i64::from(h.index))));
+            u.extend(hits.iter().map(|h| h.map_or(f32::NAN, |h| h.u)));
+            point.extend(
+                hits.iter()
+                    .flat_map(|h| h.map_or([f32::NAN; 3], |h| h.point)),
+            );
+            Ok(())
         })?;
-        let hit: Vec<bool> = hits.iter().map(Option::is_some).collect();
-        let idx: Vec<i64> = hits
-            .iter()
-            .map(|h| h.map_or(-1, |h| i64::from(h.index)))
-            .collect();
-        let u: Vec<f32> = hits.iter().map(|h| h.map_or(f32::NAN, |h| h.u)).collect();
-        let point = hits
-            .iter()
-            .map(|h| h.map_or([f32::NAN; 3], |h| h.point))
-            .collect();
         dict(
             py,
             vec![
                 ("hit", hit.into_pyarray(py).into_any()),
                 ("index", idx.into_pyarray(py).into_any()),
                 ("u", u.into_pyarray(py).into_any()),
-                ("point", points3(py, point)?),
+                ("point", point.into_pyarray(py).reshape([n, 3])?.into_any()),
             ],
         )
     }
@@ -1462,22 +1735,52 @@ impl PySegmentIndex {
         let hq = Held::new(segments, "segments", 6)?;
         let sq = hq.src::<6>("segments")?;
         let index = &self.0;
-        let hits = call(py, threads, |parallel| {
+        let parallel = threads.parallel();
+        let mut hits: Vec<Hit> = Vec::new();
+        stepped(py, sq.len(), RAY_STEP, RAY_STEP_MAX, |r| {
             let mut buf = Soa::<Segment, 6>::new();
-            let v = sq.whole(&mut buf);
-            if parallel {
-                index.par_pairs_within(v, radius)
-            } else {
-                index.pairs_within(v, radius)
-            }
+            let part = sq.sub(r.clone());
+            let v = part.whole(&mut buf)?;
+            let found = threads.install(|| {
+                if parallel {
+                    index.par_pairs_within(v, radius)
+                } else {
+                    index.pairs_within(v, radius)
+                }
+            })??;
+            hits.try_reserve(found.len())
+                .map_err(|_| Failure::Memory("pairs_within output", hits.len() + found.len()))?;
+            hits.extend(found.into_iter().map(|h| Hit {
+                i: h.i + r.start,
+                ..h
+            }));
+            Ok(())
         })?;
         hits_dict(py, &hits)
     }
 }
 
-/// Squared distance of every `a[i]` to every `b[j]`, shape `(len(a), len(b))`.
+/// Query segments or rays in the first step of the [`PySegmentIndex`] queries (see
+/// [`stepped`]): a ray's cost depends on the scene (a long sweep through a dense level can
+/// take milliseconds), so steps start small and grow up to [`RAY_STEP_MAX`].
+const RAY_STEP: usize = 64;
+/// The largest step of the [`PySegmentIndex`] queries.
+const RAY_STEP_MAX: usize = 1 << 16;
+
+/// Matrix entries per step of [`dist2_matrix`] between two checks for Ctrl-C (16 MiB of
+/// output, a few tens of milliseconds: each entry costs the same, so the step is fixed),
+/// and per task inside a step (256 KiB, in L2).
+const MATRIX_STEP: usize = 1 << 22;
+const MATRIX_TASK: usize = 1 << 16;
+
+/// Squared distance of every `a[i]` to every `b[j]` into `out` (`(len(a), len(b))`
+/// float32, C-contiguous, allocated by the Python layer so that a matrix too large for
+/// memory is NumPy's `MemoryError`), in steps of rows with a check for Ctrl-C between
+/// steps. Each task runs the library's `dist2_matrix_into` on a block of rows of `a`
+/// against all of `b`: bit for bit the whole matrix's entries.
 #[pyfunction]
-#[pyo3(signature = (a, b, extent_a, extent_b, tolerance, threads))]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (a, b, extent_a, extent_b, tolerance, out, threads))]
 fn dist2_matrix<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
@@ -1485,25 +1788,55 @@ fn dist2_matrix<'py>(
     extent_a: &str,
     extent_b: &str,
     tolerance: Option<f32>,
+    out: &Bound<'py, PyAny>,
     threads: Option<usize>,
-) -> PyResult<Bound<'py, PyAny>> {
+) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
     let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let (n, m) = (sa.len(), sb.len());
-    let matrix = call(py, threads, |parallel| {
-        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba), sb.whole(&mut bb));
-        let mut out = Vec::new();
-        if parallel {
-            segbatch::par_dist2_matrix_into(va, vb, &opts, &mut out)
-        } else {
-            segbatch::dist2_matrix_into(va, vb, &opts, &mut out)
-        }
-        .map(|()| out)
-    })?;
-    Ok(matrix.into_pyarray(py).reshape([n, m])?.into_any())
+    let mut out = out
+        .extract::<PyReadwriteArray2<'py, f32>>()
+        .map_err(|_| PyTypeError::new_err("out: expected a writable 2-D float32 array"))?;
+    if out.shape() != [n, m] {
+        return Err(PyValueError::new_err(format!(
+            "out: expected shape ({n}, {m}), got {:?}",
+            out.shape()
+        )));
+    }
+    let matrix = out
+        .as_slice_mut()
+        .map_err(|_| PyValueError::new_err("out: the array must be C-contiguous and aligned"))?;
+    if n == 0 || m == 0 {
+        return Ok(());
+    }
+    let mut bb = Soa::<Segment, 6>::new();
+    let vb = py.detach(|| guarded(|| sb.whole(&mut bb)))?;
+    let step_rows = (MATRIX_STEP / m).max(1);
+    let task_rows = (MATRIX_TASK / m).clamp(1, CHUNK);
+    let mut rest = matrix;
+    stepped(py, n, step_rows, step_rows, |r| {
+        let (head, tail) = core::mem::take(&mut rest).split_at_mut(r.len() * m);
+        rest = tail;
+        let jobs: Vec<(usize, &mut [f32])> = head
+            .chunks_mut(task_rows * m)
+            .enumerate()
+            .map(|(k, c)| (r.start + k * task_rows, c))
+            .collect();
+        let init = || (Cols::<6>::new(), Vec::<f32>::new());
+        for_jobs(
+            threads,
+            jobs,
+            &init,
+            &|(cols, tmp): &mut (Cols<6>, Vec<f32>), (row, dst): (usize, &mut [f32])| {
+                let va = sa.view::<Segment>(row..row + dst.len() / m, cols);
+                segbatch::dist2_matrix_into(va, vb, &opts, tmp)?;
+                dst.copy_from_slice(tmp);
+                Ok(())
+            },
+        )
+    })
 }
 
 /// Best time in seconds of `reps` calls of the library on `(N, 6)` float32 rows `a`, `b`
@@ -1610,12 +1943,12 @@ fn rust_closest_points_seconds(
                 if allocate || rep > 0 {
                     best = best.min(t.elapsed().as_secs_f64());
                 }
-                r.map_err(|e| e.to_string())?;
+                r?;
             }
-            Ok::<_, String>(best)
+            Ok::<_, Failure>(best)
         })?
     })
-    .map_err(PyValueError::new_err)
+    .map_err(PyErr::from)
 }
 
 /// The SIMD level this extension was built for (`"avx2+fma"`, `"sse2"`, ...).
@@ -1643,5 +1976,7 @@ fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(rust_closest_points_seconds, m)?)?;
     m.add("CHUNK", CHUNK)?;
+    m.add("MAX_POOLS", MAX_POOLS)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

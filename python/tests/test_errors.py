@@ -27,7 +27,7 @@ A = np.zeros((4, 6), np.float32)
         (lambda: segbatch.closest_points(A, A, out={"point_a": np.zeros((4, 2), np.float32)}), ValueError, "shape"),
         (lambda: segbatch.closest_points(A, A, out={"dist2": np.zeros(8, np.float32)[::2]}), ValueError, "contiguous"),
         (lambda: segbatch.capsules_touch(A, A, -1.0, 0.5), ValueError, "negative"),
-        (lambda: segbatch.capsules_touch(A, A, np.array([0.5, 0.5, np.nan, 0.5]), 0.5), ValueError, "radius 2"),
+        (lambda: segbatch.capsules_touch(A, A, np.array([0.5, 0.5, np.nan, 0.5]), 0.5), ValueError, r"radius_a\[2\] is negative or NaN"),
         (lambda: segbatch.capsules_touch(A, A, np.ones(3), 0.5), ValueError, "4 radii"),
         (lambda: segbatch.pairs_within(A, A, -0.5), ValueError, ">= 0"),
         (lambda: segbatch.pairs_within(A, A, float("nan")), ValueError, ">= 0"),

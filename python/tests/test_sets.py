@@ -227,7 +227,7 @@ def test_set_query_errors(sets):
     index = segbatch.SegmentIndex(a[:10])
     with pytest.raises(ValueError, match="range must be >= 0"):
         index.first_hits(b, 0.5, -1.0)
-    with pytest.raises(ValueError, match="radius must be >= 0, got inf"):
+    with pytest.raises(ValueError, match="radius must be finite, got inf"):
         index.first_hits(b, float("inf"), 1.0)
     with pytest.raises(ValueError, match="radius must be >= 0"):
         index.pairs_within(b, float("nan"))
