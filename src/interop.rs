@@ -1,6 +1,7 @@
-//! Conversions to and from the Rust geometry ecosystem: `glam` (feature `glam`) and `mint`
-//! (feature `mint`), plus [`rows`], which reads any result's point columns as any point type
-//! that converts from an array (`glam::Vec3`, `mint::Point3<f32>`, `nalgebra::Point3`…).
+//! Conversions to and from the Rust geometry ecosystem: glam (one feature per glam version)
+//! and `mint` (feature `mint`), plus [`rows`], which reads any result's point columns as any
+//! point type that converts from an array (`glam::Vec3`, `mint::Point3<f32>`,
+//! `nalgebra::Point3`…).
 //!
 //! Points are `[f32; 3]` throughout the crate, which every math library converts from and
 //! to, so single points need nothing here. What needs help is the pairs and the batches:
@@ -12,8 +13,15 @@
 //!   `Vec3A` (16 bytes, what bevy stores) and mint types are converted element by element
 //!   in the same pass.
 //!
+//! glam's types are distinct from one version to the next, and an engine passes its own
+//! `Vec3` around, so each glam version an engine uses today has its feature, as nalgebra's
+//! `convert-glam0NN` features do: `glam033` (glam 0.33, the one parry3d 0.31 depends on) and
+//! `glam034` (glam 0.34; `glam` is an alias of the newest). A build compiles only the glam it
+//! already has, and several features may be on together. The conversions are written once,
+//! by a macro over the versions, so every version gets the same impls.
+//!
 //! ```
-//! # #[cfg(feature = "glam")] {
+//! # macro_rules! example { ($glam:ident) => {{ use $glam as glam;
 //! use glam::{Vec3, Vec3A};
 //! use segbatch::{closest_points, rows, Segment, Segments};
 //! let walls: Vec<[Vec3A; 2]> = vec![[Vec3A::new(2.0, -1.0, 0.0), Vec3A::new(2.0, 1.0, 0.0)]];
@@ -23,10 +31,12 @@
 //! assert_eq!(hit, vec![Vec3::new(2.0, 0.0, 0.0)]);
 //! let back: [Vec3; 2] = Segment::from(paths[0]).into();
 //! assert_eq!(back, paths[0]);
-//! # }
+//! # }}}
+//! # #[cfg(feature = "glam033")] example!(glam033);
+//! # #[cfg(feature = "glam034")] example!(glam034);
 //! ```
 
-#[cfg(any(feature = "glam", feature = "mint"))]
+#[cfg(any(feature = "glam033", feature = "glam034", feature = "mint"))]
 use crate::{Segment, Segment2, Segments, Segments2};
 
 /// The rows of `D` columns as points of any type that converts from `[f32; D]`: read a
@@ -49,7 +59,7 @@ pub fn rows<'a, V: From<[f32; D]>, const D: usize>(
 }
 
 /// `From` impls between a segment type and pairs of points of another library.
-#[cfg(any(feature = "glam", feature = "mint"))]
+#[cfg(any(feature = "glam033", feature = "glam034", feature = "mint"))]
 macro_rules! pairs_of {
     ($segment:ty, $point:ty) => {
         impl From<[$point; 2]> for $segment {
@@ -68,7 +78,7 @@ macro_rules! pairs_of {
 
 /// `From` a slice of pairs of points to a batch, converting element by element (for point
 /// types whose layout is not the segment's).
-#[cfg(any(feature = "glam", feature = "mint"))]
+#[cfg(any(feature = "glam033", feature = "glam034", feature = "mint"))]
 macro_rules! slices_of {
     ($segment:ty, $batch:ty, $point:ty) => {
         impl From<&[[$point; 2]]> for $batch {
@@ -79,31 +89,41 @@ macro_rules! slices_of {
     };
 }
 
-#[cfg(feature = "glam")]
-mod glam_impls {
-    use super::{Segment, Segment2, Segments, Segments2};
-    use glam::{Vec2, Vec3, Vec3A};
+/// The glam conversions for one glam version: `glam_version!(glam crate, module)`.
+#[cfg(any(feature = "glam033", feature = "glam034"))]
+macro_rules! glam_version {
+    ($glam:ident, $module:ident) => {
+        mod $module {
+            use super::{Segment, Segment2, Segments, Segments2};
+            use ::$glam::{Vec2, Vec3, Vec3A};
 
-    pairs_of!(Segment, Vec3);
-    pairs_of!(Segment, Vec3A);
-    pairs_of!(Segment2, Vec2);
-    // `Vec3A` is 16 bytes with a padding lane: converted element by element.
-    slices_of!(Segment, Segments, Vec3A);
+            pairs_of!(Segment, Vec3);
+            pairs_of!(Segment, Vec3A);
+            pairs_of!(Segment2, Vec2);
+            // `Vec3A` is 16 bytes with a padding lane: converted element by element.
+            slices_of!(Segment, Segments, Vec3A);
 
-    impl From<&[[Vec3; 2]]> for Segments {
-        /// Cast to `&[Segment]` (the same layout), then the one transposing pass.
-        fn from(pairs: &[[Vec3; 2]]) -> Self {
-            Segments::from(bytemuck::cast_slice::<[Vec3; 2], Segment>(pairs))
+            impl From<&[[Vec3; 2]]> for Segments {
+                /// Cast to `&[Segment]` (the same layout), then the one transposing pass.
+                fn from(pairs: &[[Vec3; 2]]) -> Self {
+                    Segments::from(bytemuck::cast_slice::<[Vec3; 2], Segment>(pairs))
+                }
+            }
+
+            impl From<&[[Vec2; 2]]> for Segments2 {
+                /// Cast to `&[Segment2]` (the same layout), then the one transposing pass.
+                fn from(pairs: &[[Vec2; 2]]) -> Self {
+                    Segments2::from(bytemuck::cast_slice::<[Vec2; 2], Segment2>(pairs))
+                }
+            }
         }
-    }
-
-    impl From<&[[Vec2; 2]]> for Segments2 {
-        /// Cast to `&[Segment2]` (the same layout), then the one transposing pass.
-        fn from(pairs: &[[Vec2; 2]]) -> Self {
-            Segments2::from(bytemuck::cast_slice::<[Vec2; 2], Segment2>(pairs))
-        }
-    }
+    };
 }
+
+#[cfg(feature = "glam033")]
+glam_version!(glam033, glam033_impls);
+#[cfg(feature = "glam034")]
+glam_version!(glam034, glam034_impls);
 
 #[cfg(feature = "mint")]
 mod mint_impls {

@@ -314,8 +314,9 @@
 //! ## Features
 //!
 //! - `rayon` (default): the parallel forms (`par_…`) of every query.
-//! - `glam`: conversions between segments, batches and glam 0.34 (`Vec3`, `Vec3A`, `Vec2`);
-//!   see [`rows`] for reading results as any point type.
+//! - `glam033`, `glam034`: conversions between segments, batches and glam 0.33 or 0.34
+//!   (`Vec3`, `Vec3A`, `Vec2`), one feature per glam version (`glam` is the newest); see
+//!   [`rows`] for reading results as any point type.
 //! - `mint`: the same for `mint::Point3<f32>` and `mint::Point2<f32>`.
 //!
 //! The `segbatch` command-line tool is a separate package (`segbatch-cli`) of the same

@@ -18,8 +18,11 @@ use segbatch_testkit::{EXTENT_PAIRS, Rng, oracle64};
 /// The bar, in `f64::EPSILON·S`.
 const BAR: f64 = 8.0;
 
-/// Pairs per class (each graded for all nine extent pairs).
-const PAIRS_PER_CLASS: usize = 400;
+/// Pairs per class (each graded for all nine extent pairs): 400 at proptest's default case
+/// count, scaled with `PROPTEST_CASES` ([`segbatch_testkit::sweep`]).
+fn pairs_per_class() -> usize {
+    segbatch_testkit::sweep(400)
+}
 
 fn seg(p0: [f64; 3], p1: [f64; 3]) -> Segment64 {
     Segment64::new(p0, p1)
@@ -204,14 +207,14 @@ fn run(pairs: &[Pair64], options: &Options) -> ClosestBatch64 {
     out
 }
 
-/// The bar on one finite class, every extent pair of `extents`, `PAIRS_PER_CLASS` pairs (a
+/// The bar on one finite class, every extent pair of `extents`, `pairs_per_class()` pairs (a
 /// seed per class). Every failure is collected and counted per extent pair (the first few
 /// printed); the largest error is printed for docs/accuracy.md.
 fn check_class(name: &str, seed: u64, extents: &[(Extent, Extent)]) {
     let class = CLASSES64.iter().find(|c| c.name == name).expect("a class");
     assert!(class.finite);
     let mut rng = Rng::new(seed);
-    let pairs: Vec<Pair64> = (0..PAIRS_PER_CLASS)
+    let pairs: Vec<Pair64> = (0..pairs_per_class())
         .map(|_| (class.pair)(&mut rng))
         .collect();
     let (mut worst_segments, mut worst_all) = (0f64, 0f64);
@@ -244,7 +247,7 @@ fn check_class(name: &str, seed: u64, extents: &[(Extent, Extent)]) {
         failures.is_empty(),
         "{name}: {} failures of {} (per extent pair: {}); the first:\n{}",
         failures.len(),
-        extents.len() * PAIRS_PER_CLASS,
+        extents.len() * pairs.len(),
         failing_extents.join(", "),
         failures
             .iter()

@@ -1,9 +1,9 @@
 //! The glam and mint conversions: round trips, and batches built from glam and mint slices
-//! equal to the same batches built from `Segment`s (so every query sees the same data).
-#![cfg(all(feature = "glam", feature = "mint"))]
+//! equal to the same batches built from `Segment`s (so every query sees the same data). The
+//! glam tests are written once and run for every glam version whose feature is on.
+#![cfg(any(feature = "glam033", feature = "glam034", feature = "mint"))]
 
-use glam::{Vec2, Vec3, Vec3A};
-use segbatch::{Segment, Segment2, Segments, Segments2, closest_points, rows};
+use segbatch::{Segment, Segment2, Segments, Segments2, rows};
 
 fn sample() -> Vec<Segment> {
     (0..21)
@@ -14,41 +14,59 @@ fn sample() -> Vec<Segment> {
         .collect()
 }
 
-#[test]
-fn glam_segments_round_trip_and_batches_match() {
-    let segments = sample();
-    let v3: Vec<[Vec3; 2]> = segments.iter().map(|&s| s.into()).collect();
-    let v3a: Vec<[Vec3A; 2]> = segments.iter().map(|&s| s.into()).collect();
-    for ((s, a), b) in segments.iter().zip(&v3).zip(&v3a) {
-        assert_eq!(Segment::from(*a), *s);
-        assert_eq!(Segment::from(*b), *s);
-        assert_eq!(a[1], Vec3::from(s.p1));
-        assert_eq!(b[0], Vec3A::from(s.p0));
-    }
-    let want = Segments::from(&segments);
-    assert_eq!(Segments::from(&v3[..]), want);
-    assert_eq!(Segments::from(&v3a[..]), want);
+/// The glam tests for one glam version: `glam_tests!(glam crate)`.
+#[cfg(any(feature = "glam033", feature = "glam034"))]
+macro_rules! glam_tests {
+    ($glam:ident) => {
+        mod $glam {
+            use super::*;
+            use ::$glam::{Vec2, Vec3, Vec3A};
+            use segbatch::closest_points;
+
+            #[test]
+            fn glam_segments_round_trip_and_batches_match() {
+                let segments = sample();
+                let v3: Vec<[Vec3; 2]> = segments.iter().map(|&s| s.into()).collect();
+                let v3a: Vec<[Vec3A; 2]> = segments.iter().map(|&s| s.into()).collect();
+                for ((s, a), b) in segments.iter().zip(&v3).zip(&v3a) {
+                    assert_eq!(Segment::from(*a), *s);
+                    assert_eq!(Segment::from(*b), *s);
+                    assert_eq!(a[1], Vec3::from(s.p1));
+                    assert_eq!(b[0], Vec3A::from(s.p0));
+                }
+                let want = Segments::from(&segments);
+                assert_eq!(Segments::from(&v3[..]), want);
+                assert_eq!(Segments::from(&v3a[..]), want);
+            }
+
+            #[test]
+            fn glam_2d_and_results_as_vectors() {
+                let pairs = [[Vec2::new(4.0, 7.0), Vec2::new(16.0, 3.0)]];
+                let batch = Segments2::from(&pairs[..]);
+                assert_eq!(batch.get(0), Some(Segment2::new([4.0, 7.0], [16.0, 3.0])));
+                let back: [Vec2; 2] = batch.get(0).unwrap().into();
+                assert_eq!(back, pairs[0]);
+
+                let a = Segments::from(&sample());
+                let b = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [0.0, 0.0, 1.0]); 21]);
+                let out = closest_points(&a, &b);
+                let pa: Vec<Vec3A> = rows(out.point_a()).collect();
+                assert_eq!(pa.len(), 21);
+                for (i, p) in pa.iter().enumerate() {
+                    let c = out.get(i).unwrap();
+                    assert_eq!(*p, Vec3A::from(c.point_a));
+                }
+            }
+        }
+    };
 }
 
-#[test]
-fn glam_2d_and_results_as_vectors() {
-    let pairs = [[Vec2::new(4.0, 7.0), Vec2::new(16.0, 3.0)]];
-    let batch = Segments2::from(&pairs[..]);
-    assert_eq!(batch.get(0), Some(Segment2::new([4.0, 7.0], [16.0, 3.0])));
-    let back: [Vec2; 2] = batch.get(0).unwrap().into();
-    assert_eq!(back, pairs[0]);
+#[cfg(feature = "glam033")]
+glam_tests!(glam033);
+#[cfg(feature = "glam034")]
+glam_tests!(glam034);
 
-    let a = Segments::from(&sample());
-    let b = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [0.0, 0.0, 1.0]); 21]);
-    let out = closest_points(&a, &b);
-    let pa: Vec<Vec3A> = rows(out.point_a()).collect();
-    assert_eq!(pa.len(), 21);
-    for (i, p) in pa.iter().enumerate() {
-        let c = out.get(i).unwrap();
-        assert_eq!(*p, Vec3A::from(c.point_a));
-    }
-}
-
+#[cfg(feature = "mint")]
 #[test]
 fn mint_segments_round_trip_and_batches_match() {
     let segments = sample();

@@ -467,10 +467,11 @@ proptest! {
 
 /// A fixed sweep of 2 000 pairs per class, printing the worst error against the exact
 /// oracle per class in units of ε·S (`cargo test --release --test motion64
-/// accuracy_summary -- --nocapture`; the figures are quoted in docs/motion.md).
+/// accuracy_summary -- --nocapture`; the figures are quoted in docs/motion.md). The sweep
+/// scales with `PROPTEST_CASES` ([`segbatch_testkit::sweep`]: 2 000 at the default).
 #[test]
 fn accuracy_summary() {
-    let n = 2000;
+    let n = segbatch_testkit::sweep(2000);
     let mut all = Worst::default();
     for (c, class) in CPA_CLASSES64.iter().enumerate() {
         let mut worst = Worst::default();

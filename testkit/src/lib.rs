@@ -16,6 +16,8 @@
 //! - [`sets`]: whole sets for the set queries (hair, clustered, degenerate, walls and rays).
 //! - `strategy` (feature `proptest`): every generator as a proptest strategy.
 //! - [`fuzz`]: the checks behind the fuzz targets (kernel vs reference, kernel vs oracle).
+//! - [`sweep`]: the size of a fixed seeded sweep, scaled with `PROPTEST_CASES` like the
+//!   properties beside it.
 //!
 //! Not published. Unit tests inside the library's `src/` cannot use it (they compile a
 //! second copy of segbatch whose types differ); integration tests, benches and examples can.
@@ -42,3 +44,18 @@ pub mod vec;
 pub use oracle::{EPS32, EXTENT_PAIRS, Oracle};
 pub use pairs::{CLASSES, Class, Pair, PairFn};
 pub use rng::Rng;
+
+/// The size of a fixed seeded sweep (a test that checks `full` generated inputs rather than
+/// proptest cases) scaled with `PROPTEST_CASES` the way the properties beside it are:
+/// `full` at proptest's default of 256 cases (also when the variable is unset or not a
+/// number), `full · cases / 256` otherwise, but never below `full / 8` or 1. A quick run
+/// (`PROPTEST_CASES=64`, what `.ci/run` uses) checks a quarter of each sweep and a long one
+/// (`PROPTEST_CASES=10000`) many times more; the seeds stay the same, so a smaller sweep is
+/// a prefix of the larger one.
+pub fn sweep(full: usize) -> usize {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(256);
+    (full.saturating_mul(cases) / 256).max(full / 8).max(1)
+}
