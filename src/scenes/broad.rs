@@ -16,11 +16,19 @@
 //! An object lives in the cell of its padded box's low corner; the cell edge is at least
 //! every resident's padded extent, so two overlapping padded boxes sit in the same or
 //! neighbouring cells (27 to look at). The edge is the largest padded extent when that is at
-//! most twice the 99th percentile, else the 99th percentile, chosen when the grid is built;
-//! larger objects are kept aside as *big* ones, which meet every binned object by a box
-//! test (the grid is built again when they become more than 1/16 of the set). Cells are a
-//! hash map from packed cell coordinates (computed in `f64` and clamped to ±2²⁰, which keeps
-//! "same or neighbouring" true far from the origin) to the ids living there.
+//! most twice the 99th percentile, else the 99th percentile; larger objects are kept aside
+//! as *big* ones, which meet every binned object by a box test. The grid is dense over the
+//! padded boxes' region when it is built (at most `8N + 4096` cells, the edge doubled until
+//! it fits); cell coordinates are computed in `f64` and clamped to the region, which keeps
+//! "same or neighbouring" true for objects that later leave it. It is built again when more
+//! than 1/16 of the set is big or outside the region.
+//!
+//! The cells are one array of entries (id and padded box) sorted by cell, with each cell's
+//! start (a counting sort, O(N) sequential passes), rebuilt in a frame where some padded
+//! box changed. A dirty object's neighbours are then nine contiguous runs (three cells
+//! along x for each of the nine rows around it), read with their boxes: the search costs a
+//! few cache lines per dirty object, where per-cell lists cost a miss per neighbour
+//! (measured: a hashed grid of per-cell lists spent 70% of the frame waiting on those).
 //!
 //! # Pairs kept between frames
 //!
@@ -34,8 +42,6 @@
 //! build.
 
 use crate::Segments;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Padding of a box, as a fraction of its largest extent.
 pub const MARGIN: f32 = 0.25;
@@ -44,8 +50,6 @@ pub const MARGIN: f32 = 0.25;
 const RADIUS_REL: f32 = 1.0 + 16.0 * f32::EPSILON;
 /// Absolute inflation, times the object's largest coordinate.
 const SCALE_ABS: f32 = 256.0 * f32::EPSILON;
-/// Cell coordinates are clamped to `-LIMIT .. LIMIT` (21 bits each in a key).
-const LIMIT: i64 = 1 << 20;
 /// A resident's padded extent is at most this fraction of the cell edge, so the rounding of
 /// `x / edge` never moves a neighbour two cells away.
 const FILL: f64 = 0.999;
@@ -103,36 +107,49 @@ impl Aabb {
 enum Place {
     /// Not in the grid: a free id, a non-finite object, or not placed yet.
     Out,
-    /// In the cell with this key.
-    Cell(u64),
+    /// In the cell with this index (`outside`: its coordinates were clamped to the region).
+    Cell { cell: u32, outside: bool },
     /// In the list of big objects.
     Big,
 }
 
-/// A multiplicative hash of a packed cell key (the key's bits folded so that the low bits
-/// the table indexes by depend on all three coordinates).
-#[derive(Debug, Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(self.0 ^ u64::from(b));
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, x: u64) {
-        self.0 = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 32)
-    }
+/// An object in the grid's sorted array: its id and padded box.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    id: u32,
+    fat: Aabb,
 }
 
-type Cells = HashMap<u64, Vec<u32>, BuildHasherDefault<KeyHasher>>;
+/// The dense grid's geometry.
+#[derive(Clone, Copy, Debug, Default)]
+struct Geometry {
+    origin: [f64; 3],
+    /// `1 / edge`, 0 until the grid is built.
+    inv: f64,
+    dims: [usize; 3],
+}
+
+impl Geometry {
+    /// The cell coordinates of `lo`, clamped to the region, and whether any was clamped.
+    fn coords(&self, lo: [f32; 3]) -> ([usize; 3], bool) {
+        let mut outside = false;
+        let c = core::array::from_fn(|k| {
+            let x = ((f64::from(lo[k]) - self.origin[k]) * self.inv).floor();
+            let top = (self.dims[k] - 1) as f64;
+            outside |= !(0.0..=top).contains(&x);
+            x.clamp(0.0, top) as usize
+        });
+        (c, outside)
+    }
+
+    fn index(&self, c: [usize; 3]) -> usize {
+        (c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]
+    }
+
+    fn cells(&self) -> usize {
+        self.dims.iter().product()
+    }
+}
 
 /// The broad phase's state between frames (see the module docs).
 #[derive(Debug, Default)]
@@ -142,10 +159,13 @@ pub(crate) struct Broad {
     place: Vec<Place>,
     dirty: Vec<bool>,
     dirty_list: Vec<u32>,
-    cells: Cells,
+    grid: Geometry,
+    /// `start[c] .. start[c + 1]`: the entries of cell `c`.
+    start: Vec<u32>,
+    entries: Vec<Entry>,
     big: Vec<u32>,
-    /// `1 / edge`, 0 until the grid is built.
-    inv: f64,
+    /// Objects whose cell coordinates were clamped to the region.
+    outside: usize,
     /// Padded-box pairs `(i, j)`, `i < j`, sorted.
     pairs: Vec<(u32, u32)>,
     fresh: Vec<(u32, u32)>,
@@ -168,7 +188,7 @@ impl Broad {
         self.fat.resize(n, Aabb::default());
         self.place.resize(n, Place::Out);
         self.dirty.resize(n, false);
-        if self.big.len() > 32 + n / 16 {
+        if self.grid.inv > 0.0 && self.big.len().max(self.outside) > 32 + n / 16 {
             self.reset();
         }
         let [x0, y0, z0, x1, y1, z1] = segs.columns();
@@ -181,7 +201,7 @@ impl Broad {
                     non_finite.push(i as u32);
                 }
                 if self.place[i] != Place::Out {
-                    self.unbin(i);
+                    self.place[i] = Place::Out;
                     self.mark(i);
                 }
                 continue;
@@ -191,20 +211,23 @@ impl Broad {
             if self.place[i] == Place::Out || !self.fat[i].contains(&tight) {
                 self.fat[i] = tight.padded();
                 self.mark(i);
+                // Placed below, once the grid exists; `Big` stands for "placed".
+                self.place[i] = Place::Big;
             }
         }
         if self.dirty_list.is_empty() {
             return;
         }
-        if self.inv == 0.0 {
-            self.choose_edge();
+        if self.grid.inv == 0.0 {
+            self.build_geometry();
         }
         for k in 0..self.dirty_list.len() {
             let i = self.dirty_list[k] as usize;
-            if live[i] && is_finite(segs, i) {
-                self.rebin(i);
+            if self.place[i] != Place::Out {
+                self.place[i] = self.place_of(i);
             }
         }
+        self.sort_entries();
         self.find_pairs();
         for &i in &self.dirty_list {
             self.dirty[i as usize] = false;
@@ -222,24 +245,18 @@ impl Broad {
         );
     }
 
-    /// The place object `i` belongs in by its padded box (`None` before the grid exists).
-    fn place_of(&self, i: usize) -> Option<Place> {
-        if self.inv == 0.0 {
-            return None;
-        }
+    /// The place object `i` belongs in by its padded box.
+    fn place_of(&self, i: usize) -> Place {
         let fat = &self.fat[i];
-        if f64::from(fat.extent()) * self.inv > FILL || !fat.extent().is_finite() {
-            return Some(Place::Big);
+        let e = fat.extent();
+        if !e.is_finite() || f64::from(e) * self.grid.inv > FILL {
+            return Place::Big;
         }
-        Some(Place::Cell(pack(self.cell(fat.lo))))
-    }
-
-    fn cell(&self, lo: [f32; 3]) -> [i64; 3] {
-        lo.map(|x| {
-            (f64::from(x) * self.inv)
-                .floor()
-                .clamp(-LIMIT as f64, (LIMIT - 1) as f64) as i64
-        })
+        let (c, outside) = self.grid.coords(fat.lo);
+        Place::Cell {
+            cell: self.grid.index(c) as u32,
+            outside,
+        }
     }
 
     fn mark(&mut self, i: usize) {
@@ -251,20 +268,23 @@ impl Broad {
 
     /// Forgets the grid and the kept pairs; the next update builds them from scratch.
     fn reset(&mut self) {
-        self.cells.clear();
-        self.big.clear();
         self.pairs.clear();
         self.place.fill(Place::Out);
-        self.inv = 0.0;
+        self.grid = Geometry::default();
     }
 
-    /// The cell edge from the padded boxes of the dirty objects (every placed object when
-    /// the grid is empty).
-    fn choose_edge(&mut self) {
-        let mut extents: Vec<f32> = self
+    /// The grid's edge, region and size from the padded boxes of the dirty objects (every
+    /// placed object, since the grid is empty).
+    fn build_geometry(&mut self) {
+        let placed: Vec<usize> = self
             .dirty_list
             .iter()
-            .map(|&i| self.fat[i as usize].extent())
+            .map(|&i| i as usize)
+            .filter(|&i| self.place[i] != Place::Out)
+            .collect();
+        let mut extents: Vec<f32> = placed
+            .iter()
+            .map(|&i| self.fat[i].extent())
             .filter(|e| e.is_finite())
             .collect();
         let mut edge = 0.0f32;
@@ -274,52 +294,70 @@ impl Broad {
             let max = extents.iter().fold(0.0f32, |m, &e| m.max(e));
             edge = if max <= 2.0 * p99 { max } else { p99 };
         }
-        let mut edge = f64::from(edge) / FILL * 1.001;
-        if !(edge > 0.0 && edge.is_finite()) {
-            // Points of radius 0: cells a thousandth of the spread.
-            let spread = self
-                .dirty_list
-                .iter()
-                .map(|&i| self.fat[i as usize].lo)
-                .filter(|lo| lo.iter().all(|x| x.is_finite()))
-                .flat_map(|lo| lo.map(|x| f64::from(x).abs()))
-                .fold(0.0f64, f64::max);
-            edge = if spread > 0.0 { spread / 1024.0 } else { 1.0 };
-        }
-        self.inv = 1.0 / edge;
-    }
-
-    /// Removes object `i` from its cell or the big list.
-    fn unbin(&mut self, i: usize) {
-        let id = i as u32;
-        match self.place[i] {
-            Place::Out => {}
-            Place::Big => remove_id(&mut self.big, id),
-            Place::Cell(key) => {
-                if let Some(list) = self.cells.get_mut(&key) {
-                    remove_id(list, id);
-                    if list.is_empty() {
-                        self.cells.remove(&key);
-                    }
+        let mut edge = (f64::from(edge) / FILL * 1.001).max(1e-30);
+        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+        for &i in &placed {
+            let fat = &self.fat[i];
+            if fat.extent().is_finite() {
+                for k in 0..3 {
+                    lo[k] = lo[k].min(f64::from(fat.lo[k]));
+                    hi[k] = hi[k].max(f64::from(fat.lo[k]));
                 }
             }
         }
-        self.place[i] = Place::Out;
+        if lo[0] > hi[0] {
+            (lo, hi) = ([0.0; 3], [0.0; 3]);
+        }
+        let cap = (8 * placed.len() + 4096) as f64;
+        let dims = |edge: f64| -> [f64; 3] {
+            core::array::from_fn(|k| ((hi[k] - lo[k]) / edge).floor() + 1.0)
+        };
+        while dims(edge).iter().product::<f64>() > cap {
+            edge *= 2.0;
+        }
+        self.grid = Geometry {
+            origin: lo,
+            inv: 1.0 / edge,
+            dims: dims(edge).map(|d| d as usize),
+        };
     }
 
-    /// Moves object `i` to the place its padded box belongs in.
-    fn rebin(&mut self, i: usize) {
-        let Some(new) = self.place_of(i) else { return };
-        if new == self.place[i] {
-            return;
+    /// The entries sorted by cell (a counting sort) and the big objects, from the places.
+    fn sort_entries(&mut self) {
+        let cells = self.grid.cells();
+        self.start.clear();
+        self.start.resize(cells + 2, 0);
+        self.big.clear();
+        self.outside = 0;
+        for (i, p) in self.place.iter().enumerate() {
+            match *p {
+                Place::Cell { cell, outside } => {
+                    self.start[cell as usize + 2] += 1;
+                    self.outside += usize::from(outside);
+                }
+                Place::Big => self.big.push(i as u32),
+                Place::Out => {}
+            }
         }
-        self.unbin(i);
-        match new {
-            Place::Out => {}
-            Place::Big => self.big.push(i as u32),
-            Place::Cell(key) => self.cells.entry(key).or_default().push(i as u32),
+        for c in 2..cells + 2 {
+            self.start[c] += self.start[c - 1];
         }
-        self.place[i] = new;
+        let total = self.start[cells + 1] as usize;
+        self.entries.clear();
+        self.entries.resize(total, Entry::default());
+        // `start[c + 1]` is the next free slot of cell `c` while filling; afterwards it is
+        // the start of cell `c + 1`, and `start[0] = 0` that of cell 0.
+        for (i, p) in self.place.iter().enumerate() {
+            if let Place::Cell { cell, .. } = *p {
+                let slot = &mut self.start[cell as usize + 1];
+                self.entries[*slot as usize] = Entry {
+                    id: i as u32,
+                    fat: self.fat[i],
+                };
+                *slot += 1;
+            }
+        }
+        self.start.truncate(cells + 1);
     }
 
     /// Drops the kept pairs naming a dirty object and adds the dirty objects' pairs.
@@ -329,36 +367,41 @@ impl Broad {
             .retain(|&(i, j)| !dirty[i as usize] && !dirty[j as usize]);
         let mut fresh = core::mem::take(&mut self.fresh);
         fresh.clear();
+        let g = &self.grid;
         for &i in &self.dirty_list {
             let iu = i as usize;
             let fat = self.fat[iu];
-            let mut visit = |j: u32| {
-                let ju = j as usize;
-                if j != i && !(dirty[ju] && j < i) && fat.overlaps(&self.fat[ju]) {
+            let mut visit = |j: u32, other: &Aabb| {
+                if j != i && !(dirty[j as usize] && j < i) && fat.overlaps(other) {
                     fresh.push((i.min(j), i.max(j)));
                 }
             };
             match self.place[iu] {
                 Place::Out => continue,
-                Place::Cell(_) => {
-                    let c = self.cell(fat.lo);
-                    let axis = |k: usize| neighbours(c[k]);
-                    for z in axis(2).into_iter().flatten() {
-                        for y in axis(1).into_iter().flatten() {
-                            for x in axis(0).into_iter().flatten() {
-                                if let Some(list) = self.cells.get(&pack([x, y, z])) {
-                                    list.iter().for_each(|&j| visit(j));
-                                }
+                Place::Cell { .. } => {
+                    let (c, _) = g.coords(fat.lo);
+                    let x0 = c[0].saturating_sub(1);
+                    let x1 = (c[0] + 1).min(g.dims[0] - 1);
+                    for z in c[2].saturating_sub(1)..=(c[2] + 1).min(g.dims[2] - 1) {
+                        for y in c[1].saturating_sub(1)..=(c[1] + 1).min(g.dims[1] - 1) {
+                            let a = self.start[g.index([x0, y, z])] as usize;
+                            let b = self.start[g.index([x1, y, z]) + 1] as usize;
+                            for e in &self.entries[a..b] {
+                                visit(e.id, &e.fat);
                             }
                         }
                     }
-                    self.big.iter().for_each(|&j| visit(j));
+                    for &j in &self.big {
+                        visit(j, &self.fat[j as usize]);
+                    }
                 }
                 Place::Big => {
-                    for list in self.cells.values() {
-                        list.iter().for_each(|&j| visit(j));
+                    for e in &self.entries {
+                        visit(e.id, &e.fat);
                     }
-                    self.big.iter().for_each(|&j| visit(j));
+                    for &j in &self.big {
+                        visit(j, &self.fat[j as usize]);
+                    }
                 }
             }
         }
@@ -367,29 +410,6 @@ impl Broad {
         merge(&self.pairs, &fresh, &mut self.merged);
         core::mem::swap(&mut self.pairs, &mut self.merged);
         self.fresh = fresh;
-    }
-}
-
-/// True when every coordinate of `segs[i]` is finite.
-fn is_finite(segs: &Segments, i: usize) -> bool {
-    segs.columns().iter().all(|c| c[i].is_finite())
-}
-
-/// The distinct cell coordinates `c - 1, c, c + 1` after clamping.
-fn neighbours(c: i64) -> [Option<i64>; 3] {
-    let lo = (c - 1).max(-LIMIT);
-    let hi = (c + 1).min(LIMIT - 1);
-    [(lo < c).then_some(lo), Some(c), (hi > c).then_some(hi)]
-}
-
-fn pack(c: [i64; 3]) -> u64 {
-    let u = c.map(|x| (x + LIMIT) as u64);
-    u[0] | u[1] << 21 | u[2] << 42
-}
-
-fn remove_id(list: &mut Vec<u32>, id: u32) {
-    if let Some(p) = list.iter().position(|&x| x == id) {
-        list.swap_remove(p);
     }
 }
 
