@@ -125,6 +125,12 @@ pub enum Error {
         /// Index of the first invalid range in a per-ray list, `None` for a single range.
         index: Option<usize>,
     },
+    /// An object id that names no object of a persistent set
+    /// ([`scenes::Capsules`](crate::scenes::Capsules)): never given out, or removed.
+    UnknownId {
+        /// The id given.
+        id: u32,
+    },
 }
 
 impl core::fmt::Display for Error {
@@ -169,6 +175,7 @@ impl core::fmt::Display for Error {
             Error::InvalidRange { index: Some(i) } => {
                 write!(f, "range {i} is negative or NaN")
             }
+            Error::UnknownId { id } => write!(f, "object id {id} names no object of the set"),
         }
     }
 }

@@ -347,6 +347,7 @@ mod prune;
 mod query;
 mod real;
 pub mod reference;
+pub mod scenes;
 mod seg2d;
 mod segment;
 mod simd;
@@ -359,7 +360,7 @@ pub use driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
 pub use interop::rows;
 pub use prune::MAX_BLOCK_HITS;
 pub use query::{
-    CapsuleContact, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
+    CapsuleContact, MANIFOLD_SIN, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
     capsules_touch_indexed_into, closest_points_indexed, closest_points_indexed_into,
 };
 pub use query::{

@@ -318,6 +318,42 @@ pub fn first_hit(ray: &Segment, radius: f32, range: f32, wall: &Segment) -> Opti
     crate::query::first_hit_pair(ray, radius, range, wall)
 }
 
+/// The contacts of capsules `(a, radius_a)` and `(b, radius_b)`: none when they do not
+/// touch (the squared distance of [`closest_points`] above `(radius_a + radius_b)²`), two
+/// for (near-)parallel overlapping cores, one otherwise, by the rule documented on
+/// [`CapsuleContact`](crate::CapsuleContact) (`pair` is 0). The scalar twin of
+/// [`capsule_contacts`](crate::capsule_contacts), which gives these contacts bit for bit.
+///
+/// ```
+/// use segbatch::{reference, Segment};
+/// // A capsule resting along another: two points, the same normal.
+/// let a = Segment::new([0.0, 0.75, 0.0], [2.0, 0.75, 0.0]);
+/// let b = Segment::new([1.0, 0.0, 0.0], [3.0, 0.0, 0.0]);
+/// let [p, q] = reference::capsule_contact(&a, 0.5, &b, 0.5);
+/// let (p, q) = (p.unwrap(), q.unwrap());
+/// assert_eq!((p.normal, q.normal), ([0.0, 1.0, 0.0], [0.0, 1.0, 0.0]));
+/// assert_eq!((p.point_a, q.point_a), ([1.0, 0.25, 0.0], [2.0, 0.25, 0.0]));
+/// assert_eq!((p.depth, q.depth), (0.25, 0.25));
+/// // Crossing capsules: one point.
+/// let c = Segment::new([1.5, 0.5, -1.0], [1.5, 0.5, 1.0]);
+/// assert!(matches!(reference::capsule_contact(&c, 0.5, &b, 0.5), [Some(_), None]));
+/// ```
+#[must_use]
+pub fn capsule_contact(
+    a: &Segment,
+    radius_a: f32,
+    b: &Segment,
+    radius_b: f32,
+) -> [Option<crate::CapsuleContact>; 2] {
+    let c = closest_points(a, b);
+    crate::query::manifold(
+        0,
+        (a, radius_a),
+        (b, radius_b),
+        (c.point_a, c.point_b, c.dist2),
+    )
+}
+
 /// One side's end points in either precision: what the generic body reads.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ends<F> {

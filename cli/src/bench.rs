@@ -110,6 +110,12 @@ pub struct BenchArgs {
     /// With --sets: also run the sort-and-sweep peer above 1M segments (minutes)
     #[arg(long, requires = "sets")]
     pub sweep_4m: bool,
+
+    /// Run the moving-scene workload instead (50K capsules, 60 frames, touching pairs and
+    /// contacts vs parry3d's refitted Bvh); --sizes (the first), --quick, --threads, --seed
+    /// apply
+    #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json", "sets"])]
+    pub scenes: bool,
 }
 
 /// Batch sizes.
@@ -451,6 +457,9 @@ fn stream_pass(a: SegmentsView, b: SegmentsView, out: &mut Columns32, parallel: 
 pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     if args.sets {
         return super::bench_sets::run(args, out);
+    }
+    if args.scenes {
+        return super::bench_scenes::run(args, out);
     }
     let wall = Instant::now();
     let sizes = match &args.sizes {

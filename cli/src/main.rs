@@ -29,10 +29,12 @@ mod args;
 mod baselines;
 mod bench;
 mod bench_sets;
+mod bench_scenes;
 mod closest;
 mod r#gen;
 mod plot;
 mod run;
+mod scene_peers;
 mod sets;
 mod verify;
 

@@ -193,6 +193,18 @@ query_forms! {
 /// exactly zero) it falls back, in order, to the cross product of the two directions
 /// (oriented from B's midpoint towards A's), then to a direction perpendicular to A (or B,
 /// if A is a point), and for two points to `+z`.
+///
+/// # Manifolds: two points for parallel capsules
+///
+/// A solver resting one capsule on another needs two points where they lie side by side.
+/// When the cores are within [`MANIFOLD_SIN`] of parallel (`|dA × dB|² <= sin²·|dA|²·|dB|²`)
+/// and B's projection onto A overlaps A over a length (`lo < hi`, the parameters along A
+/// clamped to `[0, 1]`), the pair gets two contacts with the one normal above: at `s = lo`
+/// and at `s = hi`, `C = A(s)`, `D` the projection of `C` onto B (clamped), the depth
+/// `rA + rB - (C - D)·normal` and the points `C - rA·normal`, `D + rB·normal`. If either
+/// end's depth is negative (the cores diverge enough to part within the overlap) the pair
+/// keeps its single closest-point contact. [`reference::capsule_contact`](crate::reference::capsule_contact)
+/// is the scalar twin of the rule.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CapsuleContact {
     /// Position of the pair in the list given.
@@ -279,6 +291,78 @@ pub(crate) fn contact(
     })
 }
 
+/// Core directions within this sine of parallel get a two-point manifold (about 0.57°).
+pub const MANIFOLD_SIN: f32 = 0.01;
+
+fn dot(u: [f32; 3], v: [f32; 3]) -> f32 {
+    u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+}
+
+fn sub(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
+    core::array::from_fn(|k| u[k] - v[k])
+}
+
+/// The two ends of the overlap of B's projection onto A, when the cores are within
+/// [`MANIFOLD_SIN`] of parallel and the overlap has a length: the contact points and
+/// depths measured along `normal` at `s = lo` and `s = hi`, both touching.
+fn overlap_ends(
+    pair: u32,
+    (a, ra): (&Segment, f32),
+    (b, rb): (&Segment, f32),
+    normal: [f32; 3],
+) -> Option<[CapsuleContact; 2]> {
+    let (da, db) = (a.direction(), b.direction());
+    let (la2, lb2) = (dot(da, da), dot(db, db));
+    let n = cross(da, db);
+    let sin2 = MANIFOLD_SIN * MANIFOLD_SIN;
+    // `!(x <= y)` is also true for NaN and overflow: no manifold then.
+    if !(la2 > 0.0 && lb2 > 0.0 && la2.is_finite() && lb2.is_finite())
+        || !(dot(n, n) <= sin2 * la2 * lb2)
+    {
+        return None;
+    }
+    let sb0 = dot(sub(b.p0, a.p0), da) / la2;
+    let sb1 = dot(sub(b.p1, a.p0), da) / la2;
+    let lo = sb0.min(sb1).max(0.0);
+    let hi = sb0.max(sb1).min(1.0);
+    if !(hi > lo) {
+        return None;
+    }
+    let r = ra + rb;
+    let end = |s: f32| {
+        let c = a.at(s);
+        let t = (dot(sub(c, b.p0), db) / lb2).clamp(0.0, 1.0);
+        let d = b.at(t);
+        let depth = r - dot(sub(c, d), normal);
+        (depth >= 0.0).then(|| CapsuleContact {
+            pair,
+            normal,
+            depth,
+            point_a: core::array::from_fn(|k| c[k] - ra * normal[k]),
+            point_b: core::array::from_fn(|k| d[k] + rb * normal[k]),
+        })
+    };
+    Some([end(lo)?, end(hi)?])
+}
+
+/// The contact manifold of capsules `(a, ra)` and `(b, rb)` whose cores' closest points are
+/// `c` and `d` at squared distance `dist2` (see [`CapsuleContact`]): nothing when they do
+/// not touch, two points for (near-)parallel overlapping cores, one otherwise.
+pub(crate) fn manifold(
+    pair: u32,
+    (a, ra): (&Segment, f32),
+    (b, rb): (&Segment, f32),
+    closest: ([f32; 3], [f32; 3], f32),
+) -> [Option<CapsuleContact>; 2] {
+    let Some(one) = contact(pair, (a, ra), (b, rb), closest) else {
+        return [None, None];
+    };
+    match overlap_ends(pair, (a, ra), (b, rb), one.normal) {
+        Some([p, q]) => [Some(p), Some(q)],
+        None => [Some(one), None],
+    }
+}
+
 /// Pairs per block of the contact query: the block's closest points (37 bytes a pair) stay
 /// in L2 until its contacts are read out.
 const CONTACT_BLOCK: usize = 4096;
@@ -292,22 +376,27 @@ fn contacts_block(
     options: &Options,
     out: &mut Vec<CapsuleContact>,
 ) {
+    // A capsule is not in contact with itself: pairs (i, i) of one set are skipped.
+    let same = a.len() == b.len() && a.columns()[0].as_ptr() == b.columns()[0].as_ptr();
     let mut closest = ClosestBatch::new();
     for (b_index, block) in pairs.chunks(CONTACT_BLOCK).enumerate() {
         closest_indexed(*a, *b, block, options, Outputs::ALL, false, &mut closest)
             .expect("pairs checked");
         for (k, &(i, j)) in block.iter().enumerate() {
+            if same && i == j {
+                continue;
+            }
             let (i, j) = (i as usize, j as usize);
             let hit = closest.get(k).expect("one result a pair");
             let pair = (offset + b_index * CONTACT_BLOCK + k) as u32;
-            if let Some(c) = contact(
+            let (ra, rb) = radii.of(i, j);
+            let points = manifold(
                 pair,
-                (&a.at(i), radii.of(i, j).0),
-                (&b.at(j), radii.of(i, j).1),
+                (&a.at(i), ra),
+                (&b.at(j), rb),
                 (hit.point_a, hit.point_b, hit.dist2),
-            ) {
-                out.push(c);
-            }
+            );
+            out.extend(points.into_iter().flatten());
         }
     }
 }
@@ -351,7 +440,10 @@ query_forms! {
     /// The contacts of the touching capsules among the index pairs `(i, j)` of `pairs`
     /// (capsule `(a[i], rA)` against `(b[j], rB)`), in the order of `pairs`: normal, depth
     /// and points (see [`CapsuleContact`]). A pair is reported exactly when
-    /// [`capsules_touch_indexed`] sets its bit.
+    /// [`capsules_touch_indexed`] sets its bit, with two contacts (the same `pair` and
+    /// normal, consecutive) for (near-)parallel overlapping capsules and one otherwise,
+    /// each what [`reference::capsule_contact`](crate::reference::capsule_contact) gives.
+    /// When `a` and `b` are the same set, a pair `(i, i)` is never a contact.
     ///
     /// ```
     /// use segbatch::{capsule_contacts, Radii, Segment, Segments};

@@ -79,8 +79,9 @@ pub use crossings::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_cros
 pub use crossings::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
 pub(crate) use index::first_hit_pair;
 pub use index::{FirstHit, SegmentIndex};
+pub(crate) use indexed::manifold;
 pub use indexed::{
-    CapsuleContact, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
+    CapsuleContact, MANIFOLD_SIN, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
     capsules_touch_indexed_into, closest_points_indexed, closest_points_indexed_into,
 };
 #[cfg(feature = "rayon")]

@@ -1,0 +1,182 @@
+//! `segbatch bench --scenes`: a moving capsule scene, frame after frame, against parry3d's
+//! `Bvh` kept the way rapier keeps it (the peers are in [`super::scene_peers`]).
+//!
+//! 50K capsules (radius 0.05-0.2, length 0.5-2, in a 100³ box) drift a little each frame;
+//! each frame asks for every touching pair and its contacts. segbatch's
+//! [`Capsules`](segbatch::scenes::Capsules) gets the frame's end points with `set_all` and
+//! answers with `frame_into` (one thread) or `par_frame_into` (the pool's threads);
+//! the peer updates its leaves, refits, optimises, self-traverses and runs parry3d's
+//! capsule contact manifold (one thread). Both start from the scene built on frame 0
+//! (not timed) and run the same 60 frames; the time is the median over rounds (run one
+//! after the other, interleaved) of the mean time a frame. The check compares, on the
+//! first, middle and last frame, segbatch's pairs with brute force over the reference
+//! and says how the peer's differ.
+
+use std::io::Write;
+use std::time::Instant;
+
+use segbatch::scenes::{Capsules, Frame, Report};
+
+use super::bench::BenchArgs;
+use crate::CliError;
+use super::scene_peers::{ParryContact, ParryScene, brute_pairs, parry_pairs, scene};
+
+/// Frames timed a round (after the untimed frame 0).
+const FRAMES: usize = 60;
+/// The peer's change margin (an absolute length; a tenth of the mean capsule length).
+const PARRY_MARGIN: f32 = 0.125;
+
+/// A fresh segbatch scene over frame 0 (its first frame run, untimed).
+fn build_ours(first: &[segbatch::Segment], radii: &[f32]) -> (Capsules, Frame) {
+    let mut scene = Capsules::new();
+    for (s, &r) in first.iter().zip(radii) {
+        scene.insert(*s, r).expect("valid radii");
+    }
+    let mut frame = Frame::new();
+    scene.frame_into(Report::CONTACTS, &mut frame);
+    (scene, frame)
+}
+
+/// Median of `v` (sorted in place).
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Runs `segbatch bench --scenes`.
+pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let n = match &args.sizes {
+        Some(s) => *s.0.first().unwrap_or(&50_000),
+        None => 50_000,
+    };
+    let rounds = if args.quick { 1 } else { 3 };
+    let threads = args.threads.map_or(2, usize::from);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| CliError::failed(format!("cannot start the threads: {e}")))?;
+    writeln!(
+        out,
+        "segbatch bench --scenes {}: {n} moving capsules, {FRAMES} frames, touching pairs + contacts",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    writeln!(
+        out,
+        "SIMD build: {} (CPU: {}); medians of {rounds} interleaved rounds of the mean ms a frame.",
+        segbatch::SIMD_LEVEL,
+        segbatch::cpu_simd_level()
+    )?;
+    let sc = scene(n, FRAMES + 1, args.seed);
+    let radii = &sc.radii;
+    let (mut t_ours, mut t_par, mut t_parry) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut pairs_ours, mut contacts_ours, mut pairs_parry) = (0usize, 0usize, 0usize);
+    let mut candidates = 0usize;
+    for _ in 0..rounds {
+        // segbatch, one thread.
+        let (mut ours, mut frame) = build_ours(&sc.frames[0], radii);
+        let t = Instant::now();
+        let (mut np, mut nc, mut nk) = (0, 0, 0);
+        for f in 1..=FRAMES {
+            ours.set_all(&sc.frames[f]).expect("one segment an id");
+            ours.frame_into(Report::CONTACTS, &mut frame);
+            np += frame.pairs().len();
+            nc += frame.contacts().len();
+            nk += frame.candidates();
+        }
+        t_ours.push(t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64);
+        (pairs_ours, contacts_ours, candidates) = (np / FRAMES, nc / FRAMES, nk / FRAMES);
+        // segbatch, the pool's threads.
+        let (mut ours, mut frame) = build_ours(&sc.frames[0], radii);
+        let ms = pool.install(|| {
+            let t = Instant::now();
+            for f in 1..=FRAMES {
+                ours.set_all(&sc.frames[f]).expect("one segment an id");
+                ours.par_frame_into(Report::CONTACTS, &mut frame);
+            }
+            t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64
+        });
+        t_par.push(ms);
+        // parry3d, one thread.
+        let mut peer = ParryScene::new(&sc.frames[0], radii, PARRY_MARGIN);
+        let mut contacts: Vec<ParryContact> = Vec::new();
+        peer.frame(&sc.frames[0], radii, &mut contacts);
+        let t = Instant::now();
+        let mut np = 0;
+        for f in 1..=FRAMES {
+            peer.frame(&sc.frames[f], radii, &mut contacts);
+            np += contacts.len();
+        }
+        t_parry.push(t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64);
+        pairs_parry = np / FRAMES;
+    }
+    let (ours, par, parry) = (
+        median(&mut t_ours),
+        median(&mut t_par),
+        median(&mut t_parry),
+    );
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<58} {:>9} {:>9} {:>10}",
+        "implementation", "ms/frame", "pairs", "vs parry"
+    )?;
+    let rows = [
+        (
+            "segbatch Capsules::frame_into (contacts), 1t".to_owned(),
+            ours,
+            pairs_ours,
+        ),
+        (
+            format!("segbatch Capsules::par_frame_into (contacts), {threads}t"),
+            par,
+            pairs_ours,
+        ),
+        (
+            "parry3d Bvh refit + optimize + self-traversal + manifold, 1t".to_owned(),
+            parry,
+            pairs_parry,
+        ),
+    ];
+    for (name, ms, pairs) in &rows {
+        writeln!(
+            out,
+            "{name:<58} {ms:>9.3} {pairs:>9} {:>9.2}x",
+            parry / ms
+        )?;
+    }
+    writeln!(
+        out,
+        "segbatch: {candidates} candidates and {contacts_ours} contacts a frame (mean)."
+    )?;
+    // The check: frames 1, the middle and the last, replayed.
+    let (mut ours, mut frame) = build_ours(&sc.frames[0], radii);
+    let mut peer = ParryScene::new(&sc.frames[0], radii, PARRY_MARGIN);
+    let mut contacts = Vec::new();
+    let mut lines = Vec::new();
+    for f in 1..=FRAMES {
+        ours.set_all(&sc.frames[f]).expect("one segment an id");
+        ours.frame_into(Report::CONTACTS, &mut frame);
+        peer.frame(&sc.frames[f], radii, &mut contacts);
+        if f == 1 || f == FRAMES / 2 || f == FRAMES {
+            let brute = brute_pairs(&sc.frames[f], radii);
+            let theirs = parry_pairs(&contacts);
+            let (only_brute, only_parry) = super::baselines::differences(&brute, &theirs);
+            let same = frame.pairs() == &brute[..];
+            lines.push(format!(
+                "frame {f}: segbatch {} brute force ({} pairs); parry3d: {} missing, {} extra",
+                if same { "==" } else { "!=" },
+                brute.len(),
+                only_brute.len(),
+                only_parry.len()
+            ));
+            if !same {
+                writeln!(out, "check: {}", lines.join("; "))?;
+                return Err(CliError::failed(format!(
+                    "frame {f}: segbatch's pairs differ from brute force"
+                )));
+            }
+        }
+    }
+    writeln!(out, "check: {}", lines.join("; "))?;
+    Ok(())
+}

@@ -1,0 +1,437 @@
+//! Scenes that move: a persistent set of capsules asked every frame which of them touch.
+//!
+//! A physics engine's broad and narrow phase run the same question every frame on a scene
+//! that changed a little. A set query ([`self_pairs_within`](crate::self_pairs_within))
+//! builds its grid per call and takes one radius for all, so each frame pays the whole
+//! build and decides every pair twice (once at twice the largest radius, once with the
+//! real radii). [`Capsules`] keeps its structure between frames instead:
+//!
+//! - **objects** have stable `u32` ids ([`Capsules::insert`], [`Capsules::remove`]), a core
+//!   segment and their own radius (0 for a bare segment). They move one by one
+//!   ([`Capsules::set`]) or all at once from a slice of end points
+//!   ([`Capsules::set_all`], [`Capsules::set_all_flat`]), written in place into the set's
+//!   SoA columns;
+//! - **the broad phase** (see below) keeps padded boxes in a
+//!   hashed grid and the list of padded-box pairs; a frame re-bins only the objects that
+//!   left their padded box and finds only their new pairs;
+//! - **the narrow phase** is the batched kernel over index pairs gathered straight from the
+//!   columns ([`capsules_touch_indexed`](crate::capsules_touch_indexed), or
+//!   [`capsule_contacts`](crate::capsule_contacts) when contacts are asked for): each
+//!   candidate is decided once, with its two radii.
+//!
+//! A frame ([`Capsules::frame_into`]) reports every touching pair `(i, j)`, `i < j`, sorted,
+//! with `distance <= rI + rJ` exactly as the reference decides it (the squared distance of
+//! [`reference::closest_points`](crate::reference::closest_points) at most `(rI + rJ)²`,
+//! both in `f32`), the contacts on request ([`Report::CONTACTS`], bit for bit
+//! [`reference::capsule_contact`](crate::reference::capsule_contact)), and the pairs that
+//! began and ended touching since the previous frame ([`Report::EVENTS`]). The answer is
+//! brute force over the reference, every frame, whatever the history of moves and on any
+//! thread count.
+//!
+//! # The broad phase
+//!
+//! Three designs keep their structure between frames: a BVH of padded boxes refitted each
+//! frame (rapier, parry3d's `Bvh`), an incremental sort-and-sweep (Bullet, PhysX), a grid
+//! re-binned when a padded box changes cells. Measured on the scene of `segbatch bench
+//! --scenes` (50K capsules in a 100³ box, docs/performance.md), the pairs whose padded
+//! boxes overlap are a few per object, while a sweep along one axis meets every object
+//! whose interval overlaps on that axis (hundreds per object at that density), and a tree
+//! pays a traversal of `log N` levels per object every frame. The grid finds an object's
+//! pairs in its 27 neighbouring cells, and only when the object left its padded box; the
+//! kept pairs are then re-tested by their tight boxes, one pass over a short list. The
+//! details (box inflation, cell edge, big objects) are in `src/scenes/broad.rs`.
+//!
+//! # Non-finite objects
+//!
+//! An object with a NaN or infinite coordinate touches nothing (its distance to anything is
+//! NaN). It stays in the set, is left out of the grid while it is non-finite, and every
+//! frame lists it in [`Frame::non_finite`], so it is never dropped silently.
+
+mod broad;
+
+pub use broad::MARGIN;
+
+use crate::batch::{Error, check_u32};
+use crate::query::{CapsuleContact, PairMask, Radii};
+use crate::segment::{Options, Segment};
+use crate::{Segments, capsule_contacts_into, capsules_touch_indexed_into};
+use broad::Broad;
+
+bitflags::bitflags! {
+    /// What a frame reports besides the touching pairs.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct Report: u8 {
+        /// The contacts of the touching pairs ([`Frame::contacts`]).
+        const CONTACTS = 1;
+        /// The pairs that began and ended touching since the previous frame
+        /// ([`Frame::began`], [`Frame::ended`]).
+        const EVENTS = 2;
+    }
+}
+
+/// What one frame of a [`Capsules`] set reports (buffers reused by
+/// [`Capsules::frame_into`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Frame {
+    pairs: Vec<(u32, u32)>,
+    contacts: Vec<CapsuleContact>,
+    began: Vec<(u32, u32)>,
+    ended: Vec<(u32, u32)>,
+    non_finite: Vec<u32>,
+    candidates: usize,
+}
+
+impl Frame {
+    /// An empty frame, to be filled by [`Capsules::frame_into`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every touching pair of ids `(i, j)`, `i < j`, sorted.
+    #[must_use]
+    pub fn pairs(&self) -> &[(u32, u32)] {
+        &self.pairs
+    }
+
+    /// With [`Report::CONTACTS`]: the contacts of the touching pairs, in the order of
+    /// [`pairs`](Frame::pairs), one or two a pair (see
+    /// [`CapsuleContact`](crate::CapsuleContact)); `pair` is the position in `pairs()`,
+    /// B is object `j` (the normal points from `j` towards `i`). Empty otherwise.
+    #[must_use]
+    pub fn contacts(&self) -> &[CapsuleContact] {
+        &self.contacts
+    }
+
+    /// With [`Report::EVENTS`]: the pairs touching now and not in the previous frame,
+    /// sorted. Empty otherwise.
+    #[must_use]
+    pub fn began(&self) -> &[(u32, u32)] {
+        &self.began
+    }
+
+    /// With [`Report::EVENTS`]: the pairs of the previous frame not touching now (a
+    /// removed object's pairs end in the next frame), sorted. Empty otherwise.
+    #[must_use]
+    pub fn ended(&self) -> &[(u32, u32)] {
+        &self.ended
+    }
+
+    /// The ids of the objects with a non-finite coordinate, which touch nothing, in
+    /// increasing order.
+    #[must_use]
+    pub fn non_finite(&self) -> &[u32] {
+        &self.non_finite
+    }
+
+    /// How many candidate pairs the kernel decided this frame (the broad phase's output).
+    #[must_use]
+    pub fn candidates(&self) -> usize {
+        self.candidates
+    }
+}
+
+/// A persistent set of moving capsules with stable `u32` ids; see the [module
+/// docs](self).
+///
+/// ```
+/// use segbatch::scenes::{Capsules, Frame, Report};
+/// use segbatch::Segment;
+/// let mut scene = Capsules::new();
+/// let a = scene.insert(Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]), 0.5)?;
+/// let b = scene.insert(Segment::new([0.0, 3.0, 0.0], [2.0, 3.0, 0.0]), 0.5)?;
+/// let mut frame = Frame::new();
+/// scene.frame_into(Report::EVENTS, &mut frame);
+/// assert!(frame.pairs().is_empty());
+/// // b falls onto a: they touch, the pair begins.
+/// scene.set(b, Segment::new([0.0, 0.9, 0.0], [2.0, 0.9, 0.0]))?;
+/// scene.frame_into(Report::EVENTS | Report::CONTACTS, &mut frame);
+/// assert_eq!(frame.pairs(), &[(a, b)]);
+/// assert_eq!(frame.began(), &[(a, b)]);
+/// assert_eq!(frame.contacts().len(), 2); // lying side by side: two points
+/// # Ok::<(), segbatch::Error>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct Capsules {
+    segs: Segments,
+    radii: Vec<f32>,
+    live: Vec<bool>,
+    len: usize,
+    /// Ids free to give out again.
+    free: Vec<u32>,
+    /// Ids removed since the last frame: given out again only after it, so a frame's
+    /// events never confuse a removed object with a new one.
+    freed: Vec<u32>,
+    broad: Broad,
+    candidates: Vec<(u32, u32)>,
+    mask: PairMask,
+    previous: Vec<(u32, u32)>,
+}
+
+/// True for a valid radius: zero, positive or `+∞` (as [`Radii`] takes them).
+fn valid_radius(r: f32) -> bool {
+    r >= 0.0
+}
+
+impl Capsules {
+    /// An empty set.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of objects in the set.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the set has no object.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// One more than the largest id given out so far: the length [`set_all`] takes
+    /// (`Capsules::set_all`).
+    ///
+    /// [`set_all`]: Capsules::set_all
+    #[must_use]
+    pub fn id_bound(&self) -> usize {
+        self.live.len()
+    }
+
+    /// The segment and radius of object `id`, `None` for an id that names no object.
+    #[must_use]
+    pub fn get(&self, id: u32) -> Option<(Segment, f32)> {
+        let i = id as usize;
+        (self.live.get(i) == Some(&true)).then(|| (self.segs.as_view().at(i), self.radii[i]))
+    }
+
+    /// Adds the capsule `(segment, radius)` and returns its id: the smallest id removed
+    /// before the last frame, else the next new one.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] for a negative or NaN radius; [`Error::TooManyObjects`]
+    /// when every `u32` id is taken.
+    pub fn insert(&mut self, segment: Segment, radius: f32) -> Result<u32, Error> {
+        if !valid_radius(radius) {
+            return Err(Error::InvalidRadius { index: None });
+        }
+        if let Some(id) = self.free.pop() {
+            let i = id as usize;
+            self.write(i, &segment);
+            self.radii[i] = radius;
+            self.live[i] = true;
+            self.len += 1;
+            return Ok(id);
+        }
+        let id = self.live.len();
+        check_u32(id + 1)?;
+        self.segs.push(segment);
+        self.radii.push(radius);
+        self.live.push(true);
+        self.len += 1;
+        Ok(id as u32)
+    }
+
+    /// Removes object `id`, returning its segment and radius (`None` for an id that names
+    /// no object). Its pairs end in the next frame.
+    pub fn remove(&mut self, id: u32) -> Option<(Segment, f32)> {
+        let old = self.get(id)?;
+        self.live[id as usize] = false;
+        self.freed.push(id);
+        self.len -= 1;
+        Some(old)
+    }
+
+    /// Moves object `id` to `segment` (in place).
+    ///
+    /// # Errors
+    /// [`Error::UnknownId`] for an id that names no object.
+    pub fn set(&mut self, id: u32, segment: Segment) -> Result<(), Error> {
+        let i = self.check_id(id)?;
+        self.write(i, &segment);
+        Ok(())
+    }
+
+    /// Changes the radius of object `id`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownId`] for an id that names no object; [`Error::InvalidRadius`] for a
+    /// negative or NaN radius.
+    pub fn set_radius(&mut self, id: u32, radius: f32) -> Result<(), Error> {
+        let i = self.check_id(id)?;
+        if !valid_radius(radius) {
+            return Err(Error::InvalidRadius { index: None });
+        }
+        self.radii[i] = radius;
+        Ok(())
+    }
+
+    /// Moves every object at once: `segments[id]` is object `id`'s new segment, for every
+    /// id below [`id_bound`](Capsules::id_bound) (entries of ids that name no object are
+    /// ignored). Written in place into the set's columns, without allocating.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `segments.len() != id_bound()` (nothing is moved).
+    pub fn set_all(&mut self, segments: &[Segment]) -> Result<(), Error> {
+        crate::batch::check_len(
+            "segments and the set's ids",
+            self.live.len(),
+            segments.len(),
+        )?;
+        let flat: &[[f32; 6]] = bytemuck::cast_slice(segments);
+        for (k, col) in self.segs.columns_mut().into_iter().enumerate() {
+            for (dst, r) in col.iter_mut().zip(flat) {
+                *dst = r[k];
+            }
+        }
+        Ok(())
+    }
+
+    /// [`set_all`](Capsules::set_all) from flat `f32` data, six numbers a segment
+    /// (`x0 y0 z0 x1 y1 z1`).
+    ///
+    /// # Errors
+    /// [`Error::NotWholeRecords`] when the length is not a multiple of 6;
+    /// [`Error::LengthMismatch`] as [`set_all`](Capsules::set_all).
+    pub fn set_all_flat(&mut self, flat: &[f32]) -> Result<(), Error> {
+        if !flat.len().is_multiple_of(6) {
+            return Err(Error::NotWholeRecords {
+                len: flat.len(),
+                per_record: 6,
+            });
+        }
+        // `Segment` is six `f32` with alignment 4: the cast cannot fail.
+        self.set_all(bytemuck::cast_slice(flat))
+    }
+
+    /// The frame's answer with a new [`Frame`]: see [`frame_into`](Capsules::frame_into).
+    #[must_use]
+    pub fn frame(&mut self, report: Report) -> Frame {
+        let mut out = Frame::new();
+        self.frame_into(report, &mut out);
+        out
+    }
+
+    /// Brings the broad phase up to date with the objects' positions and writes the frame's
+    /// touching pairs (and what `report` asks for) into `out`, its buffers reused.
+    pub fn frame_into(&mut self, report: Report, out: &mut Frame) {
+        self.run(report, false, out);
+    }
+
+    /// [`frame_into`](Capsules::frame_into) with the kernel on all cores (feature `rayon`):
+    /// the same frame, bit for bit.
+    #[cfg(feature = "rayon")]
+    pub fn par_frame_into(&mut self, report: Report, out: &mut Frame) {
+        self.run(report, true, out);
+    }
+
+    fn check_id(&self, id: u32) -> Result<usize, Error> {
+        let i = id as usize;
+        if self.live.get(i) == Some(&true) {
+            Ok(i)
+        } else {
+            Err(Error::UnknownId { id })
+        }
+    }
+
+    fn write(&mut self, i: usize, s: &Segment) {
+        let v = [s.p0[0], s.p0[1], s.p0[2], s.p1[0], s.p1[1], s.p1[2]];
+        for (col, x) in self.segs.columns_mut().into_iter().zip(v) {
+            col[i] = x;
+        }
+    }
+
+    fn run(&mut self, report: Report, parallel: bool, out: &mut Frame) {
+        out.pairs.clear();
+        out.contacts.clear();
+        out.began.clear();
+        out.ended.clear();
+        out.non_finite.clear();
+        self.broad
+            .update(&self.segs, &self.radii, &self.live, &mut out.non_finite);
+        self.candidates.clear();
+        self.broad.candidates(&mut self.candidates);
+        out.candidates = self.candidates.len();
+        self.narrow(report, parallel, out);
+        if report.contains(Report::EVENTS) {
+            difference(&out.pairs, &self.previous, &mut out.began);
+            difference(&self.previous, &out.pairs, &mut out.ended);
+        }
+        self.previous.clear();
+        self.previous.extend_from_slice(&out.pairs);
+        self.free.extend(self.freed.drain(..));
+        // Smallest id first.
+        self.free.sort_unstable_by(|a, b| b.cmp(a));
+    }
+
+    /// The kernel over the candidates: each decided once, with its two radii.
+    fn narrow(&mut self, report: Report, parallel: bool, out: &mut Frame) {
+        let radii = Radii::per_object(&self.radii, &self.radii).expect("radii checked on entry");
+        let pairs = &self.candidates;
+        if report.contains(Report::CONTACTS) {
+            contacts_into(parallel, &self.segs, pairs, radii, &mut out.contacts)
+                .expect("candidates name live objects");
+            for c in &mut out.contacts {
+                let pair = pairs[c.pair as usize];
+                if out.pairs.last() != Some(&pair) {
+                    out.pairs.push(pair);
+                }
+                c.pair = (out.pairs.len() - 1) as u32;
+            }
+        } else {
+            touch_into(parallel, &self.segs, pairs, radii, &mut self.mask)
+                .expect("candidates name live objects");
+            out.pairs.extend(self.mask.iter_ones().map(|k| pairs[k]));
+        }
+    }
+}
+
+/// [`capsule_contacts_into`], on all cores when `parallel`.
+fn contacts_into(
+    parallel: bool,
+    segs: &Segments,
+    pairs: &[(u32, u32)],
+    radii: Radii<'_>,
+    out: &mut Vec<CapsuleContact>,
+) -> Result<(), Error> {
+    let options = Options::SEGMENTS;
+    #[cfg(feature = "rayon")]
+    if parallel {
+        return crate::par_capsule_contacts_into(segs, segs, pairs, radii, &options, out);
+    }
+    let _ = parallel;
+    capsule_contacts_into(segs, segs, pairs, radii, &options, out)
+}
+
+/// [`capsules_touch_indexed_into`], on all cores when `parallel`.
+fn touch_into(
+    parallel: bool,
+    segs: &Segments,
+    pairs: &[(u32, u32)],
+    radii: Radii<'_>,
+    out: &mut PairMask,
+) -> Result<(), Error> {
+    let options = Options::SEGMENTS;
+    #[cfg(feature = "rayon")]
+    if parallel {
+        return crate::par_capsules_touch_indexed_into(segs, segs, pairs, radii, &options, out);
+    }
+    let _ = parallel;
+    capsules_touch_indexed_into(segs, segs, pairs, radii, &options, out)
+}
+
+/// The pairs of sorted `a` not in sorted `b`, appended to `out`.
+fn difference(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    let mut y = 0;
+    for &p in a {
+        while y < b.len() && b[y] < p {
+            y += 1;
+        }
+        if b.get(y) != Some(&p) {
+            out.push(p);
+        }
+    }
+}

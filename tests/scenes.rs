@@ -1,0 +1,501 @@
+//! The persistent capsule set ([`scenes::Capsules`]) against brute force over the
+//! reference, frame after frame: small moves, teleports, objects piling into one cell, all
+//! objects identical, inserts and removals mid-run, radius 0, NaN objects; pairs, contacts
+//! and begin/end events bit for bit, sequential and parallel. Also the contact manifold
+//! rule of `capsule_contacts` against its scalar twin.
+//!
+//! Seeds: `PROPTEST_CASES` of them (default 16), each a run of frames.
+
+use segbatch::scenes::{Capsules, Frame, Report};
+use segbatch::*;
+use segbatch_testkit::Rng;
+
+/// The test's own model of the scene: id → (segment, radius).
+#[derive(Default)]
+struct Model {
+    objects: Vec<Option<(Segment, f32)>>,
+}
+
+impl Model {
+    fn set(&mut self, id: u32, v: Option<(Segment, f32)>) {
+        let i = id as usize;
+        if self.objects.len() <= i {
+            self.objects.resize(i + 1, None);
+        }
+        self.objects[i] = v;
+    }
+
+    fn live(&self) -> impl Iterator<Item = (u32, Segment, f32)> + '_ {
+        self.objects
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| o.map(|(s, r)| (i as u32, s, r)))
+    }
+
+    /// Brute force over the reference: touching pairs and their contacts.
+    fn brute(&self) -> (Vec<(u32, u32)>, Vec<CapsuleContact>, Vec<u32>) {
+        let live: Vec<_> = self.live().collect();
+        let (mut pairs, mut contacts) = (Vec::new(), Vec::new());
+        for (x, &(i, a, ra)) in live.iter().enumerate() {
+            for &(j, b, rb) in &live[x + 1..] {
+                let c = reference::closest_points(&a, &b);
+                let r = ra + rb;
+                if c.dist2 <= r * r {
+                    let k = pairs.len() as u32;
+                    pairs.push((i, j));
+                    let m = reference::capsule_contact(&a, ra, &b, rb);
+                    assert!(m[0].is_some(), "a touching pair has a contact");
+                    contacts.extend(
+                        m.into_iter()
+                            .flatten()
+                            .map(|c| CapsuleContact { pair: k, ..c }),
+                    );
+                }
+            }
+        }
+        let non_finite = live
+            .iter()
+            .filter(|(_, s, _)| !s.p0.iter().chain(&s.p1).all(|x| x.is_finite()))
+            .map(|o| o.0)
+            .collect();
+        (pairs, contacts, non_finite)
+    }
+}
+
+/// Contacts as bits, so that NaN coordinates (an infinite radius times a zero normal
+/// component) compare equal to themselves.
+fn bits(c: &[CapsuleContact]) -> Vec<(u32, Vec<u32>)> {
+    c.iter()
+        .map(|c| {
+            let depth = [c.depth];
+            let v = c
+                .normal
+                .iter()
+                .chain(&depth)
+                .chain(&c.point_a)
+                .chain(&c.point_b);
+            (c.pair, v.map(|x| x.to_bits()).collect())
+        })
+        .collect()
+}
+
+/// An object as bits (NaN coordinates included).
+fn object_bits(o: Option<(Segment, f32)>) -> Option<Vec<u32>> {
+    o.map(|(s, r)| {
+        s.p0.iter()
+            .chain(&s.p1)
+            .chain(&[r])
+            .map(|x| x.to_bits())
+            .collect()
+    })
+}
+
+fn diff(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    a.iter().filter(|p| !b.contains(p)).copied().collect()
+}
+
+fn segment(rng: &mut Rng, centre: [f32; 3], len: f32) -> Segment {
+    let d = rng.dir();
+    let h = 0.5 * len;
+    let p0 = core::array::from_fn(|k| centre[k] - h * d[k] as f32);
+    let p1 = core::array::from_fn(|k| centre[k] + h * d[k] as f32);
+    Segment::new(p0, p1)
+}
+
+fn new_object(rng: &mut Rng, side: f32) -> (Segment, f32) {
+    let len = if rng.chance(0.1) {
+        0.0
+    } else {
+        rng.range_f32(0.2, 2.0)
+    };
+    let r = if rng.chance(0.15) {
+        0.0
+    } else {
+        rng.range_f32(0.05, 0.5)
+    };
+    let c = rng.cube_f32(side);
+    (segment(rng, c, len), r)
+}
+
+fn shifted(s: &Segment, d: [f32; 3]) -> Segment {
+    Segment::new(
+        core::array::from_fn(|k| s.p0[k] + d[k]),
+        core::array::from_fn(|k| s.p1[k] + d[k]),
+    )
+}
+
+/// One frame on both paths against the model.
+fn check_frame(
+    scene: &mut Capsules,
+    twin: &mut Capsules,
+    model: &Model,
+    previous: &mut Vec<(u32, u32)>,
+    ctx: &str,
+) {
+    let (pairs, contacts, non_finite) = model.brute();
+    let mut frame = Frame::new();
+    scene.frame_into(Report::CONTACTS | Report::EVENTS, &mut frame);
+    assert_eq!(frame.pairs(), &pairs[..], "{ctx}: pairs");
+    assert_eq!(bits(frame.contacts()), bits(&contacts), "{ctx}: contacts");
+    assert_eq!(frame.non_finite(), &non_finite[..], "{ctx}: non-finite ids");
+    assert_eq!(frame.began(), &diff(&pairs, previous)[..], "{ctx}: began");
+    assert_eq!(frame.ended(), &diff(previous, &pairs)[..], "{ctx}: ended");
+    // The twin runs pairs only, on all cores: the same pairs, no contacts or events.
+    let mut par = Frame::new();
+    twin.par_frame_into(Report::empty(), &mut par);
+    assert_eq!(par.pairs(), &pairs[..], "{ctx}: parallel pairs");
+    assert!(par.contacts().is_empty() && par.began().is_empty());
+    *previous = pairs;
+}
+
+/// Applies one change to the scene, its twin and the model.
+fn apply(
+    scenes: [&mut Capsules; 2],
+    model: &mut Model,
+    f: impl Fn(&mut Capsules, &mut Model, bool),
+) {
+    let [a, b] = scenes;
+    f(a, model, true);
+    f(b, model, false);
+}
+
+fn run(seed: u64) {
+    let mut rng = Rng::new(seed);
+    let n = 40 + rng.below(160) as usize;
+    // Dense enough for many touching pairs.
+    let side = (n as f32).cbrt() * rng.range_f32(0.6, 1.5);
+    let (mut scene, mut twin, mut model) = (Capsules::new(), Capsules::new(), Model::default());
+    for _ in 0..n {
+        let (s, r) = new_object(&mut rng, side);
+        let id = scene.insert(s, r).unwrap();
+        assert_eq!(twin.insert(s, r).unwrap(), id);
+        model.set(id, Some((s, r)));
+    }
+    let mut previous = Vec::new();
+    for frame in 0..40 {
+        let ctx = format!("seed {seed} frame {frame}");
+        check_frame(&mut scene, &mut twin, &model, &mut previous, &ctx);
+        let kind = rng.below(10);
+        let bound = scene.id_bound();
+        match kind {
+            // Small moves of everything, from one slice (flat on the twin).
+            0..=3 => {
+                let step = rng.range_f32(0.001, 0.2);
+                let all: Vec<Segment> = (0..bound)
+                    .map(|i| {
+                        let d = rng.cube_f32(step);
+                        match model.objects[i] {
+                            Some((s, _)) => shifted(&s, d),
+                            None => Segment::default(),
+                        }
+                    })
+                    .collect();
+                scene.set_all(&all).unwrap();
+                twin.set_all_flat(bytemuck::cast_slice(&all)).unwrap();
+                for (i, s) in all.iter().enumerate() {
+                    if let Some((_, r)) = model.objects[i] {
+                        model.set(i as u32, Some((*s, r)));
+                    }
+                }
+            }
+            // Teleports of a few.
+            4 => {
+                for (id, _, r) in model.live().collect::<Vec<_>>() {
+                    if rng.chance(0.2) {
+                        let (s, _) = new_object(&mut rng, side);
+                        apply([&mut scene, &mut twin], &mut model, |sc, m, first| {
+                            sc.set(id, s).unwrap();
+                            if first {
+                                m.set(id, Some((s, r)));
+                            }
+                        });
+                    }
+                }
+            }
+            // Objects pile into one small region (one cell).
+            5 => {
+                let c = rng.cube_f32(side);
+                for (id, _, r) in model.live().collect::<Vec<_>>() {
+                    if rng.chance(0.5) {
+                        let d = rng.cube_f32(0.3);
+                        let s = segment(&mut rng, core::array::from_fn(|k| c[k] + d[k]), 0.5);
+                        apply([&mut scene, &mut twin], &mut model, |sc, m, first| {
+                            sc.set(id, s).unwrap();
+                            if first {
+                                m.set(id, Some((s, r)));
+                            }
+                        });
+                    }
+                }
+            }
+            // Removals and inserts.
+            6 => {
+                for (id, _, _) in model.live().collect::<Vec<_>>() {
+                    if rng.chance(0.15) {
+                        let old = model.objects[id as usize];
+                        assert_eq!(object_bits(scene.remove(id)), object_bits(old));
+                        assert_eq!(object_bits(twin.remove(id)), object_bits(old));
+                        model.set(id, None);
+                        assert_eq!(
+                            scene.set(id, Segment::default()),
+                            Err(Error::UnknownId { id })
+                        );
+                    }
+                }
+                for _ in 0..rng.below(12) {
+                    let (s, r) = new_object(&mut rng, side);
+                    let id = scene.insert(s, r).unwrap();
+                    assert_eq!(twin.insert(s, r).unwrap(), id);
+                    assert!(model.objects.get(id as usize).is_none_or(|o| o.is_none()));
+                    model.set(id, Some((s, r)));
+                }
+            }
+            // NaN objects, and back.
+            7 => {
+                for (id, s, r) in model.live().collect::<Vec<_>>() {
+                    let finite = s.p0.iter().all(|x| x.is_finite());
+                    let s = if !finite {
+                        new_object(&mut rng, side).0
+                    } else if rng.chance(0.1) {
+                        Segment::new([f32::NAN, 0.0, 0.0], s.p1)
+                    } else if rng.chance(0.05) {
+                        Segment::new(s.p0, [f32::INFINITY, 1.0, 1.0])
+                    } else {
+                        continue;
+                    };
+                    apply([&mut scene, &mut twin], &mut model, |sc, m, first| {
+                        sc.set(id, s).unwrap();
+                        if first {
+                            m.set(id, Some((s, r)));
+                        }
+                    });
+                }
+            }
+            // New radii (some zero, some large enough to leave the padded box).
+            8 => {
+                for (id, s, _) in model.live().collect::<Vec<_>>() {
+                    if rng.chance(0.2) {
+                        let r = if rng.chance(0.3) {
+                            0.0
+                        } else {
+                            rng.range_f32(0.0, 1.5)
+                        };
+                        scene.set_radius(id, r).unwrap();
+                        twin.set_radius(id, r).unwrap();
+                        model.set(id, Some((s, r)));
+                    }
+                }
+            }
+            // Everything identical (once in a while), or nothing moves.
+            _ => {
+                if rng.chance(0.3) {
+                    let c = rng.cube_f32(side);
+                    let s = segment(&mut rng, c, 1.0);
+                    for (id, _, r) in model.live().collect::<Vec<_>>() {
+                        apply([&mut scene, &mut twin], &mut model, |sc, m, first| {
+                            sc.set(id, s).unwrap();
+                            if first {
+                                m.set(id, Some((s, r)));
+                            }
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let ctx = format!("seed {seed} last frame");
+    check_frame(&mut scene, &mut twin, &model, &mut previous, &ctx);
+}
+
+fn cases() -> u64 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(16)
+}
+
+#[test]
+fn frames_of_random_motion_equal_brute_force() {
+    for seed in 0..cases() {
+        run(seed);
+    }
+}
+
+#[test]
+fn large_and_tiny_objects_equal_brute_force() {
+    // A few long objects (kept aside as big ones), far-from-origin coordinates, an
+    // infinite radius, and points of radius zero.
+    let mut rng = Rng::new(77);
+    let (mut scene, mut twin, mut model) = (Capsules::new(), Capsules::new(), Model::default());
+    let mut add = |s: Segment, r: f32, model: &mut Model| {
+        let id = scene.insert(s, r).unwrap();
+        twin.insert(s, r).unwrap();
+        model.set(id, Some((s, r)));
+    };
+    let far = [1e5f32, -2e5, 3e4];
+    for _ in 0..150 {
+        let c = rng.cube_f32(6.0);
+        let c = core::array::from_fn(|k| far[k] + c[k]);
+        let len = rng.range_f32(0.1, 1.0);
+        let s = segment(&mut rng, c, len);
+        add(s, rng.range_f32(0.0, 0.3), &mut model);
+    }
+    for _ in 0..4 {
+        let s = segment(&mut rng, far, 40.0);
+        add(s, 0.1, &mut model);
+    }
+    for _ in 0..20 {
+        let c = rng.cube_f32(6.0);
+        add(Segment::new(c, c), 0.0, &mut model);
+    }
+    add(
+        Segment::new([0.0; 3], [1.0, 0.0, 0.0]),
+        f32::INFINITY,
+        &mut model,
+    );
+    let mut previous = Vec::new();
+    for frame in 0..10 {
+        check_frame(
+            &mut scene,
+            &mut twin,
+            &model,
+            &mut previous,
+            &format!("frame {frame}"),
+        );
+        let all: Vec<Segment> = (0..scene.id_bound())
+            .map(|i| {
+                let (s, _) = model.objects[i].unwrap();
+                shifted(&s, rng.cube_f32(0.5))
+            })
+            .collect();
+        scene.set_all(&all).unwrap();
+        twin.set_all(&all).unwrap();
+        for (i, s) in all.into_iter().enumerate() {
+            let r = model.objects[i].unwrap().1;
+            model.set(i as u32, Some((s, r)));
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_refused() {
+    let mut scene = Capsules::new();
+    let s = Segment::new([0.0; 3], [1.0, 0.0, 0.0]);
+    assert_eq!(
+        scene.insert(s, -1.0),
+        Err(Error::InvalidRadius { index: None })
+    );
+    assert_eq!(
+        scene.insert(s, f32::NAN),
+        Err(Error::InvalidRadius { index: None })
+    );
+    let id = scene.insert(s, 0.5).unwrap();
+    assert_eq!(
+        scene.set_radius(id, -0.5),
+        Err(Error::InvalidRadius { index: None })
+    );
+    assert_eq!(scene.set(7, s), Err(Error::UnknownId { id: 7 }));
+    assert_eq!(
+        Error::UnknownId { id: 7 }.to_string(),
+        "object id 7 names no object of the set"
+    );
+    assert!(matches!(
+        scene.set_all(&[s, s]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert_eq!(
+        scene.set_all_flat(&[0.0; 7]),
+        Err(Error::NotWholeRecords {
+            len: 7,
+            per_record: 6
+        })
+    );
+    assert_eq!(scene.get(id), Some((s, 0.5)));
+    // A removed id is given out again only after the next frame.
+    assert_eq!(scene.remove(id), Some((s, 0.5)));
+    assert_eq!(scene.remove(id), None);
+    let other = scene.insert(s, 0.5).unwrap();
+    assert_ne!(other, id);
+    let _ = scene.frame(Report::empty());
+    assert_eq!(scene.insert(s, 0.5), Ok(id));
+    assert_eq!(scene.len(), 2);
+}
+
+/// Near-parallel capsule pairs, overlapping or not, at angles around the manifold's limit.
+fn near_parallel(rng: &mut Rng) -> (Segment, Segment, f32, f32) {
+    let (c, len) = (rng.cube_f32(2.0), rng.range_f32(0.5, 3.0));
+    let a = segment(rng, c, len);
+    let d = a.direction();
+    let angle =
+        rng.pick(&[0.0, 1e-4, 5e-3, 9.9e-3, 1.01e-2, 0.05]) as f32 * rng.range_f32(0.5, 1.5);
+    let tilt = rng.cube_f32(angle);
+    let off = rng.cube_f32(0.6);
+    let shift = rng.range_f32(-1.2, 1.2);
+    let len = rng.range_f32(0.0, 1.5);
+    let b0: [f32; 3] = core::array::from_fn(|k| a.p0[k] + shift * d[k] + off[k]);
+    let b1 = core::array::from_fn(|k| {
+        b0[k] + len * (d[k] + tilt[k] * d.iter().map(|x| x.abs()).sum::<f32>())
+    });
+    (
+        a,
+        Segment::new(b0, b1),
+        rng.range_f32(0.0, 0.4),
+        rng.range_f32(0.0, 0.4),
+    )
+}
+
+#[test]
+fn manifolds_equal_the_reference() {
+    let mut rng = Rng::new(5);
+    let (mut a, mut b, mut ra, mut rb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for k in 0..4000 {
+        let (x, y, p, q) = if k % 4 == 0 {
+            let (s, r) = new_object(&mut rng, 3.0);
+            let (t, q) = new_object(&mut rng, 3.0);
+            (s, t, r, q)
+        } else {
+            near_parallel(&mut rng)
+        };
+        a.push(x);
+        b.push(y);
+        ra.push(p);
+        rb.push(q);
+    }
+    let (sa, sb) = (Segments::from(&a), Segments::from(&b));
+    let pairs: Vec<(u32, u32)> = (0..a.len() as u32).map(|k| (k, k)).collect();
+    let radii = Radii::per_object(&ra, &rb).unwrap();
+    let got = capsule_contacts(&sa, &sb, &pairs, radii);
+    assert_eq!(got, par_capsule_contacts(&sa, &sb, &pairs, radii));
+    let mut want = Vec::new();
+    for k in 0..a.len() {
+        let m = reference::capsule_contact(&a[k], ra[k], &b[k], rb[k]);
+        want.extend(m.into_iter().flatten().map(|c| CapsuleContact {
+            pair: k as u32,
+            ..c
+        }));
+    }
+    assert_eq!(got, want);
+    let twos = (0..a.len() as u32)
+        .filter(|&k| got.iter().filter(|c| c.pair == k).count() == 2)
+        .count();
+    assert!(twos > 300, "{twos} two-point manifolds");
+    // Two points share the normal, have non-negative depth, and sit at the ends of the
+    // overlap (different points).
+    for w in got.windows(2) {
+        if w[0].pair == w[1].pair {
+            assert_eq!(w[0].normal, w[1].normal);
+            assert!(w[0].depth >= 0.0 && w[1].depth >= 0.0);
+            assert_ne!(w[0].point_a, w[1].point_a);
+        }
+    }
+    // (i, i) of one set is never a contact.
+    assert!(
+        capsule_contacts(
+            &sa,
+            &sa,
+            &[(0, 0), (1, 1)],
+            Radii::uniform(1.0, 1.0).unwrap()
+        )
+        .is_empty()
+    );
+}
