@@ -317,7 +317,7 @@ fn odd_rays_and_members() {
     // The wall across everything keeps the pair queries working too.
     let index = SegmentIndex::new(&Segments::from(&walls)).unwrap();
     let queries = Segments::from(&rays[8..40]);
-    let want = pairs_within(&queries, &Segments::from(&walls), 0.5, &Options::SEGMENTS).unwrap();
+    let want = pairs_within(&queries, &Segments::from(&walls), 0.5);
     assert_eq!(index.pairs_within(&queries, 0.5).unwrap(), want);
 }
 
