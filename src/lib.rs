@@ -378,7 +378,7 @@ pub use query::{
     closest_points_to_slices,
 };
 pub use query::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
-pub use query::{FirstHit, SegmentIndex};
+pub use query::{FirstHit, PerRay, SegmentIndex};
 pub use query::{
     Hit64, pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
 };

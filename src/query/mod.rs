@@ -47,6 +47,7 @@ use crate::prune::{SphereColumns, sphere};
 use crate::segment::{Extent, Options};
 use wide::f32x8;
 
+mod bvh8;
 mod capsule;
 mod closest;
 mod crossings;
@@ -78,7 +79,7 @@ pub use crossings::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_cros
 #[cfg(feature = "rayon")]
 pub use crossings::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
 pub(crate) use index::first_hit_pair;
-pub use index::{FirstHit, SegmentIndex};
+pub use index::{FirstHit, PerRay, SegmentIndex};
 pub(crate) use indexed::manifold;
 pub use indexed::{
     CapsuleContact, MANIFOLD_SIN, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
