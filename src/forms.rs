@@ -30,8 +30,8 @@ macro_rules! query_forms {
         ///
         /// # Panics
         #[doc = concat!(
-            "When the inputs do not fit together (see the errors of [`", stringify!($into),
-            "`], which returns them instead)."
+            "When [`", stringify!($into), "`] returns an error (the inputs do not fit ",
+            "together, or the output cannot be allocated): this form panics with its message."
         )]
         #[must_use]
         pub fn $name<$($lt),*>($($arg: $ty),*) -> $out {
@@ -95,9 +95,10 @@ macro_rules! stream_forms {
         }
 
         #[doc = concat!(
-            "[`", stringify!($name), "`] on all cores: the blocks are computed in parallel ",
-            "waves and handed to `sink` on the calling thread, the same blocks in the same ",
-            "order as the sequential form."
+            "[`", stringify!($name), "`] on all cores: the blocks are computed on as many ",
+            "threads as the rayon pool has (each a few blocks ahead at most) and handed to ",
+            "`sink` on the calling thread, the same blocks in the same order as the ",
+            "sequential form."
         )]
         ///
         /// # Errors

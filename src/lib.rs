@@ -59,7 +59,15 @@
 //! [`closest_points_indexed`], [`capsules_touch_indexed`] and [`capsule_contacts`] gather
 //! the lanes straight from the sets' columns. For outputs larger than memory, the
 //! streaming forms (`for_each_…`) hand the hits to a callback in blocks of compact
-//! 12-to-16-byte records ([`PairHit`], [`CrossHit`]).
+//! 12-to-16-byte records ([`PairHit`], [`CrossHit`]) of at most [`MAX_BLOCK_HITS`],
+//! whatever the set's layout, holding the input and a few blocks a thread, never the whole
+//! output; the collected forms grow their output with `try_reserve` and return
+//! [`Error::OutOfMemory`] when it cannot grow, as [`dist2_matrix_into`] does for a matrix
+//! that cannot be allocated (their convenience forms panic with that error). The set
+//! queries answer for any coordinates and radius (extents up to `±f32::MAX`); a pair
+//! whose squared distance under- or overflows `f32` is decided in `f64`
+//! ([`within_radius`] states the rule), and members with a NaN or infinite coordinate
+//! are left out ([`count_non_finite`] counts them).
 //!
 //! ## Batches
 //!

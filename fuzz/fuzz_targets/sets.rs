@@ -1,6 +1,8 @@
 //! (d) The set queries (self pairs, A against B, the index's pairs and first hits, 2D
 //! crossings; collected and streamed) against brute force over the scalar reference, on
-//! small arbitrary sets with duplicates, collinear pieces and shared end points. The check
+//! small arbitrary sets with duplicates, collinear pieces and shared end points, at
+//! ordinary and extreme scales (the whole `f32` range, walls from `-f32::MAX` to
+//! `f32::MAX`, subnormal coordinates) and radii (`f32::MAX`, `1e30`, `1e-45`). The check
 //! is `segbatch_testkit::fuzz::sets`.
 #![no_main]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

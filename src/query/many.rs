@@ -339,7 +339,9 @@ query_forms! {
     /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair tests.
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
+    /// empty: the streamed forms take any number of hits).
     ///
     /// ```
     /// use segbatch::{pairs_within, par_pairs_within, Segment, Segments};

@@ -51,7 +51,9 @@ query_forms! {
     /// allocation reused).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
+    /// empty: the streamed forms take any number of hits).
     ///
     /// ```
     /// use segbatch::{par_self_pairs_within, self_pairs_within, Segment, Segments, SharedEndpoints};

@@ -188,7 +188,9 @@ query_forms! {
     /// hits written into `out` (cleared first, allocation reused).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
+    /// empty: the streamed forms take any number of hits).
     ///
     /// ```
     /// use segbatch::{pairs_within64_into, Extent, Options, Segment64, Segments64};
@@ -265,7 +267,9 @@ query_forms! {
     /// first, allocation reused).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN (`out` is then empty).
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
+    /// empty: the streamed forms take any number of hits).
     ///
     /// ```
     /// use segbatch::{self_pairs_within64_into, Options, Segment64, Segments64, SharedEndpoints};
