@@ -508,7 +508,7 @@ fn messages_name_the_real_problem() {
     let npy = d.join("huge.npy");
     let mut header =
         "{'descr': '<f4', 'fortran_order': False, 'shape': (1152921504606846976, 6), }".to_owned();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');
