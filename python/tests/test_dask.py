@@ -122,11 +122,11 @@ def test_map_blocks_unaligned_blocks_and_per_pair_arguments(client):
 def test_map_partitions_per_pair_columns(client, dataset):
     path, seg = dataset
     ddf = dd.read_parquet(str(path))
-    ddf = ddf.assign(ra=ddf["x0"] * 0.01, rb=ddf["y1"] * 0.02)
+    ddf = ddf.assign(ra=ddf["x0"].abs() * 0.01, rb=ddf["y1"].abs() * 0.02)
     bcols = ["b_" + c for c in sa.SEGMENT_COLUMNS]
     got = sd.map_partitions(
         segbatch.capsules_touch, ddf, sa.SEGMENT_COLUMNS, bcols, pair_columns={"radius_a": "ra", "radius_b": "rb"}
     ).compute()
-    ref = segbatch.capsules_touch(seg, seg[::-1], seg[:, 0] * 0.01, seg[:, 4] * 0.02)
+    ref = segbatch.capsules_touch(seg, seg[::-1], np.abs(seg[:, 0]) * 0.01, np.abs(seg[:, 4]) * 0.02)
     assert got["capsules_touch"].to_numpy().tobytes() == ref.tobytes()
     assert 0 < ref.sum() < len(ref)
