@@ -1,14 +1,20 @@
 //! The native part of the `segbatch` Python package (`segbatch._segbatch`).
 //!
 //! The Python layer (`python/segbatch/__init__.py`) checks shapes and dtypes and hands each
-//! side here either as one `(N, C)` C-contiguous `float32` array (array-of-structs, the
-//! NumPy layout) or as a tuple of `C` contiguous `float32` columns (structure-of-arrays: a
-//! Fortran-ordered array or Arrow columns). Neither is copied as a whole:
+//! side here either as one aligned `(N, C)` `float32` array of any strides (C-contiguous
+//! rows, the NumPy layout, or a slice, transposed view or zero-stride broadcast) or as a
+//! tuple of `C` contiguous `float32` columns (structure-of-arrays: a Fortran-ordered array
+//! or Arrow columns). Neither is copied as a whole by the pairwise queries:
 //!
 //! - columns become a [`SoaView`] of the caller's memory, which the kernel reads directly;
-//! - array-of-structs input is transposed chunk by chunk ([`CHUNK`] pairs, a few hundred KiB)
-//!   into a per-thread scratch batch that stays in cache, so memory traffic is the same as
-//!   the Rust call on a prepared batch: the input is read once and every output written once.
+//! - rows and strided arrays are transposed chunk by chunk ([`CHUNK`] pairs, a few hundred
+//!   KiB) into a per-thread scratch batch that stays in cache, so memory traffic is the same
+//!   as the Rust call on a prepared batch: the input is read once and every output written
+//!   once.
+//!
+//! Long calls run in steps of about 40 ms with the GIL released and check for Ctrl-C
+//! between steps (`stepped`); outputs that cannot be allocated are `MemoryError`
+//! (`Failure`), never an abort; a panic is a `RuntimeError`, never a `PanicException`.
 //!
 //! `closest_points` hands either form to the library's `closest_points_rows_to_slices` /
 //! `closest_points_to_slices` (or their parallel forms), which stage rows into lanes 256
