@@ -77,7 +77,27 @@ from typing import Dict, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _segbatch as _native
+from . import _segbatch as _baseline
+
+
+def _load_native():
+    """The native extension to use: the x86-64-v3 (AVX2 + FMA) copy when the wheel has one
+    and the CPU runs it, else the baseline build. ``SEGBATCH_SIMD=baseline`` forces the
+    baseline build; ``SEGBATCH_SIMD=auto`` (default) chooses."""
+    import importlib
+
+    choice = os.environ.get("SEGBATCH_SIMD", "auto").strip().lower() or "auto"
+    if choice not in ("auto", "baseline"):
+        raise ImportError(f"SEGBATCH_SIMD: expected 'auto' or 'baseline', got {choice!r}")
+    if choice == "auto" and _baseline.cpu_has_x86_64_v3():
+        try:
+            return importlib.import_module("._segbatch_v3", __name__)
+        except ImportError:
+            pass  # a build with one extension (pip install, maturin develop)
+    return _baseline
+
+
+_native = _load_native()
 
 #: The package version (the Rust crate's).
 __version__: str = _native.__version__
@@ -124,7 +144,9 @@ MOTION_FLAGS = {
 }
 #: Values of the ``kind`` column of :func:`intersect2`.
 CROSSING = {"disjoint": 0, "point": 1, "overlap": 2}
-#: The SIMD level the native extension was built for.
+#: The SIMD level of the native extension in use (``"avx2+fma"``, ``"sse2"``, ...): the
+#: wheel built by ``python/build-wheel.sh`` holds a baseline and an x86-64-v3 build and
+#: picks at import (``SEGBATCH_SIMD=baseline`` forces the baseline one).
 SIMD_LEVEL = _native.simd_level()
 
 _F, _U8, _B = np.float32, np.uint8, np.bool_

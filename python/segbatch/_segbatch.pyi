@@ -1,8 +1,9 @@
 """Type stubs of the native module ``segbatch._segbatch`` (Rust, pyo3). Use the functions of
 ``segbatch`` instead: they check and convert the inputs, allocate the outputs and call
-these. Each side is an ``(N, C)`` C-contiguous float32 array or a tuple of ``C``
+these. Each side is an aligned ``(N, C)`` float32 array (any strides) or a tuple of ``C``
 contiguous float32 columns; ``out`` maps output names to arrays of ``N`` rows, written in
-place. Errors are ``ValueError`` / ``TypeError``."""
+place. Errors are ``ValueError`` / ``TypeError``, ``MemoryError`` for an output that
+cannot be allocated, ``KeyboardInterrupt`` from the calls that run in steps."""
 
 from typing import Dict, Optional, Tuple, Union
 
@@ -14,6 +15,8 @@ _Out = Dict[str, np.ndarray]
 _Radius = Union[float, npt.NDArray[np.float32]]
 
 CHUNK: int
+MAX_POOLS: int
+__version__: str
 
 def closest_points(
     a: _Side,
@@ -73,8 +76,9 @@ def dist2_matrix(
     extent_a: str,
     extent_b: str,
     tolerance: Optional[float],
+    out: npt.NDArray[np.float32],
     threads: Optional[int],
-) -> npt.NDArray[np.float32]: ...
+) -> None: ...
 _Pairs = npt.NDArray[np.uint32]
 
 def closest_points_indexed(
@@ -121,6 +125,8 @@ class SegmentIndex:
     ) -> Dict[str, np.ndarray]: ...
 
 def simd_level() -> str: ...
+def cpu_simd_level() -> str: ...
+def cpu_has_x86_64_v3() -> bool: ...
 def rust_closest_points_seconds(
     a: npt.NDArray[np.float32],
     b: npt.NDArray[np.float32],

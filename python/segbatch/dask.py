@@ -91,13 +91,43 @@ def _call(func, x, y, args, kwargs):
     return func(np.asarray(x), np.asarray(y), *args, **kwargs)
 
 
+def _is_per_pair(v, n: int) -> bool:
+    """Is ``v`` an array of one value per pair (a dask or NumPy array of ``n`` rows)?"""
+    shape = getattr(v, "shape", None)
+    return shape is not None and len(shape) >= 1 and shape[0] == n
+
+
+def _blocks_of(v, rows):
+    """``v`` (``n`` rows) cut like ``rows``: delayed dask blocks or NumPy slices."""
+    import dask.array as da
+
+    if isinstance(v, da.Array):
+        v = v.rechunk((rows,) + (-1,) * (v.ndim - 1))
+        return list(v.to_delayed().ravel())
+    v = np.asarray(v)
+    ends = np.cumsum((0,) + tuple(rows))
+    return [v[s:e] for s, e in zip(ends[:-1], ends[1:])]
+
+
 def map_blocks(func: Callable, a, b, *args, outputs=None, **kwargs):
     """Runs the pairwise query ``func`` (e.g. :func:`segbatch.closest_points`) on dask
     arrays ``a``, ``b`` of shape ``(N, 6)`` (2D: ``(N, 4)``), block by block.
 
-    ``b`` is rechunked to ``a``'s row chunks. Returns a dict of dask arrays (one per output
-    column, as the function's own result), or one dask array for :func:`segbatch.distance`
-    and :func:`segbatch.capsules_touch`. ``args`` and ``kwargs`` go to ``func``.
+    ``b`` is rechunked to ``a``'s row chunks. ``args`` and ``kwargs`` go to ``func``; any
+    of them with one value per pair (a dask or NumPy array of ``N`` rows, e.g. per-pair
+    radii) is cut into the same row blocks as ``a``, so block ``k`` gets its own pairs'
+    values. Blocks may arrive with any alignment and layout (a worker's buffers often are
+    unaligned); segbatch copies only those it cannot read in place. Returns a dict of dask
+    arrays (one per output column, as the function's own result), or one dask array for
+    :func:`segbatch.distance` and :func:`segbatch.capsules_touch`.
+
+    >>> import numpy as np, dask.array as da, segbatch, segbatch.dask
+    >>> x = np.random.default_rng(1).random((1000, 6), dtype=np.float32)
+    >>> a, b = da.from_array(x, chunks=300), da.from_array(x[::-1].copy(), chunks=300)
+    >>> ra = da.from_array(np.linspace(0, 1, 1000, dtype=np.float32), chunks=500)
+    >>> t = segbatch.dask.map_blocks(segbatch.capsules_touch, a, b, ra, 0.1).compute()
+    >>> bool((t == segbatch.capsules_touch(x, x[::-1], ra.compute(), 0.1)).all())
+    True
     """
     import dask
     import dask.array as da
@@ -111,11 +141,14 @@ def map_blocks(func: Callable, a, b, *args, outputs=None, **kwargs):
     spec, dtype, _ = _spec(func, outputs)
     if spec is not None:
         kwargs["outputs"] = list(spec)
-    parts = [
-        dask.delayed(_call)(func, x, y, args, kwargs)
-        for x, y in zip(a.to_delayed().ravel(), b.to_delayed().ravel())
-    ]
     rows = a.chunks[0]
+    cut_args = [_blocks_of(v, rows) if _is_per_pair(v, a.shape[0]) else None for v in args]
+    cut_kwargs = {k: _blocks_of(v, rows) for k, v in kwargs.items() if _is_per_pair(v, a.shape[0])}
+    parts = []
+    for k, (x, y) in enumerate(zip(a.to_delayed().ravel(), b.to_delayed().ravel())):
+        args_k = tuple(v if c is None else c[k] for v, c in zip(args, cut_args))
+        kwargs_k = {**kwargs, **{name: c[k] for name, c in cut_kwargs.items()}}
+        parts.append(dask.delayed(_call)(func, x, y, args_k, kwargs_k))
     if spec is None:
         return da.concatenate(
             [da.from_delayed(p, shape=(n,), dtype=dtype) for p, n in zip(parts, rows)]
@@ -129,12 +162,13 @@ def map_blocks(func: Callable, a, b, *args, outputs=None, **kwargs):
     return result
 
 
-def _frame(pdf, func, a_cols, b_cols, spec, args, kwargs):
+def _frame(pdf, func, a_cols, b_cols, spec, args, kwargs, pair_columns):
     import pandas as pd
 
     x = pdf[list(a_cols)].to_numpy(dtype=np.float32)
     y = pdf[list(b_cols)].to_numpy(dtype=np.float32)
-    r = _call(func, x, y, args, kwargs)
+    per_pair = {k: pdf[c].to_numpy() for k, c in pair_columns.items()}
+    r = _call(func, x, y, args, {**kwargs, **per_pair})
     if spec is None:
         return pd.DataFrame({func.__name__: r}, index=pdf.index)
     cols = {}
@@ -155,12 +189,15 @@ def map_partitions(
     b: Sequence[str],
     *args,
     outputs=None,
+    pair_columns: Optional[Dict[str, str]] = None,
     **kwargs,
 ):
     """Runs the pairwise query ``func`` on each partition of the dask DataFrame ``df``:
     row ``i``'s A segment is in columns ``a`` (six names; 2D: four), its B segment in
-    ``b``. Returns a dask DataFrame with ``df``'s index and one column per output (points
-    as ``point_a_x``, ``point_a_y``, ...).
+    ``b``. ``pair_columns`` maps keyword arguments of ``func`` to columns of ``df`` that
+    hold one value per row (``{"radius_a": "ra", "radius_b": "rb"}``): each partition
+    passes its own rows' values. Returns a dask DataFrame with ``df``'s index and one
+    column per output (points as ``point_a_x``, ``point_a_y``, ...).
     """
     import pandas as pd
 
@@ -178,7 +215,8 @@ def map_partitions(
     else:
         meta = pd.DataFrame({func.__name__: pd.Series([], dtype=dtype)})
     return df.map_partitions(_frame, func, a_cols=tuple(a), b_cols=tuple(b), spec=spec,
-                             args=args, kwargs=kwargs, meta=meta)
+                             args=args, kwargs=kwargs, pair_columns=dict(pair_columns or {}),
+                             meta=meta)
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,14 +1,20 @@
 //! The native part of the `segbatch` Python package (`segbatch._segbatch`).
 //!
 //! The Python layer (`python/segbatch/__init__.py`) checks shapes and dtypes and hands each
-//! side here either as one `(N, C)` C-contiguous `float32` array (array-of-structs, the
-//! NumPy layout) or as a tuple of `C` contiguous `float32` columns (structure-of-arrays: a
-//! Fortran-ordered array or Arrow columns). Neither is copied as a whole:
+//! side here either as one aligned `(N, C)` `float32` array of any strides (C-contiguous
+//! rows, the NumPy layout, or a slice, transposed view or zero-stride broadcast) or as a
+//! tuple of `C` contiguous `float32` columns (structure-of-arrays: a Fortran-ordered array
+//! or Arrow columns). Neither is copied as a whole by the pairwise queries:
 //!
 //! - columns become a [`SoaView`] of the caller's memory, which the kernel reads directly;
-//! - array-of-structs input is transposed chunk by chunk ([`CHUNK`] pairs, a few hundred KiB)
-//!   into a per-thread scratch batch that stays in cache, so memory traffic is the same as
-//!   the Rust call on a prepared batch: the input is read once and every output written once.
+//! - rows and strided arrays are transposed chunk by chunk ([`CHUNK`] pairs, a few hundred
+//!   KiB) into a per-thread scratch batch that stays in cache, so memory traffic is the same
+//!   as the Rust call on a prepared batch: the input is read once and every output written
+//!   once.
+//!
+//! Long calls run in steps of about 40 ms with the GIL released and check for Ctrl-C
+//! between steps (`stepped`); outputs that cannot be allocated are `MemoryError`
+//! (`Failure`), never an abort; a panic is a `RuntimeError`, never a `PanicException`.
 //!
 //! `closest_points` hands either form to the library's `closest_points_rows_to_slices` /
 //! `closest_points_to_slices` (or their parallel forms), which stage rows into lanes 256
@@ -1957,8 +1963,38 @@ fn simd_level() -> &'static str {
     segbatch::SIMD_LEVEL
 }
 
-/// The native module `segbatch._segbatch`; the public API is `segbatch` (Python).
-#[pymodule]
+/// Does this CPU run x86-64-v3 code (AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE,
+/// XSAVE)? The Python layer imports the x86-64-v3 copy of the extension only then.
+#[pyfunction]
+fn cpu_has_x86_64_v3() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx")
+            && std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("f16c")
+            && std::is_x86_feature_detected!("fma")
+            && std::is_x86_feature_detected!("lzcnt")
+            && std::is_x86_feature_detected!("movbe")
+            && std::is_x86_feature_detected!("xsave")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The best SIMD level the running CPU supports (the library's `cpu_simd_level`).
+#[pyfunction]
+fn cpu_simd_level() -> &'static str {
+    segbatch::cpu_simd_level()
+}
+
+/// The native module `segbatch._segbatch` (`segbatch._segbatch_v3` with the `v3-module`
+/// feature); the public API is `segbatch` (Python).
+#[cfg_attr(not(feature = "v3-module"), pymodule)]
+#[cfg_attr(feature = "v3-module", pymodule(name = "_segbatch_v3"))]
 fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(closest_points, m)?)?;
     m.add_function(wrap_pyfunction!(capsules_touch, m)?)?;
@@ -1974,6 +2010,8 @@ fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crossing_pairs, m)?)?;
     m.add_class::<PySegmentIndex>()?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
+    m.add_function(wrap_pyfunction!(cpu_has_x86_64_v3, m)?)?;
+    m.add_function(wrap_pyfunction!(cpu_simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(rust_closest_points_seconds, m)?)?;
     m.add("CHUNK", CHUNK)?;
     m.add("MAX_POOLS", MAX_POOLS)?;

@@ -12,17 +12,27 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def oracle():
-    """Path of segbatch-oracle: $SEGBATCH_ORACLE, else built with cargo (release)."""
+    """Path of segbatch-oracle: $SEGBATCH_ORACLE, else built with cargo (release) for the
+    SIMD level of the extension in use (the x86-64-v3 build by the repository's
+    configuration; a baseline x86-64 build when ``SEGBATCH_SIMD=baseline`` or the CPU
+    selected the baseline extension), since FMA changes the last bits."""
+    import segbatch
+
     path = os.environ.get("SEGBATCH_ORACLE")
-    if not path:
-        subprocess.run(
-            ["cargo", "build", "--release", "--quiet", "-p", "segbatch-oracle"], cwd=ROOT, check=True
-        )
-        target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-        if not target.is_absolute():
-            target = ROOT / target
-        path = str(target / "release" / "segbatch-oracle")
-    return path
+    if path:
+        return path
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    if not target.is_absolute():
+        target = ROOT / target
+    env = dict(os.environ)
+    if segbatch.SIMD_LEVEL == "sse2":
+        env["RUSTFLAGS"] = "-C target-cpu=x86-64"
+        target = target / "oracle-sse2"
+        env["CARGO_TARGET_DIR"] = str(target)
+    subprocess.run(
+        ["cargo", "build", "--release", "--quiet", "-p", "segbatch-oracle"], cwd=ROOT, check=True, env=env
+    )
+    return str(target / "release" / "segbatch-oracle")
 
 
 @pytest.fixture(scope="session")

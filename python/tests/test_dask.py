@@ -77,3 +77,56 @@ def test_pairwise_per_partition(client, dataset):
     assert got[["point_a_x", "point_a_y", "point_a_z"]].to_numpy().tobytes() == ref["point_a"].tobytes()
     cp = sd.map_partitions(segbatch.cpa_segments, ddf, sa.SEGMENT_COLUMNS, bcols, outputs=["t"]).compute()
     assert cp["t"].to_numpy().tobytes() == segbatch.cpa_segments(seg, seg[::-1])["t"].tobytes()
+
+
+def test_map_blocks_unaligned_blocks_and_per_pair_arguments(client):
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(11)
+    n = 60_000
+    x = rng.uniform(0, 30, (n, 6)).astype(np.float32)
+    y = rng.uniform(0, 30, (n, 6)).astype(np.float32)
+    raw = bytearray(x.nbytes + 1)
+    ux = np.frombuffer(raw, np.float32, x.size, offset=1).reshape(n, 6)  # unaligned
+    ux[...] = x
+    ra = rng.uniform(0, 3, n).astype(np.float32)
+    rb = rng.uniform(0, 3, n).astype(np.float32)
+    a = da.from_array(ux, chunks=(25_000, 6))
+    b = da.from_array(y, chunks=(40_000, 6))
+    dra = da.from_array(ra, chunks=17_000)  # chunked unlike a: cut again like a
+    checks = [
+        (segbatch.capsules_touch, (dra, rb), {}),
+        (segbatch.first_contact, (), {"radius_a": dra, "radius_b": 0.5, "window": 2.0}),
+        (segbatch.first_contact_segments, (ra, dra), {}),
+        (segbatch.cpa, (), {"window": 5.0}),
+        (segbatch.cpa_segments, (), {}),
+        (segbatch.closest_points, (), {"extent_b": "ray"}),
+        (segbatch.distance, (), {}),
+    ]
+    for func, args, kwargs in checks:
+        got = sd.map_blocks(func, a, b, *args, **kwargs)
+        got = got.compute() if hasattr(got, "compute") else {k: v.compute() for k, v in got.items()}
+        plain = lambda v: v.compute() if hasattr(v, "compute") else v  # noqa: E731
+        ref = func(x, y, *map(plain, args), **{k: plain(v) for k, v in kwargs.items()})
+        if isinstance(ref, dict):
+            for k in ref:
+                assert got[k].tobytes() == ref[k].tobytes(), (func.__name__, k)
+        else:
+            assert got.tobytes() == ref.tobytes(), func.__name__
+    x2, y2 = x[:, :4].copy(), y[:, :4].copy()
+    got = sd.map_blocks(segbatch.intersect2, da.from_array(x2, chunks=(7_000, 4)), da.from_array(y2, chunks=(9_000, 4)))
+    ref = segbatch.intersect2(x2, y2)
+    for k in ref:
+        assert got[k].compute().tobytes() == ref[k].tobytes(), k
+
+
+def test_map_partitions_per_pair_columns(client, dataset):
+    path, seg = dataset
+    ddf = dd.read_parquet(str(path))
+    ddf = ddf.assign(ra=ddf["x0"].abs() * 0.01, rb=ddf["y1"].abs() * 0.02)
+    bcols = ["b_" + c for c in sa.SEGMENT_COLUMNS]
+    got = sd.map_partitions(
+        segbatch.capsules_touch, ddf, sa.SEGMENT_COLUMNS, bcols, pair_columns={"radius_a": "ra", "radius_b": "rb"}
+    ).compute()
+    ref = segbatch.capsules_touch(seg, seg[::-1], np.abs(seg[:, 0]) * 0.01, np.abs(seg[:, 4]) * 0.02)
+    assert got["capsules_touch"].to_numpy().tobytes() == ref.tobytes()
+    assert 0 < ref.sum() < len(ref)

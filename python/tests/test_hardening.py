@@ -249,3 +249,36 @@ def test_version_and_signatures():
             assert all(p.kind is not p.VAR_KEYWORD for p in sig.parameters.values()), name
     native = inspect.signature(segbatch._segbatch.closest_points)
     assert list(native.parameters) == ["a", "b", "extent_a", "extent_b", "tolerance", "out", "threads"]
+
+
+def test_simd_switch_picks_the_extension():
+    import importlib.util
+
+    def run(code, simd):
+        env = {**os.environ, "SEGBATCH_SIMD": simd}
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+    r = run("import segbatch; print(segbatch._native is segbatch._baseline, segbatch.SIMD_LEVEL)", "baseline")
+    assert r.stdout.split()[0] == "True", r.stderr
+    r = run("import segbatch", "avx9000")
+    assert "SEGBATCH_SIMD: expected 'auto' or 'baseline', got 'avx9000'" in r.stderr
+    has_v3 = importlib.util.find_spec("segbatch._segbatch_v3") is not None
+    picked_v3 = segbatch._native is not segbatch._baseline
+    forced = os.environ.get("SEGBATCH_SIMD", "auto").strip().lower() == "baseline"
+    assert picked_v3 == (has_v3 and segbatch._baseline.cpu_has_x86_64_v3() and not forced)
+    if picked_v3:
+        # Both copies of a wheel: the same answers within the kernel's accuracy bound.
+        a, b = SEG[:2000], SEG[::-1][:2000]
+        fast = segbatch._native.simd_level(), segbatch.distance(a, b)
+        code = (
+            "import numpy as np, segbatch, sys; a = np.frombuffer(sys.stdin.buffer.read(), np.float32).reshape(2, -1, 6);"
+            "sys.stdout.buffer.write(segbatch.distance(a[0], a[1]).tobytes())"
+        )
+        env = {**os.environ, "SEGBATCH_SIMD": "baseline"}
+        base = np.frombuffer(
+            subprocess.run([sys.executable, "-c", code], input=np.stack([a, b]).tobytes(), env=env,
+                           capture_output=True, check=True).stdout, np.float32)
+        scale = np.maximum(np.abs(a).max(axis=1), np.abs(b).max(axis=1))
+        ok = np.isfinite(scale)
+        assert fast[0] != "sse2"
+        assert np.all(np.abs(base[ok] - fast[1][ok]) <= 8 * np.finfo(np.float32).eps * scale[ok] * 2)
