@@ -28,8 +28,7 @@ use std::time::{Duration, Instant};
 mod scene_peers;
 use scene_peers::{ParryContact, ParryScene, brute_pairs, contact_differences, parry_pairs, scene};
 #[path = "../cli/src/baselines.rs"]
-#[cfg_attr(test, allow(unused_imports, dead_code))]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod baselines;
 
 const N: usize = 50_000;
