@@ -55,6 +55,11 @@
 //! # Ok::<(), segbatch::Error>(())
 //! ```
 //!
+//! Scenes that move keep their structure between frames: [`scenes::Capsules`] is a
+//! persistent set of capsules (stable ids, per-object radii, moved in place) whose frame
+//! query reports the touching pairs, their contacts and the pairs that began and ended
+//! touching, re-binning only what moved.
+//!
 //! Engines with their own broad phase hand over index pairs instead:
 //! [`closest_points_indexed`], [`capsules_touch_indexed`] and [`capsule_contacts`] gather
 //! the lanes straight from the sets' columns. For outputs larger than memory, the
@@ -115,7 +120,8 @@
 //! | the same two, streamed as compact [`PairHit`]s | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] | [`reference::closest_points_with`] |
 //! | closest points of index pairs `(a[i], b[j])` | [`closest_points_indexed`] | [`closest_points_indexed_into`] | [`par_closest_points_indexed`], [`par_closest_points_indexed_into`] | [`reference::closest_points_with`] |
 //! | do capsules `(a[i], rA)`, `(b[j], rB)` of index pairs touch? | [`capsules_touch_indexed`] | [`capsules_touch_indexed_into`] | [`par_capsules_touch_indexed`], [`par_capsules_touch_indexed_into`] | `dist2 <= (rA + rB)²` of [`reference::closest_points_with`] |
-//! | contacts (normal, depth, points) of touching capsules of index pairs | [`capsule_contacts`] | [`capsule_contacts_into`] | [`par_capsule_contacts`], [`par_capsule_contacts_into`] | [`reference::closest_points_with`] and the module's contact rule |
+//! | contacts (normal, depth, points; two for parallel capsules) of touching capsules of index pairs | [`capsule_contacts`] | [`capsule_contacts_into`] | [`par_capsule_contacts`], [`par_capsule_contacts_into`] | [`reference::capsule_contact`] |
+//! | the touching pairs (and contacts, events) of a moving set, frame after frame | [`scenes::Capsules::frame`] | [`scenes::Capsules::frame_into`] | [`scenes::Capsules::par_frame_into`] | [`reference::capsule_contact`] over all pairs |
 //! | first hit of thick rays on an indexed set | [`SegmentIndex::first_hits`] | (the same) | [`SegmentIndex::par_first_hits`] | [`reference::first_hit`] |
 //! | pairs of query segments and an indexed set within a radius | [`SegmentIndex::pairs_within`] | (the same) | [`SegmentIndex::par_pairs_within`] | [`reference::closest_points_with`] |
 //! | closest approach in time of two tracks | [`motion::cpa`] | [`motion::cpa_into`] | [`motion::par_cpa`], [`motion::par_cpa_into`] | [`reference::cpa`] |

@@ -18,8 +18,10 @@ use std::time::Instant;
 use segbatch::scenes::{Capsules, Frame, Report};
 
 use super::bench::BenchArgs;
+use super::scene_peers::{
+    ParryContact, ParryScene, brute_pairs, contact_differences, parry_pairs, scene,
+};
 use crate::CliError;
-use super::scene_peers::{ParryContact, ParryScene, brute_pairs, parry_pairs, scene};
 
 /// Frames timed a round (after the untimed frame 0).
 const FRAMES: usize = 60;
@@ -138,11 +140,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         ),
     ];
     for (name, ms, pairs) in &rows {
-        writeln!(
-            out,
-            "{name:<58} {ms:>9.3} {pairs:>9} {:>9.2}x",
-            parry / ms
-        )?;
+        writeln!(out, "{name:<58} {ms:>9.3} {pairs:>9} {:>9.2}x", parry / ms)?;
     }
     writeln!(
         out,
@@ -162,21 +160,26 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             let theirs = parry_pairs(&contacts);
             let (only_brute, only_parry) = super::baselines::differences(&brute, &theirs);
             let same = frame.pairs() == &brute[..];
+            let [depth, normal, point] =
+                contact_differences(frame.pairs(), frame.contacts(), &contacts);
             lines.push(format!(
-                "frame {f}: segbatch {} brute force ({} pairs); parry3d: {} missing, {} extra",
+                "frame {f}: segbatch {} brute force ({} pairs); parry3d: {} missing, {} extra, \
+                 one-point contacts within {depth:.0e} (depth), {normal:.0e} (normal), {point:.0e} (point)",
                 if same { "==" } else { "!=" },
                 brute.len(),
                 only_brute.len(),
                 only_parry.len()
             ));
             if !same {
-                writeln!(out, "check: {}", lines.join("; "))?;
+                writeln!(out, "check: {}", lines.join("\ncheck: "))?;
                 return Err(CliError::failed(format!(
                     "frame {f}: segbatch's pairs differ from brute force"
                 )));
             }
         }
     }
-    writeln!(out, "check: {}", lines.join("; "))?;
+    for line in &lines {
+        writeln!(out, "check: {line}")?;
+    }
     Ok(())
 }

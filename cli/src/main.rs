@@ -28,8 +28,8 @@
 mod args;
 mod baselines;
 mod bench;
-mod bench_sets;
 mod bench_scenes;
+mod bench_sets;
 mod closest;
 mod r#gen;
 mod plot;

@@ -68,16 +68,16 @@ pub fn scene(n: usize, frames: usize, seed: u64) -> Scene {
 }
 
 /// A contact the parry3d pipeline reports: the pair, the normal, the signed distance
-/// (negative: penetration) and the contact point on the first capsule.
+/// (negative: penetration) and the contact point on capsule `i`.
 #[derive(Clone, Copy, Debug)]
 pub struct ParryContact {
     /// The pair `(i, j)`, `i < j`.
     pub pair: (u32, u32),
-    /// The normal, from the first capsule of the traversal towards the second.
+    /// The normal, from capsule `i` towards capsule `j`.
     pub normal: [f32; 3],
     /// Signed distance of the capsules (negative when they overlap).
     pub dist: f32,
-    /// The contact point on the first capsule.
+    /// The contact point on capsule `i`'s surface.
     pub point: [f32; 3],
 }
 
@@ -107,7 +107,11 @@ impl ParryScene {
     /// The tree over the capsules of the first frame (binned SAH build), leaves padded by
     /// `margin`.
     pub fn new(first: &[Segment], radii: &[f32], margin: f32) -> Self {
-        let capsules: Vec<Capsule> = first.iter().zip(radii).map(|(s, &r)| capsule(s, r)).collect();
+        let capsules: Vec<Capsule> = first
+            .iter()
+            .zip(radii)
+            .map(|(s, &r)| capsule(s, r))
+            .collect();
         let m = Vec3::splat(margin);
         let leaves: Vec<Aabb> = capsules
             .iter()
@@ -143,11 +147,18 @@ impl ParryScene {
                 let (ci, cj) = (&capsules[i as usize], &capsules[j as usize]);
                 contact_manifold_capsule_capsule(&Pose::IDENTITY, ci, cj, 0.0, manifold);
                 if let Some(p) = manifold.points.first() {
+                    // The traversal names either order; the contact is kept from the
+                    // smaller id's side.
+                    let (normal, point) = if i < j {
+                        (manifold.local_n1, p.local_p1)
+                    } else {
+                        (-manifold.local_n1, p.local_p2)
+                    };
                     out.push(ParryContact {
                         pair: (i.min(j), i.max(j)),
-                        normal: manifold.local_n1.to_array(),
+                        normal: normal.to_array(),
                         dist: p.dist,
-                        point: p.local_p1.to_array(),
+                        point: point.to_array(),
                     });
                 }
             });
@@ -198,4 +209,35 @@ pub fn parry_pairs(contacts: &[ParryContact]) -> Vec<(u32, u32)> {
     v.sort_unstable();
     v.dedup();
     v
+}
+
+/// The largest differences between segbatch's single-point contacts and parry3d's for the
+/// pairs both report: depth, normal component (segbatch's normal points from `j` to `i`,
+/// parry3d's from `i` to `j`) and point on capsule `i`.
+pub fn contact_differences(
+    pairs: &[(u32, u32)],
+    ours: &[segbatch::CapsuleContact],
+    theirs: &[ParryContact],
+) -> [f32; 3] {
+    let mut by_pair: Vec<&ParryContact> = theirs.iter().collect();
+    by_pair.sort_unstable_by_key(|c| c.pair);
+    let mut worst = [0.0f32; 3];
+    for (k, c) in ours.iter().enumerate() {
+        let two = ours.get(k + 1).is_some_and(|d| d.pair == c.pair)
+            || (k > 0 && ours[k - 1].pair == c.pair);
+        let pair = pairs[c.pair as usize];
+        let Ok(p) = by_pair.binary_search_by_key(&pair, |x| x.pair) else {
+            continue;
+        };
+        if two {
+            continue;
+        }
+        let p = by_pair[p];
+        worst[0] = worst[0].max((c.depth + p.dist).abs());
+        for k in 0..3 {
+            worst[1] = worst[1].max((c.normal[k] + p.normal[k]).abs());
+            worst[2] = worst[2].max((c.point_a[k] - p.point[k]).abs());
+        }
+    }
+    worst
 }

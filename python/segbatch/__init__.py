@@ -913,9 +913,10 @@ def capsule_contacts(
     their order: ``pair`` (int64, the row of ``pairs``), ``normal`` (``(K, 3)``, unit, from
     B towards A), ``depth`` (``rA + rB - distance``), ``point_a``, ``point_b`` (the deepest
     points of each capsule towards the other). A row is reported exactly when
-    :func:`capsules_touch_indexed` is true for it. When the core segments meet, the normal
-    falls back to the cross product of their directions (see the Rust
-    ``CapsuleContact``).
+    :func:`capsules_touch_indexed` is true for it, twice (consecutive, the same normal) when
+    the capsules lie side by side (near-parallel, overlapping: the two ends of the overlap).
+    When the core segments meet, the normal falls back to the cross product of their
+    directions (see the Rust ``CapsuleContact``).
 
     >>> import numpy as np, segbatch
     >>> s = np.array([[0, 0, 0, 2, 0, 0], [1, 0.75, -1, 1, 0.75, 1], [0, 9, 0, 2, 9, 0]], dtype=np.float32)

@@ -315,17 +315,21 @@ fn overlap_ends(
     let (la2, lb2) = (dot(da, da), dot(db, db));
     let n = cross(da, db);
     let sin2 = MANIFOLD_SIN * MANIFOLD_SIN;
-    // `!(x <= y)` is also true for NaN and overflow: no manifold then.
-    if !(la2 > 0.0 && lb2 > 0.0 && la2.is_finite() && lb2.is_finite())
-        || !(dot(n, n) <= sin2 * la2 * lb2)
-    {
+    // False for NaN and overflow too: no manifold then.
+    let parallel = la2 > 0.0
+        && lb2 > 0.0
+        && la2.is_finite()
+        && lb2.is_finite()
+        && dot(n, n) <= sin2 * la2 * lb2;
+    if !parallel {
         return None;
     }
     let sb0 = dot(sub(b.p0, a.p0), da) / la2;
     let sb1 = dot(sub(b.p1, a.p0), da) / la2;
     let lo = sb0.min(sb1).max(0.0);
     let hi = sb0.max(sb1).min(1.0);
-    if !(hi > lo) {
+    let overlap = hi > lo;
+    if !overlap {
         return None;
     }
     let r = ra + rb;

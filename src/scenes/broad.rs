@@ -372,7 +372,8 @@ impl Broad {
             let iu = i as usize;
             let fat = self.fat[iu];
             let mut visit = |j: u32, other: &Aabb| {
-                if j != i && !(dirty[j as usize] && j < i) && fat.overlaps(other) {
+                // The box first: it fails for most, and `dirty[j]` is a random read.
+                if j != i && fat.overlaps(other) && !(j < i && dirty[j as usize]) {
                     fresh.push((i.min(j), i.max(j)));
                 }
             };

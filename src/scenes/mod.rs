@@ -192,10 +192,8 @@ impl Capsules {
         self.len == 0
     }
 
-    /// One more than the largest id given out so far: the length [`set_all`] takes
-    /// (`Capsules::set_all`).
-    ///
-    /// [`set_all`]: Capsules::set_all
+    /// One more than the largest id given out so far: the length
+    /// [`set_all`](Capsules::set_all) takes.
     #[must_use]
     pub fn id_bound(&self) -> usize {
         self.live.len()
@@ -362,7 +360,7 @@ impl Capsules {
         }
         self.previous.clear();
         self.previous.extend_from_slice(&out.pairs);
-        self.free.extend(self.freed.drain(..));
+        self.free.append(&mut self.freed);
         // Smallest id first.
         self.free.sort_unstable_by(|a, b| b.cmp(a));
     }
