@@ -106,6 +106,11 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json"])]
     pub sets: bool,
 
+    /// Run the frame scenes instead: thick sight rays against dense and sparse walls vs
+    /// parry3d's Bvh::cast_ray; --quick and --seed apply
+    #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json", "sets"])]
+    pub scenes: bool,
+
     /// With --sets: also run the sort-and-sweep peer above 1M segments (minutes)
     #[arg(long, requires = "sets")]
     pub sweep_4m: bool,
@@ -450,6 +455,9 @@ fn stream_pass(a: SegmentsView, b: SegmentsView, out: &mut Columns32, parallel: 
 pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     if args.sets {
         return super::bench_sets::run(args, out);
+    }
+    if args.scenes {
+        return super::bench_rays::run(args, out);
     }
     let wall = Instant::now();
     let sizes = match &args.sizes {

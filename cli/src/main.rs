@@ -21,10 +21,12 @@
 mod args;
 mod baselines;
 mod bench;
+mod bench_rays;
 mod bench_sets;
 mod closest;
 mod r#gen;
 mod plot;
+mod ray_peer;
 mod run;
 mod sets;
 mod verify;
