@@ -308,9 +308,11 @@ impl Bvh8 {
             } else {
                 slab8(node, prep, bound)
             };
-            // Walls at once; the nearest node next, the other nodes on the stack.
+            // Walls at once; the nodes sorted by entry, the nearest next, the others on the
+            // stack with the nearer on top.
             let mut bits = mask;
-            let mut chosen: Option<(u32, f32)> = None;
+            let mut nodes = [(0u32, 0.0f32); 8];
+            let mut count = 0;
             while bits != 0 {
                 let lane = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
@@ -320,15 +322,21 @@ impl Bvh8 {
                 }
                 if child & LEAF != 0 {
                     bound = bound.min(visit((child & !LEAF) as usize));
-                } else if chosen.is_none_or(|(_, n)| near < n) {
-                    if let Some(farther) = chosen.replace((child, near)) {
-                        stack.push(farther);
-                    }
                 } else {
-                    stack.push((child, near));
+                    // Insertion by decreasing entry.
+                    let mut k = count;
+                    while k > 0 && nodes[k - 1].1 < near {
+                        nodes[k] = nodes[k - 1];
+                        k -= 1;
+                    }
+                    nodes[k] = (child, near);
+                    count += 1;
                 }
             }
-            next = chosen;
+            if count > 0 {
+                stack.extend_from_slice(&nodes[..count - 1]);
+                next = Some(nodes[count - 1]);
+            }
         }
     }
 }

@@ -441,23 +441,24 @@ impl SegmentIndex {
         }
         // The rays in the order of their origins along a Morton curve over the set's box:
         // consecutive rays then walk the same nodes and walls while they are in cache.
-        let mut order: Vec<(u32, u32)> = (0..rays.len())
-            .map(|i| (self.bvh.morton(rays.at(i).p0), i as u32))
+        let mut order: Vec<u64> = (0..rays.len())
+            .map(|i| (u64::from(self.bvh.morton(rays.at(i).p0)) << 32) | i as u64)
             .collect();
         order.sort_unstable();
         out.resize(rays.len(), None);
-        let block = |part: &[(u32, u32)]| -> Vec<Option<FirstHit>> {
+        let block = |part: &[u64]| -> Vec<Option<FirstHit>> {
             let mut stack = Vec::new();
             part.iter()
-                .map(|&(_, i)| {
-                    let i = i as usize;
+                .map(|&key| {
+                    // The low half is the ray's index.
+                    let i = key as u32 as usize;
                     self.first_hit_of(&rays.at(i), radius.get(i), range.get(i), &mut stack)
                 })
                 .collect()
         };
-        let mut scatter = |part: &[(u32, u32)], hits: Vec<Option<FirstHit>>| {
-            for (&(_, i), hit) in part.iter().zip(hits) {
-                out[i as usize] = hit;
+        let mut scatter = |part: &[u64], hits: Vec<Option<FirstHit>>| {
+            for (&key, hit) in part.iter().zip(hits) {
+                out[key as u32 as usize] = hit;
             }
         };
         #[cfg(feature = "rayon")]
