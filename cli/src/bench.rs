@@ -107,6 +107,11 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json"])]
     pub sets: bool,
 
+    /// Run the frame scenes instead: thick sight rays against dense and sparse walls vs
+    /// parry3d's Bvh::cast_ray; --quick and --seed apply
+    #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json", "sets"])]
+    pub scenes: bool,
+
     /// With --sets: also run the sort-and-sweep peer above 1M segments (minutes)
     #[arg(long, requires = "sets")]
     pub sweep_4m: bool,
@@ -459,7 +464,10 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         return super::bench_sets::run(args, out);
     }
     if args.scenes {
-        return super::bench_scenes::run(args, out);
+        // The moving capsule scene, then the sight rays (dense and sparse walls).
+        super::bench_scenes::run(args, out)?;
+        writeln!(out)?;
+        return super::bench_rays::run(args, out);
     }
     let wall = Instant::now();
     let sizes = match &args.sizes {

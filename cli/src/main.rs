@@ -28,11 +28,13 @@
 mod args;
 mod baselines;
 mod bench;
+mod bench_rays;
 mod bench_scenes;
 mod bench_sets;
 mod closest;
 mod r#gen;
 mod plot;
+mod ray_peer;
 mod run;
 mod scene_peers;
 mod sets;

@@ -48,8 +48,8 @@ const SLACK: f32 = 1.0 + 1.0 / 262_144.0;
 /// One node: the boxes of up to eight children, one lane each.
 #[derive(Clone)]
 struct Node {
-    lo: [f32x8; 3],
-    hi: [f32x8; 3],
+    /// Per axis, the children's low and high bounds.
+    b: [[f32x8; 2]; 3],
     child: [u32; 8],
 }
 
@@ -77,18 +77,25 @@ pub(crate) struct Bvh8 {
     /// The largest coordinate magnitude of the members: bounds the scale of the contact
     /// tolerance of any pair.
     scale: f32,
+    /// The box of the members (`f64`): the frame of [`Bvh8::morton`].
+    lo: [f64; 3],
+    hi: [f64; 3],
 }
 
 /// What a ray needs for the slab tests, prepared once per ray.
 pub(crate) struct RayPrep {
-    /// `o + g` rounded up, per axis (`g` the grown radius).
-    near_o: [f32x8; 3],
-    /// `o - g` rounded down.
-    far_o: [f32x8; 3],
+    /// Per axis, what the entry face's coordinate is reduced by: `o + g` rounded up for a
+    /// positive direction (the entry face is the low one), `o - g` rounded down for a
+    /// negative one (`g` the grown radius); for a zero direction, `o + g` rounded up.
+    entry_off: [f32x8; 3],
+    /// The same for the exit face (`o - g` rounded down, `o + g` rounded up, `o - g`).
+    exit_off: [f32x8; 3],
     /// `|d| / d_c` rounded to `f32`, per axis (0 for an axis with `d_c = 0`).
     inv: [f32x8; 3],
-    /// Per axis: the direction's sign (`1`, `-1`, or `0` for containment).
-    sign: [i8; 3],
+    /// Per axis, which face the ray enters by: 0 the low, 1 the high.
+    entry: [usize; 3],
+    /// True when a direction component is 0: those axes are containment tests.
+    flat: bool,
     /// `|d|` in `f64`: distance along the ray is `u·|d|`.
     len: f64,
 }
@@ -119,11 +126,21 @@ impl Bvh8 {
                 });
             }
         }
+        let mut lo = [f64::INFINITY; 3];
+        let mut hi = [f64::NEG_INFINITY; 3];
+        for it in &items {
+            for c in 0..3 {
+                lo[c] = lo[c].min(f64::from(it.lo[c]));
+                hi[c] = hi[c].max(f64::from(it.hi[c]));
+            }
+        }
         let mut tree = Bvh8 {
             nodes: Vec::new(),
             walls: Vec::with_capacity(items.len()),
             ids: Vec::with_capacity(items.len()),
             scale,
+            lo,
+            hi,
         };
         if !items.is_empty() {
             tree.node(&mut items, &at);
@@ -135,8 +152,7 @@ impl Bvh8 {
     fn node(&mut self, items: &mut [Item], at: &impl Fn(usize) -> Segment) -> u32 {
         let index = self.nodes.len() as u32;
         self.nodes.push(Node {
-            lo: [f32x8::splat(f32::INFINITY); 3],
-            hi: [f32x8::splat(f32::NEG_INFINITY); 3],
+            b: [[f32x8::splat(0.0); 2]; 3],
             child: [EMPTY; 8],
         });
         // Up to eight groups: halve the largest until there are eight or all are single.
@@ -179,10 +195,24 @@ impl Bvh8 {
             };
         }
         let node = &mut self.nodes[index as usize];
-        node.lo = lo.map(f32x8::from);
-        node.hi = hi.map(f32x8::from);
+        node.b = core::array::from_fn(|c| [f32x8::from(lo[c]), f32x8::from(hi[c])]);
         node.child = child;
         index
+    }
+
+    /// The Morton code of `p` in the members' box (10 bits an axis; points outside are
+    /// clamped to it, NaN counts as its low corner): rays taken in this order walk the
+    /// tree coherently.
+    pub(crate) fn morton(&self, p: [f32; 3]) -> u32 {
+        let mut key = 0u32;
+        for c in 0..3 {
+            let (lo, hi) = (self.lo[c], self.hi[c]);
+            let f = (f64::from(p[c]) - lo) / (hi - lo);
+            // NaN (an empty or flat box, a NaN coordinate) clamps to 0 through `max`.
+            let q = (f * 1024.0).max(0.0).min(1023.0) as u32;
+            key |= spread(q) << c;
+        }
+        key
     }
 
     /// True without members.
@@ -201,22 +231,29 @@ impl Bvh8 {
         let s = o.iter().fold(f64::from(self.scale), |m, x| m.max(x.abs()));
         let g = f64::from(radius).max(super::index::TOLERANCE * s);
         let mut inv = [0.0f32; 3];
-        let mut sign = [0i8; 3];
+        let mut entry = [0usize; 3];
+        let mut flat = false;
         for c in 0..3 {
-            if d[c] != 0.0 {
+            if d[c] == 0.0 {
+                flat = true;
+            } else {
                 let i = len / d[c];
                 if !(i.abs() <= f64::from(f32::MAX)) {
                     return None;
                 }
                 inv[c] = i as f32;
-                sign[c] = if d[c] > 0.0 { 1 } else { -1 };
+                entry[c] = usize::from(d[c] < 0.0);
             }
         }
+        let near: [f32; 3] = core::array::from_fn(|c| up(o[c] + g));
+        let far: [f32; 3] = core::array::from_fn(|c| down(o[c] - g));
+        let pick = |c: usize, side: usize| if side == 0 { near[c] } else { far[c] };
         Some(RayPrep {
-            near_o: core::array::from_fn(|c| f32x8::splat(up(o[c] + g))),
-            far_o: core::array::from_fn(|c| f32x8::splat(down(o[c] - g))),
+            entry_off: core::array::from_fn(|c| f32x8::splat(pick(c, entry[c]))),
+            exit_off: core::array::from_fn(|c| f32x8::splat(pick(c, 1 - entry[c]))),
             inv: inv.map(f32x8::splat),
-            sign,
+            entry,
+            flat,
             len,
         })
     }
@@ -255,48 +292,62 @@ impl Bvh8 {
             return;
         }
         stack.clear();
-        stack.push((0, 0.0));
-        while let Some((index, near)) = stack.pop() {
+        // The node to visit next: the nearest child entered of the last one, else the
+        // stack's top (each entry is checked against the bound when it is taken).
+        let mut next = Some((0u32, 0.0f32));
+        loop {
+            let Some((index, near)) = next.take().or_else(|| stack.pop()) else {
+                break;
+            };
             if near > bound {
                 continue;
             }
             let node = &self.nodes[index as usize];
-            let (mask, nears) = slab8(node, prep, bound);
-            if mask == 0 {
-                continue;
-            }
-            // The children entered, nearest first.
-            let mut order = [(0.0f32, 0u32); 8];
-            let mut count = 0;
+            let (mask, nears) = if prep.flat {
+                slab8_flat(node, prep, bound)
+            } else {
+                slab8(node, prep, bound)
+            };
+            // Walls at once; the nodes sorted by entry, the nearest next, the others on the
+            // stack with the nearer on top.
             let mut bits = mask;
+            let mut nodes = [(0u32, 0.0f32); 8];
+            let mut count = 0;
             while bits != 0 {
                 let lane = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if node.child[lane] == EMPTY {
+                let (child, near) = (node.child[lane], nears[lane]);
+                if child == EMPTY || near > bound {
                     continue;
                 }
-                let entry = (nears[lane], node.child[lane]);
-                let mut k = count;
-                while k > 0 && order[k - 1].0 > entry.0 {
-                    order[k] = order[k - 1];
-                    k -= 1;
-                }
-                order[k] = entry;
-                count += 1;
-            }
-            // Walls now, nearest first; nodes on the stack, nearest on top.
-            for &(near, child) in &order[..count] {
-                if child & LEAF != 0 && near <= bound {
+                if child & LEAF != 0 {
                     bound = bound.min(visit((child & !LEAF) as usize));
+                } else {
+                    // Insertion by decreasing entry.
+                    let mut k = count;
+                    while k > 0 && nodes[k - 1].1 < near {
+                        nodes[k] = nodes[k - 1];
+                        k -= 1;
+                    }
+                    nodes[k] = (child, near);
+                    count += 1;
                 }
             }
-            for &(near, child) in order[..count].iter().rev() {
-                if child & LEAF == 0 && near <= bound {
-                    stack.push((child, near));
-                }
+            if count > 0 {
+                stack.extend_from_slice(&nodes[..count - 1]);
+                next = Some(nodes[count - 1]);
             }
         }
     }
+}
+
+/// The ten low bits of `x` spread three apart (bit `k` to bit `3k`).
+fn spread(x: u32) -> u32 {
+    let mut x = x & 0x3ff;
+    x = (x | (x << 16)) & 0x0300_00ff;
+    x = (x | (x << 8)) & 0x0300_f00f;
+    x = (x | (x << 4)) & 0x030c_30c3;
+    (x | (x << 2)) & 0x0924_9249
 }
 
 /// The widest axis of the items' box centres.
@@ -315,25 +366,35 @@ fn widest_axis(items: &[Item]) -> usize {
 }
 
 /// The slab test of the grown ray against a node's eight boxes: the lanes entered no later
-/// than `bound` (a bit each) and their entry distances.
+/// than `bound` (a bit each) and their entry distances. Every direction component is
+/// non-zero.
 #[inline(always)]
 fn slab8(node: &Node, prep: &RayPrep, bound: f32) -> (u32, [f32; 8]) {
     let mut near = f32x8::splat(0.0);
     let mut far = f32x8::splat(bound);
+    for c in 0..3 {
+        let e = prep.entry[c];
+        near = near.fast_max((node.b[c][e] - prep.entry_off[c]) * prep.inv[c]);
+        far = far.fast_min((node.b[c][1 - e] - prep.exit_off[c]) * prep.inv[c]);
+    }
+    let hit = near.simd_le(far * f32x8::splat(SLACK));
+    (hit.to_bitmask(), near.to_array())
+}
+
+/// [`slab8`] for a ray with a zero direction component: that axis is a containment test.
+fn slab8_flat(node: &Node, prep: &RayPrep, bound: f32) -> (u32, [f32; 8]) {
+    let mut near = f32x8::splat(0.0);
+    let mut far = f32x8::splat(bound);
     let mut inside = f32x8::splat(0.0).simd_le(f32x8::splat(0.0));
     for c in 0..3 {
-        let (lo, hi) = (node.lo[c], node.hi[c]);
-        let (no, fo, inv) = (prep.near_o[c], prep.far_o[c], prep.inv[c]);
-        match prep.sign[c] {
-            1 => {
-                near = near.fast_max((lo - no) * inv);
-                far = far.fast_min((hi - fo) * inv);
-            }
-            -1 => {
-                near = near.fast_max((hi - fo) * inv);
-                far = far.fast_min((lo - no) * inv);
-            }
-            _ => inside = inside & lo.simd_le(no) & fo.simd_le(hi),
+        let e = prep.entry[c];
+        let (entry, exit) = (node.b[c][e], node.b[c][1 - e]);
+        if prep.inv[c] == f32x8::splat(0.0) {
+            // Entry is the low face, its offset `o + g` rounded up; the exit `o - g`.
+            inside = inside & entry.simd_le(prep.entry_off[c]) & prep.exit_off[c].simd_le(exit);
+        } else {
+            near = near.fast_max((entry - prep.entry_off[c]) * prep.inv[c]);
+            far = far.fast_min((exit - prep.exit_off[c]) * prep.inv[c]);
         }
     }
     let hit = inside & near.simd_le(far * f32x8::splat(SLACK));

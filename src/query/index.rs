@@ -439,24 +439,40 @@ impl SegmentIndex {
                 elements: rays.len(),
             });
         }
+        // The rays in the order of their origins along a Morton curve over the set's box:
+        // consecutive rays then walk the same nodes and walls while they are in cache.
+        let mut order: Vec<u64> = (0..rays.len())
+            .map(|i| (u64::from(self.bvh.morton(rays.at(i).p0)) << 32) | i as u64)
+            .collect();
+        order.sort_unstable();
         out.resize(rays.len(), None);
-        let block = |first: usize, hits: &mut [Option<FirstHit>]| {
+        let block = |part: &[u64]| -> Vec<Option<FirstHit>> {
             let mut stack = Vec::new();
-            for (k, slot) in hits.iter_mut().enumerate() {
-                let i = first + k;
-                *slot = self.first_hit_of(&rays.at(i), radius.get(i), range.get(i), &mut stack);
+            part.iter()
+                .map(|&key| {
+                    // The low half is the ray's index.
+                    let i = key as u32 as usize;
+                    self.first_hit_of(&rays.at(i), radius.get(i), range.get(i), &mut stack)
+                })
+                .collect()
+        };
+        let mut scatter = |part: &[u64], hits: Vec<Option<FirstHit>>| {
+            for (&key, hit) in part.iter().zip(hits) {
+                out[key as u32 as usize] = hit;
             }
         };
         #[cfg(feature = "rayon")]
         if parallel {
             use rayon::prelude::*;
-            out.par_chunks_mut(RAY_BLOCK)
-                .enumerate()
-                .for_each(|(k, hits)| block(k * RAY_BLOCK, hits));
+            let parts: Vec<Vec<Option<FirstHit>>> =
+                order.par_chunks(RAY_BLOCK).map(block).collect();
+            for (part, hits) in order.chunks(RAY_BLOCK).zip(parts) {
+                scatter(part, hits);
+            }
             return Ok(());
         }
         let _ = parallel;
-        block(0, out);
+        scatter(&order, block(&order));
         Ok(())
     }
 

@@ -1,0 +1,147 @@
+//! The sight-ray part of `segbatch bench --scenes`: a game's AI casting thick sight rays
+//! against static level geometry every frame.
+//!
+//! 20K rays of radius 0.3 from eye height on a 250 x 250 city floor, against 100K walls
+//! (dense) and 10K walls (sparse), ranges 10 and 50. segbatch ([`SegmentIndex`], built
+//! once; `first_hits_into` reusing its output) against parry3d's `Bvh::cast_ray` over the
+//! walls as capsules of the same radius (`ray_peer`, the leanest user code), one thread
+//! each, then segbatch on two. Rounds are interleaved (segbatch, parry, segbatch, ...) and
+//! the medians reported, so both see the same machine load. Before timing, every ray's
+//! wall is checked against parry's (ties at the same parameter may go either way) and a
+//! sample of rays against brute force over [`reference::first_hit`], bit for bit.
+
+use std::io::Write;
+use std::time::Instant;
+
+use segbatch::{FirstHit, Segment, SegmentIndex, Segments, reference};
+use segbatch_testkit::sets::{rays, walls};
+
+use super::CliError;
+use super::bench::BenchArgs;
+use super::ray_peer::ParryWalls;
+
+/// The floor's side.
+const SIDE: f32 = 250.0;
+/// The agents' radius.
+const RADIUS: f32 = 0.3;
+
+/// Median of `xs` (not empty).
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn brute(walls: &[Segment], ray: &Segment, range: f32) -> Option<FirstHit> {
+    let mut best: Option<FirstHit> = None;
+    for (j, w) in walls.iter().enumerate() {
+        if let Some(mut h) = reference::first_hit(ray, RADIUS, range, w) {
+            h.index = j as u32;
+            if best.is_none_or(|b| (h.u, h.index) < (b.u, b.index)) {
+                best = Some(h);
+            }
+        }
+    }
+    best
+}
+
+/// Runs the sight-ray scenes and prints their table.
+pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let rounds = if args.quick { 3 } else { 7 };
+    let n_rays = 20_000;
+    let sight = rays(n_rays, SIDE, args.seed ^ 2);
+    let ray_set = Segments::from(&sight);
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .map_err(|e| CliError::failed(format!("cannot start the threads: {e}")))?;
+    writeln!(
+        out,
+        "sight rays: 20K thick rays (radius {RADIUS}) on a {SIDE}x{SIDE} floor, first hit per \
+         ray; medians of {rounds} interleaved rounds"
+    )?;
+    writeln!(
+        out,
+        "{:<8} {:>7} {:>6} {:>13} {:>10} {:>8} {:>13} {:>11} {:>11}",
+        "walls",
+        "count",
+        "range",
+        "segbatch 1t",
+        "parry 1t",
+        "ratio",
+        "segbatch 2t",
+        "build ours",
+        "build parry"
+    )?;
+    for (name, n_walls) in [("dense", 100_000), ("sparse", 10_000)] {
+        let wall_list = walls(n_walls, SIDE, args.seed);
+        let t = Instant::now();
+        let index = SegmentIndex::new(&Segments::from(&wall_list))
+            .map_err(|e| CliError::failed(format!("the index: {e}")))?;
+        let build_ours = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let peer = ParryWalls::new(&wall_list, RADIUS);
+        let build_parry = t.elapsed().as_secs_f64();
+        for range in [10.0f32, 50.0] {
+            let mut ours = Vec::new();
+            let mut theirs = Vec::new();
+            let first = |out: &mut Vec<Option<FirstHit>>| {
+                index
+                    .first_hits_into(&ray_set, RADIUS, range, out)
+                    .map_err(|e| CliError::failed(format!("first hits: {e}")))
+            };
+            first(&mut ours)?;
+            peer.cast(&sight, range, &mut theirs);
+            let differ = ours
+                .iter()
+                .zip(&theirs)
+                .filter(|(a, b)| match (a, b) {
+                    (Some(a), Some(b)) => a.index != b.0 && (a.u - b.1).abs() > 1e-4,
+                    (a, b) => a.is_some() != b.is_some(),
+                })
+                .count();
+            let sample_off = (0..n_rays)
+                .step_by(500)
+                .filter(|&k| ours[k] != brute(&wall_list, &sight[k], range))
+                .count();
+            if differ + sample_off > 0 {
+                return Err(CliError::failed(format!(
+                    "sight rays ({name}, range {range}): {differ} rays name another wall than \
+                     parry3d, {sample_off} sampled rays differ from brute force"
+                )));
+            }
+            let (mut t_ours, mut t_parry, mut t_two) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..rounds {
+                let t = Instant::now();
+                first(&mut ours)?;
+                t_ours.push(t.elapsed().as_secs_f64());
+                let t = Instant::now();
+                peer.cast(&sight, range, &mut theirs);
+                t_parry.push(t.elapsed().as_secs_f64());
+                let t = Instant::now();
+                two.install(|| index.par_first_hits_into(&ray_set, RADIUS, range, &mut ours))
+                    .map_err(|e| CliError::failed(format!("first hits: {e}")))?;
+                t_two.push(t.elapsed().as_secs_f64());
+            }
+            let (a, b, c) = (median(t_ours), median(t_parry), median(t_two));
+            writeln!(
+                out,
+                "{:<8} {:>7} {:>6} {:>10.1} ms {:>7.1} ms {:>7.2}x {:>10.1} ms {:>8.1} ms {:>8.1} ms",
+                name,
+                n_walls,
+                range,
+                a * 1e3,
+                b * 1e3,
+                b / a,
+                c * 1e3,
+                build_ours * 1e3,
+                build_parry * 1e3
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "ratio = parry3d Bvh::cast_ray time / SegmentIndex::first_hits_into time, one thread \
+         each; every ray's wall checked against parry3d, a sample against brute force."
+    )?;
+    Ok(())
+}
