@@ -447,3 +447,8 @@ pub use simd::{SIMD_LANES, SIMD_LANES64, SIMD_LEVEL, cpu_simd_level, simd_upgrad
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The examples of the library's tour (docs/library.md), run as doctests too.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+struct LibraryDoctests;

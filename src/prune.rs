@@ -984,11 +984,6 @@ impl<const D: usize> Grid<D> {
         &self.ids
     }
 
-    /// The cell edge: the length a query walks in one step.
-    pub(crate) fn cell_edge(&self) -> f64 {
-        self.cell
-    }
-
     /// Every candidate pair of big object `k` (in `0..big.len()`): with the objects in the
     /// cells, then with the big objects after it, handed to `emit` as positions (the big
     /// object's first).
