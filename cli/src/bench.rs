@@ -107,17 +107,13 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json"])]
     pub sets: bool,
 
-    /// Run the frame scenes instead: thick sight rays against dense and sparse walls vs
-    /// parry3d's Bvh::cast_ray; --quick and --seed apply
-    #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json", "sets"])]
-    pub scenes: bool,
-
     /// With --sets: also run the sort-and-sweep peer above 1M segments (minutes)
     #[arg(long, requires = "sets")]
     pub sweep_4m: bool,
 
-    /// Run the moving-scene workload instead (50K capsules, 60 frames, touching pairs and
-    /// contacts vs parry3d's refitted Bvh); --sizes (the first), --quick, --threads, --seed
+    /// Run the frame scenes instead: 50K moving capsules, 60 frames, touching pairs and
+    /// contacts vs parry3d's refitted Bvh; then thick sight rays against dense and sparse
+    /// walls vs parry3d's Bvh::cast_ray. --sizes (the capsules), --quick, --threads, --seed
     /// apply
     #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json", "sets"])]
     pub scenes: bool,
