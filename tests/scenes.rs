@@ -5,6 +5,10 @@
 //! rule of `capsule_contacts` against its scalar twin.
 //!
 //! Seeds: `PROPTEST_CASES` of them (default 16), each a run of frames.
+//!
+//! Every frame is also checked on the parallel form, so the file needs the `rayon` feature
+//! (on by default).
+#![cfg(feature = "rayon")]
 
 use segbatch::scenes::{Capsules, Frame, Report};
 use segbatch::*;
