@@ -306,10 +306,10 @@ const RAY_BLOCK: usize = 256;
 
 impl SegmentIndex {
     /// Builds the index over `set`, which it copies twice in its own orders (24 bytes a
-    /// segment each, beside the grid's 20 and the tree's nodes, about 32): results name members by
-    /// their index in `set`. Never panics: members with a NaN or infinite coordinate are
-    /// kept (they touch nothing), and a set too large in extent for the grid is indexed
-    /// without it.
+    /// segment each, beside the grid's 20 and the tree's nodes, about 32): results name
+    /// members by their index in `set`. Never panics: members with a NaN or infinite
+    /// coordinate are kept (they touch nothing), and a set too large in extent for the
+    /// grid is indexed without it.
     ///
     /// # Errors
     /// [`Error::TooManyObjects`] for more than `u32::MAX` segments.
