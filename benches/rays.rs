@@ -8,8 +8,8 @@
 //!   (`cli/src/ray_peer.rs`, shared with `segbatch bench --scenes`).
 //!
 //! Before timing, the setup checks that both find the same wall for every ray (or walls
-//! hit at the same parameter, a tie either may break), and that the index agrees bit for bit with brute
-//! force over [`reference::first_hit`] on a sample of rays.
+//! hit at the same parameter, a tie either may break), and that the index agrees bit for
+//! bit with brute force over [`reference::first_hit`] on a sample of rays.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use segbatch::{FirstHit, Segment, SegmentIndex, Segments, reference};

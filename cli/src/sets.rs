@@ -132,10 +132,11 @@ A ray is p0 (its origin) and p1 (p1 - p0 is its direction), in the 3D segment
 formats. A sphere of radius R moves along it from u = 0 to u = L (u in units of
 the direction's length: with unit directions, a distance); the first hit is the
 smallest u at which the sphere touches a wall (lowest wall index among equals)
-and the contact point on the wall. R = 0 gives the first crossing. The walls are
-indexed once (a uniform grid) and each ray walks the cells along its path,
-stopping at its first hit: the results are exactly those of the brute-force
-minimum of reference::first_hit over every wall.
+and the contact point on the wall. R = 0 gives the first crossing; L = inf a ray
+without end. The walls are indexed once (an eight-wide box tree) and each ray
+visits the boxes along its path nearest first, stopping at its first hit: the
+results are exactly those of the brute-force minimum of reference::first_hit
+over every wall.
 
 Input: WALLS and RAYS, 6 numbers per segment, p0 then p1 (x, y, z each), as CSV
 (optional header row), .npy float32 (N, 6) or (N, 2, 3), or raw little-endian
@@ -156,9 +157,9 @@ Examples:
 
 fn parse_range(text: &str) -> Result<f32, String> {
     match text.trim().parse::<f32>() {
-        Ok(l) if l.is_finite() && l >= 0.0 => Ok(l),
+        Ok(l) if l >= 0.0 => Ok(l),
         _ => Err(format!(
-            "the range must be a finite number >= 0, got {text}"
+            "the range must be a number >= 0 (inf for no limit), got {text}"
         )),
     }
 }

@@ -545,11 +545,11 @@ fn raycast_matches_brute_force_first_hits() {
         run.stderr
     );
     assert!(run.stdout.is_empty());
-    let run = segbatch(&["raycast", s(&fw), s(&fr), "--radius", "1", "--range", "inf"]);
+    let run = segbatch(&["raycast", s(&fw), s(&fr), "--radius", "1", "--range", "nan"]);
     assert_eq!(run.code, 2);
     assert!(
         run.stderr
-            .contains("the range must be a finite number >= 0"),
+            .contains("the range must be a number >= 0 (inf for no limit)"),
         "{}",
         run.stderr
     );

@@ -7,7 +7,7 @@
 //! the pairs within a radius (the same grid the set queries prune with, so the lists agree
 //! bit for bit), and the eight-wide tree of [`super::bvh8`] for first hits, a
 //! nearest-first search whose cost follows the walls around a ray's path rather than the
-//! cells it crosses (its module docs say why and what it replaced). A set whose extent is
+//! cells it crosses (its module docs say why). A set whose extent is
 //! too large for the grid's cell keys (walls spanning `±f32::MAX`) is indexed without the
 //! grid: its pair queries compare every query with every member.
 //!
@@ -306,10 +306,10 @@ const RAY_BLOCK: usize = 256;
 
 impl SegmentIndex {
     /// Builds the index over `set`, which it copies twice in its own orders (24 bytes a
-    /// segment each, beside the grid's 20 and the tree's 30): results name members by
-    /// their index in `set`. Never panics: members with a NaN or infinite coordinate are
-    /// kept (they touch nothing), and a set too large in extent for the grid is indexed
-    /// without it.
+    /// segment each, beside the grid's 20 and the tree's nodes, about 32): results name
+    /// members by their index in `set`. Never panics: members with a NaN or infinite
+    /// coordinate are kept (they touch nothing), and a set too large in extent for the
+    /// grid is indexed without it.
     ///
     /// # Errors
     /// [`Error::TooManyObjects`] for more than `u32::MAX` segments.
