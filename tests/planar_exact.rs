@@ -191,8 +191,8 @@ fn collinear_touch_far_away_is_a_one_point_overlap() {
     let x = reference::intersect2(&a, &b);
     assert_eq!(x.kind, Crossing::Overlap, "{x:?}");
     assert_eq!((x.s, x.s_end, x.t, x.t_end), (1.0, 1.0, 0.0, 0.0));
-    // Moved off the line by one ulp: apart.
-    let b = Segment2::new([4_000_004.0, 1_000_002.125], [4_000_010.0, 1_000_005.125]);
+    // Moved off the line by half a unit: apart.
+    let b = Segment2::new([4_000_004.0, 1_000_002.5], [4_000_010.0, 1_000_005.5]);
     assert_eq!(reference::intersect2(&a, &b).kind, Crossing::Disjoint);
 }
 
