@@ -221,8 +221,8 @@ impl Bvh8 {
     }
 
     /// The slab-test set-up of `ray` grown by `radius`, or `None` when a direction
-    /// component is too small for the test (the caller decides such a ray against every
-    /// member). `ray` has finite coordinates.
+    /// component is too small for the test or the grown origin leaves f32's range (the
+    /// caller decides such a ray against every member). `ray` has finite coordinates.
     pub(crate) fn prepare(&self, ray: &Segment, radius: f32) -> Option<RayPrep> {
         let o = ray.p0.map(f64::from);
         let d: [f64; 3] = core::array::from_fn(|c| f64::from(ray.p1[c]) - o[c]);
@@ -247,6 +247,11 @@ impl Bvh8 {
         }
         let near: [f32; 3] = core::array::from_fn(|c| up(o[c] + g));
         let far: [f32; 3] = core::array::from_fn(|c| down(o[c] - g));
+        // A grown origin beyond f32's range (a radius near f32::MAX) cannot be tested this
+        // way either.
+        if !(len.is_finite() && near.iter().chain(&far).all(|x| x.is_finite())) {
+            return None;
+        }
         let pick = |c: usize, side: usize| if side == 0 { near[c] } else { far[c] };
         Some(RayPrep {
             entry_off: core::array::from_fn(|c| f32x8::splat(pick(c, entry[c]))),

@@ -23,10 +23,11 @@
 use super::bvh8::Bvh8;
 use super::closest::{ClosestBatch, Outputs};
 use super::indexed::closest_points_indexed_into;
+use super::sets::within_wide;
 use super::{Hit, radius2};
 use crate::batch::{Error, Segments, SegmentsView, check_len, check_u32};
 use crate::prune::{Grid, Layout, rows_to_batch, sphere};
-use crate::segment::{Options, Segment};
+use crate::segment::{Flags, Options, Segment};
 
 /// The first member a thick ray touches ([`SegmentIndex::first_hits`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -586,7 +587,7 @@ impl SegmentIndex {
             let outputs = Outputs {
                 params: true,
                 points: false,
-                flags: false,
+                flags: true,
             };
             closest_points_indexed_into(
                 queries,
@@ -597,9 +598,20 @@ impl SegmentIndex {
                 &mut closest,
             )
             .expect("candidates name queries and members");
-            let (d, s, t) = (closest.dist2(), closest.s(), closest.t());
+            let (d, s, t, flags) = (closest.dist2(), closest.s(), closest.t(), closest.flags());
+            // The set queries' rule: a squared distance that left f32's range is decided in
+            // f64 (`within_radius`).
+            let within = |c: usize| {
+                if flags[c].contains(Flags::DIST2_OUT_OF_RANGE) {
+                    let (i, pos) = candidates[c];
+                    let member = self.sorted.get(pos as usize).expect("a member's position");
+                    within_wide(&queries.at(i as usize), &member, s[c], t[c], radius)
+                } else {
+                    d[c] <= r2
+                }
+            };
             (0..candidates.len())
-                .filter(|&c| d[c] <= r2)
+                .filter(|&c| within(c))
                 .map(|c| Hit {
                     i: candidates[c].0 as usize,
                     j: ids[candidates[c].1 as usize] as usize,

@@ -593,10 +593,7 @@ fn check_sets(case: &SetCase) -> Result<(), String> {
     let key = |h: &CrossHit| (h.i, h.j, h.s.to_bits(), h.kind);
     let flat = Segments2::from(&flat[..]);
     let got: Vec<_> = crossing_pairs(&flat).iter().map(key).collect();
-    // At the extreme scales `intersect2`'s own products over- or underflow (it reports
-    // pieces 1e30 apart as touching), so brute force over it is no reference there: the
-    // streamed and collected forms are still checked against each other.
-    if !case.extreme && got != want {
+    if got != want {
         return Err(format!("crossing_pairs: {got:?}\n brute force {want:?}"));
     }
     let mut streamed = Vec::new();
