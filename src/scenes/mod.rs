@@ -96,7 +96,7 @@ impl Frame {
 
     /// With [`Report::CONTACTS`]: the contacts of the touching pairs, in the order of
     /// [`pairs`](Frame::pairs), one or two a pair (see
-    /// [`CapsuleContact`](crate::CapsuleContact)); `pair` is the position in `pairs()`,
+    /// [`CapsuleContact`]); `pair` is the position in `pairs()`,
     /// B is object `j` (the normal points from `j` towards `i`). Empty otherwise.
     #[must_use]
     pub fn contacts(&self) -> &[CapsuleContact] {
