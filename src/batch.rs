@@ -21,42 +21,13 @@
 //! the padding after its end; the kernel then copies that one partial group into a padded
 //! stack buffer.
 
+use crate::columns::len_methods;
 use crate::columns::{Cell, Column};
+pub use crate::columns::{LANES, padded_len};
 use crate::segment::{Segment, Segment64};
 use bytemuck::Pod;
 use core::marker::PhantomData;
 use core::ops::{Bound, RangeBounds};
-
-/// Pairs processed at once by the kernel (the width of `wide::f32x8`).
-pub const LANES: usize = 8;
-
-/// `len()` and `is_empty()` of a collection with a `len` field (`$what` names its items in
-/// the docs).
-macro_rules! len_methods {
-    ($what:literal) => {
-        #[doc = concat!("Number of ", $what, ".")]
-        #[inline]
-        #[must_use]
-        pub fn len(&self) -> usize {
-            self.len
-        }
-
-        #[doc = concat!("True when there are no ", $what, ".")]
-        #[inline]
-        #[must_use]
-        pub fn is_empty(&self) -> bool {
-            self.len == 0
-        }
-    };
-}
-pub(crate) use len_methods;
-
-/// `n` rounded up to a multiple of [`LANES`].
-#[inline]
-#[must_use]
-pub const fn padded_len(n: usize) -> usize {
-    n.div_ceil(LANES) * LANES
-}
 
 /// What can go wrong with a call's inputs: the one error type of the crate.
 ///

@@ -12,8 +12,38 @@
 //! `iter`, the sizing used by the queries, and the view of its columns as groups that the
 //! driver stores into (`…Out`, split in two for a tail or for threads).
 
-use crate::batch::LANES;
 use wide::{f32x8, f64x4};
+
+/// Pairs processed at once by the kernel (the width of `wide::f32x8`).
+pub const LANES: usize = 8;
+
+/// `n` rounded up to a multiple of [`LANES`].
+#[inline]
+#[must_use]
+pub const fn padded_len(n: usize) -> usize {
+    n.div_ceil(LANES) * LANES
+}
+
+/// `len()` and `is_empty()` of a collection with a `len` field (`$what` names its items in
+/// the docs).
+macro_rules! len_methods {
+    ($what:literal) => {
+        #[doc = concat!("Number of ", $what, ".")]
+        #[inline]
+        #[must_use]
+        pub fn len(&self) -> usize {
+            self.len
+        }
+
+        #[doc = concat!("True when there are no ", $what, ".")]
+        #[inline]
+        #[must_use]
+        pub fn is_empty(&self) -> bool {
+            self.len == 0
+        }
+    };
+}
+pub(crate) use len_methods;
 
 /// A value a column can hold, with how `LANES` of them are grouped in storage: `f32` and
 /// `f64` coordinates and results, one-byte flags and kinds.
@@ -55,8 +85,8 @@ impl Cell for f32 {
 macro_rules! byte_cell {
     ($($t:ty = $missing:expr),* $(,)?) => {$(
         impl crate::columns::Cell for $t {
-            type Group = [$t; crate::batch::LANES];
-            const ZERO_GROUP: Self::Group = [$missing; crate::batch::LANES];
+            type Group = [$t; crate::columns::LANES];
+            const ZERO_GROUP: Self::Group = [$missing; crate::columns::LANES];
             const MISSING: $t = $missing;
             fn cells(groups: &[Self::Group]) -> &[$t] {
                 groups.as_flattened()
@@ -64,7 +94,7 @@ macro_rules! byte_cell {
             fn cells_mut(groups: &mut [Self::Group]) -> &mut [$t] {
                 groups.as_flattened_mut()
             }
-            fn groups_mut(groups: &mut [Self::Group]) -> &mut [[$t; crate::batch::LANES]] {
+            fn groups_mut(groups: &mut [Self::Group]) -> &mut [[$t; crate::columns::LANES]] {
                 groups
             }
         }
@@ -263,7 +293,7 @@ macro_rules! result_batch {
     ) => {
         crate::columns::result_batch! {
             $(#[$meta])*
-            pub struct $batch($item) stored as $out in groups of (crate::batch::LANES) {
+            pub struct $batch($item) stored as $out in groups of (crate::columns::LANES) {
                 columns { $( $(#[$cmeta])* $col: $ty, )* }
                 points(f32) { $( $(#[$pmeta])* $pcol: $dim, )* }
             }
@@ -291,7 +321,7 @@ macro_rules! result_batch {
                 Self::default()
             }
 
-            crate::batch::len_methods!("results");
+            crate::columns::len_methods!("results");
 
             $(
                 $(#[$cmeta])*

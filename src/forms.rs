@@ -46,7 +46,7 @@ macro_rules! query_forms {
             $($arg: $ty,)*
             $($opt: $oty,)*
             out: &mut $out,
-        ) -> Result<(), crate::Error> {
+        ) -> Result<(), crate::batch::Error> {
             $run($($arg,)* $($opt,)* false, out)
         }
 
@@ -72,7 +72,7 @@ macro_rules! query_forms {
             $($arg: $ty,)*
             $($opt: $oty,)*
             out: &mut $out,
-        ) -> Result<(), crate::Error> {
+        ) -> Result<(), crate::batch::Error> {
             $run($($arg,)* $($opt,)* true, out)
         }
     };
@@ -90,7 +90,7 @@ macro_rules! stream_forms {
             -> sink(&[$hit:ty]) = $run:path;
     ) => {
         $(#[$doc])*
-        pub fn $name<$($lt),*>($($arg: $ty,)* mut sink: impl FnMut(&[$hit])) -> Result<(), crate::Error> {
+        pub fn $name<$($lt),*>($($arg: $ty,)* mut sink: impl FnMut(&[$hit])) -> Result<(), crate::batch::Error> {
             $run($($arg,)* false, &mut sink)
         }
 
@@ -104,7 +104,7 @@ macro_rules! stream_forms {
         /// # Errors
         #[doc = concat!("As [`", stringify!($name), "`].")]
         #[cfg(feature = "rayon")]
-        pub fn $par<$($lt),*>($($arg: $ty,)* mut sink: impl FnMut(&[$hit])) -> Result<(), crate::Error> {
+        pub fn $par<$($lt),*>($($arg: $ty,)* mut sink: impl FnMut(&[$hit])) -> Result<(), crate::batch::Error> {
             $run($($arg,)* true, &mut sink)
         }
     };

@@ -37,7 +37,7 @@
 //! ```
 
 #[cfg(any(feature = "glam033", feature = "glam034", feature = "mint"))]
-use crate::{Segment, Segment2, Segments, Segments2};
+use crate::{batch::Segments, planar::Segment2, planar::Segments2, segment::Segment};
 
 /// The rows of `D` columns as points of any type that converts from `[f32; D]`: read a
 /// result's point columns (`point_a()`, `point_b()`) as `glam::Vec3`, `mint::Point3<f32>`,

@@ -70,8 +70,8 @@
 
 use crate::driver::Halves;
 use crate::lanes::{Lane, V3, clamp8, cross8, dot8, halves, sub8};
+use crate::real::FUSED_MUL_ADD;
 use crate::real::Real;
-use crate::reference::FUSED_MUL_ADD;
 use crate::segment::{Flags, Params};
 use wide::{f32x8, f32x16};
 
@@ -752,7 +752,7 @@ fn finish<L: Lane>(
 mod f64_lanes {
     use super::{Lanes, Splat, closest8};
     use crate::lanes::{Lane, V3};
-    use crate::reference::{Ends, Solved, closest_pair};
+    use crate::scalar::{Ends, Solved, closest_pair};
     use crate::segment::{Extent, Flags, Options};
     use crate::test_mix::Mix;
     use wide::{f64x4, f64x8};

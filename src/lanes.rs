@@ -12,7 +12,7 @@
 //! return). Turning them into stored bytes goes through `movmskps` ([`mask_bytes`]), one
 //! instruction and one multiplication where converting lane by lane costs some fifty.
 
-use crate::batch::LANES;
+use crate::columns::LANES;
 use crate::real::Real;
 use bytemuck::Pod;
 use wide::{f32x8, f32x16, f64x4, f64x8, i32x8, i32x16, u8x32, u32x8, u32x16, u64x4, u64x8};
@@ -468,3 +468,14 @@ pub(crate) fn mask_to<T: Pod>(mask: f32x8, value: u8) -> [T; LANES] {
 pub(crate) fn mask_bools(mask: f32x8) -> [bool; LANES] {
     mask_bytes(mask).to_le_bytes().map(|b| b != 0)
 }
+
+/// The lane type of the `f64` queries, chosen by the build: `wide::f64x8` (one AVX-512
+/// register) when the build has `avx512f`, else `wide::f64x4` (one AVX2 register, or two
+/// SSE2 halves; an `f64x8` there is two `f64x4` with twice the register pressure).
+#[cfg(target_feature = "avx512f")]
+pub(crate) type F64Lanes = wide::f64x8;
+/// The lane type of the `f64` queries, chosen by the build: `wide::f64x8` (one AVX-512
+/// register) when the build has `avx512f`, else `wide::f64x4` (one AVX2 register, or two
+/// SSE2 halves; an `f64x8` there is two `f64x4` with twice the register pressure).
+#[cfg(not(target_feature = "avx512f"))]
+pub(crate) type F64Lanes = wide::f64x4;

@@ -357,91 +357,27 @@ mod interop;
 mod kernel;
 mod lanes;
 pub mod motion;
+pub mod pairs;
+pub mod planar;
 mod prune;
-mod query;
 mod real;
 pub mod reference;
+mod scalar;
 pub mod scenes;
-mod seg2d;
 mod segment;
-mod simd;
+pub mod sets;
+pub mod simd;
 #[cfg(test)]
 mod test_mix;
 
-pub use batch::{Error, LANES, Segments, Segments64, Segments64View, SegmentsView, padded_len};
-pub use batch::{Record, Soa, SoaView};
-pub use driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
+pub use batch::{Error, Record, Segments, Segments64, Segments64View, SegmentsView, Soa, SoaView};
+pub use columns::LANES;
 pub use interop::rows;
-pub use prune::MAX_BLOCK_HITS;
-pub use query::{
-    CapsuleContact, MANIFOLD_SIN, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
-    capsules_touch_indexed_into, closest_points_indexed, closest_points_indexed_into,
-};
-pub use query::{
-    ClosestBatch, Hit, Outputs, PairMask, Radii, SharedEndpoints, TILE_A, TILE_B, capsules_touch,
-    capsules_touch_into, closest_points, closest_points_into, closest_points_one_to_many,
-    closest_points_one_to_many_into, dist2_matrix, dist2_matrix_into, pairs_within,
-    pairs_within_into, self_pairs_within, self_pairs_within_into,
-};
-pub use query::{
-    ClosestBatch64, Width, closest_points_width_into, closest_points64, closest_points64_into,
-    closest_points64_one_to_many, closest_points64_one_to_many_into,
-};
-pub use query::{
-    ClosestSlices, closest_points_rows, closest_points_rows_into, closest_points_rows_to_slices,
-    closest_points_to_slices,
-};
-pub use query::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
-pub use query::{FirstHit, PerRay, SegmentIndex};
-pub use query::{
-    Hit64, pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
-};
-pub use query::{
-    PairHit, count_non_finite, for_each_pair_within, for_each_self_pair_within, within_radius,
-};
-#[cfg(feature = "rayon")]
-pub use query::{
-    par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
-    par_capsules_touch_indexed_into, par_closest_points_indexed, par_closest_points_indexed_into,
-};
-#[cfg(feature = "rayon")]
-pub use query::{
-    par_capsules_touch, par_capsules_touch_into, par_closest_points, par_closest_points_into,
-    par_closest_points_one_to_many, par_closest_points_one_to_many_into, par_dist2_matrix,
-    par_dist2_matrix_into, par_pairs_within, par_pairs_within_into, par_self_pairs_within,
-    par_self_pairs_within_into,
-};
-#[cfg(feature = "rayon")]
-pub use query::{
-    par_closest_points_rows, par_closest_points_rows_into, par_closest_points_rows_to_slices,
-    par_closest_points_to_slices,
-};
-#[cfg(feature = "rayon")]
-pub use query::{
-    par_closest_points64, par_closest_points64_into, par_closest_points64_one_to_many,
-    par_closest_points64_one_to_many_into,
-};
-#[cfg(feature = "rayon")]
-pub use query::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
-#[cfg(feature = "rayon")]
-pub use query::{par_for_each_pair_within, par_for_each_self_pair_within};
-#[cfg(feature = "rayon")]
-pub use query::{
-    par_pairs_within64, par_pairs_within64_into, par_self_pairs_within64,
-    par_self_pairs_within64_into,
-};
-pub use seg2d::{
-    Crossing, Intersection2, Intersections2, Segment2, Segments2, Segments2View, intersect2,
-    intersect2_indexed, intersect2_indexed_into, intersect2_into,
-};
-#[cfg(feature = "rayon")]
-pub use seg2d::{
-    par_intersect2, par_intersect2_indexed, par_intersect2_indexed_into, par_intersect2_into,
-};
+pub use pairs::{ClosestBatch, Outputs, closest_points};
 pub use segment::{
     Closest, Closest64, Extent, Flags, Options, ParseExtentError, Segment, Segment64, Tolerance,
 };
-pub use simd::{SIMD_LANES, SIMD_LANES64, SIMD_LEVEL, cpu_simd_level, simd_upgrade};
+pub use sets::SegmentIndex;
 
 /// The README's examples, compiled and run as doctests so they cannot go stale.
 #[cfg(doctest)]

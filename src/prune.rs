@@ -72,8 +72,8 @@
 //! cost a pass over the others each. Objects with a NaN or infinite coordinate have no
 //! sphere: they are never within any radius and are left out of the grid.
 
-use crate::LANES;
 use crate::batch::{Error, Record, Soa, padded_len};
+use crate::columns::LANES;
 use crate::driver::Row;
 use core::ops::Range;
 use wide::{f32x8, u32x8};
@@ -455,7 +455,7 @@ fn fill_each<T: Send>(out: &mut [T], parallel: bool, value: impl Fn(usize) -> T 
 /// many.
 fn sort_keys(keyed: &mut [(u64, u64)], parallel: bool) {
     #[cfg(feature = "rayon")]
-    if parallel && keyed.len() >= crate::PAR_MIN_PAIRS {
+    if parallel && keyed.len() >= crate::driver::PAR_MIN_PAIRS {
         use rayon::slice::ParallelSliceMut;
         keyed.par_sort_unstable();
         return;
@@ -1661,7 +1661,7 @@ mod tests {
 
     #[test]
     fn keys_round_trip() {
-        let stick = crate::Segment::new([0.0; 3], [1.0, 0.0, 0.0]);
+        let stick = crate::segment::Segment::new([0.0; 3], [1.0, 0.0, 0.0]);
         let (g, _) = Grid::<3>::build(1, |_| stick, 1.0, Layout::Cubes, false).unwrap();
         let c = [5, 7, 9];
         assert_eq!(Grid::<3>::coords(g.key(c)), c);

@@ -119,7 +119,7 @@ real!(f64, u64, 52, 1023, 0x7ff, 640, 134_217_729.0);
 
 #[cfg(test)]
 mod tests {
-    use super::Real;
+    use crate::real::Real;
 
     #[test]
     fn constants() {
@@ -151,4 +151,145 @@ mod tests {
             }
         }
     }
+}
+
+/// True when this build fuses multiply-adds in the kernel (`wide` uses `vfmadd` with the
+/// `fma` target feature, and NEON's fused multiply-add on aarch64); the reference then fuses
+/// the same operations, so both round identically.
+pub const FUSED_MUL_ADD: bool = cfg!(any(
+    target_feature = "fma",
+    all(target_arch = "aarch64", target_feature = "neon")
+));
+
+// Scalar twins of the `wide` operations the kernel uses, so both round identically.
+
+/// `x·y + z`, fused exactly when the kernel's `mul_add` is.
+#[inline(always)]
+pub(crate) fn fma<F: Real>(x: F, y: F, z: F) -> F {
+    if FUSED_MUL_ADD {
+        x.mul_add(y, z)
+    } else {
+        x * y + z
+    }
+}
+
+/// `x·y - z` (the kernel's `mul_sub`).
+#[inline(always)]
+pub(crate) fn fms<F: Real>(x: F, y: F, z: F) -> F {
+    if FUSED_MUL_ADD {
+        x.mul_add(y, -z)
+    } else {
+        x * y - z
+    }
+}
+
+/// `z - x·y` (the kernel's `mul_neg_add`).
+#[inline(always)]
+pub(crate) fn fnma<F: Real>(x: F, y: F, z: F) -> F {
+    if FUSED_MUL_ADD {
+        (-x).mul_add(y, z)
+    } else {
+        z - x * y
+    }
+}
+
+/// `x > y ? x : y`, the x86 `maxps` rule the kernel's `fast_max` follows (never sees NaN
+/// here: non-finite pairs have returned already).
+#[inline(always)]
+pub(crate) fn max_ps<F: Real>(x: F, y: F) -> F {
+    if x > y { x } else { y }
+}
+
+/// `x < y ? x : y`, the x86 `minps` rule (see [`max_ps`]).
+#[inline(always)]
+pub(crate) fn min_ps<F: Real>(x: F, y: F) -> F {
+    if x < y { x } else { y }
+}
+
+/// Clamp to `[lo, hi]` as the kernel does: `max(lo, min(hi, x))`.
+#[inline(always)]
+pub(crate) fn clamp<F: Real>(x: F, lo: F, hi: F) -> F {
+    max_ps(lo, min_ps(hi, x))
+}
+
+#[inline(always)]
+pub(crate) fn sub<F: Real>(u: [F; 3], v: [F; 3]) -> [F; 3] {
+    [u[0] - v[0], u[1] - v[1], u[2] - v[2]]
+}
+
+/// `u·v` as `fma(u.x, v.x, fma(u.y, v.y, u.z·v.z))`.
+#[inline(always)]
+pub(crate) fn dot<F: Real>(u: [F; 3], v: [F; 3]) -> F {
+    fma(u[0], v[0], fma(u[1], v[1], u[2] * v[2]))
+}
+
+/// `x·y - z·w` accurate to about one ulp of the *result*, however much the products cancel.
+///
+/// With fused multiply-add this is Kahan's algorithm: `p = z·w` rounded, `err = z·w - p`
+/// exactly (one fused operation), `f = x·y - p` rounded once, result `f - err`. Without it,
+/// both products are split exactly (Dekker's two-product with Veltkamp's splitting) and the
+/// result is `(p1 - p2) + (e1 - e2)`.
+#[inline(always)]
+pub(crate) fn diff_of_products<F: Real>(x: F, y: F, z: F, w: F) -> F {
+    if FUSED_MUL_ADD {
+        let p = z * w;
+        let err = fms(z, w, p);
+        let f = fms(x, y, p);
+        f - err
+    } else {
+        let (p1, e1) = two_product(x, y);
+        let (p2, e2) = two_product(z, w);
+        (p1 - p2) + (e1 - e2)
+    }
+}
+
+/// Dekker's exact product without FMA: `x·y = p + e` exactly (barring over/underflow).
+#[inline(always)]
+fn two_product<F: Real>(x: F, y: F) -> (F, F) {
+    let p = x * y;
+    let (xh, xl) = split(x);
+    let (yh, yl) = split(y);
+    let e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+    (p, e)
+}
+
+/// Veltkamp's splitting of a float into two halves (12 bits each in `f32`, 26 and 27 in `f64`), `x = hi + lo` exactly.
+#[inline(always)]
+fn split<F: Real>(x: F) -> (F, F) {
+    let c = F::SPLITTER * x; // 2^12 + 1
+    let hi = c - (c - x);
+    (hi, x - hi)
+}
+
+/// `u × v` with each component from [`diff_of_products`]: accurate to about an ulp of
+/// itself even when `u` and `v` are parallel to within a few ulps, which is what keeps the
+/// direction of `n = dA × dB` (and so Goldman's `s`) meaningful near parallel.
+#[inline(always)]
+pub(crate) fn cross_accurate<F: Real>(u: [F; 3], v: [F; 3]) -> [F; 3] {
+    [
+        diff_of_products(u[1], v[2], u[2], v[1]),
+        diff_of_products(u[2], v[0], u[0], v[2]),
+        diff_of_products(u[0], v[1], u[1], v[0]),
+    ]
+}
+
+/// `u × v`, each component one product minus one fused product.
+#[inline(always)]
+pub(crate) fn cross<F: Real>(u: [F; 3], v: [F; 3]) -> [F; 3] {
+    [
+        fms(u[1], v[2], u[2] * v[1]),
+        fms(u[2], v[0], u[0] * v[2]),
+        fms(u[0], v[1], u[1] * v[0]),
+    ]
+}
+
+#[inline(always)]
+pub(crate) fn sub3<F: Real>(u: [F; 3], v: [F; 3]) -> [F; 3] {
+    [u[0] - v[0], u[1] - v[1], u[2] - v[2]]
+}
+
+/// Σ x·0 over `xs`, fused as the kernel: NaN exactly when some `x` is NaN or infinite.
+#[inline(always)]
+pub(crate) fn probe<F: Real>(xs: &[F]) -> bool {
+    xs.iter().fold(F::ZERO, |acc, &x| fma(x, F::ZERO, acc)) != F::ZERO
 }

@@ -32,8 +32,8 @@ pub const SIMD_LEVEL: &str = if cfg!(all(target_feature = "avx512f", target_feat
 };
 
 /// Pairs per vector in the closest-points kernel of this build: 16 with `avx512f`, else 8
-/// ([`Width::BUILD`](crate::Width::BUILD)).
-pub const SIMD_LANES: usize = crate::Width::BUILD.lanes();
+/// ([`Width::BUILD`](crate::pairs::Width::BUILD)).
+pub const SIMD_LANES: usize = crate::pairs::Width::BUILD.lanes();
 
 /// Pairs per vector in the `f64` closest-points kernel of this build
 /// ([`closest_points64`](crate::closest_points64) and the other `f64` queries): 8 with
@@ -43,7 +43,7 @@ pub const SIMD_LANES: usize = crate::Width::BUILD.lanes();
 /// ```
 /// assert_eq!(2 * segbatch::SIMD_LANES64, segbatch::SIMD_LANES);
 /// ```
-pub const SIMD_LANES64: usize = <crate::query::F64Lanes as crate::lanes::Lane>::WIDTH;
+pub const SIMD_LANES64: usize = <crate::lanes::F64Lanes as crate::lanes::Lane>::WIDTH;
 
 /// The best level (in the terms of [`SIMD_LEVEL`]) the running CPU supports, detected at
 /// run time. On targets without run-time detection this is [`SIMD_LEVEL`].

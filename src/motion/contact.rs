@@ -32,15 +32,15 @@
 //! | `if touching { 0 } else if hit_later { t_root } else { ∞ }` | nested `select` on `touching`, `hit_later` |
 //! | `c / if approaching { q } else { 1 }`       | `c / approaching.select(q, 1)`                        |
 
-use super::{MotionFlags, TracksView, Window, probe, sub3};
-use crate::LANES;
+use super::types::{MotionFlags, TracksView, Window};
 use crate::batch::{Error, SegmentsView, check_len};
+use crate::columns::LANES;
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
 use crate::forms::query_forms;
 use crate::lanes::{V3, bits8, bytes8, cross8, dot8, mask_bools, mask_to, probe8, sub8};
-use crate::query::Radii;
-use crate::reference::{cross, dot, fms, fnma, max_ps};
+use crate::pairs::Radii;
+use crate::real::{cross, dot, fms, fnma, max_ps, probe, sub3};
 use wide::{f32x8, u32x8};
 
 /// The first contact of one pair of moving spheres.

@@ -42,17 +42,16 @@
 //! | `if same_velocity { 0 } else { clamp(…) }`  | `same_velocity.select(0, clamp(-b / a_safe, …))`|
 //! | `if non_finite { return NON_FINITE }`       | outputs replaced by NaN in `non_finite` lanes   |
 
-use super::{
-    MotionFlags, MotionLane, MotionReal, Tracks64View, TracksView, Window, Window64, probe, sub3,
+use super::types::{
+    MotionFlags, MotionLane, MotionReal, Tracks64View, TracksView, Window, Window64,
 };
 use crate::batch::{Error, Segments64View, SegmentsView, check_len};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
 use crate::forms::query_forms;
-use crate::lanes::{Lane, V3, at8, clamp8, dot8, probe_lanes, sub8};
-use crate::query::F64Lanes;
+use crate::lanes::{F64Lanes, Lane, V3, at8, clamp8, dot8, probe_lanes, sub8};
 use crate::real::Real;
-use crate::reference::{clamp, dot, fma, max_ps};
+use crate::real::{clamp, dot, fma, max_ps, probe, sub3};
 use wide::f32x8;
 
 /// The closest point of approach of one pair.
@@ -373,7 +372,7 @@ result_batch! {
     /// [`cpa64_into`] and [`cpa_segments64_into`].
     ///
     /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-    pub struct CpaBatch64(Cpa64) stored as CpaOut64 in groups of (crate::SIMD_LANES64) {
+    pub struct CpaBatch64(Cpa64) stored as CpaOut64 in groups of (<F64Lanes as Lane>::WIDTH) {
         columns {
             /// Times of closest approach, exactly `len()` values.
             t: f64,
@@ -604,7 +603,7 @@ query_forms! {
     /// [`reference::cpa64`](crate::reference::cpa64), bit-identical to it).
     ///
     /// The kernel runs `f64x8` lanes when the build has `avx512f`, `f64x4` otherwise
-    /// ([`SIMD_LANES64`](crate::SIMD_LANES64)).
+    /// ([`SIMD_LANES64`](<F64Lanes as Lane>::WIDTH)).
     ///
     /// ```
     /// use segbatch::motion::{cpa64, Track64, Tracks64, Window64};
@@ -674,7 +673,7 @@ query_forms! {
 mod f64_widths {
     use super::{Approach, CpaKernel, CpaLanes, MotionLane, cpa_pair};
     use crate::driver::PairKernel;
-    use crate::motion::MotionFlags;
+    use crate::motion::types::MotionFlags;
     use crate::test_mix::Mix;
     use wide::{f64x4, f64x8};
 

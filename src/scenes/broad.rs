@@ -41,7 +41,7 @@
 //! dirty a frame, so the grid work follows what moved; a frame of teleports costs one
 //! build.
 
-use crate::Segments;
+use crate::batch::Segments;
 
 /// Padding of a box, as a fraction of its largest extent.
 pub const MARGIN: f32 = 0.25;

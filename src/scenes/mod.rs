@@ -51,10 +51,12 @@ mod broad;
 
 pub use broad::MARGIN;
 
+use crate::batch::Segments;
 use crate::batch::{Error, check_u32};
-use crate::query::{CapsuleContact, PairMask, Radii};
+use crate::pairs::{
+    CapsuleContact, PairMask, Radii, capsule_contacts_into, capsules_touch_indexed_into,
+};
 use crate::segment::{Options, Segment};
-use crate::{Segments, capsule_contacts_into, capsules_touch_indexed_into};
 use broad::Broad;
 
 bitflags::bitflags! {
@@ -398,7 +400,7 @@ fn contacts_into(
     let options = Options::SEGMENTS;
     #[cfg(feature = "rayon")]
     if parallel {
-        return crate::par_capsule_contacts_into(segs, segs, pairs, radii, &options, out);
+        return crate::pairs::par_capsule_contacts_into(segs, segs, pairs, radii, &options, out);
     }
     let _ = parallel;
     capsule_contacts_into(segs, segs, pairs, radii, &options, out)
@@ -415,7 +417,9 @@ fn touch_into(
     let options = Options::SEGMENTS;
     #[cfg(feature = "rayon")]
     if parallel {
-        return crate::par_capsules_touch_indexed_into(segs, segs, pairs, radii, &options, out);
+        return crate::pairs::par_capsules_touch_indexed_into(
+            segs, segs, pairs, radii, &options, out,
+        );
     }
     let _ = parallel;
     capsules_touch_indexed_into(segs, segs, pairs, radii, &options, out)

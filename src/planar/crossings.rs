@@ -11,10 +11,11 @@
 //! left out ([`count_non_finite`](crate::count_non_finite) counts them). The streamed form
 //! hands bounded blocks on, the collected one refuses an output it cannot allocate.
 
+use super::forms::{Intersections2, intersect2_indexed_into};
+use super::types::{Crossing, Segments2, Segments2View};
 use crate::batch::{Error, check_u32};
 use crate::forms::{query_forms, stream_forms};
 use crate::prune::{Grid, Kept, Layout, Narrow, Plan, rows_to_batch};
-use crate::seg2d::{Crossing, Intersections2, Segments2, Segments2View, intersect2_indexed_into};
 
 /// A pair of a 2D crossing set, 16 bytes: `set[i]` meets `set[j]` (`i < j`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

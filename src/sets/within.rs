@@ -25,20 +25,18 @@
 //! states the rule and which the brute-force tiles apply too). Members with a NaN or
 //! infinite coordinate are never within any radius; [`count_non_finite`] counts them.
 
-use super::closest::{ClosestBatch, Outputs};
-use super::indexed::closest_rows_into;
+use super::hits::{Hit, SharedEndpoints, radius2, spheres, within_wide};
 use super::many::Within;
-use super::{Hit, Side, radius2, spheres};
 use crate::batch::{Error, Record, SegmentsView, SoaView, check_u32};
 use crate::driver::Rows;
-use crate::forms::stream_forms;
+use crate::driver::Side;
+use crate::forms::{query_forms, stream_forms};
 use crate::kernel::Splat;
+use crate::pairs::{ClosestBatch, Outputs, closest_rows_into};
 use crate::prune::{BOUND_REL, Grid, Kept, Layout, Narrow, Plan, SphereColumns};
 use crate::segment::{Closest, Extent, Flags, Options, Segment};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
-
-use super::self_pairs::SharedEndpoints;
 
 /// A hit of the streaming set queries, 12 bytes: `a[i]` (or `set[i]`) within the radius
 /// of `b[j]` (or `set[j]`, `i < j`), at squared distance `dist2`.
@@ -118,22 +116,6 @@ pub fn within_radius(a: &Segment, b: &Segment, closest: &Closest, radius: f32) -
     } else {
         closest.dist2 <= radius * radius
     }
-}
-
-/// The `f64` decision of [`within_radius`] for a pair whose squared distance left `f32`'s
-/// range: `|a(s) - b(t)|² <= radius²`, all in `f64`.
-#[cold]
-pub(crate) fn within_wide(a: &Segment, b: &Segment, s: f32, t: f32, radius: f32) -> bool {
-    let at = |x: &Segment, u: f32| -> [f64; 3] {
-        core::array::from_fn(|k| {
-            let p0 = f64::from(x.p0[k]);
-            f64::from(u).mul_add(f64::from(x.p1[k]) - p0, p0)
-        })
-    };
-    let (c, d) = (at(a, s), at(b, t));
-    let d2: f64 = (0..3).map(|k| (c[k] - d[k]) * (c[k] - d[k])).sum();
-    let r = f64::from(radius);
-    d2 <= r * r
 }
 
 /// The number of records of `set` with a NaN or infinite coordinate.
@@ -430,7 +412,7 @@ pub(super) fn self_within(
 }
 
 /// All pairs of `a` and `b` within `radius`, sorted, into `out` (after the checks).
-pub(super) fn within(
+pub(super) fn within_sets(
     a: SegmentsView<'_>,
     b: SegmentsView<'_>,
     radius: f32,
@@ -571,4 +553,56 @@ stream_forms! {
     pub fn for_each_pair_within / par_for_each_pair_within
         <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: f32, options: &Options)
         -> sink(&[PairHit]) = each_pair;
+}
+
+query_forms! {
+    /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most
+    /// `radius²`, segment against segment, sorted by `(i, j)`.
+    ///
+    /// ```
+    /// use segbatch::{pairs_within, Segment, Segments};
+    /// let walls = Segments::from(&[
+    ///     Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0]),
+    ///     Segment::new([10.0, 0.0, 0.0], [10.0, 4.0, 0.0]),
+    /// ]);
+    /// let paths = Segments::from(&[Segment::new([0.5, 2.0, 0.0], [3.0, 2.0, 0.0])]);
+    /// let hits = pairs_within(&walls, &paths, 1.0);
+    /// assert_eq!(hits.len(), 1);
+    /// assert_eq!((hits[0].i, hits[0].j, hits[0].dist2), (0, 0, 0.25));
+    /// ```
+    pub fn pairs_within / pairs_within_into / par_pairs_within / par_pairs_within_into
+        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: f32)
+        with (options: &Options = &Options::SEGMENTS)
+        -> Vec<Hit> = within_forms;
+    /// The general form of [`pairs_within`]: extents and tolerance from `options`, the hits
+    /// written into `out` (cleared first, allocation reused). The parallel forms split the
+    /// pair space into rectangles of tiles above
+    /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair tests.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
+    /// empty: the streamed forms take any number of hits).
+    ///
+    /// ```
+    /// use segbatch::{pairs_within, par_pairs_within, Segment, Segments};
+    /// let a: Segments = (0..400).map(|k| Segment::new([k as f32, 0.0, 0.0], [k as f32, 1.0, 0.0])).collect();
+    /// let b: Segments = (0..700).map(|k| Segment::new([0.5 * k as f32, 0.5, 0.3], [0.5 * k as f32, 0.5, 1.3])).collect();
+    /// let hits = par_pairs_within(&a, &b, 0.6);
+    /// assert_eq!(hits, pairs_within(&a, &b, 0.6));
+    /// // a[k] meets b[2k-1], b[2k] and b[2k+1] where they exist: 2 + 349·3 + 1 pairs.
+    /// assert_eq!(hits.len(), 1050);
+    /// ```
+    into;
+}
+
+fn within_forms<'a, 'b>(
+    a: impl Into<SegmentsView<'a>>,
+    b: impl Into<SegmentsView<'b>>,
+    radius: f32,
+    options: &Options,
+    parallel: bool,
+    out: &mut Vec<Hit>,
+) -> Result<(), Error> {
+    within_sets(a.into(), b.into(), radius, options, parallel, out)
 }

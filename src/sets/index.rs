@@ -21,11 +21,9 @@
 //! overflow.
 
 use super::bvh8::Bvh8;
-use super::closest::{ClosestBatch, Outputs};
-use super::indexed::closest_points_indexed_into;
-use super::sets::within_wide;
-use super::{Hit, radius2};
+use super::hits::{Hit, radius2, within_wide};
 use crate::batch::{Error, Segments, SegmentsView, check_len, check_u32};
+use crate::pairs::{ClosestBatch, Outputs, closest_points_indexed_into};
 use crate::prune::{Grid, Layout, rows_to_batch, sphere};
 use crate::segment::{Flags, Options, Segment};
 
@@ -562,7 +560,13 @@ impl SegmentIndex {
         let grid = match &self.grid {
             Some(grid) if radius.is_finite() => grid,
             _ => {
-                crate::pairs_within_into(queries, &self.sorted, radius, &Options::SEGMENTS, out)?;
+                super::within::pairs_within_into(
+                    queries,
+                    &self.sorted,
+                    radius,
+                    &Options::SEGMENTS,
+                    out,
+                )?;
                 if let Some(grid) = &self.grid {
                     for h in out.iter_mut() {
                         h.j = grid.ids()[h.j] as usize;

@@ -56,15 +56,11 @@
 //! `Point` or an `Overlap`).
 //! There are no absolute epsilons: every tolerance is relative to the inputs' own scale.
 
-use crate::LANES;
-use crate::batch::{Error, Record, Soa, SoaView, check_len, check_pairs};
-use crate::columns::{GroupStore, SplitColumns, result_batch};
-use crate::driver::{self, Gathered, PairKernel, Rows};
-use crate::forms::query_forms;
+use super::types::{Crossing, Intersection2, Segment2};
+use crate::columns::LANES;
 use crate::lanes::{V2, bits8, bytes8, clamp8, cross2x8, dot2x8, mask_bytes, probe8, sub2x8};
-use crate::motion::{MotionFlags, probe};
-use crate::reference::{clamp, fma, fms, max_ps, min_ps};
-use bytemuck::{Pod, Zeroable};
+use crate::motion::types::MotionFlags;
+use crate::real::{clamp, fma, fms, max_ps, min_ps, probe};
 use wide::{f32x8, u32x8};
 
 /// The largest coordinate magnitude of a pair solved as given: products of four lengths
@@ -82,85 +78,6 @@ const PARALLEL_SIN: f32 = 2.0 * f32::EPSILON;
 /// Distance from B0 to A's line below which a parallel pair is flagged collinear, relative
 /// to the largest coordinate (a flag only: meeting is decided exactly).
 const ON_LINE_REL: f32 = 4.0 * f32::EPSILON;
-
-/// A 2D segment from `p0` to `p1` (four `f32`, [`Pod`]).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct Segment2 {
-    /// First end point (parameter 0).
-    pub p0: [f32; 2],
-    /// Second end point (parameter 1).
-    pub p1: [f32; 2],
-}
-
-impl Segment2 {
-    /// A segment from `p0` to `p1`.
-    #[inline]
-    #[must_use]
-    pub const fn new(p0: [f32; 2], p1: [f32; 2]) -> Self {
-        Segment2 { p0, p1 }
-    }
-
-    /// The point at parameter `u`: `p0 + u·(p1 - p0)`.
-    #[must_use]
-    pub fn at(&self, u: f32) -> [f32; 2] {
-        let d = sub2(self.p1, self.p0);
-        [fma(u, d[0], self.p0[0]), fma(u, d[1], self.p0[1])]
-    }
-}
-
-/// How two 2D segments meet.
-#[repr(u8)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Crossing {
-    /// They do not meet (also reported for non-finite input).
-    #[default]
-    Disjoint = 0,
-    /// They meet at one point.
-    Point = 1,
-    /// They are collinear and overlap along an interval (possibly a single point).
-    Overlap = 2,
-}
-
-/// The intersection (or closest points) of one pair of 2D segments.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Intersection2 {
-    /// How they meet.
-    pub kind: Crossing,
-    /// Parameter on A: of the crossing (`Point`), of the overlap's start (`Overlap`), of
-    /// the closest point (`Disjoint`).
-    pub s: f32,
-    /// Parameter on B of the same point.
-    pub t: f32,
-    /// End of the overlap on A (`Overlap`); equal to `s` otherwise.
-    pub s_end: f32,
-    /// Parameter on B of the overlap's end; equal to `t` otherwise.
-    pub t_end: f32,
-    /// `A0 + s·dA`.
-    pub point_a: [f32; 2],
-    /// `B0 + t·dB`.
-    pub point_b: [f32; 2],
-    /// The closest squared distance (0 or a rounding residue below `(4·ε·S)²` when they
-    /// meet).
-    pub dist2: f32,
-    /// Degenerate, parallel, collinear, non-finite.
-    pub flags: MotionFlags,
-}
-
-impl Intersection2 {
-    /// The result for a pair with a non-finite input.
-    pub const NON_FINITE: Intersection2 = Intersection2 {
-        kind: Crossing::Disjoint,
-        s: f32::NAN,
-        t: f32::NAN,
-        s_end: f32::NAN,
-        t_end: f32::NAN,
-        point_a: [f32::NAN; 2],
-        point_b: [f32::NAN; 2],
-        dist2: f32::NAN,
-        flags: MotionFlags::NON_FINITE,
-    };
-}
 
 // ---------------------------------------------------------------------------------------
 // Scalar reference.
@@ -362,7 +279,7 @@ fn solve2(a: &Segment2, b: &Segment2, (meet, exactly_collinear): (bool, bool)) -
 
 #[inline(always)]
 fn fnma2(x: f32, y: f32, z: f32) -> f32 {
-    crate::reference::fnma(x, y, z)
+    crate::real::fnma(x, y, z)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -370,15 +287,15 @@ fn fnma2(x: f32, y: f32, z: f32) -> f32 {
 
 /// Eight results as stored.
 pub(crate) struct Lanes2 {
-    kind: [Crossing; LANES],
-    s: f32x8,
-    t: f32x8,
-    s_end: f32x8,
-    t_end: f32x8,
-    point_a: V2,
-    point_b: V2,
-    dist2: f32x8,
-    flags: [MotionFlags; LANES],
+    pub(crate) kind: [Crossing; LANES],
+    pub(crate) s: f32x8,
+    pub(crate) t: f32x8,
+    pub(crate) s_end: f32x8,
+    pub(crate) t_end: f32x8,
+    pub(crate) point_a: V2,
+    pub(crate) point_b: V2,
+    pub(crate) dist2: f32x8,
+    pub(crate) flags: [MotionFlags; LANES],
 }
 
 /// What both paths compute first: differences, the non-finite mask, the dot products,
@@ -497,7 +414,7 @@ fn meet8_exact(open: f32x8, cross: f32x8, points: [V2; 4]) -> (f32x8, f32x8) {
 /// and the overlap interval is never used: the same results bit for bit, with three
 /// divisions instead of seven. Callers handle `None` out of line.
 #[inline(always)]
-fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes2> {
+pub(crate) fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes2> {
     let (zero, one) = (f32x8::ZERO, f32x8::ONE);
     let first = setup2(a0, a1, b0, b1);
     let Setup2 {
@@ -560,7 +477,7 @@ fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes2> {
 
 /// The twin of [`intersect2_pair`] for eight pairs.
 #[inline(always)]
-fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
+pub(crate) fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
     let zero = f32x8::ZERO;
     let one = f32x8::ONE;
     // 1. Non-finite, 2. degenerate (and what 3. needs).
@@ -754,205 +671,4 @@ fn range_lanes(lanes: Lanes2, out_of_range: f32x8, points: [V2; 4]) -> Lanes2 {
         dist2,
         flags,
     }
-}
-
-// ---------------------------------------------------------------------------------------
-// 2D batches.
-
-impl Record<4> for Segment2 {
-    const NAMES: [&'static str; 4] = ["x0", "y0", "x1", "y1"];
-}
-
-/// A batch of 2D segments as four `f32` columns (`x0, y0, x1, y1`), each padded with zeros
-/// to a multiple of [`LANES`]: 16 bytes a segment, where a 3D batch with `z = 0` would read
-/// 24. Built like [`Segments`](crate::Segments), with the same constructors.
-///
-/// ```
-/// use segbatch::{Segment2, Segments2};
-/// let mut b = Segments2::from(&[Segment2::new([0.0, 0.0], [1.0, 0.0])]);
-/// b.push(Segment2::new([2.0, 2.0], [3.0, 3.0]));
-/// assert_eq!(b.len(), 2);
-/// assert_eq!(b.get(1).map(|s| s.p1), Some([3.0, 3.0]));
-/// assert_eq!(b.columns()[1], &[0.0, 2.0]);
-/// ```
-pub type Segments2 = Soa<Segment2, 4>;
-
-/// A borrowed range of a [`Segments2`] batch (or of four caller-owned columns).
-pub type Segments2View<'a> = SoaView<'a, Segment2, 4>;
-
-crate::columns::byte_cell!(Crossing = Crossing::Disjoint);
-
-result_batch! {
-    /// Intersections (or closest points) for a batch of 2D pairs, stored as columns.
-    ///
-    /// Reuse one across calls to [`intersect2_into`]: buffers grow and are never shrunk.
-    pub struct Intersections2(Intersection2) stored as Out2 {
-        columns {
-            /// How each pair meets, exactly `len()` values.
-            kind: Crossing,
-            /// Parameters on A (see [`Intersection2::s`]), exactly `len()` values.
-            s: f32,
-            /// Parameters on B, exactly `len()` values.
-            t: f32,
-            /// Ends of the overlaps on A (equal to `s` unless `Overlap`).
-            s_end: f32,
-            /// Ends of the overlaps on B (equal to `t` unless `Overlap`).
-            t_end: f32,
-            /// Closest squared distances, exactly `len()` values.
-            dist2: f32,
-            /// Per-pair flags, exactly `len()` values.
-            flags: MotionFlags,
-        }
-        points {
-            /// Points on A, `[x, y]` columns of `len()` values.
-            point_a: 2,
-            /// Points on B, `[x, y]` columns of `len()` values.
-            point_b: 2,
-        }
-    }
-}
-
-impl GroupStore for Out2<'_> {
-    type Lanes = Lanes2;
-    #[inline(always)]
-    fn store(&mut self, g: usize, lanes: &Lanes2) {
-        self.kind[g] = lanes.kind;
-        self.s[g] = lanes.s.to_array();
-        self.t[g] = lanes.t.to_array();
-        self.s_end[g] = lanes.s_end.to_array();
-        self.t_end[g] = lanes.t_end.to_array();
-        self.dist2[g] = lanes.dist2.to_array();
-        self.point_a[0][g] = lanes.point_a.x.to_array();
-        self.point_a[1][g] = lanes.point_a.y.to_array();
-        self.point_b[0][g] = lanes.point_b.x.to_array();
-        self.point_b[1][g] = lanes.point_b.y.to_array();
-        self.flags[g] = lanes.flags;
-    }
-    #[inline(always)]
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        self.split_columns(mid)
-    }
-}
-
-/// 2D pairs: eight input columns (A's four, then B's).
-struct Intersect2;
-
-impl Intersect2 {
-    /// The four points of a group (columns `a0 a1 b0 b1`, x y each).
-    #[inline(always)]
-    fn points(c: &[f32x8; 8]) -> (V2, V2, V2, V2) {
-        let v = |k| V2::at_column(c, k);
-        (v(0), v(2), v(4), v(6))
-    }
-}
-
-impl PairKernel<8> for Intersect2 {
-    type Lanes = Lanes2;
-    #[inline(always)]
-    fn general(&self, load: impl Fn() -> [f32x8; 8]) -> Option<Lanes2> {
-        let (a0, a1, b0, b1) = Self::points(&load());
-        intersect8_general(a0, a1, b0, b1)
-    }
-    #[inline(always)]
-    fn masked(&self, x: [f32x8; 8]) -> Lanes2 {
-        let (a0, a1, b0, b1) = Self::points(&x);
-        intersect8(a0, a1, b0, b1)
-    }
-}
-
-fn run<'a, 'b>(
-    a: impl Into<Segments2View<'a>>,
-    b: impl Into<Segments2View<'b>>,
-    parallel: bool,
-    out: &mut Intersections2,
-) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
-    check_len("2D batches a and b", a.len(), b.len())?;
-    let n = a.len();
-    out.reset(n, |_| true);
-    let (ac, bc) = (a.raw_columns(), b.raw_columns());
-    let cols: [&[f32]; 8] = core::array::from_fn(|k| if k < 4 { ac[k] } else { bc[k - 4] });
-    driver::run_on(parallel, &Intersect2, cols, n, out.out());
-    Ok(())
-}
-
-query_forms! {
-    /// Intersection (or closest points) of `a[i]` and `b[i]` for every `i` (batched twin of
-    /// [`reference::intersect2`](crate::reference::intersect2), bit-identical to it).
-    ///
-    /// ```
-    /// use segbatch::{intersect2, Crossing, Segment2, Segments2};
-    /// let a = Segments2::from(&[
-    ///     Segment2::new([4.0, 7.0], [16.0, 3.0]),
-    ///     Segment2::new([0.0, 0.0], [2.0, 0.0]),
-    /// ]);
-    /// let b = Segments2::from(&[
-    ///     Segment2::new([1.0, 1.0], [17.0, 5.0]),
-    ///     Segment2::new([1.0, 0.0], [3.0, 0.0]), // collinear, overlapping on [1, 2]
-    /// ]);
-    /// let out = intersect2(&a, &b);
-    /// assert_eq!(out.kind(), &[Crossing::Point, Crossing::Overlap]);
-    /// assert_eq!(out.get(0).map(|x| x.point_a), Some([13.0, 4.0]));
-    /// assert_eq!((out.s()[1], out.s_end()[1]), (0.5, 1.0));
-    /// ```
-    pub fn intersect2 / intersect2_into / par_intersect2 / par_intersect2_into
-        <'a, 'b>(a: impl Into<Segments2View<'a>>, b: impl Into<Segments2View<'b>>)
-        with ()
-        -> Intersections2 = run;
-    /// [`intersect2`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
-    /// unchanged).
-    into;
-}
-
-fn run_indexed<'a, 'b, 'p>(
-    a: impl Into<Segments2View<'a>>,
-    b: impl Into<Segments2View<'b>>,
-    pairs: &'p [(u32, u32)],
-    parallel: bool,
-    out: &mut Intersections2,
-) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
-    check_pairs(pairs, a.len(), b.len())?;
-    let n = pairs.len();
-    out.reset(n, |_| true);
-    let rows = Rows::new(a.columns(), b.columns(), n);
-    let input = Gathered {
-        a: a.columns(),
-        b: b.columns(),
-        pairs,
-        rows: rows.as_ref().map(Rows::get),
-    };
-    driver::run_on(parallel, &Intersect2, input, n, out.out());
-    Ok(())
-}
-
-query_forms! {
-    /// Intersection (or closest points) of `a[i]` and `b[j]` for every index pair
-    /// `(i, j)` of `pairs`, in order: result `k` is exactly what [`intersect2`] gives for
-    /// the pair `(a[i], b[j])`, the lanes gathered straight from the columns.
-    ///
-    /// ```
-    /// use segbatch::{intersect2_indexed, Crossing, Segment2, Segments2};
-    /// let set = Segments2::from(&[
-    ///     Segment2::new([0.0, 0.0], [4.0, 0.0]),
-    ///     Segment2::new([1.0, -1.0], [1.0, 1.0]),
-    ///     Segment2::new([0.0, 3.0], [4.0, 3.0]),
-    /// ]);
-    /// let out = intersect2_indexed(&set, &set, &[(0, 1), (0, 2)]);
-    /// assert_eq!(out.kind(), &[Crossing::Point, Crossing::Disjoint]);
-    /// assert_eq!(out.s()[0], 0.25);
-    /// ```
-    pub fn intersect2_indexed / intersect2_indexed_into / par_intersect2_indexed / par_intersect2_indexed_into
-        <'a, 'b, 'p>(a: impl Into<Segments2View<'a>>, b: impl Into<Segments2View<'b>>, pairs: &'p [(u32, u32)])
-        with ()
-        -> Intersections2 = run_indexed;
-    /// [`intersect2_indexed`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::IndexOutOfRange`] for the first pair naming an element past the end of its
-    /// set (`out` is then unchanged).
-    into;
 }

@@ -1,26 +1,14 @@
 //! All pairs `i < j` of one batch within a radius: self-intersection of a path, agents'
 //! paths against each other, clearance checks inside one set.
 //!
-//! Pruned by the grid for segments (`O(N log N + K)`, see [`super::sets`]); brute force
+//! Pruned by the grid for segments (`O(N log N + K)`, see `within.rs`); brute force
 //! over the upper triangle, tiled like [`pairs_within`](crate::pairs_within), for rays and
 //! lines. Both report the same pairs with the same values.
 
-use super::Hit;
+use super::hits::{Hit, SharedEndpoints};
 use crate::batch::{Error, SegmentsView};
 use crate::forms::query_forms;
 use crate::segment::Options;
-
-/// Whether [`self_pairs_within`] reports pairs that share an end point.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum SharedEndpoints {
-    /// Report them like any other pair.
-    #[default]
-    Keep,
-    /// Skip pairs where an end point of one equals an end point of the other (all three
-    /// coordinates equal with `==`): consecutive pieces of one path, edges meeting at a
-    /// vertex. Such pairs are at distance 0 and would otherwise always be reported.
-    Skip,
-}
 
 query_forms! {
     /// Every pair `i < j` of `set` whose squared distance is at most `radius²`, segment
@@ -77,5 +65,5 @@ fn self_within<'a>(
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
-    super::sets::self_within(set.into(), radius, shared, options, parallel, out)
+    super::within::self_within(set.into(), radius, shared, options, parallel, out)
 }

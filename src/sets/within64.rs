@@ -11,10 +11,11 @@
 //! [`TILE_A`](crate::TILE_A) rows above [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS)
 //! pair tests; the list is the same.
 
-use super::closest::{ClosestBatch64, Outputs, one_to_many64};
-use super::{SharedEndpoints, TILE_A, TILE_B};
+use super::hits::SharedEndpoints;
+use super::hits::{TILE_A, TILE_B};
 use crate::batch::{Error, Segments64View};
 use crate::forms::query_forms;
+use crate::pairs::{ClosestBatch64, Outputs, one_to_many64};
 use crate::prune::ordered;
 use crate::segment::{Options, Segment64};
 use core::ops::Range;
@@ -134,7 +135,7 @@ impl Within64<'_, '_> {
             self.rows(k * TILE_A..((k + 1) * TILE_A).min(na), buf);
             emit(buf);
         };
-        let parallel = parallel && tests >= crate::PAR_MIN_PAIR_TESTS;
+        let parallel = parallel && tests >= crate::driver::PAR_MIN_PAIR_TESTS;
         let mut short = None;
         let append = |hits: Vec<Hit64>| {
             if out.try_reserve(hits.len()).is_err() {

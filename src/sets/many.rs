@@ -1,13 +1,14 @@
 //! Every A against every B: a dense matrix of squared distances, or the sparse list of the
 //! pairs within a radius. Also the tile loop the within-one-set query shares.
 
-use super::sets::within_wide;
-use super::{Hit, Side, Spheres, TILE_A, TILE_B, lane_bits, push_hits, within_bits};
-use crate::LANES;
+use super::hits::{Hit, Spheres, TILE_A, TILE_B, push_hits, within_bits, within_wide};
 use crate::batch::{Error, SegmentsView};
+use crate::columns::LANES;
+use crate::driver::Side;
 use crate::forms::query_forms;
 use crate::kernel::{self, Lanes, Splat};
 use crate::lanes::V3;
+use crate::prune::lane_bits;
 use crate::prune::{MAX_BLOCK_HITS, each_bit, ordered};
 use crate::segment::{Flags, Options};
 use core::ops::Range;
@@ -93,7 +94,7 @@ fn matrix<'a, 'b>(
     let splat = Splat::new(&options.params());
     let (sa, sb) = (Side::new(a), Side::new(b));
     #[cfg(feature = "rayon")]
-    if parallel && na >= 2 && na.saturating_mul(nb) >= crate::PAR_MIN_PAIR_TESTS {
+    if parallel && na >= 2 && na.saturating_mul(nb) >= crate::driver::PAR_MIN_PAIR_TESTS {
         use rayon::prelude::*;
         let rows_per_task = TILE_A.min(na.div_ceil(2));
         out.par_chunks_mut(rows_per_task * nb)
@@ -259,7 +260,7 @@ impl Within<'_, '_> {
                 }
             }
         };
-        let parallel = parallel && tests >= crate::PAR_MIN_PAIR_TESTS;
+        let parallel = parallel && tests >= crate::driver::PAR_MIN_PAIR_TESTS;
         ordered(
             row_blocks * col_units,
             parallel,
@@ -312,56 +313,4 @@ impl Within<'_, '_> {
 fn out_of_range_bits(lanes: &Lanes) -> u32 {
     let shift = Flags::DIST2_OUT_OF_RANGE.bits().leading_zeros() + 24;
     (lanes.flags << shift).to_bitmask()
-}
-
-query_forms! {
-    /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most
-    /// `radius²`, segment against segment, sorted by `(i, j)`.
-    ///
-    /// ```
-    /// use segbatch::{pairs_within, Segment, Segments};
-    /// let walls = Segments::from(&[
-    ///     Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0]),
-    ///     Segment::new([10.0, 0.0, 0.0], [10.0, 4.0, 0.0]),
-    /// ]);
-    /// let paths = Segments::from(&[Segment::new([0.5, 2.0, 0.0], [3.0, 2.0, 0.0])]);
-    /// let hits = pairs_within(&walls, &paths, 1.0);
-    /// assert_eq!(hits.len(), 1);
-    /// assert_eq!((hits[0].i, hits[0].j, hits[0].dist2), (0, 0, 0.25));
-    /// ```
-    pub fn pairs_within / pairs_within_into / par_pairs_within / par_pairs_within_into
-        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: f32)
-        with (options: &Options = &Options::SEGMENTS)
-        -> Vec<Hit> = within;
-    /// The general form of [`pairs_within`]: extents and tolerance from `options`, the hits
-    /// written into `out` (cleared first, allocation reused). The parallel forms split the
-    /// pair space into rectangles of tiles above
-    /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair tests.
-    ///
-    /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
-    /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
-    /// empty: the streamed forms take any number of hits).
-    ///
-    /// ```
-    /// use segbatch::{pairs_within, par_pairs_within, Segment, Segments};
-    /// let a: Segments = (0..400).map(|k| Segment::new([k as f32, 0.0, 0.0], [k as f32, 1.0, 0.0])).collect();
-    /// let b: Segments = (0..700).map(|k| Segment::new([0.5 * k as f32, 0.5, 0.3], [0.5 * k as f32, 0.5, 1.3])).collect();
-    /// let hits = par_pairs_within(&a, &b, 0.6);
-    /// assert_eq!(hits, pairs_within(&a, &b, 0.6));
-    /// // a[k] meets b[2k-1], b[2k] and b[2k+1] where they exist: 2 + 349·3 + 1 pairs.
-    /// assert_eq!(hits.len(), 1050);
-    /// ```
-    into;
-}
-
-fn within<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radius: f32,
-    options: &Options,
-    parallel: bool,
-    out: &mut Vec<Hit>,
-) -> Result<(), Error> {
-    super::sets::within(a.into(), b.into(), radius, options, parallel, out)
 }

@@ -13,13 +13,9 @@ use crate::columns::{GroupStore, result_batch, split_groups};
 use crate::driver::{self, Input, PairKernel};
 use crate::forms::query_forms;
 use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
-use crate::lanes::{Lane, V3, bytes8};
+use crate::lanes::{F64Lanes, Lane, V3, bytes8};
 use crate::segment::{Closest, Closest64, Flags, Options, Segment, Segment64};
 use bytemuck::Pod;
-#[cfg(not(target_feature = "avx512f"))]
-use wide::f64x4;
-#[cfg(target_feature = "avx512f")]
-use wide::f64x8;
 use wide::{f32x8, f32x16};
 
 /// Which result columns to compute and store.
@@ -576,20 +572,9 @@ query_forms! {
     into;
 }
 
-/// The lane type of the `f64` queries, chosen by the build: `wide::f64x8` (one AVX-512
-/// register) when the build has `avx512f`, else `wide::f64x4` (one AVX2 register, or two
-/// SSE2 halves; an `f64x8` there is two `f64x4` with twice the register pressure).
-#[cfg(target_feature = "avx512f")]
-pub(crate) type F64Lanes = f64x8;
-/// The lane type of the `f64` queries, chosen by the build: `wide::f64x8` (one AVX-512
-/// register) when the build has `avx512f`, else `wide::f64x4` (one AVX2 register, or two
-/// SSE2 halves; an `f64x8` there is two `f64x4` with twice the register pressure).
-#[cfg(not(target_feature = "avx512f"))]
-pub(crate) type F64Lanes = f64x4;
-
-/// Pairs per `f64` kernel group: 8 or 4, [`SIMD_LANES64`](crate::SIMD_LANES64) (the
+/// Pairs per `f64` kernel group: 8 or 4, [`SIMD_LANES64`](crate::simd::SIMD_LANES64) (the
 /// columns are still padded to [`LANES`](crate::LANES)).
-const W64: usize = crate::SIMD_LANES64;
+const W64: usize = <F64Lanes as Lane>::WIDTH;
 
 result_batch! {
     /// Closest points for a batch of `f64` pairs, stored as columns: [`ClosestBatch`]'s
@@ -708,7 +693,7 @@ query_forms! {
     into;
 }
 
-pub(super) fn one_to_many64<'b>(
+pub(crate) fn one_to_many64<'b>(
     one: &Segment64,
     many: impl Into<Segments64View<'b>>,
     options: &Options,

@@ -420,7 +420,7 @@ fn contacts<'a, 'b, 'p>(
     check_pairs(pairs, a.len(), b.len())?;
     check_u32(pairs.len())?;
     #[cfg(feature = "rayon")]
-    if parallel && pairs.len() >= crate::PAR_MIN_PAIRS {
+    if parallel && pairs.len() >= crate::driver::PAR_MIN_PAIRS {
         use rayon::prelude::*;
         let per_task = 4 * CONTACT_BLOCK;
         let parts: Vec<Vec<CapsuleContact>> = pairs

@@ -171,7 +171,7 @@ impl PairMask {
         m
     }
 
-    crate::batch::len_methods!("pairs the mask covers");
+    crate::columns::len_methods!("pairs the mask covers");
 
     /// The bit of pair `i`, or `None` when `i >= len()`.
     #[inline]

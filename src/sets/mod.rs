@@ -1,0 +1,82 @@
+//! Sets: every pair of one or two sets within a radius, the first hits of rays on an indexed
+//! set, dense distance matrices.
+//!
+//! | question | convenience | general | parallel |
+//! |---|---|---|---|
+//! | every A against every B: dense squared distances | [`dist2_matrix`] | [`dist2_matrix_into`] | [`par_dist2_matrix`], [`par_dist2_matrix_into`] |
+//! | every A against every B: the pairs within a radius ([`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] |
+//! | all pairs `i < j` of one set within a radius | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] |
+//! | the same two, streamed as compact [`PairHit`]s in blocks of at most [`MAX_BLOCK_HITS`] | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] |
+//! | first hits of thick rays, pairs within a radius of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`] | [`SegmentIndex::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`] |
+//! | `f64`: the pairs within a radius (brute force; [`Hit64`]s) | [`pairs_within64`], [`self_pairs_within64`] | [`pairs_within64_into`], [`self_pairs_within64_into`] | `par_…` of each |
+//!
+
+//! Every query runs the same kernel as [`closest_points`](crate::pairs::closest_points), lane by
+//! lane, so each reported value is bit for bit what
+//! [`reference::closest_points_with`](crate::reference::closest_points_with) gives for that
+//! pair, and the parallel forms return exactly what the sequential ones do. A radius test is
+//! `dist2 <= radius·radius` (both in `f32`); a negative or NaN radius is an error
+//! ([`Error::InvalidRadius`]) in the `try_` forms and a panic in the others. `+∞`
+//! accepts every pair with finite coordinates; pairs with a non-finite coordinate (NaN
+//! distance) are never within any radius.
+//!
+//! # Tiling (many-vs-many, within one set)
+//!
+//! The `N × M` queries work on tiles of [`TILE_A`] rows of A by [`TILE_B`] columns of B. One
+//! A segment is broadcast to all eight lanes and reused against the whole
+//! B block, which stays in L1 (its six columns and its bounding spheres take 20 KiB); the
+//! parallel forms hand out rectangles of tiles to rayon. The radius queries take these tiles
+//! only for rays, lines and an infinite radius: for segments the grid of [`crate::prune`]
+//! names the candidate pairs instead ([`sets`]).
+//!
+//! # Bounding-sphere prefilter (radius queries, segment against segment)
+//!
+//! Before the full kernel, each group of eight pairs is tested with the bounding spheres of
+//! the segments (centre = midpoint, radius = half length): when
+//! `|mA - mB| > hA + hB + R` in every lane, no pair of the group can be within `R` and the
+//! group is skipped. The test is made conservative against rounding: each sphere radius is
+//! inflated by `4ε` relatively and by `256ε·S` absolutely (`S` = largest coordinate magnitude
+//! of the segment, far more than the kernel's own error of at most `8ε·S`), and the sum by
+//! another `16ε` relatively; non-finite pairs, which can never be within a radius, may be
+//! skipped. The prefilter only decides which groups run, never what they report, so a
+//! query with and without it returns the same list (the tests check it near the radius).
+//! Rays and lines have no bounding sphere and always run the full kernel. The same spheres
+//! and test ([`crate::prune::SphereColumns`]) are the grid's.
+
+mod bvh8;
+mod hits;
+mod index;
+mod many;
+mod self_pairs;
+mod within;
+mod within64;
+
+pub use crate::prune::MAX_BLOCK_HITS;
+pub use hits::Hit;
+pub use hits::SharedEndpoints;
+pub use hits::{TILE_A, TILE_B};
+pub(crate) use index::first_hit_pair;
+pub use index::{FirstHit, PerRay, SegmentIndex};
+pub use many::{dist2_matrix, dist2_matrix_into};
+#[cfg(feature = "rayon")]
+pub use many::{par_dist2_matrix, par_dist2_matrix_into};
+#[cfg(feature = "rayon")]
+pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
+pub use self_pairs::{self_pairs_within, self_pairs_within_into};
+pub use within::{
+    PairHit, count_non_finite, for_each_pair_within, for_each_self_pair_within, pairs_within,
+    pairs_within_into, within_radius,
+};
+#[cfg(feature = "rayon")]
+pub use within::{
+    par_for_each_pair_within, par_for_each_self_pair_within, par_pairs_within,
+    par_pairs_within_into,
+};
+pub use within64::{
+    Hit64, pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
+};
+#[cfg(feature = "rayon")]
+pub use within64::{
+    par_pairs_within64, par_pairs_within64_into, par_self_pairs_within64,
+    par_self_pairs_within64_into,
+};
