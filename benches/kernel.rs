@@ -9,10 +9,8 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use parry3d::math::Vec3;
 use parry3d::query::details::closest_points_segment_segment_with_locations_nD;
 use parry3d::shape::SegmentPointLocation;
-use segbatch::{
-    Closest, ClosestBatch, Flags, Options, Outputs, Segment, Segments, closest_points_into,
-    reference,
-};
+use segbatch::pairs::closest_points_into;
+use segbatch::{Closest, ClosestBatch, Flags, Options, Outputs, Segment, Segments, reference};
 use segbatch_testkit::Rng;
 use std::hint::black_box;
 use std::time::Duration;
@@ -101,7 +99,7 @@ fn bench_sizes(c: &mut Criterion) {
         {
             group.bench_function(BenchmarkId::new("par", "all"), |bench| {
                 bench.iter(|| {
-                    segbatch::par_closest_points_into(
+                    segbatch::pairs::par_closest_points_into(
                         &sa,
                         &sb,
                         &Options::SEGMENTS,
@@ -114,7 +112,7 @@ fn bench_sizes(c: &mut Criterion) {
             });
             group.bench_function(BenchmarkId::new("par", "distance"), |bench| {
                 bench.iter(|| {
-                    segbatch::par_closest_points_into(
+                    segbatch::pairs::par_closest_points_into(
                         &sa,
                         &sb,
                         &Options::SEGMENTS,

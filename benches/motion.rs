@@ -6,10 +6,9 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use segbatch::motion::*;
-use segbatch::{
-    ClosestBatch, Intersections2, Options, Outputs, Radii, Segment, Segment2, Segments, Segments2,
-    intersect2_into, reference,
-};
+use segbatch::pairs::Radii;
+use segbatch::planar::{Intersections2, Segment2, Segments2, intersect2_into};
+use segbatch::{ClosestBatch, Options, Outputs, Segment, Segments, reference};
 use segbatch_testkit::motion::step_pairs as inputs;
 use std::hint::black_box;
 use std::time::Duration;
@@ -105,7 +104,7 @@ fn bench_2d(c: &mut Criterion) {
         let mut out3 = ClosestBatch::new();
         g.bench_function(BenchmarkId::new("kernel3d_z0", n), |bench| {
             bench.iter(|| {
-                segbatch::closest_points_into(
+                segbatch::pairs::closest_points_into(
                     black_box(&za),
                     black_box(&zb),
                     &Options::SEGMENTS,

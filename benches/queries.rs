@@ -16,6 +16,8 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
+use segbatch::pairs::*;
+use segbatch::sets::*;
 use segbatch::*;
 use segbatch_testkit::Rng;
 use std::hint::black_box;

@@ -12,7 +12,8 @@
 //! bit with brute force over [`reference::first_hit`] on a sample of rays.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use segbatch::{FirstHit, Segment, SegmentIndex, Segments, reference};
+use segbatch::sets::FirstHit;
+use segbatch::{Segment, SegmentIndex, Segments, reference};
 use segbatch_testkit::sets::{rays, walls};
 use std::hint::black_box;
 

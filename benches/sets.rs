@@ -21,6 +21,8 @@
 //! Medians: `target/criterion/<group>/<bench>/new/estimates.json` (docs/performance.md).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use segbatch::pairs::*;
+use segbatch::sets::*;
 use segbatch::*;
 use segbatch_testkit::sets::{candidate_pairs, clustered, hair, rays, walls};
 use std::hint::black_box;

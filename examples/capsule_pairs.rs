@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release --example capsule_pairs [bodies]`
 
-use segbatch::{Radii, Segment, Segments, capsules_touch, par_capsules_touch};
+use segbatch::pairs::{Radii, capsules_touch, par_capsules_touch};
+use segbatch::{Segment, Segments};
 use segbatch_testkit::Rng;
 use std::time::Instant;
 

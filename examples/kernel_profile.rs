@@ -21,10 +21,9 @@
 use parry3d::math::Vec3;
 use parry3d::query::details::closest_points_segment_segment_with_locations_nD;
 use parry3d::shape::SegmentPointLocation;
-use segbatch::{
-    Closest, ClosestBatch, Extent, Flags, Options, Outputs, SIMD_LANES, SIMD_LEVEL, Segment,
-    Segments, Width, closest_points_width_into,
-};
+use segbatch::pairs::{Width, closest_points_width_into};
+use segbatch::simd::{SIMD_LANES, SIMD_LEVEL};
+use segbatch::{Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments};
 use segbatch_testkit::{Rng, pairs};
 use std::time::Instant;
 

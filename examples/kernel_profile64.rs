@@ -16,10 +16,9 @@
 use parry3d_f64::math::Vec3;
 use parry3d_f64::query::details::closest_points_segment_segment_with_locations_nD;
 use parry3d_f64::shape::SegmentPointLocation;
-use segbatch::{
-    Closest64, ClosestBatch64, Flags, Options, Outputs, SIMD_LANES64, SIMD_LEVEL, Segment64,
-    Segments64, closest_points64_into,
-};
+use segbatch::pairs::{ClosestBatch64, closest_points64_into};
+use segbatch::simd::{SIMD_LANES64, SIMD_LEVEL};
+use segbatch::{Closest64, Flags, Options, Outputs, Segment64, Segments64};
 use segbatch_testkit::Rng;
 use std::time::Instant;
 

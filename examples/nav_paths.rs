@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release --example nav_paths [agents] [walls]`
 
-use segbatch::{Hit, Segment, Segments, SharedEndpoints, par_pairs_within, par_self_pairs_within};
+use segbatch::sets::{Hit, SharedEndpoints, par_pairs_within, par_self_pairs_within};
+use segbatch::{Segment, Segments};
 use segbatch_testkit::Rng;
 use std::time::Instant;
 

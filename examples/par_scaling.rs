@@ -6,6 +6,9 @@
 //! `cargo run --release --example par_scaling [rounds]`
 
 use rayon::prelude::*;
+use segbatch::pairs::*;
+use segbatch::simd::SIMD_LEVEL;
+use segbatch::sets::*;
 use segbatch::*;
 use segbatch_testkit::Rng;
 use std::time::Instant;

@@ -18,6 +18,8 @@
 //!
 //! Instructions per group of 8 = (count with 20 calls - count with 0 calls) / (20 · 4096 / 8).
 use segbatch::motion::*;
+use segbatch::pairs::*;
+use segbatch::planar::*;
 use segbatch::*;
 use segbatch_testkit::motion::step_pairs;
 use std::hint::black_box;

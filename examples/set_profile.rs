@@ -13,10 +13,12 @@
 //!                       `segbatch bench --sets`; n = 20000 is the bench's)
 //! valgrind --tool=callgrind --branch-sim=yes target/release/examples/set_profile each1 100000 1
 //! ```
-use segbatch::{
-    Options, Radii, Segments, SharedEndpoints, capsules_touch_indexed, for_each_self_pair_within,
-    par_for_each_self_pair_within, par_self_pairs_within, self_pairs_within,
+use segbatch::pairs::{Radii, capsules_touch_indexed};
+use segbatch::sets::{
+    SharedEndpoints, for_each_self_pair_within, par_for_each_self_pair_within,
+    par_self_pairs_within, self_pairs_within,
 };
+use segbatch::{Options, Segments};
 use segbatch_testkit::sets::{candidate_pairs, hair};
 use std::time::Instant;
 

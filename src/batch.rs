@@ -226,7 +226,7 @@ pub(crate) fn resolve_range(
 
 /// A record stored by a [`Soa`] batch as `C` columns of `E` (`f32`, or `f64` for
 /// [`Segment64`]): a `#[repr(C)]`, [`Pod`] struct of exactly `C` values of `E` ([`Segment`],
-/// [`Segment2`](crate::Segment2), [`Track`](crate::motion::Track), [`Segment64`]), so a
+/// [`Segment2`](crate::planar::Segment2), [`Track`](crate::motion::Track), [`Segment64`]), so a
 /// batch converts from `&[T]` in one pass and flat data casts to `&[T]` with no parsing.
 pub trait Record<const C: usize, E = f32>: Pod + core::fmt::Debug {
     /// The column names, in storage order (for messages).
@@ -243,7 +243,7 @@ impl Record<6, f64> for Segment64 {
 
 /// A batch of records stored as `C` columns of `E` (`f32` unless said otherwise), each
 /// padded to a multiple of [`LANES`] (structure-of-arrays): [`Segments`],
-/// [`Segments2`](crate::Segments2), [`Tracks`](crate::motion::Tracks), and in `f64`
+/// [`Segments2`](crate::planar::Segments2), [`Tracks`](crate::motion::Tracks), and in `f64`
 /// [`Segments64`].
 ///
 /// ```

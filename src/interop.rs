@@ -37,7 +37,11 @@
 //! ```
 
 #[cfg(any(feature = "glam033", feature = "glam034", feature = "mint"))]
-use crate::{batch::Segments, planar::Segment2, planar::Segments2, segment::Segment};
+use crate::batch::Segments;
+#[cfg(any(feature = "glam033", feature = "glam034", feature = "mint"))]
+use crate::planar::{Segment2, Segments2};
+#[cfg(any(feature = "glam033", feature = "glam034", feature = "mint"))]
+use crate::segment::Segment;
 
 /// The rows of `D` columns as points of any type that converts from `[f32; D]`: read a
 /// result's point columns (`point_a()`, `point_b()`) as `glam::Vec3`, `mint::Point3<f32>`,

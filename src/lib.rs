@@ -30,8 +30,9 @@
 //! reference.
 //!
 //! ```
-//! use segbatch::{self_pairs_within, crossing_pairs, Segment, SegmentIndex, Segments,
-//!     Segment2, Segments2, SharedEndpoints};
+//! use segbatch::{Segment, SegmentIndex, Segments};
+//! use segbatch::planar::{crossing_pairs, Segment2, Segments2};
+//! use segbatch::sets::{self_pairs_within, SharedEndpoints};
 //! // A path that folds back close to its own start: all pairs within 0.5, except the
 //! // consecutive pieces that touch by construction.
 //! let path = Segments::from(&[
@@ -146,6 +147,9 @@
 //!
 //! ```
 //! # use segbatch::*;
+//! # use segbatch::pairs::{*, *};
+//! # use segbatch::planar::{*, *};
+//! # use segbatch::sets::{*, *};
 //! # use segbatch::motion::*;
 //! let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]); 9]);
 //! let b = Segments::from(&[Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0]); 9]);

@@ -39,7 +39,7 @@ pub use crate::scalar::{
 
 use crate::motion::{Contact, Cpa, Cpa64, Track, Track64, Window, Window64};
 use crate::pairs::CapsuleContact;
-use crate::planar::types::{Intersection2, Segment2};
+use crate::planar::{types::Intersection2, types::Segment2};
 use crate::segment::{Segment, Segment64};
 use crate::sets::FirstHit;
 
@@ -196,10 +196,10 @@ pub fn first_contact_segments(a: &Segment, radius_a: f32, b: &Segment, radius_b:
 
 /// Intersection of two 2D segments, or their closest points (scalar reference).
 ///
-/// Never panics; a NaN or infinite input gives [`Intersection2::NON_FINITE`](crate::Intersection2::NON_FINITE).
+/// Never panics; a NaN or infinite input gives [`Intersection2::NON_FINITE`](crate::planar::Intersection2::NON_FINITE).
 ///
 /// ```
-/// use segbatch::{Crossing, Segment2};
+/// use segbatch::planar::{Crossing, Segment2};
 /// use segbatch::reference::intersect2;
 /// // The tutorial's example: P1 = (4,7), v1 = (12,-4); P2 = (1,1), v2 = (16,4).
 /// let a = Segment2::new([4.0, 7.0], [16.0, 3.0]);
@@ -236,8 +236,8 @@ pub fn first_hit(ray: &Segment, radius: f32, range: f32, wall: &Segment) -> Opti
 /// The contacts of capsules `(a, radius_a)` and `(b, radius_b)`: none when they do not
 /// touch (the squared distance of [`closest_points`] above `(radius_a + radius_b)²`), two
 /// for (near-)parallel overlapping cores, one otherwise, by the rule documented on
-/// [`CapsuleContact`](crate::CapsuleContact) (`pair` is 0). The scalar twin of
-/// [`capsule_contacts`](crate::capsule_contacts), which gives these contacts bit for bit.
+/// [`CapsuleContact`](crate::pairs::CapsuleContact) (`pair` is 0). The scalar twin of
+/// [`capsule_contacts`](crate::pairs::capsule_contacts), which gives these contacts bit for bit.
 ///
 /// ```
 /// use segbatch::{reference, Segment};

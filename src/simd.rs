@@ -36,12 +36,12 @@ pub const SIMD_LEVEL: &str = if cfg!(all(target_feature = "avx512f", target_feat
 pub const SIMD_LANES: usize = crate::pairs::Width::BUILD.lanes();
 
 /// Pairs per vector in the `f64` closest-points kernel of this build
-/// ([`closest_points64`](crate::closest_points64) and the other `f64` queries): 8 with
+/// ([`closest_points64`](crate::pairs::closest_points64) and the other `f64` queries): 8 with
 /// `avx512f` (`wide::f64x8`, one 512-bit register), else 4 (`wide::f64x4`). Always half of
 /// [`SIMD_LANES`]: a register holds half as many `f64`.
 ///
 /// ```
-/// assert_eq!(2 * segbatch::SIMD_LANES64, segbatch::SIMD_LANES);
+/// assert_eq!(2 * segbatch::simd::SIMD_LANES64, segbatch::simd::SIMD_LANES);
 /// ```
 pub const SIMD_LANES64: usize = <crate::lanes::F64Lanes as crate::lanes::Lane>::WIDTH;
 
@@ -74,8 +74,8 @@ pub fn cpu_simd_level() -> &'static str {
 /// else `None`. A tool can tell its user to rebuild (see "Enabling SIMD" in the README).
 ///
 /// ```
-/// if let Some(cpu) = segbatch::simd_upgrade() {
-///     eprintln!("built for {}, the CPU has {cpu}", segbatch::SIMD_LEVEL);
+/// if let Some(cpu) = segbatch::simd::simd_upgrade() {
+///     eprintln!("built for {}, the CPU has {cpu}", segbatch::simd::SIMD_LEVEL);
 /// }
 /// ```
 #[must_use]

@@ -7,10 +7,8 @@
 //! largest error per class is printed (`-- --nocapture`). First, the oracle itself on
 //! cases whose exact answers are known.
 
-use segbatch::{
-    Closest64, ClosestBatch64, Extent, Flags, Options, Outputs, Segment64, Segments64,
-    closest_points64_into,
-};
+use segbatch::pairs::{ClosestBatch64, closest_points64_into};
+use segbatch::{Closest64, Extent, Flags, Options, Outputs, Segment64, Segments64};
 use segbatch_testkit::oracle64::BigRational;
 use segbatch_testkit::pairs64::{CLASSES64, Pair64};
 use segbatch_testkit::{EXTENT_PAIRS, Rng, oracle64};

@@ -12,12 +12,14 @@
 //! (`pairs_within64`, `self_pairs_within64`) against brute force over the reference, across
 //! a tile boundary, with shared end points skipped or kept, and their parallel forms.
 
-use segbatch::{
-    Closest64, ClosestBatch64, Extent, Flags, Hit64, Options, Outputs, Segment64, Segments64,
-    SharedEndpoints, closest_points64, closest_points64_into, closest_points64_one_to_many,
-    closest_points64_one_to_many_into, pairs_within64, pairs_within64_into, reference,
-    self_pairs_within64_into,
+use segbatch::pairs::{
+    ClosestBatch64, closest_points64, closest_points64_into, closest_points64_one_to_many,
+    closest_points64_one_to_many_into,
 };
+use segbatch::sets::{
+    Hit64, SharedEndpoints, pairs_within64, pairs_within64_into, self_pairs_within64_into,
+};
+use segbatch::{Closest64, Extent, Flags, Options, Outputs, Segment64, Segments64, reference};
 use segbatch_testkit::Rng;
 use segbatch_testkit::pairs::{navigation, stress_mix};
 use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general, widen};
@@ -272,7 +274,7 @@ fn batches_convert_and_mismatched_lengths_are_an_error() {
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_forms_are_bitwise_the_sequential_ones() {
-    use segbatch::{PAR_MIN_PAIRS, par_closest_points64, par_closest_points64_into};
+    use segbatch::pairs::{PAR_MIN_PAIRS, par_closest_points64, par_closest_points64_into};
     let mut rng = Rng::new(0xf64_9a7a);
     let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     for n in [PAR_MIN_PAIRS - 1, PAR_MIN_PAIRS + 13, 3 * PAR_MIN_PAIRS + 5] {
@@ -371,7 +373,7 @@ fn one_to_many_is_the_reference_for_every_class_extent_and_length() {
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_one_to_many_is_bitwise_the_sequential() {
-    use segbatch::{PAR_MIN_PAIRS, par_closest_points64_one_to_many};
+    use segbatch::pairs::{PAR_MIN_PAIRS, par_closest_points64_one_to_many};
     use segbatch_testkit::pairs64::near_parallel;
     let mut rng = Rng::new(0xf64_0e2b);
     let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
@@ -547,9 +549,8 @@ fn self_pairs_within_is_brute_force_over_the_reference() {
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_radius_queries_are_the_sequential_lists() {
-    use segbatch::{
-        PAR_MIN_PAIR_TESTS, par_pairs_within64, par_self_pairs_within64, self_pairs_within64,
-    };
+    use segbatch::pairs::PAR_MIN_PAIR_TESTS;
+    use segbatch::sets::{par_pairs_within64, par_self_pairs_within64, self_pairs_within64};
     let mut rng = Rng::new(0xf64_9a5e);
     let n = 800;
     assert!(n * n / 2 >= PAR_MIN_PAIR_TESTS);

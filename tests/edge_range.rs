@@ -4,9 +4,9 @@
 //! silent wrong number. Kernel and reference stay bit-for-bit twins on all of it.
 
 use proptest::prelude::*;
+use segbatch::pairs::closest_points_into;
 use segbatch::{
-    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, closest_points_into,
-    reference,
+    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, reference,
 };
 use segbatch_testkit::fuzz::{DISTANCE_BOUND, distance_error, out_of_range_justified, same_result};
 use segbatch_testkit::oracle::exact;

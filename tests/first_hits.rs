@@ -3,6 +3,7 @@
 //! `_into`, per-ray lists), and the same wall and parameter as an `f64` oracle that shares
 //! none of the library's formulas.
 
+use segbatch::sets::*;
 use segbatch::*;
 use segbatch_testkit::{Rng, sets};
 

@@ -42,7 +42,8 @@ fn sets_regressions() {
 /// something), and the decoder makes the classes it promises.
 #[test]
 fn sets_regressions_exercise_every_query() {
-    use segbatch::{Crossing, Segment2, reference};
+    use segbatch::planar::{Crossing, Segment2};
+    use segbatch::reference;
     use segbatch_testkit::brute::{shares_endpoint, within};
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/sets");
     let (mut selfs, mut ab, mut hits, mut crossings, mut duplicates, mut shared) =

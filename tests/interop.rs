@@ -3,7 +3,8 @@
 //! glam tests are written once and run for every glam version whose feature is on.
 #![cfg(any(feature = "glam033", feature = "glam034", feature = "mint"))]
 
-use segbatch::{Segment, Segment2, Segments, Segments2, rows};
+use segbatch::planar::{Segment2, Segments2};
+use segbatch::{Segment, Segments, rows};
 
 fn sample() -> Vec<Segment> {
     (0..21)

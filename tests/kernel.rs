@@ -16,9 +16,10 @@
 //! extents, sub-range views, output selections and the parallel driver.
 
 use proptest::prelude::*;
+use segbatch::pairs::{Width, closest_points_into, closest_points_width_into};
 use segbatch::{
-    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance, Width,
-    closest_points, closest_points_into, closest_points_width_into, reference,
+    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segments, Tolerance,
+    closest_points, reference,
 };
 use segbatch_testkit::{pairs, strategy};
 
@@ -340,16 +341,22 @@ fn the_special_path_matches_the_reference() {
     {
         let options = Options::new(EXTENTS[k], Extent::Segment);
         let mut out = ClosestBatch::default();
-        segbatch::closest_points_one_to_many_into(x, &many, &options, Outputs::ALL, &mut out)
-            .unwrap();
+        segbatch::pairs::closest_points_one_to_many_into(
+            x,
+            &many,
+            &options,
+            Outputs::ALL,
+            &mut out,
+        )
+        .unwrap();
         for (i, y) in many.iter().enumerate() {
             let want = reference::closest_points_with(x, &y, &options);
             assert_same(i, x, &y, &want, &out.get(i).unwrap());
         }
     }
     let a: Segments = pairs.iter().map(|p| p.0).collect();
-    let radii = segbatch::Radii::uniform(0.25, 0.5).unwrap();
-    let touch = segbatch::capsules_touch(&a, &many, radii);
+    let radii = segbatch::pairs::Radii::uniform(0.25, 0.5).unwrap();
+    let touch = segbatch::pairs::capsules_touch(&a, &many, radii);
     for (i, (x, y)) in pairs.iter().enumerate() {
         let d2 = reference::closest_points(x, y).dist2;
         assert_eq!(
@@ -436,7 +443,7 @@ fn mismatched_lengths_are_an_error_or_a_documented_panic() {
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_driver_is_bitwise_identical() {
-    use segbatch::{PAR_MIN_PAIRS, par_closest_points, par_closest_points_into};
+    use segbatch::pairs::{PAR_MIN_PAIRS, par_closest_points, par_closest_points_into};
     let mut state = 0x1234_5678_9ABC_DEF1_u64;
     let mut next = move || {
         state ^= state << 13;

@@ -13,10 +13,11 @@
 
 use proptest::prelude::*;
 use segbatch::motion::*;
-use segbatch::{
-    Crossing, Error, Intersection2, Intersections2, Radii, Segment, Segment2, Segments, Segments2,
-    intersect2, intersect2_into, reference,
+use segbatch::pairs::Radii;
+use segbatch::planar::{
+    Crossing, Intersection2, Intersections2, Segment2, Segments2, intersect2, intersect2_into,
 };
+use segbatch::{Error, Segment, Segments, reference};
 use segbatch_testkit::motion::{self, MovingPair, moving_pairs, seg2_pairs};
 use segbatch_testkit::oracle2d;
 use segbatch_testkit::vec::{add, max_abs, norm, scale as scale3, sub, to32 as f, to64 as d};

@@ -294,7 +294,7 @@ fn non_finite_lanes_are_isolated() {
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_forms_equal_sequential() {
-    let n = segbatch::PAR_MIN_PAIRS * 2 + segbatch::PAR_CHUNK_PAIRS / 2 + 5;
+    let n = segbatch::pairs::PAR_MIN_PAIRS * 2 + segbatch::pairs::PAR_CHUNK_PAIRS / 2 + 5;
     let pairs = moving_pairs64(0x9a7, n);
     let a: Segments64 = pairs.iter().map(|p| p.0).collect();
     let b: Segments64 = pairs.iter().map(|p| p.1).collect();

@@ -11,9 +11,8 @@
 //! Case counts come from `PROPTEST_CASES` (default 256 per property).
 
 use proptest::prelude::*;
-use segbatch::{
-    Crossing, Intersection2, Segment2, Segments2, crossing_pairs, intersect2, reference,
-};
+use segbatch::planar::{Crossing, Intersection2, Segment2, Segments2, crossing_pairs, intersect2};
+use segbatch::reference;
 use segbatch_testkit::Rng;
 use segbatch_testkit::motion::{IntPair, disjoint_int_pair, meeting_int_pair};
 use segbatch_testkit::oracle2d::{orient_i, segments_meet_i};

@@ -9,6 +9,8 @@
 //! that is not conservative would drop them. Case counts come from `PROPTEST_CASES`.
 
 use proptest::prelude::*;
+use segbatch::pairs::*;
+use segbatch::sets::*;
 use segbatch::*;
 use segbatch_testkit::Rng;
 use segbatch_testkit::brute::{assert_same_hits, same, shares_endpoint, within as brute_within};

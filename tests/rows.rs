@@ -8,6 +8,7 @@
 //! by default).
 #![cfg(feature = "rayon")]
 
+use segbatch::pairs::*;
 use segbatch::*;
 use segbatch_testkit::Rng;
 use segbatch_testkit::pairs::any;

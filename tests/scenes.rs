@@ -10,6 +10,7 @@
 //! (on by default).
 #![cfg(feature = "rayon")]
 
+use segbatch::pairs::*;
 use segbatch::scenes::{Capsules, Frame, Report};
 use segbatch::*;
 use segbatch_testkit::Rng;

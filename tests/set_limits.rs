@@ -6,6 +6,8 @@
 //! non-finite members counted.
 #![cfg(feature = "rayon")]
 
+use segbatch::planar::*;
+use segbatch::sets::*;
 use segbatch::*;
 use segbatch_testkit::Rng;
 use segbatch_testkit::brute::{assert_same_hits, within as brute};

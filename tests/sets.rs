@@ -9,6 +9,9 @@
 //! set queries against brute force.
 #![cfg(feature = "rayon")]
 
+use segbatch::pairs::*;
+use segbatch::planar::*;
+use segbatch::sets::*;
 use segbatch::*;
 use segbatch_testkit::brute::{assert_same_hits, same, shares_endpoint, within as brute};
 use segbatch_testkit::{Rng, sets};

@@ -23,10 +23,10 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use segbatch::{
-    ClosestBatch, Options, Outputs, PAR_CHUNK_PAIRS, PAR_MIN_PAIRS, SegmentsView,
-    closest_points_into, par_closest_points_into, reference,
+use segbatch::pairs::{
+    PAR_CHUNK_PAIRS, PAR_MIN_PAIRS, closest_points_into, par_closest_points_into,
 };
+use segbatch::{ClosestBatch, Options, Outputs, SegmentsView, reference};
 
 use super::CliError;
 use super::format::json_str;
@@ -659,8 +659,8 @@ fn write_preamble(
     writeln!(
         out,
         "SIMD build: {} (CPU: {}); {threads} threads for the parallel rows",
-        segbatch::SIMD_LEVEL,
-        segbatch::cpu_simd_level()
+        segbatch::simd::SIMD_LEVEL,
+        segbatch::simd::cpu_simd_level()
     )?;
     if let Some(hint) = super::simd_upgrade_hint() {
         writeln!(out, "warning: {hint}")?;
@@ -826,8 +826,8 @@ fn json(report: &Report, columns: &Columns, wall: f64) -> String {
          \"outputs\":[{}],\"bytes_read_per_pair\":{},\"bytes_written_per_pair\":{},\
          \"wall_seconds\":{wall:.3},\"streaming_bound\":[{}],\"results\":[{}]}}",
         json_str(env!("CARGO_PKG_VERSION")),
-        json_str(segbatch::SIMD_LEVEL),
-        json_str(segbatch::cpu_simd_level()),
+        json_str(segbatch::simd::SIMD_LEVEL),
+        json_str(segbatch::simd::cpu_simd_level()),
         report.threads,
         names.join(","),
         report.bytes_read,

@@ -13,7 +13,8 @@
 use std::io::Write;
 use std::time::Instant;
 
-use segbatch::{FirstHit, Segment, SegmentIndex, Segments, reference};
+use segbatch::sets::FirstHit;
+use segbatch::{Segment, SegmentIndex, Segments, reference};
 use segbatch_testkit::sets::{rays, walls};
 
 use super::CliError;

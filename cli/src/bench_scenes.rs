@@ -65,8 +65,8 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(
         out,
         "SIMD build: {} (CPU: {}); medians of {rounds} interleaved rounds of the mean ms a frame.",
-        segbatch::SIMD_LEVEL,
-        segbatch::cpu_simd_level()
+        segbatch::simd::SIMD_LEVEL,
+        segbatch::simd::cpu_simd_level()
     )?;
     let sc = scene(n, FRAMES + 1, args.seed);
     let radii = &sc.radii;

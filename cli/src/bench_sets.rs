@@ -23,11 +23,14 @@
 use std::io::Write;
 use std::time::Instant;
 
-use segbatch::{
-    Extent, Options, PairHit, Radii, Segment, SegmentIndex, Segments, SharedEndpoints,
-    capsules_touch, capsules_touch_indexed, par_capsules_touch, par_capsules_touch_indexed,
-    par_for_each_self_pair_within, par_pairs_within_into, par_self_pairs_within, self_pairs_within,
+use segbatch::pairs::{
+    Radii, capsules_touch, capsules_touch_indexed, par_capsules_touch, par_capsules_touch_indexed,
 };
+use segbatch::sets::{
+    PairHit, SharedEndpoints, par_for_each_self_pair_within, par_pairs_within_into,
+    par_self_pairs_within, self_pairs_within,
+};
+use segbatch::{Extent, Options, Segment, SegmentIndex, Segments};
 use segbatch_testkit::sets::{
     candidate_pairs, clustered, hair, rays as city_rays, walls as city_walls,
 };
@@ -102,7 +105,7 @@ fn generate(kind: &str, n: usize, seed: u64) -> Vec<Segment> {
     }
 }
 
-fn sorted_pairs(hits: &[segbatch::Hit]) -> Vec<(u32, u32)> {
+fn sorted_pairs(hits: &[segbatch::sets::Hit]) -> Vec<(u32, u32)> {
     let mut v: Vec<(u32, u32)> = hits.iter().map(|h| (h.i as u32, h.j as u32)).collect();
     v.sort_unstable();
     v
@@ -169,7 +172,7 @@ fn first_hits(
     // The brute-force form: every ray (as a ray) against every wall within the radius, then
     // the nearest closest-approach parameter within the range per ray.
     let ray_options = Options::new(Extent::Ray, Extent::Segment);
-    let reduce = |within: &[segbatch::Hit]| {
+    let reduce = |within: &[segbatch::sets::Hit]| {
         let mut best = vec![f32::INFINITY; n_rays];
         for h in within {
             if h.s <= range && h.s < best[h.i] {
@@ -267,8 +270,8 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(
         out,
         "SIMD build: {} (CPU: {}); segbatch on {threads} threads, the peers on 1 (scalar).",
-        segbatch::SIMD_LEVEL,
-        segbatch::cpu_simd_level()
+        segbatch::simd::SIMD_LEVEL,
+        segbatch::simd::cpu_simd_level()
     )?;
     writeln!(
         out,

@@ -44,7 +44,8 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 use npyz::{DType, Field, TypeStr, WriterBuilder};
 use rayon::prelude::*;
-use segbatch::{ClosestBatch, ClosestBatch64, Flags};
+use segbatch::pairs::ClosestBatch64;
+use segbatch::{ClosestBatch, Flags};
 
 use crate::cleanup::{self, Temp};
 use crate::format::num;

@@ -56,8 +56,8 @@ fn long_version() -> &'static str {
         let mut text = format!(
             "{} (SIMD build: {}, CPU: {})",
             env!("CARGO_PKG_VERSION"),
-            segbatch::SIMD_LEVEL,
-            segbatch::cpu_simd_level()
+            segbatch::simd::SIMD_LEVEL,
+            segbatch::simd::cpu_simd_level()
         );
         if let Some(hint) = simd_upgrade_hint() {
             text.push_str("\nnote: ");
@@ -69,11 +69,11 @@ fn long_version() -> &'static str {
 
 /// A warning to show when the CPU supports a faster level than this build uses.
 pub fn simd_upgrade_hint() -> Option<String> {
-    segbatch::simd_upgrade().map(|cpu| {
+    segbatch::simd::simd_upgrade().map(|cpu| {
         format!(
             "this build uses {} but the CPU supports {cpu}: rebuild with \
              RUSTFLAGS=\"-C target-cpu=native\" (or x86-64-v3) for 2-3x the throughput",
-            segbatch::SIMD_LEVEL
+            segbatch::simd::SIMD_LEVEL
         )
     })
 }

@@ -33,7 +33,7 @@ fn draw_into(
     title.titled(
         &format!(
             "segbatch bench: throughput vs batch size (SIMD {}, {} threads)",
-            segbatch::SIMD_LEVEL,
+            segbatch::simd::SIMD_LEVEL,
             report.threads
         ),
         ("sans-serif", 20),

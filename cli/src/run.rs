@@ -6,10 +6,13 @@ use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use segbatch::{
-    ClosestBatch, ClosestBatch64, Extent, Flags, Options, Outputs, Segment, Segment64, Segments,
-    Segments64, Tolerance, closest_points_into, closest_points64_into, par_closest_points_into,
+use segbatch::pairs::{
+    ClosestBatch64, closest_points_into, closest_points64_into, par_closest_points_into,
     par_closest_points64_into,
+};
+use segbatch::{
+    ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segment64, Segments, Segments64,
+    Tolerance,
 };
 
 use super::CliError;

@@ -216,7 +216,7 @@ pub fn parry_pairs(contacts: &[ParryContact]) -> Vec<(u32, u32)> {
 /// parry3d's from `i` to `j`) and point on capsule `i`.
 pub fn contact_differences(
     pairs: &[(u32, u32)],
-    ours: &[segbatch::CapsuleContact],
+    ours: &[segbatch::pairs::CapsuleContact],
     theirs: &[ParryContact],
 ) -> [f32; 3] {
     let mut by_pair: Vec<&ParryContact> = theirs.iter().collect();

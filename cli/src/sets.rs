@@ -7,8 +7,8 @@
 //! every thick ray of a second file (rays in blocks of a million, so the results held at
 //! once stay bounded).
 //! Both run the library's grid-pruned streaming forms
-//! ([`segbatch::par_for_each_self_pair_within`], [`segbatch::par_for_each_pair_within`],
-//! [`segbatch::par_for_each_crossing_pair`]): the hits arrive in blocks and go straight to
+//! ([`segbatch::sets::par_for_each_self_pair_within`], [`segbatch::sets::par_for_each_pair_within`],
+//! [`segbatch::planar::par_for_each_crossing_pair`]): the hits arrive in blocks and go straight to
 //! the output, so memory holds the input set and one wave of blocks, never every hit.
 //!
 //! Inputs are sets of records, 6 numbers a 3D segment (`p0`, `p1`; x, y, z each) or 4 a
@@ -24,10 +24,12 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use npyz::{DType, Field, TypeStr, WriterBuilder};
+use segbatch::planar::{Crossing, Segments2, par_for_each_crossing_pair};
+use segbatch::sets::{
+    FirstHit, PairHit, SharedEndpoints, par_for_each_pair_within, par_for_each_self_pair_within,
+};
 use segbatch::{
-    Crossing, FirstHit, Flags, Options, PairHit, Record, Segment, Segment64, SegmentIndex,
-    Segments, Segments2, SharedEndpoints, Soa, par_for_each_crossing_pair,
-    par_for_each_pair_within, par_for_each_self_pair_within, reference,
+    Flags, Options, Record, Segment, Segment64, SegmentIndex, Segments, Soa, reference,
 };
 
 use super::CliError;
@@ -754,14 +756,14 @@ mod tests {
         let path = dir.path().join("s.csv");
         std::fs::write(&path, "x0,y0,x1,y1\n0,0,1,1\n 2 , 3 ,4,5\n").unwrap();
         let read = |path: &Path| {
-            read_set::<segbatch::Segment2, 4>(path, &SEGMENTS2, Format::Csv, Duration::ZERO)
+            read_set::<segbatch::planar::Segment2, 4>(path, &SEGMENTS2, Format::Csv, Duration::ZERO)
                 .map_err(|e| e.message)
         };
         let set = read(&path).unwrap();
         assert_eq!(set.len(), 2);
         assert_eq!(
             set.get(1),
-            Some(segbatch::Segment2::new([2.0, 3.0], [4.0, 5.0]))
+            Some(segbatch::planar::Segment2::new([2.0, 3.0], [4.0, 5.0]))
         );
         std::fs::write(&path, "0,0,1,1\n0,0,1\n").unwrap();
         let err = read(&path).unwrap_err();

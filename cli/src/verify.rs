@@ -12,10 +12,8 @@ use std::io::Write;
 use std::time::Instant;
 
 use clap::Args;
-use segbatch::{
-    ClosestBatch, Extent, Flags, Options, Outputs, Segment, SegmentsView, closest_points_into,
-    par_closest_points_into, reference,
-};
+use segbatch::pairs::{closest_points_into, par_closest_points_into};
+use segbatch::{ClosestBatch, Extent, Flags, Options, Outputs, Segment, SegmentsView, reference};
 
 use segbatch_testkit::CLASSES;
 use segbatch_testkit::fuzz::out_of_range_justified;
@@ -267,8 +265,8 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<(), CliError> {
         out,
         "segbatch verify {}: SIMD build {} (CPU {}), {} cases per class and extents, seed {}",
         env!("CARGO_PKG_VERSION"),
-        segbatch::SIMD_LEVEL,
-        segbatch::cpu_simd_level(),
+        segbatch::simd::SIMD_LEVEL,
+        segbatch::simd::cpu_simd_level(),
         args.cases,
         args.seed
     )?;

@@ -8,10 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::str::FromStr;
 
-use segbatch::{
-    ClosestBatch, Extent, Options, Outputs, Segment, Segment64, Segments, closest_points_into,
-    reference,
-};
+use segbatch::pairs::closest_points_into;
+use segbatch::{ClosestBatch, Extent, Options, Outputs, Segment, Segment64, Segments, reference};
 
 struct Run {
     code: i32,

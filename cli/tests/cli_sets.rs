@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use segbatch::{Crossing, Options, Segment, Segment2, Segments2, intersect2, reference};
+use segbatch::planar::{Crossing, Segment2, Segments2, intersect2};
+use segbatch::{Options, Segment, reference};
 use segbatch_testkit::Rng;
 use segbatch_testkit::brute::{shares_endpoint, within};
 use segbatch_testkit::sets::{degenerate, hair, rays, walls};

@@ -37,10 +37,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use segbatch::motion::{ContactBatch, CpaBatch, Track, Window};
-use segbatch::{
-    ClosestBatch, ClosestSlices, Extent, Hit, Intersections2, Options, Outputs, PairMask, Radii,
-    Record, Segment, Segment2, SharedEndpoints, Soa, SoaView, Tolerance,
-};
+use segbatch::pairs::{ClosestSlices, PairMask, Radii};
+use segbatch::planar::{Intersections2, Segment2};
+use segbatch::sets::{Hit, SharedEndpoints};
+use segbatch::{ClosestBatch, Extent, Options, Outputs, Record, Segment, Soa, SoaView, Tolerance};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -973,7 +973,7 @@ fn closest_points<'py>(
             Scratch::<Segment, 6, ClosestBatch>::new,
             |s, r, names, cols| {
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::closest_points_into(va, vb, &opts, Outputs::ALL, out)?;
+                segbatch::pairs::closest_points_into(va, vb, &opts, Outputs::ALL, out)?;
                 for (name, c) in names.iter().zip(cols.iter_mut()) {
                     match *name {
                         "dist2" => c.f32().copy_from_slice(out.dist2()),
@@ -1021,18 +1021,18 @@ fn closest_points<'py>(
                         (bytemuck::cast_slice(ra), bytemuck::cast_slice(rb));
                     let (ra, rb) = (&ra[r.clone()], &rb[r.clone()]);
                     if parallel {
-                        segbatch::par_closest_points_rows_to_slices(ra, rb, &opts, slices)
+                        segbatch::pairs::par_closest_points_rows_to_slices(ra, rb, &opts, slices)
                     } else {
-                        segbatch::closest_points_rows_to_slices(ra, rb, &opts, slices)
+                        segbatch::pairs::closest_points_rows_to_slices(ra, rb, &opts, slices)
                     }
                 }
                 (Src::Cols(ca), Src::Cols(cb)) => {
                     let va = SoaView::<Segment, 6>::from_columns(ca)?.view(r.clone());
                     let vb = SoaView::<Segment, 6>::from_columns(cb)?.view(r.clone());
                     if parallel {
-                        segbatch::par_closest_points_to_slices(va, vb, &opts, slices)
+                        segbatch::pairs::par_closest_points_to_slices(va, vb, &opts, slices)
                     } else {
-                        segbatch::closest_points_to_slices(va, vb, &opts, slices)
+                        segbatch::pairs::closest_points_to_slices(va, vb, &opts, slices)
                     }
                 }
                 _ => unreachable!("direct layouts only"),
@@ -1077,7 +1077,7 @@ fn capsules_touch<'py>(
         |s, r, _, cols| {
             let rr = radii.radii(r.clone())?;
             let (va, vb, out) = s.views(&sa, &sb, r);
-            segbatch::capsules_touch_into(va, vb, rr, &opts, out)?;
+            segbatch::pairs::capsules_touch_into(va, vb, rr, &opts, out)?;
             let words = out.words();
             for (i, x) in cols[0].bool().iter_mut().enumerate() {
                 *x = (words[i / 64] >> (i % 64)) & 1 == 1;
@@ -1256,7 +1256,7 @@ fn intersect2<'py>(
         Scratch::<Segment2, 4, Intersections2>::new,
         |s, r, names, cols| {
             let (va, vb, out) = s.views(&sa, &sb, r);
-            segbatch::intersect2_into(va, vb, out)?;
+            segbatch::planar::intersect2_into(va, vb, out)?;
             let o = &*out;
             for (name, c) in names.iter().zip(cols.iter_mut()) {
                 match *name {
@@ -1334,9 +1334,9 @@ fn pairs_within<'py>(
         let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut hits = Vec::new();
         if parallel {
-            segbatch::par_pairs_within_into(va, vb, radius, &opts, &mut hits)
+            segbatch::sets::par_pairs_within_into(va, vb, radius, &opts, &mut hits)
         } else {
-            segbatch::pairs_within_into(va, vb, radius, &opts, &mut hits)
+            segbatch::sets::pairs_within_into(va, vb, radius, &opts, &mut hits)
         }
         .map(|()| hits)
         .map_err(Failure::Lib)
@@ -1372,9 +1372,9 @@ fn self_pairs_within<'py>(
         let v = ss.whole(&mut buf)?;
         let mut hits = Vec::new();
         if parallel {
-            segbatch::par_self_pairs_within_into(v, radius, shared, &opts, &mut hits)
+            segbatch::sets::par_self_pairs_within_into(v, radius, shared, &opts, &mut hits)
         } else {
-            segbatch::self_pairs_within_into(v, radius, shared, &opts, &mut hits)
+            segbatch::sets::self_pairs_within_into(v, radius, shared, &opts, &mut hits)
         }
         .map(|()| hits)
         .map_err(Failure::Lib)
@@ -1415,7 +1415,10 @@ fn index_pairs(pairs: &PyReadonlyArray2<'_, u32>) -> PyResult<Vec<(u32, u32)>> {
 }
 
 /// Radii of an indexed query: two numbers, or one radius per object of each set.
-fn object_radii<'a>(ra: &'a RadiusArg<'_>, rb: &'a RadiusArg<'_>) -> PyResult<segbatch::Radii<'a>> {
+fn object_radii<'a>(
+    ra: &'a RadiusArg<'_>,
+    rb: &'a RadiusArg<'_>,
+) -> PyResult<segbatch::pairs::Radii<'a>> {
     let slice = |r: &'a PyReadonlyArray1<'_, f32>, name: &str| {
         r.as_slice()
             .map_err(|_| PyValueError::new_err(format!("{name}: the array must be contiguous")))
@@ -1477,9 +1480,23 @@ fn closest_points_indexed<'py>(
         let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut out = ClosestBatch::new();
         if parallel {
-            segbatch::par_closest_points_indexed_into(va, vb, &pairs, &opts, Outputs::ALL, &mut out)
+            segbatch::pairs::par_closest_points_indexed_into(
+                va,
+                vb,
+                &pairs,
+                &opts,
+                Outputs::ALL,
+                &mut out,
+            )
         } else {
-            segbatch::closest_points_indexed_into(va, vb, &pairs, &opts, Outputs::ALL, &mut out)
+            segbatch::pairs::closest_points_indexed_into(
+                va,
+                vb,
+                &pairs,
+                &opts,
+                Outputs::ALL,
+                &mut out,
+            )
         }
         .map(|()| out)
         .map_err(Failure::Lib)
@@ -1537,9 +1554,9 @@ fn capsules_touch_indexed<'py>(
         let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut out = PairMask::new();
         if parallel {
-            segbatch::par_capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
+            segbatch::pairs::par_capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
         } else {
-            segbatch::capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
+            segbatch::pairs::capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
         }
         .map(|()| out)
         .map_err(Failure::Lib)
@@ -1581,9 +1598,9 @@ fn capsule_contacts<'py>(
         let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut out = Vec::new();
         if parallel {
-            segbatch::par_capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
+            segbatch::pairs::par_capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
         } else {
-            segbatch::capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
+            segbatch::pairs::capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
         }
         .map(|()| out)
         .map_err(Failure::Lib)
@@ -1624,9 +1641,9 @@ fn crossing_pairs<'py>(
         let v = ss.whole(&mut buf)?;
         let mut out = Vec::new();
         if parallel {
-            segbatch::par_crossing_pairs_into(v, &mut out)
+            segbatch::planar::par_crossing_pairs_into(v, &mut out)
         } else {
-            segbatch::crossing_pairs_into(v, &mut out)
+            segbatch::planar::crossing_pairs_into(v, &mut out)
         }
         .map(|()| out)
         .map_err(Failure::Lib)
@@ -1837,7 +1854,7 @@ fn dist2_matrix<'py>(
             &init,
             &|(cols, tmp): &mut (Cols<6>, Vec<f32>), (row, dst): (usize, &mut [f32])| {
                 let va = sa.view::<Segment>(row..row + dst.len() / m, cols);
-                segbatch::dist2_matrix_into(va, vb, &opts, tmp)?;
+                segbatch::sets::dist2_matrix_into(va, vb, &opts, tmp)?;
                 dst.copy_from_slice(tmp);
                 Ok(())
             },
@@ -1925,25 +1942,25 @@ fn rust_closest_points_seconds(
                 let r = if allocate {
                     out = match (rows, parallel) {
                         (false, false) => segbatch::closest_points(&sa, &sb),
-                        (false, true) => segbatch::par_closest_points(&sa, &sb),
-                        (true, false) => segbatch::closest_points_rows(&ra, &rb),
-                        (true, true) => segbatch::par_closest_points_rows(&ra, &rb),
+                        (false, true) => segbatch::pairs::par_closest_points(&sa, &sb),
+                        (true, false) => segbatch::pairs::closest_points_rows(&ra, &rb),
+                        (true, true) => segbatch::pairs::par_closest_points_rows(&ra, &rb),
                     };
                     Ok(())
                 } else {
                     match (rows, parallel) {
                         (false, false) => {
-                            segbatch::closest_points_into(&sa, &sb, &opts, want, &mut out)
+                            segbatch::pairs::closest_points_into(&sa, &sb, &opts, want, &mut out)
                         }
-                        (false, true) => {
-                            segbatch::par_closest_points_into(&sa, &sb, &opts, want, &mut out)
-                        }
-                        (true, false) => {
-                            segbatch::closest_points_rows_into(&ra, &rb, &opts, want, &mut out)
-                        }
-                        (true, true) => {
-                            segbatch::par_closest_points_rows_into(&ra, &rb, &opts, want, &mut out)
-                        }
+                        (false, true) => segbatch::pairs::par_closest_points_into(
+                            &sa, &sb, &opts, want, &mut out,
+                        ),
+                        (true, false) => segbatch::pairs::closest_points_rows_into(
+                            &ra, &rb, &opts, want, &mut out,
+                        ),
+                        (true, true) => segbatch::pairs::par_closest_points_rows_into(
+                            &ra, &rb, &opts, want, &mut out,
+                        ),
                     }
                 };
                 if allocate || rep > 0 {
@@ -1960,7 +1977,7 @@ fn rust_closest_points_seconds(
 /// The SIMD level this extension was built for (`"avx2+fma"`, `"sse2"`, ...).
 #[pyfunction]
 fn simd_level() -> &'static str {
-    segbatch::SIMD_LEVEL
+    segbatch::simd::SIMD_LEVEL
 }
 
 /// Does this CPU run x86-64-v3 code (AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE,
@@ -1988,7 +2005,7 @@ fn cpu_has_x86_64_v3() -> bool {
 /// The best SIMD level the running CPU supports (the library's `cpu_simd_level`).
 #[pyfunction]
 fn cpu_simd_level() -> &'static str {
-    segbatch::cpu_simd_level()
+    segbatch::simd::cpu_simd_level()
 }
 
 /// The native module `segbatch._segbatch` (`segbatch._segbatch_v3` with the `v3-module`

@@ -391,7 +391,7 @@ query_forms! {
     ///
     /// ```
     /// use segbatch::motion::{first_contact, Track, Tracks, Window};
-    /// use segbatch::Radii;
+    /// use segbatch::pairs::Radii;
     /// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
     /// let b = Tracks::from(&[Track::new([4.0, 0.0, 0.0], [-2.0, 0.0, 0.0])]);
     /// let out = first_contact(&a, &b, Radii::uniform(0.5, 0.5)?, Window::STEP);
@@ -422,7 +422,8 @@ query_forms! {
     ///
     /// ```
     /// use segbatch::motion::first_contact_segments;
-    /// use segbatch::{Radii, Segment, Segments};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::pairs::Radii;
     /// // The paths cross at right angles, but B arrives after A has gone: no contact.
     /// let a = Segments::from(&[Segment::new([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
     /// let b = Segments::from(&[Segment::new([0.0, -3.0, 0.0], [0.0, -1.0, 0.0])]);

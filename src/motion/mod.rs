@@ -13,7 +13,7 @@
 //! | time of first contact of two moving spheres (the dynamic sphere-sphere test) | [`first_contact`], [`first_contact_segments`] | [`reference::first_contact`](crate::reference::first_contact), [`reference::first_contact_segments`](crate::reference::first_contact_segments) | `contact.rs` |
 //!
 //! Each has the crate's four forms (`q`, `q_into`, `par_q`, `par_q_into`). 2D segment
-//! crossings, which have nothing to do with time, are [`intersect2`](crate::intersect2) at
+//! crossings, which have nothing to do with time, are [`intersect2`](crate::planar::intersect2) at
 //! the crate root.
 //!
 //! **In `f64`**, for coordinates where `f32` loses the resolution you need (ECEF metres,

@@ -21,7 +21,8 @@ use wide::{f32x8, f32x16};
 /// negative, not NaN), checked once when the value is made.
 ///
 /// ```
-/// use segbatch::{Error, Radii};
+/// use segbatch::Error;
+/// use segbatch::pairs::Radii;
 /// assert!(Radii::uniform(0.5, 0.25).is_ok());
 /// assert!(Radii::uniform(-1.0, 0.5).is_err());
 /// let (ra, rb) = ([0.5, 0.4], [0.5, f32::NAN]);
@@ -68,8 +69,8 @@ impl<'r> Radii<'r> {
     }
 
     /// Object `i` of A has radius `a[i]`, object `j` of B radius `b[j]`: for the index-pair
-    /// queries ([`capsule_contacts`](crate::capsule_contacts),
-    /// [`capsules_touch_indexed`](crate::capsules_touch_indexed)), whose two sets differ in
+    /// queries ([`capsule_contacts`](crate::pairs::capsule_contacts),
+    /// [`capsules_touch_indexed`](crate::pairs::capsules_touch_indexed)), whose two sets differ in
     /// length. In a pairwise query it is the same as [`per_pair`](Radii::per_pair) (both
     /// slices must then have the batch's length).
     ///
@@ -139,7 +140,7 @@ impl<'r> Radii<'r> {
 /// One bit per pair: bit `i % 64` of word `i / 64` is pair `i`.
 ///
 /// ```
-/// use segbatch::PairMask;
+/// use segbatch::pairs::PairMask;
 /// let mask = PairMask::from_bools(&[true, false, true]);
 /// assert_eq!(mask.len(), 3);
 /// assert_eq!((mask.get(2), mask.get(1), mask.get(3)), (Some(true), Some(false), None));
@@ -457,7 +458,8 @@ query_forms! {
     /// pair, segment against segment (default options).
     ///
     /// ```
-    /// use segbatch::{capsules_touch, Radii, Segment, Segments};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::pairs::{capsules_touch, Radii};
     /// // Capsules of radius 0.5 along the x axis, one unit apart in y: they touch.
     /// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]); 2]);
     /// let b = Segments::from(&[
@@ -480,7 +482,8 @@ query_forms! {
     /// then empty).
     ///
     /// ```
-    /// use segbatch::{capsules_touch_into, Error, Options, PairMask, Radii, Segment, Segments};
+    /// use segbatch::{Error, Options, Segment, Segments};
+    /// use segbatch::pairs::{capsules_touch_into, PairMask, Radii};
     /// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]); 3]);
     /// let b = Segments::from(&[Segment::new([0.0, 1.0, 0.0], [1.0, 1.0, 0.0]); 3]);
     /// let mut mask = PairMask::new();

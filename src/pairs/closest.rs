@@ -345,7 +345,8 @@ impl Width {
 /// [`Error`] when `a` and `b` differ in length.
 ///
 /// ```
-/// use segbatch::{closest_points_width_into, ClosestBatch, Options, Outputs, Segment, Segments, Width};
+/// use segbatch::{ClosestBatch, Options, Outputs, Segment, Segments};
+/// use segbatch::pairs::{closest_points_width_into, Width};
 /// let a = Segments::from(&vec![Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]); 40]);
 /// let b = Segments::from(&vec![Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0]); 40]);
 /// let (mut x8, mut x16) = (ClosestBatch::new(), ClosestBatch::new());
@@ -514,7 +515,8 @@ query_forms! {
     /// unchanged).
     ///
     /// ```
-    /// use segbatch::{closest_points_into, ClosestBatch, Extent, Options, Outputs, Segment, Segments};
+    /// use segbatch::{ClosestBatch, Extent, Options, Outputs, Segment, Segments};
+    /// use segbatch::pairs::closest_points_into;
     /// // Rays (sight lines) against wall segments, distances only.
     /// let rays = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
     /// let walls = Segments::from(&[Segment::new([5.0, -1.0, 2.0], [5.0, 1.0, 2.0])]);
@@ -534,7 +536,8 @@ query_forms! {
     /// `(one, many[j])`, exactly `reference::closest_points_with(one, &many[j], options)`.
     ///
     /// ```
-    /// use segbatch::{closest_points_one_to_many, Segment, Segments};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::pairs::closest_points_one_to_many;
     /// let step = Segment::new([0.0, 0.0, 0.0], [4.0, 0.0, 0.0]);
     /// let walls = Segments::from(&[
     ///     Segment::new([2.0, 1.0, 0.0], [2.0, 3.0, 0.0]), // beside the step, 1 away
@@ -556,7 +559,8 @@ query_forms! {
     /// None today (every input is valid); `Result` keeps the shape of every `_into` call.
     ///
     /// ```
-    /// use segbatch::{closest_points_one_to_many_into, ClosestBatch, Extent, Options, Outputs, Segment, Segments};
+    /// use segbatch::{ClosestBatch, Extent, Options, Outputs, Segment, Segments};
+    /// use segbatch::pairs::closest_points_one_to_many_into;
     /// // A sight ray against two walls: only the one in front of it is close.
     /// let ray = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
     /// let walls = Segments::from(&[
@@ -657,7 +661,8 @@ query_forms! {
     /// Accepts `&Segments64` or any [`Segments64View`].
     ///
     /// ```
-    /// use segbatch::{closest_points64, Segment64, Segments64};
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::pairs::closest_points64;
     /// // Two ECEF-sized paths crossing 1 mm apart: f32 would round them together.
     /// let o = 6_378_137.0;
     /// let a = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0])]);
@@ -680,7 +685,8 @@ query_forms! {
     /// unchanged).
     ///
     /// ```
-    /// use segbatch::{closest_points64_into, ClosestBatch64, Extent, Options, Outputs, Segment64, Segments64};
+    /// use segbatch::{Extent, Options, Outputs, Segment64, Segments64};
+    /// use segbatch::pairs::{closest_points64_into, ClosestBatch64};
     /// let rays = Segments64::from(&[Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
     /// let walls = Segments64::from(&[Segment64::new([5.0, -1.0, 2.0], [5.0, 1.0, 2.0])]);
     /// let mut out = ClosestBatch64::new();
@@ -725,7 +731,8 @@ query_forms! {
     /// `reference::closest_points64_with(one, &many[j], options)`, bit for bit.
     ///
     /// ```
-    /// use segbatch::{closest_points64_one_to_many, Segment64, Segments64};
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::pairs::closest_points64_one_to_many;
     /// let o = 1.0e9; // far from the origin, where f32 keeps no fraction
     /// let step = Segment64::new([o, 0.0, 0.0], [o + 4.0, 0.0, 0.0]);
     /// let walls = Segments64::from(&[
@@ -748,7 +755,8 @@ query_forms! {
     /// None today (every input is valid); `Result` keeps the shape of every `_into` call.
     ///
     /// ```
-    /// use segbatch::{closest_points64_one_to_many_into, ClosestBatch64, Extent, Options, Outputs, Segment64, Segments64};
+    /// use segbatch::{Extent, Options, Outputs, Segment64, Segments64};
+    /// use segbatch::pairs::{closest_points64_one_to_many_into, ClosestBatch64};
     /// let ray = Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
     /// let walls = Segments64::from(&[
     ///     Segment64::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]),

@@ -81,7 +81,8 @@ query_forms! {
     /// may be the same set.
     ///
     /// ```
-    /// use segbatch::{closest_points_indexed, Segment, Segments};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::pairs::closest_points_indexed;
     /// let set = Segments::from(&[
     ///     Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]),
     ///     Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0]),
@@ -105,7 +106,8 @@ query_forms! {
     /// set (`out` is then unchanged).
     ///
     /// ```
-    /// use segbatch::{closest_points_indexed_into, ClosestBatch, Error, Options, Outputs, Segment, Segments};
+    /// use segbatch::{ClosestBatch, Error, Options, Outputs, Segment, Segments};
+    /// use segbatch::pairs::closest_points_indexed_into;
     /// let set = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]); 2]);
     /// let mut out = ClosestBatch::new();
     /// let bad = closest_points_indexed_into(&set, &set, &[(0, 1), (1, 2)], &Options::SEGMENTS, Outputs::DISTANCE, &mut out);
@@ -152,11 +154,12 @@ fn touch_indexed<'a, 'b, 'p>(
 
 query_forms! {
     /// Does capsule `(a[i], rA)` touch capsule `(b[j], rB)`, for every index pair `(i, j)`
-    /// of `pairs`? Bit `k` is [`capsules_touch`](crate::capsules_touch)'s answer for the
+    /// of `pairs`? Bit `k` is [`capsules_touch`](crate::pairs::capsules_touch)'s answer for the
     /// pair `(a[i], b[j])`. Radii uniform or per object ([`Radii::per_object`]).
     ///
     /// ```
-    /// use segbatch::{capsules_touch_indexed, Radii, Segment, Segments};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::pairs::{capsules_touch_indexed, Radii};
     /// let set: Segments = (0..4).map(|k| {
     ///     let y = k as f32;
     ///     Segment::new([0.0, y, 0.0], [2.0, y, 0.0])
@@ -184,7 +187,7 @@ query_forms! {
 ///
 /// # Capsule contacts
 ///
-/// For the pairs whose capsules touch ([`capsules_touch`](crate::capsules_touch)'s test,
+/// For the pairs whose capsules touch ([`capsules_touch`](crate::pairs::capsules_touch)'s test,
 /// `dist2 <= (rA + rB)²` in `f32`), [`capsule_contacts`] reports what a physics engine's
 /// solver needs: the unit normal pointing from B to A, the depth `rA + rB - distance`,
 /// and the contact points on the two capsule surfaces. The normal is the closest points'
@@ -450,7 +453,8 @@ query_forms! {
     /// When `a` and `b` are the same set, a pair `(i, i)` is never a contact.
     ///
     /// ```
-    /// use segbatch::{capsule_contacts, Radii, Segment, Segments};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::pairs::{capsule_contacts, Radii};
     /// let set = Segments::from(&[
     ///     Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]),
     ///     Segment::new([1.0, 0.75, -1.0], [1.0, 0.75, 1.0]), // 0.75 above the first

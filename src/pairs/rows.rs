@@ -297,7 +297,8 @@ query_forms! {
     /// read from memory once.
     ///
     /// ```
-    /// use segbatch::{closest_points_rows, Segment};
+    /// use segbatch::Segment;
+    /// use segbatch::pairs::closest_points_rows;
     /// // Six numbers a segment, e.g. a NumPy (N, 6) float32 array's buffer.
     /// let raw: [f32; 12] = [0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0];
     /// let rows: &[Segment] = bytemuck::cast_slice(&raw);
@@ -346,7 +347,8 @@ fn view_to_slices<'a, 'b>(
 /// into `out`'s columns; columns left `None` are not written).
 ///
 /// ```
-/// use segbatch::{closest_points_rows_to_slices, ClosestSlices, Options, Segment};
+/// use segbatch::{Options, Segment};
+/// use segbatch::pairs::{closest_points_rows_to_slices, ClosestSlices};
 /// let a = [Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])];
 /// let b = [Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0])];
 /// let (mut distance, mut point_b) = ([0.0f32; 1], [[0.0f32; 3]; 1]);

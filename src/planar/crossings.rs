@@ -1,5 +1,5 @@
 //! 2D crossing sets: every pair of one set of 2D segments that meets, with
-//! [`intersect2`](crate::intersect2)'s semantics (a crossing or touching point, or a
+//! [`intersect2`](crate::planar::intersect2)'s semantics (a crossing or touching point, or a
 //! collinear overlap), in `O(N log N + K)`.
 //!
 //! The 2D grid of [`crate::prune`] names the candidates (pairs whose inflated bounding
@@ -8,7 +8,7 @@
 //! pairs, so every reported pair and value is what `intersect2(set[i], set[j])` gives,
 //! `i < j`, bit for bit. The grid takes every set (see [`crate::prune`] for extreme
 //! coordinates); segments with a NaN or infinite coordinate never meet anything and are
-//! left out ([`count_non_finite`](crate::count_non_finite) counts them). The streamed form
+//! left out ([`count_non_finite`](crate::sets::count_non_finite) counts them). The streamed form
 //! hands bounded blocks on, the collected one refuses an output it cannot allocate.
 
 use super::forms::{Intersections2, intersect2_indexed_into};
@@ -25,7 +25,7 @@ pub struct CrossHit {
     /// Index of the second segment (`j > i`).
     pub j: u32,
     /// Parameter on `set[i]` of the meeting point, or of the start of the overlap
-    /// ([`Intersection2::s`](crate::Intersection2::s)); the point is `set[i].at(s)`.
+    /// ([`Intersection2::s`](crate::planar::Intersection2::s)); the point is `set[i].at(s)`.
     pub s: f32,
     /// How they meet: [`Crossing::Point`] or [`Crossing::Overlap`].
     pub kind: Crossing,
@@ -102,10 +102,10 @@ fn crossings<'a>(
 
 query_forms! {
     /// Every pair `i < j` of `set` that meets (a point or a collinear overlap, touching
-    /// included, as [`intersect2`](crate::intersect2) decides), sorted by `(i, j)`.
+    /// included, as [`intersect2`](crate::planar::intersect2) decides), sorted by `(i, j)`.
     ///
     /// ```
-    /// use segbatch::{crossing_pairs, Crossing, Segment2, Segments2};
+    /// use segbatch::planar::{crossing_pairs, Crossing, Segment2, Segments2};
     /// // A path that crosses itself, and a piece lying along its first leg.
     /// let set = Segments2::from(&[
     ///     Segment2::new([0.0, 0.0], [4.0, 0.0]),
@@ -150,13 +150,13 @@ fn each<'a>(
 
 stream_forms! {
     /// The streaming form of [`crossing_pairs`]: every meeting pair handed to `sink` in
-    /// blocks of at most [`MAX_BLOCK_HITS`](crate::MAX_BLOCK_HITS), whatever the set's
+    /// blocks of at most [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), whatever the set's
     /// layout (30K copies of one segment, 4.5e8 crossings, stream like any other set), in
     /// memory for a few blocks (a few a thread for the parallel form); the pairs and values
     /// of [`crossing_pairs`], in the grid's order.
     ///
     /// ```
-    /// use segbatch::{for_each_crossing_pair, Segment2, Segments2};
+    /// use segbatch::planar::{for_each_crossing_pair, Segment2, Segments2};
     /// // A grid of 30 horizontal and 30 vertical streets: 900 crossings.
     /// let set: Segments2 = (0..60).map(|k| {
     ///     let c = (k % 30) as f32;

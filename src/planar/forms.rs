@@ -109,7 +109,7 @@ query_forms! {
     /// [`reference::intersect2`](crate::reference::intersect2), bit-identical to it).
     ///
     /// ```
-    /// use segbatch::{intersect2, Crossing, Segment2, Segments2};
+    /// use segbatch::planar::{intersect2, Crossing, Segment2, Segments2};
     /// let a = Segments2::from(&[
     ///     Segment2::new([4.0, 7.0], [16.0, 3.0]),
     ///     Segment2::new([0.0, 0.0], [2.0, 0.0]),
@@ -163,7 +163,7 @@ query_forms! {
     /// the pair `(a[i], b[j])`, the lanes gathered straight from the columns.
     ///
     /// ```
-    /// use segbatch::{intersect2_indexed, Crossing, Segment2, Segments2};
+    /// use segbatch::planar::{intersect2_indexed, Crossing, Segment2, Segments2};
     /// let set = Segments2::from(&[
     ///     Segment2::new([0.0, 0.0], [4.0, 0.0]),
     ///     Segment2::new([1.0, -1.0], [1.0, 1.0]),

@@ -94,7 +94,7 @@ impl Record<4> for Segment2 {
 /// 24. Built like [`Segments`](crate::Segments), with the same constructors.
 ///
 /// ```
-/// use segbatch::{Segment2, Segments2};
+/// use segbatch::planar::{Segment2, Segments2};
 /// let mut b = Segments2::from(&[Segment2::new([0.0, 0.0], [1.0, 0.0])]);
 /// b.push(Segment2::new([2.0, 2.0], [3.0, 3.0]));
 /// assert_eq!(b.len(), 2);

@@ -1,7 +1,7 @@
 //! Scenes that move: a persistent set of capsules asked every frame which of them touch.
 //!
 //! A physics engine's broad and narrow phase run the same question every frame on a scene
-//! that changed a little. A set query ([`self_pairs_within`](crate::self_pairs_within))
+//! that changed a little. A set query ([`self_pairs_within`](crate::sets::self_pairs_within))
 //! builds its grid per call and takes one radius for all, so each frame pays the whole
 //! build and decides every pair twice (once at twice the largest radius, once with the
 //! real radii). [`Capsules`] keeps its structure between frames instead:
@@ -15,8 +15,8 @@
 //!   hashed grid and the list of padded-box pairs; a frame re-bins only the objects that
 //!   left their padded box and finds only their new pairs;
 //! - **the narrow phase** is the batched kernel over index pairs gathered straight from the
-//!   columns ([`capsules_touch_indexed`](crate::capsules_touch_indexed), or
-//!   [`capsule_contacts`](crate::capsule_contacts) when contacts are asked for): each
+//!   columns ([`capsules_touch_indexed`](crate::pairs::capsules_touch_indexed), or
+//!   [`capsule_contacts`](crate::pairs::capsule_contacts) when contacts are asked for): each
 //!   candidate is decided once, with its two radii.
 //!
 //! A frame ([`Capsules::frame_into`]) reports every touching pair `(i, j)`, `i < j`, sorted,

@@ -38,6 +38,9 @@ use wide::f32x8;
 
 use crate::segment::Segment;
 
+/// The contact tolerance's factor: a zero radius touches within `4·ε·S`.
+pub(super) const TOLERANCE: f64 = 4.0 * f32::EPSILON as f64;
+
 /// Marks a child slot as a wall (its position in tree order) rather than a node.
 const LEAF: u32 = 1 << 31;
 /// An empty child slot.
@@ -229,7 +232,7 @@ impl Bvh8 {
         let len = d.iter().map(|x| x * x).sum::<f64>().sqrt();
         // The contact radius of any pair is at most this (see `contact_radius`).
         let s = o.iter().fold(f64::from(self.scale), |m, x| m.max(x.abs()));
-        let g = f64::from(radius).max(super::index::TOLERANCE * s);
+        let g = f64::from(radius).max(TOLERANCE * s);
         let mut inv = [0.0f32; 3];
         let mut entry = [0usize; 3];
         let mut flat = false;

@@ -20,7 +20,7 @@
 //! squares of any `f32` distance and radius (up to `f32::MAX`) are exact enough and never
 //! overflow.
 
-use super::bvh8::Bvh8;
+use super::bvh8::{Bvh8, TOLERANCE};
 use super::hits::{Hit, radius2, within_wide};
 use crate::batch::{Error, Segments, SegmentsView, check_len, check_u32};
 use crate::pairs::{ClosestBatch, Outputs, closest_points_indexed_into};
@@ -45,7 +45,7 @@ pub struct FirstHit {
 /// Converts from an `f32` (every ray) and from a slice or vector with one value per ray.
 ///
 /// ```
-/// use segbatch::PerRay;
+/// use segbatch::sets::PerRay;
 /// let radii = [0.5f32, 0.25];
 /// assert_eq!(PerRay::from(0.5).get(7), 0.5);
 /// assert_eq!(PerRay::from(&radii[..]).get(1), 0.25);
@@ -123,9 +123,6 @@ impl<'a, const N: usize> From<&'a [f32; N]> for PerRay<'a> {
         PerRay::Each(xs)
     }
 }
-
-/// The contact tolerance's factor: a zero radius touches within `4·ε·S`.
-pub(super) const TOLERANCE: f64 = 4.0 * f32::EPSILON as f64;
 
 fn sub64(p: [f64; 3], q: [f64; 3]) -> [f64; 3] {
     [p[0] - q[0], p[1] - q[1], p[2] - q[2]]
@@ -254,7 +251,7 @@ fn valid_range(r: f32) -> bool {
 /// equals), and the contact point on it (the point of the member closest to `c(u)`).
 /// Contact is taken within `max(r, 4·ε·S)`, `S` the largest coordinate magnitude of the
 /// ray's origin and the member (the touching tolerance of
-/// [`intersect2`](crate::intersect2)), so a ray of radius zero gives the first crossing of
+/// [`intersect2`](crate::planar::intersect2)), so a ray of radius zero gives the first crossing of
 /// the members in its plane despite rounding. The tolerance depends on the pair alone:
 /// the range only bounds `u`.
 ///
@@ -515,7 +512,7 @@ impl SegmentIndex {
     }
 
     /// Every pair of a query segment `queries[i]` and a member `set[j]` within `radius`,
-    /// sorted by `(i, j)`: [`pairs_within`](crate::pairs_within)`(queries, set, radius)`,
+    /// sorted by `(i, j)`: [`pairs_within`](crate::sets::pairs_within)`(queries, set, radius)`,
     /// bit for bit, without rebuilding the index.
     ///
     /// # Errors

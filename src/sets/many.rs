@@ -19,7 +19,8 @@ query_forms! {
     /// `i·b.len() + j`), segment against segment.
     ///
     /// ```
-    /// use segbatch::{dist2_matrix, Segment, Segments};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::sets::dist2_matrix;
     /// let a = Segments::from(&[
     ///     Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
     ///     Segment::new([0.0, 3.0, 0.0], [1.0, 3.0, 0.0]),
@@ -40,17 +41,18 @@ query_forms! {
     /// The general form of [`dist2_matrix`]: extents and tolerance from `options`, the
     /// matrix written into `out`, resized to `a.len()·b.len()` (allocation reused, grown
     /// with `try_reserve`). The parallel forms hand out blocks of
-    /// [`TILE_A`](crate::TILE_A) rows above [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS)
+    /// [`TILE_A`](crate::sets::TILE_A) rows above [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)
     /// entries.
     ///
     /// # Errors
     /// [`Error::OutOfMemory`] when the `a.len()·b.len()` entries cannot be allocated (their
     /// count or size overflows, or the allocator refuses them): `out` is then empty, and
     /// nothing was computed. The pairs within a radius
-    /// ([`for_each_pair_within`](crate::for_each_pair_within)) need no such matrix.
+    /// ([`for_each_pair_within`](crate::sets::for_each_pair_within)) need no such matrix.
     ///
     /// ```
-    /// use segbatch::{dist2_matrix_into, Error, Options, SegmentsView};
+    /// use segbatch::{Error, Options, SegmentsView};
+    /// use segbatch::sets::dist2_matrix_into;
     /// // 2^23 points (one column serves all six coordinates): their matrix would take
     /// // 2^48 bytes, more than any process can map.
     /// let column = vec![0.0f32; 1 << 23];
@@ -65,7 +67,7 @@ query_forms! {
 }
 
 /// The matrix into `out`, sequentially or (when `parallel`, above
-/// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS)) in blocks of rows on all cores.
+/// [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)) in blocks of rows on all cores.
 fn matrix<'a, 'b>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
@@ -224,10 +226,10 @@ impl Within<'_, '_> {
     }
 
     /// Every hit of rows `0..na` × columns `0..nb`, in blocks of at most
-    /// [`MAX_BLOCK_HITS`](crate::MAX_BLOCK_HITS): blocks of [`TILE_A`] rows in order, each
+    /// [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS): blocks of [`TILE_A`] rows in order, each
     /// cut into runs of [`BRUTE_COLS`] columns, each block sorted by `(i, j)`; made by
     /// `finish` and handed to `sink` as [`crate::prune::ordered`] does (on all cores when
-    /// `parallel` and there are at least [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS)
+    /// `parallel` and there are at least [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)
     /// pair `tests`: the same blocks). The units of work are the blocks of rows, cut into
     /// 16 runs of columns when there are fewer than 16 of them (one ray against a long
     /// batch still splits).

@@ -2,7 +2,7 @@
 //! paths against each other, clearance checks inside one set.
 //!
 //! Pruned by the grid for segments (`O(N log N + K)`, see `within.rs`); brute force
-//! over the upper triangle, tiled like [`pairs_within`](crate::pairs_within), for rays and
+//! over the upper triangle, tiled like [`pairs_within`](crate::sets::pairs_within), for rays and
 //! lines. Both report the same pairs with the same values.
 
 use super::hits::{Hit, SharedEndpoints};
@@ -15,7 +15,8 @@ query_forms! {
     /// against segment, sorted by `(i, j)`.
     ///
     /// ```
-    /// use segbatch::{self_pairs_within, Segment, Segments, SharedEndpoints};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::sets::{self_pairs_within, SharedEndpoints};
     /// // A path of three pieces that folds back close to its own start.
     /// let path = Segments::from(&[
     ///     Segment::new([0.0, 0.0, 0.0], [4.0, 0.0, 0.0]),
@@ -44,7 +45,8 @@ query_forms! {
     /// empty: the streamed forms take any number of hits).
     ///
     /// ```
-    /// use segbatch::{par_self_pairs_within, self_pairs_within, Segment, Segments, SharedEndpoints};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::sets::{par_self_pairs_within, self_pairs_within, SharedEndpoints};
     /// // 2000 unit segments on a line along x, 0.5 apart end to end: each is within 0.5 of the next.
     /// let set: Segments = (0..2000).map(|k| {
     ///     let x = 1.5 * k as f32;

@@ -1,8 +1,8 @@
 //! Set queries that scale: the radius queries over whole sets, pruned by the grid of
 //! [`crate::prune`] and decided by the kernel over index pairs ([`super::indexed`]).
 //!
-//! [`self_pairs_within`](crate::self_pairs_within) and
-//! [`pairs_within`](crate::pairs_within) run here whenever both sides are segments and the
+//! [`self_pairs_within`](crate::sets::self_pairs_within) and
+//! [`pairs_within`](crate::sets::pairs_within) run here whenever both sides are segments and the
 //! radius is finite: the grid names candidate pairs (a conservative sphere test over the
 //! cells' neighbours), the candidates are gathered a few thousand at a time and run through
 //! the kernel, and the kernel's squared distance decides. Every reported value is therefore the
@@ -11,7 +11,7 @@
 //!
 //! The streaming forms ([`for_each_self_pair_within`], [`for_each_pair_within`]) hand the
 //! hits to a callback in blocks of compact [`PairHit`]s (12 bytes) of at most
-//! [`MAX_BLOCK_HITS`](crate::MAX_BLOCK_HITS), so a query needs memory for the input, the
+//! [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), so a query needs memory for the input, the
 //! grid and a few blocks a thread, not for its hits: 5e9 pairs of 100K identical segments
 //! stream in blocks like 50 pairs of a sparse set (see [`crate::prune`] for how the tasks
 //! are cut and the blocks bounded). The collected forms grow their output with
@@ -86,7 +86,7 @@ impl From<Found> for PairHit {
 /// Whether segments `a` and `b`, whose closest points are `closest` (from any closest-points
 /// query or [`reference::closest_points_with`](crate::reference::closest_points_with)), lie
 /// within `radius` of each other: the decision every radius query makes
-/// ([`pairs_within`](crate::pairs_within), [`self_pairs_within`](crate::self_pairs_within),
+/// ([`pairs_within`](crate::sets::pairs_within), [`self_pairs_within`](crate::sets::self_pairs_within),
 /// their streamed forms), so a caller can reproduce their lists pair by pair.
 ///
 /// It is `closest.dist2 <= radius²` in `f32`, except for a pair flagged
@@ -101,7 +101,9 @@ impl From<Found> for PairHit {
 /// A pair with a non-finite coordinate (NaN `dist2`) is never within any radius.
 ///
 /// ```
-/// use segbatch::{reference::closest_points_with, within_radius, Options, Segment};
+/// use segbatch::{Options, Segment};
+/// use segbatch::reference::closest_points_with;
+/// use segbatch::sets::within_radius;
 /// let a = Segment::new([0.0, 0.0, 0.0], [1e-30, 0.0, 0.0]);
 /// let b = Segment::new([0.0, 1e-38, 0.0], [1e-30, 1e-38, 0.0]);
 /// let c = closest_points_with(&a, &b, &Options::SEGMENTS);
@@ -120,15 +122,17 @@ pub fn within_radius(a: &Segment, b: &Segment, closest: &Closest, radius: f32) -
 
 /// The number of records of `set` with a NaN or infinite coordinate.
 ///
-/// The set queries ([`pairs_within`](crate::pairs_within),
-/// [`self_pairs_within`](crate::self_pairs_within),
-/// [`crossing_pairs`](crate::crossing_pairs), their streamed forms and
+/// The set queries ([`pairs_within`](crate::sets::pairs_within),
+/// [`self_pairs_within`](crate::sets::self_pairs_within),
+/// [`crossing_pairs`](crate::planar::crossing_pairs), their streamed forms and
 /// [`SegmentIndex`](crate::SegmentIndex)) leave such members out: their distance to
 /// anything is NaN, so they are never within any radius and never cross. This tells how
 /// many were left out (one pass over the columns, about a millisecond a million segments).
 ///
 /// ```
-/// use segbatch::{count_non_finite, self_pairs_within, Segment, Segment2, Segments, Segments2, SharedEndpoints};
+/// use segbatch::{Segment, Segments};
+/// use segbatch::planar::{Segment2, Segments2};
+/// use segbatch::sets::{count_non_finite, self_pairs_within, SharedEndpoints};
 /// let set = Segments::from(&[
 ///     Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
 ///     Segment::new([0.0, f32::NAN, 0.0], [1.0, 0.0, 0.0]),
@@ -427,7 +431,7 @@ pub(super) fn within_sets(
 }
 
 /// Streams the hits of `a` against `b` (or of `a` with itself) to `sink` as [`PairHit`]
-/// blocks of at most [`MAX_BLOCK_HITS`](crate::MAX_BLOCK_HITS): the grid's tasks, or the
+/// blocks of at most [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS): the grid's tasks, or the
 /// brute-force tiles.
 fn stream(
     a: SegmentsView<'_>,
@@ -493,26 +497,27 @@ fn each_pair<'a, 'b>(
 }
 
 stream_forms! {
-    /// The streaming form of [`self_pairs_within_into`](crate::self_pairs_within_into): every
+    /// The streaming form of [`self_pairs_within_into`](crate::sets::self_pairs_within_into): every
     /// pair `i < j` of `set` within `radius`, handed to `sink` in blocks of [`PairHit`]s of
-    /// at most [`MAX_BLOCK_HITS`](crate::MAX_BLOCK_HITS), whatever the set's layout
+    /// at most [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), whatever the set's layout
     /// (collinear, identical or dense sets included). The call holds the input, the grid
     /// and a few blocks (a few a thread for the parallel form), never the whole output, so
     /// it takes any number of hits. The pairs and values are those of
-    /// [`self_pairs_within`](crate::self_pairs_within); the order is the grid's (sort a
+    /// [`self_pairs_within`](crate::sets::self_pairs_within); the order is the grid's (sort a
     /// collected list by `(i, j)` to compare). Rays, lines and an infinite radius take the
     /// brute-force tiles, streamed the same way: blocks of 64 rows in order, each block
     /// sorted by `(i, j)`. Members with a NaN or infinite coordinate are never within any
-    /// radius ([`count_non_finite`](crate::count_non_finite) counts them); a pair whose
+    /// radius ([`count_non_finite`](crate::sets::count_non_finite) counts them); a pair whose
     /// squared distance under- or overflows `f32` is decided in `f64`
-    /// ([`within_radius`](crate::within_radius)).
+    /// ([`within_radius`](crate::sets::within_radius)).
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
     /// for more than `u32::MAX` segments (`sink` is not called).
     ///
     /// ```
-    /// use segbatch::{for_each_self_pair_within, Options, Segment, Segments, SharedEndpoints};
+    /// use segbatch::{Options, Segment, Segments};
+    /// use segbatch::sets::{for_each_self_pair_within, SharedEndpoints};
     /// let set: Segments = (0..1000).map(|k| {
     ///     let x = k as f32;
     ///     Segment::new([x, 0.0, 0.0], [x + 0.5, 0.0, 0.0]) // 0.5 apart end to start
@@ -530,7 +535,7 @@ stream_forms! {
 }
 
 stream_forms! {
-    /// The streaming form of [`pairs_within_into`](crate::pairs_within_into): every pair of
+    /// The streaming form of [`pairs_within_into`](crate::sets::pairs_within_into): every pair of
     /// `a[i]` and `b[j]` within `radius`, handed to `sink` in blocks of [`PairHit`]s (see
     /// [`for_each_self_pair_within`]).
     ///
@@ -539,7 +544,8 @@ stream_forms! {
     /// for more than `u32::MAX` segments in a set (`sink` is not called).
     ///
     /// ```
-    /// use segbatch::{for_each_pair_within, Options, PairHit, Segment, Segments};
+    /// use segbatch::{Options, Segment, Segments};
+    /// use segbatch::sets::{for_each_pair_within, PairHit};
     /// let walls = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0])]);
     /// let paths = Segments::from(&[
     ///     Segment::new([0.5, 2.0, 0.0], [3.0, 2.0, 0.0]),
@@ -560,7 +566,8 @@ query_forms! {
     /// `radius²`, segment against segment, sorted by `(i, j)`.
     ///
     /// ```
-    /// use segbatch::{pairs_within, Segment, Segments};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::sets::pairs_within;
     /// let walls = Segments::from(&[
     ///     Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0]),
     ///     Segment::new([10.0, 0.0, 0.0], [10.0, 4.0, 0.0]),
@@ -577,7 +584,7 @@ query_forms! {
     /// The general form of [`pairs_within`]: extents and tolerance from `options`, the hits
     /// written into `out` (cleared first, allocation reused). The parallel forms split the
     /// pair space into rectangles of tiles above
-    /// [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair tests.
+    /// [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS) pair tests.
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
@@ -585,7 +592,8 @@ query_forms! {
     /// empty: the streamed forms take any number of hits).
     ///
     /// ```
-    /// use segbatch::{pairs_within, par_pairs_within, Segment, Segments};
+    /// use segbatch::{Segment, Segments};
+    /// use segbatch::sets::{pairs_within, par_pairs_within};
     /// let a: Segments = (0..400).map(|k| Segment::new([k as f32, 0.0, 0.0], [k as f32, 1.0, 0.0])).collect();
     /// let b: Segments = (0..700).map(|k| Segment::new([0.5 * k as f32, 0.5, 0.3], [0.5 * k as f32, 0.5, 1.3])).collect();
     /// let hits = par_pairs_within(&a, &b, 0.6);

@@ -3,12 +3,12 @@
 //!
 //! No grid: each row `a[i]` runs against a tile of [`TILE_B`] segments of B through the
 //! driver's one-to-many loop over the `f64` lane type (the same kernel and driver as
-//! [`closest_points64_one_to_many`](crate::closest_points64_one_to_many)), into a scratch
+//! [`closest_points64_one_to_many`](crate::pairs::closest_points64_one_to_many)), into a scratch
 //! batch of `s`, `t`, `dist2` that stays in L1, which is then scanned for
 //! `dist2 <= radius²`. So every reported value is bit for bit
 //! `reference::closest_points64_with`'s for that pair, and the pairs are exactly those of
 //! brute force over the reference. The parallel forms hand out blocks of
-//! [`TILE_A`](crate::TILE_A) rows above [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS)
+//! [`TILE_A`](crate::sets::TILE_A) rows above [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)
 //! pair tests; the list is the same.
 
 use super::hits::SharedEndpoints;
@@ -21,7 +21,7 @@ use crate::segment::{Options, Segment64};
 use core::ops::Range;
 
 /// A pair within the radius of a [`pairs_within64`] or [`self_pairs_within64`] query:
-/// [`Hit`](crate::Hit)'s `f64` twin, `a[i]` against `b[j]` (or `set[i]` against `set[j]`,
+/// [`Hit`](crate::sets::Hit)'s `f64` twin, `a[i]` against `b[j]` (or `set[i]` against `set[j]`,
 /// `i < j`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Hit64 {
@@ -117,7 +117,7 @@ impl Within64<'_, '_> {
 
     /// Every hit, sorted by `(i, j)`, appended to `out` (grown with `try_reserve`):
     /// blocks of [`TILE_A`] rows in order, sequentially, or when `parallel` and there are
-    /// at least [`PAR_MIN_PAIR_TESTS`](crate::PAR_MIN_PAIR_TESTS) pair `tests`, on all cores
+    /// at least [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS) pair `tests`, on all cores
     /// (the same list).
     ///
     /// # Errors
@@ -166,11 +166,12 @@ impl Within64<'_, '_> {
 query_forms! {
     /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most
     /// `radius²` (in `f64`), segment against segment, sorted by `(i, j)`:
-    /// [`pairs_within`](crate::pairs_within)'s `f64` twin, by brute force over tiles
+    /// [`pairs_within`](crate::sets::pairs_within)'s `f64` twin, by brute force over tiles
     /// (module docs). A pair with a non-finite coordinate is never within any radius.
     ///
     /// ```
-    /// use segbatch::{pairs_within64, Segment64, Segments64};
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::pairs_within64;
     /// let o = 6_378_137.0;
     /// let walls = Segments64::from(&[
     ///     Segment64::new([o, 0.0, 0.0], [o, 4.0, 0.0]),
@@ -194,7 +195,8 @@ query_forms! {
     /// empty: the streamed forms take any number of hits).
     ///
     /// ```
-    /// use segbatch::{pairs_within64_into, Extent, Options, Segment64, Segments64};
+    /// use segbatch::{Extent, Options, Segment64, Segments64};
+    /// use segbatch::sets::pairs_within64_into;
     /// // A sight ray against walls: only the wall it points at is within 0.5.
     /// let ray = Segments64::from(&[Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
     /// let walls = Segments64::from(&[
@@ -240,11 +242,12 @@ fn within64<'a, 'b>(
 query_forms! {
     /// Every pair `i < j` of `set` whose squared distance is at most `radius²` (in `f64`),
     /// segment against segment, sorted by `(i, j)`:
-    /// [`self_pairs_within`](crate::self_pairs_within)'s `f64` twin, by brute force over
+    /// [`self_pairs_within`](crate::sets::self_pairs_within)'s `f64` twin, by brute force over
     /// the upper triangle (module docs).
     ///
     /// ```
-    /// use segbatch::{self_pairs_within64, Segment64, Segments64, SharedEndpoints};
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::{self_pairs_within64, SharedEndpoints};
     /// // A path 1e9 from the origin that folds back 0.25 from its own start.
     /// let o = 1.0e9;
     /// let path = Segments64::from(&[
@@ -273,7 +276,8 @@ query_forms! {
     /// empty: the streamed forms take any number of hits).
     ///
     /// ```
-    /// use segbatch::{self_pairs_within64_into, Options, Segment64, Segments64, SharedEndpoints};
+    /// use segbatch::{Options, Segment64, Segments64};
+    /// use segbatch::sets::{self_pairs_within64_into, SharedEndpoints};
     /// let set = Segments64::from(&[Segment64::new([0.0; 3], [1.0, 0.0, 0.0]); 3]);
     /// let mut hits = Vec::new();
     /// self_pairs_within64_into(&set, 0.0, SharedEndpoints::Keep, &Options::SEGMENTS, &mut hits)?;

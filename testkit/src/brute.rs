@@ -1,7 +1,8 @@
 //! Brute force over the scalar reference: what every pruned or batched query must report,
 //! bit for bit.
 
-use segbatch::{Hit, Options, Segment, reference, within_radius};
+use segbatch::sets::{Hit, within_radius};
+use segbatch::{Options, Segment, reference};
 
 /// Equal bits, or both NaN.
 pub fn same(x: f32, y: f32) -> bool {

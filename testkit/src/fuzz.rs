@@ -7,11 +7,17 @@
 //! little-endian `f32`: a.p0, a.p1, b.p0, b.p1), at most [`MAX_PAIRS`] pairs (so groups of
 //! 8 lanes and every tail length occur).
 
+use segbatch::pairs::closest_points_into;
+use segbatch::planar::{
+    CrossHit, Crossing, Segment2, Segments2, crossing_pairs, for_each_crossing_pair,
+};
+use segbatch::sets::{
+    FirstHit, Hit, PairHit, SharedEndpoints, for_each_pair_within, for_each_self_pair_within,
+    pairs_within, self_pairs_within,
+};
 use segbatch::{
-    Closest, ClosestBatch, CrossHit, Crossing, Extent, FirstHit, Flags, Hit, Options, Outputs,
-    PairHit, Segment, Segment2, SegmentIndex, Segments, Segments2, SharedEndpoints, Tolerance,
-    closest_points_into, crossing_pairs, for_each_crossing_pair, for_each_pair_within,
-    for_each_self_pair_within, pairs_within, reference, self_pairs_within,
+    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, SegmentIndex, Segments,
+    Tolerance, reference,
 };
 
 use crate::brute;

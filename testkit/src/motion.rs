@@ -5,7 +5,7 @@
 //! offsets up to 1e4), and exact integer 2D pairs that meet or do not by construction.
 
 use segbatch::Segment;
-use segbatch::Segment2;
+use segbatch::planar::Segment2;
 
 use crate::oracle2d::{self, I2, segments_meet_i};
 use crate::rng::Rng;

@@ -12,7 +12,7 @@
 //! exact, so "properly crossing" is decided exactly. The end-point distances are accurate to
 //! a few f64 ulps of the coordinates.
 
-use segbatch::Segment2;
+use segbatch::planar::Segment2;
 
 use crate::vec::diff_of_products;
 

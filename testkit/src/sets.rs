@@ -12,7 +12,8 @@
 //!   through it.
 
 use crate::Rng;
-use segbatch::{Segment, Segments, SharedEndpoints, self_pairs_within};
+use segbatch::sets::{SharedEndpoints, self_pairs_within};
+use segbatch::{Segment, Segments};
 
 /// Side of the cube that gives `n` hair segments of radius `r` about ten neighbours each
 /// (measured: 9-11 neighbours within `r` at 10K to 1M).

@@ -24,10 +24,10 @@
 //! Each output is `OUT_DIR/NAME.bin`: `f32`, `u8` or `u64` values in pair order.
 
 use segbatch::motion::{Track, Tracks, Window};
-use segbatch::{
-    ClosestBatch, Extent, Hit, Options, Outputs, Radii, Segment2, Segments, Segments2,
-    SharedEndpoints,
-};
+use segbatch::pairs::Radii;
+use segbatch::planar::{Segment2, Segments2};
+use segbatch::sets::{Hit, SharedEndpoints};
+use segbatch::{ClosestBatch, Extent, Options, Outputs, Segments};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -102,7 +102,7 @@ fn main() {
             let ext = |s: &str| s.parse::<Extent>().expect("extent");
             let opts = Options::new(ext(arg(4)), ext(arg(5)));
             let mut o = ClosestBatch::new();
-            segbatch::closest_points_into(&segs(fa), &segs(fb), &opts, Outputs::ALL, &mut o)
+            segbatch::pairs::closest_points_into(&segs(fa), &segs(fb), &opts, Outputs::ALL, &mut o)
                 .expect("same lengths");
             write(dir, "dist2", o.dist2());
             write(dir, "s", o.s());
@@ -113,7 +113,7 @@ fn main() {
         }
         "capsules" => {
             let radii = Radii::uniform(num(arg(4)), num(arg(5))).expect("radii");
-            let m = segbatch::capsules_touch(&segs(fa), &segs(fb), radii);
+            let m = segbatch::pairs::capsules_touch(&segs(fa), &segs(fb), radii);
             let touch: Vec<u8> = (0..m.len())
                 .map(|i| u8::from(m.get(i) == Some(true)))
                 .collect();
@@ -121,7 +121,7 @@ fn main() {
         }
         "intersect2" => {
             let two = |p: &str| Segments2::from(bytemuck::cast_slice::<f32, Segment2>(&read(p)));
-            let o = segbatch::intersect2(&two(fa), &two(fb));
+            let o = segbatch::planar::intersect2(&two(fa), &two(fb));
             let kind: Vec<u8> = o.kind().iter().map(|k| *k as u8).collect();
             write(dir, "kind", &kind);
             write(dir, "s", o.s());
@@ -163,7 +163,7 @@ fn main() {
         }
         "pairs_within" => hits(
             dir,
-            &segbatch::pairs_within(&segs(fa), &segs(fb), num(arg(4))),
+            &segbatch::sets::pairs_within(&segs(fa), &segs(fb), num(arg(4))),
         ),
         "self_pairs_within" => {
             let shared = if arg(5) == "1" {
@@ -173,12 +173,12 @@ fn main() {
             };
             hits(
                 dir,
-                &segbatch::self_pairs_within(&segs(fa), num(arg(4)), shared),
+                &segbatch::sets::self_pairs_within(&segs(fa), num(arg(4)), shared),
             );
         }
         "crossing_pairs" => {
             let set = Segments2::from(bytemuck::cast_slice::<f32, Segment2>(&read(fa)));
-            let h = segbatch::crossing_pairs(&set);
+            let h = segbatch::planar::crossing_pairs(&set);
             write(
                 dir,
                 "i",
@@ -197,7 +197,7 @@ fn main() {
             );
         }
         "closest_indexed" => {
-            let o = segbatch::closest_points_indexed(&segs(fa), &segs(fb), &pairs(arg(4)));
+            let o = segbatch::pairs::closest_points_indexed(&segs(fa), &segs(fb), &pairs(arg(4)));
             write(dir, "dist2", o.dist2());
             write(dir, "s", o.s());
             write(dir, "t", o.t());
@@ -208,7 +208,7 @@ fn main() {
         "capsules_indexed" => {
             let radii = Radii::uniform(num(arg(5)), num(arg(6))).expect("radii");
             let p = pairs(arg(4));
-            let m = segbatch::capsules_touch_indexed(&segs(fa), &segs(fb), &p, radii);
+            let m = segbatch::pairs::capsules_touch_indexed(&segs(fa), &segs(fb), &p, radii);
             let touch: Vec<u8> = (0..p.len())
                 .map(|i| u8::from(m.get(i) == Some(true)))
                 .collect();
@@ -216,7 +216,7 @@ fn main() {
         }
         "contacts" => {
             let radii = Radii::uniform(num(arg(5)), num(arg(6))).expect("radii");
-            let c = segbatch::capsule_contacts(&segs(fa), &segs(fb), &pairs(arg(4)), radii);
+            let c = segbatch::pairs::capsule_contacts(&segs(fa), &segs(fb), &pairs(arg(4)), radii);
             write(
                 dir,
                 "pair",
@@ -296,24 +296,26 @@ fn bench(fa: &str, fb: &str, reps: usize) {
     let opts = Options::SEGMENTS;
     let mut o = ClosestBatch::new();
     let seq = best(reps, || {
-        segbatch::closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
+        segbatch::pairs::closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
     });
     let par = best(reps, || {
-        segbatch::par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
+        segbatch::pairs::par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o)
+            .expect("lengths");
     });
     let seq_rows = best(reps, || {
         let (a, b) = (
             Segments::from_flat(&ra).expect("a"),
             Segments::from_flat(&rb).expect("b"),
         );
-        segbatch::closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
+        segbatch::pairs::closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
     });
     let par_rows = best(reps, || {
         let (a, b) = (
             Segments::from_flat(&ra).expect("a"),
             Segments::from_flat(&rb).expect("b"),
         );
-        segbatch::par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
+        segbatch::pairs::par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o)
+            .expect("lengths");
     });
     println!(
         "{{\"pairs\": {}, \"threads\": {}, \"seq_batch_ns\": {seq}, \"par_batch_ns\": {par}, \"seq_rows_ns\": {seq_rows}, \"par_rows_ns\": {par_rows}}}",
