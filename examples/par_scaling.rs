@@ -7,8 +7,8 @@
 
 use rayon::prelude::*;
 use segbatch::pairs::*;
-use segbatch::simd::SIMD_LEVEL;
 use segbatch::sets::*;
+use segbatch::simd::SIMD_LEVEL;
 use segbatch::*;
 use segbatch_testkit::Rng;
 use std::time::Instant;

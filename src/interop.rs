@@ -23,7 +23,8 @@
 //! ```
 //! # macro_rules! example { ($glam:ident) => {{ use $glam as glam;
 //! use glam::{Vec3, Vec3A};
-//! use segbatch::{closest_points, rows, Segment, Segments};
+//! use segbatch::{closest_points, Segment, Segments};
+//! use segbatch::pairs::rows;
 //! let walls: Vec<[Vec3A; 2]> = vec![[Vec3A::new(2.0, -1.0, 0.0), Vec3A::new(2.0, 1.0, 0.0)]];
 //! let paths: Vec<[Vec3; 2]> = vec![[Vec3::ZERO, Vec3::X * 4.0]];
 //! let out = closest_points(&Segments::from(&paths[..]), &Segments::from(&walls[..]));
@@ -48,7 +49,8 @@ use crate::segment::Segment;
 /// `[f32; 3]`…
 ///
 /// ```
-/// use segbatch::{closest_points, rows, Segment, Segments};
+/// use segbatch::{closest_points, Segment, Segments};
+/// use segbatch::pairs::rows;
 /// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
 /// let b = Segments::from(&[Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0])]);
 /// let out = closest_points(&a, &b);

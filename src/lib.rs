@@ -62,18 +62,18 @@
 //! touching, re-binning only what moved.
 //!
 //! Engines with their own broad phase hand over index pairs instead:
-//! [`closest_points_indexed`], [`capsules_touch_indexed`] and [`capsule_contacts`] gather
+//! [`closest_points_indexed`](pairs::closest_points_indexed), [`capsules_touch_indexed`](pairs::capsules_touch_indexed) and [`capsule_contacts`](pairs::capsule_contacts) gather
 //! the lanes straight from the sets' columns. For outputs larger than memory, the
 //! streaming forms (`for_each_…`) hand the hits to a callback in blocks of compact
-//! 12-to-16-byte records ([`PairHit`], [`CrossHit`]) of at most [`MAX_BLOCK_HITS`],
+//! 12-to-16-byte records ([`PairHit`](sets::PairHit), [`CrossHit`](planar::CrossHit)) of at most [`MAX_BLOCK_HITS`](sets::MAX_BLOCK_HITS),
 //! whatever the set's layout, holding the input and a few blocks a thread, never the whole
 //! output; the collected forms grow their output with `try_reserve` and return
-//! [`Error::OutOfMemory`] when it cannot grow, as [`dist2_matrix_into`] does for a matrix
+//! [`Error::OutOfMemory`] when it cannot grow, as [`dist2_matrix_into`](sets::dist2_matrix_into) does for a matrix
 //! that cannot be allocated (their convenience forms panic with that error). The set
 //! queries answer for any coordinates and radius (extents up to `±f32::MAX`); a pair
 //! whose squared distance under- or overflows `f32` is decided in `f64`
-//! ([`within_radius`] states the rule), and members with a NaN or infinite coordinate
-//! are left out ([`count_non_finite`] counts them).
+//! ([`within_radius`](sets::within_radius) states the rule), and members with a NaN or infinite coordinate
+//! are left out ([`count_non_finite`](sets::count_non_finite) counts them).
 //!
 //! ## Batches
 //!
@@ -100,28 +100,28 @@
 //!   inputs that do not fit together (batches of different lengths, an invalid radius),
 //!   as documented under `# Panics` on each.
 //! - `q_into(inputs…, options…, &mut out) -> Result<(), Error>`: the general call. Takes
-//!   the options the query has ([`Options`], [`Outputs`], [`Radii`], a time
+//!   the options the query has ([`Options`], [`Outputs`], [`Radii`](pairs::Radii), a time
 //!   [`Window`](motion::Window)), reuses `out`'s buffers (no allocation once it has held a
 //!   batch this large) and returns an [`Error`] instead of panicking. Never panics on data.
 //! - `par_q`, `par_q_into` (feature `rayon`, on by default): the same on all cores, with
 //!   bitwise the same results; small inputs stay on the calling thread
-//!   ([`PAR_MIN_PAIRS`], [`PAR_MIN_PAIR_TESTS`]).
+//!   ([`PAR_MIN_PAIRS`](pairs::PAR_MIN_PAIRS), [`PAR_MIN_PAIR_TESTS`](pairs::PAR_MIN_PAIR_TESTS)).
 //!
 //! and its scalar reference, `reference::q`, one pair at a time, defines what it computes.
 //! Every batch type's `get(i)` returns an `Option`, as std's slices do.
 //!
 //! | question | convenience | general | parallel | reference |
 //! |---|---|---|---|---|
-//! | closest points of `a[i]` and `b[i]` | [`closest_points`] | [`closest_points_into`] | [`par_closest_points`], [`par_closest_points_into`] | [`reference::closest_points`], [`reference::closest_points_with`] |
-//! | one segment, ray or line against every `b[j]` | [`closest_points_one_to_many`] | [`closest_points_one_to_many_into`] | [`par_closest_points_one_to_many`], [`par_closest_points_one_to_many_into`] | [`reference::closest_points_with`] |
-//! | do capsules `(a[i], rA)`, `(b[i], rB)` touch? ([`PairMask`]) | [`capsules_touch`] | [`capsules_touch_into`] | [`par_capsules_touch`], [`par_capsules_touch_into`] | `dist2 <= (rA + rB)²` of [`reference::closest_points_with`] |
-//! | every A against every B: dense squared distances | [`dist2_matrix`] | [`dist2_matrix_into`] | [`par_dist2_matrix`], [`par_dist2_matrix_into`] | [`reference::closest_points_with`] |
-//! | every A against every B: the pairs within a radius ([`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] | [`reference::closest_points_with`] |
-//! | all pairs `i < j` of one set within a radius | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] | [`reference::closest_points_with`] |
-//! | the same two, streamed as compact [`PairHit`]s | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] | [`reference::closest_points_with`] |
-//! | closest points of index pairs `(a[i], b[j])` | [`closest_points_indexed`] | [`closest_points_indexed_into`] | [`par_closest_points_indexed`], [`par_closest_points_indexed_into`] | [`reference::closest_points_with`] |
-//! | do capsules `(a[i], rA)`, `(b[j], rB)` of index pairs touch? | [`capsules_touch_indexed`] | [`capsules_touch_indexed_into`] | [`par_capsules_touch_indexed`], [`par_capsules_touch_indexed_into`] | `dist2 <= (rA + rB)²` of [`reference::closest_points_with`] |
-//! | contacts (normal, depth, points; two for parallel capsules) of touching capsules of index pairs | [`capsule_contacts`] | [`capsule_contacts_into`] | [`par_capsule_contacts`], [`par_capsule_contacts_into`] | [`reference::capsule_contact`] |
+//! | closest points of `a[i]` and `b[i]` | [`closest_points`] | [`closest_points_into`](pairs::closest_points_into) | [`par_closest_points`](pairs::par_closest_points), [`par_closest_points_into`](pairs::par_closest_points_into) | [`reference::closest_points`], [`reference::closest_points_with`] |
+//! | one segment, ray or line against every `b[j]` | [`closest_points_one_to_many`](pairs::closest_points_one_to_many) | [`closest_points_one_to_many_into`](pairs::closest_points_one_to_many_into) | [`par_closest_points_one_to_many`](pairs::par_closest_points_one_to_many), [`par_closest_points_one_to_many_into`](pairs::par_closest_points_one_to_many_into) | [`reference::closest_points_with`] |
+//! | do capsules `(a[i], rA)`, `(b[i], rB)` touch? ([`PairMask`](pairs::PairMask)) | [`capsules_touch`](pairs::capsules_touch) | [`capsules_touch_into`](pairs::capsules_touch_into) | [`par_capsules_touch`](pairs::par_capsules_touch), [`par_capsules_touch_into`](pairs::par_capsules_touch_into) | `dist2 <= (rA + rB)²` of [`reference::closest_points_with`] |
+//! | every A against every B: dense squared distances | [`dist2_matrix`](sets::dist2_matrix) | [`dist2_matrix_into`](sets::dist2_matrix_into) | [`par_dist2_matrix`](sets::par_dist2_matrix), [`par_dist2_matrix_into`](sets::par_dist2_matrix_into) | [`reference::closest_points_with`] |
+//! | every A against every B: the pairs within a radius ([`Hit`](sets::Hit)s) | [`pairs_within`](sets::pairs_within) | [`pairs_within_into`](sets::pairs_within_into) | [`par_pairs_within`](sets::par_pairs_within), [`par_pairs_within_into`](sets::par_pairs_within_into) | [`reference::closest_points_with`] |
+//! | all pairs `i < j` of one set within a radius | [`self_pairs_within`](sets::self_pairs_within) | [`self_pairs_within_into`](sets::self_pairs_within_into) | [`par_self_pairs_within`](sets::par_self_pairs_within), [`par_self_pairs_within_into`](sets::par_self_pairs_within_into) | [`reference::closest_points_with`] |
+//! | the same two, streamed as compact [`PairHit`](sets::PairHit)s | [`for_each_pair_within`](sets::for_each_pair_within), [`for_each_self_pair_within`](sets::for_each_self_pair_within) | (the same) | [`par_for_each_pair_within`](sets::par_for_each_pair_within), [`par_for_each_self_pair_within`](sets::par_for_each_self_pair_within) | [`reference::closest_points_with`] |
+//! | closest points of index pairs `(a[i], b[j])` | [`closest_points_indexed`](pairs::closest_points_indexed) | [`closest_points_indexed_into`](pairs::closest_points_indexed_into) | [`par_closest_points_indexed`](pairs::par_closest_points_indexed), [`par_closest_points_indexed_into`](pairs::par_closest_points_indexed_into) | [`reference::closest_points_with`] |
+//! | do capsules `(a[i], rA)`, `(b[j], rB)` of index pairs touch? | [`capsules_touch_indexed`](pairs::capsules_touch_indexed) | [`capsules_touch_indexed_into`](pairs::capsules_touch_indexed_into) | [`par_capsules_touch_indexed`](pairs::par_capsules_touch_indexed), [`par_capsules_touch_indexed_into`](pairs::par_capsules_touch_indexed_into) | `dist2 <= (rA + rB)²` of [`reference::closest_points_with`] |
+//! | contacts (normal, depth, points; two for parallel capsules) of touching capsules of index pairs | [`capsule_contacts`](pairs::capsule_contacts) | [`capsule_contacts_into`](pairs::capsule_contacts_into) | [`par_capsule_contacts`](pairs::par_capsule_contacts), [`par_capsule_contacts_into`](pairs::par_capsule_contacts_into) | [`reference::capsule_contact`] |
 //! | the touching pairs (and contacts, events) of a moving set, frame after frame | [`scenes::Capsules::frame`] | [`scenes::Capsules::frame_into`] | [`scenes::Capsules::par_frame_into`] | [`reference::capsule_contact`] over all pairs |
 //! | first hit of thick rays on an indexed set | [`SegmentIndex::first_hits`] | (the same) | [`SegmentIndex::par_first_hits`] | [`reference::first_hit`] |
 //! | pairs of query segments and an indexed set within a radius | [`SegmentIndex::pairs_within`] | (the same) | [`SegmentIndex::par_pairs_within`] | [`reference::closest_points_with`] |
@@ -129,14 +129,14 @@
 //! | closest approach in time during one step (start/end segments) | [`motion::cpa_segments`] | [`motion::cpa_segments_into`] | [`motion::par_cpa_segments`], [`motion::par_cpa_segments_into`] | [`reference::cpa_segments`] |
 //! | first contact of two moving spheres (tracks) | [`motion::first_contact`] | [`motion::first_contact_into`] | [`motion::par_first_contact`], [`motion::par_first_contact_into`] | [`reference::first_contact`] |
 //! | first contact during one step (start/end segments) | [`motion::first_contact_segments`] | [`motion::first_contact_segments_into`] | [`motion::par_first_contact_segments`], [`motion::par_first_contact_segments_into`] | [`reference::first_contact_segments`] |
-//! | 2D segment crossings and closest points | [`intersect2`] | [`intersect2_into`] | [`par_intersect2`], [`par_intersect2_into`] | [`reference::intersect2`] |
-//! | the same over index pairs | [`intersect2_indexed`] | [`intersect2_indexed_into`] | [`par_intersect2_indexed`], [`par_intersect2_indexed_into`] | [`reference::intersect2`] |
-//! | every meeting pair `i < j` of one 2D set ([`CrossHit`]s) | [`crossing_pairs`] | [`crossing_pairs_into`] | [`par_crossing_pairs`], [`par_crossing_pairs_into`] | [`reference::intersect2`] |
-//! | the same, streamed | [`for_each_crossing_pair`] | (the same) | [`par_for_each_crossing_pair`] | [`reference::intersect2`] |
-//! | closest points of `a[i]` and `b[i]` in `f64` ([`Segments64`], [`ClosestBatch64`]) | [`closest_points64`] | [`closest_points64_into`] | [`par_closest_points64`], [`par_closest_points64_into`] | [`reference::closest_points64`], [`reference::closest_points64_with`] |
-//! | one `f64` segment, ray or line against every `b[j]` | [`closest_points64_one_to_many`] | [`closest_points64_one_to_many_into`] | [`par_closest_points64_one_to_many`], [`par_closest_points64_one_to_many_into`] | [`reference::closest_points64_with`] |
-//! | `f64`: every A against every B within a radius ([`Hit64`]s; brute force) | [`pairs_within64`] | [`pairs_within64_into`] | [`par_pairs_within64`], [`par_pairs_within64_into`] | [`reference::closest_points64_with`] |
-//! | `f64`: all pairs `i < j` of one set within a radius (brute force) | [`self_pairs_within64`] | [`self_pairs_within64_into`] | [`par_self_pairs_within64`], [`par_self_pairs_within64_into`] | [`reference::closest_points64_with`] |
+//! | 2D segment crossings and closest points | [`intersect2`](planar::intersect2) | [`intersect2_into`](planar::intersect2_into) | [`par_intersect2`](planar::par_intersect2), [`par_intersect2_into`](planar::par_intersect2_into) | [`reference::intersect2`] |
+//! | the same over index pairs | [`intersect2_indexed`](planar::intersect2_indexed) | [`intersect2_indexed_into`](planar::intersect2_indexed_into) | [`par_intersect2_indexed`](planar::par_intersect2_indexed), [`par_intersect2_indexed_into`](planar::par_intersect2_indexed_into) | [`reference::intersect2`] |
+//! | every meeting pair `i < j` of one 2D set ([`CrossHit`](planar::CrossHit)s) | [`crossing_pairs`](planar::crossing_pairs) | [`crossing_pairs_into`](planar::crossing_pairs_into) | [`par_crossing_pairs`](planar::par_crossing_pairs), [`par_crossing_pairs_into`](planar::par_crossing_pairs_into) | [`reference::intersect2`] |
+//! | the same, streamed | [`for_each_crossing_pair`](planar::for_each_crossing_pair) | (the same) | [`par_for_each_crossing_pair`](planar::par_for_each_crossing_pair) | [`reference::intersect2`] |
+//! | closest points of `a[i]` and `b[i]` in `f64` ([`Segments64`], [`ClosestBatch64`](pairs::ClosestBatch64)) | [`closest_points64`](pairs::closest_points64) | [`closest_points64_into`](pairs::closest_points64_into) | [`par_closest_points64`](pairs::par_closest_points64), [`par_closest_points64_into`](pairs::par_closest_points64_into) | [`reference::closest_points64`], [`reference::closest_points64_with`] |
+//! | one `f64` segment, ray or line against every `b[j]` | [`closest_points64_one_to_many`](pairs::closest_points64_one_to_many) | [`closest_points64_one_to_many_into`](pairs::closest_points64_one_to_many_into) | [`par_closest_points64_one_to_many`](pairs::par_closest_points64_one_to_many), [`par_closest_points64_one_to_many_into`](pairs::par_closest_points64_one_to_many_into) | [`reference::closest_points64_with`] |
+//! | `f64`: every A against every B within a radius ([`Hit64`](sets::Hit64)s; brute force) | [`pairs_within64`](sets::pairs_within64) | [`pairs_within64_into`](sets::pairs_within64_into) | [`par_pairs_within64`](sets::par_pairs_within64), [`par_pairs_within64_into`](sets::par_pairs_within64_into) | [`reference::closest_points64_with`] |
+//! | `f64`: all pairs `i < j` of one set within a radius (brute force) | [`self_pairs_within64`](sets::self_pairs_within64) | [`self_pairs_within64_into`](sets::self_pairs_within64_into) | [`par_self_pairs_within64`](sets::par_self_pairs_within64), [`par_self_pairs_within64_into`](sets::par_self_pairs_within64_into) | [`reference::closest_points64_with`] |
 //! | `f64`: closest approach in time of two tracks ([`Tracks64`](motion::Tracks64), [`CpaBatch64`](motion::CpaBatch64)) | [`motion::cpa64`] | [`motion::cpa64_into`] | [`motion::par_cpa64`], [`motion::par_cpa64_into`] | [`reference::cpa64`] |
 //! | `f64`: closest approach in time during one step ([`Segments64`]) | [`motion::cpa_segments64`] | [`motion::cpa_segments64_into`] | [`motion::par_cpa_segments64`], [`motion::par_cpa_segments64_into`] | [`reference::cpa_segments64`] |
 //!
@@ -147,6 +147,9 @@
 //!
 //! ```
 //! # use segbatch::*;
+//! # use segbatch::pairs::*;
+//! # use segbatch::planar::*;
+//! # use segbatch::sets::*;
 //! # use segbatch::pairs::{*, *};
 //! # use segbatch::planar::{*, *};
 //! # use segbatch::sets::{*, *};
@@ -334,7 +337,7 @@
 //! - `rayon` (default): the parallel forms (`par_…`) of every query.
 //! - `glam033`, `glam034`: conversions between segments, batches and glam 0.33 or 0.34
 //!   (`Vec3`, `Vec3A`, `Vec2`), one feature per glam version (`glam` is the newest); see
-//!   [`rows`] for reading results as any point type.
+//!   [`pairs::rows`] for reading results as any point type.
 //! - `mint`: the same for `mint::Point3<f32>` and `mint::Point2<f32>`.
 //!
 //! The `segbatch` command-line tool is a separate package (`segbatch-cli`) of the same
@@ -345,7 +348,7 @@
 //! `wide` chooses instructions at compile time. A default x86_64 build is SSE2 (each `f32x8`
 //! is two 128-bit halves and multiply-adds are unfused, 2-3x slower); build with
 //! `RUSTFLAGS="-C target-cpu=x86-64-v3"` (AVX2 + FMA) or `native` for full speed.
-//! [`SIMD_LEVEL`] tells what a build uses and [`simd_upgrade`] whether the CPU could do
+//! [`SIMD_LEVEL`](simd::SIMD_LEVEL) tells what a build uses and [`simd_upgrade`](simd::simd_upgrade) whether the CPU could do
 //! more. On every build the kernel matches the reference of that build bit for bit (the
 //! reference fuses exactly the multiply-adds the kernel fuses); between an FMA and a non-FMA
 //! build results differ by rounding only, within the accuracy bound.
@@ -376,11 +379,8 @@ mod test_mix;
 
 pub use batch::{Error, Record, Segments, Segments64, Segments64View, SegmentsView, Soa, SoaView};
 pub use columns::LANES;
-pub use interop::rows;
 pub use pairs::{ClosestBatch, Outputs, closest_points};
-pub use segment::{
-    Closest, Closest64, Extent, Flags, Options, ParseExtentError, Segment, Segment64, Tolerance,
-};
+pub use segment::{Closest, Closest64, Extent, Flags, Options, Segment, Segment64, Tolerance};
 pub use sets::SegmentIndex;
 
 /// The README's examples, compiled and run as doctests so they cannot go stale.

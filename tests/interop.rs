@@ -3,8 +3,9 @@
 //! glam tests are written once and run for every glam version whose feature is on.
 #![cfg(any(feature = "glam033", feature = "glam034", feature = "mint"))]
 
+use segbatch::pairs::rows;
 use segbatch::planar::{Segment2, Segments2};
-use segbatch::{Segment, Segments, rows};
+use segbatch::{Segment, Segments};
 
 fn sample() -> Vec<Segment> {
     (0..21)

@@ -603,7 +603,7 @@ query_forms! {
     /// [`reference::cpa64`](crate::reference::cpa64), bit-identical to it).
     ///
     /// The kernel runs `f64x8` lanes when the build has `avx512f`, `f64x4` otherwise
-    /// ([`SIMD_LANES64`](<F64Lanes as Lane>::WIDTH)).
+    /// ([`SIMD_LANES64`](crate::simd::SIMD_LANES64)).
     ///
     /// ```
     /// use segbatch::motion::{cpa64, Track64, Tracks64, Window64};

@@ -24,6 +24,8 @@ mod indexed;
 mod rows;
 
 pub use crate::driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
+pub use crate::interop::rows;
+pub use crate::segment::ParseExtentError;
 pub use capsule::{PairMask, Radii, capsules_touch, capsules_touch_into};
 #[cfg(feature = "rayon")]
 pub use capsule::{par_capsules_touch, par_capsules_touch_into};

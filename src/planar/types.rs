@@ -90,7 +90,7 @@ impl Record<4> for Segment2 {
 }
 
 /// A batch of 2D segments as four `f32` columns (`x0, y0, x1, y1`), each padded with zeros
-/// to a multiple of [`LANES`]: 16 bytes a segment, where a 3D batch with `z = 0` would read
+/// to a multiple of [`LANES`](crate::LANES): 16 bytes a segment, where a 3D batch with `z = 0` would read
 /// 24. Built like [`Segments`](crate::Segments), with the same constructors.
 ///
 /// ```

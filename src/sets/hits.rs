@@ -16,7 +16,8 @@ pub const TILE_B: usize = 512;
 
 const _: () = assert!(TILE_B.is_multiple_of(LANES));
 
-/// A pair within the radius of a [`pairs_within`] or [`self_pairs_within`] query: `a[i]`
+/// A pair within the radius of a [`pairs_within`](super::pairs_within) or
+/// [`self_pairs_within`](super::self_pairs_within) query: `a[i]`
 /// against `b[j]` (or `set[i]` against `set[j]`, `i < j`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Hit {

@@ -16,7 +16,7 @@
 //! [`reference::closest_points_with`](crate::reference::closest_points_with) gives for that
 //! pair, and the parallel forms return exactly what the sequential ones do. A radius test is
 //! `dist2 <= radius·radius` (both in `f32`); a negative or NaN radius is an error
-//! ([`Error::InvalidRadius`]) in the `try_` forms and a panic in the others. `+∞`
+//! ([`Error::InvalidRadius`](crate::Error::InvalidRadius)) in the `_into` forms and a panic in the others. `+∞`
 //! accepts every pair with finite coordinates; pairs with a non-finite coordinate (NaN
 //! distance) are never within any radius.
 //!
@@ -26,8 +26,8 @@
 //! A segment is broadcast to all eight lanes and reused against the whole
 //! B block, which stays in L1 (its six columns and its bounding spheres take 20 KiB); the
 //! parallel forms hand out rectangles of tiles to rayon. The radius queries take these tiles
-//! only for rays, lines and an infinite radius: for segments the grid of [`crate::prune`]
-//! names the candidate pairs instead ([`sets`]).
+//! only for rays, lines and an infinite radius: for segments the grid (`src/prune.rs`)
+//! names the candidate pairs instead (`within.rs`).
 //!
 //! # Bounding-sphere prefilter (radius queries, segment against segment)
 //!
@@ -41,7 +41,7 @@
 //! skipped. The prefilter only decides which groups run, never what they report, so a
 //! query with and without it returns the same list (the tests check it near the radius).
 //! Rays and lines have no bounding sphere and always run the full kernel. The same spheres
-//! and test ([`crate::prune::SphereColumns`]) are the grid's.
+//! and test (`SphereColumns` in `src/prune.rs`) are the grid's.
 
 mod bvh8;
 mod hits;
