@@ -117,42 +117,6 @@ macro_rules! real {
 real!(f32, u32, 23, 127, 0xff, 80, 4097.0);
 real!(f64, u64, 52, 1023, 0x7ff, 640, 134_217_729.0);
 
-#[cfg(test)]
-mod tests {
-    use crate::real::Real;
-
-    #[test]
-    fn constants() {
-        assert_eq!(<f32 as Real>::RANGE_LO, 2f32.powi(-80));
-        assert_eq!(<f32 as Real>::RANGE_HI, 2f32.powi(80));
-        assert_eq!(<f64 as Real>::RANGE_LO, 2f64.powi(-640));
-        assert_eq!(<f64 as Real>::RANGE_HI, 2f64.powi(640));
-    }
-
-    #[test]
-    fn scales() {
-        for x in [
-            1e-300f64,
-            3.0,
-            1e300,
-            0.0,
-            f64::MAX,
-            f64::MIN_POSITIVE / 4.0,
-        ] {
-            let (s, inv) = x.magnitude_scale();
-            assert_eq!(s * inv, 1.0, "{x}");
-            if (f64::MIN_POSITIVE..f64::MAX / 2.0).contains(&x) {
-                assert!((1.0..2.0).contains(&(s * x)), "{x}");
-            }
-            let (s, inv) = x.power_of_two_scale();
-            if (f64::MIN_POSITIVE..=f64::MAX).contains(&x) {
-                assert_eq!(s * inv, 1.0, "{x}");
-                assert!((1.0..4.0).contains(&(s * s * x)), "{x}");
-            }
-        }
-    }
-}
-
 /// True when this build fuses multiply-adds in the kernel (`wide` uses `vfmadd` with the
 /// `fma` target feature, and NEON's fused multiply-add on aarch64); the reference then fuses
 /// the same operations, so both round identically.
@@ -292,4 +256,40 @@ pub(crate) fn sub3<F: Real>(u: [F; 3], v: [F; 3]) -> [F; 3] {
 #[inline(always)]
 pub(crate) fn probe<F: Real>(xs: &[F]) -> bool {
     xs.iter().fold(F::ZERO, |acc, &x| fma(x, F::ZERO, acc)) != F::ZERO
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::real::Real;
+
+    #[test]
+    fn constants() {
+        assert_eq!(<f32 as Real>::RANGE_LO, 2f32.powi(-80));
+        assert_eq!(<f32 as Real>::RANGE_HI, 2f32.powi(80));
+        assert_eq!(<f64 as Real>::RANGE_LO, 2f64.powi(-640));
+        assert_eq!(<f64 as Real>::RANGE_HI, 2f64.powi(640));
+    }
+
+    #[test]
+    fn scales() {
+        for x in [
+            1e-300f64,
+            3.0,
+            1e300,
+            0.0,
+            f64::MAX,
+            f64::MIN_POSITIVE / 4.0,
+        ] {
+            let (s, inv) = x.magnitude_scale();
+            assert_eq!(s * inv, 1.0, "{x}");
+            if (f64::MIN_POSITIVE..f64::MAX / 2.0).contains(&x) {
+                assert!((1.0..2.0).contains(&(s * x)), "{x}");
+            }
+            let (s, inv) = x.power_of_two_scale();
+            if (f64::MIN_POSITIVE..=f64::MAX).contains(&x) {
+                assert_eq!(s * inv, 1.0, "{x}");
+                assert!((1.0..4.0).contains(&(s * s * x)), "{x}");
+            }
+        }
+    }
 }
