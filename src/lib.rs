@@ -19,6 +19,21 @@
 //! assert_eq!(c.distance(), 1.0);
 //! ```
 //!
+//! ## Modules, by question
+//!
+//! | module | question |
+//! |---|---|
+//! | [`pairs`] | closest points, capsule overlaps and contacts of given pairs (`a[i]` with `b[i]`, one against many, index pairs), in `f32` and `f64` |
+//! | [`sets`] | every pair of one or two sets within a radius (grid-pruned, streamed in bounded blocks), dense distance matrices, the static [`SegmentIndex`] and its first hits of thick rays |
+//! | [`scenes`] | sets that move: a persistent set of capsules queried frame after frame |
+//! | [`motion`] | moving objects: closest approach in time, first contact |
+//! | [`planar`] | 2D segments: exact crossings, closest points, the crossing pairs of a set |
+//! | [`reference`] | the scalar definition of every query, one pair at a time |
+//! | [`simd`] | what this build and this CPU can run |
+//!
+//! The root holds the types every module shares (segments, batches, options, results, the
+//! error) and [`closest_points`], the call most users start from.
+//!
 //! ## Sets
 //!
 //! Most questions are about sets: which capsules of a scene touch, which paths come within

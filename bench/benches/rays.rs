@@ -17,7 +17,7 @@ use segbatch::{Segment, SegmentIndex, Segments, reference};
 use segbatch_testkit::sets::{rays, walls};
 use std::hint::black_box;
 
-#[path = "../cli/src/ray_peer.rs"]
+#[path = "../../cli/src/ray_peer.rs"]
 mod ray_peer;
 use ray_peer::ParryWalls;
 
