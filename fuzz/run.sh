@@ -8,8 +8,8 @@
 # without sanitizers (-s none). Builds for x86-64-v3 like the rest of the repository
 # (cargo fuzz's RUSTFLAGS replace .cargo/config.toml's). The corpus grows in
 # fuzz/corpus/TARGET (not committed); a failing input lands in fuzz/artifacts/TARGET: copy
-# it to fuzz/regressions/TARGET/ so `cargo test` replays it (tests/fuzz_replay.rs,
-# cli/tests/fuzz_replay.rs). Prints libFuzzer's final stats (the execution count).
+# it to fuzz/regressions/TARGET/ so `cargo test` replays it (tests/suite/fuzz_replay.rs,
+# cli/tests/suite/fuzz_replay.rs). Prints libFuzzer's final stats (the execution count).
 # FUZZ_BUILD_ARGS adds cargo-fuzz flags, e.g. "--no-trace-compares --target-dir target/no-tc"
 # (no comparison tracing: the checks are the same, libFuzzer is guided by edge coverage only,
 # and the sets target runs about 1.8x as many executions a second; docs/fuzzing.md).

@@ -747,7 +747,7 @@ fn finish<L: Lane>(
 /// The `f64` lane types against the `f64` reference, bit for bit, every lane position, on
 /// the hard classes written in `f64` (the public batched `f64` queries do not exist yet, so
 /// this checks the kernel body directly; the `f32` lane types are checked through the
-/// public API in `tests/kernel.rs`).
+/// public API in `tests/suite/kernel.rs`).
 #[cfg(test)]
 mod f64_lanes {
     use super::{Lanes, Splat, closest8};

@@ -64,7 +64,7 @@ pub const MAX_NPY_HEADER_DEPTH: usize = 3;
 
 /// The most rule calls the `.npy` header parser may make (pest's call limit, set for the
 /// process the first time a `.npy` input is opened). A float32 array's header, even padded
-/// to 60 KiB, needs fewer; this many take well under a second (`cli/tests/fuzz_replay.rs`).
+/// to 60 KiB, needs fewer; this many take well under a second (`cli/tests/suite/fuzz_replay.rs`).
 pub const NPY_HEADER_PARSE_CALLS: usize = 200_000;
 
 /// One input pair: `a.p0, a.p1, b.p0, b.p1`.

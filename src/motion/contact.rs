@@ -25,7 +25,7 @@
 //!
 //! Near a tangent contact the time itself is ill-conditioned (the distance barely changes
 //! with `t`), but the distance at the reported time is within a few ulps of `R`, which is
-//! what `tests/motion.rs` checks against an f64 oracle.
+//! what `tests/suite/motion.rs` checks against an f64 oracle.
 //!
 //! | reference                                   | kernel                                                |
 //! |---------------------------------------------|-------------------------------------------------------|

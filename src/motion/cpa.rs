@@ -668,7 +668,7 @@ query_forms! {
 /// Both `f64` lane types against the `f64` reference, bit for bit, in every lane, through
 /// both paths of the kernel (`general` where it answers, `masked` always): the public
 /// queries run only the build's width ([`F64Lanes`]), so the other one is checked here.
-/// `tests/motion64.rs` checks the public queries on the test kit's classes.
+/// `tests/suite/motion64.rs` checks the public queries on the test kit's classes.
 #[cfg(test)]
 mod f64_widths {
     use super::{Approach, CpaKernel, CpaLanes, MotionLane, cpa_pair};

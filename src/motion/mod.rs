@@ -39,8 +39,8 @@
 //! `dv = u - v`, or for start/end segments `dv = w1 - w0`), tolerances are scale-free,
 //! every division is guarded by a mask, and a NaN or infinite input gives NaN outputs and
 //! [`MotionFlags::NON_FINITE`] for that pair only. The batched functions and their scalar
-//! references agree bit for bit on x86_64 (AVX2+FMA and SSE2 builds); `tests/motion.rs`
-//! checks that and the accuracy against an f64 oracle, `tests/motion64.rs` the same for the
+//! references agree bit for bit on x86_64 (AVX2+FMA and SSE2 builds); `tests/suite/motion.rs`
+//! checks that and the accuracy against an f64 oracle, `tests/suite/motion64.rs` the same for the
 //! `f64` queries against an exact (rational) oracle.
 //!
 //! # How the loops are fast

@@ -1,5 +1,5 @@
 //! The checks behind the fuzz targets in `fuzz/` (cargo fuzz), kept here so the targets
-//! stay one line each and their saved inputs replay as ordinary tests (`tests/fuzz_replay.rs`).
+//! stay one line each and their saved inputs replay as ordinary tests (`tests/suite/fuzz_replay.rs`).
 //!
 //! The set queries' check ([`sets`]) decodes its own way ([`decode_set`]). The two kernel
 //! checks decode the fuzzer's bytes the same way: byte 0 chooses the extents (A and
@@ -500,7 +500,7 @@ fn same_streamed(mut got: Vec<PairHit>, want: &[Hit], what: &str) -> Result<(), 
 /// [`for_each_crossing_pair`] of the set's (x, y) projection, and a [`SegmentIndex`] over B:
 /// its [`SegmentIndex::pairs_within`] for A and its [`SegmentIndex::first_hits`] for the
 /// set's rays. Every hit the same, in the same order, bit for bit (the sequential forms;
-/// `tests/sets.rs` checks the parallel ones against them).
+/// `tests/suite/sets.rs` checks the parallel ones against them).
 ///
 /// # Errors
 /// A description of the first query that differs, with the case.

@@ -416,7 +416,7 @@ pub fn extreme_scale(rng: &mut Rng) -> Pair {
 /// `f32::MAX`, where differences and squares overflow (a pair with a coordinate beyond
 /// f32's range, which rounds to infinity, is drawn again). Not in [`CLASSES`]: at the ends of the range `dist2` cannot hold the
 /// squared distance, and the library flags those pairs `DIST2_OUT_OF_RANGE` instead of
-/// meeting the bar (`segbatch verify` and `tests/edge_range.rs` check both).
+/// meeting the bar (`segbatch verify` and `tests/suite/edge_range.rs` check both).
 pub fn full_range(rng: &mut Rng) -> Pair {
     loop {
         let pair = extreme_scale(rng);

@@ -2,6 +2,7 @@
 //! for bit the minimum of [`reference::first_hit`] over the set (sequential, parallel,
 //! `_into`, per-ray lists), and the same wall and parameter as an `f64` oracle that shares
 //! none of the library's formulas.
+#![cfg(feature = "rayon")]
 
 use segbatch::sets::*;
 use segbatch::*;

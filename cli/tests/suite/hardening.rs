@@ -15,8 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn is_root() -> bool {
     // The owner of a file we just made is our effective user.

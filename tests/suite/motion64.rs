@@ -11,8 +11,8 @@
 //! tracks over windows `[0, 0]`, `[0, 0.5]`, `[0, 1]`, `[0, 2]`, `[0, 1e3]` and `[0, ∞)`.
 //! Case counts of the properties come from `PROPTEST_CASES` (default 256 per property).
 //!
-//! Run: `cargo test --release --test motion64` (the accuracy figures of docs/motion.md:
-//! `cargo test --release --test motion64 accuracy_summary -- --nocapture`).
+//! Run: `cargo test --release --test suite motion64::` (the accuracy figures of docs/motion.md:
+//! `cargo test --release --test suite motion64:: accuracy_summary -- --nocapture`).
 
 use proptest::prelude::*;
 use segbatch::motion::*;
@@ -466,7 +466,7 @@ proptest! {
 }
 
 /// A fixed sweep of 2 000 pairs per class, printing the worst error against the exact
-/// oracle per class in units of ε·S (`cargo test --release --test motion64
+/// oracle per class in units of ε·S (`cargo test --release --test suite motion64::
 /// accuracy_summary -- --nocapture`; the figures are quoted in docs/motion.md). The sweep
 /// scales with `PROPTEST_CASES` ([`segbatch_testkit::sweep`]: 2 000 at the default).
 #[test]

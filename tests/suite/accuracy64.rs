@@ -1,5 +1,5 @@
 //! Accuracy of the `f64` batch (`closest_points64_into`, which equals the `f64` reference bit
-//! for bit, tests/batch64.rs) against the exact rational oracle of the test kit
+//! for bit, tests/suite/batch64.rs) against the exact rational oracle of the test kit
 //! (`segbatch_testkit::oracle64`) on every finite `f64` adversarial class and every extent
 //! pair: `|distance - exact| <= 8·f64::EPSILON·S` and the parameters inside their extents.
 //! `S` is the largest coordinate magnitude of the four end points; with an unbounded side
@@ -293,7 +293,7 @@ fn tiny_against_huge_far() {
 /// before the directions are formed, so a 1e-200 line's direction underflows to 0 and the
 /// line is taken as its first point (`DEGENERATE`), an error up to 4.4e14·ε64·S; at such
 /// ratios the exact parameter on the line (about 1e349) is not an `f64` either. Run with
-/// `cargo test --release --test accuracy64 -- --ignored` to see it.
+/// `cargo test --release --test suite accuracy64:: -- --ignored` to see it.
 #[test]
 #[ignore = "known failure: a line 1e-350 times shorter than the separation (docs/accuracy.md)"]
 fn tiny_against_huge_far_with_lines() {

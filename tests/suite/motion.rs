@@ -9,7 +9,7 @@
 //! integer coordinates that meet, or do not, by construction.
 //! Case counts come from `PROPTEST_CASES` (default 256 per property).
 //!
-//! Run: `cargo test --release --test motion`.
+//! Run: `cargo test --release --test suite motion::`.
 
 use proptest::prelude::*;
 use segbatch::motion::*;
@@ -715,7 +715,7 @@ proptest! {
 }
 
 /// A fixed sweep of 20 000 pairs per query, printing the worst error against the f64
-/// oracle in units of ε·S (`cargo test --release --test motion accuracy_summary -- --nocapture`;
+/// oracle in units of ε·S (`cargo test --release --test suite motion:: accuracy_summary -- --nocapture`;
 /// the figures are quoted in docs/motion.md).
 #[test]
 fn accuracy_summary() {

@@ -16,8 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The most resident memory a hostile run may reach (its input is under 1 MB).
 const MAX_RSS_KB: u64 = 300 * 1024;

@@ -5,7 +5,7 @@
 //! streaming.
 //!
 //! Every check compares all the forms, the parallel ones included, so the file needs the
-//! `rayon` feature (on by default); without it, tests/queries.rs still runs the sequential
+//! `rayon` feature (on by default); without it, tests/suite/queries.rs still runs the sequential
 //! set queries against brute force.
 #![cfg(feature = "rayon")]
 

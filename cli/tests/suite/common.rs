@@ -4,7 +4,6 @@
 //!
 //! Every file a test makes lives in its own temporary directory.
 
-#![allow(dead_code)] // each test file uses its own subset
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

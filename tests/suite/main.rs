@@ -1,0 +1,45 @@
+//! The library's integration tests, as one test binary: one crate to compile and link
+//! instead of one per file (the files share the testkit and proptest, whose code each
+//! separate binary would build again).
+//!
+//! Each module is one subject. The kernel and driver equivalence suites (the kernel, the
+//! `f64` lanes and every batched query against the scalar reference, lane by lane and bit
+//! for bit) are the modules whose results depend on the SIMD build; `.ci/run` runs them
+//! again on the plain-SSE2 and x86-64-v4 builds by module name.
+
+/// The `f64` batch against an exact oracle.
+mod accuracy64;
+/// The batched `f64` queries against the `f64` reference, lane by lane.
+mod batch64;
+/// The whole finite `f32` range through the kernel and the reference.
+mod edge_range;
+/// First hits of thick rays at every range and radius.
+mod first_hits;
+/// Saved fuzz inputs replayed.
+mod fuzz_replay;
+/// Golden cases.
+mod golden;
+/// The glam and mint conversions.
+mod interop;
+/// The kernel against the reference, lane by lane, at every lane width.
+mod kernel;
+/// Motion queries.
+mod motion;
+/// The `f64` closest point of approach.
+mod motion64;
+/// The exact 2D meeting decision.
+mod planar_exact;
+/// The bulk queries against brute force.
+mod queries;
+/// The reference against the `f64` oracle.
+mod reference_accuracy;
+/// The `f64` reference's semantics.
+mod reference64;
+/// Closest points from rows and into slices.
+mod rows;
+/// The persistent capsule set against brute force, frame after frame.
+mod scenes;
+/// The set queries at their limits.
+mod set_limits;
+/// The set queries against brute force.
+mod sets;
