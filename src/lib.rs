@@ -351,7 +351,7 @@
 //!
 //! - `rayon` (default): the parallel forms (`par_…`) of every query.
 //! - `glam033`, `glam034`: conversions between segments, batches and glam 0.33 or 0.34
-//!   (`Vec3`, `Vec3A`, `Vec2`), one feature per glam version (`glam` is the newest); see
+//!   (`Vec3`, `Vec3A`, `Vec2`), one feature per glam version (`glam` is `glam033`, the glam of parry3d 0.31 and rapier); see
 //!   [`pairs::rows`] for reading results as any point type.
 //! - `mint`: the same for `mint::Point3<f32>` and `mint::Point2<f32>`.
 //!
