@@ -304,6 +304,13 @@ impl Narrow<3> for Within3 {
     }
 }
 
+/// Two sets one of which has at most this many objects are tested by brute force (tiles
+/// with the bounding-sphere prefilter): `FEW · M` pair tests cost less than a grid over the
+/// `M` others, and a crowded cell cannot make the grid's sweep compare the many with each
+/// other (it enumerates the pairs of a cell before dropping those within one set). A few
+/// sight paths against a clump of 100K hair strands take a millisecond either way.
+const FEW: usize = 32;
+
 /// A pruned radius query: the plan and its narrow phase, or `None` when the grid does not
 /// apply (rays or lines, an infinite radius, more than `u32::MAX` objects).
 fn pruned(
@@ -318,6 +325,9 @@ fn pruned(
         return None;
     }
     let na = a.len();
+    if b.is_some_and(|b| na.min(b.len()) <= FEW) {
+        return None;
+    }
     let object = |i: usize| match b {
         Some(b) if i >= na => b.at(i - na),
         _ => a.at(i),
@@ -336,8 +346,8 @@ fn pruned(
     Some((plan, narrow))
 }
 
-/// The brute-force radius query over tiles (rays and lines, an infinite radius, or more
-/// than `u32::MAX` objects): `go` gets the tile loop and its shape `(na, nb, tests)`.
+/// The brute-force radius query over tiles (rays and lines, an infinite radius, a side of
+/// at most [`FEW`] objects, or more than `u32::MAX` objects): `go` gets the tile loop and its shape `(na, nb, tests)`.
 fn brute<R>(
     a: SegmentsView<'_>,
     b: Option<SegmentsView<'_>>,
