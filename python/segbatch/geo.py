@@ -60,7 +60,7 @@ shapely arrays and GeoSeries raise an ``ImportError`` that names the extra.
 from __future__ import annotations
 
 import json
-from typing import Optional, Sequence, Union
+from typing import Optional
 
 import numpy as np
 
@@ -167,16 +167,17 @@ class Pieces:
         return _frame(self, self if other is None else other, result, points)
 
 
-def _local(segments: np.ndarray, dim: int, origin):
+def _origin(segments: np.ndarray, dim: int, origin) -> Optional[np.ndarray]:
+    """The local origin (float64, ``dim`` values) asked for, or None for no shift."""
     if origin is None:
-        return segments, None
+        return None
     if isinstance(origin, str):
         if origin != "auto":
             raise ValueError(f"origin: expected 'auto', None or a point, got {origin!r}")
         pts = segments.reshape(-1, dim)
         fin = np.isfinite(pts).all(axis=1)
         if not fin.any():
-            return segments, None
+            return None
         lo, hi = pts[fin].min(axis=0).astype(np.float64), pts[fin].max(axis=0).astype(np.float64)
         big = np.maximum(np.abs(lo), np.abs(hi))
         # float32 spacing at the largest coordinate of each axis: an origin on that grid
@@ -187,11 +188,16 @@ def _local(segments: np.ndarray, dim: int, origin):
         o = np.asarray(origin, dtype=np.float64)
         if o.shape != (dim,):
             raise ValueError(f"origin: expected {dim} coordinates, got shape {o.shape}")
-    if not o.any():
-        return segments, None
-    shifted = segments.astype(np.float64, copy=True)
-    shifted -= np.tile(o, 2)
-    return shifted, o
+    return o if o.any() else None
+
+
+def _shift(segments: np.ndarray, o: Optional[np.ndarray]) -> np.ndarray:
+    return segments if o is None else segments.astype(np.float64) - np.tile(o, 2)
+
+
+def _local(segments: np.ndarray, dim: int, origin):
+    o = _origin(segments, dim, origin)
+    return _shift(segments, o), o
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray):
@@ -650,11 +656,9 @@ def pairs_within(
         )
         h = _filter(h, p, q, drop_same_row, False)
     else:
-        both = np.concatenate([p.segments, q.segments]) if len(p) + len(q) else p.segments
-        _, o = _local(both, dim, origin)
-        shift = 0 if o is None else np.tile(o, 2)
-        a = _pad3(p.segments.astype(np.float64) - shift if o is not None else p.segments, dim)
-        b = _pad3(q.segments.astype(np.float64) - shift if o is not None else q.segments, dim)
+        both = np.concatenate([p.segments, q.segments])
+        o = _origin(both, dim, origin)
+        a, b = _pad3(_shift(p.segments, o), dim), _pad3(_shift(q.segments, o), dim)
         h = segbatch.pairs_within(a, b, radius, threads=threads)
         h = _filter(h, p, q, False, skip_shared_endpoints)
     return _out(p.frame(h, q), geodataframe)

@@ -292,3 +292,17 @@ print("ok")
         w.write_table(t)
     r = subprocess.run([sys.executable, "-c", code], input=sink.getvalue().to_pybytes(), capture_output=True)
     assert r.returncode == 0 and r.stdout.strip() == b"ok", r.stderr.decode()
+
+
+def test_empty_missing_and_float32_columns():
+    for data in ([], [None, None], [shapely.LineString()], shapely.MultiLineString()):
+        p = sg.pieces(data)
+        assert len(p) == 0 and p.segments.shape == (0, 4)
+        assert len(sg.crossing_pairs(data)) == 0 and len(sg.pairs_within(data, 1.0, data)) == 0
+        assert all(len(r) == 0 for r in sg.intersecting_rows(data))
+    vertex = pa.struct([("x", pa.float32()), ("y", pa.float32())])
+    col = pa.array([[{"x": 0, "y": 0}, {"x": 1, "y": 1}], None, [{"x": 0, "y": 1}, {"x": 1, "y": 0}]], pa.list_(vertex))
+    p = sg.pieces(col)
+    assert p.segments.dtype == np.float32 and p.row.tolist() == [0, 2] and p.n_rows == 3
+    df = sg.crossing_pairs(col)
+    assert df[["row_i", "row_j", "x", "y"]].values.tolist() == [[0, 2, 0.5, 0.5]]
