@@ -225,7 +225,9 @@ def _from_vertices(coords: np.ndarray, v_start, v_count, row, part, n_rows, dim,
 # shapely / GeoPandas
 
 
-def _check_types(shapely, geoms: np.ndarray) -> None:
+def _check_types(shapely, geoms: np.ndarray) -> np.ndarray:
+    """The shapely type ids of ``geoms`` (-1 for missing), after checking that each is a
+    line type."""
     ids = shapely.get_type_id(geoms)
     bad = (ids >= 0) & ~np.isin(ids, list(GEOMETRY_TYPES))
     if bad.any():
@@ -236,6 +238,7 @@ def _check_types(shapely, geoms: np.ndarray) -> None:
             f"geometry row {k} is a {name} ({int(bad.sum())} rows of type {', '.join(found)}); "
             f"segbatch.geo takes LineStrings, LinearRings and MultiLineStrings: {_ADVICE.get(name, '')}"
         )
+    return ids
 
 
 def _from_shapely(geoms, dim: int, labels=None, crs=None) -> Pieces:
@@ -246,22 +249,33 @@ def _from_shapely(geoms, dim: int, labels=None, crs=None) -> Pieces:
     if len(arr) and not all(g is None or isinstance(g, shapely.Geometry) for g in arr[:1]):
         raise TypeError(f"geometry: expected shapely geometries, got {type(arr[0]).__name__}")
     try:
-        _check_types(shapely, arr)
+        ids = _check_types(shapely, arr)
     except TypeError as e:
         if "geometry row" in str(e):
             raise
         raise TypeError(f"geometry: expected shapely geometries ({e})") from None
-    parts, row = shapely.get_parts(arr, return_index=True)
-    # the part's position within its geometry
-    first = np.searchsorted(row, row, side="left")
-    part = np.arange(len(row), dtype=np.int64) - first
-    coords, vpart = shapely.get_coordinates(parts, include_z=dim == 3, return_index=True)
+    n = len(arr)
+    # All coordinates in one pass (rows in order, parts in order), then the vertex count of
+    # each line part: one part per LineString, get_parts only for the MultiLineStrings.
+    coords = shapely.get_coordinates(arr, include_z=dim == 3)
+    multi = ids == 5
+    if not multi.any():
+        part_row = np.arange(n, dtype=np.int64)
+        part = np.zeros(n, dtype=np.int64)
+        counts = shapely.get_num_coordinates(arr).astype(np.int64)
+    else:
+        nparts = np.where(multi, shapely.get_num_geometries(arr), ids >= 0).astype(np.int64)
+        part_row = np.repeat(np.arange(n, dtype=np.int64), nparts)
+        part = np.arange(len(part_row), dtype=np.int64) - (np.cumsum(nparts) - nparts)[part_row]
+        counts = np.empty(len(part_row), dtype=np.int64)
+        in_multi = multi[part_row]
+        counts[~in_multi] = shapely.get_num_coordinates(arr[~multi & (ids >= 0)])
+        counts[in_multi] = shapely.get_num_coordinates(shapely.get_parts(arr[multi]))
     if dim == 3 and len(coords) and np.isnan(coords[:, 2]).any():
-        k = int(row[vpart[np.flatnonzero(np.isnan(coords[:, 2]))[0]]])
+        k = int(np.repeat(part_row, counts)[np.flatnonzero(np.isnan(coords[:, 2]))[0]])
         raise ValueError(f"geometry row {k} has no z coordinate; pass dim=2 for 2D geometry")
-    counts = np.bincount(vpart, minlength=len(parts)).astype(np.int64)
     starts = np.cumsum(counts) - counts
-    return _from_vertices(coords, starts, counts, row, part, len(arr), dim, labels, crs)
+    return _from_vertices(coords, starts, counts, part_row, part, n, dim, labels, crs)
 
 
 # ---------------------------------------------------------------------------------------
