@@ -478,9 +478,22 @@ def pairs_within(
 # 2D crossing pairs by x/y tiles with halos.
 
 
-def _prepare2(part, columns) -> np.ndarray:
-    """The partition's 2D segments as an (n, 4) C-ordered float array, float32 or float64
-    as given (other types become float64; the binding converts once when it reads)."""
+def _prepare2(part, columns, geometry: Optional[str]):
+    """The partition as ``(segments, meta)``: its 2D segments as an (n, 4) C-ordered float
+    array, float32 or float64 as given (other types become float64; the binding converts
+    once when it reads), and with ``geometry`` (the pieces of that line geometry column)
+    ``meta = (row, part, piece, n_rows)`` of :class:`segbatch.geo.Pieces`, else None."""
+    if geometry is not None:
+        from . import geo
+
+        col = part[geometry] if hasattr(part, "columns") else part
+        values = np.asarray(col, dtype=object)
+        if len(values) and isinstance(values[0], (bytes, bytearray, memoryview)):
+            values = geo._shapely("WKB geometry").from_wkb(values)
+        elif len(values) and isinstance(values[0], str):
+            values = geo._shapely("WKT geometry").from_wkt(values)
+        p = geo.pieces(values, dim=2)
+        return np.ascontiguousarray(p.segments), (p.row, p.part, p.piece, p.n_rows)
     if hasattr(part, "columns") and hasattr(part, "to_numpy"):
         x = part[list(columns)].to_numpy()
     else:
@@ -490,7 +503,24 @@ def _prepare2(part, columns) -> np.ndarray:
         raise ValueError(f"segments: expected 2D segments of shape (N, 4) or (N, 2, 2), got {x.shape}")
     if x.dtype not in (np.float32, np.float64):
         x = x.astype(np.float64)
-    return np.ascontiguousarray(x)
+    return np.ascontiguousarray(x), None
+
+
+def _count(part) -> int:
+    return len(part[0])
+
+
+def _row_count(part) -> int:
+    return part[1][3] if part[1] is not None else len(part[0])
+
+
+def _cumulative(counts):
+    import dask
+
+    offs = [0]
+    for n in counts[:-1]:
+        offs.append(dask.delayed(lambda x, y: x + y)(offs[-1], n))
+    return offs
 
 
 def _tile_cuts(samples, tiles: int):
@@ -505,7 +535,8 @@ def _tile_cuts(samples, tiles: int):
     return qx, qy, ky
 
 
-def _sample2(rows: np.ndarray, k: int = 2048) -> np.ndarray:
+def _sample2(part, k: int = 2048) -> np.ndarray:
+    rows = part[0] if isinstance(part, tuple) else part
     m = 0.5 * rows[:, :2].astype(np.float64) + 0.5 * rows[:, 2:].astype(np.float64)
     m = m[np.isfinite(m).all(axis=1)]
     if len(m) > k:
@@ -525,8 +556,9 @@ def _bbox2(rows: np.ndarray):
     return np.minimum(r[:, :2], r[:, 2:]), np.maximum(r[:, :2], r[:, 2:])
 
 
-def _tile_stats(rows: np.ndarray, cuts, tiles: int) -> np.ndarray:
+def _tile_stats(part, cuts, tiles: int) -> np.ndarray:
     """Per tile, the bounding box (lo xy, hi xy) of the segments it owns here."""
+    rows = part[0]
     out = np.full((tiles, 4), np.nan)
     tile = _tile_of(rows, cuts)
     lo, hi = _bbox2(rows)
@@ -538,21 +570,30 @@ def _tile_stats(rows: np.ndarray, cuts, tiles: int) -> np.ndarray:
     return out
 
 
-def _tile_plan(cuts, stats):
+def _tile_plan(cuts, stats, origin):
+    """The cuts, each tile's box (grown) and the local origin of the whole set."""
+    from . import geo
+
     s = np.stack(stats)  # (parts, tiles, 4)
     with np.errstate(all="ignore"):
         lo = np.nanmin(s[:, :, :2], axis=0)
         hi = np.nanmax(s[:, :, 2:], axis=0)
+    if isinstance(origin, str):  # "auto": the centre of the set's box, as segbatch.geo
+        fin = np.isfinite(lo).all(axis=1)
+        o = geo._snap_origin(lo[fin].min(axis=0), hi[fin].max(axis=0)) if fin.any() else None
+    else:
+        o = origin
     # Grown relatively: the binding decides in float32 (and within its tolerance), so a
     # pair whose float64 boxes miss by a rounding may still meet; a halo only decides
     # which pairs are tested, never what they report.
     pad = 1e-5 * np.maximum(np.abs(lo), np.abs(hi)) + 1e-30
-    return cuts, lo - pad, hi + pad
+    return cuts, lo - pad, hi + pad, (o if o is not None and np.any(o) else None)
 
 
-def _tile_select(rows: np.ndarray, offset: int, p: int, plan):
+def _tile_select(part, offset: int, row_offset: int, p: int, plan):
     """Rows of this partition that tile ``p`` owns, and the others whose box meets it."""
-    cuts, lo, hi = plan
+    rows, meta = part
+    cuts, lo, hi, _ = plan
     ids = offset + np.arange(len(rows), dtype=np.int64)
     mine = _tile_of(rows, cuts) == p
     if np.isfinite(lo[p]).all():
@@ -561,7 +602,9 @@ def _tile_select(rows: np.ndarray, offset: int, p: int, plan):
     else:
         near = np.zeros(len(rows), dtype=bool)
     sel = mine | near
-    return rows[sel], ids[sel], mine[sel]
+    if meta is not None:
+        meta = (meta[0][sel] + row_offset, meta[1][sel], meta[2][sel])
+    return rows[sel], ids[sel], mine[sel], meta
 
 
 def _shared2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -573,7 +616,7 @@ def _shared2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
-def _cross_tile(pieces, skip: bool, threads):
+def _cross_tile(pieces, plan, skip: bool, drop_same_row: bool, threads):
     import pandas as pd
 
     rows = np.concatenate([p[0] for p in pieces])
@@ -581,19 +624,41 @@ def _cross_tile(pieces, skip: bool, threads):
     own = np.concatenate([p[2] for p in pieces])
     order = np.argsort(ids, kind="stable")  # global order: the same operand order as one call
     rows, ids, own = rows[order], ids[order], own[order]
-    h = segbatch.crossing_pairs(rows, threads=threads)
+    o = plan[3]
+    h = segbatch.crossing_pairs(rows if o is None else rows.astype(np.float64) - np.tile(o, 2), threads=threads)
     keep = own[h["i"]]
     if skip:
         keep &= ~_shared2(rows[h["i"]], rows[h["j"]])
-    return pd.DataFrame({"i": ids[h["i"][keep]], "j": ids[h["j"][keep]], "s": h["s"][keep], "kind": h["kind"][keep]})
+    geo = pieces[0][3] is not None if pieces else False
+    if geo:
+        row, part, piece = (np.concatenate([p[3][k] for p in pieces])[order] for k in range(3))
+        if drop_same_row:
+            keep &= row[h["i"]] != row[h["j"]]
+    i, j = h["i"][keep], h["j"][keep]
+    cols = {"i": ids[i], "j": ids[j], "s": h["s"][keep], "kind": h["kind"][keep]}
+    if geo:
+        seg = rows[i].astype(np.float64)
+        s = cols["s"].astype(np.float64)
+        cols = {"i": cols["i"], "j": cols["j"], "row_i": row[i], "row_j": row[j], "part_i": part[i],
+                "part_j": part[j], "piece_i": piece[i], "piece_j": piece[j], "s": cols["s"],
+                "kind": cols["kind"], "x": seg[:, 0] + s * (seg[:, 2] - seg[:, 0]),
+                "y": seg[:, 1] + s * (seg[:, 3] - seg[:, 1])}
+    return pd.DataFrame(cols)
+
+
+def _finish_geo(frames):
+    return _finish(frames).drop(columns=["i", "j"])
 
 
 def crossing_pairs(
     segments,
     *,
     columns: Sequence[str] = SEGMENT2_COLUMNS,
+    geometry: Optional[str] = None,
     partitions: Optional[int] = None,
     skip_shared_endpoints: bool = False,
+    drop_same_row: bool = False,
+    origin="default",
     threads: int = 1,
     compute: bool = True,
 ):
@@ -614,21 +679,42 @@ def crossing_pairs(
     exactly one tile. ``skip_shared_endpoints=True`` drops pairs whose segments share an
     end point (equal coordinates as given: streets meeting at a node). ``compute=False``
     returns the delayed result.
+
+    ``geometry``: the name of a line geometry column of a dask DataFrame (WKB bytes, as
+    ``dd.read_parquet`` gives a GeoParquet column, or shapely objects) or ``None``. Each
+    partition is turned into its pieces on its worker (:func:`segbatch.geo.pieces`), and
+    the result is that of :func:`segbatch.geo.crossing_pairs` on the whole column, bit
+    for bit: ``row_i, row_j, part_i, part_j, piece_i, piece_j, s, kind, x, y`` with rows
+    counted over all partitions; ``drop_same_row`` as there.
+
+    ``origin``: the local origin subtracted before the float32 query, as in
+    :mod:`segbatch.geo`: ``"auto"`` (the centre of the whole set's box, snapped), ``None``
+    or a point. ``"default"`` is ``"auto"`` with ``geometry`` (as segbatch.geo) and
+    ``None`` for segment columns (as :func:`segbatch.crossing_pairs`).
     """
     import dask
 
-    parts = [dask.delayed(_prepare2)(b, tuple(columns)) for b in _blocks(segments)]
+    if isinstance(origin, str) and origin == "default":
+        origin = "auto" if geometry is not None else None
+    elif origin is not None and not isinstance(origin, str):
+        origin = np.asarray(origin, dtype=np.float64)
+        if origin.shape != (2,):
+            raise ValueError(f"origin: expected 2 coordinates, got shape {origin.shape}")
+    elif isinstance(origin, str) and origin != "auto":
+        raise ValueError(f"origin: expected 'auto', 'default', None or a point, got {origin!r}")
+    parts = [dask.delayed(_prepare2)(b, tuple(columns), geometry) for b in _blocks(segments)]
     tiles = partitions or max(len(parts), 1)
-    offs = _offsets(parts)
+    offs = _cumulative([dask.delayed(_count)(p) for p in parts])
+    row_offs = _cumulative([dask.delayed(_row_count)(p) for p in parts])
     cuts = dask.delayed(_tile_cuts)([dask.delayed(_sample2)(p) for p in parts], tiles)
     ntiles = _tile_count(tiles)
     stats = [dask.delayed(_tile_stats)(p, cuts, ntiles) for p in parts]
-    plan = dask.delayed(_tile_plan)(cuts, stats)
+    plan = dask.delayed(_tile_plan)(cuts, stats, origin)
     results = []
     for t in range(ntiles):
-        pieces = [dask.delayed(_tile_select)(p, o, t, plan) for p, o in zip(parts, offs)]
-        results.append(dask.delayed(_cross_tile)(pieces, skip_shared_endpoints, threads))
-    out = dask.delayed(_finish)(results)
+        pieces = [dask.delayed(_tile_select)(p, o, r, t, plan) for p, o, r in zip(parts, offs, row_offs)]
+        results.append(dask.delayed(_cross_tile)(pieces, plan, skip_shared_endpoints, drop_same_row, threads))
+    out = dask.delayed(_finish_geo if geometry is not None else _finish)(results)
     return out.compute() if compute else out
 
 

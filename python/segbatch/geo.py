@@ -167,6 +167,16 @@ class Pieces:
         return _frame(self, self if other is None else other, result, points)
 
 
+def _snap_origin(lo, hi) -> np.ndarray:
+    """The centre of the box ``lo .. hi``, snapped to a multiple of the float32 spacing of
+    the box's largest coordinate on each axis: an origin on that grid shifts every
+    coordinate already exact in float32 exactly."""
+    lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+    big = np.maximum(np.abs(lo), np.abs(hi))
+    step = np.spacing(big.astype(np.float32)).astype(np.float64)
+    return np.round(0.5 * (lo + hi) / step) * step
+
+
 def _origin(segments: np.ndarray, dim: int, origin) -> Optional[np.ndarray]:
     """The local origin (float64, ``dim`` values) asked for, or None for no shift."""
     if origin is None:
@@ -178,12 +188,7 @@ def _origin(segments: np.ndarray, dim: int, origin) -> Optional[np.ndarray]:
         fin = np.isfinite(pts).all(axis=1)
         if not fin.any():
             return None
-        lo, hi = pts[fin].min(axis=0).astype(np.float64), pts[fin].max(axis=0).astype(np.float64)
-        big = np.maximum(np.abs(lo), np.abs(hi))
-        # float32 spacing at the largest coordinate of each axis: an origin on that grid
-        # shifts every coordinate already exact in float32 exactly.
-        step = np.spacing(big.astype(np.float32)).astype(np.float64)
-        o = np.round(0.5 * (lo + hi) / step) * step
+        o = _snap_origin(pts[fin].min(axis=0), pts[fin].max(axis=0))
     else:
         o = np.asarray(origin, dtype=np.float64)
         if o.shape != (dim,):
