@@ -131,9 +131,9 @@ def read_parquet(
     (:data:`SEGMENT2_COLUMNS`) needs ``dim=2``, and a missing column is named with the
     columns the file has.
 
-    A GeoParquet file (``geo`` metadata) without segment columns, read without ``names``,
-    gives the pieces of its line geometry instead, as :func:`read_geoparquet` does
-    (``dim`` 2 unless given).
+    A GeoParquet file (``geo`` metadata, or a GeoArrow extension column) without segment
+    columns, read without ``names``, gives the pieces of its line geometry instead, as
+    :func:`read_geoparquet` does (``dim`` 2 unless given).
 
     >>> import pyarrow as pa, pyarrow.parquet as pq, tempfile, os, segbatch.arrow
     >>> d = tempfile.mkdtemp(); p = os.path.join(d, "s.parquet")
@@ -148,7 +148,7 @@ def read_parquet(
     have = set(schema.names)
     if names is None:
         default = SEGMENT2_COLUMNS if dim == 2 else SEGMENT_COLUMNS
-        if not have.issuperset(default) and (schema.metadata or {}).get(b"geo"):
+        if not have.issuperset(default) and _has_geometry(schema):
             return read_geoparquet(path, dim=dim or 2, filters=filters)
         names = default
     cols = [names] if isinstance(names, str) else list(names)
@@ -163,6 +163,16 @@ def read_parquet(
     # one row group; else one concatenation per column).
     table = table.combine_chunks()
     return columns(table, names, dim=dim or 3)
+
+
+def _has_geometry(schema) -> bool:
+    """Is this a GeoParquet schema, or does it hold a GeoArrow extension column?"""
+    if (schema.metadata or {}).get(b"geo"):
+        return True
+    from . import geo
+
+    column = geo._geometry_column(schema)
+    return column is not None and column != "geometry"
 
 
 def _schema(path):

@@ -410,19 +410,35 @@ def _geo_metadata(schema) -> Optional[dict]:
     return json.loads(raw) if raw else None
 
 
+def _geometry_column(schema) -> Optional[str]:
+    """The geometry column of a schema: GeoParquet's primary column, else the first field
+    of a GeoArrow extension type (``geoarrow.*``, registered or as field metadata), else
+    ``geometry``; None without any."""
+    import pyarrow as pa
+
+    geo = _geo_metadata(schema)
+    if geo and geo.get("primary_column") in schema.names:
+        return geo["primary_column"]
+    for field in schema:
+        t = field.type
+        name = t.extension_name if isinstance(t, pa.ExtensionType) else (field.metadata or {}).get(
+            b"ARROW:extension:name", b""
+        ).decode()
+        if name.startswith("geoarrow."):
+            return field.name
+    return "geometry" if "geometry" in schema.names else None
+
+
 def _from_table(table, column: Optional[str], dim: int) -> Pieces:
     geo = _geo_metadata(table.schema)
     if column is None:
-        if geo and geo.get("primary_column"):
-            column = geo["primary_column"]
-        elif "geometry" in table.column_names:
-            column = "geometry"
-        elif table.num_columns == 1:
+        column = _geometry_column(table.schema)
+        if column is None and table.num_columns == 1:
             column = table.column_names[0]
-        else:
+        if column is None:
             raise ValueError(
-                f"no geometry column: the table has no GeoParquet metadata and no column "
-                f"'geometry'; pass column= (one of {table.column_names})"
+                f"no geometry column: the table has no GeoParquet metadata, no GeoArrow "
+                f"column and no column 'geometry'; pass column= (one of {table.column_names})"
             )
     if column not in table.column_names:
         raise ValueError(f"no column {column!r}; the table has {table.column_names}")
@@ -497,11 +513,11 @@ def read_parquet(path, *, column: Optional[str] = None, dim: int = 2, filters=No
     schema = pq.read_schema(path) if not _is_dir(path) else pq.ParquetDataset(path).schema
     geo = _geo_metadata(schema)
     if column is None:
-        column = (geo or {}).get("primary_column") or ("geometry" if "geometry" in schema.names else None)
+        column = _geometry_column(schema)
         if column is None:
             raise ValueError(
-                f"{path}: no GeoParquet metadata and no column 'geometry'; pass column= "
-                f"(one of {schema.names})"
+                f"{path}: no GeoParquet metadata, no GeoArrow column and no column 'geometry'; "
+                f"pass column= (one of {schema.names})"
             )
     if column not in schema.names:
         raise ValueError(f"{path}: no column {column!r}; the file has {schema.names}")

@@ -306,3 +306,21 @@ def test_empty_missing_and_float32_columns():
     assert p.segments.dtype == np.float32 and p.row.tolist() == [0, 2] and p.n_rows == 3
     df = sg.crossing_pairs(col)
     assert df[["row_i", "row_j", "x", "y"]].values.tolist() == [[0, 2, 0.5, 0.5]]
+
+
+def test_geoarrow_file_without_geoparquet_metadata(streets, tmp_path):
+    """A Parquet file whose geometry column is a GeoArrow extension type (no ``geo``
+    metadata, any column name) is found by segbatch.arrow.read_parquet; a plain binary
+    column needs column=."""
+    ga = pytest.importorskip("geoarrow.pyarrow")
+    wkb = pa.array(shapely.to_wkb(streets), pa.binary())
+    pq.write_table(pa.table({"id": np.arange(len(streets)), "roads": ga.as_wkb(wkb)}), tmp_path / "ext.parquet")
+    pq.write_table(pa.table({"id": np.arange(len(streets)), "roads": wkb}), tmp_path / "plain.parquet")
+    ref = sg.pieces(streets)
+    assert (segbatch.arrow.read_parquet(tmp_path / "ext.parquet").segments == ref.segments).all()
+    with pytest.raises(ValueError, match="missing columns"):
+        segbatch.arrow.read_parquet(tmp_path / "plain.parquet")
+    with pytest.raises(ValueError, match="pass column="):
+        segbatch.arrow.read_geoparquet(tmp_path / "plain.parquet")
+    p = segbatch.arrow.read_geoparquet(tmp_path / "plain.parquet", column="roads")
+    assert (p.segments == ref.segments).all() and (p.row == ref.row).all()
