@@ -196,6 +196,14 @@ def test_crossing_pairs_many_tiles_and_non_finite(client, streets2d):
     seg[20, 3] = np.inf
     got = sd.crossing_pairs([seg[:5000], seg[5000:]], partitions=9)
     check_frame(got, segbatch.crossing_pairs(seg))
+    # unaligned float32 blocks of shape (n, 2, 2)
+    da = pytest.importorskip("dask.array")
+    raw = bytearray(seg.nbytes + 2)
+    odd = np.frombuffer(raw, np.float32, seg.size, offset=2).reshape(-1, 2, 2)
+    odd[...] = seg.reshape(-1, 2, 2)
+    assert not odd.flags.aligned
+    got = sd.crossing_pairs(da.from_array(odd, chunks=(4000, 2, 2)), partitions=3)
+    check_frame(got, segbatch.crossing_pairs(seg))
 
 
 @pytest.mark.parametrize("source", ["from_array", "from_pandas"])
