@@ -487,12 +487,7 @@ def _prepare2(part, columns, geometry: Optional[str]):
         from . import geo
 
         col = part[geometry] if hasattr(part, "columns") else part
-        values = np.asarray(col, dtype=object)
-        if len(values) and isinstance(values[0], (bytes, bytearray, memoryview)):
-            values = geo._shapely("WKB geometry").from_wkb(values)
-        elif len(values) and isinstance(values[0], str):
-            values = geo._shapely("WKT geometry").from_wkt(values)
-        p = geo.pieces(values, dim=2)
+        p = geo.pieces(np.asarray(col, dtype=object), dim=2)  # shapely objects or WKB
         return np.ascontiguousarray(p.segments), (p.row, p.part, p.piece, p.n_rows)
     if hasattr(part, "columns") and hasattr(part, "to_numpy"):
         x = part[list(columns)].to_numpy()

@@ -251,8 +251,13 @@ def _from_shapely(geoms, dim: int, labels=None, crs=None) -> Pieces:
     arr = np.asarray(geoms, dtype=object)
     if arr.ndim != 1:
         arr = arr.reshape(-1)
-    if len(arr) and not all(g is None or isinstance(g, shapely.Geometry) for g in arr[:1]):
-        raise TypeError(f"geometry: expected shapely geometries, got {type(arr[0]).__name__}")
+    first = next((g for g in arr if g is not None), None)
+    if isinstance(first, (bytes, bytearray, memoryview)):
+        arr = shapely.from_wkb(arr)  # WKB, as pandas holds a GeoParquet column read as bytes
+    elif isinstance(first, str):
+        arr = shapely.from_wkt(arr)
+    elif first is not None and not isinstance(first, shapely.Geometry):
+        raise TypeError(f"geometry: expected shapely geometries or WKB, got {type(first).__name__}")
     try:
         ids = _check_types(shapely, arr)
     except TypeError as e:
@@ -446,7 +451,7 @@ def _from_table(table, column: Optional[str], dim: int) -> Pieces:
     encoding = info.get("encoding")
     if encoding and encoding.upper() == "WKB":
         encoding = None  # decided by the storage type
-    types = [g.replace(" Z", "").replace(" M", "") for g in info.get("geometry_types", [])]
+    types = [g.split()[0] for g in info.get("geometry_types", []) if g.split()]
     wrong = [g for g in types if g not in ("LineString", "MultiLineString", "LinearRing")]
     if wrong:
         raise TypeError(
@@ -503,11 +508,12 @@ def pieces(data, *, dim: int = 2, column: Optional[str] = None) -> Pieces:
     return _from_shapely(np.asarray(data, dtype=object), dim)
 
 
-def read_parquet(path, *, column: Optional[str] = None, dim: int = 2, filters=None, columns=None) -> Pieces:
+def read_parquet(path, *, column: Optional[str] = None, dim: int = 2, filters=None) -> Pieces:
     """The pieces of the line geometry column of a GeoParquet file or dataset (WKB or
-    GeoArrow native encoding; the ``geo`` metadata names the primary column). Only the
-    geometry column is read (``columns=`` adds others: they are in the table that
-    :func:`read_table` returns, not here). WKB needs shapely (``segbatch[geo]``)."""
+    GeoArrow native encoding; the ``geo`` metadata names the primary column, else the
+    first GeoArrow extension column, else ``geometry``). Only that column is read
+    (``filters`` as in ``pyarrow.parquet.read_table``); rows are its rows. WKB needs shapely
+    (``segbatch[geo]``)."""
     import pyarrow.parquet as pq
 
     schema = pq.read_schema(path) if not _is_dir(path) else pq.ParquetDataset(path).schema

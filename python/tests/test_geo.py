@@ -227,7 +227,7 @@ def test_wrong_geometry_types_are_named(tmp_path):
         sg.crossing_pairs(lines * 2 + [shapely.box(0, 0, 1, 1)])
     with pytest.raises(TypeError, match="GeometryCollection"):
         sg.pieces([shapely.GeometryCollection(lines)])
-    with pytest.raises(TypeError, match="expected shapely geometries"):
+    with pytest.raises(TypeError, match="expected shapely geometries or WKB, got float"):
         sg.pieces([1.0, 2.0])
     gpd = pytest.importorskip("geopandas")
     gpd.GeoDataFrame(geometry=[shapely.box(0, 0, 1, 1)]).to_parquet(tmp_path / "poly.parquet")
