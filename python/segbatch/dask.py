@@ -581,14 +581,22 @@ def _tile_plan(cuts, stats, origin):
     # Grown relatively: the binding decides in float32 (and within its tolerance), so a
     # pair whose float64 boxes miss by a rounding may still meet; a halo only decides
     # which pairs are tested, never what they report.
+    o = o if o is not None and np.any(o) else None
+    # the largest coordinate about the origin, as segbatch.geo measures it for the
+    # candidate radius of its exact decisions
+    fin = np.isfinite(lo).all(axis=1)
+    largest = 0.0
+    if fin.any():
+        shift = 0.0 if o is None else o
+        largest = float(np.abs(np.concatenate([lo[fin] - shift, hi[fin] - shift])).max())
     pad = 1e-5 * np.maximum(np.abs(lo), np.abs(hi)) + 1e-30
-    return cuts, lo - pad, hi + pad, (o if o is not None and np.any(o) else None)
+    return cuts, lo - pad, hi + pad, o, largest
 
 
 def _tile_select(part, offset: int, row_offset: int, p: int, plan):
     """Rows of this partition that tile ``p`` owns, and the others whose box meets it."""
     rows, meta = part
-    cuts, lo, hi, _ = plan
+    cuts, lo, hi = plan[:3]
     ids = offset + np.arange(len(rows), dtype=np.int64)
     mine = _tile_of(rows, cuts) == p
     if np.isfinite(lo[p]).all():
@@ -611,16 +619,22 @@ def _shared2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
-def _cross_tile(pieces, plan, skip: bool, drop_same_row: bool, threads):
+def _cross_tile(pieces, plan, skip: bool, drop_same_row: bool, exact: bool, threads):
     import pandas as pd
+
+    from . import geo
 
     rows = np.concatenate([p[0] for p in pieces])
     ids = np.concatenate([p[1] for p in pieces])
     own = np.concatenate([p[2] for p in pieces])
     order = np.argsort(ids, kind="stable")  # global order: the same operand order as one call
     rows, ids, own = rows[order], ids[order], own[order]
-    o = plan[3]
-    h = segbatch.crossing_pairs(rows if o is None else rows.astype(np.float64) - np.tile(o, 2), threads=threads)
+    o, largest = plan[3], plan[4]
+    local = rows if o is None else rows.astype(np.float64) - np.tile(o, 2)
+    if exact:  # segbatch.geo's exact decisions: per pair, whatever the set around it
+        h = geo._exact_pairs(rows, local, largest, threads)
+    else:
+        h = segbatch.crossing_pairs(local, threads=threads)
     keep = own[h["i"]]
     if skip:
         keep &= ~_shared2(rows[h["i"]], rows[h["j"]])
@@ -653,6 +667,7 @@ def crossing_pairs(
     partitions: Optional[int] = None,
     skip_shared_endpoints: bool = False,
     drop_same_row: bool = False,
+    exact: Optional[bool] = None,
     origin="default",
     threads: int = 1,
     compute: bool = True,
@@ -680,7 +695,10 @@ def crossing_pairs(
     partition is turned into its pieces on its worker (:func:`segbatch.geo.pieces`), and
     the result is that of :func:`segbatch.geo.crossing_pairs` on the whole column, bit
     for bit: ``row_i, row_j, part_i, part_j, piece_i, piece_j, s, kind, x, y`` with rows
-    counted over all partitions; ``drop_same_row`` as there.
+    counted over all partitions; ``drop_same_row`` and ``exact`` as there (``exact``
+    defaults to True with ``geometry``, False for segment columns; a tile's halo reaches
+    beyond the candidate radius of the exact decisions, and each decision depends on its
+    pair only).
 
     ``origin``: the local origin subtracted before the float32 query, as in
     :mod:`segbatch.geo`: ``"auto"`` (the centre of the whole set's box, snapped), ``None``
@@ -689,6 +707,8 @@ def crossing_pairs(
     """
     import dask
 
+    if exact is None:
+        exact = geometry is not None
     if isinstance(origin, str) and origin == "default":
         origin = "auto" if geometry is not None else None
     elif origin is not None and not isinstance(origin, str):
@@ -708,7 +728,9 @@ def crossing_pairs(
     results = []
     for t in range(ntiles):
         pieces = [dask.delayed(_tile_select)(p, o, r, t, plan) for p, o, r in zip(parts, offs, row_offs)]
-        results.append(dask.delayed(_cross_tile)(pieces, plan, skip_shared_endpoints, drop_same_row, threads))
+        results.append(
+            dask.delayed(_cross_tile)(pieces, plan, skip_shared_endpoints, drop_same_row, exact, threads)
+        )
     out = dask.delayed(_finish_geo if geometry is not None else _finish)(results)
     return out.compute() if compute else out
 

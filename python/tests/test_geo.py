@@ -324,3 +324,57 @@ def test_geoarrow_file_without_geoparquet_metadata(streets, tmp_path):
         segbatch.arrow.read_geoparquet(tmp_path / "plain.parquet")
     p = segbatch.arrow.read_geoparquet(tmp_path / "plain.parquet", column="roads")
     assert (p.segments == ref.segments).all() and (p.row == ref.row).all()
+
+
+def hard_lines(n: int, seed: int, offset) -> np.ndarray:
+    """float64 segments (not exact in float32) with end points placed on other segments by
+    interpolation (on them or a rounding off), end points a micrometre from others, shared
+    end points and collinear overlaps, moved by ``offset``."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0, 2000, (n, 2))
+    seg = np.concatenate([a, a + rng.normal(0, 30, (n, 2))], axis=1)
+    m, q = n // 3, n // 10
+    k, t = rng.integers(0, n, m), rng.uniform(0, 1, m)
+    seg[n - m :, :2] = seg[k, :2] + t[:, None] * (seg[k, 2:] - seg[k, :2])
+    seg[:q, 2:] = seg[n - q :, :2] + rng.normal(0, 1e-6, (q, 2))
+    seg[q : 2 * q, :2] = seg[2 * q : 3 * q, 2:]
+    src = seg[3 * q : 3 * q + 50]
+    seg[4 * q : 4 * q + 50] = np.concatenate(  # collinear, overlapping half of src
+        [src[:, :2] + 0.5 * (src[:, 2:] - src[:, :2]), src[:, 2:] + 0.5 * (src[:, 2:] - src[:, :2])], axis=1
+    )
+    return seg + np.tile(offset, 2)
+
+
+@pytest.mark.parametrize("offset", [(0.0, 0.0), (480000.123, 4990000.456)])
+def test_exact_decisions_equal_shapely_on_float64_lines(offset):
+    seg = hard_lines(1500, seed=11, offset=offset)
+    geoms = shapely.linestrings(seg.reshape(-1, 2, 2))
+    ref = strtree_pairs(geoms)
+    assert len(ref[0]) > 5000
+    got = sg.intersecting_rows(geoms)
+    assert as_set(got) == as_set(ref)
+    df = sg.crossing_pairs(geoms)
+    assert df["s"].dtype == np.float64 and ((df["s"] >= 0) & (df["s"] <= 1)).all()
+    # each point is on both pieces, to float64 rounding at the coordinates' scale
+    pt = shapely.points(df["x"], df["y"])
+    tol = 1e-9 * max(1.0, abs(offset[1]))
+    assert shapely.distance(pt, geoms[df["row_i"]]).max() < tol
+    assert shapely.distance(pt, geoms[df["row_j"]]).max() < tol
+
+
+def test_exact_kinds_and_parameters():
+    g = [
+        shapely.LineString([(0, 0), (4, 0)]),
+        shapely.LineString([(2, 0), (6, 0)]),  # collinear overlap from s = 0.5
+        shapely.LineString([(1, 1), (1, 1), (1, -1)]),  # a zero-length piece, then a crossing
+        shapely.LineString([(4, 0), (4, 3)]),  # touches 0 at its end, 1 inside
+        shapely.LineString([(0.1, 0.1 + 1e-12), (3, 3)]),  # misses 0 by 1e-12
+    ]
+    df = sg.crossing_pairs(g)
+    rows = df[["row_i", "row_j", "piece_i", "piece_j", "kind", "s", "x", "y"]].values.tolist()
+    assert [0, 1, 0, 0, 2, 0.5, 2.0, 0.0] in rows
+    assert [0, 2, 0, 1, 1, 0.25, 1.0, 0.0] in rows
+    assert [0, 3, 0, 0, 1, 1.0, 4.0, 0.0] in rows
+    assert [1, 3, 0, 0, 1, 0.5, 4.0, 0.0] in rows
+    assert not ((df["row_i"] == 0) & (df["row_j"] == 4)).any()
+    assert set(zip(*sg.intersecting_rows(g))) == as_set(strtree_pairs(np.array(g, dtype=object)))
