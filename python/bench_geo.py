@@ -1,7 +1,7 @@
 """Street-network crossings: segbatch.geo against shapely 2 (STRtree) and NumPy, and the
 same query on Dask, in one run (medians of ``--rounds`` runs, 3 by default).
 
-    python python/bench_geo.py [--blocks 200] [--lines 60000] [--rounds 3] [--skip-dask]
+    python python/bench_geo.py [--blocks 200] [--lines 60000] [--hard 4000] [--rounds 3] [--skip-dask]
 
 The network (``python/tests/geodata.py``): a grid of ``blocks`` x ``blocks`` city blocks of
 100 m whose streets are LineStrings of 1 to 3 blocks meeting at shared nodes, plus
@@ -17,12 +17,17 @@ The question: which pairs of distinct geometry rows meet (cross, touch or overla
   candidate pairs per cell, deduplicated) and an exact orientation test in float64 (exact
   here: the coordinates have 21 significant bits), touching and collinear overlaps
   included; the leanest fully vectorised NumPy program we know for it;
-- segbatch: ``segbatch.geo.intersecting_rows(geoms)`` (the pieces, then
-  ``segbatch.crossing_pairs``), on 1 thread and on all cores; also its two steps.
+- segbatch: ``segbatch.geo.intersecting_rows(geoms)`` (the pieces, candidates from the
+  float32 grid query, exact decisions), on 1 thread and on all cores; with
+  ``exact=False`` (``segbatch.crossing_pairs``'s float32 decisions); and the two steps
+  of the latter.
 
 Each answer is compared with shapely's (identical: True/False). Then, the same network in
-UTM metres (x + 480 000, y + 4 990 000): segbatch with its default local origin, and with
-``origin=None`` (float32 at 5e6: the number of row pairs that differ from shapely's).
+UTM metres (x + 480 000, y + 4 990 000): segbatch.geo as is, with ``exact=False`` and with
+``origin=None`` too (float32 at 5e6): the number of row pairs that differ from shapely's.
+Then ``--hard`` float64 segments (not exact in float32) with end points on other segments
+or a rounding off them, at the origin and at UTM offsets: shapely against segbatch.geo
+(exact) and ``exact=False``.
 
 Dask: the network as a 4-file GeoParquet data set (WKB);
 ``segbatch.dask.crossing_pairs(dd.read_parquet(...), geometry="geometry", ...)`` on a
@@ -43,7 +48,7 @@ import segbatch
 import segbatch.geo as sg
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests"))
-from geodata import street_network, strtree_pairs  # noqa: E402
+from geodata import hard_lines, street_network, strtree_pairs  # noqa: E402
 
 
 def med(times):
@@ -122,6 +127,7 @@ def streets(args):
             ("numpy grid", lambda: numpy_rows(geoms)),
             ("segbatch.geo 1 thread", lambda: sg.intersecting_rows(geoms, threads=1)),
             ("segbatch.geo all cores", lambda: sg.intersecting_rows(geoms)),
+            ("segbatch.geo exact=False, all cores", lambda: sg.intersecting_rows(geoms, exact=False)),
             ("  of which pieces()", lambda: sg.pieces(geoms)),
             ("  of which crossing_pairs, all cores", lambda: segbatch.crossing_pairs(p.local()[0])),
         ):
@@ -132,7 +138,8 @@ def streets(args):
     sh = med(r["shapely STRtree"])
     print(f"  {len(ref[0])} pairs of distinct rows meet")
     for name in ("shapely STRtree", "numpy grid", "segbatch.geo 1 thread", "segbatch.geo all cores",
-                 "  of which pieces()", "  of which crossing_pairs, all cores"):
+                 "segbatch.geo exact=False, all cores", "  of which pieces()",
+                 "  of which crossing_pairs, all cores"):
         t = med(r[name])
         line = f"  {name:38s} {t:8.3f}  {sh / t:6.1f}x shapely"
         if not name.startswith("  ") and name != "shapely STRtree":
@@ -141,11 +148,38 @@ def streets(args):
     utm = shapely.transform(geoms, lambda c: c + [480000.0, 4990000.0])
     ref_utm = strtree_pairs(utm)
     auto = sg.intersecting_rows(utm)
-    raw = sg.intersecting_rows(utm, origin=None)
-    diff = len(set(zip(*map(np.ndarray.tolist, raw))) ^ set(zip(*map(np.ndarray.tolist, ref_utm))))
-    print(f"  UTM offsets: shapely's pairs unchanged: {same(ref_utm, ref)}; segbatch.geo (local origin) "
-          f"identical: {same(auto, ref_utm)}; origin=None (float32 at 5e6): {diff} row pairs differ")
+    raw = sg.intersecting_rows(utm, exact=False, origin=None)
+    local = sg.intersecting_rows(utm, exact=False)
+    print(f"  UTM offsets: shapely's pairs unchanged: {same(ref_utm, ref)}; segbatch.geo identical: "
+          f"{same(auto, ref_utm)}; exact=False: {differ(local, ref_utm)} row pairs differ, and "
+          f"{differ(raw, ref_utm)} with origin=None too (float32 at 5e6)")
     return geoms
+
+
+def differ(a, b) -> int:
+    return len(set(zip(*map(np.ndarray.tolist, a))) ^ set(zip(*map(np.ndarray.tolist, b))))
+
+
+def hard(n, rounds):
+    import shapely
+
+    print(f"\nfloat64 lines with near-degenerate meetings (python/tests/geodata.py hard_lines, {n} segments; "
+          f"medians of {rounds} runs, seconds)")
+    for offset in ((0.0, 0.0), (480000.123, 4990000.456)):
+        geoms = shapely.linestrings(hard_lines(n, seed=1, offset=offset).reshape(-1, 2, 2))
+        r = {}
+        for _ in range(rounds):
+            for name, f in (("shapely", lambda: strtree_pairs(geoms)),
+                            ("exact", lambda: sg.intersecting_rows(geoms)),
+                            ("fast", lambda: sg.intersecting_rows(geoms, exact=False))):
+                t, out = timed(f)
+                r.setdefault(name, []).append(t)
+                r[name + " out"] = out
+        ref = r["shapely out"]
+        print(f"  offset {offset}: {len(ref[0])} row pairs; shapely {med(r['shapely']):.3f}; segbatch.geo "
+              f"{med(r['exact']):.3f} ({med(r['shapely']) / med(r['exact']):.1f}x, {differ(r['exact out'], ref)} "
+              f"differ); exact=False {med(r['fast']):.3f} ({med(r['shapely']) / med(r['fast']):.1f}x, "
+              f"{differ(r['fast out'], ref)} differ)", flush=True)
 
 
 def dask_streets(geoms, rounds):
@@ -179,9 +213,11 @@ def main():
     ap.add_argument("--blocks", type=int, default=200)
     ap.add_argument("--lines", type=int, default=60000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--hard", type=int, default=4000)
     ap.add_argument("--skip-dask", action="store_true")
     args = ap.parse_args()
     geoms = streets(args)
+    hard(args.hard, args.rounds)
     if not args.skip_dask:
         dask_streets(geoms, args.rounds)
 

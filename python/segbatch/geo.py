@@ -684,15 +684,15 @@ def _orient(ax, ay, bx, by, cx, cy) -> np.ndarray:
     return sign
 
 
-def _decide(P: np.ndarray, Q: np.ndarray):
-    """Do 2D segments ``P[k]`` and ``Q[k]`` (float64 ``(K, 4)``) meet, exactly? Returns the
-    mask, and for the rows that meet (in order) ``s`` on P (float64: the meeting point,
-    or the start of a collinear overlap) and ``kind`` (1 point, 2 collinear overlap)."""
-    fin = np.isfinite(P).all(axis=1) & np.isfinite(Q).all(axis=1)
+def _decide(ax, ay, bx, by, cx, cy, dx, dy):
+    """Do 2D segments ``(a, b)`` and ``(c, d)`` (float64 columns) meet, exactly? Returns
+    the mask, and for the rows that meet (in order) ``s`` on ``(a, b)`` (float64: the
+    meeting point, or the start of a collinear overlap) and ``kind`` (1 point, 2
+    collinear overlap). Rows with a non-finite coordinate never meet."""
+    cols = [ax, ay, bx, by, cx, cy, dx, dy]
+    fin = np.logical_and.reduce([np.isfinite(v) for v in cols])
     if not fin.all():
-        P, Q = np.where(fin[:, None], P, 0.0), np.where(fin[:, None], Q, 0.0)
-    ax, ay, bx, by = (np.ascontiguousarray(P[:, k], dtype=np.float64) for k in range(4))
-    cx, cy, dx, dy = (np.ascontiguousarray(Q[:, k], dtype=np.float64) for k in range(4))
+        ax, ay, bx, by, cx, cy, dx, dy = (np.where(fin, v, 0.0) for v in cols)
     o1, o2 = _orient(ax, ay, bx, by, cx, cy), _orient(ax, ay, bx, by, dx, dy)
     o3, o4 = _orient(cx, cy, dx, dy, ax, ay), _orient(cx, cy, dx, dy, bx, by)
     meets = (o1 * o2 < 0) & (o3 * o4 < 0)  # proper crossings
@@ -719,7 +719,7 @@ def _decide(P: np.ndarray, Q: np.ndarray):
         u2 = ((dx[m] - a1) * px + (dy[m] - a2) * py) / lp
         s = ((c1 - a1) * qy - (c2 - a2) * qx) / (px * qy - py * qx)
     s = np.clip(s, 0.0, 1.0)
-    pos = np.full(len(P), -1, dtype=np.int64)
+    pos = np.full(len(ax), -1, dtype=np.int64)
     pos[m] = np.arange(len(m))
     touch = {k: np.zeros(len(m), dtype=bool) for k in t}
     for k, v in t.items():
@@ -749,11 +749,12 @@ def _exact_pairs(original: np.ndarray, local: np.ndarray, largest: float, thread
     """The meeting pairs ``i < j`` of a set, decided exactly on ``original`` (float64):
     candidates within :func:`_tolerance` from the float32 grid query on ``local``."""
     c = segbatch.self_pairs_within(_pad3(local, 2), _tolerance(largest), threads=threads)
+    cols = [np.ascontiguousarray(original[:, k], dtype=np.float64) for k in range(4)]
     out = {"i": [], "j": [], "s": [], "kind": []}
     step = 1 << 15  # blocks whose temporaries stay in cache
     for k in range(0, len(c["i"]), step):
         i, j = c["i"][k : k + step], c["j"][k : k + step]
-        meets, s, kind = _decide(original[i].astype(np.float64), original[j].astype(np.float64))
+        meets, s, kind = _decide(*(v[i] for v in cols), *(v[j] for v in cols))
         for name, v in (("i", i[meets]), ("j", j[meets]), ("s", s), ("kind", kind)):
             out[name].append(v)
     empty = {"i": np.int64, "j": np.int64, "s": np.float64, "kind": np.uint8}

@@ -1,7 +1,10 @@
-"""A generated street network for the geometry tests and benchmarks: a grid of streets
-(LineStrings split into blocks at shared nodes, so streets meet at vertices they share)
-plus random polylines that cross them anywhere. Coordinates are multiples of 1/64 below
-2**14, exact in float32, so segbatch (float32) and shapely (float64) see the same lines."""
+"""Generated line data for the geometry tests and benchmarks.
+
+:func:`street_network`: a grid of streets (LineStrings split into blocks at shared nodes,
+so streets meet at vertices they share) plus random polylines that cross them anywhere;
+coordinates are multiples of 1/64 below 2**14, exact in float32 and float64 alike.
+:func:`hard_lines`: float64 segments with end points on, or a rounding off, other
+segments, the near-degenerate cases where a float32 decision and shapely's differ."""
 
 import numpy as np
 
@@ -42,6 +45,25 @@ def street_network(blocks: int = 20, random_lines: int = 400, seed: int = 0, spa
     geoms.insert(7, None)
     order = rng.permutation(len(geoms))
     return np.array(geoms, dtype=object)[order]
+
+
+def hard_lines(n: int, seed: int, offset) -> np.ndarray:
+    """float64 segments (not exact in float32) with end points placed on other segments by
+    interpolation (on them or a rounding off), end points a micrometre from others, shared
+    end points and collinear overlaps, moved by ``offset``."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0, 2000, (n, 2))
+    seg = np.concatenate([a, a + rng.normal(0, 30, (n, 2))], axis=1)
+    m, q = n // 3, n // 10
+    k, t = rng.integers(0, n, m), rng.uniform(0, 1, m)
+    seg[n - m :, :2] = seg[k, :2] + t[:, None] * (seg[k, 2:] - seg[k, :2])
+    seg[:q, 2:] = seg[n - q :, :2] + rng.normal(0, 1e-6, (q, 2))
+    seg[q : 2 * q, :2] = seg[2 * q : 3 * q, 2:]
+    src = seg[3 * q : 3 * q + 50]
+    seg[4 * q : 4 * q + 50] = np.concatenate(  # collinear, overlapping half of src
+        [src[:, :2] + 0.5 * (src[:, 2:] - src[:, :2]), src[:, 2:] + 0.5 * (src[:, 2:] - src[:, :2])], axis=1
+    )
+    return seg + np.tile(offset, 2)
 
 
 def strtree_pairs(geoms):

@@ -10,7 +10,7 @@ import pytest
 
 import segbatch
 import segbatch.arrow
-from geodata import street_network, strtree_pairs
+from geodata import hard_lines, street_network, strtree_pairs
 
 shapely = pytest.importorskip("shapely")
 pa = pytest.importorskip("pyarrow")
@@ -324,25 +324,6 @@ def test_geoarrow_file_without_geoparquet_metadata(streets, tmp_path):
         segbatch.arrow.read_geoparquet(tmp_path / "plain.parquet")
     p = segbatch.arrow.read_geoparquet(tmp_path / "plain.parquet", column="roads")
     assert (p.segments == ref.segments).all() and (p.row == ref.row).all()
-
-
-def hard_lines(n: int, seed: int, offset) -> np.ndarray:
-    """float64 segments (not exact in float32) with end points placed on other segments by
-    interpolation (on them or a rounding off), end points a micrometre from others, shared
-    end points and collinear overlaps, moved by ``offset``."""
-    rng = np.random.default_rng(seed)
-    a = rng.uniform(0, 2000, (n, 2))
-    seg = np.concatenate([a, a + rng.normal(0, 30, (n, 2))], axis=1)
-    m, q = n // 3, n // 10
-    k, t = rng.integers(0, n, m), rng.uniform(0, 1, m)
-    seg[n - m :, :2] = seg[k, :2] + t[:, None] * (seg[k, 2:] - seg[k, :2])
-    seg[:q, 2:] = seg[n - q :, :2] + rng.normal(0, 1e-6, (q, 2))
-    seg[q : 2 * q, :2] = seg[2 * q : 3 * q, 2:]
-    src = seg[3 * q : 3 * q + 50]
-    seg[4 * q : 4 * q + 50] = np.concatenate(  # collinear, overlapping half of src
-        [src[:, :2] + 0.5 * (src[:, 2:] - src[:, :2]), src[:, 2:] + 0.5 * (src[:, 2:] - src[:, :2])], axis=1
-    )
-    return seg + np.tile(offset, 2)
 
 
 @pytest.mark.parametrize("offset", [(0.0, 0.0), (480000.123, 4990000.456)])
