@@ -23,13 +23,24 @@ Geometry in (:func:`pieces`):
 
 Coordinates keep their type: shapely and WKB give float64, and :class:`Pieces` keeps
 float64 (a GeoArrow float32 column stays float32). The compiled queries compute in
-float32 (``segbatch`` converts each set once when it calls them), so to keep the answers
-independent of where the data lie, the functions here subtract a local origin first
-(``origin="auto"``: the centre of the pieces' bounding box, snapped to a multiple of the
-float32 spacing of the largest coordinate, so coordinates exact in float32 stay exact)
-and compute the returned points in float64 from the original coordinates. In UTM metres
-(x about 5e5, y about 5e6) float32 spacing is 0.03 and 0.5 m; about the local origin of a
-20 km city it is 1 mm.
+float32 (``segbatch`` converts each set once when it calls them). So that the answers
+match shapely's wherever the data lie:
+
+- whether two pieces meet (:func:`crossing_pairs`, :func:`intersecting_rows`) is decided
+  exactly on the given coordinates (``exact=True``, the default): the float32 grid query
+  (:func:`segbatch.self_pairs_within` with a radius of a few float32 spacings) proposes
+  the candidates, and float64 orientation tests with Shewchuk's error bound, falling back
+  to exact rational arithmetic when the bound does not decide, keep those that meet, as
+  GEOS's robust predicates do; the parameter ``s`` and the points are computed in
+  float64. ``exact=False`` takes :func:`segbatch.crossing_pairs`'s float32 decisions
+  (about twice as fast; on float64 data it differs from shapely on near-degenerate
+  pairs: touching within a float32 rounding);
+- a local origin is subtracted first (``origin="auto"``: the centre of the pieces'
+  bounding box, snapped to a multiple of the float32 spacing of the largest coordinate,
+  so coordinates exact in float32 stay exact), and the returned points are computed in
+  float64 from the original coordinates. In UTM metres (x about 5e5, y about 5e6)
+  float32 spacing is 0.03 and 0.5 m; about the local origin of a 20 km city it is 1 mm.
+  Distances (:func:`pairs_within`) carry that float32 rounding.
 
 Results out (:func:`crossing_pairs`, :func:`pairs_within`, :meth:`Pieces.frame`): one row
 per pair of pieces, ``row_i, row_j`` (positions of the geometries in the input, 0-based;
