@@ -189,7 +189,17 @@ def read_geoparquet(path, *, column: Optional[str] = None, dim: int = 2, filters
     """The pieces of the line geometry column of a GeoParquet file or dataset, a
     :class:`segbatch.geo.Pieces` (see :func:`segbatch.geo.read_parquet`): WKB (needs
     shapely, ``segbatch[geo]``) or GeoArrow native encodings; ``column`` defaults to the
-    file's primary geometry column."""
+    file's primary geometry column. The functions of :mod:`segbatch.geo` take it and map
+    their answers to the file's rows.
+
+    >>> import pyarrow as pa, pyarrow.parquet as pq, shapely, tempfile, os
+    >>> import segbatch.arrow, segbatch.geo
+    >>> d = tempfile.mkdtemp(); path = os.path.join(d, "streets.parquet")
+    >>> lines = [shapely.LineString([(0, 0), (2, 2)]), shapely.LineString([(0, 2), (2, 0)])]
+    >>> pq.write_table(pa.table({"geometry": shapely.to_wkb(lines)}), path)  # WKB
+    >>> segbatch.geo.intersecting_rows(segbatch.arrow.read_geoparquet(path))
+    (array([0]), array([1]))
+    """
     from . import geo
 
     return geo.read_parquet(path, column=column, dim=dim, filters=filters)

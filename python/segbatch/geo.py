@@ -637,8 +637,9 @@ def crossing_pairs(
     """Every pair of pieces that meet (cross, touch or overlap), mapped to geometry rows: a
     DataFrame ``row_i, row_j, part_i, part_j, piece_i, piece_j`` (``label_i, label_j``
     when the input had an index), ``s`` (the parameter on piece i of the meeting point, or
-    of the start of a collinear overlap), ``kind`` (uint8, 1 point, 2 collinear overlap;
-    :data:`segbatch.CROSSING`) and ``x, y`` (float64, that point on piece i). Sorted by
+    of the start of a collinear overlap), ``kind`` (uint8, 1 point, 2 collinear overlap,
+    possibly in one point; :data:`segbatch.CROSSING`) and ``x, y`` (float64, that point on
+    piece i). Sorted by
     piece pair, so ``row_i <= row_j``.
 
     ``exact=True`` (default): whether two pieces meet is decided exactly on the given
@@ -699,7 +700,8 @@ def _decide(ax, ay, bx, by, cx, cy, dx, dy):
     """Do 2D segments ``(a, b)`` and ``(c, d)`` (float64 columns) meet, exactly? Returns
     the mask, and for the rows that meet (in order) ``s`` on ``(a, b)`` (float64: the
     meeting point, or the start of a collinear overlap) and ``kind`` (1 point, 2
-    collinear overlap). Rows with a non-finite coordinate never meet."""
+    collinear overlap, possibly in one point, as :func:`segbatch.crossing_pairs`). Rows
+    with a non-finite coordinate never meet."""
     cols = [ax, ay, bx, by, cx, cy, dx, dy]
     fin = np.logical_and.reduce([np.isfinite(v) for v in cols])
     if not fin.all():
@@ -739,13 +741,14 @@ def _decide(ax, ay, bx, by, cx, cy, dx, dy):
         touch[k][pos[hit]] = True
     collinear = (o1[m] == 0) & (o2[m] == 0) & (o3[m] == 0) & (o4[m] == 0)
     start = np.maximum(0.0, np.minimum(u1, u2))
-    end = np.minimum(1.0, np.maximum(u1, u2))
     s = np.select(
         [lp == 0, collinear, touch["t1"], touch["t2"], touch["t3"], touch["t4"]],
         [np.zeros(len(m)), start, u1, u2, np.zeros(len(m)), np.ones(len(m))],
         s,
     )
-    kind = np.where(collinear & (lp > 0) & (lq > 0) & (end > start), 2, 1).astype(np.uint8)
+    # as the library: collinear pieces of positive length that meet overlap, possibly in
+    # a single point
+    kind = np.where(collinear & (lp > 0) & (lq > 0), 2, 1).astype(np.uint8)
     return meets, s, kind
 
 

@@ -76,15 +76,36 @@ def test_shapely_rows_equal_strtree(streets, reference):
     assert (got[0] < got[1]).all()
 
 
-def test_every_input_form_gives_the_same_pieces(streets, tmp_path):
+def check_same_pieces(p, ref, name):
+    assert p.segments.dtype == np.float64, name
+    assert (p.segments == ref.segments).all(), name
+    for k in ("row", "part", "piece"):
+        assert (getattr(p, k) == getattr(ref, k)).all(), (name, k)
+
+
+def test_list_and_wkb_forms_give_the_same_pieces(streets, tmp_path):
+    ref = sg.pieces(streets)
+    wkb = shapely.to_wkb(streets)
+    forms = {
+        "list": list(streets),
+        "WKB array": pa.array(wkb, pa.binary()),
+        "WKB table": pa.table({"geometry": pa.array(wkb, pa.binary())}),
+        "WKB bytes": wkb,
+        "WKT strings": shapely.to_wkt(streets, rounding_precision=-1),
+        "pandas Series of WKB": pd.Series(wkb),
+    }
+    for name, data in forms.items():
+        check_same_pieces(sg.pieces(data), ref, name)
+    pq.write_table(pa.table({"id": np.arange(len(wkb)), "geometry": pa.array(wkb, pa.binary())}), tmp_path / "w.parquet")
+    check_same_pieces(segbatch.arrow.read_geoparquet(tmp_path / "w.parquet"), ref, "Parquet WKB column")
+
+
+def test_geopandas_forms_give_the_same_pieces(streets, tmp_path):
     gpd = pytest.importorskip("geopandas")
     ref = sg.pieces(streets)
     gs = gpd.GeoSeries(streets, index=np.arange(len(streets)) * 10 + 5, crs="EPSG:32632")
     gdf = gpd.GeoDataFrame({"name": [f"street {k}" for k in range(len(streets))]}, geometry=gs, index=gs.index)
-    forms = {"list": list(streets), "GeoSeries": gs, "GeoDataFrame": gdf}
-    wkb = shapely.to_wkb(streets)
-    forms["WKB array"] = pa.array(wkb, pa.binary())
-    forms["WKB table"] = pa.table({"geometry": pa.array(wkb, pa.binary())})
+    forms = {"GeoSeries": gs, "GeoDataFrame": gdf}
     gdf.to_parquet(tmp_path / "wkb.parquet")
     forms["GeoParquet WKB"] = tmp_path / "wkb.parquet"
     # GeoParquet native (one geometry type per column: every line as a MultiLineString)
@@ -100,10 +121,7 @@ def test_every_input_form_gives_the_same_pieces(streets, tmp_path):
             assert (p2.segments == p.segments).all()
         else:
             p = sg.pieces(data)
-        assert p.segments.dtype == np.float64, name
-        assert (p.segments == ref.segments).all(), name
-        for k in ("row", "part", "piece"):
-            assert (getattr(p, k) == getattr(ref, k)).all(), (name, k)
+        check_same_pieces(p, ref, name)
     assert (sg.pieces(gs).labels == gs.index).all() and sg.pieces(gs).crs == gs.crs
 
 
@@ -130,19 +148,22 @@ def test_geoarrow_native_columns(streets):
 
 
 def test_crossing_frame(streets):
-    gpd = pytest.importorskip("geopandas")
-    gs = gpd.GeoSeries(streets, crs="EPSG:32632")
-    df = sg.crossing_pairs(gs)
-    cols = ["row_i", "row_j", "part_i", "part_j", "piece_i", "piece_j", "label_i", "label_j", "s", "kind", "x", "y"]
+    df = sg.crossing_pairs(streets)
+    cols = ["row_i", "row_j", "part_i", "part_j", "piece_i", "piece_j", "s", "kind", "x", "y"]
     assert list(df.columns) == cols
     assert (df["row_i"] <= df["row_j"]).all()
-    # the point is on both pieces' lines (to float32 rounding of s)
-    p = sg.pieces(gs)
-    h = segbatch.crossing_pairs(p)
+    # the point is on both pieces
+    p = sg.pieces(streets)
+    h = sg._meeting(p, "auto", True, None)
+    assert (p.row[h["i"]] == df["row_i"]).all() and (p.piece[h["j"]] == df["piece_j"]).all()
     pt = shapely.points(df["x"], df["y"])
     seg = lambda k: shapely.linestrings(p.segments[k].reshape(-1, 2, 2))  # noqa: E731
-    assert shapely.distance(pt, seg(h["i"])).max() < 1e-3
-    assert shapely.distance(pt, seg(h["j"])).max() < 1e-3
+    assert shapely.distance(pt, seg(h["i"])).max() < 1e-9
+    assert shapely.distance(pt, seg(h["j"])).max() < 1e-9
+    # the float32 decisions agree on this network (every coordinate exact in float32)
+    fast = sg.crossing_pairs(streets, exact=False)
+    assert (fast[["row_i", "row_j", "piece_i", "piece_j", "kind"]].values == df[["row_i", "row_j", "piece_i", "piece_j", "kind"]].values).all()
+    assert fast["s"].dtype == np.float32 and np.abs(fast["s"] - df["s"]).max() < 1e-6
     # pairs within a geometry: consecutive pieces of a line always touch
     same = df[df["row_i"] == df["row_j"]]
     assert len(same) > 0 and ((same["part_i"] != same["part_j"]) | (same["piece_j"] - same["piece_i"] >= 1)).all()
@@ -150,22 +171,28 @@ def test_crossing_frame(streets):
     assert len(consecutive) == sum(
         max(len(shapely.get_coordinates(part)) - 2, 0) for g in streets if g is not None for part in shapely.get_parts(g)
     )
-    dropped = sg.crossing_pairs(gs, drop_same_row=True)
+    dropped = sg.crossing_pairs(streets, drop_same_row=True)
     assert len(dropped) == len(df) - len(same) and (dropped["row_i"] != dropped["row_j"]).all()
     # skipping shared end points drops exactly the node meetings, keeps the mid-piece crossings
-    skipped = sg.crossing_pairs(gs, skip_shared_endpoints=True)
+    skipped = sg.crossing_pairs(streets, skip_shared_endpoints=True)
     shared = sg._endpoints_equal(p.segments[h["i"]], p.segments[h["j"]], 2)
     assert len(skipped) == (~shared).sum() > 0
     assert len(skipped) < len(dropped)
-    # a GeoDataFrame of points in the input's CRS, ready for a join with the attributes
+
+
+def test_geodataframe_output(streets):
+    """A GeoDataFrame of points in the input's CRS, with its index labels, ready for a
+    join with the attributes."""
+    gpd = pytest.importorskip("geopandas")
+    gs = gpd.GeoSeries(streets, index=np.arange(len(streets)) + 100, crs="EPSG:32632")
     g = sg.crossing_pairs(gs, drop_same_row=True, skip_shared_endpoints=True, geodataframe=True)
     assert isinstance(g, gpd.GeoDataFrame) and g.crs == gs.crs
+    assert (g["label_i"] == g["row_i"] + 100).all() and (g["label_j"] == g["row_j"] + 100).all()
     assert (g.geometry.x.to_numpy() == g["x"].to_numpy()).all()
-    names = pd.DataFrame({"name": [f"street {k}" for k in range(len(streets))]})
-    joined = g.merge(names, left_on="row_i", right_index=True).merge(
-        names, left_on="row_j", right_index=True, suffixes=("_i", "_j")
-    )
-    assert joined["name_j"].notna().all() and len(joined) == len(g)
+    names = pd.Series([f"street {k}" for k in range(len(streets))], index=gs.index, name="name")
+    joined = g.join(names, on="label_i").join(names.rename("name_j"), on="label_j")
+    assert joined["name"].notna().all() and joined["name_j"].notna().all() and len(joined) == len(g)
+    assert len(g) == len(sg.crossing_pairs(streets, drop_same_row=True, skip_shared_endpoints=True)) > 1000
 
 
 def test_utm_offsets_with_a_local_origin(streets, reference):
@@ -229,6 +256,13 @@ def test_wrong_geometry_types_are_named(tmp_path):
         sg.pieces([shapely.GeometryCollection(lines)])
     with pytest.raises(TypeError, match="expected shapely geometries or WKB, got float"):
         sg.pieces([1.0, 2.0])
+    with pytest.raises(ValueError, match="has no z coordinate; pass dim=2"):
+        sg.pieces(lines, dim=3)
+    with pytest.raises(ValueError, match="origin"):
+        sg.crossing_pairs(lines, origin="center")
+    pq.write_table(pa.table({"geometry": shapely.to_wkb([shapely.box(0, 0, 1, 1)])}), tmp_path / "poly0.parquet")
+    with pytest.raises(TypeError, match="geometry row 0 is a Polygon"):
+        segbatch.arrow.read_geoparquet(tmp_path / "poly0.parquet")
     gpd = pytest.importorskip("geopandas")
     gpd.GeoDataFrame(geometry=[shapely.box(0, 0, 1, 1)]).to_parquet(tmp_path / "poly.parquet")
     with pytest.raises(TypeError, match="Polygon"):
@@ -236,12 +270,8 @@ def test_wrong_geometry_types_are_named(tmp_path):
     gpd.GeoDataFrame(geometry=[shapely.box(0, 0, 1, 1)]).to_parquet(tmp_path / "polyn.parquet", geometry_encoding="geoarrow")
     with pytest.raises(TypeError, match="Polygon"):
         segbatch.arrow.read_geoparquet(tmp_path / "polyn.parquet")
-    with pytest.raises(ValueError, match="has no z coordinate; pass dim=2"):
-        sg.pieces(lines, dim=3)
     with pytest.raises(ValueError, match="no column 'geom'"):
         segbatch.arrow.read_geoparquet(tmp_path / "poly.parquet", column="geom")
-    with pytest.raises(ValueError, match="origin"):
-        sg.crossing_pairs(lines, origin="center")
 
 
 def test_2d_segment_file_without_dim_says_so(tmp_path):
