@@ -58,6 +58,13 @@ An output that cannot be allocated raises ``MemoryError`` (as NumPy does), never
 the interpreter: :func:`dist2_matrix` checks the matrix against the machine's memory
 before allocating it, and the set queries reserve their outputs fallibly.
 
+More inputs
+-----------
+:mod:`segbatch.arrow` reads Arrow tables and Parquet files (segment columns, and line
+geometry from GeoParquet); :mod:`segbatch.geo` takes line geometry (shapely, GeoPandas,
+GeoArrow, WKB; extra ``segbatch[geo]``) and maps the answers back to geometry rows;
+:mod:`segbatch.dask` runs the queries on Dask.
+
 >>> import numpy as np, segbatch
 >>> a = np.array([[[0, 0, 0], [2, 0, 0]]], dtype=np.float32)
 >>> b = np.array([[[1, 1, 0], [1, 3, 0]]], dtype=np.float32)

@@ -17,6 +17,12 @@ either into a :class:`segbatch.SegmentColumns` or an array that segbatch reads d
 >>> cols = segbatch.arrow.columns(t)
 >>> segbatch.distance(cols, cols)
 array([0., 0.], dtype=float32)
+
+Line geometry (GeoParquet with WKB or GeoArrow native encodings, GeoArrow columns) is
+read by :func:`read_geoparquet` and :func:`geometry` into :class:`segbatch.geo.Pieces`:
+the pieces of every line with the mapping from piece back to geometry row (see
+:mod:`segbatch.geo`). :func:`read_parquet` does so too when the file is a GeoParquet file
+without segment columns.
 """
 
 from __future__ import annotations
@@ -27,7 +33,15 @@ import numpy as np
 
 from . import SegmentColumns
 
-__all__ = ["columns", "read_parquet", "SEGMENT_COLUMNS", "SEGMENT2_COLUMNS", "TRACK_COLUMNS"]
+__all__ = [
+    "columns",
+    "read_parquet",
+    "read_geoparquet",
+    "geometry",
+    "SEGMENT_COLUMNS",
+    "SEGMENT2_COLUMNS",
+    "TRACK_COLUMNS",
+]
 
 #: Default column names of 3D segments.
 SEGMENT_COLUMNS = ("x0", "y0", "z0", "x1", "y1", "z1")
@@ -91,7 +105,11 @@ def columns(
         raise ValueError(f"expected {width} column names, got {len(names)}")
     missing = [n for n in names if n not in getattr(data, "column_names", names)]
     if missing:
-        raise ValueError(f"missing columns {missing}; the table has {data.column_names}")
+        have = set(data.column_names)
+        hint = ""
+        if dim != 2 and have.issuperset(SEGMENT2_COLUMNS) and not have.issuperset(SEGMENT_COLUMNS):
+            hint = " (a table of 2D segments: pass dim=2)"
+        raise ValueError(f"missing columns {missing}{hint}; the table has {data.column_names}")
     return SegmentColumns([_column_to_numpy(data.column(n), n) for n in names])
 
 
@@ -104,11 +122,18 @@ def read_parquet(
     path,
     names: Union[Sequence[str], str, None] = None,
     *,
-    dim: int = 3,
+    dim: Optional[int] = None,
     filters=None,
 ):
     """Reads the segment columns of a Parquet file or dataset (``pyarrow.parquet``): only
     those columns are read, each straight into one Arrow buffer, then :func:`columns`.
+    ``dim`` is 3 by default (:data:`SEGMENT_COLUMNS`); a file of 2D segments
+    (:data:`SEGMENT2_COLUMNS`) needs ``dim=2``, and a missing column is named with the
+    columns the file has.
+
+    A GeoParquet file (``geo`` metadata, or a GeoArrow extension column) without segment
+    columns, read without ``names``, gives the pieces of its line geometry instead, as
+    :func:`read_geoparquet` does (``dim`` 2 unless given).
 
     >>> import pyarrow as pa, pyarrow.parquet as pq, tempfile, os, segbatch.arrow
     >>> d = tempfile.mkdtemp(); p = os.path.join(d, "s.parquet")
@@ -119,11 +144,70 @@ def read_parquet(
     """
     import pyarrow.parquet as pq
 
+    schema = _schema(path)
+    have = set(schema.names)
     if names is None:
-        names = SEGMENT_COLUMNS if dim == 3 else SEGMENT2_COLUMNS
+        default = SEGMENT2_COLUMNS if dim == 2 else SEGMENT_COLUMNS
+        if not have.issuperset(default) and _has_geometry(schema):
+            return read_geoparquet(path, dim=dim or 2, filters=filters)
+        names = default
     cols = [names] if isinstance(names, str) else list(names)
+    missing = [c for c in cols if c not in have]
+    if missing:
+        hint = ""
+        if dim != 2 and have.issuperset(SEGMENT2_COLUMNS) and not have.issuperset(SEGMENT_COLUMNS):
+            hint = " (a file of 2D segments: pass dim=2)"
+        raise ValueError(f"{path}: missing columns {', '.join(map(repr, missing))}{hint}; the file has {schema.names}")
     table = pq.read_table(path, columns=cols, filters=filters)
     # One chunk per column, so the columns become single buffers (no copy when one file is
     # one row group; else one concatenation per column).
     table = table.combine_chunks()
-    return columns(table, names, dim=dim)
+    return columns(table, names, dim=dim or 3)
+
+
+def _has_geometry(schema) -> bool:
+    """Is this a GeoParquet schema, or does it hold a GeoArrow extension column?"""
+    if (schema.metadata or {}).get(b"geo"):
+        return True
+    from . import geo
+
+    column = geo._geometry_column(schema)
+    return column is not None and column != "geometry"
+
+
+def _schema(path):
+    import os
+
+    import pyarrow.parquet as pq
+
+    if isinstance(path, (str, os.PathLike)) and os.path.isdir(path):
+        return pq.ParquetDataset(path).schema
+    return pq.read_schema(path)
+
+
+def read_geoparquet(path, *, column: Optional[str] = None, dim: int = 2, filters=None):
+    """The pieces of the line geometry column of a GeoParquet file or dataset, a
+    :class:`segbatch.geo.Pieces` (see :func:`segbatch.geo.read_parquet`): WKB (needs
+    shapely, ``segbatch[geo]``) or GeoArrow native encodings; ``column`` defaults to the
+    file's primary geometry column. The functions of :mod:`segbatch.geo` take it and map
+    their answers to the file's rows.
+
+    >>> import pyarrow as pa, pyarrow.parquet as pq, shapely, tempfile, os
+    >>> import segbatch.arrow, segbatch.geo
+    >>> d = tempfile.mkdtemp(); path = os.path.join(d, "streets.parquet")
+    >>> lines = [shapely.LineString([(0, 0), (2, 2)]), shapely.LineString([(0, 2), (2, 0)])]
+    >>> pq.write_table(pa.table({"geometry": shapely.to_wkb(lines)}), path)  # WKB
+    >>> segbatch.geo.intersecting_rows(segbatch.arrow.read_geoparquet(path))
+    (array([0]), array([1]))
+    """
+    from . import geo
+
+    return geo.read_parquet(path, column=column, dim=dim, filters=filters)
+
+
+def geometry(data, column: Optional[str] = None, *, dim: int = 2):
+    """The pieces of a line geometry column of a ``pyarrow.Table`` (GeoParquet metadata,
+    or ``column``), or of a GeoArrow / WKB array: a :class:`segbatch.geo.Pieces`."""
+    from . import geo
+
+    return geo.pieces(data, dim=dim, column=column)

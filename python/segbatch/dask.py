@@ -15,6 +15,12 @@ partitions with halo overlap.
   lower-indexed segment (for ``pairs_within``: its A segment), so pairs across strip borders
   are found exactly once, and the result equals the single-process call bit for bit (same
   kernel, same operand order). Indices are global row positions (int64).
+- :func:`crossing_pairs` finds every pair of 2D segments that meet (streets, GPS tracks)
+  by x/y tiles with halos, the same way: each pair reported once, by the tile that owns
+  its lower-indexed segment, with the single-process call's values bit for bit.
+- :class:`SegmentIndex`: a wall set broadcast to the workers (each worker builds the index
+  once and keeps it), queried by partitions of rays (:meth:`SegmentIndex.first_hits`) or
+  of segments (:meth:`SegmentIndex.pairs_within`).
 
 Inside tasks, segbatch runs with ``threads=1`` by default (the workers are the
 parallelism); pass ``threads=`` to change it.
@@ -34,9 +40,17 @@ import numpy as np
 
 import segbatch
 
-from .arrow import SEGMENT_COLUMNS
+from .arrow import SEGMENT2_COLUMNS, SEGMENT_COLUMNS
 
-__all__ = ["connect", "map_blocks", "map_partitions", "self_pairs_within", "pairs_within"]
+__all__ = [
+    "connect",
+    "map_blocks",
+    "map_partitions",
+    "self_pairs_within",
+    "pairs_within",
+    "crossing_pairs",
+    "SegmentIndex",
+]
 
 
 def connect(address: Optional[str] = None, *, n_workers: int = 2, threads_per_worker: int = 1, **kwargs):
@@ -458,3 +472,398 @@ def pairs_within(
         results.append(dask.delayed(_cross_strip)(ap, bp, radius, threads))
     out = dask.delayed(_finish)(results)
     return out.compute() if compute else out
+
+
+# ---------------------------------------------------------------------------------------
+# 2D crossing pairs by x/y tiles with halos.
+
+
+def _prepare2(part, columns, geometry: Optional[str]):
+    """The partition as ``(segments, meta)``: its 2D segments as an (n, 4) C-ordered float
+    array, float32 or float64 as given (other types become float64; the binding converts
+    once when it reads), and with ``geometry`` (the pieces of that line geometry column)
+    ``meta = (row, part, piece, n_rows)`` of :class:`segbatch.geo.Pieces`, else None."""
+    if geometry is not None:
+        from . import geo
+
+        col = part[geometry] if hasattr(part, "columns") else part
+        p = geo.pieces(np.asarray(col, dtype=object), dim=2)  # shapely objects or WKB
+        return np.ascontiguousarray(p.segments), (p.row, p.part, p.piece, p.n_rows)
+    if hasattr(part, "columns") and hasattr(part, "to_numpy"):
+        x = part[list(columns)].to_numpy()
+    else:
+        x = np.asarray(part)
+        x = x.reshape(x.shape[0], -1) if x.ndim == 3 else x
+    if x.ndim != 2 or x.shape[1] != 4:
+        raise ValueError(f"segments: expected 2D segments of shape (N, 4) or (N, 2, 2), got {x.shape}")
+    if x.dtype not in (np.float32, np.float64):
+        x = x.astype(np.float64)
+    return np.ascontiguousarray(x), None
+
+
+def _count(part) -> int:
+    return len(part[0])
+
+
+def _row_count(part) -> int:
+    return part[1][3] if part[1] is not None else len(part[0])
+
+
+def _cumulative(counts):
+    import dask
+
+    offs = [0]
+    for n in counts[:-1]:
+        offs.append(dask.delayed(lambda x, y: x + y)(offs[-1], n))
+    return offs
+
+
+def _tile_cuts(samples, tiles: int):
+    """Quantile cuts of the midpoints along x and y: ``kx * ky >= tiles`` tiles."""
+    m = np.concatenate([s for s in samples if len(s)] or [np.zeros((0, 2))])
+    kx = int(np.ceil(np.sqrt(tiles)))
+    ky = int(np.ceil(tiles / kx))
+    if len(m) == 0:
+        return np.zeros(0), np.zeros(0), ky
+    qx = np.quantile(m[:, 0], np.arange(1, kx) / kx)
+    qy = np.quantile(m[:, 1], np.arange(1, ky) / ky)
+    return qx, qy, ky
+
+
+def _sample2(part, k: int = 2048) -> np.ndarray:
+    rows = part[0] if isinstance(part, tuple) else part
+    m = 0.5 * rows[:, :2].astype(np.float64) + 0.5 * rows[:, 2:].astype(np.float64)
+    m = m[np.isfinite(m).all(axis=1)]
+    if len(m) > k:
+        m = m[np.linspace(0, len(m) - 1, k).astype(np.int64)]
+    return m
+
+
+def _tile_of(rows: np.ndarray, cuts) -> np.ndarray:
+    qx, qy, ky = cuts
+    m = 0.5 * rows[:, :2].astype(np.float64) + 0.5 * rows[:, 2:].astype(np.float64)
+    m = np.where(np.isfinite(m), m, np.inf)
+    return np.searchsorted(qx, m[:, 0], side="right") * ky + np.searchsorted(qy, m[:, 1], side="right")
+
+
+def _bbox2(rows: np.ndarray):
+    r = rows.astype(np.float64)
+    return np.minimum(r[:, :2], r[:, 2:]), np.maximum(r[:, :2], r[:, 2:])
+
+
+def _tile_stats(part, cuts, tiles: int) -> np.ndarray:
+    """Per tile, the bounding box (lo xy, hi xy) of the segments it owns here."""
+    rows = part[0]
+    out = np.full((tiles, 4), np.nan)
+    tile = _tile_of(rows, cuts)
+    lo, hi = _bbox2(rows)
+    fin = np.isfinite(lo).all(axis=1) & np.isfinite(hi).all(axis=1)
+    for p in np.unique(tile[fin]):
+        sel = (tile == p) & fin
+        out[p, :2] = lo[sel].min(axis=0)
+        out[p, 2:] = hi[sel].max(axis=0)
+    return out
+
+
+def _tile_plan(cuts, stats, origin):
+    """The cuts, each tile's box (grown) and the local origin of the whole set."""
+    from . import geo
+
+    s = np.stack(stats)  # (parts, tiles, 4)
+    with np.errstate(all="ignore"):
+        lo = np.nanmin(s[:, :, :2], axis=0)
+        hi = np.nanmax(s[:, :, 2:], axis=0)
+    if isinstance(origin, str):  # "auto": the centre of the set's box, as segbatch.geo
+        fin = np.isfinite(lo).all(axis=1)
+        o = geo._snap_origin(lo[fin].min(axis=0), hi[fin].max(axis=0)) if fin.any() else None
+    else:
+        o = origin
+    # Grown relatively: the binding decides in float32 (and within its tolerance), so a
+    # pair whose float64 boxes miss by a rounding may still meet; a halo only decides
+    # which pairs are tested, never what they report.
+    o = o if o is not None and np.any(o) else None
+    # the largest coordinate about the origin, as segbatch.geo measures it for the
+    # candidate radius of its exact decisions
+    fin = np.isfinite(lo).all(axis=1)
+    largest = 0.0
+    if fin.any():
+        shift = 0.0 if o is None else o
+        largest = float(np.abs(np.concatenate([lo[fin] - shift, hi[fin] - shift])).max())
+    pad = 1e-5 * np.maximum(np.abs(lo), np.abs(hi)) + 1e-30
+    return cuts, lo - pad, hi + pad, o, largest
+
+
+def _tile_select(part, offset: int, row_offset: int, p: int, plan):
+    """Rows of this partition that tile ``p`` owns, and the others whose box meets it."""
+    rows, meta = part
+    cuts, lo, hi = plan[:3]
+    ids = offset + np.arange(len(rows), dtype=np.int64)
+    mine = _tile_of(rows, cuts) == p
+    if np.isfinite(lo[p]).all():
+        blo, bhi = _bbox2(rows)
+        near = ((bhi >= lo[p]) & (blo <= hi[p])).all(axis=1) & ~mine
+    else:
+        near = np.zeros(len(rows), dtype=bool)
+    sel = mine | near
+    if meta is not None:
+        meta = (meta[0][sel] + row_offset, meta[1][sel], meta[2][sel])
+    return rows[sel], ids[sel], mine[sel], meta
+
+
+def _shared2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pairs of 2D segments sharing an end point (both coordinates equal)."""
+    out = np.zeros(len(x), dtype=bool)
+    for k in (0, 1):
+        for m in (0, 1):
+            out |= (x[:, 2 * k : 2 * k + 2] == y[:, 2 * m : 2 * m + 2]).all(axis=1)
+    return out
+
+
+def _cross_tile(pieces, plan, skip: bool, drop_same_row: bool, exact: bool, threads):
+    import pandas as pd
+
+    from . import geo
+
+    rows = np.concatenate([p[0] for p in pieces])
+    ids = np.concatenate([p[1] for p in pieces])
+    own = np.concatenate([p[2] for p in pieces])
+    order = np.argsort(ids, kind="stable")  # global order: the same operand order as one call
+    rows, ids, own = rows[order], ids[order], own[order]
+    o, largest = plan[3], plan[4]
+    local = rows if o is None else rows.astype(np.float64) - np.tile(o, 2)
+    if exact:  # segbatch.geo's exact decisions: per pair, whatever the set around it
+        h = geo._exact_pairs(rows, local, largest, threads)
+    else:
+        h = segbatch.crossing_pairs(local, threads=threads)
+    keep = own[h["i"]]
+    if skip:
+        keep &= ~_shared2(rows[h["i"]], rows[h["j"]])
+    geo = pieces[0][3] is not None if pieces else False
+    if geo:
+        row, part, piece = (np.concatenate([p[3][k] for p in pieces])[order] for k in range(3))
+        if drop_same_row:
+            keep &= row[h["i"]] != row[h["j"]]
+    i, j = h["i"][keep], h["j"][keep]
+    cols = {"i": ids[i], "j": ids[j], "s": h["s"][keep], "kind": h["kind"][keep]}
+    if geo:
+        seg = rows[i].astype(np.float64)
+        s = cols["s"].astype(np.float64)
+        cols = {"i": cols["i"], "j": cols["j"], "row_i": row[i], "row_j": row[j], "part_i": part[i],
+                "part_j": part[j], "piece_i": piece[i], "piece_j": piece[j], "s": cols["s"],
+                "kind": cols["kind"], "x": seg[:, 0] + s * (seg[:, 2] - seg[:, 0]),
+                "y": seg[:, 1] + s * (seg[:, 3] - seg[:, 1])}
+    return pd.DataFrame(cols)
+
+
+def _finish_geo(frames):
+    return _finish(frames).drop(columns=["i", "j"])
+
+
+def crossing_pairs(
+    segments,
+    *,
+    columns: Sequence[str] = SEGMENT2_COLUMNS,
+    geometry: Optional[str] = None,
+    partitions: Optional[int] = None,
+    skip_shared_endpoints: bool = False,
+    drop_same_row: bool = False,
+    exact: Optional[bool] = None,
+    origin="default",
+    threads: int = 1,
+    compute: bool = True,
+):
+    """Every pair ``i < j`` of a partitioned set of 2D segments that meets, as
+    :func:`segbatch.crossing_pairs` decides: a pandas DataFrame ``i, j`` (global row
+    positions, int64), ``s`` (float32), ``kind`` (uint8), sorted by ``(i, j)``, the same
+    rows and values, bit for bit, as the single-process call on the whole set.
+
+    ``segments``: a dask DataFrame (four ``columns``, default ``x0, y0, x1, y1``), a dask
+    array ``(N, 4)`` or ``(N, 2, 2)``, or a list of NumPy arrays / delayed partitions.
+    The segments are cut into ``partitions`` x/y tiles (default: the number of input
+    partitions; quantiles of the midpoints along x and y, from a sample of each
+    partition), each owning the segments whose midpoint falls in it; a tile also receives
+    as its halo every other segment whose bounding box meets the box of its own segments
+    (grown by a relative 1e-5). A tile runs :func:`segbatch.crossing_pairs` on its own
+    segments and its halo, in global order, and keeps the pairs whose lower-indexed
+    segment it owns: two segments that meet have meeting boxes, so each pair is found by
+    exactly one tile. ``skip_shared_endpoints=True`` drops pairs whose segments share an
+    end point (equal coordinates as given: streets meeting at a node). ``compute=False``
+    returns the delayed result.
+
+    ``geometry``: the name of a line geometry column of a dask DataFrame (WKB bytes, as
+    ``dd.read_parquet`` gives a GeoParquet column, or shapely objects) or ``None``. Each
+    partition is turned into its pieces on its worker (:func:`segbatch.geo.pieces`), and
+    the result is that of :func:`segbatch.geo.crossing_pairs` on the whole column, bit
+    for bit: ``row_i, row_j, part_i, part_j, piece_i, piece_j, s, kind, x, y`` with rows
+    counted over all partitions; ``drop_same_row`` and ``exact`` as there (``exact``
+    defaults to True with ``geometry``, False for segment columns; a tile's halo reaches
+    beyond the candidate radius of the exact decisions, and each decision depends on its
+    pair only).
+
+    ``origin``: the local origin subtracted before the float32 query, as in
+    :mod:`segbatch.geo`: ``"auto"`` (the centre of the whole set's box, snapped), ``None``
+    or a point. ``"default"`` is ``"auto"`` with ``geometry`` (as segbatch.geo) and
+    ``None`` for segment columns (as :func:`segbatch.crossing_pairs`).
+    """
+    import dask
+
+    if exact is None:
+        exact = geometry is not None
+    if isinstance(origin, str) and origin == "default":
+        origin = "auto" if geometry is not None else None
+    elif origin is not None and not isinstance(origin, str):
+        origin = np.asarray(origin, dtype=np.float64)
+        if origin.shape != (2,):
+            raise ValueError(f"origin: expected 2 coordinates, got shape {origin.shape}")
+    elif isinstance(origin, str) and origin != "auto":
+        raise ValueError(f"origin: expected 'auto', 'default', None or a point, got {origin!r}")
+    parts = [dask.delayed(_prepare2)(b, tuple(columns), geometry) for b in _blocks(segments)]
+    tiles = partitions or max(len(parts), 1)
+    offs = _cumulative([dask.delayed(_count)(p) for p in parts])
+    row_offs = _cumulative([dask.delayed(_row_count)(p) for p in parts])
+    cuts = dask.delayed(_tile_cuts)([dask.delayed(_sample2)(p) for p in parts], tiles)
+    ntiles = _tile_count(tiles)
+    stats = [dask.delayed(_tile_stats)(p, cuts, ntiles) for p in parts]
+    plan = dask.delayed(_tile_plan)(cuts, stats, origin)
+    results = []
+    for t in range(ntiles):
+        pieces = [dask.delayed(_tile_select)(p, o, r, t, plan) for p, o, r in zip(parts, offs, row_offs)]
+        results.append(
+            dask.delayed(_cross_tile)(pieces, plan, skip_shared_endpoints, drop_same_row, exact, threads)
+        )
+    out = dask.delayed(_finish_geo if geometry is not None else _finish)(results)
+    return out.compute() if compute else out
+
+
+def _tile_count(tiles: int) -> int:
+    kx = int(np.ceil(np.sqrt(tiles)))
+    return kx * int(np.ceil(tiles / kx))
+
+
+def _blocks(data):
+    """The partitions of a dask DataFrame or array (rows, all columns), or a list."""
+    if hasattr(data, "to_delayed"):
+        if hasattr(data, "rechunk"):
+            data = data.rechunk({k: -1 for k in range(1, data.ndim)})
+        return list(np.asarray(data.to_delayed(), dtype=object).ravel())
+    return list(data)
+
+
+# ---------------------------------------------------------------------------------------
+# A SegmentIndex broadcast to the workers.
+
+_INDEXES: Dict[str, "segbatch.SegmentIndex"] = {}
+
+
+def _index(walls: np.ndarray, key: str) -> "segbatch.SegmentIndex":
+    """This worker's index of ``walls``, built on first use (the last two kept)."""
+    index = _INDEXES.get(key)
+    if index is None:
+        index = segbatch.SegmentIndex(walls, threads=1)
+        while len(_INDEXES) >= 2:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        _INDEXES[key] = index
+    return index
+
+
+def _hits(walls, key, rays, columns, radius, range_, threads):
+    x = _prepare(rays, columns)
+    return _index(walls, key).first_hits(x, radius, range_, threads=threads)
+
+
+def _hits_df(pdf, walls, key, columns, radius, range_, threads):
+    import pandas as pd
+
+    h = _hits(walls, key, pdf, columns, radius, range_, threads)
+    p = h.pop("point")
+    return pd.DataFrame(
+        {**h, "point_x": p[:, 0], "point_y": p[:, 1], "point_z": p[:, 2]}, index=pdf.index
+    )
+
+
+def _index_pairs(walls, key, part, offset, columns, radius, threads):
+    import pandas as pd
+
+    h = _index(walls, key).pairs_within(_prepare(part, columns), radius, threads=threads)
+    return pd.DataFrame({"i": h["i"] + offset, "j": h["j"], "dist2": h["dist2"], "s": h["s"], "t": h["t"]})
+
+
+class SegmentIndex:
+    """A :class:`segbatch.SegmentIndex` of ``walls`` for Dask: the walls (a NumPy array,
+    a ``SegmentColumns``, or a dask array / DataFrame, computed once) go to the workers
+    once; each worker builds the index on its first task and keeps it; the queries run
+    partition by partition and equal the single-process index's results bit for bit (the
+    same walls give the same index).
+
+    >>> import numpy as np, dask.array as da, segbatch.dask
+    >>> walls = np.array([[5, -1, 0, 5, 1, 0], [9, -1, 0, 9, 1, 0]], dtype=np.float32)
+    >>> rays = da.from_array(np.array([[0, 0, 0, 1, 0, 0]] * 4, dtype=np.float32), chunks=2)
+    >>> h = segbatch.dask.SegmentIndex(walls).first_hits(rays, radius=0.5, range=10.0)
+    >>> h["index"].compute(), h["u"].compute()
+    (array([0, 0, 0, 0]), array([4.5, 4.5, 4.5, 4.5], dtype=float32))
+    """
+
+    def __init__(self, walls, *, columns: Sequence[str] = SEGMENT_COLUMNS):
+        import dask
+        from dask.base import tokenize
+
+        if hasattr(walls, "compute"):
+            walls = walls.compute()
+        if isinstance(walls, segbatch.SegmentColumns):
+            walls = walls.to_numpy()
+        walls = _prepare(walls, columns)
+        self._n = len(walls)
+        self._key = "segbatch-index-" + tokenize(walls)
+        self._walls = dask.delayed(walls, name=self._key + "-walls")
+        self.columns = tuple(columns)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def first_hits(self, rays, radius: float, range: float, *, columns: Optional[Sequence[str]] = None, threads: int = 1):
+        """:meth:`segbatch.SegmentIndex.first_hits` of every ray, partition by partition.
+        A dask array ``(N, 6)`` gives a dict of dask arrays (``hit``, ``index``, ``u``,
+        ``point`` ``(N, 3)``); a dask DataFrame (six ``columns``, default the index's)
+        gives a dask DataFrame with its index and ``hit, index, u, point_x, point_y,
+        point_z``."""
+        import dask
+        import dask.array as da
+        import pandas as pd
+
+        cols = tuple(columns or self.columns)
+        radius = segbatch._number(radius, "radius", allow_inf=False)
+        range_ = segbatch._number(range, "range", allow_inf=False)
+        if hasattr(rays, "map_partitions"):
+            meta = pd.DataFrame({"hit": pd.Series([], dtype=bool), "index": pd.Series([], dtype=np.int64),
+                                 "u": pd.Series([], dtype=np.float32)}
+                                | {f"point_{a}": pd.Series([], dtype=np.float32) for a in "xyz"})
+            return rays.map_partitions(_hits_df, self._walls, self._key, cols, radius, range_, threads, meta=meta)
+        if rays.ndim == 3:
+            rays = rays.reshape(rays.shape[0], -1)
+        rays = rays.rechunk({1: -1})
+        parts = [dask.delayed(_hits)(self._walls, self._key, b, cols, radius, range_, threads)
+                 for b in rays.to_delayed().ravel()]
+        spec = {"hit": (np.bool_, ()), "index": (np.int64, ()), "u": (np.float32, ()), "point": (np.float32, (3,))}
+        return {
+            name: da.concatenate([da.from_delayed(p[name], shape=(n,) + tail, dtype=dt)
+                                  for p, n in zip(parts, rays.chunks[0])])
+            for name, (dt, tail) in spec.items()
+        }
+
+    def pairs_within(self, segments, radius: float, *, columns: Optional[Sequence[str]] = None,
+                     threads: int = 1, compute: bool = True):
+        """:meth:`segbatch.SegmentIndex.pairs_within` of a partitioned set of query
+        segments: a pandas DataFrame ``i`` (global row of the query segment), ``j`` (wall),
+        ``dist2, s, t``, sorted by ``(i, j)``, equal to the single-process call bit for
+        bit."""
+        import dask
+
+        radius = _check_radius(radius)
+        cols = tuple(columns or self.columns)
+        blocks = _blocks(segments)
+        parts = [dask.delayed(_prepare)(b, cols) for b in blocks]
+        offs = _offsets(parts)
+        frames = [dask.delayed(_index_pairs)(self._walls, self._key, p, o, cols, radius, threads)
+                  for p, o in zip(parts, offs)]
+        out = dask.delayed(_finish)(frames)
+        return out.compute() if compute else out

@@ -130,3 +130,137 @@ def test_map_partitions_per_pair_columns(client, dataset):
     ref = segbatch.capsules_touch(seg, seg[::-1], np.abs(seg[:, 0]) * 0.01, np.abs(seg[:, 4]) * 0.02)
     assert got["capsules_touch"].to_numpy().tobytes() == ref.tobytes()
     assert 0 < ref.sum() < len(ref)
+
+
+# ---------------------------------------------------------------------------------------
+# 2D crossing pairs by tiles, and a SegmentIndex broadcast to the workers.
+
+
+@pytest.fixture(scope="module")
+def streets2d():
+    """The pieces of a generated street network (float64, nodes shared by streets) and
+    the same pieces in float32."""
+    pytest.importorskip("shapely")
+    import segbatch.geo as sg
+    from geodata import street_network
+
+    p = sg.pieces(street_network(blocks=24, random_lines=1500, seed=5))
+    return p.segments, p.segments.astype(np.float32)
+
+
+def check_frame(got: pd.DataFrame, ref: dict):
+    assert list(got.columns) == list(ref)
+    for k in ref:
+        assert got[k].to_numpy().dtype == ref[k].dtype, k
+        assert got[k].to_numpy().tobytes() == ref[k].tobytes(), k
+
+
+def skip_shared(h, seg):
+    keep = ~sd._shared2(seg[h["i"]], seg[h["j"]])
+    return {k: v[keep] for k, v in h.items()}
+
+
+@pytest.mark.parametrize("source", ["from_array", "from_pandas", "read_parquet"])
+@pytest.mark.parametrize("skip", [False, True])
+def test_crossing_pairs_by_tiles(client, streets2d, tmp_path, source, skip):
+    da = pytest.importorskip("dask.array")
+    seg64, seg32 = streets2d
+    seg = seg64 if source != "from_array" else seg32
+    cols = list(sa.SEGMENT2_COLUMNS)
+    if source == "from_array":
+        data = da.from_array(seg, chunks=(len(seg) // 3 + 1, 4))
+    else:
+        df = pd.DataFrame({k: seg[:, i] for i, k in enumerate(cols)})
+        if source == "from_pandas":
+            data = dd.from_pandas(df, npartitions=3)
+        else:
+            for q in range(3):
+                df.iloc[q * len(df) // 3 : (q + 1) * len(df) // 3].to_parquet(tmp_path / f"p{q}.parquet")
+            data = dd.read_parquet(str(tmp_path), columns=cols)
+    got = sd.crossing_pairs(data, partitions=4, skip_shared_endpoints=skip)
+    ref = segbatch.crossing_pairs(seg)
+    if skip:
+        ref = skip_shared(ref, seg)
+    assert len(ref["i"]) > 3000
+    check_frame(got, ref)
+    # pairs across tile borders are there, found once
+    cuts = sd._tile_cuts([sd._sample2(seg)], 4)
+    tile = sd._tile_of(seg, cuts)
+    assert (tile[got["i"]] != tile[got["j"]]).sum() > 50
+
+
+def test_crossing_pairs_many_tiles_and_non_finite(client, streets2d):
+    _, seg = streets2d
+    seg = seg.copy()
+    seg[10, 0] = np.nan
+    seg[20, 3] = np.inf
+    got = sd.crossing_pairs([seg[:5000], seg[5000:]], partitions=9)
+    check_frame(got, segbatch.crossing_pairs(seg))
+    # unaligned float32 blocks of shape (n, 2, 2)
+    da = pytest.importorskip("dask.array")
+    raw = bytearray(seg.nbytes + 2)
+    odd = np.frombuffer(raw, np.float32, seg.size, offset=2).reshape(-1, 2, 2)
+    odd[...] = seg.reshape(-1, 2, 2)
+    assert not odd.flags.aligned
+    got = sd.crossing_pairs(da.from_array(odd, chunks=(4000, 2, 2)), partitions=3)
+    check_frame(got, segbatch.crossing_pairs(seg))
+
+
+@pytest.mark.parametrize("source", ["from_array", "from_pandas"])
+def test_segment_index_on_dask(client, source):
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(3)
+    start = rng.uniform(0, 100, (3000, 3)).astype(np.float32)
+    walls = np.concatenate([start, start + rng.normal(0, 3, (3000, 3)).astype(np.float32)], axis=1)
+    o = rng.uniform(0, 100, (20000, 3)).astype(np.float32)
+    rays = np.concatenate([o, o + rng.normal(0, 1, (20000, 3)).astype(np.float32)], axis=1)
+    index = segbatch.SegmentIndex(walls)
+    ref = index.first_hits(rays, 0.5, 30.0)
+    pref = index.pairs_within(rays, 1.0)
+    dindex = sd.SegmentIndex(da.from_array(walls, chunks=(1000, 6)))
+    assert len(dindex) == len(walls)
+    if source == "from_array":
+        drays = da.from_array(rays, chunks=(6000, 6))
+        got = {k: v.compute() for k, v in dindex.first_hits(drays, 0.5, 30.0).items()}
+    else:
+        df = pd.DataFrame({k: rays[:, i] for i, k in enumerate(sa.SEGMENT_COLUMNS)}, index=np.arange(len(rays)) * 3)
+        drays = dd.from_pandas(df, npartitions=4)
+        frame = dindex.first_hits(drays, 0.5, 30.0).compute()
+        assert (frame.index == df.index).all()
+        got = {k: frame[k].to_numpy() for k in ("hit", "index", "u")}
+        got["point"] = np.ascontiguousarray(frame[["point_x", "point_y", "point_z"]].to_numpy())
+    assert 1000 < ref["hit"].sum() < len(rays)
+    for k in ref:
+        assert got[k].tobytes() == ref[k].tobytes(), k
+    check_frame(dindex.pairs_within(drays, 1.0), pref)
+    assert len(pref["i"]) > 1000
+
+
+@pytest.mark.parametrize("offset", [0.0, 5e6])
+def test_crossing_pairs_of_geoparquet_geometry(client, tmp_path, offset):
+    """A GeoParquet data set of streets (WKB, 3 files) read with dd.read_parquet: the
+    geometry column turned into pieces on the workers gives segbatch.geo's frame bit for
+    bit, rows counted over all files, also in world coordinates (local origin)."""
+    gpd = pytest.importorskip("geopandas")
+    shapely = pytest.importorskip("shapely")
+    import segbatch.geo as sg
+    from geodata import street_network
+
+    streets = street_network(blocks=16, random_lines=600, seed=9)
+    streets = shapely.transform(streets, lambda c: c + offset)
+    gdf = gpd.GeoDataFrame({"name": np.arange(len(streets))}, geometry=gpd.GeoSeries(streets))
+    n = len(gdf)
+    for q in range(3):
+        gdf.iloc[q * n // 3 : (q + 1) * n // 3].to_parquet(tmp_path / f"s{q}.parquet")
+    ddf = dd.read_parquet(str(tmp_path))
+    assert ddf.npartitions == 3
+    for opts in ({}, {"drop_same_row": True, "skip_shared_endpoints": True}):
+        got = sd.crossing_pairs(ddf, geometry="geometry", partitions=4, **opts)
+        ref = sg.crossing_pairs(streets, **opts)
+        assert list(got.columns) == list(ref.columns) and len(ref) > 2000
+        for k in ref.columns:
+            assert got[k].to_numpy().tobytes() == ref[k].to_numpy().tobytes(), k
+    rows = set(zip(got["row_i"].tolist(), got["row_j"].tolist()))
+    from geodata import strtree_pairs
+
+    assert rows <= set(zip(*(r.tolist() for r in strtree_pairs(streets))))
