@@ -28,12 +28,12 @@ use segbatch::pairs::{
 };
 use segbatch::{ClosestBatch, Options, Outputs, SegmentsView, reference};
 
-use super::CliError;
 use super::format::json_str;
-use super::r#gen::{WORKLOADS, Workload, generate};
 use super::io::Columns;
 use super::io::{Sink, write_whole};
 use super::run::parse_columns;
+use super::workload::{WORKLOADS, Workload, generate};
+use crate::error::CliError;
 
 pub const LONG_ABOUT: &str = "\
 Throughput on built-in workloads, in one run that takes well under a minute.

@@ -17,9 +17,9 @@ use segbatch::sets::FirstHit;
 use segbatch::{Segment, SegmentIndex, Segments, reference};
 use segbatch_testkit::sets::{rays, walls};
 
-use super::CliError;
 use super::bench::BenchArgs;
 use super::ray_peer::ParryWalls;
+use crate::error::CliError;
 
 /// The floor's side.
 const SIDE: f32 = 250.0;

@@ -21,7 +21,7 @@ use super::bench::BenchArgs;
 use super::scene_peers::{
     ParryContact, ParryScene, brute_pairs, contact_differences, parry_pairs, scene,
 };
-use crate::CliError;
+use crate::error::CliError;
 
 /// Frames timed a round (after the untimed frame 0).
 const FRAMES: usize = 60;

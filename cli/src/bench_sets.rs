@@ -35,9 +35,9 @@ use segbatch_testkit::sets::{
     candidate_pairs, clustered, hair, rays as city_rays, walls as city_walls,
 };
 
-use super::CliError;
 use super::baselines::{bvh_parry, differences, sweep_parry};
 use super::bench::{BenchArgs, measure};
+use crate::error::CliError;
 
 /// The radius of the set workloads (the generators scale the scene to it).
 const R: f32 = 1.0;

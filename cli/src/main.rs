@@ -32,17 +32,19 @@ mod bench_rays;
 mod bench_scenes;
 mod bench_sets;
 mod closest;
-mod r#gen;
+mod error;
 mod plot;
 mod ray_peer;
 mod run;
 mod scene_peers;
 mod sets;
 mod verify;
+mod workload;
 
 use std::io::Write;
 use std::process::ExitCode;
 
+use error::CliError;
 use segbatch_cli::{cleanup, format, io};
 
 use clap::{Parser, Subcommand};
@@ -140,54 +142,6 @@ enum Command {
     /// The first wall each thick ray (a sphere moving along it) touches within a range
     #[command(long_about = sets::RAYCAST_LONG_ABOUT, after_help = sets::RAYCAST_AFTER_HELP)]
     Raycast(sets::RaycastArgs),
-}
-
-/// An error a subcommand reports: one line on stderr and an exit code.
-#[derive(Debug)]
-pub struct CliError {
-    code: u8,
-    message: String,
-    /// The reader of our stdout went away (`segbatch ... | head`): not a failure.
-    broken_pipe: bool,
-}
-
-impl CliError {
-    /// Bad arguments or bad input: exit code 2.
-    pub fn usage(message: impl Into<String>) -> Self {
-        CliError {
-            code: 2,
-            message: message.into(),
-            broken_pipe: false,
-        }
-    }
-
-    /// The work failed (an output could not be written, `verify` found a disagreement):
-    /// exit code 1.
-    pub fn failed(message: impl Into<String>) -> Self {
-        CliError {
-            code: 1,
-            message: message.into(),
-            broken_pipe: false,
-        }
-    }
-}
-
-impl From<io::Error> for CliError {
-    fn from(e: io::Error) -> Self {
-        CliError {
-            code: e.exit_code(),
-            message: e.message().to_owned(),
-            broken_pipe: false,
-        }
-    }
-}
-
-impl From<std::io::Error> for CliError {
-    fn from(e: std::io::Error) -> Self {
-        let mut error = CliError::failed(format!("writing the output failed: {e}"));
-        error.broken_pipe = e.kind() == std::io::ErrorKind::BrokenPipe;
-        error
-    }
 }
 
 /// The status of a closed output pipe: 128 + SIGPIPE, as a shell reports a writer that the

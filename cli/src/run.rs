@@ -15,12 +15,12 @@ use segbatch::{
     Tolerance,
 };
 
-use super::CliError;
 use super::args::{parse_extent, parse_tolerance};
 use super::io::{
     Columns, Format, Input, Output, PAIRS, Pair, Precision, Real, Results, is_std_stream, show,
     thread_pool,
 };
+use crate::error::CliError;
 
 pub const LONG_ABOUT: &str = "\
 Closest points of every pair in a file, written to another file.

@@ -32,13 +32,13 @@ use segbatch::{
     Flags, Options, Record, Segment, Segment64, SegmentIndex, Segments, Soa, reference,
 };
 
-use super::CliError;
 use super::cleanup;
 use super::format::num;
 use super::io::{
     Error, Format, Input, Layout, SEGMENTS2, SEGMENTS3, Sink, is_std_stream, show, thread_pool,
 };
 use super::run::{format_of, parse_radius, parse_wait, same_file};
+use crate::error::CliError;
 
 /// What the set commands' help texts share: inputs, memory, output, exit statuses.
 macro_rules! sets_common {

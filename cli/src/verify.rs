@@ -23,8 +23,8 @@ use segbatch_testkit::oracle::exact_distance;
 use segbatch_testkit::oracle::exact_short_unbounded_as_point;
 use segbatch_testkit::pairs::FULL_RANGE;
 
-use super::CliError;
-use super::r#gen::generate;
+use super::workload::generate;
+use crate::error::CliError;
 
 /// Allowed distance error against the `f64` oracle, in units of `f32::EPSILON · S`.
 pub const DISTANCE_BOUND: f64 = 8.0;

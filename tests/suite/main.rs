@@ -31,10 +31,10 @@ mod motion64;
 mod planar_exact;
 /// The bulk queries against brute force.
 mod queries;
-/// The reference against the `f64` oracle.
-mod reference_accuracy;
 /// The `f64` reference's semantics.
 mod reference64;
+/// The reference against the `f64` oracle.
+mod reference_accuracy;
 /// Closest points from rows and into slices.
 mod rows;
 /// The persistent capsule set against brute force, frame after frame.

@@ -4,7 +4,6 @@
 //!
 //! Every file a test makes lives in its own temporary directory.
 
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
