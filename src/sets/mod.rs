@@ -26,7 +26,7 @@
 //! A segment is broadcast to all eight lanes and reused against the whole
 //! B block, which stays in L1 (its six columns and its bounding spheres take 20 KiB); the
 //! parallel forms hand out rectangles of tiles to rayon. The radius queries take these tiles
-//! only for rays, lines and an infinite radius: for segments the grid (`src/prune.rs`)
+//! only for rays, lines and an infinite radius: for segments the grid (`src/prune/`)
 //! names the candidate pairs instead (`within.rs`).
 //!
 //! # Bounding-sphere prefilter (radius queries, segment against segment)
@@ -41,7 +41,7 @@
 //! skipped. The prefilter only decides which groups run, never what they report, so a
 //! query with and without it returns the same list (the tests check it near the radius).
 //! Rays and lines have no bounding sphere and always run the full kernel. The same spheres
-//! and test (`SphereColumns` in `src/prune.rs`) are the grid's.
+//! and test (`SphereColumns` in `src/prune/spheres.rs`) are the grid's.
 
 mod bvh8;
 mod hits;
