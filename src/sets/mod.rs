@@ -51,7 +51,7 @@ mod self_pairs;
 mod within;
 mod within64;
 
-pub use crate::prune::MAX_BLOCK_HITS;
+pub use crate::prune::{MAX_BLOCK_HITS, SinkFlow};
 pub use hits::Hit;
 pub use hits::SharedEndpoints;
 pub use hits::{TILE_A, TILE_B};
