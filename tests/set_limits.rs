@@ -168,7 +168,7 @@ fn a_sink_that_stops_ends_a_huge_query_at_once() {
 
     // On a query small enough to run to the end, the blocks before the stop are the
     // first blocks of the whole stream, whatever block it stops at.
-    let small: Segments = std::iter::repeat_n(one, 2500).collect();
+    let small: Segments = std::iter::repeat_n(one, 1500).collect();
     let (all, _) = bounded(|sink| for_each_self_pair_within(&small, 0.0, keep, &o, sink));
     assert!(all.len() > 10, "{} blocks", all.len());
     for k in [1, 2, all.len() / 2, all.len()] {
