@@ -185,7 +185,9 @@ fn interruptible<R: Send>(
                 Ok(result) => return Ok(result?),
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err(PyRuntimeError::new_err("segbatch internal error: lost a result"));
+                    return Err(PyRuntimeError::new_err(
+                        "segbatch internal error: lost a result",
+                    ));
                 }
             }
             if let Err(e) = py.check_signals() {
@@ -1442,14 +1444,13 @@ impl<'s> Found<'s> {
             return ControlFlow::Break(());
         }
         let with_params = block.iter().zip(params.s().iter().zip(params.t()));
-        self.hits
-            .extend(with_params.map(|(h, (&s, &t))| Hit {
-                i: h.i as usize,
-                j: h.j as usize,
-                dist2: h.dist2,
-                s,
-                t,
-            }));
+        self.hits.extend(with_params.map(|(h, (&s, &t))| Hit {
+            i: h.i as usize,
+            j: h.j as usize,
+            dist2: h.dist2,
+            s,
+            t,
+        }));
         ControlFlow::Continue(())
     }
 

@@ -194,19 +194,22 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    /// A hit of the test: its unit and its rank in the unit.
+    type At = (usize, usize);
+
     /// Runs 64 units of 1000 one-hit blocks each, the sink stopping after `stop` blocks:
-    /// the blocks the sink got (their unit and rank) and how many were made.
-    fn stopped_after(stop: usize, threads: usize) -> (Vec<(usize, usize)>, usize) {
+    /// the blocks the sink got and how many were made.
+    fn stopped_after(stop: usize, threads: usize) -> (Vec<At>, usize) {
         let made = AtomicUsize::new(0);
         let mut got = Vec::new();
-        let produce = |unit: usize, _: &mut (), emit: &mut dyn FnMut(&[(usize, usize)]) -> bool| {
+        let produce = |unit: usize, _: &mut (), emit: &mut dyn FnMut(&[At]) -> bool| {
             for rank in 0..1000 {
                 if !emit(&[(unit, rank)]) {
                     return;
                 }
             }
         };
-        let finish = |hits: &[(usize, usize)]| {
+        let finish = |hits: &[At]| {
             made.fetch_add(1, Ordering::Relaxed);
             hits[0]
         };
