@@ -175,6 +175,13 @@ INTERRUPTED = textwrap.dedent(
         rays = rng.random((4000000, 6), dtype=np.float32) * 100
         def run(k):
             return index.first_hits(rays[: max(1, k // 1000)], 0.5, 50.0, threads=1)
+    elif which == "index_pairs_within":
+        walls = rng.random((20000, 6), dtype=np.float32) * 100
+        index = segbatch.SegmentIndex(walls)
+        p = rng.random((4000000, 3), dtype=np.float32) * 100
+        queries = np.hstack([p, p + rng.normal(0, 1, (4000000, 3)).astype(np.float32)])
+        def run(k):
+            return index.pairs_within(queries[: max(1, k // 1000)], 1.0, threads=1)
     else:
         # Set queries over k parallel rays one apart (the brute-force tiles, k² / 2 pair
         # tests), each within the radius of the next: a steady stream of blocks, one hit
@@ -209,7 +216,16 @@ INTERRUPTED = textwrap.dedent(
 
 
 @pytest.mark.parametrize(
-    "which", ["dist2_matrix", "distance", "first_hits", "self_pairs_within1", "self_pairs_within2", "pairs_within2"]
+    "which",
+    [
+        "dist2_matrix",
+        "distance",
+        "first_hits",
+        "index_pairs_within",
+        "self_pairs_within1",
+        "self_pairs_within2",
+        "pairs_within2",
+    ],
 )
 def test_ctrl_c_raises_keyboard_interrupt_within_a_second(which, tmp_path):
     script = tmp_path / "long_call.py"
