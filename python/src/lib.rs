@@ -1454,18 +1454,35 @@ impl<'s> Found<'s> {
         ControlFlow::Continue(())
     }
 
-    /// The hits sorted by `(i, j)`, or why the query stopped.
-    fn sorted(self, parallel: bool) -> Result<Vec<Hit>, Failure> {
+    /// The hits sorted by `(i, j)` (`i < n`), or why the query stopped: counted by `i`,
+    /// placed, and each `i`'s few hits sorted by `j`, in `O(n + K)`, as the library's
+    /// collected forms sort (no comparison sort over the whole output).
+    fn sorted(self, n: usize) -> Result<Vec<Hit>, Failure> {
         if let Some(f) = self.failed {
             return Err(f);
         }
-        let mut hits = self.hits;
-        if parallel {
-            hits.par_sort_unstable_by_key(|h| (h.i, h.j));
-        } else {
-            hits.sort_unstable_by_key(|h| (h.i, h.j));
+        let hits = self.hits;
+        let mut starts = try_vec::<usize>(n + 1, self.what)?;
+        starts.resize(n + 1, 0);
+        for h in &hits {
+            starts[h.i + 1] += 1;
         }
-        Ok(hits)
+        for k in 0..n {
+            starts[k + 1] += starts[k];
+        }
+        let mut placed = try_vec::<Hit>(hits.len(), self.what)?;
+        placed.resize(hits.len(), Hit::default());
+        let mut next = starts.clone();
+        for h in &hits {
+            let slot = &mut next[h.i];
+            placed[*slot] = *h;
+            *slot += 1;
+        }
+        drop(hits);
+        for w in starts.windows(2) {
+            placed[w[0]..w[1]].sort_unstable_by_key(|h| h.j);
+        }
+        Ok(placed)
     }
 }
 
@@ -1500,7 +1517,7 @@ fn pairs_within<'py>(
                 found.add(va, vb, &opts, b)
             })
         }?;
-        found.sorted(parallel)
+        found.sorted(va.len())
     })?;
     hits_dict(py, &hits)
 }
@@ -1541,7 +1558,7 @@ fn self_pairs_within<'py>(
                 found.add(v, v, &opts, b)
             })
         }?;
-        found.sorted(parallel)
+        found.sorted(v.len())
     })?;
     hits_dict(py, &hits)
 }
