@@ -80,9 +80,12 @@ macro_rules! query_forms {
 pub(crate) use query_forms;
 
 /// Writes the two forms of a streaming query from one function `run(inputs…, parallel,
-/// &mut dyn FnMut(&[Hit])) -> Result<(), Error>`: `q(inputs…, sink)` and `par_q(inputs…,
-/// sink)` (feature `rayon`), the second handing the same blocks in the same order to
-/// `sink` on the calling thread. The doc comment given is `q`'s (with its `# Errors`).
+/// &mut dyn FnMut(&[Hit]) -> bool) -> Result<(), Error>` (the sink answering whether to go
+/// on): `q(inputs…, sink)` and `par_q(inputs…, sink)` (feature `rayon`), the second handing
+/// the same blocks in the same order to `sink` on the calling thread. The sink returns `()`
+/// or a [`ControlFlow<()>`](core::ops::ControlFlow) ([`SinkFlow`](crate::prune::SinkFlow)),
+/// so a sink that may stop needs no third form. The doc comment given is `q`'s (with its
+/// `# Errors`); a `# Stopping early` section is added.
 macro_rules! stream_forms {
     (
         $(#[$doc:meta])*
@@ -90,22 +93,34 @@ macro_rules! stream_forms {
             -> sink(&[$hit:ty]) = $run:path;
     ) => {
         $(#[$doc])*
-        pub fn $name<$($lt),*>($($arg: $ty,)* mut sink: impl FnMut(&[$hit])) -> Result<(), crate::batch::Error> {
-            $run($($arg,)* false, &mut sink)
+        ///
+        /// # Stopping early
+        /// `sink` returns `()` to take every hit, or a
+        /// [`ControlFlow<()>`](core::ops::ControlFlow): [`ControlFlow::Break`](core::ops::ControlFlow::Break)
+        /// ends the query promptly, with no further block handed on and `Ok(())` returned
+        /// (see [`SinkFlow`](crate::sets::SinkFlow)).
+        pub fn $name<$($lt,)* F: crate::prune::SinkFlow>(
+            $($arg: $ty,)*
+            mut sink: impl FnMut(&[$hit]) -> F,
+        ) -> Result<(), crate::batch::Error> {
+            $run($($arg,)* false, &mut |block: &[$hit]| crate::prune::SinkFlow::go_on(sink(block)))
         }
 
         #[doc = concat!(
             "[`", stringify!($name), "`] on all cores: the blocks are computed on as many ",
             "threads as the rayon pool has (each a few blocks ahead at most) and handed to ",
             "`sink` on the calling thread, the same blocks in the same order as the ",
-            "sequential form."
+            "sequential form; a sink that stops it stops every thread at its next block."
         )]
         ///
         /// # Errors
         #[doc = concat!("As [`", stringify!($name), "`].")]
         #[cfg(feature = "rayon")]
-        pub fn $par<$($lt),*>($($arg: $ty,)* mut sink: impl FnMut(&[$hit])) -> Result<(), crate::batch::Error> {
-            $run($($arg,)* true, &mut sink)
+        pub fn $par<$($lt,)* F: crate::prune::SinkFlow>(
+            $($arg: $ty,)*
+            mut sink: impl FnMut(&[$hit]) -> F,
+        ) -> Result<(), crate::batch::Error> {
+            $run($($arg,)* true, &mut |block: &[$hit]| crate::prune::SinkFlow::go_on(sink(block)))
         }
     };
 }

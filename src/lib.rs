@@ -82,7 +82,9 @@
 //! streaming forms (`for_each_…`) hand the hits to a callback in blocks of compact
 //! 12-to-16-byte records ([`PairHit`](sets::PairHit), [`CrossHit`](planar::CrossHit)) of at most [`MAX_BLOCK_HITS`](sets::MAX_BLOCK_HITS),
 //! whatever the set's layout, holding the input and a few blocks a thread, never the whole
-//! output; the collected forms grow their output with `try_reserve` and return
+//! output; a callback that returns [`ControlFlow::Break`](core::ops::ControlFlow::Break)
+//! stops the query within about a block a thread ([`SinkFlow`](sets::SinkFlow)); the
+//! collected forms grow their output with `try_reserve` and return
 //! [`Error::OutOfMemory`] when it cannot grow, as [`dist2_matrix_into`](sets::dist2_matrix_into) does for a matrix
 //! that cannot be allocated (their convenience forms panic with that error). The set
 //! queries answer for any coordinates and radius (extents up to `±f32::MAX`); a pair

@@ -9,8 +9,9 @@
 //! write past the limit fails with an ordinary error (EFBIG) that the command reports and
 //! cleans up after, instead of killing the process. SIGPIPE stays ignored (Rust's default): a
 //! closed pipe is an `EPIPE` write error, reported with status 141 (128 + SIGPIPE); pipes are
-//! written directly, so there is no temporary file to remove then. A failure inside a
-//! streamed query, which cannot be unwound, ends the process at once through [`exit_now`].
+//! written directly, so there is no temporary file to remove then. A failed write inside a
+//! streamed set query stops the query (its sink answers `ControlFlow::Break`) and is
+//! reported like any other, the temporary file removed when its owner is dropped.
 //!
 //! The rename onto the target ([`persist`]) and the removal on a signal hold the same lock,
 //! so a signal leaves either the complete output or nothing, never both or half.
@@ -58,20 +59,6 @@ pub fn install() -> io::Result<()> {
         })?;
     let _ = INSTALLED.set(());
     Ok(())
-}
-
-/// Ends the process at once after a failure inside a streamed query, where the work cannot
-/// be unwound (the library's sinks cannot stop a query): removes every registered
-/// temporary file, prints `error: ` and `message` on stderr, and exits with `code` (1 for a
-/// failed write, 141 when the reader of the output went away). The lock is kept, as on a
-/// signal, so no rename can follow.
-pub fn exit_now(code: u8, message: &str) -> ! {
-    let list = temps();
-    for path in list.iter() {
-        let _ = std::fs::remove_file(path);
-    }
-    eprintln!("error: {message}");
-    std::process::exit(i32::from(code));
 }
 
 /// A temporary file in `dir` (hidden, `.segbatch-*.tmp`), registered for removal on a

@@ -19,6 +19,7 @@
 //! success, so a bad input gives one `error:` line (file, record, field), exit code 2 and
 //! no output.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -32,7 +33,6 @@ use segbatch::{
     Flags, Options, Record, Segment, Segment64, SegmentIndex, Segments, Soa, reference,
 };
 
-use super::cleanup;
 use super::format::num;
 use super::io::{
     Error, Format, Input, Layout, SEGMENTS2, SEGMENTS3, Sink, is_std_stream, show, thread_pool,
@@ -356,6 +356,8 @@ struct HitWriter {
     columns: &'static [Col],
     rows: u64,
     scratch: Vec<u8>,
+    /// The write that failed inside a streamed query (see [`HitWriter::write_block`]).
+    failed: Option<Error>,
 }
 
 impl HitWriter {
@@ -376,6 +378,7 @@ impl HitWriter {
             columns,
             rows: 0,
             scratch: Vec::with_capacity(HITS_PER_WRITE * 64),
+            failed: None,
         };
         if format == Format::Csv {
             let mut header = columns
@@ -447,12 +450,20 @@ impl HitWriter {
         Ok(())
     }
 
-    /// [`HitWriter::write`] from inside a streamed query, which cannot be stopped: a
-    /// failure (a closed pipe, a full disk, a file-size limit) ends the process at once,
-    /// its temporary file removed (see [`cleanup::exit_now`]).
-    fn write_or_exit<H>(&mut self, hits: &[H], values: impl FnMut(&H, &mut dyn FnMut(&[Value]))) {
-        if let Err(e) = self.write(hits, values) {
-            cleanup::exit_now(e.exit_code(), e.message());
+    /// [`HitWriter::write`] as the sink of a streamed query: a failure (a closed pipe, a
+    /// full disk, a file-size limit) is kept for [`HitWriter::finish`] and stops the query
+    /// at once, so nothing more is computed or written.
+    fn write_block<H>(
+        &mut self,
+        hits: &[H],
+        values: impl FnMut(&H, &mut dyn FnMut(&[Value])),
+    ) -> ControlFlow<()> {
+        match self.write(hits, values) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                self.failed = Some(e);
+                ControlFlow::Break(())
+            }
         }
     }
 
@@ -485,8 +496,12 @@ impl HitWriter {
     }
 
     /// Finishes the output: the `.npy` header (written first, then a copy of the records),
-    /// then the rename onto the target. Returns the number of records.
-    fn finish(self) -> Result<u64, Error> {
+    /// then the rename onto the target. Returns the number of records, or the failure that
+    /// stopped a streamed query (the temporary file is then removed, the target untouched).
+    fn finish(mut self) -> Result<u64, Error> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         let header = (self.format == Format::Npy).then(|| self.npy_header());
         self.sink.finish(&self.name, header.as_deref())?;
         Ok(self.rows)
@@ -601,9 +616,8 @@ pub fn run_pairs(args: &PairsArgs) -> Result<(), CliError> {
     };
     let other = b.as_ref().unwrap_or(&a);
     let query = pool.install(|| {
-        let mut sink = |block: &[PairHit]| {
-            writer.write_or_exit(block, |h, put| put(&pair_values(h, &a, other)));
-        };
+        let mut sink =
+            |block: &[PairHit]| writer.write_block(block, |h, put| put(&pair_values(h, &a, other)));
         match &b {
             None => {
                 par_for_each_self_pair_within(&a, args.radius, shared, &Options::SEGMENTS, sink)
@@ -647,7 +661,7 @@ pub fn run_cross(args: &CrossArgs) -> Result<(), CliError> {
     let mut writer = HitWriter::create(target, out_format, &CROSS_COLUMNS)?;
     let query = pool.install(|| {
         par_for_each_crossing_pair(&set, |block| {
-            writer.write_or_exit(block, |h, put| {
+            writer.write_block(block, |h, put| {
                 let s = set
                     .get(h.i as usize)
                     .expect("the hit names a segment of the set");
@@ -659,7 +673,7 @@ pub fn run_cross(args: &CrossArgs) -> Result<(), CliError> {
                     Value::F32(p[0]),
                     Value::F32(p[1]),
                 ]);
-            });
+            })
         })
     });
     query.map_err(library_error)?;

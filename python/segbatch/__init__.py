@@ -49,8 +49,10 @@ pairwise queries, :func:`dist2_matrix` and the :class:`SegmentIndex` queries: th
 steps of about 40 ms (sized as they go: pairs, matrix rows, rays or query segments) with
 the GIL released and check for signals between steps. ``out=`` arrays then hold the steps
 done so far; new outputs are dropped. The set queries :func:`pairs_within`,
-:func:`self_pairs_within`, :func:`crossing_pairs`, the ``*_indexed`` functions and the
-:class:`SegmentIndex` build are one library call each and see Ctrl-C when it returns.
+:func:`self_pairs_within` and :func:`crossing_pairs` stream their hits in blocks and check
+for signals every 20 ms: a Ctrl-C stops the query at its next block and the hits found so
+far are dropped. The ``*_indexed`` functions and the :class:`SegmentIndex` build are one
+library call each and see Ctrl-C when it returns.
 
 Memory
 ------
@@ -987,10 +989,13 @@ class SegmentIndex:
         ``hit`` (bool), ``index`` (int64, ``-1`` without a hit), ``u`` (float32, the
         sphere's centre is ``P0 + u·(P1 - P0)``; NaN without a hit), ``point`` (``(N, 3)``,
         the contact point on the member; NaN without a hit). ``radius = 0`` gives the first
-        crossing. A negative, NaN or infinite ``radius`` or ``range`` raises ``ValueError``.
+        crossing; ``range = inf`` a ray without end (the hits are decided from the ray's
+        origin and the member, never from the range's end, so any range past the first hit
+        gives the same answer). A negative or NaN ``radius`` or ``range``, or an infinite
+        ``radius``, raises ``ValueError``.
         """
         r = _number(radius, "radius", allow_inf=False)
-        g = _number(range, "range", allow_inf=False)
+        g = _number(range, "range")
         return self._native.first_hits(as_segments(rays, "rays"), r, g, _threads(threads))
 
     def pairs_within(self, segments, radius: float, *, threads: Optional[int] = None) -> Dict[str, np.ndarray]:

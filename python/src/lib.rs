@@ -13,7 +13,9 @@
 //!   once.
 //!
 //! Long calls run in steps of about 40 ms with the GIL released and check for Ctrl-C
-//! between steps (`stepped`); outputs that cannot be allocated are `MemoryError`
+//! between steps (`stepped`); the streamed set queries run on a thread of their own while
+//! the calling thread checks for Ctrl-C and, on one, makes their sink stop them
+//! (`interruptible`); outputs that cannot be allocated are `MemoryError`
 //! (`Failure`), never an abort; a panic is a `RuntimeError`, never a `PanicException`.
 //!
 //! `closest_points` hands either form to the library's `closest_points_rows_to_slices` /
@@ -24,8 +26,9 @@
 //! The other pairwise queries run the library's sequential `_into` form per chunk, the chunks on a
 //! rayon pool (all cores by default, `threads=` to limit), with the GIL released. Results
 //! are bit for bit those of the library: each pair's result does not depend on how a batch
-//! is cut. Set queries (`pairs_within`, `self_pairs_within`) call the library's sequential or
-//! parallel form on the whole input.
+//! is cut. The set queries (`pairs_within`, `self_pairs_within`, `crossing_pairs`) run the
+//! library's streamed forms (sequential or parallel) on the whole input, collect the blocks
+//! and sort them by `(i, j)`, as the collected forms return them.
 
 use numpy::ndarray::{ArrayView2, s};
 use numpy::{
@@ -39,11 +42,12 @@ use rayon::prelude::*;
 use segbatch::motion::{ContactBatch, CpaBatch, Track, Window};
 use segbatch::pairs::{ClosestSlices, PairMask, Radii};
 use segbatch::planar::{Intersections2, Segment2};
-use segbatch::sets::{Hit, SharedEndpoints};
+use segbatch::sets::{Hit, PairHit, SharedEndpoints};
 use segbatch::{ClosestBatch, Extent, Options, Outputs, Record, Segment, Soa, SoaView, Tolerance};
 use std::collections::HashMap;
-use std::ops::Range;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::ops::{ControlFlow, Range};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
 /// Pairs per chunk of a pairwise query: 4096 pairs of 3D segments are 192 KiB of input
 /// and at most 150 KiB of output, resident in L2 while the chunk is transposed, computed
@@ -145,6 +149,80 @@ where
         start = end;
     }
     Ok(())
+}
+
+/// How often [`interruptible`] checks for Ctrl-C while a streamed set query runs.
+const POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Runs `work(parallel, stop)` on a thread of its own, on `threads` (the library's
+/// sequential form for one thread, its parallel form otherwise), while this thread waits
+/// with the GIL released and takes it back every [`POLL`] to check for signals. A Ctrl-C
+/// sets `stop`, which the streamed query's sink answers with `ControlFlow::Break` at its
+/// next block: the query ends within a block a thread, its partial output is dropped, and
+/// `KeyboardInterrupt` is raised (nothing half-built is returned). The check has to run
+/// on this thread, Python's main thread when the caller is on it: Python delivers signals
+/// only there.
+fn interruptible<R: Send>(
+    py: Python<'_>,
+    threads: Threads,
+    work: impl FnOnce(bool, &AtomicBool) -> Result<R, Failure> + Send,
+) -> PyResult<R> {
+    let stop = AtomicBool::new(false);
+    let parallel = threads.parallel();
+    std::thread::scope(|scope| {
+        let (tx, mut rx) = mpsc::channel();
+        let stop = &stop;
+        scope.spawn(move || {
+            let _ = tx.send(guarded(|| threads.install(|| work(parallel, stop))?));
+        });
+        loop {
+            let (back, got) = py.detach(move || {
+                let got = rx.recv_timeout(POLL);
+                (rx, got)
+            });
+            rx = back;
+            match got {
+                Ok(result) => return Ok(result?),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(PyRuntimeError::new_err(
+                        "segbatch internal error: lost a result",
+                    ));
+                }
+            }
+            if let Err(e) = py.check_signals() {
+                stop.store(true, Ordering::Relaxed);
+                // The work ends at its next block; its result is dropped.
+                py.detach(move || drop(rx.recv()));
+                return Err(e);
+            }
+        }
+    })
+}
+
+/// The sink's answer once `stop` is set (see [`interruptible`]).
+fn go_on(stop: &AtomicBool) -> ControlFlow<()> {
+    if stop.load(Ordering::Relaxed) {
+        ControlFlow::Break(())
+    } else {
+        ControlFlow::Continue(())
+    }
+}
+
+/// Appends `block` to `out` with `try_reserve`: `Break` with the failure kept in `failed`
+/// when it cannot grow.
+fn keep<T: Copy>(
+    out: &mut Vec<T>,
+    block: &[T],
+    what: &'static str,
+    failed: &mut Option<Failure>,
+) -> ControlFlow<()> {
+    if out.try_reserve(block.len()).is_err() {
+        *failed = Some(Failure::Memory(what, out.len() + block.len()));
+        return ControlFlow::Break(());
+    }
+    out.extend_from_slice(block);
+    ControlFlow::Continue(())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1311,6 +1389,103 @@ fn hits_dict<'py>(py: Python<'py>, hits: &[Hit]) -> PyResult<Bound<'py, PyDict>>
     Ok(d)
 }
 
+/// The hits of a streamed radius query as they arrive (see [`interruptible`]): each
+/// block's `s` and `t` from the kernel over its index pairs
+/// (`closest_points_indexed_into`, the same kernel and options as the query's, so the same
+/// values bit for bit), sorted by `(i, j)` at the end, as the collected forms return them.
+struct Found<'s> {
+    hits: Vec<Hit>,
+    pairs: Vec<(u32, u32)>,
+    params: ClosestBatch,
+    what: &'static str,
+    stop: &'s AtomicBool,
+    failed: Option<Failure>,
+}
+
+impl<'s> Found<'s> {
+    fn new(what: &'static str, stop: &'s AtomicBool) -> Self {
+        Found {
+            hits: Vec::new(),
+            pairs: Vec::new(),
+            params: ClosestBatch::new(),
+            what,
+            stop,
+            failed: None,
+        }
+    }
+
+    /// The sink: `block` (pairs of `a` and `b`) with its parameters, kept; `Break` on
+    /// Ctrl-C or when the output cannot grow.
+    fn add(
+        &mut self,
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        opts: &Options,
+        block: &[PairHit],
+    ) -> ControlFlow<()> {
+        go_on(self.stop)?;
+        self.pairs.clear();
+        self.pairs.extend(block.iter().map(|h| (h.i, h.j)));
+        let params = &mut self.params;
+        if let Err(e) = segbatch::pairs::closest_points_indexed_into(
+            a,
+            b,
+            &self.pairs,
+            opts,
+            Outputs::PARAMS,
+            params,
+        ) {
+            self.failed = Some(Failure::Lib(e));
+            return ControlFlow::Break(());
+        }
+        if self.hits.try_reserve(block.len()).is_err() {
+            let n = self.hits.len() + block.len();
+            self.failed = Some(Failure::Memory(self.what, n));
+            return ControlFlow::Break(());
+        }
+        let with_params = block.iter().zip(params.s().iter().zip(params.t()));
+        self.hits.extend(with_params.map(|(h, (&s, &t))| Hit {
+            i: h.i as usize,
+            j: h.j as usize,
+            dist2: h.dist2,
+            s,
+            t,
+        }));
+        ControlFlow::Continue(())
+    }
+
+    /// The hits sorted by `(i, j)` (`i < n`), or why the query stopped: counted by `i`,
+    /// placed, and each `i`'s few hits sorted by `j`, in `O(n + K)`, as the library's
+    /// collected forms sort (no comparison sort over the whole output).
+    fn sorted(self, n: usize) -> Result<Vec<Hit>, Failure> {
+        if let Some(f) = self.failed {
+            return Err(f);
+        }
+        let hits = self.hits;
+        let mut starts = try_vec::<usize>(n + 1, self.what)?;
+        starts.resize(n + 1, 0);
+        for h in &hits {
+            starts[h.i + 1] += 1;
+        }
+        for k in 0..n {
+            starts[k + 1] += starts[k];
+        }
+        let mut placed = try_vec::<Hit>(hits.len(), self.what)?;
+        placed.resize(hits.len(), Hit::default());
+        let mut next = starts.clone();
+        for h in &hits {
+            let slot = &mut next[h.i];
+            placed[*slot] = *h;
+            *slot += 1;
+        }
+        drop(hits);
+        for w in starts.windows(2) {
+            placed[w[0]..w[1]].sort_unstable_by_key(|h| h.j);
+        }
+        Ok(placed)
+    }
+}
+
 /// Every `a[i]`, `b[j]` within `radius`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -1329,17 +1504,20 @@ fn pairs_within<'py>(
     let opts = options(extent_a, extent_b, tolerance)?;
     let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let hits = call(py, threads, |parallel| {
+    let hits = interruptible(py, threads, |parallel, stop| {
         let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
         let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
-        let mut hits = Vec::new();
+        let mut found = Found::new("pairs_within output", stop);
         if parallel {
-            segbatch::sets::par_pairs_within_into(va, vb, radius, &opts, &mut hits)
+            segbatch::sets::par_for_each_pair_within(va, vb, radius, &opts, |b| {
+                found.add(va, vb, &opts, b)
+            })
         } else {
-            segbatch::sets::pairs_within_into(va, vb, radius, &opts, &mut hits)
-        }
-        .map(|()| hits)
-        .map_err(Failure::Lib)
+            segbatch::sets::for_each_pair_within(va, vb, radius, &opts, |b| {
+                found.add(va, vb, &opts, b)
+            })
+        }?;
+        found.sorted(va.len())
     })?;
     hits_dict(py, &hits)
 }
@@ -1367,17 +1545,20 @@ fn self_pairs_within<'py>(
     } else {
         SharedEndpoints::Keep
     };
-    let hits = call(py, threads, |parallel| {
+    let hits = interruptible(py, threads, |parallel, stop| {
         let mut buf = Soa::<Segment, 6>::new();
         let v = ss.whole(&mut buf)?;
-        let mut hits = Vec::new();
+        let mut found = Found::new("self_pairs_within output", stop);
         if parallel {
-            segbatch::sets::par_self_pairs_within_into(v, radius, shared, &opts, &mut hits)
+            segbatch::sets::par_for_each_self_pair_within(v, radius, shared, &opts, |b| {
+                found.add(v, v, &opts, b)
+            })
         } else {
-            segbatch::sets::self_pairs_within_into(v, radius, shared, &opts, &mut hits)
-        }
-        .map(|()| hits)
-        .map_err(Failure::Lib)
+            segbatch::sets::for_each_self_pair_within(v, radius, shared, &opts, |b| {
+                found.add(v, v, &opts, b)
+            })
+        }?;
+        found.sorted(v.len())
     })?;
     hits_dict(py, &hits)
 }
@@ -1636,17 +1817,28 @@ fn crossing_pairs<'py>(
     let threads = Threads::new(threads)?;
     let hs = Held::new(set, "set", 4)?;
     let ss = hs.src::<4>("set")?;
-    let hits = call(py, threads, |parallel| {
+    let hits = interruptible(py, threads, |parallel, stop| {
         let mut buf = Soa::<Segment2, 4>::new();
         let v = ss.whole(&mut buf)?;
-        let mut out = Vec::new();
+        let (mut out, mut failed) = (Vec::new(), None);
+        let mut sink = |b: &[segbatch::planar::CrossHit]| {
+            go_on(stop)?;
+            keep(&mut out, b, "crossing_pairs output", &mut failed)
+        };
         if parallel {
-            segbatch::planar::par_crossing_pairs_into(v, &mut out)
+            segbatch::planar::par_for_each_crossing_pair(v, &mut sink)
         } else {
-            segbatch::planar::crossing_pairs_into(v, &mut out)
+            segbatch::planar::for_each_crossing_pair(v, &mut sink)
+        }?;
+        if let Some(f) = failed {
+            return Err(f);
         }
-        .map(|()| out)
-        .map_err(Failure::Lib)
+        if parallel {
+            out.par_sort_unstable_by_key(|h| (h.i, h.j));
+        } else {
+            out.sort_unstable_by_key(|h| (h.i, h.j));
+        }
+        Ok(out)
     })?;
     let i = column(&hits, "i column", |h| i64::from(h.i))?;
     let j = column(&hits, "j column", |h| i64::from(h.j))?;

@@ -169,13 +169,36 @@ INTERRUPTED = textwrap.dedent(
         def run(k):
             a = np.broadcast_to(row, (k, 6))
             return segbatch.distance(a, a[::-1], threads=1)
-    else:
+    elif which == "first_hits":
         walls = rng.random((20000, 6), dtype=np.float32) * 100
         index = segbatch.SegmentIndex(walls)
         rays = rng.random((4000000, 6), dtype=np.float32) * 100
         def run(k):
             return index.first_hits(rays[: max(1, k // 1000)], 0.5, 50.0, threads=1)
-    # Calibrate: the interrupted call would take about 10 s.
+    elif which == "index_pairs_within":
+        walls = rng.random((20000, 6), dtype=np.float32) * 100
+        index = segbatch.SegmentIndex(walls)
+        p = rng.random((4000000, 3), dtype=np.float32) * 100
+        queries = np.hstack([p, p + rng.normal(0, 1, (4000000, 3)).astype(np.float32)])
+        def run(k):
+            return index.pairs_within(queries[: max(1, k // 1000)], 1.0, threads=1)
+    else:
+        # Set queries over k parallel rays one apart (the brute-force tiles, k² / 2 pair
+        # tests), each within the radius of the next: a steady stream of blocks, one hit
+        # a ray, so the call is long and its output small.
+        threads = int(which[-1])
+        def rays(k):
+            y = np.arange(k, dtype=np.float32)[:, None]
+            z = np.zeros_like(y)
+            return np.hstack([z, y, z, z + 1, y, z])
+        def run(k):
+            n = max(2, int(k ** 0.5) * 16)
+            if which.startswith("self_pairs_within"):
+                return segbatch.self_pairs_within(rays(n), 1.5, extent="ray", threads=threads)
+            a = rays(n)
+            return segbatch.pairs_within(a[::2], a[1::2], 1.5, extent_a="ray", extent_b="ray", threads=threads)
+    # Calibrate: the interrupted call would take about 10 s (k counts the work: entries,
+    # pairs, rays or, for the set queries, pair tests).
     k, t = 1 << 16, 0.0
     while t < 0.2:
         k *= 2
@@ -192,7 +215,18 @@ INTERRUPTED = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("which", ["dist2_matrix", "distance", "first_hits"])
+@pytest.mark.parametrize(
+    "which",
+    [
+        "dist2_matrix",
+        "distance",
+        "first_hits",
+        "index_pairs_within",
+        "self_pairs_within1",
+        "self_pairs_within2",
+        "pairs_within2",
+    ],
+)
 def test_ctrl_c_raises_keyboard_interrupt_within_a_second(which, tmp_path):
     script = tmp_path / "long_call.py"
     script.write_text(INTERRUPTED)

@@ -193,6 +193,70 @@ def test_segment_index_first_hits(run_oracle, walls_rays):
     same(segbatch.SegmentIndex(walls, threads=2).first_hits(rays, 0.25, 3.0)["u"], h["u"])
 
 
+def first_hits_brute(walls, rays, r):
+    """The first ``u >= 0`` (no end) at which a disc of radius ``r`` moving along each ray
+    (``o + u·d``) touches each wall, in float64 numpy, for scenes in the plane z = 0: the
+    walls' capsules are convex, so the first touch is ``u = 0`` when the origin is inside
+    one, else the first crossing of its boundary (two discs at the ends, two offset sides).
+    Returns ``(rays, walls)`` arrays of ``u`` (``inf`` where the ray never touches)."""
+    w = walls.astype(np.float64)
+    o, d = (x.astype(np.float64)[:, None, :2] for x in (rays[:, :3], rays[:, 3:] - rays[:, :3]))
+    p, q = w[None, :, :2], w[None, :, 3:5]
+    e = q - p
+    # Inside at the start: the origin's distance to the wall.
+    t = np.clip(((o - p) * e).sum(-1) / np.maximum((e * e).sum(-1), 1e-300), 0, 1)
+    inside = (((o - p - t[..., None] * e) ** 2).sum(-1)) <= r * r
+    best = np.where(inside, 0.0, np.inf)
+    a = (d * d).sum(-1)
+    for c in (p, q):  # the end discs
+        f = o - c
+        b, c0 = (f * d).sum(-1), (f * f).sum(-1) - r * r
+        disc = b * b - a * c0
+        with np.errstate(invalid="ignore"):
+            u = (-b - np.sqrt(disc)) / a
+        best = np.where((disc >= 0) & (u >= 0), np.minimum(best, u), best)
+    n = np.stack([-e[..., 1], e[..., 0]], -1) / np.sqrt((e * e).sum(-1))[..., None]
+    det = d[..., 0] * -e[..., 1] - d[..., 1] * -e[..., 0]  # o + u d = p + s n r + t e
+    for side in (1.0, -1.0):
+        g = p + side * r * n - o
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u = (g[..., 0] * -e[..., 1] - g[..., 1] * -e[..., 0]) / det
+            t = (d[..., 0] * g[..., 1] - d[..., 1] * g[..., 0]) / det
+        ok = (det != 0) & (u >= 0) & (t >= 0) & (t <= 1)
+        best = np.where(ok, np.minimum(best, u), best)
+    return best
+
+
+def test_segment_index_first_hits_without_end(walls_rays):
+    # range = inf: the first hit along rays without end, against a float64 brute force;
+    # every range past the scene gives the same answer.
+    walls, rays = walls_rays
+    # Rays inside the scene (each hits something, given no end) and rays leaving it.
+    y = np.linspace(0, 50, 100, dtype=np.float32)[:, None]
+    away = np.hstack([np.full_like(y, -1), y, 0 * y, np.full_like(y, -2), y + 0.5, 0 * y])
+    rays = np.concatenate([rays[:500], away])
+    index = segbatch.SegmentIndex(walls)
+    r = 0.25
+    h = index.first_hits(rays, r, float("inf"))
+    for g in (1e4, 1e30):
+        for k, v in index.first_hits(rays, r, g).items():
+            same(v, h[k])
+    u = first_hits_brute(walls, rays, r)
+    first = u.min(axis=1)
+    hit = np.isfinite(first)
+    assert 0 < hit.sum() < len(rays), hit.sum()
+    same(h["hit"], hit)
+    k = np.flatnonzero(hit)
+    scale = 1e-4 * (1 + first[k])
+    assert (np.abs(h["u"][k] - first[k]) <= scale).all(), np.abs(h["u"][k] - first[k]).max()
+    # The member hit is one whose own first touch is the first (up to ties within rounding).
+    assert (u[k, h["index"][k]] - first[k] <= scale).all()
+    # The contact point lies on the member hit, within the radius of the sphere's centre.
+    centre = rays[k, :3] + h["u"][k, None] * (rays[k, 3:] - rays[k, :3])
+    gap = np.linalg.norm(h["point"][k] - centre, axis=1)
+    assert (gap <= r * (1 + 1e-4) + 1e-4).all(), gap.max()
+
+
 def test_segment_index_pairs_within(run_oracle, walls_rays):
     walls, rays = walls_rays
     index = segbatch.SegmentIndex(walls)

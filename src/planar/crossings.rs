@@ -136,14 +136,13 @@ query_forms! {
 fn each<'a>(
     set: impl Into<Segments2View<'a>>,
     parallel: bool,
-    sink: &mut dyn FnMut(&[CrossHit]),
+    sink: &mut dyn FnMut(&[CrossHit]) -> bool,
 ) -> Result<(), Error> {
     let set = set.into();
     check_u32(set.len())?;
     let (plan, narrow) = plan(set, parallel);
     plan.each(&narrow, parallel, <[CrossHit]>::to_vec, |block| {
-        sink(&block);
-        true
+        sink(&block)
     });
     Ok(())
 }

@@ -83,4 +83,5 @@ pub use plan::MAX_BLOCK_HITS;
 pub(crate) use plan::{Narrow, Plan};
 pub(crate) use spheres::{BOUND_REL, SphereColumns, each_bit, lane_bits, rows_to_batch, sphere};
 pub(crate) use store::Kept;
+pub use stream::SinkFlow;
 pub(crate) use stream::ordered;

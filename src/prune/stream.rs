@@ -1,5 +1,43 @@
 //! Order and memory: blocks of hits handed on in task order, a bounded number ahead, on
-//! all cores or one.
+//! all cores or one; and the sink's answer after each block, which may stop the query.
+
+use core::ops::ControlFlow;
+
+/// What the sink of a streaming set query answers after each block: go on, or stop.
+///
+/// A sink returns `()` when it takes every hit (`|block| hits.extend_from_slice(block)`),
+/// or a [`ControlFlow<()>`] when it may stop early: [`ControlFlow::Break`] ends the query
+/// at once (a reader that went away, a write that failed, a count reached, a user who
+/// interrupted). The call then returns `Ok(())` without handing on another block: the
+/// sequential form decides nothing more, and each thread of the parallel form stops at its
+/// next block or at the end of its task (a few thousand objects), whichever comes first,
+/// so the work done after the sink asked to stop is about one block
+/// ([`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS) hits at most) a thread, whatever the
+/// number of hits left. Every block the sink received is complete and in order; keeping
+/// the reason for stopping (an error, say) is the sink's business.
+///
+/// One sink type serves both kinds of caller, so the streaming forms stay one pair per
+/// query (sequential and parallel): a separate `try_for_each_…` family would double them,
+/// and a sink that always returned [`ControlFlow`] would make every sink that takes all
+/// hits spell out `ControlFlow::Continue(())`.
+pub trait SinkFlow {
+    /// Whether the query goes on after this block.
+    fn go_on(self) -> bool;
+}
+
+impl SinkFlow for () {
+    #[inline]
+    fn go_on(self) -> bool {
+        true
+    }
+}
+
+impl SinkFlow for ControlFlow<()> {
+    #[inline]
+    fn go_on(self) -> bool {
+        self.is_continue()
+    }
+}
 
 /// Blocks a worker of the parallel forms may have finished and not yet handed to the
 /// sink: with the one it fills, the memory of a streamed call is the input, the grid and
@@ -149,4 +187,63 @@ pub(super) fn ordered_threads<W, H, B: Send>(
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A hit of the test: its unit and its rank in the unit.
+    type At = (usize, usize);
+
+    /// Runs 64 units of 1000 one-hit blocks each, the sink stopping after `stop` blocks:
+    /// the blocks the sink got and how many were made.
+    fn stopped_after(stop: usize, threads: usize) -> (Vec<At>, usize) {
+        let made = AtomicUsize::new(0);
+        let mut got = Vec::new();
+        let produce = |unit: usize, _: &mut (), emit: &mut dyn FnMut(&[At]) -> bool| {
+            for rank in 0..1000 {
+                if !emit(&[(unit, rank)]) {
+                    return;
+                }
+            }
+        };
+        let finish = |hits: &[At]| {
+            made.fetch_add(1, Ordering::Relaxed);
+            hits[0]
+        };
+        let mut sink = |b| {
+            got.push(b);
+            got.len() < stop
+        };
+        if threads == 1 {
+            ordered(64, false, || (), produce, finish, sink);
+        } else {
+            #[cfg(feature = "rayon")]
+            ordered_threads(threads, 64, &|| (), &produce, &finish, &mut sink);
+        }
+        (got, made.into_inner())
+    }
+
+    #[test]
+    fn a_sink_that_stops_ends_the_work_within_the_look_ahead() {
+        for stop in [1, 7, 2500] {
+            let (seq, made) = stopped_after(stop, 1);
+            let want: Vec<_> = (0..stop).map(|k| (k / 1000, k % 1000)).collect();
+            assert_eq!((&seq, made), (&want, stop));
+            #[cfg(feature = "rayon")]
+            for threads in [2, 3] {
+                let (par, made) = stopped_after(stop, threads);
+                assert_eq!(par, want, "{threads} threads");
+                // Each thread: the blocks in its queue, the one it was sending and the one
+                // it was making.
+                let bound = stop + threads * (BLOCKS_AHEAD + 2);
+                assert!(
+                    made <= bound,
+                    "{made} blocks made, {threads} threads, {stop} wanted"
+                );
+            }
+        }
+    }
 }

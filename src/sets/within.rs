@@ -442,19 +442,16 @@ pub(super) fn within_sets(
 
 /// Streams the hits of `a` against `b` (or of `a` with itself) to `sink` as [`PairHit`]
 /// blocks of at most [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS): the grid's tasks, or the
-/// brute-force tiles.
+/// brute-force tiles; `sink` answering `false` stops the query.
 fn stream(
     a: SegmentsView<'_>,
     b: Option<SegmentsView<'_>>,
     (radius, skip): (f32, bool),
     options: &Options,
     parallel: bool,
-    sink: &mut dyn FnMut(&[PairHit]),
+    sink: &mut dyn FnMut(&[PairHit]) -> bool,
 ) {
-    let mut deliver = |block: Vec<PairHit>| {
-        sink(&block);
-        true
-    };
+    let mut deliver = |block: Vec<PairHit>| sink(&block);
     match pruned(a, b, radius, skip, options, parallel) {
         Some((plan, narrow)) => {
             let finish = |found: &[Found]| found.iter().map(|&f| PairHit::from(f)).collect();
@@ -481,7 +478,7 @@ fn each_self<'a>(
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
-    sink: &mut dyn FnMut(&[PairHit]),
+    sink: &mut dyn FnMut(&[PairHit]) -> bool,
 ) -> Result<(), Error> {
     let set = set.into();
     radius2(radius)?;
@@ -497,7 +494,7 @@ fn each_pair<'a, 'b>(
     radius: f32,
     options: &Options,
     parallel: bool,
-    sink: &mut dyn FnMut(&[PairHit]),
+    sink: &mut dyn FnMut(&[PairHit]) -> bool,
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
     radius2(radius)?;

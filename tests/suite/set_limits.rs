@@ -2,8 +2,8 @@
 //! [`MAX_BLOCK_HITS`] whatever the set's layout (collinear, identical, dense, brute-force
 //! tiles), collected outputs that cannot be allocated refused with
 //! [`Error::OutOfMemory`], extreme extents and radii answered (never a panic) and equal to
-//! brute force, pairs whose squared distance leaves `f32`'s range decided in `f64`, and
-//! non-finite members counted.
+//! brute force, pairs whose squared distance leaves `f32`'s range decided in `f64`,
+//! non-finite members counted, and a sink that stops ending even a huge query at once.
 #![cfg(feature = "rayon")]
 
 use segbatch::planar::*;
@@ -11,6 +11,7 @@ use segbatch::sets::*;
 use segbatch::*;
 use segbatch_testkit::Rng;
 use segbatch_testkit::brute::{assert_same_hits, within as brute};
+use std::ops::ControlFlow;
 
 /// Every block of a streamed call within the cap; the blocks (sequential) and their total.
 fn bounded<H: Clone>(
@@ -94,6 +95,94 @@ fn blocks_stay_bounded_on_collinear_identical_and_dense_sets() {
         .collect();
     let (_, total) = bounded(|sink| par_for_each_crossing_pair(&streets, sink));
     assert_eq!(total, 1000 * 1000);
+}
+
+/// The blocks a streamed call hands a sink that stops after `k` of them (checked: exactly
+/// `k`, each within the cap, none after the stop).
+fn first_blocks<H: Clone>(
+    k: usize,
+    run: impl FnOnce(&mut dyn FnMut(&[H]) -> ControlFlow<()>) -> Result<(), Error>,
+) -> Vec<Vec<H>> {
+    let mut blocks: Vec<Vec<H>> = Vec::new();
+    run(&mut |b: &[H]| {
+        assert!(blocks.len() < k, "a block after the sink stopped");
+        assert!(
+            !b.is_empty() && b.len() <= MAX_BLOCK_HITS,
+            "a block of {}",
+            b.len()
+        );
+        blocks.push(b.to_vec());
+        if blocks.len() == k {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .unwrap();
+    assert_eq!(blocks.len(), k);
+    blocks
+}
+
+#[test]
+fn a_sink_that_stops_ends_a_huge_query_at_once() {
+    // 30K copies of one segment at radius 0: 4.5e8 pairs, 9e8 as two sets, 4.5e8
+    // crossings in 2D. A sink that stops after a few blocks gets exactly those, the same
+    // on one thread and on all, and the call returns without computing the rest (which
+    // would take minutes).
+    let (o, keep) = (Options::SEGMENTS, SharedEndpoints::Keep);
+    let one = Segment::new([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]);
+    let same: Segments = std::iter::repeat_n(one, 30_000).collect();
+    let seq = first_blocks(3, |sink| {
+        for_each_self_pair_within(&same, 0.0, keep, &o, sink)
+    });
+    let par = first_blocks(3, |sink| {
+        par_for_each_self_pair_within(&same, 0.0, keep, &o, sink)
+    });
+    assert!(seq == par, "parallel blocks differ");
+    assert!(
+        seq.concat()
+            .iter()
+            .all(|h| h.i < h.j && h.j < 30_000 && h.dist2 == 0.0)
+    );
+    let seq = first_blocks(2, |sink| for_each_pair_within(&same, &same, 0.0, &o, sink));
+    let par = first_blocks(2, |sink| {
+        par_for_each_pair_within(&same, &same, 0.0, &o, sink)
+    });
+    assert!(seq == par, "parallel blocks differ");
+    // The brute-force tiles: rays, and an infinite radius.
+    let rays = Options::new(Extent::Ray, Extent::Ray);
+    first_blocks(2, |sink| {
+        par_for_each_self_pair_within(&same, 0.0, keep, &rays, sink)
+    });
+    first_blocks(1, |sink| {
+        for_each_self_pair_within(&same, 0.0, keep, &rays, sink)
+    });
+    let inf = f32::INFINITY;
+    first_blocks(2, |sink| {
+        par_for_each_pair_within(&same, &same, inf, &o, sink)
+    });
+    let copies = Segments2::from(&vec![Segment2::new([0.0, 0.0], [1.0, 1.0]); 30_000]);
+    let seq = first_blocks(3, |sink| for_each_crossing_pair(&copies, sink));
+    let par = first_blocks(3, |sink| par_for_each_crossing_pair(&copies, sink));
+    assert!(seq == par, "parallel blocks differ");
+
+    // On a query small enough to run to the end, the blocks before the stop are the
+    // first blocks of the whole stream, whatever block it stops at.
+    let small: Segments = std::iter::repeat_n(one, 1500).collect();
+    let (all, _) = bounded(|sink| for_each_self_pair_within(&small, 0.0, keep, &o, sink));
+    assert!(all.len() > 10, "{} blocks", all.len());
+    for k in [1, 2, all.len() / 2, all.len()] {
+        let seq = first_blocks(k, |sink| {
+            for_each_self_pair_within(&small, 0.0, keep, &o, sink)
+        });
+        let par = first_blocks(k, |s| {
+            par_for_each_self_pair_within(&small, 0.0, keep, &o, s)
+        });
+        assert!(
+            seq[..] == all[..k] && par[..] == all[..k],
+            "stopped after {k}"
+        );
+    }
 }
 
 #[test]
