@@ -271,11 +271,11 @@
 //! // 2D sets and index pairs
 //! let mut crossed = Vec::new();
 //! let x2 = crossing_pairs(&a2);
-//! crossing_pairs_into(&a2, &mut crossed)?;
+//! crossing_pairs_into(&a2, keep, &mut crossed)?;
 //! assert_eq!((&par_crossing_pairs(&a2), &crossed), (&x2, &x2));
-//! par_crossing_pairs_into(&a2, &mut crossed)?;
-//! for_each_crossing_pair(&a2, |x| crossed.extend_from_slice(x))?;
-//! par_for_each_crossing_pair(&a2, |x| crossed.extend_from_slice(x))?;
+//! par_crossing_pairs_into(&a2, keep, &mut crossed)?;
+//! for_each_crossing_pair(&a2, keep, |x| crossed.extend_from_slice(x))?;
+//! par_for_each_crossing_pair(&a2, keep, |x| crossed.extend_from_slice(x))?;
 //! let ii = intersect2_indexed(&a2, &b2, &[(0, 0)]);
 //! intersect2_indexed_into(&a2, &b2, &[(0, 0)], &mut crossings)?;
 //! assert_eq!((&par_intersect2_indexed(&a2, &b2, &[(0, 0)]), &crossings), (&ii, &i2));

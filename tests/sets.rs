@@ -506,8 +506,8 @@ fn check_crossings(set: &[Segment2], ctx: &str) {
         );
     }
     let (mut seq, mut par) = (Vec::new(), Vec::new());
-    for_each_crossing_pair(&s, |b| seq.push(b.to_vec())).unwrap();
-    par_for_each_crossing_pair(&s, |b| par.push(b.to_vec())).unwrap();
+    for_each_crossing_pair(&s, SharedEndpoints::Keep, |b| seq.push(b.to_vec())).unwrap();
+    par_for_each_crossing_pair(&s, SharedEndpoints::Keep, |b| par.push(b.to_vec())).unwrap();
     assert_eq!(seq, par, "{ctx}: streamed blocks");
     let mut streamed: Vec<_> = seq.concat().iter().map(key).collect();
     streamed.sort_by_key(|h| (h.0, h.1));

@@ -38,7 +38,9 @@ use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use segbatch::motion::{ContactBatch, CpaBatch, Track, Window};
 use segbatch::pairs::{ClosestSlices, PairMask, Radii};
-use segbatch::planar::{Intersections2, Segment2};
+use segbatch::planar::{
+    CrossHit, Element as Plane2, Intersections2, Segment2, Segment2_64, Segments2, Segments2View,
+};
 use segbatch::sets::{Hit, SharedEndpoints};
 use segbatch::{ClosestBatch, Extent, Options, Outputs, Record, Segment, Soa, SoaView, Tolerance};
 use std::collections::HashMap;
@@ -1625,33 +1627,25 @@ fn capsule_contacts<'py>(
     )
 }
 
-/// Every pair `i < j` of a 2D set that meets.
-#[pyfunction]
-#[pyo3(signature = (set, threads))]
-fn crossing_pairs<'py>(
+/// The crossing pairs as a dict of columns: `i`, `j` (int64), `s`, `kind` (uint8) and
+/// `point` (`(K, 2)`, `set[i].at(s)`), the floats in the set's precision.
+fn crossing_dict<'py, E>(
     py: Python<'py>,
-    set: &Bound<'py, PyAny>,
-    threads: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let threads = Threads::new(threads)?;
-    let hs = Held::new(set, "set", 4)?;
-    let ss = hs.src::<4>("set")?;
-    let hits = call(py, threads, |parallel| {
-        let mut buf = Soa::<Segment2, 4>::new();
-        let v = ss.whole(&mut buf)?;
-        let mut out = Vec::new();
-        if parallel {
-            segbatch::planar::par_crossing_pairs_into(v, &mut out)
-        } else {
-            segbatch::planar::crossing_pairs_into(v, &mut out)
-        }
-        .map(|()| out)
-        .map_err(Failure::Lib)
-    })?;
-    let i = column(&hits, "i column", |h| i64::from(h.i))?;
-    let j = column(&hits, "j column", |h| i64::from(h.j))?;
-    let s = column(&hits, "s column", |h| h.s)?;
-    let kind = column(&hits, "kind column", |h| h.kind as u8)?;
+    set: Segments2View<'_, E>,
+    hits: &[CrossHit<E>],
+) -> PyResult<Bound<'py, PyDict>>
+where
+    E: Plane2 + numpy::Element,
+{
+    let i = column(hits, "i column", |h| i64::from(h.i))?;
+    let j = column(hits, "j column", |h| i64::from(h.j))?;
+    let s = column(hits, "s column", |h| h.s)?;
+    let kind = column(hits, "kind column", |h| h.kind as u8)?;
+    let mut point = try_vec::<E>(2 * hits.len(), "point column").map_err(PyErr::from)?;
+    for h in hits {
+        point.extend(h.point(set).expect("the hit names a segment of the set"));
+    }
+    let n = hits.len();
     dict(
         py,
         vec![
@@ -1659,8 +1653,85 @@ fn crossing_pairs<'py>(
             ("j", j.into_pyarray(py).into_any()),
             ("s", s.into_pyarray(py).into_any()),
             ("kind", kind.into_pyarray(py).into_any()),
+            ("point", point.into_pyarray(py).reshape([n, 2])?.into_any()),
         ],
     )
+}
+
+/// Every pair `i < j` of a 2D set that meets (`float32`).
+#[pyfunction]
+#[pyo3(signature = (set, skip_shared, threads))]
+fn crossing_pairs<'py>(
+    py: Python<'py>,
+    set: &Bound<'py, PyAny>,
+    skip_shared: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let threads = Threads::new(threads)?;
+    let hs = Held::new(set, "set", 4)?;
+    let ss = hs.src::<4>("set")?;
+    let shared = shared_endpoints(skip_shared);
+    let mut buf = Soa::<Segment2, 4>::new();
+    let (v, hits) = call(py, threads, |parallel| {
+        let v = ss.whole(&mut buf)?;
+        let mut out = Vec::new();
+        if parallel {
+            segbatch::planar::par_crossing_pairs_into(v, shared, &mut out)
+        } else {
+            segbatch::planar::crossing_pairs_into(v, shared, &mut out)
+        }
+        .map(|()| (v, out))
+        .map_err(Failure::Lib)
+    })?;
+    crossing_dict(py, v, &hits)
+}
+
+/// [`crossing_pairs`] for a `float64` set (`(N, 4)`, C-contiguous), computed and returned
+/// in `float64`.
+#[pyfunction]
+#[pyo3(signature = (set, skip_shared, threads))]
+fn crossing_pairs64<'py>(
+    py: Python<'py>,
+    set: PyReadonlyArray2<'py, f64>,
+    skip_shared: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let threads = Threads::new(threads)?;
+    let flat = rows64(&set, "segments")?;
+    let shared = shared_endpoints(skip_shared);
+    let batch: Segments2<f64> = Segments2::from(bytemuck::cast_slice::<f64, Segment2_64>(flat));
+    let hits = call(py, threads, |parallel| {
+        let mut out = Vec::new();
+        if parallel {
+            segbatch::planar::par_crossing_pairs_into(&batch, shared, &mut out)
+        } else {
+            segbatch::planar::crossing_pairs_into(&batch, shared, &mut out)
+        }
+        .map(|()| out)
+        .map_err(Failure::Lib)
+    })?;
+    crossing_dict(py, batch.as_view(), &hits)
+}
+
+/// The numbers of an `(N, 4)` C-contiguous `float64` array (the Python layer converts).
+fn rows64<'a>(arr: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<&'a [f64]> {
+    if arr.shape()[1] != 4 {
+        return Err(PyValueError::new_err(format!(
+            "{name}: expected shape (N, 4), got {:?}",
+            arr.shape()
+        )));
+    }
+    arr.as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{name}: the array must be C-contiguous")))
+}
+
+/// The library's shared-end-point rule from the Python flag.
+fn shared_endpoints(skip: bool) -> SharedEndpoints {
+    if skip {
+        SharedEndpoints::Skip
+    } else {
+        SharedEndpoints::Keep
+    }
 }
 
 /// A reusable index over a static set of 3D segments (the library's `SegmentIndex`).
@@ -2025,6 +2096,7 @@ fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capsules_touch_indexed, m)?)?;
     m.add_function(wrap_pyfunction!(capsule_contacts, m)?)?;
     m.add_function(wrap_pyfunction!(crossing_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(crossing_pairs64, m)?)?;
     m.add_class::<PySegmentIndex>()?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(cpu_has_x86_64_v3, m)?)?;

@@ -14,6 +14,7 @@
 //! batched form.
 
 mod crossings;
+mod element;
 mod forms;
 pub(crate) mod kernel;
 pub(crate) mod types;
@@ -21,6 +22,7 @@ pub(crate) mod types;
 pub use crossings::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
 #[cfg(feature = "rayon")]
 pub use crossings::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
+pub use element::{Element, Segments2, Segments2View};
 pub use forms::{
     Intersections2, intersect2, intersect2_indexed, intersect2_indexed_into, intersect2_into,
 };
@@ -28,4 +30,4 @@ pub use forms::{
 pub use forms::{
     par_intersect2, par_intersect2_indexed, par_intersect2_indexed_into, par_intersect2_into,
 };
-pub use types::{Crossing, Intersection2, Segment2, Segments2, Segments2View};
+pub use types::{Crossing, Intersection2, Segment2, Segment2_64};
