@@ -70,6 +70,11 @@ const RANGE_HI: f32 = <f32 as Plane>::SOLVE_HI;
 /// The smallest.
 const RANGE_LO: f32 = <f32 as Plane>::SOLVE_LO;
 
+/// Above this magnitude an orientation is scaled first ([`orient`]): `2^500`.
+const ORIENT_HI: f64 = 3.273_390_607_896_142e150;
+/// Below it too: `2^-500`.
+const ORIENT_LO: f64 = 3.054_936_363_499_605e-151;
+
 /// Degenerate length, relative to the side's coordinates (as `Tolerance::DEFAULT`).
 const LENGTH_REL: f32 = <f32 as Plane>::LENGTH_REL;
 /// Sine of the largest angle treated as parallel (as `Tolerance::DEFAULT`).
@@ -99,15 +104,28 @@ fn cross2<E: Plane>(u: [E; 2], v: [E; 2]) -> E {
 }
 
 /// The exact sign of `(q - p) × (r - p)`: `1` when `r` lies to the left of `p → q`, `-1`
-/// to the right, `0` on the line (Shewchuk's adaptive `orient2d`, exact for any finite
-/// `f64`, so for any finite `f32` too).
+/// to the right, `0` on the line (Shewchuk's adaptive `orient2d` in `f64`).
+///
+/// Shewchuk's arithmetic is exact while its products neither overflow nor underflow:
+/// always for `f32` points (exponents within ±149, products within ±600 in `f64`). An
+/// `f64` triple whose largest coordinate is beyond `2^±500` is first scaled by the power of
+/// two that brings it to `[1, 2)`, which changes no sign; such a triple is exact unless one
+/// of its coordinates is so much smaller (by `2^900` and more) that it underflows.
 #[inline]
 pub(crate) fn orient<E: Plane>(p: [E; 2], q: [E; 2], r: [E; 2]) -> i8 {
-    let c = |v: [E; 2]| robust::Coord {
-        x: v[0].into(),
-        y: v[1].into(),
+    let v: [f64; 6] = [p[0], p[1], q[0], q[1], r[0], r[1]].map(Into::into);
+    let m = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let v = if m > ORIENT_HI || (m < ORIENT_LO && m > 0.0) {
+        let e = m.exponent();
+        v.map(|x| x.shift(-e))
+    } else {
+        v
     };
-    let d: f64 = robust::orient2d(c(p), c(q), c(r));
+    let c = |k: usize| robust::Coord {
+        x: v[k],
+        y: v[k + 1],
+    };
+    let d: f64 = robust::orient2d(c(0), c(2), c(4));
     if d > 0.0 {
         1
     } else if d < 0.0 {
