@@ -41,7 +41,7 @@ use crate::batch::{Error, Soa, check_u32};
 use crate::forms::{query_forms, stream_forms};
 use crate::prune::{Grid, Kept, Layout, Narrow, Plan};
 use crate::real::fma;
-use crate::sets::SharedEndpoints;
+use crate::sets::hits::SharedEndpoints;
 
 /// A pair of a 2D crossing set: `set[i]` meets `set[j]` (`i < j`), 16 bytes in `f32`,
 /// 24 in `f64` (`E`, the set's precision).
@@ -151,8 +151,9 @@ impl<E: Element> Narrow<2> for Meet<E> {
 fn frame<E: Element>(set: Segments2View<'_, E>) -> ([f64; 2], f64) {
     let c = set.columns();
     let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
-    for i in 0..set.len() {
-        let v: [f64; 4] = core::array::from_fn(|k| c[k][i].into());
+    let points = c[0].iter().zip(c[1]).zip(c[2]).zip(c[3]);
+    for (((&x0, &y0), &x1), &y1) in points {
+        let v: [f64; 4] = [x0.into(), y0.into(), x1.into(), y1.into()];
         if v.iter().all(|x| x.is_finite()) {
             for k in 0..2 {
                 lo[k] = lo[k].min(v[k]).min(v[k + 2]);
