@@ -108,9 +108,13 @@ impl sealed::Decide for f64 {
         };
         for (k, &(p, q)) in candidates.iter().enumerate() {
             let ([a0, a1], [b0, b1]) = (at(p), at(q));
-            // The exact test first (Shewchuk's predicate filters the clear cases fast):
-            // the reference runs for the pairs that meet only.
-            if meet_exact(a0, a1, b0, b1).0 {
+            // Boxes apart (exact comparisons), then the exact test (Shewchuk's predicate
+            // filters the clear cases fast): the reference runs for the pairs that meet
+            // only, and its answer for the others is `Disjoint` by the same exact test.
+            let apart = |k: usize| {
+                a0[k].max(a1[k]) < b0[k].min(b1[k]) || b0[k].max(b1[k]) < a0[k].min(a1[k])
+            };
+            if !(apart(0) || apart(1)) && meet_exact(a0, a1, b0, b1).0 {
                 let x =
                     intersect2_pair::<f64>(&Segment2_64::new(a0, a1), &Segment2_64::new(b0, b1));
                 hit(k, x.kind, x.s);
