@@ -671,6 +671,8 @@ def intersect2(
     ``s``, ``t``), ``dist2``, ``distance``, ``point_a``, ``point_b`` (``(N, 2)``), ``flags``
     (uint8, :data:`MOTION_FLAGS`). Touching counts as meeting (like shapely's
     ``intersects``).
+    Two float64 inputs are computed in float64 (the float columns come back float64,
+    ``out`` arrays must be float64 then); any other input in float32.
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[4, 7, 16, 3], [0, 0, 2, 0]], dtype=np.float32)
@@ -679,6 +681,12 @@ def intersect2(
     >>> r["kind"], r["point_a"][0], r["s_end"]
     (array([1, 2], dtype=uint8), array([13.,  4.], dtype=float32), array([0.75, 1.  ], dtype=float32))
     """
+    if _is_float64(a) and _is_float64(b):
+        a, b = _as_segments64(a, "a"), _as_segments64(b, "b")
+        spec = {k: (np.float64 if d is _F else d, w) for k, (d, w) in _INTERSECT2_OUTPUTS.items()}
+        result = _outputs(outputs, out, len(a), spec, (("a", a), ("b", b)))
+        _native.intersect2_64(a, b, result, _threads(threads))
+        return result
     a, b = as_segments(a, "a", dim=2), as_segments(b, "b", dim=2)
     result = _outputs(outputs, out, _len(a), _INTERSECT2_OUTPUTS, (("a", a), ("b", b)))
     _native.intersect2(a, b, result, _threads(threads))

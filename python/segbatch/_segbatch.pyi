@@ -52,6 +52,9 @@ def first_contact(
     threads: Optional[int],
 ) -> None: ...
 def intersect2(a: _Side, b: _Side, out: _Out, threads: Optional[int]) -> None: ...
+def intersect2_64(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], out: _Out, threads: Optional[int]
+) -> None: ...
 def pairs_within(
     a: _Side,
     b: _Side,

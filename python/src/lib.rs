@@ -1713,6 +1713,103 @@ fn crossing_pairs64<'py>(
     crossing_dict(py, batch.as_view(), &hits)
 }
 
+/// 2D crossings and closest points of `float64` pairs (`(N, 4)` C-contiguous each),
+/// computed by the `f64` reference pair by pair (on the pool's threads) and written into
+/// the `out` arrays by name: `kind`, `flags` (uint8), the others float64.
+#[pyfunction]
+#[pyo3(signature = (a, b, out, threads))]
+fn intersect2_64<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray2<'py, f64>,
+    b: PyReadonlyArray2<'py, f64>,
+    out: &Bound<'py, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<()> {
+    use rayon::prelude::*;
+    let threads = Threads::new(threads)?;
+    let (fa, fb) = (rows64(&a, "a")?, rows64(&b, "b")?);
+    if fa.len() != fb.len() {
+        return Err(PyValueError::new_err(format!(
+            "a and b: expected the same number of segments, got {} and {}",
+            fa.len() / 4,
+            fb.len() / 4
+        )));
+    }
+    let sa: &[Segment2_64] = bytemuck::cast_slice(fa);
+    let sb: &[Segment2_64] = bytemuck::cast_slice(fb);
+    let x = call(py, threads, |parallel| {
+        let mut v = try_vec(sa.len(), "intersect2 results")?;
+        if parallel {
+            sa.par_iter()
+                .zip(sb)
+                .map(|(p, q)| segbatch::reference::intersect2_64(p, q))
+                .collect_into_vec(&mut v);
+        } else {
+            v.extend(
+                sa.iter()
+                    .zip(sb)
+                    .map(|(p, q)| segbatch::reference::intersect2_64(p, q)),
+            );
+        }
+        Ok(v)
+    })?;
+    let n = x.len();
+    for (name, arr) in out.iter() {
+        let name: String = name.extract()?;
+        let wrong = || {
+            PyTypeError::new_err(format!(
+                "out[{name:?}]: expected a float64 array of {n} rows"
+            ))
+        };
+        match name.as_str() {
+            "kind" | "flags" => {
+                let mut col = arr
+                    .extract::<PyReadwriteArray1<u8>>()
+                    .map_err(|_| wrong())?;
+                let col = col.as_slice_mut().map_err(|_| wrong())?;
+                for (d, r) in col.iter_mut().zip(&x) {
+                    *d = if name == "kind" {
+                        r.kind as u8
+                    } else {
+                        r.flags.bits()
+                    };
+                }
+            }
+            "point_a" | "point_b" => {
+                let mut col = arr
+                    .extract::<PyReadwriteArray2<f64>>()
+                    .map_err(|_| wrong())?;
+                let col = col.as_slice_mut().map_err(|_| wrong())?;
+                for (d, r) in col.chunks_exact_mut(2).zip(&x) {
+                    d.copy_from_slice(if name == "point_a" {
+                        &r.point_a
+                    } else {
+                        &r.point_b
+                    });
+                }
+            }
+            other => {
+                let value = |r: &segbatch::planar::Intersection2<f64>| match other {
+                    "s" => r.s,
+                    "t" => r.t,
+                    "s_end" => r.s_end,
+                    "t_end" => r.t_end,
+                    "dist2" => r.dist2,
+                    _ => r.dist2.sqrt(),
+                };
+                let mut col = arr
+                    .extract::<PyReadwriteArray1<f64>>()
+                    .map_err(|_| wrong())?;
+                let col = col.as_slice_mut().map_err(|_| wrong())?;
+                for (d, r) in col.iter_mut().zip(&x) {
+                    *d = value(r);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The numbers of an `(N, 4)` C-contiguous `float64` array (the Python layer converts).
 fn rows64<'a>(arr: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<&'a [f64]> {
     if arr.shape()[1] != 4 {
@@ -2097,6 +2194,7 @@ fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capsule_contacts, m)?)?;
     m.add_function(wrap_pyfunction!(crossing_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(crossing_pairs64, m)?)?;
+    m.add_function(wrap_pyfunction!(intersect2_64, m)?)?;
     m.add_class::<PySegmentIndex>()?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(cpu_has_x86_64_v3, m)?)?;

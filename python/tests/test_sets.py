@@ -298,3 +298,25 @@ def test_set_query_errors(sets):
     assert len(segbatch.closest_points_indexed(a, b, np.zeros((0, 2), dtype=np.int64))["dist2"]) == 0
     assert len(segbatch.crossing_pairs(np.zeros((0, 4), dtype=np.float32))["i"]) == 0
     assert len(segbatch.SegmentIndex(np.zeros((0, 6), dtype=np.float32)).first_hits(b, 1, 1)["hit"]) == 3000
+
+
+def test_intersect2_float64_stays_float64():
+    # The tutorial's crossing, and a T-junction that misses by 1 mm at UTM northings:
+    # float32 rounds the gap away, float64 keeps it.
+    a = np.array([[4, 7, 16, 3], [500_000, 5_000_000, 500_010, 5_000_000]], dtype=np.float64)
+    b = np.array([[1, 1, 17, 5], [500_005, 5_000_000.001, 500_005, 5_000_010]], dtype=np.float64)
+    r = segbatch.intersect2(a, b)
+    assert r["kind"].tolist() == [1, 0]
+    assert r["s"].dtype == np.float64 and r["point_a"].dtype == np.float64
+    assert r["point_a"][0].tolist() == [13.0, 4.0] and r["s"][0] == 0.75
+    assert abs(r["distance"][1] - 0.001) < 1e-9
+    assert segbatch.intersect2(a.astype(np.float32), b.astype(np.float32))["kind"].tolist() == [1, 1]
+    rng = np.random.default_rng(3)
+    p = 480_000 + rng.uniform(0, 100, (5000, 4))
+    q = 480_000 + rng.uniform(0, 100, (5000, 4))
+    one = segbatch.intersect2(p, q, threads=1)
+    for k, v in segbatch.intersect2(p, q).items():
+        same(v, one[k])
+    sub = segbatch.intersect2(p, q, outputs=["kind", "distance"])
+    assert sorted(sub) == ["distance", "kind"]
+    same(sub["distance"], one["distance"])
