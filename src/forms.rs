@@ -20,7 +20,7 @@ macro_rules! query_forms {
     (
         $(#[$doc:meta])*
         pub fn $name:ident / $into:ident / $par:ident / $par_into:ident
-            <$($lt:lifetime),*> ($($arg:ident: $ty:ty),* $(,)?)
+            <$($lt:lifetime),* $(; $($tp:ident: $bound:path),+)?> ($($arg:ident: $ty:ty),* $(,)?)
             with ($($opt:ident: $oty:ty = $default:expr),* $(,)?)
             -> $out:ty = $run:path;
         $(#[$into_doc:meta])*
@@ -34,7 +34,7 @@ macro_rules! query_forms {
             "together, or the output cannot be allocated): this form panics with its message."
         )]
         #[must_use]
-        pub fn $name<$($lt),*>($($arg: $ty),*) -> $out {
+        pub fn $name<$($lt,)* $($($tp: $bound),+)?>($($arg: $ty),*) -> $out {
             let mut out = <$out>::default();
             $run($($arg,)* $($default,)* false, &mut out)
                 .unwrap_or_else(|e| panic!("segbatch: {e}"));
@@ -42,7 +42,7 @@ macro_rules! query_forms {
         }
 
         $(#[$into_doc])*
-        pub fn $into<$($lt),*>(
+        pub fn $into<$($lt,)* $($($tp: $bound),+)?>(
             $($arg: $ty,)*
             $($opt: $oty,)*
             out: &mut $out,
@@ -56,7 +56,7 @@ macro_rules! query_forms {
         #[doc = concat!("As [`", stringify!($name), "`].")]
         #[cfg(feature = "rayon")]
         #[must_use]
-        pub fn $par<$($lt),*>($($arg: $ty),*) -> $out {
+        pub fn $par<$($lt,)* $($($tp: $bound),+)?>($($arg: $ty),*) -> $out {
             let mut out = <$out>::default();
             $run($($arg,)* $($default,)* true, &mut out)
                 .unwrap_or_else(|e| panic!("segbatch: {e}"));
@@ -68,7 +68,7 @@ macro_rules! query_forms {
         /// # Errors
         #[doc = concat!("As [`", stringify!($into), "`].")]
         #[cfg(feature = "rayon")]
-        pub fn $par_into<$($lt),*>(
+        pub fn $par_into<$($lt,)* $($($tp: $bound),+)?>(
             $($arg: $ty,)*
             $($opt: $oty,)*
             out: &mut $out,
@@ -89,7 +89,7 @@ pub(crate) use query_forms;
 macro_rules! stream_forms {
     (
         $(#[$doc:meta])*
-        pub fn $name:ident / $par:ident <$($lt:lifetime),*> ($($arg:ident: $ty:ty),* $(,)?)
+        pub fn $name:ident / $par:ident <$($lt:lifetime),* $(; $($tp:ident: $bound:path),+)?> ($($arg:ident: $ty:ty),* $(,)?)
             -> sink(&[$hit:ty]) = $run:path;
     ) => {
         $(#[$doc])*
@@ -99,7 +99,7 @@ macro_rules! stream_forms {
         /// [`ControlFlow<()>`](core::ops::ControlFlow): [`ControlFlow::Break`](core::ops::ControlFlow::Break)
         /// ends the query promptly, with no further block handed on and `Ok(())` returned
         /// (see [`SinkFlow`](crate::sets::SinkFlow)).
-        pub fn $name<$($lt,)* F: crate::prune::SinkFlow>(
+        pub fn $name<$($lt,)* $($($tp: $bound,)+)? F: crate::prune::SinkFlow>(
             $($arg: $ty,)*
             mut sink: impl FnMut(&[$hit]) -> F,
         ) -> Result<(), crate::batch::Error> {
@@ -116,7 +116,7 @@ macro_rules! stream_forms {
         /// # Errors
         #[doc = concat!("As [`", stringify!($name), "`].")]
         #[cfg(feature = "rayon")]
-        pub fn $par<$($lt,)* F: crate::prune::SinkFlow>(
+        pub fn $par<$($lt,)* $($($tp: $bound,)+)? F: crate::prune::SinkFlow>(
             $($arg: $ty,)*
             mut sink: impl FnMut(&[$hit]) -> F,
         ) -> Result<(), crate::batch::Error> {

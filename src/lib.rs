@@ -148,8 +148,8 @@
 //! | first contact during one step (start/end segments) | [`motion::first_contact_segments`] | [`motion::first_contact_segments_into`] | [`motion::par_first_contact_segments`], [`motion::par_first_contact_segments_into`] | [`reference::first_contact_segments`] |
 //! | 2D segment crossings and closest points | [`intersect2`](planar::intersect2) | [`intersect2_into`](planar::intersect2_into) | [`par_intersect2`](planar::par_intersect2), [`par_intersect2_into`](planar::par_intersect2_into) | [`reference::intersect2`] |
 //! | the same over index pairs | [`intersect2_indexed`](planar::intersect2_indexed) | [`intersect2_indexed_into`](planar::intersect2_indexed_into) | [`par_intersect2_indexed`](planar::par_intersect2_indexed), [`par_intersect2_indexed_into`](planar::par_intersect2_indexed_into) | [`reference::intersect2`] |
-//! | every meeting pair `i < j` of one 2D set ([`CrossHit`](planar::CrossHit)s) | [`crossing_pairs`](planar::crossing_pairs) | [`crossing_pairs_into`](planar::crossing_pairs_into) | [`par_crossing_pairs`](planar::par_crossing_pairs), [`par_crossing_pairs_into`](planar::par_crossing_pairs_into) | [`reference::intersect2`] |
-//! | the same, streamed | [`for_each_crossing_pair`](planar::for_each_crossing_pair) | (the same) | [`par_for_each_crossing_pair`](planar::par_for_each_crossing_pair) | [`reference::intersect2`] |
+//! | every meeting pair `i < j` of one 2D set, `f32` or `f64` (`Segments2<E>`; [`CrossHit`](planar::CrossHit)s; shared end points kept or skipped) | [`crossing_pairs`](planar::crossing_pairs) | [`crossing_pairs_into`](planar::crossing_pairs_into) | [`par_crossing_pairs`](planar::par_crossing_pairs), [`par_crossing_pairs_into`](planar::par_crossing_pairs_into) | [`reference::intersect2`], [`reference::intersect2_64`] |
+//! | the same, streamed | [`for_each_crossing_pair`](planar::for_each_crossing_pair) | (the same) | [`par_for_each_crossing_pair`](planar::par_for_each_crossing_pair) | [`reference::intersect2`], [`reference::intersect2_64`] |
 //! | closest points of `a[i]` and `b[i]` in `f64` ([`Segments64`], [`ClosestBatch64`](pairs::ClosestBatch64)) | [`closest_points64`](pairs::closest_points64) | [`closest_points64_into`](pairs::closest_points64_into) | [`par_closest_points64`](pairs::par_closest_points64), [`par_closest_points64_into`](pairs::par_closest_points64_into) | [`reference::closest_points64`], [`reference::closest_points64_with`] |
 //! | one `f64` segment, ray or line against every `b[j]` | [`closest_points64_one_to_many`](pairs::closest_points64_one_to_many) | [`closest_points64_one_to_many_into`](pairs::closest_points64_one_to_many_into) | [`par_closest_points64_one_to_many`](pairs::par_closest_points64_one_to_many), [`par_closest_points64_one_to_many_into`](pairs::par_closest_points64_one_to_many_into) | [`reference::closest_points64_with`] |
 //! | `f64`: every A against every B within a radius ([`Hit64`](sets::Hit64)s; brute force) | [`pairs_within64`](sets::pairs_within64) | [`pairs_within64_into`](sets::pairs_within64_into) | [`par_pairs_within64`](sets::par_pairs_within64), [`par_pairs_within64_into`](sets::par_pairs_within64_into) | [`reference::closest_points64_with`] |
@@ -288,11 +288,11 @@
 //! // 2D sets and index pairs
 //! let mut crossed = Vec::new();
 //! let x2 = crossing_pairs(&a2);
-//! crossing_pairs_into(&a2, &mut crossed)?;
+//! crossing_pairs_into(&a2, keep, &mut crossed)?;
 //! assert_eq!((&par_crossing_pairs(&a2), &crossed), (&x2, &x2));
-//! par_crossing_pairs_into(&a2, &mut crossed)?;
-//! for_each_crossing_pair(&a2, |x| crossed.extend_from_slice(x))?;
-//! par_for_each_crossing_pair(&a2, |x| crossed.extend_from_slice(x))?;
+//! par_crossing_pairs_into(&a2, keep, &mut crossed)?;
+//! for_each_crossing_pair(&a2, keep, |x| crossed.extend_from_slice(x))?;
+//! par_for_each_crossing_pair(&a2, keep, |x| crossed.extend_from_slice(x))?;
 //! let ii = intersect2_indexed(&a2, &b2, &[(0, 0)]);
 //! intersect2_indexed_into(&a2, &b2, &[(0, 0)], &mut crossings)?;
 //! assert_eq!((&par_intersect2_indexed(&a2, &b2, &[(0, 0)]), &crossings), (&ii, &i2));

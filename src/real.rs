@@ -11,8 +11,10 @@
 use core::fmt::Debug;
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
-/// A scalar float the reference is generic over: `f32` or `f64` (sealed: only these two).
-pub(crate) trait Real:
+/// A scalar float the reference is generic over: `f32` or `f64` (sealed: only these two;
+/// public only so that the public [`planar::Element`](crate::planar::Element) can build on it,
+/// in a module no user can name).
+pub trait Real:
     Copy
     + Debug
     + PartialOrd

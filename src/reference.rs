@@ -39,7 +39,7 @@ pub use crate::scalar::{
 
 use crate::motion::{Contact, Cpa, Cpa64, Track, Track64, Window, Window64};
 use crate::pairs::CapsuleContact;
-use crate::planar::{types::Intersection2, types::Segment2};
+use crate::planar::{types::Intersection2, types::Segment2, types::Segment2_64};
 use crate::segment::{Segment, Segment64};
 use crate::sets::FirstHit;
 
@@ -211,6 +211,27 @@ pub fn first_contact_segments(a: &Segment, radius_a: f32, b: &Segment, radius_b:
 /// ```
 #[must_use]
 pub fn intersect2(a: &Segment2, b: &Segment2) -> Intersection2 {
+    crate::planar::kernel::intersect2_pair(a, b)
+}
+
+/// [`intersect2`] in `f64`: the same body, instantiated in double precision (tolerances
+/// of `f64`'s epsilon), with the meeting decided exactly on the given `f64` end points;
+/// the reference of the `f64` crossing sets
+/// ([`crossing_pairs`](crate::planar::crossing_pairs) of a
+/// [`Segments2<f64>`](crate::planar::Segments2)).
+///
+/// ```
+/// use segbatch::planar::{Crossing, Segment2_64};
+/// use segbatch::reference::intersect2_64;
+/// // Two streets in UTM metres that miss each other by 1 mm.
+/// let a = Segment2_64::new([500_000.0, 5_000_000.0], [500_010.0, 5_000_000.0]);
+/// let b = Segment2_64::new([500_005.0, 5_000_000.001], [500_005.0, 5_000_010.0]);
+/// let x = intersect2_64(&a, &b);
+/// assert_eq!(x.kind, Crossing::Disjoint);
+/// assert!((x.dist2.sqrt() - 0.001).abs() < 1e-9);
+/// ```
+#[must_use]
+pub fn intersect2_64(a: &Segment2_64, b: &Segment2_64) -> Intersection2<f64> {
     crate::planar::kernel::intersect2_pair(a, b)
 }
 

@@ -117,6 +117,10 @@ binary outputs a u8, 1 point, 2 overlap) and x, y (f32): the meeting point, or
 the start of the overlap, on segment i. CSV with a header row (to stdout without
 -o, or with -o -); raw packed little-endian 17-byte records; .npy a structured
 array with fields i, j, kind, x, y. The order is the grid's (deterministic).
+
+--skip-shared leaves out the pairs where an end point of one segment equals an
+end point of the other (pieces of a street network cut at its nodes, consecutive
+pieces of a path): the crossings that are not by construction.
 ",
     sets_common!()
 );
@@ -124,7 +128,8 @@ array with fields i, j, kind, x, y. The order is the grid's (deterministic).
 pub const CROSS_AFTER_HELP: &str = "\
 Examples:
   segbatch cross streets.csv
-  segbatch cross outline.npy -o crossings.csv --threads 2";
+  segbatch cross outline.npy -o crossings.csv --threads 2
+  segbatch cross streets.npy --skip-shared -o crossings.npy";
 
 pub const RAYCAST_LONG_ABOUT: &str = concat!(
     "\
@@ -258,6 +263,10 @@ pub struct CrossArgs {
     /// Input file of 2D segments (.csv, .npy, or raw .f32/.raw/.bin)
     #[arg(value_name = "SEGMENTS2D")]
     pub input: PathBuf,
+
+    /// Leave out pairs sharing an end point (street pieces meeting at a node)
+    #[arg(long)]
+    pub skip_shared: bool,
 
     /// Input format, instead of guessing from the extension
     #[arg(long, value_name = "FORMAT")]
@@ -659,8 +668,13 @@ pub fn run_cross(args: &CrossArgs) -> Result<(), CliError> {
     let pool = thread_pool(args.out.threads, "cross", args.out.quiet)?;
     let set: Segments2 = read_set(&args.input, &SEGMENTS2, in_formats[0], args.out.wait())?;
     let mut writer = HitWriter::create(target, out_format, &CROSS_COLUMNS)?;
+    let shared = if args.skip_shared {
+        SharedEndpoints::Skip
+    } else {
+        SharedEndpoints::Keep
+    };
     let query = pool.install(|| {
-        par_for_each_crossing_pair(&set, |block| {
+        par_for_each_crossing_pair(&set, shared, |block| {
             writer.write_block(block, |h, put| {
                 let s = set
                     .get(h.i as usize)

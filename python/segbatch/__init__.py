@@ -680,6 +680,8 @@ def intersect2(
     ``s``, ``t``), ``dist2``, ``distance``, ``point_a``, ``point_b`` (``(N, 2)``), ``flags``
     (uint8, :data:`MOTION_FLAGS`). Touching counts as meeting (like shapely's
     ``intersects``).
+    Two float64 inputs are computed in float64 (the float columns come back float64,
+    ``out`` arrays must be float64 then); any other input in float32.
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[4, 7, 16, 3], [0, 0, 2, 0]], dtype=np.float32)
@@ -688,6 +690,12 @@ def intersect2(
     >>> r["kind"], r["point_a"][0], r["s_end"]
     (array([1, 2], dtype=uint8), array([13.,  4.], dtype=float32), array([0.75, 1.  ], dtype=float32))
     """
+    if _is_float64(a) and _is_float64(b):
+        a, b = _as_segments64(a, "a"), _as_segments64(b, "b")
+        spec = {k: (np.float64 if d is _F else d, w) for k, (d, w) in _INTERSECT2_OUTPUTS.items()}
+        result = _outputs(outputs, out, len(a), spec, (("a", a), ("b", b)))
+        _native.intersect2_64(a, b, result, _threads(threads))
+        return result
     a, b = as_segments(a, "a", dim=2), as_segments(b, "b", dim=2)
     result = _outputs(outputs, out, _len(a), _INTERSECT2_OUTPUTS, (("a", a), ("b", b)))
     _native.intersect2(a, b, result, _threads(threads))
@@ -942,12 +950,24 @@ def capsule_contacts(
     )
 
 
-def crossing_pairs(segments, *, threads: Optional[int] = None) -> Dict[str, np.ndarray]:
+def crossing_pairs(
+    segments,
+    *,
+    skip_shared_endpoints: bool = False,
+    threads: Optional[int] = None,
+) -> Dict[str, np.ndarray]:
     """Every pair ``i < j`` of one set of 2D segments (``(N, 2, 2)`` or ``(N, 4)``) that
     meets, as :func:`intersect2` decides (a crossing or touching point, or a collinear
     overlap), sorted by ``(i, j)``, found by a grid in ``O(N log N + K)``: ``i``, ``j``
-    (int64), ``s`` (float32, parameter on ``segments[i]`` of the point or of the overlap's
-    start), ``kind`` (uint8, 1 point, 2 overlap; :data:`CROSSING`).
+    (int64), ``s`` (parameter on ``segments[i]`` of the point or of the overlap's start),
+    ``kind`` (uint8, 1 point, 2 overlap; :data:`CROSSING`), ``point`` (``(K, 2)``, the
+    meeting point or the overlap's start, ``segments[i]`` at ``s``).
+
+    Meeting is decided exactly for the given coordinates. A float64 input is computed and
+    returned in float64 (no narrowing: at UTM coordinates float32 rounds to 0.25-0.5 m);
+    any other input in float32. ``skip_shared_endpoints=True`` leaves out the pairs where an
+    end point of one equals an end point of the other (street pieces meeting at a node,
+    consecutive pieces of a path).
 
     >>> import numpy as np, segbatch
     >>> path = np.array([[0, 0, 4, 0], [4, 0, 2, 2], [2, 2, 2, -1], [1, 0, 3, 0]], dtype=np.float32)
@@ -956,9 +976,34 @@ def crossing_pairs(segments, *, threads: Optional[int] = None) -> Dict[str, np.n
     [(0, 1), (0, 2), (0, 3), (1, 2), (2, 3)]
     >>> h["kind"]
     array([1, 1, 2, 1, 1], dtype=uint8)
+    >>> h = segbatch.crossing_pairs(path.astype(np.float64), skip_shared_endpoints=True)
+    >>> list(zip(h["i"].tolist(), h["j"].tolist())), h["point"].dtype
+    ([(0, 2), (0, 3), (2, 3)], dtype('float64'))
     """
+    skip = bool(skip_shared_endpoints)
+    if _is_float64(segments):
+        s = _as_segments64(segments, "segments")
+        return _native.crossing_pairs64(s, skip, _threads(threads))
     s = as_segments(segments, "segments", dim=2)
-    return _native.crossing_pairs(s, _threads(threads))
+    return _native.crossing_pairs(s, skip, _threads(threads))
+
+
+def _is_float64(x) -> bool:
+    """Whether ``x`` is a float64 array, computed in float64 by the functions that have a
+    float64 path (lists and :class:`SegmentColumns` are read in float32, as before)."""
+    return isinstance(x, np.ndarray) and x.dtype == np.float64
+
+
+def _as_segments64(x, name: str, dim: int = 2) -> np.ndarray:
+    """A float64 input as an ``(N, 2*dim)`` C-contiguous float64 array (copied only when it
+    is not one already)."""
+    width = 2 * dim
+    arr = x
+    if arr.ndim == 3 and arr.shape[1:] == (2, dim):
+        arr = arr.reshape(arr.shape[0], width)
+    elif not (arr.ndim == 2 and arr.shape[1] == width):
+        raise ValueError(f"{name}: expected shape (N, 2, {dim}) or (N, {width}), got {arr.shape}")
+    return np.ascontiguousarray(arr, dtype=np.float64)
 
 
 class SegmentIndex:

@@ -41,7 +41,9 @@ use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use segbatch::motion::{ContactBatch, CpaBatch, Track, Window};
 use segbatch::pairs::{ClosestSlices, PairMask, Radii};
-use segbatch::planar::{Intersections2, Segment2};
+use segbatch::planar::{
+    CrossHit, Element as Plane2, Intersections2, Segment2, Segment2_64, Segments2, Segments2View,
+};
 use segbatch::sets::{Hit, PairHit, SharedEndpoints};
 use segbatch::{ClosestBatch, Extent, Options, Outputs, Record, Segment, Soa, SoaView, Tolerance};
 use std::collections::HashMap;
@@ -1806,44 +1808,25 @@ fn capsule_contacts<'py>(
     )
 }
 
-/// Every pair `i < j` of a 2D set that meets.
-#[pyfunction]
-#[pyo3(signature = (set, threads))]
-fn crossing_pairs<'py>(
+/// The crossing pairs as a dict of columns: `i`, `j` (int64), `s`, `kind` (uint8) and
+/// `point` (`(K, 2)`, `set[i].at(s)`), the floats in the set's precision.
+fn crossing_dict<'py, E>(
     py: Python<'py>,
-    set: &Bound<'py, PyAny>,
-    threads: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let threads = Threads::new(threads)?;
-    let hs = Held::new(set, "set", 4)?;
-    let ss = hs.src::<4>("set")?;
-    let hits = interruptible(py, threads, |parallel, stop| {
-        let mut buf = Soa::<Segment2, 4>::new();
-        let v = ss.whole(&mut buf)?;
-        let (mut out, mut failed) = (Vec::new(), None);
-        let mut sink = |b: &[segbatch::planar::CrossHit]| {
-            go_on(stop)?;
-            keep(&mut out, b, "crossing_pairs output", &mut failed)
-        };
-        if parallel {
-            segbatch::planar::par_for_each_crossing_pair(v, &mut sink)
-        } else {
-            segbatch::planar::for_each_crossing_pair(v, &mut sink)
-        }?;
-        if let Some(f) = failed {
-            return Err(f);
-        }
-        if parallel {
-            out.par_sort_unstable_by_key(|h| (h.i, h.j));
-        } else {
-            out.sort_unstable_by_key(|h| (h.i, h.j));
-        }
-        Ok(out)
-    })?;
-    let i = column(&hits, "i column", |h| i64::from(h.i))?;
-    let j = column(&hits, "j column", |h| i64::from(h.j))?;
-    let s = column(&hits, "s column", |h| h.s)?;
-    let kind = column(&hits, "kind column", |h| h.kind as u8)?;
+    set: Segments2View<'_, E>,
+    hits: &[CrossHit<E>],
+) -> PyResult<Bound<'py, PyDict>>
+where
+    E: Plane2 + numpy::Element,
+{
+    let i = column(hits, "i column", |h| i64::from(h.i))?;
+    let j = column(hits, "j column", |h| i64::from(h.j))?;
+    let s = column(hits, "s column", |h| h.s)?;
+    let kind = column(hits, "kind column", |h| h.kind as u8)?;
+    let mut point = try_vec::<E>(2 * hits.len(), "point column").map_err(PyErr::from)?;
+    for h in hits {
+        point.extend(h.point(set).expect("the hit names a segment of the set"));
+    }
+    let n = hits.len();
     dict(
         py,
         vec![
@@ -1851,8 +1834,197 @@ fn crossing_pairs<'py>(
             ("j", j.into_pyarray(py).into_any()),
             ("s", s.into_pyarray(py).into_any()),
             ("kind", kind.into_pyarray(py).into_any()),
+            ("point", point.into_pyarray(py).reshape([n, 2])?.into_any()),
         ],
     )
+}
+
+/// Every pair `i < j` of a 2D set that meets (`float32`).
+#[pyfunction]
+#[pyo3(signature = (set, skip_shared, threads))]
+fn crossing_pairs<'py>(
+    py: Python<'py>,
+    set: &Bound<'py, PyAny>,
+    skip_shared: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let threads = Threads::new(threads)?;
+    let hs = Held::new(set, "set", 4)?;
+    let ss = hs.src::<4>("set")?;
+    let shared = shared_endpoints(skip_shared);
+    let mut buf = Soa::<Segment2, 4>::new();
+    let (v, hits) = interruptible(py, threads, |parallel, stop| {
+        let v = ss.whole(&mut buf)?;
+        Ok((v, crossing_hits(v, shared, parallel, stop)?))
+    })?;
+    crossing_dict(py, v, &hits)
+}
+
+/// The crossing pairs of `set`, sorted by `(i, j)`, from the streamed query (which `stop`
+/// ends at its next block; see [`interruptible`]).
+fn crossing_hits<E: Plane2>(
+    set: Segments2View<'_, E>,
+    shared: SharedEndpoints,
+    parallel: bool,
+    stop: &AtomicBool,
+) -> Result<Vec<CrossHit<E>>, Failure> {
+    let (mut out, mut failed) = (Vec::new(), None);
+    let mut sink = |b: &[CrossHit<E>]| {
+        go_on(stop)?;
+        keep(&mut out, b, "crossing_pairs output", &mut failed)
+    };
+    if parallel {
+        segbatch::planar::par_for_each_crossing_pair(set, shared, &mut sink)
+    } else {
+        segbatch::planar::for_each_crossing_pair(set, shared, &mut sink)
+    }?;
+    if let Some(f) = failed {
+        return Err(f);
+    }
+    if parallel {
+        out.par_sort_unstable_by_key(|h| (h.i, h.j));
+    } else {
+        out.sort_unstable_by_key(|h| (h.i, h.j));
+    }
+    Ok(out)
+}
+
+/// [`crossing_pairs`] for a `float64` set (`(N, 4)`, C-contiguous), computed and returned
+/// in `float64`.
+#[pyfunction]
+#[pyo3(signature = (set, skip_shared, threads))]
+fn crossing_pairs64<'py>(
+    py: Python<'py>,
+    set: PyReadonlyArray2<'py, f64>,
+    skip_shared: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let threads = Threads::new(threads)?;
+    let flat = rows64(&set, "segments")?;
+    let shared = shared_endpoints(skip_shared);
+    let batch: Segments2<f64> = Segments2::from(bytemuck::cast_slice::<f64, Segment2_64>(flat));
+    let hits = interruptible(py, threads, |parallel, stop| {
+        crossing_hits(batch.as_view(), shared, parallel, stop)
+    })?;
+    crossing_dict(py, batch.as_view(), &hits)
+}
+
+/// 2D crossings and closest points of `float64` pairs (`(N, 4)` C-contiguous each),
+/// computed by the `f64` reference pair by pair (on the pool's threads) and written into
+/// the `out` arrays by name: `kind`, `flags` (uint8), the others float64.
+#[pyfunction]
+#[pyo3(signature = (a, b, out, threads))]
+fn intersect2_64<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray2<'py, f64>,
+    b: PyReadonlyArray2<'py, f64>,
+    out: &Bound<'py, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<()> {
+    use rayon::prelude::*;
+    let threads = Threads::new(threads)?;
+    let (fa, fb) = (rows64(&a, "a")?, rows64(&b, "b")?);
+    if fa.len() != fb.len() {
+        return Err(PyValueError::new_err(format!(
+            "a and b: expected the same number of segments, got {} and {}",
+            fa.len() / 4,
+            fb.len() / 4
+        )));
+    }
+    let sa: &[Segment2_64] = bytemuck::cast_slice(fa);
+    let sb: &[Segment2_64] = bytemuck::cast_slice(fb);
+    let x = call(py, threads, |parallel| {
+        let mut v = try_vec(sa.len(), "intersect2 results")?;
+        if parallel {
+            sa.par_iter()
+                .zip(sb)
+                .map(|(p, q)| segbatch::reference::intersect2_64(p, q))
+                .collect_into_vec(&mut v);
+        } else {
+            v.extend(
+                sa.iter()
+                    .zip(sb)
+                    .map(|(p, q)| segbatch::reference::intersect2_64(p, q)),
+            );
+        }
+        Ok(v)
+    })?;
+    let n = x.len();
+    for (name, arr) in out.iter() {
+        let name: String = name.extract()?;
+        let wrong = || {
+            PyTypeError::new_err(format!(
+                "out[{name:?}]: expected a float64 array of {n} rows"
+            ))
+        };
+        match name.as_str() {
+            "kind" | "flags" => {
+                let mut col = arr
+                    .extract::<PyReadwriteArray1<u8>>()
+                    .map_err(|_| wrong())?;
+                let col = col.as_slice_mut().map_err(|_| wrong())?;
+                for (d, r) in col.iter_mut().zip(&x) {
+                    *d = if name == "kind" {
+                        r.kind as u8
+                    } else {
+                        r.flags.bits()
+                    };
+                }
+            }
+            "point_a" | "point_b" => {
+                let mut col = arr
+                    .extract::<PyReadwriteArray2<f64>>()
+                    .map_err(|_| wrong())?;
+                let col = col.as_slice_mut().map_err(|_| wrong())?;
+                for (d, r) in col.chunks_exact_mut(2).zip(&x) {
+                    d.copy_from_slice(if name == "point_a" {
+                        &r.point_a
+                    } else {
+                        &r.point_b
+                    });
+                }
+            }
+            other => {
+                let value = |r: &segbatch::planar::Intersection2<f64>| match other {
+                    "s" => r.s,
+                    "t" => r.t,
+                    "s_end" => r.s_end,
+                    "t_end" => r.t_end,
+                    "dist2" => r.dist2,
+                    _ => r.dist2.sqrt(),
+                };
+                let mut col = arr
+                    .extract::<PyReadwriteArray1<f64>>()
+                    .map_err(|_| wrong())?;
+                let col = col.as_slice_mut().map_err(|_| wrong())?;
+                for (d, r) in col.iter_mut().zip(&x) {
+                    *d = value(r);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The numbers of an `(N, 4)` C-contiguous `float64` array (the Python layer converts).
+fn rows64<'a>(arr: &'a PyReadonlyArray2<'_, f64>, name: &str) -> PyResult<&'a [f64]> {
+    if arr.shape()[1] != 4 {
+        return Err(PyValueError::new_err(format!(
+            "{name}: expected shape (N, 4), got {:?}",
+            arr.shape()
+        )));
+    }
+    arr.as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{name}: the array must be C-contiguous")))
+}
+
+/// The library's shared-end-point rule from the Python flag.
+fn shared_endpoints(skip: bool) -> SharedEndpoints {
+    if skip {
+        SharedEndpoints::Skip
+    } else {
+        SharedEndpoints::Keep
+    }
 }
 
 /// A reusable index over a static set of 3D segments (the library's `SegmentIndex`).
@@ -2217,6 +2389,8 @@ fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capsules_touch_indexed, m)?)?;
     m.add_function(wrap_pyfunction!(capsule_contacts, m)?)?;
     m.add_function(wrap_pyfunction!(crossing_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(crossing_pairs64, m)?)?;
+    m.add_function(wrap_pyfunction!(intersect2_64, m)?)?;
     m.add_class::<PySegmentIndex>()?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(cpu_has_x86_64_v3, m)?)?;

@@ -151,6 +151,65 @@ def test_crossing_pairs_agree_with_shapely():
     assert got == want
 
 
+def shared_ends(s, i, j):
+    a, b = s[i], s[j]
+    eq = lambda u, v: (a[:, u] == b[:, v]) & (a[:, u + 1] == b[:, v + 1])
+    return eq(0, 0) | eq(0, 2) | eq(2, 0) | eq(2, 2)
+
+
+def test_crossing_pairs_skip_shared_endpoints_and_points():
+    s = crossing_set(1200, seed=9)
+    bi, bj, bs, bk = brute_crossings(s)
+    keep = ~shared_ends(s, bi, bj)
+    assert 0 < keep.sum() < len(bi)
+    for threads in (1, None):
+        h = segbatch.crossing_pairs(s, skip_shared_endpoints=True, threads=threads)
+        same(h["i"], bi[keep])
+        same(h["j"], bj[keep])
+        same(h["s"], bs[keep])
+        same(h["kind"], bk[keep])
+    # The point is segments[i] at s.
+    h = segbatch.crossing_pairs(s)
+    a = s[h["i"]].astype(np.float64)
+    want = a[:, :2] + h["s"][:, None] * (a[:, 2:] - a[:, :2])
+    assert h["point"].dtype == np.float32 and h["point"].shape == (len(h["i"]), 2)
+    finite = np.isfinite(want).all(axis=1)
+    assert np.allclose(h["point"][finite], want[finite], rtol=1e-6, atol=1e-5)
+
+
+def test_crossing_pairs_float64_at_utm_agree_with_shapely():
+    # Streets cut at jittered nodes (shared ends exactly) and random lines, in UTM metres:
+    # float64 stays float64, and the pairs are shapely's (GEOS decides exactly too).
+    shapely = pytest.importorskip("shapely")
+    rng = np.random.default_rng(5)
+    n = 30
+    x = 480_000 + np.arange(n)[:, None] * 50.0 + rng.uniform(-10, 10, (n, n))
+    y = 4_990_000 + np.arange(n)[None, :] * 50.0 + rng.uniform(-10, 10, (n, n))
+    streets = [
+        np.stack([x[:-1], y[:-1], x[1:], y[1:]], axis=-1).reshape(-1, 4),
+        np.stack([x[:, :-1], y[:, :-1], x[:, 1:], y[:, 1:]], axis=-1).reshape(-1, 4),
+    ]
+    p = np.stack([rng.uniform(480_000, 481_500, 400), rng.uniform(4_990_000, 4_991_500, 400)], -1)
+    streets.append(np.concatenate([p, p + rng.normal(0, 60, (400, 2))], axis=1))
+    s = np.ascontiguousarray(np.concatenate(streets))
+    geoms = shapely.linestrings(s.reshape(-1, 2, 2))
+    i, j = np.triu_indices(len(s), 1)
+    meet = shapely.intersects(geoms[i], geoms[j])
+    i, j = i[meet], j[meet]
+    for skip in (False, True):
+        h = segbatch.crossing_pairs(s, skip_shared_endpoints=skip)
+        assert h["s"].dtype == np.float64 and h["point"].dtype == np.float64
+        keep = ~shared_ends(s, i, j) if skip else np.ones(len(i), bool)
+        assert set(zip(h["i"].tolist(), h["j"].tolist())) == set(zip(i[keep].tolist(), j[keep].tolist()))
+    # A T-junction that misses by 1 mm at UTM northings: apart in float64.
+    t = np.array([[500_000, 5_000_000, 500_010, 5_000_000],
+                  [500_005, 5_000_000.001, 500_005, 5_000_010]], dtype=np.float64)
+    assert len(segbatch.crossing_pairs(t)["i"]) == 0
+    t[1, 1] = 5_000_000.0
+    h = segbatch.crossing_pairs(t)
+    assert h["point"].tolist() == [[500_005.0, 5_000_000.0]]
+
+
 @pytest.fixture(scope="module")
 def walls_rays():
     rng = np.random.default_rng(17)
@@ -303,3 +362,25 @@ def test_set_query_errors(sets):
     assert len(segbatch.closest_points_indexed(a, b, np.zeros((0, 2), dtype=np.int64))["dist2"]) == 0
     assert len(segbatch.crossing_pairs(np.zeros((0, 4), dtype=np.float32))["i"]) == 0
     assert len(segbatch.SegmentIndex(np.zeros((0, 6), dtype=np.float32)).first_hits(b, 1, 1)["hit"]) == 3000
+
+
+def test_intersect2_float64_stays_float64():
+    # The tutorial's crossing, and a T-junction that misses by 1 mm at UTM northings:
+    # float32 rounds the gap away, float64 keeps it.
+    a = np.array([[4, 7, 16, 3], [500_000, 5_000_000, 500_010, 5_000_000]], dtype=np.float64)
+    b = np.array([[1, 1, 17, 5], [500_005, 5_000_000.001, 500_005, 5_000_010]], dtype=np.float64)
+    r = segbatch.intersect2(a, b)
+    assert r["kind"].tolist() == [1, 0]
+    assert r["s"].dtype == np.float64 and r["point_a"].dtype == np.float64
+    assert r["point_a"][0].tolist() == [13.0, 4.0] and r["s"][0] == 0.75
+    assert abs(r["distance"][1] - 0.001) < 1e-9
+    assert segbatch.intersect2(a.astype(np.float32), b.astype(np.float32))["kind"].tolist() == [1, 1]
+    rng = np.random.default_rng(3)
+    p = 480_000 + rng.uniform(0, 100, (5000, 4))
+    q = 480_000 + rng.uniform(0, 100, (5000, 4))
+    one = segbatch.intersect2(p, q, threads=1)
+    for k, v in segbatch.intersect2(p, q).items():
+        same(v, one[k])
+    sub = segbatch.intersect2(p, q, outputs=["kind", "distance"])
+    assert sorted(sub) == ["distance", "kind"]
+    same(sub["distance"], one["distance"])

@@ -3,43 +3,111 @@
 //! collinear overlap), in `O(N log N + K)`.
 //!
 //! The 2D grid of [`crate::prune`] names the candidates (pairs whose inflated bounding
-//! circles overlap: the inflation, `256·ε` times each segment's largest coordinate, covers
-//! the `4·ε·S` touching tolerance), and the 2D kernel decides them over gathered index
-//! pairs, so every reported pair and value is what `intersect2(set[i], set[j])` gives,
-//! `i < j`, bit for bit. The grid takes every set (see [`crate::prune`] for extreme
-//! coordinates); segments with a NaN or infinite coordinate never meet anything and are
-//! left out ([`count_non_finite`](crate::sets::count_non_finite) counts them). The streamed form
-//! hands bounded blocks on, the collected one refuses an output it cannot allocate.
+//! circles overlap), and the precision's narrow phase decides them over gathered index
+//! pairs (the 8-lane kernel in `f32`, the scalar reference in `f64`), so every reported
+//! pair and value is what [`reference::intersect2`](crate::reference::intersect2) (or
+//! [`intersect2_64`](crate::reference::intersect2_64)) gives for `(set[i], set[j])`,
+//! `i < j`, bit for bit. Segments with a NaN or infinite coordinate never meet anything
+//! and are left out ([`count_non_finite`](crate::sets::count_non_finite) counts them). The
+//! streamed form hands bounded blocks on, the collected one refuses an output it cannot
+//! allocate.
+//!
+//! # A local frame for the grid
+//!
+//! The grid's spheres are `f32` and inflated by `256·ε` times each segment's largest
+//! coordinate, against rounding: at UTM northings (5e6 m) that is 150 m, which made every
+//! street a candidate of every street within a few blocks. So the grid is built over the
+//! set moved to a local frame: the centre of the set's bounding box subtracted in `f64`
+//! and, for a set wider than `2^62`, scaled by a power of two; then rounded to `f32`.
+//! Moving and scaling change no pair's relation, and the rounding to `f32` moves an end
+//! point by at most `ε/2` of its coordinate in the frame (or `2^-150` when it underflows),
+//! well inside the inflation (relative to the same coordinate, plus `f32::MIN_POSITIVE`),
+//! so the spheres still contain the exactly moved segments: every pair that meets is a
+//! candidate, in `f32` and `f64` alike. The narrow phase reads the caller's coordinates,
+//! unmoved: the grid never decides a result.
+//!
+//! # Shared end points
+//!
+//! Street networks cut at their nodes, polygon rings and paths make most meeting pairs
+//! out of pieces that share a node (658K of 847K on a 370K-piece street network).
+//! [`SharedEndpoints::Skip`] drops a candidate when an end point of one equals an end
+//! point of the other (both coordinates equal with `==`, in the given precision) before the
+//! kernel runs, so those pairs cost a comparison, not a decision.
 
-use super::forms::{Intersections2, intersect2_indexed_into};
-use super::types::{Crossing, Segments2, Segments2View};
-use crate::batch::{Error, check_u32};
+use super::element::{Element, Segments2, Segments2View};
+use super::types::Crossing;
+use super::types::Segment2;
+use crate::batch::{Error, Soa, check_u32};
 use crate::forms::{query_forms, stream_forms};
-use crate::prune::{Grid, Kept, Layout, Narrow, Plan, rows_to_batch};
+use crate::prune::{Grid, Kept, Layout, Narrow, Plan};
+use crate::real::fma;
+use crate::sets::hits::SharedEndpoints;
 
-/// A pair of a 2D crossing set, 16 bytes: `set[i]` meets `set[j]` (`i < j`).
+/// A pair of a 2D crossing set: `set[i]` meets `set[j]` (`i < j`), 16 bytes in `f32`,
+/// 24 in `f64` (`E`, the set's precision).
+///
+/// The meeting point is not stored: it is `set[i].at(s)` ([`CrossHit::point`]), one
+/// fused multiply-add a coordinate, bit for bit
+/// [`Intersection2::point_a`](crate::planar::Intersection2::point_a) of the pair. Storing
+/// it would add 8 bytes (16 in `f64`) to every streamed record for a value the caller can
+/// form when it needs it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct CrossHit {
+pub struct CrossHit<E = f32> {
     /// Index of the first segment.
     pub i: u32,
     /// Index of the second segment (`j > i`).
     pub j: u32,
     /// Parameter on `set[i]` of the meeting point, or of the start of the overlap
-    /// ([`Intersection2::s`](crate::planar::Intersection2::s)); the point is `set[i].at(s)`.
-    pub s: f32,
+    /// ([`Intersection2::s`](crate::planar::Intersection2::s)).
+    pub s: E,
     /// How they meet: [`Crossing::Point`] or [`Crossing::Overlap`].
     pub kind: Crossing,
 }
 
-/// The narrow phase of the crossing set: the 2D kernel over gathered index pairs, read
-/// from a copy of the set in the grid's order (by position).
-struct Meet {
-    sorted: Segments2,
+impl<E: Element> CrossHit<E> {
+    /// The meeting point (of a [`Crossing::Point`]) or the start of the overlap on
+    /// `set[i]` (of a [`Crossing::Overlap`]): `p0 + s·(p1 - p0)` of `set[i]`, as
+    /// [`Segment2::at`] computes it; `None` when `set` has no segment `i` (a hit of
+    /// another set).
+    ///
+    /// ```
+    /// use segbatch::planar::{crossing_pairs, Segment2_64, Segments2};
+    /// let set: Segments2<f64> = Segments2::from(&[
+    ///     Segment2_64::new([480_000.0, 4_990_000.0], [480_010.0, 4_990_000.0]),
+    ///     Segment2_64::new([480_002.5, 4_989_990.0], [480_002.5, 4_990_010.0]),
+    /// ]);
+    /// let hits = crossing_pairs(&set);
+    /// assert_eq!(hits[0].point(&set), Some([480_002.5, 4_990_000.0]));
+    /// ```
+    #[must_use]
+    pub fn point<'a>(&self, set: impl Into<Segments2View<'a, E>>) -> Option<[E; 2]> {
+        let [p0, p1]: [[E; 2]; 2] = set.into().get(self.i as usize)?.into();
+        Some(core::array::from_fn(|k| fma(self.s, p1[k] - p0[k], p0[k])))
+    }
 }
 
-impl Narrow<2> for Meet {
-    type Hit = CrossHit;
-    type Scratch = Intersections2;
+/// The narrow phase of the crossing set: the precision's decision over gathered index
+/// pairs, read from a copy of the set in the grid's order (by position).
+struct Meet<E: Element> {
+    sorted: Segments2<E>,
+    /// Drop the candidates that share an end point (module docs).
+    skip: bool,
+}
+
+impl<E: Element> Meet<E> {
+    /// Whether the segments at positions `p` and `q` share an end point.
+    #[inline]
+    fn shares(&self, p: u32, q: u32) -> bool {
+        let c = self.sorted.columns();
+        let (p, q) = (p as usize, q as usize);
+        let end = |i: usize, k: usize| [c[2 * k][i], c[2 * k + 1][i]];
+        (0..2).any(|k| (0..2).any(|l| end(p, k) == end(q, l)))
+    }
+}
+
+impl<E: Element> Narrow<2> for Meet<E> {
+    type Hit = CrossHit<E>;
+    type Scratch = (Vec<(u32, u32)>, E::Scratch);
 
     fn split(&self) -> Option<u32> {
         None
@@ -47,7 +115,7 @@ impl Narrow<2> for Meet {
 
     type Probe = ();
 
-    fn pair(hit: &CrossHit) -> (u32, u32) {
+    fn pair(hit: &CrossHit<E>) -> (u32, u32) {
         (hit.i, hit.j)
     }
 
@@ -55,43 +123,92 @@ impl Narrow<2> for Meet {
         &self,
         ids: &[u32],
         candidates: &[(u32, u32)],
-        scratch: &mut Intersections2,
-        out: &mut Kept<CrossHit>,
+        (kept, scratch): &mut Self::Scratch,
+        out: &mut Kept<CrossHit<E>>,
     ) {
-        intersect2_indexed_into(&self.sorted, &self.sorted, candidates, scratch)
-            .expect("the grid names segments of the set");
-        let (kind, s) = (scratch.kind(), scratch.s());
-        for (k, &(p, q)) in candidates.iter().enumerate() {
-            if kind[k] != Crossing::Disjoint {
-                out.push(CrossHit {
-                    i: ids[p as usize],
-                    j: ids[q as usize],
-                    s: s[k],
-                    kind: kind[k],
-                });
-            }
-        }
+        let candidates = if self.skip {
+            kept.clear();
+            kept.extend(candidates.iter().filter(|&&(p, q)| !self.shares(p, q)));
+            kept.as_slice()
+        } else {
+            candidates
+        };
+        E::decide(&self.sorted, candidates, scratch, |k, kind, s| {
+            let (p, q) = candidates[k];
+            out.push(CrossHit {
+                i: ids[p as usize],
+                j: ids[q as usize],
+                s,
+                kind,
+            });
+        });
     }
 }
 
-/// The plan of a crossing set: the grid of [`crate::prune`] takes every set of at most
-/// `u32::MAX` segments (the callers check that first), whatever its coordinates.
-fn plan(set: Segments2View<'_>, parallel: bool) -> (Plan<2>, Meet) {
-    let (grid, rows) = Grid::build(set.len(), |i| set.at(i), 0.0, Layout::Columns, parallel)
-        .expect("a grid for radius 0 and at most u32::MAX segments");
-    let sorted = rows_to_batch(&rows, parallel);
-    (Plan::new(grid, 0.0), Meet { sorted })
+/// The local frame of the grid (module docs): the centre of the bounding box of the
+/// finite segments, and a power-of-two scale that brings the set's half extent to at
+/// most `2^62`.
+fn frame<E: Element>(set: Segments2View<'_, E>) -> ([f64; 2], f64) {
+    let c = set.columns();
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    let points = c[0].iter().zip(c[1]).zip(c[2]).zip(c[3]);
+    for (((&x0, &y0), &x1), &y1) in points {
+        let v: [f64; 4] = [x0.into(), y0.into(), x1.into(), y1.into()];
+        if v.iter().all(|x| x.is_finite()) {
+            for k in 0..2 {
+                lo[k] = lo[k].min(v[k]).min(v[k + 2]);
+                hi[k] = hi[k].max(v[k]).max(v[k + 2]);
+            }
+        }
+    }
+    if lo[0] > hi[0] {
+        return ([0.0; 2], 1.0);
+    }
+    // Halves first: neither the sum nor the difference of two finite values may overflow.
+    let origin: [f64; 2] = core::array::from_fn(|k| 0.5 * lo[k] + 0.5 * hi[k]);
+    let half = (0..2)
+        .map(|k| 0.5 * hi[k] - 0.5 * lo[k])
+        .fold(0.0, f64::max);
+    let limit = 2f64.powi(62);
+    let mut scale = 1.0;
+    while half * scale > limit {
+        scale *= 0.5f64.powi(64);
+    }
+    (origin, scale)
 }
 
-fn crossings<'a>(
-    set: impl Into<Segments2View<'a>>,
+/// The plan of a crossing set: the grid of [`crate::prune`] over the set in its local
+/// frame, which takes every set of at most `u32::MAX` segments (the callers check that
+/// first), whatever its coordinates.
+fn plan<E: Element>(set: Segments2View<'_, E>, skip: bool, parallel: bool) -> (Plan<2>, Meet<E>) {
+    let (origin, scale) = frame(set);
+    let c = set.columns();
+    let local = |i: usize| {
+        let at = |k: usize| ((c[k][i].into() - origin[k % 2]) * scale) as f32;
+        Segment2::new([at(0), at(1)], [at(2), at(3)])
+    };
+    let (grid, _) = Grid::build(set.len(), local, 0.0, Layout::Columns, parallel)
+        .expect("a grid for radius 0 and at most u32::MAX segments");
+    let ids = grid.ids();
+    let mut sorted = Soa::zeroed(ids.len());
+    for (col, from) in sorted.columns_mut().into_iter().zip(c) {
+        for (x, &id) in col.iter_mut().zip(ids) {
+            *x = from[id as usize];
+        }
+    }
+    (Plan::new(grid, 0.0), Meet { sorted, skip })
+}
+
+fn crossings<'a, E: Element>(
+    set: impl Into<Segments2View<'a, E>>,
+    shared: SharedEndpoints,
     parallel: bool,
-    out: &mut Vec<CrossHit>,
+    out: &mut Vec<CrossHit<E>>,
 ) -> Result<(), Error> {
     let set = set.into();
     out.clear();
     check_u32(set.len())?;
-    let (plan, narrow) = plan(set, parallel);
+    let (plan, narrow) = plan(set, shared == SharedEndpoints::Skip, parallel);
     let what = "crossing_pairs output";
     let done = plan.collect(&narrow, set.len(), |h| h, parallel, (what, &mut *out));
     if done.is_err() {
@@ -120,11 +237,30 @@ query_forms! {
     /// assert_eq!(hits[2].kind, Crossing::Overlap);
     /// ```
     pub fn crossing_pairs / crossing_pairs_into / par_crossing_pairs / par_crossing_pairs_into
-        <'a>(set: impl Into<Segments2View<'a>>)
-        with ()
-        -> Vec<CrossHit> = crossings;
-    /// [`crossing_pairs`] writing into `out` (cleared first, allocation reused, grown with
-    /// `try_reserve`).
+        <'a; E: Element>(set: impl Into<Segments2View<'a, E>>)
+        with (shared: SharedEndpoints = SharedEndpoints::Keep)
+        -> Vec<CrossHit<E>> = crossings;
+    /// The general form of [`crossing_pairs`]: with [`SharedEndpoints::Skip`] the pairs
+    /// that share an end point (consecutive pieces of a path, streets meeting at a node)
+    /// are not reported; the hits are written into `out` (cleared first, allocation
+    /// reused, grown with `try_reserve`).
+    ///
+    /// ```
+    /// use segbatch::planar::{crossing_pairs_into, Segment2_64, Segments2};
+    /// use segbatch::sets::SharedEndpoints;
+    /// // Two streets cut at their common node, and a third crossing the first.
+    /// let streets: Segments2<f64> = Segments2::from(&[
+    ///     Segment2_64::new([480_000.0, 4_990_000.0], [480_100.0, 4_990_000.0]),
+    ///     Segment2_64::new([480_100.0, 4_990_000.0], [480_100.0, 4_990_100.0]),
+    ///     Segment2_64::new([480_050.0, 4_989_950.0], [480_050.0, 4_990_050.0]),
+    /// ]);
+    /// let mut hits = Vec::new();
+    /// crossing_pairs_into(&streets, SharedEndpoints::Keep, &mut hits)?;
+    /// assert_eq!(hits.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(0, 1), (0, 2)]);
+    /// crossing_pairs_into(&streets, SharedEndpoints::Skip, &mut hits)?;
+    /// assert_eq!(hits.iter().map(|h| (h.i, h.j, h.s)).collect::<Vec<_>>(), vec![(0, 2, 0.5)]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::TooManyObjects`] for more than `u32::MAX` segments;
@@ -133,22 +269,24 @@ query_forms! {
     into;
 }
 
-fn each<'a>(
-    set: impl Into<Segments2View<'a>>,
+fn each<'a, E: Element>(
+    set: impl Into<Segments2View<'a, E>>,
+    shared: SharedEndpoints,
     parallel: bool,
-    sink: &mut dyn FnMut(&[CrossHit]) -> bool,
+    sink: &mut dyn FnMut(&[CrossHit<E>]) -> bool,
 ) -> Result<(), Error> {
     let set = set.into();
     check_u32(set.len())?;
-    let (plan, narrow) = plan(set, parallel);
-    plan.each(&narrow, parallel, <[CrossHit]>::to_vec, |block| {
+    let (plan, narrow) = plan(set, shared == SharedEndpoints::Skip, parallel);
+    plan.each(&narrow, parallel, <[CrossHit<E>]>::to_vec, |block| {
         sink(&block)
     });
     Ok(())
 }
 
 stream_forms! {
-    /// The streaming form of [`crossing_pairs`]: every meeting pair handed to `sink` in
+    /// The streaming form of [`crossing_pairs_into`]: every meeting pair (but those that
+    /// share an end point, with [`SharedEndpoints::Skip`]) handed to `sink` in
     /// blocks of at most [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), whatever the set's
     /// layout (30K copies of one segment, 4.5e8 crossings, stream like any other set), in
     /// memory for a few blocks (a few a thread for the parallel form); the pairs and values
@@ -156,13 +294,14 @@ stream_forms! {
     ///
     /// ```
     /// use segbatch::planar::{for_each_crossing_pair, Segment2, Segments2};
+    /// use segbatch::sets::SharedEndpoints;
     /// // A grid of 30 horizontal and 30 vertical streets: 900 crossings.
     /// let set: Segments2 = (0..60).map(|k| {
     ///     let c = (k % 30) as f32;
     ///     if k < 30 { Segment2::new([-1.0, c], [30.0, c]) } else { Segment2::new([c, -1.0], [c, 30.0]) }
     /// }).collect();
     /// let mut count = 0;
-    /// for_each_crossing_pair(&set, |block| count += block.len())?;
+    /// for_each_crossing_pair(&set, SharedEndpoints::Keep, |block| count += block.len())?;
     /// assert_eq!(count, 900);
     /// # Ok::<(), segbatch::Error>(())
     /// ```
@@ -170,6 +309,6 @@ stream_forms! {
     /// # Errors
     /// [`Error::TooManyObjects`] for more than `u32::MAX` segments (`sink` is not called).
     pub fn for_each_crossing_pair / par_for_each_crossing_pair
-        <'a>(set: impl Into<Segments2View<'a>>)
-        -> sink(&[CrossHit]) = each;
+        <'a; E: Element>(set: impl Into<Segments2View<'a, E>>, shared: SharedEndpoints)
+        -> sink(&[CrossHit<E>]) = each;
 }

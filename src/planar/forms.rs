@@ -1,7 +1,8 @@
 //! The batched 2D forms: the kernel run over SoA batches and index pairs by the driver.
 
 use super::kernel::{Lanes2, intersect8, intersect8_general};
-use super::types::{Crossing, Intersection2, Segments2View};
+use super::types::{Crossing, Intersection2, Segment2};
+use crate::batch::SoaView;
 use crate::batch::{Error, check_len, check_pairs};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, Gathered, PairKernel, Rows};
@@ -89,8 +90,8 @@ impl PairKernel<8> for Intersect2 {
 }
 
 fn run<'a, 'b>(
-    a: impl Into<Segments2View<'a>>,
-    b: impl Into<Segments2View<'b>>,
+    a: impl Into<SoaView<'a, Segment2, 4>>,
+    b: impl Into<SoaView<'b, Segment2, 4>>,
     parallel: bool,
     out: &mut Intersections2,
 ) -> Result<(), Error> {
@@ -124,7 +125,7 @@ query_forms! {
     /// assert_eq!((out.s()[1], out.s_end()[1]), (0.5, 1.0));
     /// ```
     pub fn intersect2 / intersect2_into / par_intersect2 / par_intersect2_into
-        <'a, 'b>(a: impl Into<Segments2View<'a>>, b: impl Into<Segments2View<'b>>)
+        <'a, 'b>(a: impl Into<SoaView<'a, Segment2, 4>>, b: impl Into<SoaView<'b, Segment2, 4>>)
         with ()
         -> Intersections2 = run;
     /// [`intersect2`] writing into `out` and reusing its buffers.
@@ -136,8 +137,8 @@ query_forms! {
 }
 
 fn run_indexed<'a, 'b, 'p>(
-    a: impl Into<Segments2View<'a>>,
-    b: impl Into<Segments2View<'b>>,
+    a: impl Into<SoaView<'a, Segment2, 4>>,
+    b: impl Into<SoaView<'b, Segment2, 4>>,
     pairs: &'p [(u32, u32)],
     parallel: bool,
     out: &mut Intersections2,
@@ -174,7 +175,7 @@ query_forms! {
     /// assert_eq!(out.s()[0], 0.25);
     /// ```
     pub fn intersect2_indexed / intersect2_indexed_into / par_intersect2_indexed / par_intersect2_indexed_into
-        <'a, 'b, 'p>(a: impl Into<Segments2View<'a>>, b: impl Into<Segments2View<'b>>, pairs: &'p [(u32, u32)])
+        <'a, 'b, 'p>(a: impl Into<SoaView<'a, Segment2, 4>>, b: impl Into<SoaView<'b, Segment2, 4>>, pairs: &'p [(u32, u32)])
         with ()
         -> Intersections2 = run_indexed;
     /// [`intersect2_indexed`] writing into `out` and reusing its buffers.

@@ -56,56 +56,76 @@
 //! `Point` or an `Overlap`).
 //! There are no absolute epsilons: every tolerance is relative to the inputs' own scale.
 
+use super::types::sealed::Plane;
 use super::types::{Crossing, Intersection2, Segment2};
 use crate::columns::LANES;
 use crate::lanes::{V2, bits8, bytes8, clamp8, cross2x8, dot2x8, mask_bytes, probe8, sub2x8};
 use crate::motion::types::MotionFlags;
-use crate::real::{clamp, fma, fms, max_ps, min_ps, probe};
+use crate::real::{clamp, fma, fms, fnma, max_ps, min_ps, probe};
 use wide::{f32x8, u32x8};
 
-/// The largest coordinate magnitude of a pair solved as given: products of four lengths
-/// (each at most `2·m`) stay far below `f32::MAX`. A larger pair is solved scaled down by a
-/// power of two (module docs, step 0).
-const RANGE_HI: f32 = 268_435_456.0; // 2^28
-/// The smallest: below it products of four lengths could leave f32's normal range, and
-/// the pair is solved scaled up.
-const RANGE_LO: f32 = 1.0 / 65_536.0; // 2^-16
+/// The largest coordinate magnitude of a pair solved as given by the `f32` lanes (the
+/// reference's [`Plane::SOLVE_HI`](super::types::Element) for `f32`).
+const RANGE_HI: f32 = <f32 as Plane>::SOLVE_HI;
+/// The smallest.
+const RANGE_LO: f32 = <f32 as Plane>::SOLVE_LO;
+
+/// Above this magnitude an orientation is scaled first ([`orient`]): `2^500`.
+const ORIENT_HI: f64 = 3.273_390_607_896_142e150;
+/// Below it too: `2^-500`.
+const ORIENT_LO: f64 = 3.054_936_363_499_605e-151;
 
 /// Degenerate length, relative to the side's coordinates (as `Tolerance::DEFAULT`).
-const LENGTH_REL: f32 = 2.0 * f32::EPSILON;
+const LENGTH_REL: f32 = <f32 as Plane>::LENGTH_REL;
 /// Sine of the largest angle treated as parallel (as `Tolerance::DEFAULT`).
-const PARALLEL_SIN: f32 = 2.0 * f32::EPSILON;
+const PARALLEL_SIN: f32 = <f32 as Plane>::PARALLEL_SIN;
 /// Distance from B0 to A's line below which a parallel pair is flagged collinear, relative
 /// to the largest coordinate (a flag only: meeting is decided exactly).
-const ON_LINE_REL: f32 = 4.0 * f32::EPSILON;
+const ON_LINE_REL: f32 = <f32 as Plane>::ON_LINE_REL;
 
 // ---------------------------------------------------------------------------------------
-// Scalar reference.
+// Scalar reference, one body for `f32` and `f64`.
 
 #[inline(always)]
-fn sub2(u: [f32; 2], v: [f32; 2]) -> [f32; 2] {
+fn sub2<E: Plane>(u: [E; 2], v: [E; 2]) -> [E; 2] {
     [u[0] - v[0], u[1] - v[1]]
 }
 
 /// `u·v` as `fma(u.x, v.x, u.y·v.y)`.
 #[inline(always)]
-fn dot2(u: [f32; 2], v: [f32; 2]) -> f32 {
+fn dot2<E: Plane>(u: [E; 2], v: [E; 2]) -> E {
     fma(u[0], v[0], u[1] * v[1])
 }
 
 /// `u × v = u.x·v.y - u.y·v.x` as one product and one fused product.
 #[inline(always)]
-fn cross2(u: [f32; 2], v: [f32; 2]) -> f32 {
+fn cross2<E: Plane>(u: [E; 2], v: [E; 2]) -> E {
     fms(u[0], v[1], u[1] * v[0])
 }
 
 /// The exact sign of `(q - p) × (r - p)`: `1` when `r` lies to the left of `p → q`, `-1`
-/// to the right, `0` on the line (Shewchuk's adaptive `orient2d`, exact for any finite
-/// `f64`, so for any finite `f32` too).
+/// to the right, `0` on the line (Shewchuk's adaptive `orient2d` in `f64`).
+///
+/// Shewchuk's arithmetic is exact while its products neither overflow nor underflow:
+/// always for `f32` points (exponents within ±149, products within ±600 in `f64`). An
+/// `f64` triple whose largest coordinate is beyond `2^±500` is first scaled by the power of
+/// two that brings it to `[1, 2)`, which changes no sign; such a triple is exact unless one
+/// of its coordinates is so much smaller (by `2^900` and more) that it underflows.
 #[inline]
-pub(crate) fn orient(p: [f32; 2], q: [f32; 2], r: [f32; 2]) -> i8 {
-    let c = |v: [f32; 2]| robust::Coord { x: v[0], y: v[1] };
-    let d = robust::orient2d(c(p), c(q), c(r));
+pub(crate) fn orient<E: Plane>(p: [E; 2], q: [E; 2], r: [E; 2]) -> i8 {
+    let v: [f64; 6] = [p[0], p[1], q[0], q[1], r[0], r[1]].map(Into::into);
+    let m = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let v = if m > ORIENT_HI || (m < ORIENT_LO && m > 0.0) {
+        let e = m.exponent();
+        v.map(|x| x.shift(-e))
+    } else {
+        v
+    };
+    let c = |k: usize| robust::Coord {
+        x: v[k],
+        y: v[k + 1],
+    };
+    let d: f64 = robust::orient2d(c(0), c(2), c(4));
     if d > 0.0 {
         1
     } else if d < 0.0 {
@@ -119,15 +139,15 @@ pub(crate) fn orient(p: [f32; 2], q: [f32; 2], r: [f32; 2]) -> i8 {
 /// and whether they are then exactly collinear (all four orientations zero), decided
 /// exactly: the reference's meeting test and the kernel's fallback for the lanes its
 /// filter cannot sign.
-pub(crate) fn meet_exact(a0: [f32; 2], a1: [f32; 2], b0: [f32; 2], b1: [f32; 2]) -> (bool, bool) {
+pub(crate) fn meet_exact<E: Plane>(a0: [E; 2], a1: [E; 2], b0: [E; 2], b1: [E; 2]) -> (bool, bool) {
     let (o1, o2) = (orient(a0, a1, b0), orient(a0, a1, b1));
     let (o3, o4) = (orient(b0, b1, a0), orient(b0, b1, a1));
     if o1 * o2 < 0 && o3 * o4 < 0 {
         return (true, false);
     }
     // `x` (on the line through `p` and `q`) lies within the segment: within its box.
-    let within = |p: [f32; 2], q: [f32; 2], x: [f32; 2]| {
-        (0..2).all(|k| p[k].min(q[k]) <= x[k] && x[k] <= p[k].max(q[k]))
+    let within = |p: [E; 2], q: [E; 2], x: [E; 2]| {
+        (0..2).all(|k| min_ps(p[k], q[k]) <= x[k] && x[k] <= max_ps(p[k], q[k]))
     };
     let meet = (o1 == 0 && within(a0, a1, b0))
         || (o2 == 0 && within(a0, a1, b1))
@@ -136,46 +156,44 @@ pub(crate) fn meet_exact(a0: [f32; 2], a1: [f32; 2], b0: [f32; 2], b1: [f32; 2])
     (meet, meet && o1 == 0 && o2 == 0 && o3 == 0 && o4 == 0)
 }
 
-/// The scalar reference for one pair ([`crate::reference::intersect2`]).
-pub(crate) fn intersect2_pair(a: &Segment2, b: &Segment2) -> Intersection2 {
-    let coords = [a.p0, a.p1, b.p0, b.p1];
+/// The scalar reference for one pair ([`crate::reference::intersect2`] in `f32`,
+/// [`crate::reference::intersect2_64`] in `f64`).
+pub(crate) fn intersect2_pair<E: Plane>(a: &E::Segment, b: &E::Segment) -> Intersection2<E> {
+    let ([a_p0, a_p1], [b_p0, b_p1]): ([[E; 2]; 2], [[E; 2]; 2]) = ((*a).into(), (*b).into());
+    let coords = [a_p0, a_p1, b_p0, b_p1];
     // 1. Non-finite.
     if probe(coords.as_flattened()) {
         return Intersection2::NON_FINITE;
     }
     // Meeting, decided exactly on the given points (module docs, step 5).
-    let meet = meet_exact(a.p0, a.p1, b.p0, b.p1);
+    let meet = meet_exact(a_p0, a_p1, b_p0, b_p1);
     let m = coords
         .as_flattened()
         .iter()
-        .fold(0.0f32, |m, &x| max_ps(m, x.abs()));
-    if m == 0.0 || (RANGE_LO..=RANGE_HI).contains(&m) {
-        return solve2(a, b, meet);
+        .fold(E::ZERO, |m, &x| max_ps(m, x.abs()));
+    if m == E::ZERO || (E::SOLVE_LO <= m && m <= E::SOLVE_HI) {
+        return solve2(coords, meet);
     }
     // Out of range: solved at the scale 2^-e that brings the largest coordinate into
-    // [1, 2), then scaled back (exact shifts in f64; a squared distance beyond f32's range
+    // [1, 2), then scaled back (exact shifts; a squared distance beyond the type's range
     // saturates to +inf or 0).
-    let e = exponent(m);
-    let shift = |x: f32, by: i32| (f64::from(x) * 2f64.powi(by)) as f32;
-    let down = |s: &Segment2| Segment2::new(s.p0.map(|x| shift(x, -e)), s.p1.map(|x| shift(x, -e)));
-    let x = solve2(&down(a), &down(b), meet);
+    let e = m.exponent();
+    let x = solve2(coords.map(|p| p.map(|v| v.shift(-e))), meet);
     Intersection2 {
-        point_a: x.point_a.map(|v| shift(v, e)),
-        point_b: x.point_b.map(|v| shift(v, e)),
-        dist2: shift(x.dist2, 2 * e),
+        point_a: x.point_a.map(|v| v.shift(e)),
+        point_b: x.point_b.map(|v| v.shift(e)),
+        dist2: x.dist2.shift(2 * e),
         ..x
     }
 }
 
-/// `e` with `m = f·2^e`, `f` in `[1, 2)`, for a positive finite `m` (normal or not).
-fn exponent(m: f32) -> i32 {
-    // Every f32 is a normal f64, whose exponent field is exact.
-    ((f64::from(m).to_bits() >> 52) & 0x7ff) as i32 - 1023
-}
-
-/// [`intersect2_pair`] for a finite pair in range, with its exact meeting test `meet`.
-fn solve2(a: &Segment2, b: &Segment2, (meet, exactly_collinear): (bool, bool)) -> Intersection2 {
-    let (a0, a1, b0, b1) = (a.p0, a.p1, b.p0, b.p1);
+/// [`intersect2_pair`] for a finite pair in range (end points `a0 a1 b0 b1`), with its
+/// exact meeting test `meet`.
+fn solve2<E: Plane>(
+    [a0, a1, b0, b1]: [[E; 2]; 4],
+    (meet, exactly_collinear): (bool, bool),
+) -> Intersection2<E> {
+    let (zero, one) = (E::ZERO, E::ONE);
     let d_a = sub2(a1, a0);
     let d_b = sub2(b1, b0);
     let r = sub2(a0, b0);
@@ -190,49 +208,49 @@ fn solve2(a: &Segment2, b: &Segment2, (meet, exactly_collinear): (bool, bool)) -
     let scale2_a = max_ps(dot2(a0, a0), dot2(a1, a1));
     let scale2_b = max_ps(dot2(b0, b0), dot2(b1, b1));
     let scale2 = max_ps(scale2_a, scale2_b);
-    let degenerate_a = a_ <= (LENGTH_REL * LENGTH_REL) * scale2_a;
-    let degenerate_b = e <= (LENGTH_REL * LENGTH_REL) * scale2_b;
+    let degenerate_a = a_ <= (E::LENGTH_REL * E::LENGTH_REL) * scale2_a;
+    let degenerate_b = e <= (E::LENGTH_REL * E::LENGTH_REL) * scale2_b;
     let degenerate = degenerate_a || degenerate_b;
     let denom = cross2(d_a, d_b);
     let s_num = cross2(d_b, r);
     let t_num = cross2(d_a, r);
-    let parallel = !degenerate && denom * denom <= (PARALLEL_SIN * PARALLEL_SIN) * (a_ * e);
-    let collinear = parallel && t_num * t_num <= (ON_LINE_REL * ON_LINE_REL) * (a_ * scale2);
+    let parallel = !degenerate && denom * denom <= (E::PARALLEL_SIN * E::PARALLEL_SIN) * (a_ * e);
+    let collinear = parallel && t_num * t_num <= (E::ON_LINE_REL * E::ON_LINE_REL) * (a_ * scale2);
 
     // B's projection onto A (used when parallel).
     let s_b0 = -c / a_;
     let k = b_ / a_;
     let s_b1 = k + s_b0;
-    let lo = max_ps(0.0, min_ps(s_b0, s_b1));
-    let hi = min_ps(1.0, max_ps(s_b0, s_b1));
+    let lo = max_ps(zero, min_ps(s_b0, s_b1));
+    let hi = min_ps(one, max_ps(s_b0, s_b1));
 
-    let overlap = meet && exactly_collinear && a_ > 0.0 && e > 0.0;
+    let overlap = meet && exactly_collinear && a_ > zero && e > zero;
 
     // 4. The parametric solution (the tutorial's s), the first estimate below.
     let s_cross = s_num / denom;
 
     // 5. Closest points, as the 3D reference.
     let s_first = if degenerate {
-        0.0
+        zero
     } else if parallel {
-        (lo + hi) * 0.5
+        (lo + hi) * E::HALF
     } else {
         s_cross
     };
-    let s = clamp(s_first, 0.0, 1.0);
+    let s = clamp(s_first, zero, one);
     let t = if degenerate_b {
-        0.0
+        zero
     } else {
-        clamp(fma(b_, s, f) / e, 0.0, 1.0)
+        clamp(fma(b_, s, f) / e, zero, one)
     };
     let s = if degenerate_a {
-        0.0
+        zero
     } else {
-        clamp(fms(b_, t, c) / a_, 0.0, 1.0)
+        clamp(fms(b_, t, c) / a_, zero, one)
     };
     let v = [
-        fnma2(t, d_b[0], fma(s, d_a[0], r[0])),
-        fnma2(t, d_b[1], fma(s, d_a[1], r[1])),
+        fnma(t, d_b[0], fma(s, d_a[0], r[0])),
+        fnma(t, d_b[1], fma(s, d_a[1], r[1])),
     ];
     let dist2 = dot2(v, v);
     let point = meet && !overlap;
@@ -240,11 +258,11 @@ fn solve2(a: &Segment2, b: &Segment2, (meet, exactly_collinear): (bool, bool)) -
     // The overlap's ends on A, in order even where rounding put the projection of an end
     // that touches A's end a hair beyond it, and on B.
     let (lo, hi) = (
-        clamp(min_ps(lo, hi), 0.0, 1.0),
-        clamp(max_ps(lo, hi), 0.0, 1.0),
+        clamp(min_ps(lo, hi), zero, one),
+        clamp(max_ps(lo, hi), zero, one),
     );
-    let t_lo = clamp(fma(b_, lo, f) / e, 0.0, 1.0);
-    let t_hi = clamp(fma(b_, hi, f) / e, 0.0, 1.0);
+    let t_lo = clamp(fma(b_, lo, f) / e, zero, one);
+    let t_hi = clamp(fma(b_, hi, f) / e, zero, one);
 
     let (kind, s_out, t_out, s_end, t_end) = if point {
         (Crossing::Point, s, t, s, t)
@@ -275,11 +293,6 @@ fn solve2(a: &Segment2, b: &Segment2, (meet, exactly_collinear): (bool, bool)) -
         dist2,
         flags,
     }
-}
-
-#[inline(always)]
-fn fnma2(x: f32, y: f32, z: f32) -> f32 {
-    crate::real::fnma(x, y, z)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -638,7 +651,7 @@ fn range_lanes(lanes: Lanes2, out_of_range: f32x8, points: [V2; 4]) -> Lanes2 {
     let bits = out_of_range.to_bitmask();
     for k in (0..LANES).filter(|&k| bits >> k & 1 == 1) {
         let at = |(x, y): ([f32; LANES], [f32; LANES])| [x[k], y[k]];
-        let x = intersect2_pair(
+        let x = intersect2_pair::<f32>(
             &Segment2::new(at(a0), at(a1)),
             &Segment2::new(at(b0), at(b1)),
         );

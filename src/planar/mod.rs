@@ -4,8 +4,14 @@
 //! |---|---|---|---|
 //! | 2D crossings and closest points of `a[i]` and `b[i]` | [`intersect2`] | [`intersect2_into`] | [`par_intersect2`], [`par_intersect2_into`] |
 //! | the same over index pairs | [`intersect2_indexed`] | [`intersect2_indexed_into`] | [`par_intersect2_indexed`], [`par_intersect2_indexed_into`] |
-//! | every meeting pair `i < j` of one 2D set ([`CrossHit`]s) | [`crossing_pairs`] | [`crossing_pairs_into`] | [`par_crossing_pairs`], [`par_crossing_pairs_into`] |
+//! | every meeting pair `i < j` of one 2D set, `f32` or `f64` ([`CrossHit`]s; shared end points kept or skipped, [`SharedEndpoints`](crate::sets::SharedEndpoints)) | [`crossing_pairs`] | [`crossing_pairs_into`] | [`par_crossing_pairs`], [`par_crossing_pairs_into`] |
 //! | the same, streamed | [`for_each_crossing_pair`] | (the same) | [`par_for_each_crossing_pair`] |
+//!
+//! The batches take their element type: [`Segments2`] holds `f32` ([`Segment2`]),
+//! `Segments2<f64>` holds `f64` ([`Segment2_64`]), and the crossing sets run in the
+//! precision of their set ([`Element`]: one row a question, not one a precision); the
+//! pairwise `intersect2` forms are `f32`, with the `f64` scalar reference
+//! [`reference::intersect2_64`](crate::reference::intersect2_64).
 //!
 //! Whether two segments meet is decided exactly for the given coordinates (Shewchuk's
 //! orientation predicate behind an `f32` filter), so the answer does not depend on where
@@ -14,6 +20,7 @@
 //! batched form.
 
 mod crossings;
+mod element;
 mod forms;
 pub(crate) mod kernel;
 pub(crate) mod types;
@@ -21,6 +28,7 @@ pub(crate) mod types;
 pub use crossings::{CrossHit, crossing_pairs, crossing_pairs_into, for_each_crossing_pair};
 #[cfg(feature = "rayon")]
 pub use crossings::{par_crossing_pairs, par_crossing_pairs_into, par_for_each_crossing_pair};
+pub use element::{Element, Segments2, Segments2View};
 pub use forms::{
     Intersections2, intersect2, intersect2_indexed, intersect2_indexed_into, intersect2_into,
 };
@@ -28,4 +36,4 @@ pub use forms::{
 pub use forms::{
     par_intersect2, par_intersect2_indexed, par_intersect2_indexed_into, par_intersect2_into,
 };
-pub use types::{Crossing, Intersection2, Segment2, Segments2, Segments2View};
+pub use types::{Crossing, Intersection2, Segment2, Segment2_64};

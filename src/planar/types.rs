@@ -1,10 +1,88 @@
-//! The 2D types: a segment in the plane, its batches, and what a pair's intersection
-//! reports.
+//! The 2D types: a segment in the plane (in `f32` or `f64`), its batches, and what a
+//! pair's intersection reports.
+//!
+//! A record type is `Pod` only when it is not generic (bytemuck's rule), so each
+//! precision has its own record ([`Segment2`], [`Segment2_64`]); the element type
+//! (`element.rs`) names it.
 
-use crate::batch::{Record, Soa, SoaView};
+use crate::batch::Record;
 use crate::motion::types::MotionFlags;
-use crate::real::fma;
+use crate::real::{Real, fma};
 use bytemuck::{Pod, Zeroable};
+
+/// What the generic 2D code needs of an element type beyond [`Real`] (sealed: the trait
+/// is public so that [`Element`](crate::planar::Element) can name it, but its module is not).
+pub(crate) mod sealed {
+    /// The precision's tolerances of the 2D reference (`kernel.rs`, module docs) and its
+    /// exact power-of-two rescaling.
+    pub trait Plane:
+        crate::real::Real + crate::columns::Cell + bytemuck::Pod + Into<f64> + Default + 'static
+    {
+        /// The segment record: [`Segment2`](super::Segment2) for `f32`,
+        /// [`Segment2_64`](super::Segment2_64) for `f64`.
+        type Segment: crate::batch::Record<4, Self>
+            + Send
+            + Sync
+            + Into<[[Self; 2]; 2]>
+            + From<[[Self; 2]; 2]>;
+        /// Degenerate length, relative to the side's coordinates: `2·ε`.
+        const LENGTH_REL: Self;
+        /// Sine of the largest angle treated as parallel: `2·ε`.
+        const PARALLEL_SIN: Self;
+        /// Collinear flag: B0 within this times the largest coordinate of A's line: `4·ε`.
+        const ON_LINE_REL: Self;
+        /// The largest coordinate magnitude of a pair solved as given (step 0): `2^28` in
+        /// `f32`, `2^240` in `f64`.
+        const SOLVE_HI: Self;
+        /// The smallest: `2^-16` in `f32`, `2^-240` in `f64`.
+        const SOLVE_LO: Self;
+        /// `x·2^by`, rounded once (the power of two applied in steps, so that neither an
+        /// intermediate nor the factor leaves the range; saturates to `±∞` or `0`).
+        fn shift(self, by: i32) -> Self;
+        /// `e` with `self = f·2^e`, `f` in `[1, 2)`, for a positive finite `self`.
+        fn exponent(self) -> i32;
+    }
+}
+
+impl sealed::Plane for f32 {
+    type Segment = Segment2;
+    const LENGTH_REL: f32 = 2.0 * f32::EPSILON;
+    const PARALLEL_SIN: f32 = 2.0 * f32::EPSILON;
+    const ON_LINE_REL: f32 = 4.0 * f32::EPSILON;
+    const SOLVE_HI: f32 = 268_435_456.0; // 2^28
+    const SOLVE_LO: f32 = 1.0 / 65_536.0; // 2^-16
+    fn shift(self, by: i32) -> f32 {
+        // Exact in `f64` (|by| <= 2·149), rounded once to `f32`.
+        (f64::from(self) * 2f64.powi(by)) as f32
+    }
+    fn exponent(self) -> i32 {
+        // Every f32 is a normal f64, whose exponent field is exact.
+        ((f64::from(self).to_bits() >> 52) & 0x7ff) as i32 - 1023
+    }
+}
+
+impl sealed::Plane for f64 {
+    type Segment = Segment2_64;
+    const LENGTH_REL: f64 = 2.0 * f64::EPSILON;
+    const PARALLEL_SIN: f64 = 2.0 * f64::EPSILON;
+    const ON_LINE_REL: f64 = 4.0 * f64::EPSILON;
+    const SOLVE_HI: f64 = 1.766_847_064_778_384_3e72; // 2^240
+    const SOLVE_LO: f64 = 5.659_799_424_266_695e-73; // 2^-240
+    fn shift(self, by: i32) -> f64 {
+        // Two factors within range; a subnormal result may round, once or twice in
+        // `f64`'s gradual underflow (far below any tolerance of the reference).
+        let half = by / 2;
+        self * 2f64.powi(half) * 2f64.powi(by - half)
+    }
+    fn exponent(self) -> i32 {
+        if self < f64::MIN_POSITIVE {
+            // Subnormal: the exponent of its leading bit.
+            let bits = self.to_bits();
+            return -1023 - (bits.leading_zeros() as i32 - 12);
+        }
+        ((self.to_bits() >> 52) & 0x7ff) as i32 - 1023
+    }
+}
 
 /// A 2D segment from `p0` to `p1` (four `f32`, [`Pod`]).
 #[repr(C)]
@@ -32,6 +110,62 @@ impl Segment2 {
     }
 }
 
+impl From<Segment2> for [[f32; 2]; 2] {
+    fn from(s: Segment2) -> Self {
+        [s.p0, s.p1]
+    }
+}
+
+impl From<[[f32; 2]; 2]> for Segment2 {
+    fn from([p0, p1]: [[f32; 2]; 2]) -> Self {
+        Segment2 { p0, p1 }
+    }
+}
+
+/// A 2D segment in `f64` (four `f64`, [`Pod`]): the record of [`Segments2<f64>`](crate::planar::Segments2),
+/// for coordinates that `f32` would round too coarsely (UTM metres, national grids).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[allow(non_camel_case_types)]
+pub struct Segment2_64 {
+    /// First end point (parameter 0).
+    pub p0: [f64; 2],
+    /// Second end point (parameter 1).
+    pub p1: [f64; 2],
+}
+
+impl Segment2_64 {
+    /// A segment from `p0` to `p1`.
+    #[inline]
+    #[must_use]
+    pub const fn new(p0: [f64; 2], p1: [f64; 2]) -> Self {
+        Segment2_64 { p0, p1 }
+    }
+
+    /// The point at parameter `u`: `p0 + u·(p1 - p0)`.
+    #[must_use]
+    pub fn at(&self, u: f64) -> [f64; 2] {
+        let d = [self.p1[0] - self.p0[0], self.p1[1] - self.p0[1]];
+        [fma(u, d[0], self.p0[0]), fma(u, d[1], self.p0[1])]
+    }
+}
+
+impl From<Segment2_64> for [[f64; 2]; 2] {
+    fn from(s: Segment2_64) -> Self {
+        [s.p0, s.p1]
+    }
+}
+
+impl From<[[f64; 2]; 2]> for Segment2_64 {
+    fn from([p0, p1]: [[f64; 2]; 2]) -> Self {
+        Segment2_64 { p0, p1 }
+    }
+}
+
+impl Record<4, f64> for Segment2_64 {
+    const NAMES: [&'static str; 4] = ["x0", "y0", "x1", "y1"];
+}
+
 /// How two 2D segments meet.
 #[repr(u8)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -45,42 +179,43 @@ pub enum Crossing {
     Overlap = 2,
 }
 
-/// The intersection (or closest points) of one pair of 2D segments.
+/// The intersection (or closest points) of one pair of 2D segments, in the precision `E`
+/// of the segments (`f32` unless said otherwise).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Intersection2 {
+pub struct Intersection2<E = f32> {
     /// How they meet.
     pub kind: Crossing,
     /// Parameter on A: of the crossing (`Point`), of the overlap's start (`Overlap`), of
     /// the closest point (`Disjoint`).
-    pub s: f32,
+    pub s: E,
     /// Parameter on B of the same point.
-    pub t: f32,
+    pub t: E,
     /// End of the overlap on A (`Overlap`); equal to `s` otherwise.
-    pub s_end: f32,
+    pub s_end: E,
     /// Parameter on B of the overlap's end; equal to `t` otherwise.
-    pub t_end: f32,
+    pub t_end: E,
     /// `A0 + s·dA`.
-    pub point_a: [f32; 2],
+    pub point_a: [E; 2],
     /// `B0 + t·dB`.
-    pub point_b: [f32; 2],
+    pub point_b: [E; 2],
     /// The closest squared distance (0 or a rounding residue below `(4·ε·S)²` when they
     /// meet).
-    pub dist2: f32,
+    pub dist2: E,
     /// Degenerate, parallel, collinear, non-finite.
     pub flags: MotionFlags,
 }
 
-impl Intersection2 {
+impl<E: Real> Intersection2<E> {
     /// The result for a pair with a non-finite input.
-    pub const NON_FINITE: Intersection2 = Intersection2 {
+    pub const NON_FINITE: Intersection2<E> = Intersection2 {
         kind: Crossing::Disjoint,
-        s: f32::NAN,
-        t: f32::NAN,
-        s_end: f32::NAN,
-        t_end: f32::NAN,
-        point_a: [f32::NAN; 2],
-        point_b: [f32::NAN; 2],
-        dist2: f32::NAN,
+        s: E::NAN,
+        t: E::NAN,
+        s_end: E::NAN,
+        t_end: E::NAN,
+        point_a: [E::NAN; 2],
+        point_b: [E::NAN; 2],
+        dist2: E::NAN,
         flags: MotionFlags::NON_FINITE,
     };
 }
@@ -88,22 +223,5 @@ impl Intersection2 {
 impl Record<4> for Segment2 {
     const NAMES: [&'static str; 4] = ["x0", "y0", "x1", "y1"];
 }
-
-/// A batch of 2D segments as four `f32` columns (`x0, y0, x1, y1`), each padded with zeros
-/// to a multiple of [`LANES`](crate::LANES): 16 bytes a segment, where a 3D batch with `z = 0` would read
-/// 24. Built like [`Segments`](crate::Segments), with the same constructors.
-///
-/// ```
-/// use segbatch::planar::{Segment2, Segments2};
-/// let mut b = Segments2::from(&[Segment2::new([0.0, 0.0], [1.0, 0.0])]);
-/// b.push(Segment2::new([2.0, 2.0], [3.0, 3.0]));
-/// assert_eq!(b.len(), 2);
-/// assert_eq!(b.get(1).map(|s| s.p1), Some([3.0, 3.0]));
-/// assert_eq!(b.columns()[1], &[0.0, 2.0]);
-/// ```
-pub type Segments2 = Soa<Segment2, 4>;
-
-/// A borrowed range of a [`Segments2`] batch (or of four caller-owned columns).
-pub type Segments2View<'a> = SoaView<'a, Segment2, 4>;
 
 crate::columns::byte_cell!(Crossing = Crossing::Disjoint);

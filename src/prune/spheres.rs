@@ -39,7 +39,12 @@ pub(crate) fn sphere<const D: usize>(p0: [f32; D], p1: [f32; D]) -> Option<([f32
         })
         .sum();
     let scale = p0.iter().chain(&p1).fold(0.0f32, |acc, x| acc.max(x.abs()));
-    let radius = 0.5 * len2.sqrt() * f64::from(SPHERE_REL) + f64::from(SPHERE_ABS * scale);
+    // (`f32::MIN_POSITIVE` on top: an end point that rounded into `f32`'s subnormal range,
+    // as the crossing sets' local frame may round one, moved by up to `2^-150`, which no
+    // relative term covers.)
+    let radius = 0.5 * len2.sqrt() * f64::from(SPHERE_REL)
+        + f64::from(SPHERE_ABS * scale)
+        + f64::from(f32::MIN_POSITIVE);
     Some((m, radius as f32))
 }
 

@@ -44,7 +44,7 @@
 //! and test (`SphereColumns` in `src/prune/spheres.rs`) are the grid's.
 
 mod bvh8;
-mod hits;
+pub(crate) mod hits;
 mod index;
 mod many;
 mod self_pairs;

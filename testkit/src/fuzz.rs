@@ -603,7 +603,10 @@ fn check_sets(case: &SetCase) -> Result<(), String> {
         return Err(format!("crossing_pairs: {got:?}\n brute force {want:?}"));
     }
     let mut streamed = Vec::new();
-    for_each_crossing_pair(&flat, |x| streamed.extend(x.iter().map(key))).map_err(err)?;
+    for_each_crossing_pair(&flat, SharedEndpoints::Keep, |x| {
+        streamed.extend(x.iter().map(key))
+    })
+    .map_err(err)?;
     streamed.sort_by_key(|h| (h.0, h.1));
     if streamed != got {
         return Err(format!(

@@ -8,14 +8,24 @@
 //! translation and scaling, and is decided here in exact integer arithmetic; the reference,
 //! the batched kernel (every lane, both code paths) and the crossing set must agree with it.
 //!
+//! The `f64` forms (`reference::intersect2_64`, the crossing sets of `Segments2<f64>`) are
+//! checked the same way on `f64` lattices (exact placements: the integer test decides),
+//! and at UTM coordinates on a millimetre lattice that `f64` cannot hold exactly: there the
+//! rounded coordinates make near-degenerate pairs, decided in exact rational arithmetic.
+//!
 //! Case counts come from `PROPTEST_CASES` (default 256 per property).
 
 use proptest::prelude::*;
-use segbatch::planar::{Crossing, Intersection2, Segment2, Segments2, crossing_pairs, intersect2};
+use segbatch::planar::{
+    Crossing, Intersection2, Segment2, Segment2_64, Segments2, crossing_pairs, crossing_pairs_into,
+    intersect2,
+};
 use segbatch::reference;
+use segbatch::sets::SharedEndpoints;
 use segbatch_testkit::Rng;
 use segbatch_testkit::motion::{IntPair, disjoint_int_pair, meeting_int_pair};
 use segbatch_testkit::oracle2d::{orient_i, segments_meet_i};
+use segbatch_testkit::oracle64::BigRational;
 
 /// Offsets (in lattice steps) and lattice steps: UTM eastings and northings in metres at
 /// the resolution f32 has there, and the largest integers f32 holds.
@@ -268,4 +278,207 @@ fn segments_across_the_whole_f32_range_cross() {
     let inf = Segment2::new([f32::INFINITY, 0.0], [0.0, 0.0]);
     assert_eq!(reference::intersect2(&inf, &b).kind, Crossing::Disjoint);
     assert!(reference::intersect2(&inf, &b).dist2.is_nan());
+}
+
+// ---------------------------------------------------------------------------------------
+// f64
+
+/// Exact `f64` placements (base, lattice step): every coordinate `base + x·step` is exactly
+/// an `f64` (steps are powers of two, `|x| <= 1020`), so the integer test decides.
+const PLACES64: [([f64; 2], f64); 4] = [
+    ([0.0, 0.0], 1.0),
+    ([480_000.0, 4_990_000.0], 1.0 / 1024.0),
+    ([5_000_000.0, 5_000_000.0], 1.0 / 1024.0),
+    ([6_378_137.0, -6_378_137.0], 1.0 / 65_536.0),
+];
+
+fn placed64(p: [[i64; 2]; 2], base: [f64; 2], unit: f64) -> Segment2_64 {
+    let f = |q: [i64; 2]| [base[0] + q[0] as f64 * unit, base[1] + q[1] as f64 * unit];
+    Segment2_64::new(f(p[0]), f(p[1]))
+}
+
+/// The same lattice at UTM coordinates with a millimetre step, rounded to `f64` (not
+/// exact: the pair the lattice describes is moved by rounding, and the exact rational test
+/// decides what was made).
+fn utm_mm(p: [[i64; 2]; 2]) -> Segment2_64 {
+    let f = |q: [i64; 2]| {
+        [
+            480_123.0 + q[0] as f64 * 1e-3,
+            4_990_456.0 + q[1] as f64 * 1e-3,
+        ]
+    };
+    Segment2_64::new(f(p[0]), f(p[1]))
+}
+
+fn rational(x: f64) -> BigRational {
+    BigRational::from_float(x).expect("finite")
+}
+
+/// The exact sign of `(b - a) × (c - a)` of `f64` points, in rationals.
+fn orient_q(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
+    let q = |p: [f64; 2]| p.map(rational);
+    let (a, b, c) = (q(a), q(b), q(c));
+    let det = (&b[0] - &a[0]) * (&c[1] - &a[1]) - (&b[1] - &a[1]) * (&c[0] - &a[0]);
+    let zero = rational(0.0);
+    if det > zero {
+        1
+    } else if det < zero {
+        -1
+    } else {
+        0
+    }
+}
+
+/// Whether two closed `f64` segments share a point, exactly.
+fn meet_q(a: &Segment2_64, b: &Segment2_64) -> bool {
+    // Boxes apart (exact comparisons): apart, without the rationals.
+    let lo = |s: &Segment2_64, k: usize| (s.p0[k].min(s.p1[k]), s.p0[k].max(s.p1[k]));
+    if (0..2).any(|k| lo(a, k).0 > lo(b, k).1 || lo(b, k).0 > lo(a, k).1) {
+        return false;
+    }
+    let on = |p: [f64; 2], s: &Segment2_64| {
+        orient_q(s.p0, s.p1, p) == 0
+            && (0..2).all(|k| s.p0[k].min(s.p1[k]) <= p[k] && p[k] <= s.p0[k].max(s.p1[k]))
+    };
+    let (o1, o2) = (orient_q(a.p0, a.p1, b.p0), orient_q(a.p0, a.p1, b.p1));
+    let (o3, o4) = (orient_q(b.p0, b.p1, a.p0), orient_q(b.p0, b.p1, a.p1));
+    (o1 * o2 < 0 && o3 * o4 < 0) || on(b.p0, a) || on(b.p1, a) || on(a.p0, b) || on(a.p1, b)
+}
+
+/// One lattice pair in `f64`: at every exact place the reference against the integer test,
+/// and at UTM on the millimetre lattice (and nudged by one ulp) against exact rationals.
+fn check64(pair: IntPair) -> Result<(), TestCaseError> {
+    let (a, b) = pair;
+    let meet = segments_meet_i(a[0], a[1], b[0], b[1]);
+    for (base, unit) in PLACES64 {
+        let (sa, sb) = (placed64(a, base, unit), placed64(b, base, unit));
+        let x = reference::intersect2_64(&sa, &sb);
+        prop_assert_eq!(
+            x.kind != Crossing::Disjoint,
+            meet,
+            "{:?} {:?}: {:?}",
+            sa,
+            sb,
+            x
+        );
+        prop_assert!((0.0..=1.0).contains(&x.s) && (0.0..=1.0).contains(&x.t));
+    }
+    let (sa, sb) = (utm_mm(a), utm_mm(b));
+    let up = |v: f64| f64::from_bits(v.to_bits() + 1);
+    let nudged = Segment2_64::new([up(sb.p0[0]), sb.p0[1]], sb.p1);
+    for (sa, sb) in [(sa, sb), (sa, nudged)] {
+        let x = reference::intersect2_64(&sa, &sb);
+        prop_assert_eq!(
+            x.kind != Crossing::Disjoint,
+            meet_q(&sa, &sb),
+            "{:?} {:?}: {:?}",
+            sa,
+            sb,
+            x
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn meeting_pairs_meet_anywhere_in_f64(seed in any::<u64>()) {
+        check64(meeting_int_pair(&mut Rng::new(seed)))?;
+    }
+
+    #[test]
+    fn near_misses_stay_apart_anywhere_in_f64(seed in any::<u64>()) {
+        check64(disjoint_int_pair(&mut Rng::new(seed), 0.0))?;
+    }
+
+    #[test]
+    fn f64_crossing_sets_are_exact_and_do_not_move_with_the_world(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let pairs: Vec<IntPair> = (0..24)
+            .map(|k| if k % 2 == 0 { meeting_int_pair(&mut rng) } else { disjoint_int_pair(&mut rng, 0.0) })
+            .collect();
+        let lattice: Vec<[[i64; 2]; 2]> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let pairs_of = |set: &[Segment2_64], shared| {
+            let mut hits = Vec::new();
+            crossing_pairs_into(&Segments2::<f64>::from(set), shared, &mut hits).unwrap();
+            hits.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>()
+        };
+        let brute = |meet: &dyn Fn(usize, usize) -> bool| {
+            let mut want = Vec::new();
+            for i in 0..lattice.len() {
+                for j in i + 1..lattice.len() {
+                    if meet(i, j) {
+                        want.push((i as u32, j as u32));
+                    }
+                }
+            }
+            want
+        };
+        // Exact placements: the integer test, and the same pairs wherever the scene is.
+        let want = brute(&|i, j| {
+            let (p, q) = (lattice[i], lattice[j]);
+            segments_meet_i(p[0], p[1], q[0], q[1])
+        });
+        for (base, unit) in PLACES64 {
+            let set: Vec<Segment2_64> = lattice.iter().map(|&p| placed64(p, base, unit)).collect();
+            prop_assert_eq!(&pairs_of(&set, SharedEndpoints::Keep), &want, "at {:?} x {}", base, unit);
+        }
+        // UTM on the millimetre lattice: exact rationals, with and without shared ends.
+        let set: Vec<Segment2_64> = lattice.iter().map(|&p| utm_mm(p)).collect();
+        let want = brute(&|i, j| meet_q(&set[i], &set[j]));
+        prop_assert_eq!(pairs_of(&set, SharedEndpoints::Keep), want.clone(), "utm mm");
+        let ends = |s: &Segment2_64| [s.p0, s.p1];
+        let apart: Vec<(u32, u32)> = want
+            .into_iter()
+            .filter(|&(i, j)| {
+                let (p, q) = (ends(&set[i as usize]), ends(&set[j as usize]));
+                !p.iter().any(|x| q.contains(x))
+            })
+            .collect();
+        prop_assert_eq!(pairs_of(&set, SharedEndpoints::Skip), apart, "utm mm, shared skipped");
+    }
+}
+
+/// The f32 T that misses by 2 m at UTM northings, in f64 and by 1 mm: apart; by 0: meeting.
+#[test]
+fn utm_streets_a_millimetre_apart_do_not_meet_in_f64() {
+    let a = Segment2_64::new([500_000.0, 5_000_000.0], [500_010.0, 5_000_000.0]);
+    for (gap, kind) in [
+        (2.0, Crossing::Disjoint),
+        (1e-3, Crossing::Disjoint),
+        (0.0, Crossing::Point),
+    ] {
+        let b = Segment2_64::new([500_005.0, 5_000_000.0 + gap], [500_005.0, 5_000_010.0]);
+        let x = reference::intersect2_64(&a, &b);
+        assert_eq!(x.kind, kind, "gap {gap}");
+        assert_eq!(meet_q(&a, &b), kind != Crossing::Disjoint);
+        let got = crossing_pairs(&Segments2::<f64>::from(&[a, b]));
+        assert_eq!(
+            got.len(),
+            usize::from(kind != Crossing::Disjoint),
+            "gap {gap}"
+        );
+    }
+}
+
+/// Segments across the whole `f64` range, and segments of `1e-300`: the local frame's
+/// scale brings each set into the grid, and the exact test (scaled into range) finds the
+/// crossing.
+#[test]
+fn f64_segments_at_the_ends_of_the_range_cross() {
+    let m = f64::MAX;
+    let huge = Segments2::<f64>::from(&[
+        Segment2_64::new([-m, -m], [m, m]),
+        Segment2_64::new([-m, m], [m, -m]),
+        Segment2_64::new([m / 2.0, 0.0], [m, m / 4.0]),
+    ]);
+    let tiny = Segments2::<f64>::from(&[
+        Segment2_64::new([1e-300, 0.0], [2e-300, 1e-300]),
+        Segment2_64::new([1.5e-300, 0.0], [1.5e-300, 1e-300]),
+        Segment2_64::new([0.0, 5e-301], [1e-300, 1e-300]),
+    ]);
+    for (set, want) in [(huge, vec![(0, 1)]), (tiny, vec![(0, 1)])] {
+        let got: Vec<(u32, u32)> = crossing_pairs(&set).iter().map(|h| (h.i, h.j)).collect();
+        assert_eq!(got, want);
+    }
 }

@@ -79,8 +79,8 @@ fn blocks_stay_bounded_on_collinear_identical_and_dense_sets() {
     assert_eq!(total, 3000 * 3000);
     // 2D: 2000 copies of one segment all overlap, 2000 crossing streets all cross.
     let copies = Segments2::from(&vec![Segment2::new([0.0, 0.0], [1.0, 1.0]); 2000]);
-    let (seq, total) = bounded(|sink| for_each_crossing_pair(&copies, sink));
-    let (par, _) = bounded(|sink| par_for_each_crossing_pair(&copies, sink));
+    let (seq, total) = bounded(|sink| for_each_crossing_pair(&copies, SharedEndpoints::Keep, sink));
+    let (par, _) = bounded(|sink| par_for_each_crossing_pair(&copies, SharedEndpoints::Keep, sink));
     assert!(seq == par);
     assert_eq!(total, 2000 * 1999 / 2);
     let streets: Segments2 = (0..2000)
@@ -93,7 +93,8 @@ fn blocks_stay_bounded_on_collinear_identical_and_dense_sets() {
             }
         })
         .collect();
-    let (_, total) = bounded(|sink| par_for_each_crossing_pair(&streets, sink));
+    let (_, total) =
+        bounded(|sink| par_for_each_crossing_pair(&streets, SharedEndpoints::Keep, sink));
     assert_eq!(total, 1000 * 1000);
 }
 
@@ -162,8 +163,12 @@ fn a_sink_that_stops_ends_a_huge_query_at_once() {
         par_for_each_pair_within(&same, &same, inf, &o, sink)
     });
     let copies = Segments2::from(&vec![Segment2::new([0.0, 0.0], [1.0, 1.0]); 30_000]);
-    let seq = first_blocks(3, |sink| for_each_crossing_pair(&copies, sink));
-    let par = first_blocks(3, |sink| par_for_each_crossing_pair(&copies, sink));
+    let seq = first_blocks(3, |sink| {
+        for_each_crossing_pair(&copies, SharedEndpoints::Keep, sink)
+    });
+    let par = first_blocks(3, |sink| {
+        par_for_each_crossing_pair(&copies, SharedEndpoints::Keep, sink)
+    });
     assert!(seq == par, "parallel blocks differ");
 
     // On a query small enough to run to the end, the blocks before the stop are the
@@ -317,7 +322,7 @@ fn extreme_extents_and_radii_are_answered() {
     let key = |h: &CrossHit| (h.i, h.j, h.s.to_bits(), h.kind);
     let all = Segments2::from(&flat[..]);
     let got: Vec<_> = par_crossing_pairs(&all).iter().map(key).collect();
-    let (blocks, _) = bounded(|sink| for_each_crossing_pair(&all, sink));
+    let (blocks, _) = bounded(|sink| for_each_crossing_pair(&all, SharedEndpoints::Keep, sink));
     let mut streamed: Vec<_> = blocks.concat().iter().map(key).collect();
     streamed.sort_by_key(|h| (h.0, h.1));
     assert_eq!(streamed, got);

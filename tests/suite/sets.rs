@@ -480,25 +480,90 @@ fn index_errors_name_the_pair() {
 // ---------------------------------------------------------------------------------------
 // 2D crossing sets
 
-/// Every meeting pair `i < j` by the scalar reference, as (i, j, s bits, kind).
-fn brute_crossings(set: &[Segment2]) -> Vec<(u32, u32, u32, Crossing)> {
+/// Whether two 2D segments share an end point (both coordinates equal with `==`).
+fn shares2<T: PartialEq>(a: [[T; 2]; 2], b: [[T; 2]; 2]) -> bool {
+    a.iter().any(|p| b.iter().any(|q| p == q))
+}
+
+/// Every meeting pair `i < j` by the scalar reference (`f32` or `f64`), but those that
+/// share an end point with `skip`, as (i, j, s bits, kind).
+fn brute_crossings<T: PartialEq + Copy>(
+    set: &[[[T; 2]; 2]],
+    skip: bool,
+    decide: impl Fn(usize, usize) -> Option<(u64, Crossing)>,
+) -> Vec<(u32, u32, u64, Crossing)> {
     let mut out = Vec::new();
     for i in 0..set.len() {
         for j in i + 1..set.len() {
-            let x = reference::intersect2(&set[i], &set[j]);
-            if x.kind != Crossing::Disjoint {
-                out.push((i as u32, j as u32, x.s.to_bits(), x.kind));
+            if skip && shares2(set[i], set[j]) {
+                continue;
+            }
+            if let Some((s, kind)) = decide(i, j) {
+                out.push((i as u32, j as u32, s, kind));
             }
         }
     }
     out
 }
 
+/// The crossing set of `set` in every form, both shared-end-point rules and both
+/// precisions (the set widened to `f64`), against brute force over the reference of its
+/// precision.
 fn check_crossings(set: &[Segment2], ctx: &str) {
-    let s = Segments2::from(set);
-    let want = brute_crossings(set);
-    let key = |h: &CrossHit| (h.i, h.j, h.s.to_bits(), h.kind);
-    for (form, got) in [("seq", crossing_pairs(&s)), ("par", par_crossing_pairs(&s))] {
+    let wide: Vec<Segment2_64> = set
+        .iter()
+        .map(|s| Segment2_64::new(s.p0.map(f64::from), s.p1.map(f64::from)))
+        .collect();
+    let ends = |s: &Segment2| [s.p0, s.p1];
+    let ends64 = |s: &Segment2_64| [s.p0, s.p1];
+    for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
+        let skip = shared == SharedEndpoints::Skip;
+        let ctx = format!("{ctx} {shared:?}");
+        let points: Vec<_> = set.iter().map(ends).collect();
+        let want = brute_crossings(&points, skip, |i, j| {
+            let x = reference::intersect2(&set[i], &set[j]);
+            (x.kind != Crossing::Disjoint).then(|| (u64::from(x.s.to_bits()), x.kind))
+        });
+        check_forms(
+            &Segments2::from(set),
+            shared,
+            &want,
+            |h| u64::from(h.s.to_bits()),
+            &ctx,
+        );
+        let points: Vec<_> = wide.iter().map(ends64).collect();
+        let want = brute_crossings(&points, skip, |i, j| {
+            let x = reference::intersect2_64(&wide[i], &wide[j]);
+            (x.kind != Crossing::Disjoint).then(|| (x.s.to_bits(), x.kind))
+        });
+        let s64: Segments2<f64> = Segments2::from(&wide);
+        check_forms(
+            &s64,
+            shared,
+            &want,
+            |h| h.s.to_bits(),
+            &format!("{ctx} f64"),
+        );
+    }
+}
+
+/// Every form of the crossing set of `s` against `want` (sorted (i, j, s bits, kind)).
+fn check_forms<E: planar::Element>(
+    s: &Segments2<E>,
+    shared: SharedEndpoints,
+    want: &[(u32, u32, u64, Crossing)],
+    s_bits: impl Fn(&CrossHit<E>) -> u64,
+    ctx: &str,
+) {
+    let key = |h: &CrossHit<E>| (h.i, h.j, s_bits(h), h.kind);
+    let (mut seq, mut par) = (Vec::new(), Vec::new());
+    crossing_pairs_into(s, shared, &mut seq).unwrap();
+    par_crossing_pairs_into(s, shared, &mut par).unwrap();
+    if shared == SharedEndpoints::Keep {
+        assert_eq!(crossing_pairs(s), seq, "{ctx}: convenience");
+        assert_eq!(par_crossing_pairs(s), seq, "{ctx}: par convenience");
+    }
+    for (form, got) in [("seq", &seq), ("par", &par)] {
         assert_eq!(
             got.iter().map(key).collect::<Vec<_>>(),
             want,
@@ -506,8 +571,8 @@ fn check_crossings(set: &[Segment2], ctx: &str) {
         );
     }
     let (mut seq, mut par) = (Vec::new(), Vec::new());
-    for_each_crossing_pair(&s, |b| seq.push(b.to_vec())).unwrap();
-    par_for_each_crossing_pair(&s, |b| par.push(b.to_vec())).unwrap();
+    for_each_crossing_pair(s, shared, |b| seq.push(b.to_vec())).unwrap();
+    par_for_each_crossing_pair(s, shared, |b| par.push(b.to_vec())).unwrap();
     assert_eq!(seq, par, "{ctx}: streamed blocks");
     let mut streamed: Vec<_> = seq.concat().iter().map(key).collect();
     streamed.sort_by_key(|h| (h.0, h.1));
@@ -554,6 +619,7 @@ fn roads(n: usize, origin: f32, odd: bool, seed: u64) -> Vec<Segment2> {
 fn crossing_sets_match_brute_force() {
     check_crossings(&roads(1500, 0.0, true, 30), "roads");
     check_crossings(&roads(800, 1e5, false, 31), "far roads");
+    check_crossings(&roads(800, 4.99e6, false, 34), "utm roads");
     // Collinear on one line, and identical.
     let line: Vec<Segment2> = (0..600)
         .map(|k| {

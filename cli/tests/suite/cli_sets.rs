@@ -424,6 +424,42 @@ fn cross_matches_intersect2_over_every_pair() {
         .collect();
     got.sort_by_key(|c| (c.0, c.1));
     assert_eq!(got, want);
+
+    // --skip-shared: the same records but those of pairs sharing an end point.
+    let ends = |k: u32| {
+        let x = set[k as usize];
+        [x.p0, x.p1]
+    };
+    let apart: Vec<_> = want
+        .iter()
+        .filter(|c| !ends(c.0).iter().any(|p| ends(c.1).contains(p)))
+        .copied()
+        .collect();
+    assert!(
+        apart.len() < want.len(),
+        "the set has pieces sharing an end point"
+    );
+    let skipped = dir.path().join("skipped.bin");
+    ok(&[
+        "cross",
+        s(&npy),
+        "--skip-shared",
+        "-o",
+        s(&skipped),
+        "--output-format",
+        "raw",
+        "-q",
+    ]);
+    let bytes = std::fs::read(&skipped).unwrap();
+    let mut got: Vec<(u32, u32)> = bytes
+        .chunks(17)
+        .map(|c| {
+            let u = |k: usize| u32::from_le_bytes(c[k..k + 4].try_into().unwrap());
+            (u(0), u(4))
+        })
+        .collect();
+    got.sort_unstable();
+    assert_eq!(got, apart.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>());
 }
 
 /// `(ray, wall, u, point)` for every ray with a hit: the minimum `(u, wall)` over every
