@@ -77,8 +77,15 @@ impl Narrow<2> for Meet {
 /// The plan of a crossing set: the grid of [`crate::prune`] takes every set of at most
 /// `u32::MAX` segments (the callers check that first), whatever its coordinates.
 fn plan(set: Segments2View<'_>, parallel: bool) -> (Plan<2>, Meet) {
-    let (grid, rows) = Grid::build(set.len(), |i| set.at(i), 0.0, Layout::Columns, parallel)
-        .expect("a grid for radius 0 and at most u32::MAX segments");
+    let (grid, rows) = Grid::build(
+        set.len(),
+        |i| set.at(i),
+        None,
+        0.0,
+        Layout::Columns,
+        parallel,
+    )
+    .expect("a grid for radius 0 and at most u32::MAX segments");
     let sorted = rows_to_batch(&rows, parallel);
     (Plan::new(grid, 0.0), Meet { sorted })
 }

@@ -81,6 +81,8 @@ mod stream;
 pub(crate) use grid::{Grid, Layout};
 pub use plan::MAX_BLOCK_HITS;
 pub(crate) use plan::{Narrow, Plan};
-pub(crate) use spheres::{BOUND_REL, SphereColumns, each_bit, lane_bits, rows_to_batch, sphere};
+pub(crate) use spheres::{
+    BOUND_REL, SphereColumns, each_bit, lane_bits, pad_slot, rows_to_batch, sphere,
+};
 pub(crate) use store::Kept;
 pub(crate) use stream::ordered;

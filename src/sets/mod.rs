@@ -47,6 +47,7 @@ mod bvh8;
 mod hits;
 mod index;
 mod many;
+mod radius;
 mod self_pairs;
 mod within;
 mod within64;
@@ -60,6 +61,7 @@ pub use index::{FirstHit, PerRay, SegmentIndex};
 pub use many::{dist2_matrix, dist2_matrix_into};
 #[cfg(feature = "rayon")]
 pub use many::{par_dist2_matrix, par_dist2_matrix_into};
+pub use radius::Radius;
 #[cfg(feature = "rayon")]
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
 pub use self_pairs::{self_pairs_within, self_pairs_within_into};

@@ -6,6 +6,7 @@
 //! lines. Both report the same pairs with the same values.
 
 use super::hits::{Hit, SharedEndpoints};
+use super::radius::Radius;
 use crate::batch::{Error, SegmentsView};
 use crate::forms::query_forms;
 use crate::segment::Options;
@@ -32,7 +33,7 @@ query_forms! {
     /// ```
     pub fn self_pairs_within / self_pairs_within_into
         / par_self_pairs_within / par_self_pairs_within_into
-        <'a>(set: impl Into<SegmentsView<'a>>, radius: f32, shared: SharedEndpoints)
+        <'a, 'r>(set: impl Into<SegmentsView<'a>>, radius: impl Into<Radius<'r>>, shared: SharedEndpoints)
         with (options: &Options = &Options::SEGMENTS)
         -> Vec<Hit> = self_within;
     /// The general form of [`self_pairs_within`]: `options.extent_a` applies to `set[i]`,
@@ -59,13 +60,13 @@ query_forms! {
     into;
 }
 
-fn self_within<'a>(
+fn self_within<'a, 'r>(
     set: impl Into<SegmentsView<'a>>,
-    radius: f32,
+    radius: impl Into<Radius<'r>>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
-    super::within::self_within(set.into(), radius, shared, options, parallel, out)
+    super::within::self_within(set.into(), radius.into(), shared, options, parallel, out)
 }
