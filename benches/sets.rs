@@ -174,8 +174,9 @@ fn first_hits(c: &mut Criterion) {
             });
             let mut best = vec![f32::INFINITY; ray_set.len()];
             for h in &within {
-                if h.s <= range && h.s < best[h.i] {
-                    best[h.i] = h.s;
+                let i = h.i as usize;
+                if h.s <= range && h.s < best[i] {
+                    best[i] = h.s;
                 }
             }
             black_box(best)

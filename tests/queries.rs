@@ -433,7 +433,7 @@ fn check_self(seed: u64, n: usize) {
     let want_skip: Vec<Hit> = want
         .iter()
         .copied()
-        .filter(|h| !shares_endpoint(&set[h.i], &set[h.j]))
+        .filter(|h| !shares_endpoint(&set[h.i as usize], &set[h.j as usize]))
         .collect();
     let cols = tight_columns(&s);
     let got = self_within(tight_view(&cols), r, &o, SharedEndpoints::Skip);

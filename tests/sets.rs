@@ -22,7 +22,10 @@ fn check_self(set: &[Segment], r: f32, ctx: &str) {
     for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
         let want: Vec<Hit> = brute(set, set, r, &Options::SEGMENTS, true)
             .into_iter()
-            .filter(|h| shared == SharedEndpoints::Keep || !shares_endpoint(&set[h.i], &set[h.j]))
+            .filter(|h| {
+                shared == SharedEndpoints::Keep
+                    || !shares_endpoint(&set[h.i as usize], &set[h.j as usize])
+            })
             .collect();
         let ctx = format!("{ctx} r={r} {shared:?}");
         assert_same_hits(&self_pairs_within(&s, r, shared), &want, &ctx);
@@ -54,12 +57,8 @@ fn check_pairs(a: &[Segment], b: &[Segment], r: f32, ctx: &str) {
 
 fn assert_same_compact(mut got: Vec<PairHit>, want: &[Hit], ctx: &str) {
     got.sort_by_key(|h| (h.i, h.j));
-    let got: Vec<(usize, usize, u32)> = got
-        .iter()
-        .map(|h| (h.i as usize, h.j as usize, h.dist2.to_bits()))
-        .collect();
-    let want: Vec<(usize, usize, u32)> =
-        want.iter().map(|h| (h.i, h.j, h.dist2.to_bits())).collect();
+    let got: Vec<(u32, u32, u32)> = got.iter().map(|h| (h.i, h.j, h.dist2.to_bits())).collect();
+    let want: Vec<(u32, u32, u32)> = want.iter().map(|h| (h.i, h.j, h.dist2.to_bits())).collect();
     assert_eq!(got, want, "{ctx}: compact hits");
 }
 
@@ -215,7 +214,10 @@ fn sticks_end_to_end_along_the_sweep_axis() {
         let want = brute(&set, &set, r, &Options::SEGMENTS, true);
         let neighbours = want
             .iter()
-            .filter(|h| set[h.i].p0[1] == set[h.j].p0[1] && set[h.i].p0[2] == set[h.j].p0[2])
+            .filter(|h| {
+                let (a, b) = (set[h.i as usize], set[h.j as usize]);
+                a.p0[1] == b.p0[1] && a.p0[2] == b.p0[2]
+            })
             .count();
         assert_eq!(
             neighbours,

@@ -1296,11 +1296,11 @@ fn hits_dict<'py>(py: Python<'py>, hits: &[Hit]) -> PyResult<Bound<'py, PyDict>>
     let d = PyDict::new(py);
     d.set_item(
         "i",
-        column(hits, "i column", |h| h.i as i64)?.into_pyarray(py),
+        column(hits, "i column", |h| i64::from(h.i))?.into_pyarray(py),
     )?;
     d.set_item(
         "j",
-        column(hits, "j column", |h| h.j as i64)?.into_pyarray(py),
+        column(hits, "j column", |h| i64::from(h.j))?.into_pyarray(py),
     )?;
     d.set_item(
         "dist2",
@@ -1757,6 +1757,13 @@ impl PySegmentIndex {
         let threads = Threads::new(threads)?;
         let hq = Held::new(segments, "segments", 6)?;
         let sq = hq.src::<6>("segments")?;
+        if u32::try_from(sq.len()).is_err() {
+            return Err(Failure::Lib(segbatch::Error::TooManyObjects {
+                len: sq.len(),
+                max: u32::MAX as usize,
+            })
+            .into());
+        }
         let index = &self.0;
         let parallel = threads.parallel();
         let mut hits: Vec<Hit> = Vec::new();
@@ -1773,8 +1780,10 @@ impl PySegmentIndex {
             })??;
             hits.try_reserve(found.len())
                 .map_err(|_| Failure::Memory("pairs_within output", hits.len() + found.len()))?;
+            // The queries were counted against `u32::MAX` before the first step.
+            let first = u32::try_from(r.start).expect("at most u32::MAX queries");
             hits.extend(found.into_iter().map(|h| Hit {
-                i: h.i + r.start,
+                i: h.i + first,
                 ..h
             }));
             Ok(())

@@ -2,7 +2,7 @@
 //! sizes, the radius check, the bounding spheres of the prefilter and the lane-to-hit
 //! conversion.
 
-use crate::batch::{Error, LANES, SegmentsView};
+use crate::batch::{LANES, SegmentsView};
 use crate::kernel::Lanes;
 use crate::prune::{SphereColumns, sphere};
 use crate::segment::{Extent, Options, Segment};
@@ -23,7 +23,7 @@ const _: () = assert!(TILE_B.is_multiple_of(LANES));
 /// The indices are `u32`, as in [`PairHit`](super::PairHit), the index pairs `(u32, u32)` of
 /// [`closest_points_indexed`](crate::pairs::closest_points_indexed) and the ids of
 /// [`scenes::Capsules`](crate::scenes::Capsules): the set queries take at most `u32::MAX`
-/// objects a set ([`Error::TooManyObjects`] above).
+/// objects a set ([`Error::TooManyObjects`](crate::batch::Error::TooManyObjects) above).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Hit {
     /// Index in A (or in the set).
