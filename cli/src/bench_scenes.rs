@@ -160,8 +160,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             let theirs = parry_pairs(&contacts);
             let (only_brute, only_parry) = super::baselines::differences(&brute, &theirs);
             let same = frame.pairs() == &brute[..];
-            let [depth, normal, point] =
-                contact_differences(frame.pairs(), frame.contacts(), &contacts);
+            let [depth, normal, point] = contact_differences(frame.contacts(), &contacts);
             lines.push(format!(
                 "frame {f}: segbatch {} brute force ({} pairs); parry3d: {} missing, {} extra, \
                  one-point contacts within {depth:.0e} (depth), {normal:.0e} (normal), {point:.0e} (point)",

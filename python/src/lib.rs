@@ -1606,11 +1606,15 @@ fn capsule_contacts<'py>(
         .map_err(Failure::Lib)
     })?;
     let pair: Vec<i64> = c.iter().map(|x| i64::from(x.pair)).collect();
+    let i: Vec<i64> = c.iter().map(|x| i64::from(x.i)).collect();
+    let j: Vec<i64> = c.iter().map(|x| i64::from(x.j)).collect();
     let depth: Vec<f32> = c.iter().map(|x| x.depth).collect();
     dict(
         py,
         vec![
             ("pair", pair.into_pyarray(py).into_any()),
+            ("i", i.into_pyarray(py).into_any()),
+            ("j", j.into_pyarray(py).into_any()),
             ("normal", points3(py, c.iter().map(|x| x.normal).collect())?),
             ("depth", depth.into_pyarray(py).into_any()),
             (

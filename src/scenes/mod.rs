@@ -98,8 +98,9 @@ impl Frame {
 
     /// With [`Report::CONTACTS`]: the contacts of the touching pairs, in the order of
     /// [`pairs`](Frame::pairs), one or two a pair (see
-    /// [`CapsuleContact`]); `pair` is the position in `pairs()`,
-    /// B is object `j` (the normal points from `j` towards `i`). Empty otherwise.
+    /// [`CapsuleContact`]); `pair` is the position in `pairs()`, `i` and `j` are the ids
+    /// of the two objects (`i < j`), B is object `j` (the normal points from `j` towards
+    /// `i`). Empty otherwise.
     #[must_use]
     pub fn contacts(&self) -> &[CapsuleContact] {
         &self.contacts
