@@ -13,7 +13,9 @@ use crate::segment::Options;
 
 query_forms! {
     /// Every pair `i < j` of `set` whose squared distance is at most `radius²`, segment
-    /// against segment, sorted by `(i, j)`.
+    /// against segment, sorted by `(i, j)`. `radius` is one for every pair (an `f32`) or
+    /// one an object ([`Radius::Each`](crate::sets::Radius), from a slice): capsules, a pair
+    /// reported when `distance <= radii[i] + radii[j]`, decided once.
     ///
     /// ```
     /// use segbatch::{Segment, Segments};
@@ -41,7 +43,10 @@ query_forms! {
     /// allocation reused).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list); [`Error::LengthMismatch`] when a list is not one radius an object of `set`
+    /// (or is [`Radius::Sides`](crate::sets::Radius::Sides), two lists for one set);
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments; [`Error::OutOfMemory`] when the
     /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
     /// empty: the streamed forms take any number of hits).
     ///

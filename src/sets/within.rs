@@ -557,7 +557,8 @@ stream_forms! {
     /// at most [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), whatever the set's layout
     /// (collinear, identical or dense sets included). The call holds the input, the grid
     /// and a few blocks (a few a thread for the parallel form), never the whole output, so
-    /// it takes any number of hits. The pairs and values are those of
+    /// it takes any number of hits. `radius` is one for every pair or one an object, as for
+    /// [`self_pairs_within`](crate::sets::self_pairs_within). The pairs and values are those of
     /// [`self_pairs_within`](crate::sets::self_pairs_within); the order is the grid's (sort a
     /// collected list by `(i, j)` to compare). Rays, lines and an infinite radius take the
     /// brute-force tiles, streamed the same way: blocks of 64 rows in order, each block
@@ -567,8 +568,10 @@ stream_forms! {
     /// ([`within_radius`](crate::sets::within_radius)).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
-    /// for more than `u32::MAX` segments (`sink` is not called).
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list), [`Error::LengthMismatch`] for a list that is not one radius an object of the
+    /// set (or two lists), [`Error::TooManyObjects`] for more than `u32::MAX` segments
+    /// (`sink` is not called).
     ///
     /// ```
     /// use segbatch::{Options, Segment, Segments};
@@ -595,8 +598,10 @@ stream_forms! {
     /// [`for_each_self_pair_within`]).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
-    /// for more than `u32::MAX` segments in a set (`sink` is not called).
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list), [`Error::LengthMismatch`] for a list that is not one radius an object of its
+    /// set, [`Error::TooManyObjects`] for more than `u32::MAX` segments in a set (`sink` is
+    /// not called).
     ///
     /// ```
     /// use segbatch::{Options, Segment, Segments};
@@ -618,7 +623,10 @@ stream_forms! {
 
 query_forms! {
     /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most
-    /// `radius²`, segment against segment, sorted by `(i, j)`.
+    /// `radius²`, segment against segment, sorted by `(i, j)`. `radius` is one for every
+    /// pair (an `f32`), one an object of A ([`Radius::Each`], from a slice: B's objects are
+    /// bare segments) or one an object of each side ([`Radius::Sides`]: a pair reported
+    /// when `distance <= ra[i] + rb[j]`), each pair decided once.
     ///
     /// ```
     /// use segbatch::{Segment, Segments};
@@ -642,7 +650,10 @@ query_forms! {
     /// [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS) pair tests.
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list, A's first); [`Error::LengthMismatch`] when a list is not one radius an object
+    /// of its set; [`Error::TooManyObjects`] for more than `u32::MAX` segments in a set;
+    /// [`Error::OutOfMemory`] when the
     /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
     /// empty: the streamed forms take any number of hits).
     ///
