@@ -82,7 +82,7 @@ fn set_group(c: &mut Criterion, kind: &str) {
             let mut ours: Vec<(u32, u32)> = two
                 .install(|| par_self_pairs_within(&set, R, SharedEndpoints::Keep))
                 .iter()
-                .map(|h| (h.i as u32, h.j as u32))
+                .map(|h| (h.i, h.j))
                 .collect();
             ours.sort_unstable();
             let ctx = format!("{kind} {label}");

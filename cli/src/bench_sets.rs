@@ -106,7 +106,7 @@ fn generate(kind: &str, n: usize, seed: u64) -> Vec<Segment> {
 }
 
 fn sorted_pairs(hits: &[segbatch::sets::Hit]) -> Vec<(u32, u32)> {
-    let mut v: Vec<(u32, u32)> = hits.iter().map(|h| (h.i as u32, h.j as u32)).collect();
+    let mut v: Vec<(u32, u32)> = hits.iter().map(|h| (h.i, h.j)).collect();
     v.sort_unstable();
     v
 }
