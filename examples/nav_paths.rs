@@ -53,7 +53,8 @@ fn main() {
     // First blocked step of each agent (hits are sorted by path piece).
     let mut first_block = vec![None; agents];
     for h in &blocked {
-        first_block[h.i / STEPS].get_or_insert((h.i % STEPS, h.j, h.distance()));
+        let piece = h.i as usize;
+        first_block[piece / STEPS].get_or_insert((piece % STEPS, h.j, h.distance()));
     }
     let stuck = first_block.iter().filter(|b| b.is_some()).count();
 
@@ -63,7 +64,7 @@ fn main() {
     let agent_time = t.elapsed();
     let between_agents = conflicts
         .iter()
-        .filter(|h| h.i / STEPS != h.j / STEPS)
+        .filter(|h| h.i as usize / STEPS != h.j as usize / STEPS)
         .count();
 
     let tests = paths.len() * wall_set.len();

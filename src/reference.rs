@@ -257,7 +257,7 @@ pub fn first_hit(ray: &Segment, radius: f32, range: f32, wall: &Segment) -> Opti
 /// The contacts of capsules `(a, radius_a)` and `(b, radius_b)`: none when they do not
 /// touch (the squared distance of [`closest_points`] above `(radius_a + radius_b)²`), two
 /// for (near-)parallel overlapping cores, one otherwise, by the rule documented on
-/// [`CapsuleContact`] (`pair` is 0). The scalar twin of
+/// [`CapsuleContact`] (`pair`, `i` and `j` are 0). The scalar twin of
 /// [`capsule_contacts`](crate::pairs::capsule_contacts), which gives these contacts bit for bit.
 ///
 /// ```
@@ -283,7 +283,7 @@ pub fn capsule_contact(
 ) -> [Option<CapsuleContact>; 2] {
     let c = closest_points(a, b);
     crate::pairs::manifold(
-        0,
+        (0, 0, 0),
         (a, radius_a),
         (b, radius_b),
         (c.point_a, c.point_b, c.dist2),

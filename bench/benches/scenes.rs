@@ -75,8 +75,7 @@ fn moving_capsules(c: &mut Criterion) {
         let brute = brute_pairs(&sc.frames[FRAMES], radii);
         assert_eq!(frame.pairs(), &brute[..], "segbatch against brute force");
         let (missing, extra) = baselines::differences(&brute, &parry_pairs(&contacts));
-        let [depth, normal, point] =
-            contact_differences(frame.pairs(), frame.contacts(), &contacts);
+        let [depth, normal, point] = contact_differences(frame.contacts(), &contacts);
         eprintln!(
             "last frame: segbatch == brute force ({} pairs); parry3d: {} missing, {} extra, \
              one-point contacts within {depth:.0e} (depth), {normal:.0e} (normal), {point:.0e} (point)",

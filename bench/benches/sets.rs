@@ -82,7 +82,7 @@ fn set_group(c: &mut Criterion, kind: &str) {
             let mut ours: Vec<(u32, u32)> = two
                 .install(|| par_self_pairs_within(&set, R, SharedEndpoints::Keep))
                 .iter()
-                .map(|h| (h.i as u32, h.j as u32))
+                .map(|h| (h.i, h.j))
                 .collect();
             ours.sort_unstable();
             let ctx = format!("{kind} {label}");
@@ -174,8 +174,9 @@ fn first_hits(c: &mut Criterion) {
             });
             let mut best = vec![f32::INFINITY; ray_set.len()];
             for h in &within {
-                if h.s <= range && h.s < best[h.i] {
-                    best[h.i] = h.s;
+                let i = h.i as usize;
+                if h.s <= range && h.s < best[i] {
+                    best[i] = h.s;
                 }
             }
             black_box(best)

@@ -6,7 +6,11 @@
 //! [`Capsules`](segbatch::scenes::Capsules) gets the frame's end points with `set_all` and
 //! answers with `frame_into` (one thread) or `par_frame_into` (the pool's threads);
 //! the peer updates its leaves, refits, optimises, self-traverses and runs parry3d's
-//! capsule contact manifold (one thread). Both start from the scene built on frame 0
+//! capsule contact manifold (one thread). Two more rows answer each frame from scratch with
+//! the set queries (one thread): `self_pairs_within_into` with the per-object radii, each
+//! pair decided once, then `capsule_contacts_into` on its hits; and the same at twice the
+//! largest radius, whose candidates `capsule_contacts_into` decides again with the real
+//! radii (what a caller had to do before the set queries took a radius an object). Both start from the scene built on frame 0
 //! (not timed) and run the same 60 frames; the time is the median over rounds (run one
 //! after the other, interleaved) of the mean time a frame. The check compares, on the
 //! first, middle and last frame, segbatch's pairs with brute force over the reference
@@ -15,7 +19,10 @@
 use std::io::Write;
 use std::time::Instant;
 
+use segbatch::pairs::{CapsuleContact, Radii, capsule_contacts_into};
 use segbatch::scenes::{Capsules, Frame, Report};
+use segbatch::sets::{Hit, Radius, SharedEndpoints, self_pairs_within_into};
+use segbatch::{Options, Segment, Segments};
 
 use super::bench::BenchArgs;
 use super::scene_peers::{
@@ -37,6 +44,41 @@ fn build_ours(first: &[segbatch::Segment], radii: &[f32]) -> (Capsules, Frame) {
     let mut frame = Frame::new();
     scene.frame_into(Report::CONTACTS, &mut frame);
     (scene, frame)
+}
+
+/// Buffers of a frame answered by the set queries, reused from frame to frame.
+#[derive(Default)]
+struct SetFrame {
+    hits: Vec<Hit>,
+    pairs: Vec<(u32, u32)>,
+    contacts: Vec<CapsuleContact>,
+}
+
+impl SetFrame {
+    /// One frame from scratch: the pairs within `radius` ([`Radius::Each`] of the
+    /// capsules' radii, or one radius for all), then the contacts of those pairs with the
+    /// capsules' own radii (which drop the pairs that do not touch). Returns the number of
+    /// touching pairs.
+    fn run(&mut self, segments: &[Segment], radii: &[f32], radius: Radius<'_>) -> usize {
+        let set = Segments::from(segments);
+        let (o, keep) = (Options::SEGMENTS, SharedEndpoints::Keep);
+        self_pairs_within_into(&set, radius, keep, &o, &mut self.hits).expect("valid radii");
+        self.pairs.clear();
+        self.pairs.extend(self.hits.iter().map(|h| (h.i, h.j)));
+        let own = Radii::per_object(radii, radii).expect("valid radii");
+        capsule_contacts_into(&set, &set, &self.pairs, own, &o, &mut self.contacts)
+            .expect("pairs of the set");
+        let mut touching = self.contacts.iter().map(|c| c.pair).collect::<Vec<_>>();
+        touching.dedup();
+        touching.len()
+    }
+
+    /// The touching pairs of the last frame (the pairs of its contacts).
+    fn touching(&self) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = self.contacts.iter().map(|c| (c.i, c.j)).collect();
+        v.dedup();
+        v
+    }
 }
 
 /// Median of `v` (sorted in place).
@@ -71,6 +113,10 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let sc = scene(n, FRAMES + 1, args.seed);
     let radii = &sc.radii;
     let (mut t_ours, mut t_par, mut t_parry) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut t_each, mut t_twice) = (Vec::new(), Vec::new());
+    let (mut pairs_each, mut pairs_twice) = (0usize, 0usize);
+    let r_max = radii.iter().fold(0.0f32, |m, &r| m.max(r));
+    let mut set_frame = SetFrame::default();
     let (mut pairs_ours, mut contacts_ours, mut pairs_parry) = (0usize, 0usize, 0usize);
     let mut candidates = 0usize;
     for _ in 0..rounds {
@@ -110,12 +156,27 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
         t_parry.push(t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64);
         pairs_parry = np / FRAMES;
+        // The set queries from scratch each frame, one thread: per-object radii, then one
+        // radius of twice the largest.
+        for (radius, times, pairs) in [
+            (Radius::Each(radii), &mut t_each, &mut pairs_each),
+            (Radius::All(2.0 * r_max), &mut t_twice, &mut pairs_twice),
+        ] {
+            let t = Instant::now();
+            let mut np = 0;
+            for f in 1..=FRAMES {
+                np += set_frame.run(&sc.frames[f], radii, radius);
+            }
+            times.push(t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64);
+            *pairs = np / FRAMES;
+        }
     }
     let (ours, par, parry) = (
         median(&mut t_ours),
         median(&mut t_par),
         median(&mut t_parry),
     );
+    let (each, twice) = (median(&mut t_each), median(&mut t_twice));
     writeln!(out)?;
     writeln!(
         out,
@@ -138,6 +199,16 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             parry,
             pairs_parry,
         ),
+        (
+            "segbatch self_pairs_within (radius each) + contacts, 1t".to_owned(),
+            each,
+            pairs_each,
+        ),
+        (
+            "segbatch self_pairs_within (2·r_max) + contacts, 1t".to_owned(),
+            twice,
+            pairs_twice,
+        ),
     ];
     for (name, ms, pairs) in &rows {
         writeln!(out, "{name:<58} {ms:>9.3} {pairs:>9} {:>9.2}x", parry / ms)?;
@@ -159,9 +230,10 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             let brute = brute_pairs(&sc.frames[f], radii);
             let theirs = parry_pairs(&contacts);
             let (only_brute, only_parry) = super::baselines::differences(&brute, &theirs);
-            let same = frame.pairs() == &brute[..];
-            let [depth, normal, point] =
-                contact_differences(frame.pairs(), frame.contacts(), &contacts);
+            let same = frame.pairs() == &brute[..]
+                && set_frame.run(&sc.frames[f], radii, Radius::Each(radii)) == brute.len()
+                && set_frame.touching() == brute;
+            let [depth, normal, point] = contact_differences(frame.contacts(), &contacts);
             lines.push(format!(
                 "frame {f}: segbatch {} brute force ({} pairs); parry3d: {} missing, {} extra, \
                  one-point contacts within {depth:.0e} (depth), {normal:.0e} (normal), {point:.0e} (point)",

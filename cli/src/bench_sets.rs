@@ -106,7 +106,7 @@ fn generate(kind: &str, n: usize, seed: u64) -> Vec<Segment> {
 }
 
 fn sorted_pairs(hits: &[segbatch::sets::Hit]) -> Vec<(u32, u32)> {
-    let mut v: Vec<(u32, u32)> = hits.iter().map(|h| (h.i as u32, h.j as u32)).collect();
+    let mut v: Vec<(u32, u32)> = hits.iter().map(|h| (h.i, h.j)).collect();
     v.sort_unstable();
     v
 }
@@ -175,8 +175,9 @@ fn first_hits(
     let reduce = |within: &[segbatch::sets::Hit]| {
         let mut best = vec![f32::INFINITY; n_rays];
         for h in within {
-            if h.s <= range && h.s < best[h.i] {
-                best[h.i] = h.s;
+            let i = h.i as usize;
+            if h.s <= range && h.s < best[i] {
+                best[i] = h.s;
             }
         }
         best
@@ -204,7 +205,8 @@ fn first_hits(
                 .expect("a valid radius");
             let mut best = vec![f32::INFINITY; n_rays];
             for h in &within {
-                best[h.i] = best[h.i].min(h.s);
+                let i = h.i as usize;
+                best[i] = best[i].min(h.s);
             }
             best.iter().filter(|b| b.is_finite()).count()
         })

@@ -215,7 +215,6 @@ pub fn parry_pairs(contacts: &[ParryContact]) -> Vec<(u32, u32)> {
 /// pairs both report: depth, normal component (segbatch's normal points from `j` to `i`,
 /// parry3d's from `i` to `j`) and point on capsule `i`.
 pub fn contact_differences(
-    pairs: &[(u32, u32)],
     ours: &[segbatch::pairs::CapsuleContact],
     theirs: &[ParryContact],
 ) -> [f32; 3] {
@@ -225,7 +224,7 @@ pub fn contact_differences(
     for (k, c) in ours.iter().enumerate() {
         let two = ours.get(k + 1).is_some_and(|d| d.pair == c.pair)
             || (k > 0 && ours[k - 1].pair == c.pair);
-        let pair = pairs[c.pair as usize];
+        let pair = (c.i, c.j);
         let Ok(p) = by_pair.binary_search_by_key(&pair, |x| x.pair) else {
             continue;
         };

@@ -927,7 +927,8 @@ def capsule_contacts(
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """The contacts of the touching capsules among the rows ``(i, j)`` of ``pairs``, in
-    their order: ``pair`` (int64, the row of ``pairs``), ``normal`` (``(K, 3)``, unit, from
+    their order: ``pair`` (int64, the row of ``pairs``), ``i`` and ``j`` (int64, the objects
+    of that row), ``normal`` (``(K, 3)``, unit, from
     B towards A), ``depth`` (``rA + rB - distance``), ``point_a``, ``point_b`` (the deepest
     points of each capsule towards the other). A row is reported exactly when
     :func:`capsules_touch_indexed` is true for it, twice (consecutive, the same normal) when
@@ -938,8 +939,8 @@ def capsule_contacts(
     >>> import numpy as np, segbatch
     >>> s = np.array([[0, 0, 0, 2, 0, 0], [1, 0.75, -1, 1, 0.75, 1], [0, 9, 0, 2, 9, 0]], dtype=np.float32)
     >>> c = segbatch.capsule_contacts(s, s, [[1, 0], [0, 2]], 0.5, 0.5)
-    >>> c["pair"], c["normal"], c["depth"]
-    (array([0]), array([[0., 1., 0.]], dtype=float32), array([0.25], dtype=float32))
+    >>> c["pair"], c["i"], c["j"], c["normal"], c["depth"]
+    (array([0]), array([1]), array([0]), array([[0., 1., 0.]], dtype=float32), array([0.25], dtype=float32))
     """
     a, b = as_segments(a, "a"), as_segments(b, "b")
     p = _pairs(pairs, _len(a), _len(b))

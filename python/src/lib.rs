@@ -1376,11 +1376,11 @@ fn hits_dict<'py>(py: Python<'py>, hits: &[Hit]) -> PyResult<Bound<'py, PyDict>>
     let d = PyDict::new(py);
     d.set_item(
         "i",
-        column(hits, "i column", |h| h.i as i64)?.into_pyarray(py),
+        column(hits, "i column", |h| i64::from(h.i))?.into_pyarray(py),
     )?;
     d.set_item(
         "j",
-        column(hits, "j column", |h| h.j as i64)?.into_pyarray(py),
+        column(hits, "j column", |h| i64::from(h.j))?.into_pyarray(py),
     )?;
     d.set_item(
         "dist2",
@@ -1447,8 +1447,8 @@ impl<'s> Found<'s> {
         }
         let with_params = block.iter().zip(params.s().iter().zip(params.t()));
         self.hits.extend(with_params.map(|(h, (&s, &t))| Hit {
-            i: h.i as usize,
-            j: h.j as usize,
+            i: h.i,
+            j: h.j,
             dist2: h.dist2,
             s,
             t,
@@ -1467,7 +1467,7 @@ impl<'s> Found<'s> {
         let mut starts = try_vec::<usize>(n + 1, self.what)?;
         starts.resize(n + 1, 0);
         for h in &hits {
-            starts[h.i + 1] += 1;
+            starts[h.i as usize + 1] += 1;
         }
         for k in 0..n {
             starts[k + 1] += starts[k];
@@ -1476,7 +1476,7 @@ impl<'s> Found<'s> {
         placed.resize(hits.len(), Hit::default());
         let mut next = starts.clone();
         for h in &hits {
-            let slot = &mut next[h.i];
+            let slot = &mut next[h.i as usize];
             placed[*slot] = *h;
             *slot += 1;
         }
@@ -1789,11 +1789,15 @@ fn capsule_contacts<'py>(
         .map_err(Failure::Lib)
     })?;
     let pair: Vec<i64> = c.iter().map(|x| i64::from(x.pair)).collect();
+    let i: Vec<i64> = c.iter().map(|x| i64::from(x.i)).collect();
+    let j: Vec<i64> = c.iter().map(|x| i64::from(x.j)).collect();
     let depth: Vec<f32> = c.iter().map(|x| x.depth).collect();
     dict(
         py,
         vec![
             ("pair", pair.into_pyarray(py).into_any()),
+            ("i", i.into_pyarray(py).into_any()),
+            ("j", j.into_pyarray(py).into_any()),
             ("normal", points3(py, c.iter().map(|x| x.normal).collect())?),
             ("depth", depth.into_pyarray(py).into_any()),
             (
@@ -2121,6 +2125,13 @@ impl PySegmentIndex {
         let threads = Threads::new(threads)?;
         let hq = Held::new(segments, "segments", 6)?;
         let sq = hq.src::<6>("segments")?;
+        if u32::try_from(sq.len()).is_err() {
+            return Err(Failure::Lib(segbatch::Error::TooManyObjects {
+                len: sq.len(),
+                max: u32::MAX as usize,
+            })
+            .into());
+        }
         let index = &self.0;
         let parallel = threads.parallel();
         let mut hits: Vec<Hit> = Vec::new();
@@ -2137,8 +2148,10 @@ impl PySegmentIndex {
             })??;
             hits.try_reserve(found.len())
                 .map_err(|_| Failure::Memory("pairs_within output", hits.len() + found.len()))?;
+            // The queries were counted against `u32::MAX` before the first step.
+            let first = u32::try_from(r.start).expect("at most u32::MAX queries");
             hits.extend(found.into_iter().map(|h| Hit {
-                i: h.i + r.start,
+                i: h.i + first,
                 ..h
             }));
             Ok(())

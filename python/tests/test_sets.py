@@ -78,7 +78,7 @@ def test_capsules_touch_indexed(run_oracle, sets, index_pairs, tmp_path):
 
 def test_capsule_contacts(run_oracle, sets, index_pairs, tmp_path):
     a, b = sets
-    names = dict(pair="<u8", normal="<f4", depth="<f4", point_a="<f4", point_b="<f4")
+    names = dict(pair="<u8", i="<u8", j="<u8", normal="<f4", depth="<f4", point_a="<f4", point_b="<f4")
     ref = run_oracle("contacts", a, b, pairs_file(tmp_path, index_pairs), 0.5, 0.25, names=names)
     touch = segbatch.capsules_touch_indexed(a, b, index_pairs, 0.5, 0.25)
     for threads in (1, 2, None):
@@ -91,6 +91,10 @@ def test_capsule_contacts(run_oracle, sets, index_pairs, tmp_path):
     # deeper than rA + rB. The values are the crate's, bit for bit (above).
     same(np.unique(c["pair"]), np.flatnonzero(touch))
     assert np.bincount(c["pair"]).max() <= 2
+    # Each contact names its objects: the row of its pair.
+    rows = np.asarray(index_pairs).reshape(-1, 2)[c["pair"]]
+    same(c["i"], rows[:, 0])
+    same(c["j"], rows[:, 1])
     finite = np.isfinite(c["depth"])
     assert np.allclose(np.linalg.norm(c["normal"][finite], axis=1), 1, atol=1e-6)
     assert np.all(c["depth"][finite] <= 0.75 + 1e-5)

@@ -210,8 +210,14 @@ query_forms! {
 /// is the scalar twin of the rule.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CapsuleContact {
-    /// Position of the pair in the list given.
+    /// Position of the pair in the list given (in a [`Frame`](crate::scenes::Frame) of
+    /// [`scenes::Capsules`](crate::scenes::Capsules): in the frame's
+    /// [`pairs`](crate::scenes::Frame::pairs)).
     pub pair: u32,
+    /// The object of A: `i` of the index pair `(i, j)` (in a frame, the smaller id).
+    pub i: u32,
+    /// The object of B: `j` of the index pair `(i, j)` (in a frame, the larger id).
+    pub j: u32,
     /// Unit normal from B towards A (see above for the fallback when the core segments
     /// meet).
     pub normal: [f32; 3],
@@ -271,10 +277,14 @@ fn contact_normal(a: &Segment, b: &Segment, c: [f32; 3], d: [f32; 3]) -> [f32; 3
         .unwrap_or([0.0, 0.0, 1.0])
 }
 
+/// Who a contact names: the position of its pair in the list and the pair's objects
+/// `(pair, i, j)`.
+pub(crate) type Named = (u32, u32, u32);
+
 /// The contact of capsules `(a, ra)` and `(b, rb)` whose cores' closest points are `c`
 /// and `d` at squared distance `dist2`, when they touch.
 pub(crate) fn contact(
-    pair: u32,
+    (pair, i, j): Named,
     (a, ra): (&Segment, f32),
     (b, rb): (&Segment, f32),
     (c, d, dist2): ([f32; 3], [f32; 3], f32),
@@ -287,6 +297,8 @@ pub(crate) fn contact(
     let normal = contact_normal(a, b, c, d);
     Some(CapsuleContact {
         pair,
+        i,
+        j,
         normal,
         depth: r - dist2.sqrt(),
         point_a: core::array::from_fn(|k| c[k] - ra * normal[k]),
@@ -309,7 +321,7 @@ fn sub(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
 /// [`MANIFOLD_SIN`] of parallel and the overlap has a length: the contact points and
 /// depths measured along `normal` at `s = lo` and `s = hi`, both touching.
 fn overlap_ends(
-    pair: u32,
+    (pair, i, j): Named,
     (a, ra): (&Segment, f32),
     (b, rb): (&Segment, f32),
     normal: [f32; 3],
@@ -343,6 +355,8 @@ fn overlap_ends(
         let depth = r - dot(sub(c, d), normal);
         (depth >= 0.0).then(|| CapsuleContact {
             pair,
+            i,
+            j,
             normal,
             depth,
             point_a: core::array::from_fn(|k| c[k] - ra * normal[k]),
@@ -356,15 +370,15 @@ fn overlap_ends(
 /// `c` and `d` at squared distance `dist2` (see [`CapsuleContact`]): nothing when they do
 /// not touch, two points for (near-)parallel overlapping cores, one otherwise.
 pub(crate) fn manifold(
-    pair: u32,
+    named: Named,
     (a, ra): (&Segment, f32),
     (b, rb): (&Segment, f32),
     closest: ([f32; 3], [f32; 3], f32),
 ) -> [Option<CapsuleContact>; 2] {
-    let Some(one) = contact(pair, (a, ra), (b, rb), closest) else {
+    let Some(one) = contact(named, (a, ra), (b, rb), closest) else {
         return [None, None];
     };
-    match overlap_ends(pair, (a, ra), (b, rb), one.normal) {
+    match overlap_ends(named, (a, ra), (b, rb), one.normal) {
         Some([p, q]) => [Some(p), Some(q)],
         None => [Some(one), None],
     }
@@ -393,12 +407,17 @@ fn contacts_block(
             if same && i == j {
                 continue;
             }
+            let named = (
+                // The caller checked that the pairs are at most `u32::MAX`.
+                (offset + b_index * CONTACT_BLOCK + k) as u32,
+                i,
+                j,
+            );
             let (i, j) = (i as usize, j as usize);
             let hit = closest.get(k).expect("one result a pair");
-            let pair = (offset + b_index * CONTACT_BLOCK + k) as u32;
             let (ra, rb) = radii.of(i, j);
             let points = manifold(
-                pair,
+                named,
                 (&a.at(i), ra),
                 (&b.at(j), rb),
                 (hit.point_a, hit.point_b, hit.dist2),
@@ -449,7 +468,8 @@ query_forms! {
     /// and points (see [`CapsuleContact`]). A pair is reported exactly when
     /// [`capsules_touch_indexed`] sets its bit, with two contacts (the same `pair` and
     /// normal, consecutive) for (near-)parallel overlapping capsules and one otherwise,
-    /// each what [`reference::capsule_contact`](crate::reference::capsule_contact) gives.
+    /// each what [`reference::capsule_contact`](crate::reference::capsule_contact) gives
+    /// (with the pair's position and its objects `i`, `j` filled in).
     /// When `a` and `b` are the same set, a pair `(i, i)` is never a contact.
     ///
     /// ```
@@ -463,7 +483,7 @@ query_forms! {
     /// let contacts = capsule_contacts(&set, &set, &[(1, 0), (0, 2)], Radii::uniform(0.5, 0.5)?);
     /// assert_eq!(contacts.len(), 1);
     /// let c = contacts[0];
-    /// assert_eq!((c.pair, c.normal, c.depth), (0, [0.0, 1.0, 0.0], 0.25));
+    /// assert_eq!((c.pair, c.i, c.j, c.normal, c.depth), (0, 1, 0, [0.0, 1.0, 0.0], 0.25));
     /// assert_eq!((c.point_a, c.point_b), ([1.0, 0.25, 0.0], [1.0, 0.5, 0.0]));
     /// # Ok::<(), segbatch::Error>(())
     /// ```

@@ -187,7 +187,7 @@ fn plan<E: Element>(set: Segments2View<'_, E>, skip: bool, parallel: bool) -> (P
         let at = |k: usize| ((c[k][i].into() - origin[k % 2]) * scale) as f32;
         Segment2::new([at(0), at(1)], [at(2), at(3)])
     };
-    let (grid, _) = Grid::build(set.len(), local, 0.0, Layout::Columns, parallel)
+    let (grid, _) = Grid::build(set.len(), local, None, 0.0, Layout::Columns, parallel)
         .expect("a grid for radius 0 and at most u32::MAX segments");
     let ids = grid.ids();
     let mut sorted = Soa::zeroed(ids.len());

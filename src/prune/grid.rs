@@ -85,7 +85,10 @@ impl<const D: usize> Grid<D> {
     const MAX_CELL: u64 = (1 << axis_bits(D)) - 2;
 
     /// The grid over the objects `object(0..n)` (segments: two end points of `D`
-    /// coordinates, `C = 2·D` values), for pairs within `radius` of each other, and the
+    /// coordinates, `C = 2·D` values), for pairs within `radius` of each other, each
+    /// object's sphere grown by its own radius `pad(i)` when there is one (capsules: pairs
+    /// within `pad(i) + pad(j) + radius`; the radius is kept in the row, value
+    /// [`pad_slot`](super::spheres::pad_slot)`(D)`, for the narrow phase), and the
     /// objects as rows in the grid's order (by position: the copy a query reads; the ones
     /// with a non-finite coordinate are never within any radius and left out). `None` only
     /// for an infinite or NaN radius or more than `u32::MAX` objects (the caller falls back
@@ -101,11 +104,12 @@ impl<const D: usize> Grid<D> {
     pub(crate) fn build<T: Record<C>, const C: usize>(
         n: usize,
         object: impl Fn(usize) -> T + Sync,
+        pad: Option<&(dyn Fn(usize) -> f32 + Sync)>,
         radius: f32,
         layout: Layout,
         parallel: bool,
     ) -> Option<(Grid<D>, Vec<Row>)> {
-        const { assert!(C == 2 * D && C <= LANES) };
+        const { assert!(C == 2 * D && C < LANES) };
         if n > u32::MAX as usize || !radius.is_finite() {
             return None;
         }
@@ -118,9 +122,16 @@ impl<const D: usize> Grid<D> {
             let mut max = 0.0f32;
             for (slot, i) in piece.iter_mut().zip(k..) {
                 let record = bytemuck::cast::<T, [f32; C]>(object(i));
-                *slot = Row(core::array::from_fn(
-                    |c| if c < C { record[c] } else { 0.0 },
-                ));
+                let own = pad.map_or(0.0, |pad| pad(i));
+                *slot = Row(core::array::from_fn(|c| {
+                    if c < C {
+                        record[c]
+                    } else if c == C {
+                        own
+                    } else {
+                        0.0
+                    }
+                }));
                 if let Some((m, h)) = row_sphere::<D>(slot) {
                     if h.is_finite() {
                         max = max.max(h);
@@ -593,7 +604,7 @@ mod tests {
     #[test]
     fn keys_round_trip() {
         let stick = crate::segment::Segment::new([0.0; 3], [1.0, 0.0, 0.0]);
-        let (g, _) = Grid::<3>::build(1, |_| stick, 1.0, Layout::Cubes, false).unwrap();
+        let (g, _) = Grid::<3>::build(1, |_| stick, None, 1.0, Layout::Cubes, false).unwrap();
         let c = [5, 7, 9];
         assert_eq!(Grid::<3>::coords(g.key(c)), c);
     }

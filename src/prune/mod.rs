@@ -18,8 +18,11 @@
 //! as the brute-force prefilter does, see [`crate::query`]). The cell edge is
 //! `c >= 2·cap + r`, `cap` the largest sphere radius kept in the cells and `r` the query
 //! radius: two spheres within `r` of each other then have their centres in the same or
-//! neighbouring cells. `cap` is the largest radius when that is at most twice the 99th
-//! percentile, else the 99th percentile ([`Grid::build`]); the spheres above it (at most
+//! neighbouring cells. With a radius an object (capsules) each sphere is grown by its
+//! object's own radius and `r` is 0: two capsules within `rI + rJ` then have spheres that
+//! meet, the cells are sized by the largest grown sphere, and the kernel decides each
+//! candidate once with `rI + rJ`. `cap` is the largest radius when that is at most twice
+//! the 99th percentile, else the 99th percentile ([`Grid::build`]); the spheres above it (at most
 //! 1% of the set) are kept aside as *big* objects and meet the others through box queries
 //! over the cells, so a few very long segments do not inflate every cell.
 //!
@@ -81,7 +84,9 @@ mod stream;
 pub(crate) use grid::{Grid, Layout};
 pub use plan::MAX_BLOCK_HITS;
 pub(crate) use plan::{Narrow, Plan};
-pub(crate) use spheres::{BOUND_REL, SphereColumns, each_bit, lane_bits, rows_to_batch, sphere};
+pub(crate) use spheres::{
+    BOUND_REL, SphereColumns, each_bit, lane_bits, pad_slot, rows_to_batch, sphere,
+};
 pub(crate) use store::Kept;
 pub use stream::SinkFlow;
 pub(crate) use stream::ordered;

@@ -23,6 +23,17 @@ pub(super) const CELL_MARGIN: f64 = 1.0 + 1e-4;
 /// (such objects are never within any radius).
 #[inline]
 pub(crate) fn sphere<const D: usize>(p0: [f32; D], p1: [f32; D]) -> Option<([f32; D], f32)> {
+    padded_sphere(p0, p1, 0.0)
+}
+
+/// The bounding sphere of the capsule of radius `pad` around `p0 .. p1` ([`sphere`] grown
+/// by `pad`, added in `f64`; `+∞` for a radius that overflows `f32`).
+#[inline]
+pub(super) fn padded_sphere<const D: usize>(
+    p0: [f32; D],
+    p1: [f32; D],
+    pad: f32,
+) -> Option<([f32; D], f32)> {
     if !p0.iter().chain(&p1).all(|x| x.is_finite()) {
         return None;
     }
@@ -44,17 +55,27 @@ pub(crate) fn sphere<const D: usize>(p0: [f32; D], p1: [f32; D]) -> Option<([f32
     // relative term covers.)
     let radius = 0.5 * len2.sqrt() * f64::from(SPHERE_REL)
         + f64::from(SPHERE_ABS * scale)
+        + f64::from(pad) * f64::from(SPHERE_REL)
         + f64::from(f32::MIN_POSITIVE);
     Some((m, radius as f32))
 }
 
-/// The bounding sphere of a staged row: a segment's two end points of `D` coordinates.
+/// The bounding sphere of a staged row: a segment's two end points of `D` coordinates,
+/// grown by the object's own radius (value [`pad_slot`]`(D)` of the row).
 #[inline]
 pub(super) fn row_sphere<const D: usize>(row: &Row) -> Option<([f32; D], f32)> {
-    sphere(
+    padded_sphere(
         core::array::from_fn(|k| row.0[k]),
         core::array::from_fn(|k| row.0[D + k]),
+        row.0[2 * D],
     )
+}
+
+/// The value of a staged row of a grid of `D` dimensions that holds the object's own radius:
+/// the first one past the end points (`0` for a query with one radius for every pair).
+#[inline(always)]
+pub(crate) const fn pad_slot(d: usize) -> usize {
+    2 * d
 }
 
 /// The objects of `rows` (the first `C` values of each) as a batch, written a chunk of

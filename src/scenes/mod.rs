@@ -1,10 +1,10 @@
 //! Scenes that move: a persistent set of capsules asked every frame which of them touch.
 //!
 //! A physics engine's broad and narrow phase run the same question every frame on a scene
-//! that changed a little. A set query ([`self_pairs_within`](crate::sets::self_pairs_within))
-//! builds its grid per call and takes one radius for all, so each frame pays the whole
-//! build and decides every pair twice (once at twice the largest radius, once with the
-//! real radii). [`Capsules`] keeps its structure between frames instead:
+//! that changed a little. A set query ([`self_pairs_within`](crate::sets::self_pairs_within)
+//! with a radius an object) decides each pair once, with its two radii, but builds its grid
+//! per call, so each frame pays the whole build. [`Capsules`] keeps its structure between
+//! frames instead:
 //!
 //! - **objects** have stable `u32` ids ([`Capsules::insert`], [`Capsules::remove`]), a core
 //!   segment and their own radius (0 for a bare segment). They move one by one
@@ -98,8 +98,9 @@ impl Frame {
 
     /// With [`Report::CONTACTS`]: the contacts of the touching pairs, in the order of
     /// [`pairs`](Frame::pairs), one or two a pair (see
-    /// [`CapsuleContact`]); `pair` is the position in `pairs()`,
-    /// B is object `j` (the normal points from `j` towards `i`). Empty otherwise.
+    /// [`CapsuleContact`]); `pair` is the position in `pairs()`, `i` and `j` are the ids
+    /// of the two objects (`i < j`), B is object `j` (the normal points from `j` towards
+    /// `i`). Empty otherwise.
     #[must_use]
     pub fn contacts(&self) -> &[CapsuleContact] {
         &self.contacts

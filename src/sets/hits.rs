@@ -2,7 +2,7 @@
 //! sizes, the radius check, the bounding spheres of the prefilter and the lane-to-hit
 //! conversion.
 
-use crate::batch::{Error, LANES, SegmentsView};
+use crate::batch::{LANES, SegmentsView};
 use crate::kernel::Lanes;
 use crate::prune::{SphereColumns, sphere};
 use crate::segment::{Extent, Options, Segment};
@@ -19,12 +19,17 @@ const _: () = assert!(TILE_B.is_multiple_of(LANES));
 /// A pair within the radius of a [`pairs_within`](super::pairs_within) or
 /// [`self_pairs_within`](super::self_pairs_within) query: `a[i]`
 /// against `b[j]` (or `set[i]` against `set[j]`, `i < j`).
+///
+/// The indices are `u32`, as in [`PairHit`](super::PairHit), the index pairs `(u32, u32)` of
+/// [`closest_points_indexed`](crate::pairs::closest_points_indexed) and the ids of
+/// [`scenes::Capsules`](crate::scenes::Capsules): the set queries take at most `u32::MAX`
+/// objects a set ([`Error::TooManyObjects`](crate::batch::Error::TooManyObjects) above).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Hit {
     /// Index in A (or in the set).
-    pub i: usize,
+    pub i: u32,
     /// Index in B (or in the set, `j > i`).
-    pub j: usize,
+    pub j: u32,
     /// Squared distance of the closest points.
     pub dist2: f32,
     /// Parameter of the closest point along `a[i]`.
@@ -39,15 +44,6 @@ impl Hit {
     #[must_use]
     pub fn distance(&self) -> f32 {
         self.dist2.sqrt()
-    }
-}
-
-/// `radius²`, or an error for a negative or NaN radius.
-pub(crate) fn radius2(radius: f32) -> Result<f32, Error> {
-    if radius >= 0.0 {
-        Ok(radius * radius)
-    } else {
-        Err(Error::InvalidRadius { index: None })
     }
 }
 
@@ -81,9 +77,10 @@ pub(crate) fn push_hits(out: &mut Vec<Hit>, i: usize, j: usize, mut bits: u32, l
     while bits != 0 {
         let k = bits.trailing_zeros() as usize;
         bits &= bits - 1;
+        // The brute-force queries check that their sets have at most `u32::MAX` objects.
         out.push(Hit {
-            i,
-            j: j + k,
+            i: i as u32,
+            j: (j + k) as u32,
             dist2: d[k],
             s: s[k],
             t: t[k],

@@ -21,7 +21,8 @@
 //! overflow.
 
 use super::bvh8::{Bvh8, TOLERANCE};
-use super::hits::{Hit, radius2, within_wide};
+use super::hits::{Hit, within_wide};
+use super::radius::{PairRadius, Radius};
 use crate::batch::{Error, Segments, SegmentsView, check_len, check_u32};
 use crate::pairs::{ClosestBatch, Outputs, closest_points_indexed_into};
 use crate::prune::{Grid, Layout, rows_to_batch, sphere};
@@ -328,7 +329,7 @@ impl SegmentIndex {
         check_u32(set.len())?;
         let bvh = Bvh8::build(set.len(), |i| set.at(i));
         let (grid, sorted) =
-            match Grid::build(set.len(), |i| set.at(i), 0.0, Layout::Cubes, parallel) {
+            match Grid::build(set.len(), |i| set.at(i), None, 0.0, Layout::Cubes, parallel) {
                 Some((grid, rows)) => (Some(grid), rows_to_batch(&rows, parallel)),
                 None => (None, set.iter().collect()),
             };
@@ -515,16 +516,40 @@ impl SegmentIndex {
     /// sorted by `(i, j)`: [`pairs_within`](crate::sets::pairs_within)`(queries, set, radius)`,
     /// bit for bit, without rebuilding the index.
     ///
+    /// `radius` is one for every pair (an `f32`), one a query ([`Radius::Each`]: the
+    /// members are bare segments, `distance <= radii[i]`) or one a query and one a member
+    /// ([`Radius::Sides`]: `distance <= rq[i] + rm[j]`, `j` the member's index in the
+    /// indexed set). The grid was built for bare segments; a query's sphere reaches its own
+    /// radius plus the largest member radius, and the kernel decides each candidate once.
+    ///
+    /// ```
+    /// use segbatch::{Segment, SegmentIndex, Segments};
+    /// let walls = Segments::from(&[
+    ///     Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0]),
+    ///     Segment::new([3.0, 0.0, 0.0], [3.0, 4.0, 0.0]),
+    /// ]);
+    /// let index = SegmentIndex::new(&walls)?;
+    /// // Two agents at x = 1 with radii 0.5 and 1: only the second reaches the wall at 0.
+    /// let agents = Segments::from(&[
+    ///     Segment::new([1.0, 1.0, 0.0], [1.0, 1.0, 0.0]),
+    ///     Segment::new([1.0, 3.0, 0.0], [1.0, 3.0, 0.0]),
+    /// ]);
+    /// let hits = index.pairs_within(&agents, &[0.5, 1.0])?;
+    /// assert_eq!(hits.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(1, 0)]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN;
-    /// [`Error::TooManyObjects`] for more than `u32::MAX` queries.
-    pub fn pairs_within<'q>(
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (with the first index in a
+    /// list, the queries' first); [`Error::LengthMismatch`] when a list is not one radius a
+    /// query (or a member); [`Error::TooManyObjects`] for more than `u32::MAX` queries.
+    pub fn pairs_within<'q, 'r>(
         &self,
         queries: impl Into<SegmentsView<'q>>,
-        radius: f32,
+        radius: impl Into<Radius<'r>>,
     ) -> Result<Vec<Hit>, Error> {
         let mut out = Vec::new();
-        self.within_run(queries.into(), radius, false, &mut out)?;
+        self.within_run(queries.into(), radius.into(), false, &mut out)?;
         Ok(out)
     }
 
@@ -533,52 +558,79 @@ impl SegmentIndex {
     /// # Errors
     /// As [`pairs_within`](Self::pairs_within).
     #[cfg(feature = "rayon")]
-    pub fn par_pairs_within<'q>(
+    pub fn par_pairs_within<'q, 'r>(
         &self,
         queries: impl Into<SegmentsView<'q>>,
-        radius: f32,
+        radius: impl Into<Radius<'r>>,
     ) -> Result<Vec<Hit>, Error> {
         let mut out = Vec::new();
-        self.within_run(queries.into(), radius, true, &mut out)?;
+        self.within_run(queries.into(), radius.into(), true, &mut out)?;
         Ok(out)
     }
 
     fn within_run(
         &self,
         queries: SegmentsView<'_>,
-        radius: f32,
+        radius: Radius<'_>,
         parallel: bool,
         out: &mut Vec<Hit>,
     ) -> Result<(), Error> {
         out.clear();
-        let r2 = radius2(radius)?;
+        let radius = PairRadius::two_sets(radius, queries.len(), self.len())?;
         check_u32(queries.len())?;
-        // Without a grid, or with an infinite radius, every query meets every member.
+        // The members' radii by position (the grid's order), when there are any.
+        let ids = self.grid.as_ref().map(Grid::ids);
+        let member_radii: Vec<f32> = match radius {
+            PairRadius::Sum { b: Some(_), .. } => (0..self.len())
+                .map(|p| radius.of_b(ids.map_or(p, |ids| ids[p] as usize)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        // Without a grid, or with an infinite radius for every pair, every query meets
+        // every member.
         let grid = match &self.grid {
-            Some(grid) if radius.is_finite() => grid,
+            Some(grid) if radius.uniform().is_none_or(f32::is_finite) => grid,
             _ => {
-                super::within::pairs_within_into(
+                let by_position = match radius {
+                    PairRadius::All(r) => Radius::All(r),
+                    PairRadius::Sum { a, b } => {
+                        let a = a.expect("the queries' radii");
+                        match b {
+                            Some(_) => Radius::Sides(a, &member_radii),
+                            None => Radius::Each(a),
+                        }
+                    }
+                };
+                super::within::within_sets(
                     queries,
-                    &self.sorted,
-                    radius,
+                    (&self.sorted).into(),
+                    by_position,
                     &Options::SEGMENTS,
+                    false,
                     out,
                 )?;
-                if let Some(grid) = &self.grid {
+                if let Some(ids) = ids {
                     for h in out.iter_mut() {
-                        h.j = grid.ids()[h.j] as usize;
+                        h.j = ids[h.j as usize];
                     }
                     out.sort_unstable_by_key(|h| (h.i, h.j));
                 }
                 return Ok(());
             }
         };
+        let max_member = radius.max_b();
         let block = |first: usize, len: usize| -> Vec<Hit> {
             let mut candidates = Vec::new();
             for i in first..first + len {
                 let q = queries.at(i);
+                // With per-object radii the query's sphere reaches its own radius plus the
+                // largest member's (the grid's spheres are the bare members').
+                let reach = match radius {
+                    PairRadius::All(r) => r,
+                    PairRadius::Sum { .. } => radius.of_a(i) + max_member,
+                };
                 if let Some(ball) = sphere(q.p0, q.p1) {
-                    grid.near_all(&ball, radius, |pos| candidates.push((i as u32, pos)));
+                    grid.near_all(&ball, reach, |pos| candidates.push((i as u32, pos)));
                 }
             }
             // Sorted by (i, j), j the member's id: the order of the brute-force list.
@@ -603,19 +655,25 @@ impl SegmentIndex {
             // The set queries' rule: a squared distance that left f32's range is decided in
             // f64 (`within_radius`).
             let within = |c: usize| {
+                let (i, pos) = candidates[c];
+                let r = match radius {
+                    PairRadius::All(r) => r,
+                    PairRadius::Sum { .. } => {
+                        radius.of_a(i as usize) + member_radii.get(pos as usize).map_or(0.0, |&m| m)
+                    }
+                };
                 if flags[c].contains(Flags::DIST2_OUT_OF_RANGE) {
-                    let (i, pos) = candidates[c];
                     let member = self.sorted.get(pos as usize).expect("a member's position");
-                    within_wide(&queries.at(i as usize), &member, s[c], t[c], radius)
+                    within_wide(&queries.at(i as usize), &member, s[c], t[c], r)
                 } else {
-                    d[c] <= r2
+                    d[c] <= r * r
                 }
             };
             (0..candidates.len())
                 .filter(|&c| within(c))
                 .map(|c| Hit {
-                    i: candidates[c].0 as usize,
-                    j: ids[candidates[c].1 as usize] as usize,
+                    i: candidates[c].0,
+                    j: ids[candidates[c].1 as usize],
                     dist2: d[c],
                     s: s[c],
                     t: t[c],

@@ -2,6 +2,7 @@
 //! pairs within a radius. Also the tile loop the within-one-set query shares.
 
 use super::hits::{Hit, Spheres, TILE_A, TILE_B, push_hits, within_bits, within_wide};
+use super::radius::PairRadius;
 use crate::batch::{Error, SegmentsView};
 use crate::columns::LANES;
 use crate::driver::Side;
@@ -146,8 +147,12 @@ pub(crate) struct Within<'v, 's> {
     /// Bounding spheres of A and B when the prefilter applies.
     pub spheres: Option<(&'s Spheres, &'s Spheres)>,
     pub splat: Splat,
-    pub r2: f32x8,
-    pub radius: f32x8,
+    /// The radius of each pair.
+    pub radius: PairRadius<'s>,
+    /// B's own radii padded to whole groups (empty with one radius for every pair).
+    pub b_radii: &'s [f32],
+    /// The radius of every pair, splat (`0` with per-object radii).
+    pub uniform: f32x8,
     /// Only pairs `j > i` (a set against itself).
     pub upper: bool,
     /// Drop pairs that share an end point.
@@ -186,13 +191,14 @@ impl Within<'_, '_> {
                 while j < bend {
                     let valid = lane_bits(lo, bend, j);
                     let candidates = match sphere {
-                        Some((me, sb)) => valid & sb.near_bits(j, &me, self.radius),
+                        Some((me, sb)) => valid & sb.near_bits(j, &me, self.uniform),
                         None => valid,
                     };
                     if candidates != 0 {
                         let (b0, b1) = self.b.load(j);
                         let lanes = kernel::closest8(a0, a1, b0, b1, &self.splat);
-                        let mut hits = within_bits(&lanes, self.r2) & valid;
+                        let r = self.lane_radii(i, j);
+                        let mut hits = within_bits(&lanes, r * r) & valid;
                         let wide = out_of_range_bits(&lanes) & valid;
                         if wide != 0 {
                             hits = self.decide_wide(i, j, wide, hits, &lanes);
@@ -210,15 +216,28 @@ impl Within<'_, '_> {
 }
 
 impl Within<'_, '_> {
+    /// The radii of row `i` against the group at `j`: the query's, or `rI + rJ` (in `f32`,
+    /// as [`PairRadius::of`]).
+    #[inline(always)]
+    fn lane_radii(&self, i: usize, j: usize) -> f32x8 {
+        match self.radius {
+            PairRadius::All(_) => self.uniform,
+            PairRadius::Sum { .. } => {
+                let rb: [f32; LANES] = self.b_radii[j..j + LANES].try_into().expect("8 radii");
+                f32x8::splat(self.radius.of_a(i)) + f32x8::from(rb)
+            }
+        }
+    }
+
     /// `hits` with the lanes `wide` (flagged [`Flags::DIST2_OUT_OF_RANGE`]) decided again
     /// in `f64` ([`within_wide`]): row `i` against the group at `j`.
     #[cold]
     fn decide_wide(&self, i: usize, j: usize, wide: u32, mut hits: u32, lanes: &Lanes) -> u32 {
         let (s, t) = (lanes.s.to_array(), lanes.t.to_array());
-        let radius = self.radius.to_array()[0];
         let a = self.a.at(i);
         each_bit(j, wide, |q| {
             let k = q as usize - j;
+            let radius = self.radius.of(i, q as usize);
             let within = within_wide(&a, &self.b.at(q as usize), s[k], t[k], radius);
             hits = (hits & !(1 << k)) | (u32::from(within) << k);
         });

@@ -4,10 +4,10 @@
 //! | question | convenience | general | parallel |
 //! |---|---|---|---|
 //! | every A against every B: dense squared distances | [`dist2_matrix`] | [`dist2_matrix_into`] | [`par_dist2_matrix`], [`par_dist2_matrix_into`] |
-//! | every A against every B: the pairs within a radius ([`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] |
-//! | all pairs `i < j` of one set within a radius | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] |
+//! | every A against every B: the pairs within a radius, one for all or one an object ([`Radius`]; [`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] |
+//! | all pairs `i < j` of one set within a radius, one for all or one an object ([`Radius`]) | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] |
 //! | the same two, streamed as compact [`PairHit`]s in blocks of at most [`MAX_BLOCK_HITS`] (a sink may stop them: [`SinkFlow`]) | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] |
-//! | first hits of thick rays, pairs within a radius of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`] | [`SegmentIndex::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`] |
+//! | first hits of thick rays, pairs within a radius (one for all, one a query, or one a query and one a member) of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`] | [`SegmentIndex::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`] |
 //! | `f64`: the pairs within a radius (brute force; [`Hit64`]s) | [`pairs_within64`], [`self_pairs_within64`] | [`pairs_within64_into`], [`self_pairs_within64_into`] | `par_…` of each |
 //!
 
@@ -15,10 +15,16 @@
 //! lane, so each reported value is bit for bit what
 //! [`reference::closest_points_with`](crate::reference::closest_points_with) gives for that
 //! pair, and the parallel forms return exactly what the sequential ones do. A radius test is
-//! `dist2 <= radius·radius` (both in `f32`); a negative or NaN radius is an error
-//! ([`Error::InvalidRadius`](crate::Error::InvalidRadius)) in the `_into` forms and a panic in the others. `+∞`
-//! accepts every pair with finite coordinates; pairs with a non-finite coordinate (NaN
-//! distance) are never within any radius.
+//! `dist2 <= radius·radius` (both in `f32`), with `radius` the query's or, for capsules with
+//! a radius an object ([`Radius::Each`], [`Radius::Sides`]), `rI + rJ` summed in `f32`: the
+//! grid grows each object's sphere by its own radius, so each pair is decided once, with
+//! its two radii (no query at twice the largest radius followed by a second test). A
+//! negative or NaN radius is an error
+//! ([`Error::InvalidRadius`](crate::Error::InvalidRadius), naming the index in a list), and
+//! so is a list that is not one radius an object
+//! ([`Error::LengthMismatch`](crate::Error::LengthMismatch)), in the `_into` forms and a
+//! panic in the others. `+∞` accepts every pair with finite coordinates; pairs with a
+//! non-finite coordinate (NaN distance) are never within any radius.
 //!
 //! # Tiling (many-vs-many, within one set)
 //!
@@ -47,6 +53,7 @@ mod bvh8;
 pub(crate) mod hits;
 mod index;
 mod many;
+mod radius;
 mod self_pairs;
 mod within;
 mod within64;
@@ -60,6 +67,7 @@ pub use index::{FirstHit, PerRay, SegmentIndex};
 pub use many::{dist2_matrix, dist2_matrix_into};
 #[cfg(feature = "rayon")]
 pub use many::{par_dist2_matrix, par_dist2_matrix_into};
+pub use radius::Radius;
 #[cfg(feature = "rayon")]
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
 pub use self_pairs::{self_pairs_within, self_pairs_within_into};

@@ -6,13 +6,16 @@
 //! lines. Both report the same pairs with the same values.
 
 use super::hits::{Hit, SharedEndpoints};
+use super::radius::Radius;
 use crate::batch::{Error, SegmentsView};
 use crate::forms::query_forms;
 use crate::segment::Options;
 
 query_forms! {
     /// Every pair `i < j` of `set` whose squared distance is at most `radius²`, segment
-    /// against segment, sorted by `(i, j)`.
+    /// against segment, sorted by `(i, j)`. `radius` is one for every pair (an `f32`) or
+    /// one an object ([`Radius::Each`](crate::sets::Radius), from a slice): capsules, a pair
+    /// reported when `distance <= radii[i] + radii[j]`, decided once.
     ///
     /// ```
     /// use segbatch::{Segment, Segments};
@@ -32,7 +35,7 @@ query_forms! {
     /// ```
     pub fn self_pairs_within / self_pairs_within_into
         / par_self_pairs_within / par_self_pairs_within_into
-        <'a>(set: impl Into<SegmentsView<'a>>, radius: f32, shared: SharedEndpoints)
+        <'a, 'r>(set: impl Into<SegmentsView<'a>>, radius: impl Into<Radius<'r>>, shared: SharedEndpoints)
         with (options: &Options = &Options::SEGMENTS)
         -> Vec<Hit> = self_within;
     /// The general form of [`self_pairs_within`]: `options.extent_a` applies to `set[i]`,
@@ -40,7 +43,10 @@ query_forms! {
     /// allocation reused).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list); [`Error::LengthMismatch`] when a list is not one radius an object of `set`
+    /// (or is [`Radius::Sides`](crate::sets::Radius::Sides), two lists for one set);
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments; [`Error::OutOfMemory`] when the
     /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
     /// empty: the streamed forms take any number of hits).
     ///
@@ -59,13 +65,13 @@ query_forms! {
     into;
 }
 
-fn self_within<'a>(
+fn self_within<'a, 'r>(
     set: impl Into<SegmentsView<'a>>,
-    radius: f32,
+    radius: impl Into<Radius<'r>>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
-    super::within::self_within(set.into(), radius, shared, options, parallel, out)
+    super::within::self_within(set.into(), radius.into(), shared, options, parallel, out)
 }

@@ -25,15 +25,17 @@
 //! states the rule and which the brute-force tiles apply too). Members with a NaN or
 //! infinite coordinate are never within any radius; [`count_non_finite`] counts them.
 
-use super::hits::{Hit, SharedEndpoints, radius2, spheres, within_wide};
+use super::hits::{Hit, SharedEndpoints, spheres, within_wide};
 use super::many::Within;
+use super::radius::{PairRadius, Radius};
 use crate::batch::{Error, Record, SegmentsView, SoaView, check_u32};
+use crate::columns::padded_len;
 use crate::driver::Rows;
 use crate::driver::Side;
 use crate::forms::{query_forms, stream_forms};
 use crate::kernel::Splat;
 use crate::pairs::{ClosestBatch, Outputs, closest_rows_into};
-use crate::prune::{BOUND_REL, Grid, Kept, Layout, Narrow, Plan, SphereColumns};
+use crate::prune::{BOUND_REL, Grid, Kept, Layout, Narrow, Plan, SphereColumns, pad_slot};
 use crate::segment::{Closest, Extent, Flags, Options, Segment};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
@@ -64,8 +66,8 @@ struct Found {
 impl From<Found> for Hit {
     fn from(f: Found) -> Hit {
         Hit {
-            i: f.i as usize,
-            j: f.j as usize,
+            i: f.i,
+            j: f.j,
             dist2: f.dist2,
             s: f.s,
             t: f.t,
@@ -160,7 +162,7 @@ pub fn count_non_finite<'a, T: Record<C> + 'a, const C: usize>(
 }
 
 /// The narrow phase of the 3D radius queries: `a[i]` against `b[j]` by the kernel over
-/// gathered index pairs, `dist2 <= r²`.
+/// gathered index pairs, `dist2 <= r²` with `r` the query's radius or `rI + rJ`.
 struct Within3 {
     /// Both sets' segments in the grid's order (by position), as rows: the kernel gathers
     /// its lanes near where the grid read their spheres, eight pairs at a time with two
@@ -169,10 +171,15 @@ struct Within3 {
     /// `None` within one set; `Some(na)` when ids `>= na` are B's.
     split: Option<u32>,
     options: Options,
+    /// The radius of every pair, or `0` with per-object radii.
     radius: f32,
-    r2: f32,
+    /// Per-object radii, kept in each row (value [`PAD`]): a pair's radius is `rI + rJ`.
+    each: bool,
     skip_shared: bool,
 }
+
+/// The value of a row that holds the object's own radius.
+const PAD: usize = pad_slot(3);
 
 /// Segment `p` of [`Within3::refine`], splat to every lane.
 #[derive(Clone, Copy)]
@@ -208,6 +215,22 @@ impl Within3 {
         let r = &self.rows.get().0[p].0;
         Segment::new([r[0], r[1], r[2]], [r[3], r[4], r[5]])
     }
+
+    /// The own radius of the object at position `p` (`0` without per-object radii).
+    #[inline(always)]
+    fn own(&self, p: usize) -> f32 {
+        self.rows.get().0[p].0[PAD]
+    }
+
+    /// The radius of the pair at positions `p` (A's) and `q`: the query's, or `rP + rQ`.
+    #[inline(always)]
+    fn pair_radius(&self, p: usize, q: usize) -> f32 {
+        if self.each {
+            self.own(p) + self.own(q)
+        } else {
+            self.radius
+        }
+    }
 }
 
 impl Narrow<3> for Within3 {
@@ -238,13 +261,16 @@ impl Narrow<3> for Within3 {
             p0: p0.map(f32x8::splat),
             d: d.map(f32x8::splat),
             inv_dd: f32x8::splat(1.0 / dd),
-            radius: f32x8::splat(self.radius),
+            // With per-object radii the spheres are grown by their own radius already.
+            radius: f32x8::splat(if self.each { self.own(p) } else { self.radius }),
             room: f32x8::splat(REFINE_ABS * scale),
         })
     }
 
     /// Segment `p` against the spheres `(c, ρ)` of the group: if `p` and a segment inside
     /// a sphere are within `r`, then `dist(p, c) <= ρ + r`, so a lane whose
+    /// (with per-object radii `r = rP + rQ` and `ρ` already holds `rQ`, so the bound is
+    /// `ρ + rP`)
     /// point-to-segment distance exceeds that bound (grown by [`BOUND_REL`] and
     /// [`REFINE_ABS`] for rounding) cannot be reported. It drops about half of the sphere
     /// test's candidates on short segments (a sphere around a stick is mostly empty) for
@@ -286,10 +312,11 @@ impl Narrow<3> for Within3 {
         out.reserve(candidates.len());
         for (k, &(p, q)) in candidates.iter().enumerate() {
             let (a, b) = (p as usize, q as usize);
+            let r = self.pair_radius(a, b);
             let within = if flags[k].contains(Flags::DIST2_OUT_OF_RANGE) {
-                within_wide(&self.at(a), &self.at(b), s[k], t[k], self.radius)
+                within_wide(&self.at(a), &self.at(b), s[k], t[k], r)
             } else {
-                d[k] <= self.r2
+                d[k] <= r * r
             };
             let keep = within && !(self.skip_shared && shares(&self.at(a), &self.at(b)));
             let hit = Found {
@@ -312,11 +339,14 @@ impl Narrow<3> for Within3 {
 const FEW: usize = 32;
 
 /// A pruned radius query: the plan and its narrow phase, or `None` when the grid does not
-/// apply (rays or lines, an infinite radius, more than `u32::MAX` objects).
+/// apply (rays or lines, an infinite radius for every pair, more than `u32::MAX` objects).
+/// With per-object radii each object's sphere is grown by its own radius and the grid
+/// looks for spheres that meet (a query radius of `0`): the cells are sized by the
+/// largest grown sphere, and every candidate is decided once, with `rI + rJ`.
 fn pruned(
     a: SegmentsView<'_>,
     b: Option<SegmentsView<'_>>,
-    radius: f32,
+    radius: PairRadius<'_>,
     skip_shared: bool,
     options: &Options,
     parallel: bool,
@@ -332,32 +362,54 @@ fn pruned(
         Some(b) if i >= na => b.at(i - na),
         _ => a.at(i),
     };
+    let own = |i: usize| {
+        if i < na {
+            radius.of_a(i)
+        } else {
+            radius.of_b(i - na)
+        }
+    };
     let n = na.checked_add(b.map_or(0, |b| b.len()))?;
-    let (grid, rows) = Grid::build(n, object, radius, Layout::Columns, parallel)?;
-    let plan = Plan::new(grid, radius);
+    let (uniform, pad) = match radius.uniform() {
+        Some(r) => (r, None),
+        None => (0.0, Some(&own as &(dyn Fn(usize) -> f32 + Sync))),
+    };
+    let (grid, rows) = Grid::build(n, object, pad, uniform, Layout::Columns, parallel)?;
+    let plan = Plan::new(grid, uniform);
     let narrow = Within3 {
         rows: Rows::one(rows),
         split: b.map(|_| na as u32),
         options: *options,
-        radius,
-        r2: radius * radius,
+        radius: uniform,
+        each: pad.is_some(),
         skip_shared,
     };
     Some((plan, narrow))
 }
 
 /// The brute-force radius query over tiles (rays and lines, an infinite radius, a side of
-/// at most [`FEW`] objects, or more than `u32::MAX` objects): `go` gets the tile loop and its shape `(na, nb, tests)`.
+/// at most [`FEW`] objects): `go` gets the tile loop and its shape `(na, nb, tests)`. The
+/// sphere prefilter runs for segments with one radius for every pair.
 fn brute<R>(
     a: SegmentsView<'_>,
     b: Option<SegmentsView<'_>>,
-    radius: f32,
+    radius: PairRadius<'_>,
     skip_shared: bool,
     options: &Options,
     go: impl FnOnce(&Within<'_, '_>, (usize, usize, usize)) -> R,
 ) -> R {
-    let sa = spheres(a, options);
-    let sb = b.map(|b| spheres(b, options));
+    let uniform = radius.uniform();
+    let prefilter = |v| uniform.and_then(|_| spheres(v, options));
+    let sa = prefilter(a);
+    let sb = b.map(prefilter);
+    let nb_all = b.map_or(a.len(), |b| b.len());
+    // B's radii padded to whole groups, read eight at a time.
+    let b_radii: Vec<f32> = match uniform {
+        Some(_) => Vec::new(),
+        None => (0..padded_len(nb_all))
+            .map(|j| if j < nb_all { radius.of_b(j) } else { 0.0 })
+            .collect(),
+    };
     let upper = b.is_none();
     let b = b.unwrap_or(a);
     let job = Within {
@@ -368,8 +420,9 @@ fn brute<R>(
             Some(sb) => sa.as_ref().zip(sb.as_ref()),
         },
         splat: Splat::new(&options.params()),
-        r2: f32x8::splat(radius * radius),
-        radius: f32x8::splat(radius),
+        radius,
+        b_radii: &b_radii,
+        uniform: f32x8::splat(uniform.unwrap_or(0.0)),
         upper,
         skip_shared,
     };
@@ -388,7 +441,7 @@ fn brute<R>(
 fn collected(
     a: SegmentsView<'_>,
     b: Option<SegmentsView<'_>>,
-    radius: f32,
+    radius: PairRadius<'_>,
     skip: bool,
     options: &Options,
     parallel: bool,
@@ -412,14 +465,15 @@ fn collected(
 /// All pairs `i < j` of `set` within `radius`, sorted, into `out` (after the checks).
 pub(super) fn self_within(
     set: SegmentsView<'_>,
-    radius: f32,
+    radius: Radius<'_>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
     out.clear();
-    radius2(radius)?;
+    let radius = PairRadius::one_set(radius, set.len())?;
+    check_u32(set.len())?;
     let skip = shared == SharedEndpoints::Skip;
     let what = "self_pairs_within output";
     collected(set, None, radius, skip, options, parallel, what, out)
@@ -429,13 +483,14 @@ pub(super) fn self_within(
 pub(super) fn within_sets(
     a: SegmentsView<'_>,
     b: SegmentsView<'_>,
-    radius: f32,
+    radius: Radius<'_>,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
     out.clear();
-    radius2(radius)?;
+    let radius = PairRadius::two_sets(radius, a.len(), b.len())?;
+    check_u32(a.len().max(b.len()))?;
     let what = "pairs_within output";
     collected(a, Some(b), radius, false, options, parallel, what, out)
 }
@@ -446,7 +501,7 @@ pub(super) fn within_sets(
 fn stream(
     a: SegmentsView<'_>,
     b: Option<SegmentsView<'_>>,
-    (radius, skip): (f32, bool),
+    (radius, skip): (PairRadius<'_>, bool),
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]) -> bool,
@@ -461,8 +516,8 @@ fn stream(
             let finish = |hits: &[Hit]| {
                 hits.iter()
                     .map(|h| PairHit {
-                        i: h.i as u32,
-                        j: h.j as u32,
+                        i: h.i,
+                        j: h.j,
                         dist2: h.dist2,
                     })
                     .collect()
@@ -472,32 +527,32 @@ fn stream(
     }
 }
 
-fn each_self<'a>(
+fn each_self<'a, 'r>(
     set: impl Into<SegmentsView<'a>>,
-    radius: f32,
+    radius: impl Into<Radius<'r>>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]) -> bool,
 ) -> Result<(), Error> {
     let set = set.into();
-    radius2(radius)?;
+    let radius = PairRadius::one_set(radius.into(), set.len())?;
     check_u32(set.len())?;
     let skip = shared == SharedEndpoints::Skip;
     stream(set, None, (radius, skip), options, parallel, sink);
     Ok(())
 }
 
-fn each_pair<'a, 'b>(
+fn each_pair<'a, 'b, 'r>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
-    radius: f32,
+    radius: impl Into<Radius<'r>>,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]) -> bool,
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
-    radius2(radius)?;
+    let radius = PairRadius::two_sets(radius.into(), a.len(), b.len())?;
     check_u32(a.len().max(b.len()))?;
     stream(a, Some(b), (radius, false), options, parallel, sink);
     Ok(())
@@ -509,7 +564,8 @@ stream_forms! {
     /// at most [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), whatever the set's layout
     /// (collinear, identical or dense sets included). The call holds the input, the grid
     /// and a few blocks (a few a thread for the parallel form), never the whole output, so
-    /// it takes any number of hits. The pairs and values are those of
+    /// it takes any number of hits. `radius` is one for every pair or one an object, as for
+    /// [`self_pairs_within`](crate::sets::self_pairs_within). The pairs and values are those of
     /// [`self_pairs_within`](crate::sets::self_pairs_within); the order is the grid's (sort a
     /// collected list by `(i, j)` to compare). Rays, lines and an infinite radius take the
     /// brute-force tiles, streamed the same way: blocks of 64 rows in order, each block
@@ -519,8 +575,10 @@ stream_forms! {
     /// ([`within_radius`](crate::sets::within_radius)).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
-    /// for more than `u32::MAX` segments (`sink` is not called).
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list), [`Error::LengthMismatch`] for a list that is not one radius an object of the
+    /// set (or two lists), [`Error::TooManyObjects`] for more than `u32::MAX` segments
+    /// (`sink` is not called).
     ///
     /// ```
     /// use segbatch::{Options, Segment, Segments};
@@ -537,7 +595,7 @@ stream_forms! {
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     pub fn for_each_self_pair_within / par_for_each_self_pair_within
-        <'a>(set: impl Into<SegmentsView<'a>>, radius: f32, shared: SharedEndpoints, options: &Options)
+        <'a, 'r>(set: impl Into<SegmentsView<'a>>, radius: impl Into<Radius<'r>>, shared: SharedEndpoints, options: &Options)
         -> sink(&[PairHit]) = each_self;
 }
 
@@ -547,8 +605,10 @@ stream_forms! {
     /// [`for_each_self_pair_within`]).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
-    /// for more than `u32::MAX` segments in a set (`sink` is not called).
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list), [`Error::LengthMismatch`] for a list that is not one radius an object of its
+    /// set, [`Error::TooManyObjects`] for more than `u32::MAX` segments in a set (`sink` is
+    /// not called).
     ///
     /// ```
     /// use segbatch::{Options, Segment, Segments};
@@ -564,13 +624,16 @@ stream_forms! {
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     pub fn for_each_pair_within / par_for_each_pair_within
-        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: f32, options: &Options)
+        <'a, 'b, 'r>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: impl Into<Radius<'r>>, options: &Options)
         -> sink(&[PairHit]) = each_pair;
 }
 
 query_forms! {
     /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most
-    /// `radius²`, segment against segment, sorted by `(i, j)`.
+    /// `radius²`, segment against segment, sorted by `(i, j)`. `radius` is one for every
+    /// pair (an `f32`), one an object of A ([`Radius::Each`], from a slice: B's objects are
+    /// bare segments) or one an object of each side ([`Radius::Sides`]: a pair reported
+    /// when `distance <= ra[i] + rb[j]`), each pair decided once.
     ///
     /// ```
     /// use segbatch::{Segment, Segments};
@@ -585,7 +648,7 @@ query_forms! {
     /// assert_eq!((hits[0].i, hits[0].j, hits[0].dist2), (0, 0, 0.25));
     /// ```
     pub fn pairs_within / pairs_within_into / par_pairs_within / par_pairs_within_into
-        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: f32)
+        <'a, 'b, 'r>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: impl Into<Radius<'r>>)
         with (options: &Options = &Options::SEGMENTS)
         -> Vec<Hit> = within_forms;
     /// The general form of [`pairs_within`]: extents and tolerance from `options`, the hits
@@ -594,7 +657,10 @@ query_forms! {
     /// [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS) pair tests.
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list, A's first); [`Error::LengthMismatch`] when a list is not one radius an object
+    /// of its set; [`Error::TooManyObjects`] for more than `u32::MAX` segments in a set;
+    /// [`Error::OutOfMemory`] when the
     /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
     /// empty: the streamed forms take any number of hits).
     ///
@@ -611,13 +677,13 @@ query_forms! {
     into;
 }
 
-fn within_forms<'a, 'b>(
+fn within_forms<'a, 'b, 'r>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
-    radius: f32,
+    radius: impl Into<Radius<'r>>,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
-    within_sets(a.into(), b.into(), radius, options, parallel, out)
+    within_sets(a.into(), b.into(), radius.into(), options, parallel, out)
 }

@@ -13,7 +13,7 @@
 
 use super::hits::SharedEndpoints;
 use super::hits::{TILE_A, TILE_B};
-use crate::batch::{Error, Segments64View};
+use crate::batch::{Error, Segments64View, check_u32};
 use crate::forms::query_forms;
 use crate::pairs::{ClosestBatch64, Outputs, one_to_many64};
 use crate::prune::ordered;
@@ -26,9 +26,9 @@ use core::ops::Range;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Hit64 {
     /// Index in A (or in the set).
-    pub i: usize,
+    pub i: u32,
     /// Index in B (or in the set, `j > i`).
-    pub j: usize,
+    pub j: u32,
     /// Squared distance of the closest points.
     pub dist2: f64,
     /// Parameter of the closest point along `a[i]`.
@@ -101,9 +101,10 @@ impl Within64<'_, '_> {
                     if dist2 <= self.r2
                         && !(self.skip_shared && shares_endpoint(&one, &tile.get(k).expect("k")))
                     {
+                        // The queries check that their sets have at most `u32::MAX` objects.
                         out.push(Hit64 {
-                            i,
-                            j: lo + k,
+                            i: i as u32,
+                            j: (lo + k) as u32,
                             dist2,
                             s: s[k],
                             t: t[k],
@@ -190,7 +191,8 @@ query_forms! {
     /// hits written into `out` (cleared first, allocation reused).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::TooManyObjects`]
+    /// for more than `u32::MAX` segments in a set; [`Error::OutOfMemory`] when the
     /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
     /// empty: the streamed forms take any number of hits).
     ///
@@ -223,11 +225,13 @@ fn within64<'a, 'b>(
 ) -> Result<(), Error> {
     out.clear();
     let (a, b) = (a.into(), b.into());
+    let r2 = radius2(radius)?;
+    check_u32(a.len().max(b.len()))?;
     let query = Within64 {
         a,
         b,
         options,
-        r2: radius2(radius)?,
+        r2,
         upper: false,
         skip_shared: false,
     };
@@ -271,7 +275,8 @@ query_forms! {
     /// first, allocation reused).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::OutOfMemory`] when the
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::TooManyObjects`]
+    /// for more than `u32::MAX` segments in a set; [`Error::OutOfMemory`] when the
     /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
     /// empty: the streamed forms take any number of hits).
     ///
@@ -300,11 +305,13 @@ fn self_within64<'a>(
     out.clear();
     let set = set.into();
     let n = set.len();
+    let r2 = radius2(radius)?;
+    check_u32(n)?;
     let query = Within64 {
         a: set,
         b: set,
         options,
-        r2: radius2(radius)?,
+        r2,
         upper: true,
         skip_shared: shared == SharedEndpoints::Skip,
     };

@@ -13,15 +13,26 @@ pub fn same(x: f32, y: f32) -> bool {
 /// points are within `r` ([`within_radius`]: `dist2 <= r·r`, in `f64` for a squared
 /// distance that left `f32`'s range), sorted by `(i, j)`.
 pub fn within(a: &[Segment], b: &[Segment], r: f32, o: &Options, upper: bool) -> Vec<Hit> {
+    within_by(a, b, |_, _| r, o, upper)
+}
+
+/// [`within`] with a radius a pair, `radius(i, j)` (per-object radii: `rA[i] + rB[j]`).
+pub fn within_by(
+    a: &[Segment],
+    b: &[Segment],
+    radius: impl Fn(usize, usize) -> f32,
+    o: &Options,
+    upper: bool,
+) -> Vec<Hit> {
     let mut out = Vec::new();
     for (i, sa) in a.iter().enumerate() {
         let first = if upper { i + 1 } else { 0 };
         for (j, sb) in b.iter().enumerate().skip(first) {
             let c = reference::closest_points_with(sa, sb, o);
-            if within_radius(sa, sb, &c, r) {
+            if within_radius(sa, sb, &c, radius(i, j)) {
                 out.push(Hit {
-                    i,
-                    j,
+                    i: u32::try_from(i).expect("at most u32::MAX objects"),
+                    j: u32::try_from(j).expect("at most u32::MAX objects"),
                     dist2: c.dist2,
                     s: c.s,
                     t: c.t,

@@ -482,10 +482,7 @@ fn same_hits(got: &[Hit], want: &[Hit], what: &str) -> Result<(), String> {
 /// Streamed hits, sorted, as the same `(i, j, dist2)` bits as `want`.
 fn same_streamed(mut got: Vec<PairHit>, want: &[Hit], what: &str) -> Result<(), String> {
     got.sort_by_key(|h| (h.i, h.j));
-    let g: Vec<_> = got
-        .iter()
-        .map(|h| (h.i as usize, h.j as usize, h.dist2.to_bits()))
-        .collect();
+    let g: Vec<_> = got.iter().map(|h| (h.i, h.j, h.dist2.to_bits())).collect();
     let w: Vec<_> = want.iter().map(|h| (h.i, h.j, h.dist2.to_bits())).collect();
     if g == w {
         Ok(())
@@ -525,7 +522,9 @@ fn check_sets(case: &SetCase) -> Result<(), String> {
     };
     let want: Vec<Hit> = brute::within(set, set, r, &o, true)
         .into_iter()
-        .filter(|h| !case.skip_shared || !brute::shares_endpoint(&set[h.i], &set[h.j]))
+        .filter(|h| {
+            !case.skip_shared || !brute::shares_endpoint(&set[h.i as usize], &set[h.j as usize])
+        })
         .collect();
     same_hits(
         &self_pairs_within(&all, r, shared),

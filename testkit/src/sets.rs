@@ -129,7 +129,7 @@ pub fn rays(n: usize, side: f32, seed: u64) -> Vec<Segment> {
 pub fn candidate_pairs(set: &Segments, r: f32, count: usize, seed: u64) -> Vec<(u32, u32)> {
     let mut pairs: Vec<(u32, u32)> = self_pairs_within(set, 2.0 * r, SharedEndpoints::Keep)
         .iter()
-        .map(|h| (h.i as u32, h.j as u32))
+        .map(|h| (h.i, h.j))
         .collect();
     let mut rng = Rng::new(seed);
     for k in (1..pairs.len()).rev() {

@@ -420,8 +420,8 @@ fn brute_within(
             let c = reference::closest_points64_with(x, y, options);
             if c.dist2 <= radius * radius && !(skip_shared && shared) {
                 hits.push(Hit64 {
-                    i,
-                    j,
+                    i: u32::try_from(i).expect("at most u32::MAX objects"),
+                    j: u32::try_from(j).expect("at most u32::MAX objects"),
                     dist2: c.dist2,
                     s: c.s,
                     t: c.t,

@@ -13,7 +13,9 @@ use segbatch::pairs::*;
 use segbatch::sets::*;
 use segbatch::*;
 use segbatch_testkit::Rng;
-use segbatch_testkit::brute::{assert_same_hits, same, shares_endpoint, within as brute_within};
+use segbatch_testkit::brute::{
+    assert_same_hits, same, shares_endpoint, within as brute_within, within_by,
+};
 
 // ---------------------------------------------------------------------------------------
 // Inputs
@@ -80,6 +82,18 @@ fn radius_near(rng: &mut Rng, dist2: &[f32]) -> f32 {
         1 => r,
         _ => f32::from_bits(r.to_bits() + 1),
     }
+}
+
+/// A radius for each of `n` objects: zero, or half or all of a radius near a squared
+/// distance of `dist2` ([`radius_near`]), so that many pairs sit at `rI + rJ` exactly.
+fn radii_near(rng: &mut Rng, n: usize, dist2: &[f32]) -> Vec<f32> {
+    (0..n)
+        .map(|_| match rng.below(4) {
+            0 => 0.0,
+            1 => radius_near(rng, dist2),
+            _ => 0.5 * radius_near(rng, dist2),
+        })
+        .collect()
 }
 
 /// A view with no padding after its end (the queries' unpadded-tail path).
@@ -362,6 +376,15 @@ fn check_many(seed: u64, na: usize, nb: usize) {
     }];
     pairs_within_into(tight_view(&ca), tight_view(&cb), r, &o, &mut got).unwrap();
     assert_same_hits(&got, &want, "within, unpadded views");
+    // Per-object radii: one an object of A (B bare), one an object of each side.
+    let (ra, rb) = (radii_near(&mut rng, na, &m), radii_near(&mut rng, nb, &m));
+    let want = within_by(&a, &b, |i, _| ra[i], &o, false);
+    pairs_within_into(&sa, &sb, &ra, &o, &mut got).unwrap();
+    assert_same_hits(&got, &want, &format!("within {na}x{nb}, radii of a"));
+    let want = within_by(&a, &b, |i, j| ra[i] + rb[j], &o, false);
+    let sides = Radius::Sides(&ra, &rb);
+    pairs_within_into(tight_view(&ca), tight_view(&cb), sides, &o, &mut got).unwrap();
+    assert_same_hits(&got, &want, &format!("within {na}x{nb}, radii of both"));
 }
 
 #[test]
@@ -408,6 +431,61 @@ fn radius_errors_and_limits() {
 }
 
 #[test]
+fn per_object_radius_errors_name_the_index() {
+    let s = Segments::from(&[
+        Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
+        Segment::new([0.0, 0.5, 0.0], [1.0, 0.5, 0.0]),
+        Segment::new([0.0, 5.0, 0.0], [1.0, 5.0, 0.0]),
+    ]);
+    let (o, keep) = (Options::SEGMENTS, SharedEndpoints::Keep);
+    let mut v = vec![Hit::default()];
+    let index = SegmentIndex::new(&s).unwrap();
+    let mismatch = |what, expected, found| {
+        Err(Error::LengthMismatch {
+            what,
+            expected,
+            found,
+        })
+    };
+    let (good, short) = ([0.1f32, 0.2, 0.3], [0.1f32, 0.2]);
+    for (k, bad) in [(1, -0.5f32), (2, f32::NAN), (0, f32::NEG_INFINITY)] {
+        let mut radii = good;
+        radii[k] = bad;
+        let e = Err(Error::InvalidRadius { index: Some(k) });
+        assert_eq!(self_pairs_within_into(&s, &radii, keep, &o, &mut v), e);
+        assert!(v.is_empty());
+        assert_eq!(pairs_within_into(&s, &s, &radii, &o, &mut v), e);
+        assert_eq!(
+            pairs_within_into(&s, &s, Radius::Sides(&good, &radii), &o, &mut v),
+            e
+        );
+        assert_eq!(index.pairs_within(&s, &radii).map(|_| ()), e);
+        let mut called = false;
+        let streamed = for_each_self_pair_within(&s, &radii, keep, &o, |_| called = true);
+        assert_eq!((streamed, called), (e, false));
+    }
+    assert_eq!(
+        self_pairs_within_into(&s, &short, keep, &o, &mut v),
+        mismatch("radii of the set", 3, 2)
+    );
+    assert_eq!(
+        pairs_within_into(&s, &s, Radius::Sides(&good, &short), &o, &mut v),
+        mismatch("radii of set b", 3, 2)
+    );
+    assert_eq!(
+        index.pairs_within(&s, &short).map(|_| ()),
+        mismatch("radii of set a", 3, 2)
+    );
+    assert!(self_pairs_within_into(&s, Radius::Sides(&good, &good), keep, &o, &mut v).is_err());
+    // The first two, 0.5 apart, touch at 0.25 + 0.25; the third is 4.5 from the second.
+    let hits = self_pairs_within(&s, &[0.25, 0.25, 0.0], keep);
+    assert_eq!(
+        hits.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(),
+        vec![(0, 1)]
+    );
+}
+
+#[test]
 #[should_panic(expected = "negative or NaN")]
 fn pairs_within_panics_on_negative_radius() {
     let _ = pairs_within(&Segments::new(), &Segments::new(), -1.0);
@@ -433,11 +511,18 @@ fn check_self(seed: u64, n: usize) {
     let want_skip: Vec<Hit> = want
         .iter()
         .copied()
-        .filter(|h| !shares_endpoint(&set[h.i], &set[h.j]))
+        .filter(|h| !shares_endpoint(&set[h.i as usize], &set[h.j as usize]))
         .collect();
     let cols = tight_columns(&s);
     let got = self_within(tight_view(&cols), r, &o, SharedEndpoints::Skip);
     assert_same_hits(&got, &want_skip, &format!("self skip n={n}"));
+    // Per-object radii.
+    let radii = radii_near(&mut rng, n, &d2);
+    let want = within_by(&set, &set, |i, j| radii[i] + radii[j], &o, true);
+    let mut got = Vec::new();
+    let keep = SharedEndpoints::Keep;
+    self_pairs_within_into(tight_view(&cols), &radii, keep, &o, &mut got).unwrap();
+    assert_same_hits(&got, &want, &format!("self n={n}, per-object radii"));
 }
 
 #[test]

@@ -50,11 +50,12 @@ impl Model {
                     pairs.push((i, j));
                     let m = reference::capsule_contact(&a, ra, &b, rb);
                     assert!(m[0].is_some(), "a touching pair has a contact");
-                    contacts.extend(
-                        m.into_iter()
-                            .flatten()
-                            .map(|c| CapsuleContact { pair: k, ..c }),
-                    );
+                    contacts.extend(m.into_iter().flatten().map(|c| CapsuleContact {
+                        pair: k,
+                        i,
+                        j,
+                        ..c
+                    }));
                 }
             }
         }
@@ -69,7 +70,7 @@ impl Model {
 
 /// Contacts as bits, so that NaN coordinates (an infinite radius times a zero normal
 /// component) compare equal to themselves.
-fn bits(c: &[CapsuleContact]) -> Vec<(u32, Vec<u32>)> {
+fn bits(c: &[CapsuleContact]) -> Vec<(u32, u32, u32, Vec<u32>)> {
     c.iter()
         .map(|c| {
             let depth = [c.depth];
@@ -79,7 +80,7 @@ fn bits(c: &[CapsuleContact]) -> Vec<(u32, Vec<u32>)> {
                 .chain(&depth)
                 .chain(&c.point_a)
                 .chain(&c.point_b);
-            (c.pair, v.map(|x| x.to_bits()).collect())
+            (c.pair, c.i, c.j, v.map(|x| x.to_bits()).collect())
         })
         .collect()
 }
@@ -138,6 +139,20 @@ fn check_frame(
     ctx: &str,
 ) {
     let (pairs, contacts, non_finite) = model.brute();
+    // The set query with per-object radii over the live objects names the same pairs.
+    let live: Vec<(u32, Segment, f32)> = model.live().collect();
+    let set: Segments = live.iter().map(|o| o.1).collect();
+    let radii: Vec<f32> = live.iter().map(|o| o.2).collect();
+    let ids = |h: &sets::Hit| (live[h.i as usize].0, live[h.j as usize].0);
+    let by_set_query: Vec<(u32, u32)> =
+        sets::self_pairs_within(&set, &radii, sets::SharedEndpoints::Keep)
+            .iter()
+            .map(ids)
+            .collect();
+    assert_eq!(
+        by_set_query, pairs,
+        "{ctx}: self_pairs_within with per-object radii"
+    );
     let mut frame = Frame::new();
     scene.frame_into(Report::CONTACTS | Report::EVENTS, &mut frame);
     assert_eq!(frame.pairs(), &pairs[..], "{ctx}: pairs");
@@ -474,8 +489,11 @@ fn manifolds_equal_the_reference() {
     let mut want = Vec::new();
     for k in 0..a.len() {
         let m = reference::capsule_contact(&a[k], ra[k], &b[k], rb[k]);
+        let k = k as u32;
         want.extend(m.into_iter().flatten().map(|c| CapsuleContact {
-            pair: k as u32,
+            pair: k,
+            i: k,
+            j: k,
             ..c
         }));
     }

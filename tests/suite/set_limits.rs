@@ -217,11 +217,8 @@ fn streamed_blocks_hold_the_collected_hits() {
         let (blocks, _) = bounded(|sink| for_each_self_pair_within(&s, r, keep, &o, sink));
         let mut got: Vec<PairHit> = blocks.concat();
         got.sort_by_key(|h| (h.i, h.j));
-        let key = |i: usize, j: usize, d: f32| (i, j, d.to_bits());
-        let got: Vec<_> = got
-            .iter()
-            .map(|h| key(h.i as usize, h.j as usize, h.dist2))
-            .collect();
+        let key = |i: u32, j: u32, d: f32| (i, j, d.to_bits());
+        let got: Vec<_> = got.iter().map(|h| key(h.i, h.j, h.dist2)).collect();
         let want: Vec<_> = want.iter().map(|h| key(h.i, h.j, h.dist2)).collect();
         assert_eq!(got, want);
     }
@@ -362,7 +359,7 @@ fn pairs_whose_dist2_leaves_f32_are_decided_in_f64() {
         Segment::new([0.0, 1e25, 0.0], [1.0, 1e25, 0.0]),
         Segment::new([0.0, 1e35, 0.0], [1.0, 1e35, 0.0]),
     ];
-    let pairs = |set: &[Segment], r: f32| -> Vec<(usize, usize)> {
+    let pairs = |set: &[Segment], r: f32| -> Vec<(u32, u32)> {
         let s = Segments::from(set);
         let hits = self_pairs_within(&s, r, SharedEndpoints::Keep);
         let (blocks, _) = bounded(|sink| {

@@ -13,7 +13,9 @@ use segbatch::pairs::*;
 use segbatch::planar::*;
 use segbatch::sets::*;
 use segbatch::*;
-use segbatch_testkit::brute::{assert_same_hits, same, shares_endpoint, within as brute};
+use segbatch_testkit::brute::{
+    assert_same_hits, same, shares_endpoint, within as brute, within_by,
+};
 use segbatch_testkit::{Rng, sets};
 
 /// The self query in all its forms against brute force.
@@ -22,7 +24,10 @@ fn check_self(set: &[Segment], r: f32, ctx: &str) {
     for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
         let want: Vec<Hit> = brute(set, set, r, &Options::SEGMENTS, true)
             .into_iter()
-            .filter(|h| shared == SharedEndpoints::Keep || !shares_endpoint(&set[h.i], &set[h.j]))
+            .filter(|h| {
+                shared == SharedEndpoints::Keep
+                    || !shares_endpoint(&set[h.i as usize], &set[h.j as usize])
+            })
             .collect();
         let ctx = format!("{ctx} r={r} {shared:?}");
         assert_same_hits(&self_pairs_within(&s, r, shared), &want, &ctx);
@@ -54,12 +59,8 @@ fn check_pairs(a: &[Segment], b: &[Segment], r: f32, ctx: &str) {
 
 fn assert_same_compact(mut got: Vec<PairHit>, want: &[Hit], ctx: &str) {
     got.sort_by_key(|h| (h.i, h.j));
-    let got: Vec<(usize, usize, u32)> = got
-        .iter()
-        .map(|h| (h.i as usize, h.j as usize, h.dist2.to_bits()))
-        .collect();
-    let want: Vec<(usize, usize, u32)> =
-        want.iter().map(|h| (h.i, h.j, h.dist2.to_bits())).collect();
+    let got: Vec<(u32, u32, u32)> = got.iter().map(|h| (h.i, h.j, h.dist2.to_bits())).collect();
+    let want: Vec<(u32, u32, u32)> = want.iter().map(|h| (h.i, h.j, h.dist2.to_bits())).collect();
     assert_eq!(got, want, "{ctx}: compact hits");
 }
 
@@ -215,7 +216,10 @@ fn sticks_end_to_end_along_the_sweep_axis() {
         let want = brute(&set, &set, r, &Options::SEGMENTS, true);
         let neighbours = want
             .iter()
-            .filter(|h| set[h.i].p0[1] == set[h.j].p0[1] && set[h.i].p0[2] == set[h.j].p0[2])
+            .filter(|h| {
+                let (a, b) = (set[h.i as usize], set[h.j as usize]);
+                a.p0[1] == b.p0[1] && a.p0[2] == b.p0[2]
+            })
             .count();
         assert_eq!(
             neighbours,
@@ -278,6 +282,214 @@ fn rays_and_infinite_radius_take_the_brute_force_path() {
         (bad, blocks),
         (Err(Error::InvalidRadius { index: None }), 0)
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Per-object radii: capsules, `distance <= rI + rJ`
+
+/// `f` on a pool of `threads` threads.
+fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// Radii for the objects of `set` at scale `r`: zero, tiny, a thousandth, up to `r`, four
+/// times `r`, and pairs put exactly at `rI + rJ` (half their distance each, the second
+/// nudged by an ulp either way or not at all).
+fn object_radii(set: &[Segment], rng: &mut Rng, r: f32) -> Vec<f32> {
+    let n = set.len();
+    let mut radii: Vec<f32> = (0..n)
+        .map(|_| match rng.below(10) {
+            0 => 0.0,
+            1 => 1e-30,
+            2 => 4.0 * r,
+            3 => 1e-3 * r,
+            _ => rng.range_f32(0.0, r),
+        })
+        .collect();
+    for _ in 0..n / 8 {
+        let (i, j) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+        let d = reference::closest_points(&set[i], &set[j]).distance();
+        if i != j && d.is_finite() && d < 8.0 * r {
+            let h = 0.5 * d;
+            radii[i] = h;
+            radii[j] = match rng.below(3) {
+                0 => f32::from_bits(h.to_bits() + 1),
+                1 => f32::from_bits(h.to_bits().max(1) - 1),
+                _ => h,
+            };
+        }
+    }
+    radii
+}
+
+/// The self query with per-object radii in all its forms, on one and two threads, against
+/// brute force.
+fn check_each_self(set: &[Segment], radii: &[f32], ctx: &str) {
+    let s = Segments::from(set);
+    let o = Options::SEGMENTS;
+    let want = within_by(set, set, |i, j| radii[i] + radii[j], &o, true);
+    let ctx = format!("{ctx} per-object radii, n={}", set.len());
+    assert_same_hits(
+        &self_pairs_within(&s, radii, SharedEndpoints::Keep),
+        &want,
+        &ctx,
+    );
+    let skip: Vec<Hit> = want
+        .iter()
+        .copied()
+        .filter(|h| !shares_endpoint(&set[h.i as usize], &set[h.j as usize]))
+        .collect();
+    let mut got = Vec::new();
+    self_pairs_within_into(&s, radii, SharedEndpoints::Skip, &o, &mut got).unwrap();
+    assert_same_hits(&got, &skip, &format!("{ctx} skip"));
+    let mut seq = Vec::new();
+    let keep = SharedEndpoints::Keep;
+    for_each_self_pair_within(&s, radii, keep, &o, |b| seq.push(b.to_vec())).unwrap();
+    for threads in [1, 2] {
+        let par = on_threads(threads, || par_self_pairs_within(&s, radii, keep));
+        assert_same_hits(&par, &want, &format!("{ctx} {threads} threads"));
+        let mut blocks = Vec::new();
+        on_threads(threads, || {
+            par_for_each_self_pair_within(&s, radii, keep, &o, |b| blocks.push(b.to_vec()))
+        })
+        .unwrap();
+        assert_eq!(blocks, seq, "{ctx}: streamed blocks on {threads} threads");
+    }
+    assert_same_compact(seq.concat(), &want, &ctx);
+}
+
+/// A against B with a radius an object of A (B bare) and with one an object of each side,
+/// in all the forms and on an index over B, against brute force.
+fn check_each_pairs(a: &[Segment], b: &[Segment], ra: &[f32], rb: &[f32], ctx: &str) {
+    let (sa, sb) = (Segments::from(a), Segments::from(b));
+    let o = Options::SEGMENTS;
+    let index = SegmentIndex::new(&sb).unwrap();
+    let ctx = format!("{ctx} per-object radii, a={} b={}", a.len(), b.len());
+    let sides = Radius::Sides(ra, rb);
+    for (radius, want) in [
+        (Radius::Each(ra), within_by(a, b, |i, _| ra[i], &o, false)),
+        (sides, within_by(a, b, |i, j| ra[i] + rb[j], &o, false)),
+    ] {
+        let ctx = format!("{ctx} {}", if radius == sides { "sides" } else { "each" });
+        assert_same_hits(&pairs_within(&sa, &sb, radius), &want, &ctx);
+        assert_same_hits(&index.pairs_within(&sa, radius).unwrap(), &want, &ctx);
+        let mut seq = Vec::new();
+        for_each_pair_within(&sa, &sb, radius, &o, |x| seq.push(x.to_vec())).unwrap();
+        for threads in [1, 2] {
+            let ctx = format!("{ctx} {threads} threads");
+            let par = on_threads(threads, || par_pairs_within(&sa, &sb, radius));
+            assert_same_hits(&par, &want, &ctx);
+            let par = on_threads(threads, || index.par_pairs_within(&sa, radius).unwrap());
+            assert_same_hits(&par, &want, &ctx);
+            let mut blocks = Vec::new();
+            on_threads(threads, || {
+                par_for_each_pair_within(&sa, &sb, radius, &o, |x| blocks.push(x.to_vec()))
+            })
+            .unwrap();
+            assert_eq!(blocks, seq, "{ctx}: streamed blocks");
+        }
+        assert_same_compact(seq.concat(), &want, &ctx);
+    }
+}
+
+#[test]
+fn per_object_radii_match_brute_force() {
+    let mut rng = Rng::new(61);
+    let r = 0.05;
+    let hair = sets::hair(1500, r, [0.0; 3], 62);
+    let radii = object_radii(&hair, &mut rng, r);
+    check_each_self(&hair, &radii, "hair");
+    check_each_pairs(
+        &hair[..700],
+        &hair[700..],
+        &radii[..700],
+        &radii[700..],
+        "hair",
+    );
+    let clustered = sets::clustered(1200, r, 63);
+    let radii = object_radii(&clustered, &mut rng, r);
+    check_each_self(&clustered, &radii, "clustered");
+    // Everything collinear, and everything identical (every pair at distance 0, so every
+    // pair is a hit whatever the radii, zero included).
+    let line = sets::degenerate(800, r, true, 64);
+    let radii = object_radii(&line, &mut rng, r);
+    check_each_self(&line, &radii, "collinear");
+    let same_seg = sets::degenerate(300, r, false, 65);
+    let radii = object_radii(&same_seg, &mut rng, r);
+    check_each_self(&same_seg, &radii, "identical");
+    check_each_pairs(
+        &same_seg[..100],
+        &same_seg[100..],
+        &radii[..100],
+        &radii[100..],
+        "identical",
+    );
+}
+
+#[test]
+fn per_object_radii_every_tail_length() {
+    let mut rng = Rng::new(66);
+    let r = 0.3;
+    for n in 0..=40 {
+        let set = sets::hair(n, r, [0.5; 3], 200 + n as u64);
+        let radii = object_radii(&set, &mut rng, r);
+        let ctx = format!("tail n={n}");
+        check_each_self(&set, &radii, &ctx);
+        let k = n / 3;
+        check_each_pairs(&set[..k], &set[k..], &radii[..k], &radii[k..], &ctx);
+    }
+}
+
+#[test]
+fn huge_and_tiny_radii_match_brute_force() {
+    // A few radii far beyond the set (kept aside as big objects: they meet every finite
+    // object), `f32::MAX` (whose sums overflow to +inf) and +inf; every radius tiny or zero;
+    // non-finite and degenerate members.
+    let mut rng = Rng::new(67);
+    let r = 0.05;
+    let mut set = sets::hair(700, r, [0.0; 3], 68);
+    set[5].p1[1] = f32::NAN;
+    set[6].p1 = set[6].p0;
+    let mut radii = object_radii(&set, &mut rng, r);
+    radii[10] = 1e30;
+    radii[11] = f32::MAX;
+    radii[12] = f32::INFINITY;
+    radii[13] = 3.0 * sets::hair_side(700, r);
+    check_each_self(&set, &radii, "huge");
+    check_each_pairs(
+        &set[..300],
+        &set[300..],
+        &radii[..300],
+        &radii[300..],
+        "huge",
+    );
+    let tiny: Vec<f32> = (0..set.len()).map(|k| [0.0, 1e-38, 1e-45][k % 3]).collect();
+    check_each_self(&set, &tiny, "tiny");
+    // Points and segments at large coordinates, radii of their own scale.
+    let far: Vec<Segment> = sets::hair(500, 2.0, [3e6, -3e6, 1e6], 69);
+    let radii = object_radii(&far, &mut rng, 2.0);
+    check_each_self(&far, &radii, "far");
+}
+
+#[test]
+fn one_radius_for_all_is_the_per_object_half() {
+    // Radius r for every pair and r/2 for every object name the same pairs with the same
+    // values (r/2 + r/2 = r exactly).
+    let set = sets::hair(900, 0.05, [0.0; 3], 70);
+    let s = Segments::from(&set);
+    for r in [0.0f32, 0.05, 0.13] {
+        let halves = vec![0.5 * r; set.len()];
+        let keep = SharedEndpoints::Keep;
+        assert_same_hits(
+            &self_pairs_within(&s, &halves, keep),
+            &self_pairs_within(&s, r, keep),
+            &format!("halves r={r}"),
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -356,11 +568,13 @@ fn check_indexed(rng: &mut Rng, (a, sa, ra): Side, (b, sb, rb): Side, sizes: &[u
         let reference: Vec<CapsuleContact> = touching
             .iter()
             .flat_map(|&k| {
-                let (i, j) = (pairs[k as usize].0 as usize, pairs[k as usize].1 as usize);
-                let m = reference::capsule_contact(&a[i], ra[i], &b[j], rb[j]);
+                // The contact names its pair's position and its objects.
+                let (i, j) = pairs[k as usize];
+                let (x, y) = (i as usize, j as usize);
+                let m = reference::capsule_contact(&a[x], ra[x], &b[y], rb[y]);
                 m.into_iter()
                     .flatten()
-                    .map(move |c| CapsuleContact { pair: k, ..c })
+                    .map(move |c| CapsuleContact { pair: k, i, j, ..c })
             })
             .collect();
         assert_eq!(contacts, reference);

@@ -177,10 +177,10 @@ fn npy_data<'b>(bytes: &'b [u8], descr: &str, rows: usize) -> &'b [u8] {
 fn brute_pairs(a: &[Segment], b: Option<&[Segment]>, r: f32, skip_shared: bool) -> Vec<PairRecord> {
     let hits = within(a, b.unwrap_or(a), r, &Options::SEGMENTS, b.is_none());
     hits.iter()
-        .filter(|h| !(skip_shared && shares_endpoint(&a[h.i], &a[h.j])))
+        .filter(|h| !(skip_shared && shares_endpoint(&a[h.i as usize], &a[h.j as usize])))
         .map(|h| PairRecord {
-            i: h.i as u32,
-            j: h.j as u32,
+            i: h.i,
+            j: h.j,
             distance: h.dist2.sqrt(),
         })
         .collect()

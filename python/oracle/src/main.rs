@@ -224,6 +224,16 @@ fn main() {
             );
             write(
                 dir,
+                "i",
+                &c.iter().map(|x| u64::from(x.i)).collect::<Vec<_>>(),
+            );
+            write(
+                dir,
+                "j",
+                &c.iter().map(|x| u64::from(x.j)).collect::<Vec<_>>(),
+            );
+            write(
+                dir,
                 "normal",
                 &c.iter().map(|x| x.normal).collect::<Vec<_>>(),
             );

@@ -1,0 +1,218 @@
+//! The radius argument of the set queries: one radius for every pair, or one radius per
+//! object (capsules: a pair is reported when `distance <= rI + rJ`).
+//!
+//! One argument type keeps the four forms of each query (convenience, `_into`, `par_`,
+//! `par_…_into`) one table: a plain `f32` converts into [`Radius::All`], a slice into
+//! [`Radius::Each`], a pair of slices into [`Radius::Sides`]. Inside the crate the argument
+//! becomes a [`PairRadius`], checked once against the sets' lengths, which every path
+//! (grid, brute-force tiles, static index) asks for the radius of a pair.
+
+use crate::batch::{Error, check_len};
+
+/// The radius of a set query: one for every pair, or one per object.
+///
+/// A pair is reported when the distance of the two core segments is at most the pair's
+/// radius: `r` for [`Radius::All`], `rI + rJ` (summed in `f32`) for per-object radii. The
+/// decision is the one of [`within_radius`](crate::sets::within_radius) with that radius:
+/// the kernel's `dist2 <= (rI + rJ)²` in `f32`, or in `f64` for a pair whose squared
+/// distance left `f32`'s range. Radii are zero (a bare segment), positive or `+∞`.
+///
+/// | variant | [`self_pairs_within`](crate::sets::self_pairs_within) | [`pairs_within`](crate::sets::pairs_within), [`SegmentIndex::pairs_within`](crate::SegmentIndex::pairs_within) |
+/// |---|---|---|
+/// | `All(r)` (from an `f32`) | `distance <= r` | `distance <= r` |
+/// | `Each(radii)` (from a slice) | `distance <= radii[i] + radii[j]`, one radius an object of the set | `distance <= radii[i]`: one radius an object of A (the queries); B's objects (the members) are bare segments |
+/// | `Sides(ra, rb)` (from two slices) | an error: one set has one list | `distance <= ra[i] + rb[j]`, one radius an object of A and of B |
+///
+/// ```
+/// use segbatch::{Segment, Segments};
+/// use segbatch::sets::{pairs_within, self_pairs_within, Radius, SharedEndpoints};
+/// let set = Segments::from(&[
+///     Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
+///     Segment::new([0.0, 1.0, 0.0], [1.0, 1.0, 0.0]),
+///     Segment::new([0.0, 3.0, 0.0], [1.0, 3.0, 0.0]),
+/// ]);
+/// // One radius for every pair, as before: only the pair one unit apart.
+/// let one = self_pairs_within(&set, 1.0, SharedEndpoints::Keep);
+/// assert_eq!(one.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(0, 1)]);
+/// // Capsules of radii 0.25, 0.5 and 1.5: 1 > 0.75, but 2 <= 0.5 + 1.5.
+/// let radii = [0.25, 0.5, 1.5];
+/// let each = self_pairs_within(&set, &radii, SharedEndpoints::Keep);
+/// assert_eq!(each.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(1, 2)]);
+/// // Two sets, a radius an object on each side.
+/// let probe = Segments::from(&[Segment::new([0.0, 2.0, 0.0], [1.0, 2.0, 0.0])]);
+/// let both = pairs_within(&probe, &set, Radius::Sides(&[0.5], &radii));
+/// assert_eq!(both.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(0, 1), (0, 2)]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Radius<'a> {
+    /// One radius for every pair.
+    All(f32),
+    /// One radius an object: of the set (a query over one set), or of A (a query over two
+    /// sets, whose B objects are then bare segments).
+    Each(&'a [f32]),
+    /// One radius an object of A and one an object of B (a query over two sets).
+    Sides(&'a [f32], &'a [f32]),
+}
+
+impl From<f32> for Radius<'_> {
+    fn from(r: f32) -> Self {
+        Radius::All(r)
+    }
+}
+
+impl<'a> From<&'a [f32]> for Radius<'a> {
+    fn from(radii: &'a [f32]) -> Self {
+        Radius::Each(radii)
+    }
+}
+
+impl<'a> From<&'a Vec<f32>> for Radius<'a> {
+    fn from(radii: &'a Vec<f32>) -> Self {
+        Radius::Each(radii)
+    }
+}
+
+impl<'a, const N: usize> From<&'a [f32; N]> for Radius<'a> {
+    fn from(radii: &'a [f32; N]) -> Self {
+        Radius::Each(radii)
+    }
+}
+
+impl<'a> From<(&'a [f32], &'a [f32])> for Radius<'a> {
+    fn from((a, b): (&'a [f32], &'a [f32])) -> Self {
+        Radius::Sides(a, b)
+    }
+}
+
+/// A valid radius: zero, positive or `+∞`.
+fn valid(r: f32) -> bool {
+    r >= 0.0
+}
+
+/// `Ok` when every radius of `radii` is valid, else the first invalid one's index.
+fn check_each(radii: &[f32]) -> Result<(), Error> {
+    match radii.iter().position(|&r| !valid(r)) {
+        Some(index) => Err(Error::InvalidRadius { index: Some(index) }),
+        None => Ok(()),
+    }
+}
+
+/// A [`Radius`] checked against the sets of a query: the radius of each pair.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PairRadius<'a> {
+    /// One radius for every pair.
+    All(f32),
+    /// `a[i] + b[j]`, a missing side counting zero.
+    Sum {
+        a: Option<&'a [f32]>,
+        b: Option<&'a [f32]>,
+    },
+}
+
+impl<'a> PairRadius<'a> {
+    /// The radius of a query over one set of `n` objects.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] for a negative or NaN radius (with the index of the first
+    /// one in a list); [`Error::LengthMismatch`] for a list whose length is not `n`, or for
+    /// [`Radius::Sides`] (two lists for one set).
+    pub(crate) fn one_set(radius: Radius<'a>, n: usize) -> Result<Self, Error> {
+        match radius {
+            Radius::All(r) => Self::all(r),
+            Radius::Each(radii) => {
+                check_len("radii of the set", n, radii.len())?;
+                check_each(radii)?;
+                Ok(PairRadius::Sum {
+                    a: Some(radii),
+                    b: Some(radii),
+                })
+            }
+            Radius::Sides(..) => Err(Error::LengthMismatch {
+                what: "radius lists (one set takes one list, Radius::Each)",
+                expected: 1,
+                found: 2,
+            }),
+        }
+    }
+
+    /// The radius of a query over a set of `na` objects against one of `nb`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] for a negative or NaN radius (with the index of the first
+    /// one in a list, A's first); [`Error::LengthMismatch`] for a list whose length is not
+    /// its set's.
+    pub(crate) fn two_sets(radius: Radius<'a>, na: usize, nb: usize) -> Result<Self, Error> {
+        match radius {
+            Radius::All(r) => Self::all(r),
+            Radius::Each(a) => {
+                check_len("radii of set a", na, a.len())?;
+                check_each(a)?;
+                Ok(PairRadius::Sum {
+                    a: Some(a),
+                    b: None,
+                })
+            }
+            Radius::Sides(a, b) => {
+                check_len("radii of set a", na, a.len())?;
+                check_len("radii of set b", nb, b.len())?;
+                check_each(a)?;
+                check_each(b)?;
+                Ok(PairRadius::Sum {
+                    a: Some(a),
+                    b: Some(b),
+                })
+            }
+        }
+    }
+
+    fn all(r: f32) -> Result<Self, Error> {
+        if valid(r) {
+            Ok(PairRadius::All(r))
+        } else {
+            Err(Error::InvalidRadius { index: None })
+        }
+    }
+
+    /// The single radius of every pair, `None` for per-object radii.
+    pub(crate) fn uniform(&self) -> Option<f32> {
+        match self {
+            PairRadius::All(r) => Some(*r),
+            PairRadius::Sum { .. } => None,
+        }
+    }
+
+    /// The radius of object `i` of A, `0` for [`PairRadius::All`] or a side without radii.
+    #[inline]
+    pub(crate) fn of_a(&self, i: usize) -> f32 {
+        match self {
+            PairRadius::Sum { a: Some(a), .. } => a[i],
+            _ => 0.0,
+        }
+    }
+
+    /// The radius of object `j` of B, `0` for [`PairRadius::All`] or a side without radii.
+    #[inline]
+    pub(crate) fn of_b(&self, j: usize) -> f32 {
+        match self {
+            PairRadius::Sum { b: Some(b), .. } => b[j],
+            _ => 0.0,
+        }
+    }
+
+    /// The largest radius of an object of B (`0` without B radii).
+    pub(crate) fn max_b(&self) -> f32 {
+        match self {
+            PairRadius::Sum { b: Some(b), .. } => b.iter().fold(0.0f32, |m, &r| m.max(r)),
+            _ => 0.0,
+        }
+    }
+
+    /// The radius of the pair `a[i]`, `b[j]`: `r`, or `rA + rB` in `f32`.
+    #[inline]
+    pub(crate) fn of(&self, i: usize, j: usize) -> f32 {
+        match self {
+            PairRadius::All(r) => *r,
+            PairRadius::Sum { .. } => self.of_a(i) + self.of_b(j),
+        }
+    }
+}
