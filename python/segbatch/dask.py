@@ -155,6 +155,9 @@ def map_blocks(func: Callable, a, b, *args, outputs=None, **kwargs):
     spec, dtype, _ = _spec(func, outputs)
     if spec is not None:
         kwargs["outputs"] = list(spec)
+        if func.__name__ == "intersect2" and a.dtype == np.float64 and b.dtype == np.float64:
+            # Two float64 inputs are computed in float64: the float columns come back so.
+            spec = {n: (np.float64 if d == np.float32 else d, w) for n, (d, w) in spec.items()}
     rows = a.chunks[0]
     cut_args = [_blocks_of(v, rows) if _is_per_pair(v, a.shape[0]) else None for v in args]
     cut_kwargs = {k: _blocks_of(v, rows) for k, v in kwargs.items() if _is_per_pair(v, a.shape[0])}

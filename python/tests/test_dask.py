@@ -117,6 +117,13 @@ def test_map_blocks_unaligned_blocks_and_per_pair_arguments(client):
     ref = segbatch.intersect2(x2, y2)
     for k in ref:
         assert got[k].compute().tobytes() == ref[k].tobytes(), k
+    # Two float64 inputs stay float64, and the dask arrays say so before they are computed.
+    x64, y64 = x2.astype(np.float64) + 480_000.0, y2.astype(np.float64) + 480_000.0
+    got = sd.map_blocks(segbatch.intersect2, da.from_array(x64, chunks=(7_000, 4)), da.from_array(y64, chunks=(9_000, 4)))
+    ref = segbatch.intersect2(x64, y64)
+    for k in ref:
+        assert got[k].dtype == ref[k].dtype, k
+        assert got[k].compute().tobytes() == ref[k].tobytes(), k
 
 
 def test_map_partitions_per_pair_columns(client, dataset):
