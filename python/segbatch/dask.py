@@ -635,7 +635,7 @@ def _cross_tile(pieces, plan, skip: bool, drop_same_row: bool, exact: bool, thre
     o, largest = plan[3], plan[4]
     local = rows if o is None else rows.astype(np.float64) - np.tile(o, 2)
     if exact:  # segbatch.geo's exact decisions: per pair, whatever the set around it
-        h = geo._exact_pairs(rows, local, largest, threads)
+        h = geo._exact_pairs(rows, threads)
     else:
         h = segbatch.crossing_pairs(local, threads=threads)
     keep = own[h["i"]]

@@ -27,14 +27,12 @@ float32 (``segbatch`` converts each set once when it calls them). So that the an
 match shapely's wherever the data lie:
 
 - whether two pieces meet (:func:`crossing_pairs`, :func:`intersecting_rows`) is decided
-  exactly on the given coordinates (``exact=True``, the default): the float32 grid query
-  (:func:`segbatch.self_pairs_within` with a radius of a few float32 spacings) proposes
-  the candidates, and float64 orientation tests with Shewchuk's error bound, falling back
-  to exact rational arithmetic when the bound does not decide, keep those that meet, as
-  GEOS's robust predicates do; the parameter ``s`` and the points are computed in
-  float64. ``exact=False`` takes :func:`segbatch.crossing_pairs`'s float32 decisions
-  (about twice as fast; on float64 data it differs from shapely on near-degenerate
-  pairs: touching within a float32 rounding);
+  exactly on the given coordinates (``exact=True``, the default): :func:`segbatch.crossing_pairs`
+  on the pieces in their own precision (float64 stays float64), which signs every
+  orientation exactly, as GEOS's robust predicates do; ``s`` and the points are computed in
+  that precision. ``exact=False`` rounds the pieces about a local origin to float32 first
+  (exact on the rounded coordinates; on float64 data it differs from shapely on
+  near-degenerate pairs: touching within a float32 rounding);
 - a local origin is subtracted first (``origin="auto"``: the centre of the pieces'
   bounding box, snapped to a multiple of the float32 spacing of the largest coordinate,
   so coordinates exact in float32 stay exact), and the returned points are computed in
@@ -643,12 +641,9 @@ def crossing_pairs(
     piece pair, so ``row_i <= row_j``.
 
     ``exact=True`` (default): whether two pieces meet is decided exactly on the given
-    coordinates (float64 orientation tests with an error bound, exact rational arithmetic
-    when the bound does not decide, as shapely/GEOS do), among the candidate pairs that
-    :func:`segbatch.self_pairs_within` finds within a few float32 spacings of each other;
-    ``s`` is computed in float64. ``exact=False``: :func:`segbatch.crossing_pairs` on the
-    coordinates about the local origin, its decision (float32, within its tolerance) and
-    its float32 ``s``.
+    coordinates (:func:`segbatch.crossing_pairs` in the pieces' own precision, as
+    shapely/GEOS decide); ``s`` in that precision. ``exact=False``: the same on the pieces
+    rounded to float32 about the local origin.
 
     ``data``: anything :func:`pieces` takes (2D), or a :class:`Pieces`.
     ``drop_same_row``: drop pairs within one geometry (consecutive pieces share a vertex).
@@ -666,125 +661,24 @@ def crossing_pairs(
 # ---------------------------------------------------------------------------------------
 # Exact meeting decisions
 
-_CCW_BOUND = (3.0 + 16.0 * 2.0**-53) * 2.0**-53  # Shewchuk's ccwerrboundA for float64
 
-
-def _orient(ax, ay, bx, by, cx, cy) -> np.ndarray:
-    """The exact sign (-1, 0, 1, int8) of the orientation of ``c`` against the line
-    ``a -> b``, per element of finite float64 columns: the float64 determinant when
-    Shewchuk's error bound decides it; 0 when a factor is exactly 0 (a difference is 0
-    exactly when its operands are equal) or ``c`` is ``b`` (a shared end point); else
-    exact rational arithmetic (``fractions.Fraction``: rare, near-collinear rows)."""
-    dbx, dby, dcx, dcy = bx - ax, by - ay, cx - ax, cy - ay
-    left, right = dbx * dcy, dby * dcx
-    det = left - right
-    sign = np.sign(det).astype(np.int8)
-    unsure = np.flatnonzero(~(np.abs(det) > _CCW_BOUND * (np.abs(left) + np.abs(right))))
-    if len(unsure):
-        u = unsure
-        zero = ((dbx[u] == 0) | (dcy[u] == 0)) & ((dby[u] == 0) | (dcx[u] == 0))
-        zero |= (cx[u] == bx[u]) & (cy[u] == by[u])  # c is b: a shared end point
-        sign[u[zero]] = 0
-        rest = unsure[~zero]
-        if len(rest):
-            from fractions import Fraction as F
-
-            for k, xs in zip(rest.tolist(), zip(*(v[rest].tolist() for v in (ax, ay, bx, by, cx, cy)))):
-                x0, y0, x1, y1, x2, y2 = map(F, xs)
-                e = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0)
-                sign[k] = (e > 0) - (e < 0)
-    return sign
-
-
-def _decide(ax, ay, bx, by, cx, cy, dx, dy):
-    """Do 2D segments ``(a, b)`` and ``(c, d)`` (float64 columns) meet, exactly? Returns
-    the mask, and for the rows that meet (in order) ``s`` on ``(a, b)`` (float64: the
-    meeting point, or the start of a collinear overlap) and ``kind`` (1 point, 2
-    collinear overlap, possibly in one point, as :func:`segbatch.crossing_pairs`). Rows
-    with a non-finite coordinate never meet."""
-    cols = [ax, ay, bx, by, cx, cy, dx, dy]
-    fin = np.logical_and.reduce([np.isfinite(v) for v in cols])
-    if not fin.all():
-        ax, ay, bx, by, cx, cy, dx, dy = (np.where(fin, v, 0.0) for v in cols)
-    o1, o2 = _orient(ax, ay, bx, by, cx, cy), _orient(ax, ay, bx, by, dx, dy)
-    o3, o4 = _orient(cx, cy, dx, dy, ax, ay), _orient(cx, cy, dx, dy, bx, by)
-    meets = (o1 * o2 < 0) & (o3 * o4 < 0)  # proper crossings
-    # touching: an end point on the other segment (collinear with it and in its box)
-    box = lambda x, x0, x1: (np.minimum(x0, x1) <= x) & (x <= np.maximum(x0, x1))  # noqa: E731
-    z = np.flatnonzero((o1 == 0) | (o2 == 0) | (o3 == 0) | (o4 == 0))
-    t = {}
-    for name, o, (x0, y0, x1, y1, x, y) in (
-        ("t1", o1, (ax, ay, bx, by, cx, cy)),
-        ("t2", o2, (ax, ay, bx, by, dx, dy)),
-        ("t3", o3, (cx, cy, dx, dy, ax, ay)),
-        ("t4", o4, (cx, cy, dx, dy, bx, by)),
-    ):
-        t[name] = (o[z] == 0) & box(x[z], x0[z], x1[z]) & box(y[z], y0[z], y1[z])
-        meets[z[t[name]]] = True
-    meets &= fin
-    # s and kind of the meeting rows
-    m = np.flatnonzero(meets)
-    a1, a2, c1, c2 = ax[m], ay[m], cx[m], cy[m]
-    px, py, qx, qy = bx[m] - a1, by[m] - a2, dx[m] - c1, dy[m] - c2
-    lp, lq = px * px + py * py, qx * qx + qy * qy
-    with np.errstate(all="ignore"):
-        u1 = ((c1 - a1) * px + (c2 - a2) * py) / lp
-        u2 = ((dx[m] - a1) * px + (dy[m] - a2) * py) / lp
-        s = ((c1 - a1) * qy - (c2 - a2) * qx) / (px * qy - py * qx)
-    s = np.clip(s, 0.0, 1.0)
-    pos = np.full(len(ax), -1, dtype=np.int64)
-    pos[m] = np.arange(len(m))
-    touch = {k: np.zeros(len(m), dtype=bool) for k in t}
-    for k, v in t.items():
-        hit = z[v]
-        hit = hit[meets[hit]]
-        touch[k][pos[hit]] = True
-    collinear = (o1[m] == 0) & (o2[m] == 0) & (o3[m] == 0) & (o4[m] == 0)
-    start = np.maximum(0.0, np.minimum(u1, u2))
-    s = np.select(
-        [lp == 0, collinear, touch["t1"], touch["t2"], touch["t3"], touch["t4"]],
-        [np.zeros(len(m)), start, u1, u2, np.zeros(len(m)), np.ones(len(m))],
-        s,
-    )
-    # as the library: collinear pieces of positive length that meet overlap, possibly in
-    # a single point
-    kind = np.where(collinear & (lp > 0) & (lq > 0), 2, 1).astype(np.uint8)
-    return meets, s, kind
-
-
-def _tolerance(largest: float) -> float:
-    """Candidate radius: 16 float32 spacings at the largest local coordinate, more than
-    the rounding of the coordinates to float32 and the kernel's error can move two
-    segments that meet apart."""
-    return 16.0 * float(np.spacing(np.float32(max(largest, 1e-30))))
-
-
-def _exact_pairs(original: np.ndarray, local: np.ndarray, largest: float, threads):
-    """The meeting pairs ``i < j`` of a set, decided exactly on ``original`` (float64):
-    candidates within :func:`_tolerance` from the float32 grid query on ``local``."""
-    c = segbatch.self_pairs_within(_pad3(local, 2), _tolerance(largest), threads=threads)
-    cols = [np.ascontiguousarray(original[:, k], dtype=np.float64) for k in range(4)]
-    out = {"i": [], "j": [], "s": [], "kind": []}
-    step = 1 << 15  # blocks whose temporaries stay in cache
-    for k in range(0, len(c["i"]), step):
-        i, j = c["i"][k : k + step], c["j"][k : k + step]
-        meets, s, kind = _decide(*(v[i] for v in cols), *(v[j] for v in cols))
-        for name, v in (("i", i[meets]), ("j", j[meets]), ("s", s), ("kind", kind)):
-            out[name].append(v)
-    empty = {"i": np.int64, "j": np.int64, "s": np.float64, "kind": np.uint8}
-    return {k: np.concatenate(v) if v else np.zeros(0, empty[k]) for k, v in out.items()}
+def _exact_pairs(original: np.ndarray, threads):
+    """The meeting pairs ``i < j`` of a set (``i, j, s, kind``), decided exactly on
+    ``original`` in its own precision: :func:`segbatch.crossing_pairs` signs every
+    orientation exactly (Shewchuk's predicates behind a filter), float64 kept float64."""
+    h = segbatch.crossing_pairs(np.ascontiguousarray(original), threads=threads)
+    return {k: h[k] for k in ("i", "j", "s", "kind")}
 
 
 def _meeting(p: Pieces, origin, exact: bool, threads):
     """The meeting pairs of a set of 2D pieces: ``i, j, s, kind``."""
     if p.dim != 2:
         raise ValueError("crossings are 2D: pass dim=2 pieces")
+    if exact:
+        return _exact_pairs(p.segments, threads)
     local, _ = p.local(origin)
-    if not exact:
-        return segbatch.crossing_pairs(local, threads=threads)
-    fin = local[np.isfinite(local)]
-    largest = float(np.abs(fin).max()) if len(fin) else 0.0
-    return _exact_pairs(p.segments, local, largest, threads)
+    h = segbatch.crossing_pairs(local.astype(np.float32), threads=threads)
+    return {k: h[k] for k in ("i", "j", "s", "kind")}
 
 
 def _filter(h, p: Pieces, q: Pieces, drop_same_row: bool, skip_shared: bool):

@@ -1,26 +1,7 @@
 //! End-to-end tests of the `segbatch` binary: output values, extents, JSON, and the error
 //! messages and exit code for bad arguments.
 
-use std::process::Command;
-
-/// The outcome of one run of the binary.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn segbatch(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_segbatch"))
-        .args(args)
-        .output()
-        .expect("the segbatch binary runs");
-    Run {
-        code: out.status.code().expect("exited normally"),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
-}
+use crate::common::segbatch_text as segbatch;
 
 /// Runs `segbatch closest ARGS`, expecting success; returns stdout.
 fn closest(args: &[&str]) -> String {

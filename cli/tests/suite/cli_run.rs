@@ -8,30 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::str::FromStr;
 
+use crate::common::{s, segbatch_text as segbatch, temp_dir};
 use segbatch::pairs::closest_points_into;
 use segbatch::{ClosestBatch, Extent, Options, Outputs, Segment, Segment64, Segments, reference};
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn segbatch(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_segbatch"))
-        .args(args)
-        .output()
-        .expect("the segbatch binary runs");
-    Run {
-        code: out.status.code().expect("exited normally"),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temp path")
-}
 
 /// Test pairs: general ones, a parallel pair, a zero-length side and a NaN.
 fn pairs(n: usize) -> Vec<[f32; 12]> {
@@ -237,11 +216,6 @@ fn check_all_columns(records: &[Record], want: &ClosestBatch, indices: Option<&[
         })
         .collect();
     check_rows(records, &want, indices);
-}
-
-/// A fresh temporary directory for one test.
-fn temp_dir() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary directory")
 }
 
 /// Files left in `dir` other than `keep`.

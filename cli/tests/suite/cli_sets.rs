@@ -4,45 +4,19 @@
 //! `error:` line naming file, record and field, exit code 2, no output left behind).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use crate::common::{Text as Run, s, segbatch_text as segbatch, temp_dir};
 use segbatch::planar::{Crossing, Segment2, Segments2, intersect2};
 use segbatch::{Options, Segment, reference};
 use segbatch_testkit::Rng;
 use segbatch_testkit::brute::{shares_endpoint, within};
 use segbatch_testkit::sets::{degenerate, hair, rays, walls};
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn segbatch(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_segbatch"))
-        .args(args)
-        .output()
-        .expect("the segbatch binary runs");
-    Run {
-        code: out.status.code().expect("exited normally"),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
 #[track_caller]
 fn ok(args: &[&str]) -> Run {
     let run = segbatch(args);
     assert_eq!(run.code, 0, "segbatch {args:?}: {}", run.stderr);
     run
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temp path")
-}
-
-fn temp_dir() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary directory")
 }
 
 /// Files left in `dir` other than `keep`.

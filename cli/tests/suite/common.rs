@@ -28,6 +28,23 @@ pub fn segbatch(args: &[&str]) -> Run {
     finish(out)
 }
 
+/// A finished run whose standard output is text (the reports, tables and help).
+pub struct Text {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// [`segbatch`], its standard output read as text.
+pub fn segbatch_text(args: &[&str]) -> Text {
+    let run = segbatch(args);
+    Text {
+        code: run.code,
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        stderr: run.stderr,
+    }
+}
+
 pub fn finish(out: std::process::Output) -> Run {
     Run {
         code: out.status.code().expect("exited normally, not by a signal"),

@@ -11,7 +11,6 @@ mod cli_run;
 /// `pairs` and `cross` end to end.
 mod cli_sets;
 /// What the tests share: running the binary, temporary files, errors, FIFOs, signals.
-#[cfg(unix)]
 mod common;
 /// Saved inputs of the readers' fuzz target.
 mod fuzz_replay;
