@@ -1,358 +1,15 @@
-//! The I/O layer of every subcommand: records read in bounded chunks from files or streams
-//! ([`Input`], pairs for `run` and segments for the set commands, see [`Layout`]), outputs
-//! written to a temporary file beside the target and renamed into place only on success, or
-//! straight through to a stream, a FIFO or a device ([`Sink`]; [`Output`] is `run`'s
-//! columns on top of it), and the thread pool of `--threads` ([`thread_pool`]). Written
-//! once so that every subcommand, and any new one, gets the same formats, limits, messages
-//! and exit statuses.
-//!
-//! A run has one [`Precision`], `f32` or `f64` (the [`Real`] type the readers produce and
-//! the writers take): the same code reads and writes both. `run`'s inputs hold 12 numbers
-//! per pair, in the order `a.p0, a.p1, b.p0, b.p1` (x, y, z each); the set commands' 6 (4 in
-//! 2D) per segment, in the same formats:
-//! - CSV: 12 numbers per row, an optional header row (a first row with no number in it);
-//!   lines end with LF, CRLF or CR; blank lines are skipped (and counted in line numbers);
-//!   a field may be quoted, but not across lines; a line is at most [`MAX_LINE_BYTES`];
-//! - `.npy`: little-endian float32 (`<f4`), C order, shape `(N, 12)` or `(N, 4, 3)`; in
-//!   `f64` also float64 (`<f8`). A float32 array read in `f64` is widened (exactly); a
-//!   float64 array in `f32` is an error that names `--precision f64` (never narrowed);
-//! - raw: little-endian numbers of the run's precision, 48 (`f32`) or 96 (`f64`) bytes per
-//!   pair, no header.
-//!
-//! Outputs are one record per pair (or per pair within `--radius`), with the selected
-//! columns in this order: `index` (u64, only with `--radius`), `distance`, `s`, `t`,
-//! `point_a` (x, y, z), `point_b` (x, y, z), `flags` (u8); the numbers in the run's
-//! precision. CSV writes them as text (the shortest that reads back to the same number)
-//! with a header row; raw writes packed little-endian records; `.npy` writes a structured
-//! array with those field names (or a plain `<f4`/`<f8` vector when `distance` is the only
-//! column).
-//!
-//! Every error message names the file, the record and the field, on one line. Errors are
-//! [`Error::Data`] (the arguments or the data are wrong: exit status 2),
-//! [`Error::System`] (an operation failed while the run was under way: status 1) or
-//! [`Error::Pipe`] (the reader of the output went away: status 141, 128 + SIGPIPE).
-//!
-//! Memory is bounded whatever the input: a chunk of pairs, one CSV line of at most
-//! [`MAX_LINE_BYTES`], one `.npy` header of at most [`MAX_NPY_HEADER_BYTES`].
+//! Input: records of any layout from CSV, `.npy` or raw little-endian files, `-` or FIFOs,
+//! with line and header limits, checked field by field.
 
 use std::fs::OpenOptions;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, Write};
+use std::io::{self, BufRead, BufReader, Read};
 #[cfg(unix)]
 use std::os::unix::fs::FileTypeExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use clap::ValueEnum;
-use npyz::{DType, Field, TypeStr, WriterBuilder};
-use rayon::prelude::*;
-use segbatch::pairs::ClosestBatch64;
-use segbatch::{ClosestBatch, Flags};
+use npyz::DType;
 
-use crate::cleanup::{self, Temp};
-use crate::format::num;
-
-/// The longest CSV line accepted, in bytes (a row of 12 numbers takes well under 1 KiB).
-pub const MAX_LINE_BYTES: usize = 64 * 1024;
-
-/// The longest `.npy` header accepted, in bytes (NumPy itself refuses more than 10000 by
-/// default).
-pub const MAX_NPY_HEADER_BYTES: usize = 64 * 1024;
-
-/// The deepest bracket nesting accepted in a `.npy` header (a float32 array's header nests
-/// 2; a structured dtype 3, so its message names it). The header parser's time grows about 3× per
-/// level (and is bounded below this depth by [`NPY_HEADER_PARSE_CALLS`]).
-pub const MAX_NPY_HEADER_DEPTH: usize = 3;
-
-/// The most rule calls the `.npy` header parser may make (pest's call limit, set for the
-/// process the first time a `.npy` input is opened). A float32 array's header, even padded
-/// to 60 KiB, needs fewer; this many take well under a second (`cli/tests/suite/fuzz_replay.rs`).
-pub const NPY_HEADER_PARSE_CALLS: usize = 200_000;
-
-/// One input pair: `a.p0, a.p1, b.p0, b.p1`.
-pub type Pair<T = f32> = [T; 12];
-
-/// The precision of a run: the numbers read, computed and written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum Precision {
-    /// 32-bit floats: f32, '<f4'
-    #[default]
-    F32,
-    /// 64-bit floats: f64, '<f8'
-    F64,
-}
-
-impl Precision {
-    /// `f32` or `f64`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::F32 => "f32",
-            Precision::F64 => "f64",
-        }
-    }
-
-    /// Bytes per number.
-    pub fn bytes(self) -> u64 {
-        match self {
-            Precision::F32 => 4,
-            Precision::F64 => 8,
-        }
-    }
-
-    /// Bytes per pair in raw and `.npy` data: 12 numbers.
-    pub fn pair_bytes(self) -> u64 {
-        12 * self.bytes()
-    }
-
-    /// The little-endian NumPy type string: `<f4` or `<f8`.
-    pub fn npy_descr(self) -> &'static str {
-        match self {
-            Precision::F32 => "<f4",
-            Precision::F64 => "<f8",
-        }
-    }
-}
-
-/// A number type a run reads, computes in and writes: `f32` or `f64`.
-pub trait Real:
-    bytemuck::Pod
-    + PartialOrd
-    + Send
-    + Sync
-    + std::str::FromStr<Err = std::num::ParseFloatError>
-    + std::fmt::Display
-    + std::fmt::LowerExp
-    + Into<f64>
-{
-    /// The precision this type is.
-    const PRECISION: Precision;
-    /// `x`, exactly.
-    fn from_f32(x: f32) -> Self;
-    /// The value whose little-endian bytes are `x`'s bytes (`x` itself on little-endian
-    /// machines).
-    fn from_le(x: Self) -> Self;
-    /// The square root.
-    fn sqrt(self) -> Self;
-    /// Appends the little-endian bytes.
-    fn put_le(self, out: &mut Vec<u8>);
-}
-
-macro_rules! real {
-    ($t:ty, $bits:ty, $precision:expr) => {
-        impl Real for $t {
-            const PRECISION: Precision = $precision;
-            fn from_f32(x: f32) -> Self {
-                <$t>::from(x)
-            }
-            fn from_le(x: Self) -> Self {
-                <$t>::from_bits(<$bits>::from_le(x.to_bits()))
-            }
-            fn sqrt(self) -> Self {
-                <$t>::sqrt(self)
-            }
-            fn put_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-        }
-    };
-}
-real!(f32, u32, Precision::F32);
-real!(f64, u64, Precision::F64);
-
-/// The result columns an output writes: [`ClosestBatch`] (`f32`) or [`ClosestBatch64`]
-/// (`f64`), through one interface.
-pub trait Results: Sync {
-    /// The number type of the columns.
-    type Real: Real;
-    /// The number of pairs.
-    fn rows(&self) -> usize;
-    /// Squared distances.
-    fn dist2(&self) -> &[Self::Real];
-    /// Parameters along A (empty when not computed).
-    fn s(&self) -> &[Self::Real];
-    /// Parameters along B (empty when not computed).
-    fn t(&self) -> &[Self::Real];
-    /// Closest points on A, `[x, y, z]` columns (empty when not computed).
-    fn point_a(&self) -> [&[Self::Real]; 3];
-    /// Closest points on B, `[x, y, z]` columns (empty when not computed).
-    fn point_b(&self) -> [&[Self::Real]; 3];
-    /// Flags (empty when not computed).
-    fn flags(&self) -> &[Flags];
-}
-
-macro_rules! results {
-    ($batch:ty, $t:ty) => {
-        impl Results for $batch {
-            type Real = $t;
-            fn rows(&self) -> usize {
-                <$batch>::len(self)
-            }
-            fn dist2(&self) -> &[$t] {
-                <$batch>::dist2(self)
-            }
-            fn s(&self) -> &[$t] {
-                <$batch>::s(self)
-            }
-            fn t(&self) -> &[$t] {
-                <$batch>::t(self)
-            }
-            fn point_a(&self) -> [&[$t]; 3] {
-                <$batch>::point_a(self)
-            }
-            fn point_b(&self) -> [&[$t]; 3] {
-                <$batch>::point_b(self)
-            }
-            fn flags(&self) -> &[Flags] {
-                <$batch>::flags(self)
-            }
-        }
-    };
-}
-results!(ClosestBatch, f32);
-results!(ClosestBatch64, f64);
-
-/// The input fields, in order (for error messages and the CSV header).
-pub const FIELD_NAMES: [&str; 12] = [
-    "a.p0.x", "a.p0.y", "a.p0.z", "a.p1.x", "a.p1.y", "a.p1.z", "b.p0.x", "b.p0.y", "b.p0.z",
-    "b.p1.x", "b.p1.y", "b.p1.z",
-];
-
-/// A failure of `segbatch run`'s input or output, with its one-line message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Error {
-    /// The arguments or the data are wrong (a missing or malformed input, an output path
-    /// that cannot be used): running again unchanged fails again. Exit status 2.
-    Data(String),
-    /// An operation failed while the run was under way (a read or write error, a full
-    /// disk, an input that shrank, an output directory that vanished). Exit status 1.
-    System(String),
-    /// The reader of the output (a pipe, a FIFO) went away. Exit status 141.
-    Pipe(String),
-}
-
-impl Error {
-    /// The one-line message.
-    pub fn message(&self) -> &str {
-        match self {
-            Error::Data(m) | Error::System(m) | Error::Pipe(m) => m,
-        }
-    }
-
-    /// The exit status the command uses for it.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Error::Data(_) => 2,
-            Error::System(_) => 1,
-            Error::Pipe(_) => 141,
-        }
-    }
-}
-
-/// A file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Comma-separated text
-    Csv,
-    /// NumPy .npy
-    Npy,
-    /// Raw little-endian binary
-    Raw,
-}
-
-impl Format {
-    /// The format named by a file's extension: `.csv`, `.npy`, or `.f32`, `.raw`, `.bin`.
-    pub fn from_path(path: &Path) -> Option<Format> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "csv" | "txt" => Some(Format::Csv),
-            "npy" => Some(Format::Npy),
-            "f32" | "raw" | "bin" => Some(Format::Raw),
-            _ => None,
-        }
-    }
-
-    /// The format's name in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Csv => "CSV",
-            Format::Npy => ".npy",
-            Format::Raw => "raw f32",
-        }
-    }
-
-    /// The format's name in messages about a run in `precision` (`raw f64` in `f64`).
-    pub fn name_in(self, precision: Precision) -> &'static str {
-        match (self, precision) {
-            (Format::Raw, Precision::F64) => "raw f64",
-            _ => self.name(),
-        }
-    }
-}
-
-/// A path as shown in messages (`-` is standard input or output).
-pub fn show(path: &Path) -> String {
-    path.display().to_string()
-}
-
-/// True for the path `-`: standard input (as the input) or standard output (as `-o`).
-pub fn is_std_stream(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
-
-/// Some bytes of a field for a message: at most 40 characters, control characters escaped,
-/// so the message stays on one line.
-fn excerpt(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == 40 {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-// ---------------------------------------------------------------------------------------
-// Threads
-// ---------------------------------------------------------------------------------------
-
-/// The pool of worker threads of a subcommand's `--threads N`: more threads than CPUs only
-/// cost memory and start-up time (each has its own stack and allocator arena), so `N` is
-/// clamped to the CPU count, with a note on stderr naming `command` unless `quiet`. `None`
-/// (no `--threads`) is rayon's default pool size (one thread per CPU, or
-/// `RAYON_NUM_THREADS`). The note is the only output; a pool that cannot start is
-/// [`Error::System`].
-pub fn thread_pool(
-    requested: Option<u16>,
-    command: &str,
-    quiet: bool,
-) -> Result<rayon::ThreadPool, Error> {
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = requested {
-        let mut n = usize::from(n);
-        if n > cpus {
-            if !quiet {
-                eprintln!(
-                    "segbatch {command}: --threads {n} is more than the {cpus} CPUs: using {cpus}"
-                );
-            }
-            n = cpus;
-        }
-        builder = builder.num_threads(n);
-    }
-    builder
-        .build()
-        .map_err(|e| Error::System(format!("cannot start the worker threads: {e}")))
-}
-
-// ---------------------------------------------------------------------------------------
-// Input
-// ---------------------------------------------------------------------------------------
+use super::common::*;
 
 /// What one input record holds, and how messages name it: every subcommand reads its
 /// records through the same [`Input`], only the layout differs.
@@ -425,14 +82,14 @@ pub struct Input<T: Real = f32, const N: usize = 12> {
     real: std::marker::PhantomData<T>,
 }
 
-enum InputKind {
+pub(super) enum InputKind {
     /// Raw and `.npy` (positioned after the header).
     Binary(BinaryPairs),
     Csv(CsvPairs),
 }
 
 /// The reader of packed pairs: raw, and `.npy` after its header.
-struct BinaryPairs {
+pub(super) struct BinaryPairs {
     reader: Box<dyn Read + Send>,
     /// Bytes of packed pairs still to read, when known (a regular file, a `.npy`
     /// header); `None` for a raw stream, read to its end.
@@ -510,7 +167,7 @@ impl BinaryPairs {
 }
 
 /// The CSV reader: lines (LF, CRLF or CR), capped in length, split into fields.
-struct CsvPairs {
+pub(super) struct CsvPairs {
     reader: Box<dyn BufRead + Send>,
     /// The number of the line in `line` (1-based).
     line_number: u64,
@@ -583,7 +240,7 @@ impl CsvPairs {
 /// Splits a CSV line into at most 13 fields (a 13th means "too many"; the count goes on),
 /// trimmed and unquoted. Returns the number of fields, or the 1-based column of a quote
 /// left open at the end of the line.
-fn split_fields(line: &[u8], fields: &mut [(usize, usize); 13]) -> Result<usize, usize> {
+pub(super) fn split_fields(line: &[u8], fields: &mut [(usize, usize); 13]) -> Result<usize, usize> {
     let mut count = 0;
     let mut start = 0;
     let mut quoted = false;
@@ -622,12 +279,12 @@ fn split_fields(line: &[u8], fields: &mut [(usize, usize); 13]) -> Result<usize,
     if quoted { Err(open_column) } else { Ok(count) }
 }
 
-fn parse_real<T: Real>(field: &[u8]) -> Option<T> {
+pub(super) fn parse_real<T: Real>(field: &[u8]) -> Option<T> {
     std::str::from_utf8(field).ok()?.trim().parse().ok()
 }
 
 /// Reads into `buf` until it is full or the input ends; returns the bytes read.
-fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+pub(super) fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match reader.read(&mut buf[got..]) {
@@ -927,7 +584,7 @@ impl<T: Real, const N: usize> Input<T, N> {
 
 /// A NUL or other control byte (a tab aside) in a CSV line: the file is not text, and a
 /// message about columns or numbers would mislead.
-fn control_byte(name: &str, line: u64, text: &[u8]) -> Option<Error> {
+pub(super) fn control_byte(name: &str, line: u64, text: &[u8]) -> Option<Error> {
     let at = text
         .iter()
         .position(|&c| c.is_ascii_control() && c != b'\t')?;
@@ -942,7 +599,7 @@ fn control_byte(name: &str, line: u64, text: &[u8]) -> Option<Error> {
 /// Waits until the FIFO `file` (opened for reading without blocking) has data or a writer
 /// that came and went, for at most `limit`.
 #[cfg(unix)]
-fn wait_for_writer(
+pub(super) fn wait_for_writer(
     name: &str,
     file: &std::fs::File,
     limit: std::time::Duration,
@@ -1012,7 +669,7 @@ pub fn fuzz_readers(data: &[u8]) {
 }
 
 /// [`fuzz_readers`] in the precision `T`, records of `N` numbers.
-fn fuzz_readers_in<T: Real, const N: usize>(data: &[u8], layout: &'static Layout) {
+pub(super) fn fuzz_readers_in<T: Real, const N: usize>(data: &[u8], layout: &'static Layout) {
     let one_line = |r: &Result<u64, Error>| {
         if let Err(e) = r {
             assert!(
@@ -1053,7 +710,7 @@ fn fuzz_readers_in<T: Real, const N: usize>(data: &[u8], layout: &'static Layout
 }
 
 /// The deepest nesting of brackets (`(`, `[`, `{`) in `text`, counted wherever they are.
-fn bracket_depth(text: &[u8]) -> usize {
+pub(super) fn bracket_depth(text: &[u8]) -> usize {
     let (mut depth, mut deepest) = (0usize, 0usize);
     for &c in text {
         match c {
@@ -1074,7 +731,7 @@ fn bracket_depth(text: &[u8]) -> usize {
 /// writes the `repr` of a dict, printable text ending in a newline, and its reader refuses
 /// anything but a dict with string keys), or text that does not open a dict whose first key
 /// is a string. `None` when the parser must decide.
-fn npy_header_form(text: &[u8], offset: usize) -> Option<String> {
+pub(super) fn npy_header_form(text: &[u8], offset: usize) -> Option<String> {
     if let Some(at) = text
         .iter()
         .position(|&c| (c < b' ' && !matches!(c, b'\t' | b'\n' | b'\r')) || c == 0x7f)
@@ -1107,7 +764,7 @@ fn npy_header_form(text: &[u8], offset: usize) -> Option<String> {
 /// Reads and checks a `.npy` header for a run in `precision`: `<f4` (or, in `f64`, `<f8`),
 /// C order, shape `(N, 12)` or `(N, 4, 3)`, and (for a regular file of `size` bytes) a data
 /// size matching the shape.
-fn open_npy(
+pub(super) fn open_npy(
     name: &str,
     layout: &'static Layout,
     mut reader: Box<dyn Read + Send>,
@@ -1304,525 +961,4 @@ fn open_npy(
         record_bytes: pair_bytes,
         layout,
     })
-}
-
-// ---------------------------------------------------------------------------------------
-// Output
-// ---------------------------------------------------------------------------------------
-
-/// Which result columns are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Columns {
-    /// The pair's index in the input (written with `--radius`).
-    pub index: bool,
-    pub distance: bool,
-    pub params: bool,
-    pub points: bool,
-    pub flags: bool,
-}
-
-impl Columns {
-    /// The column names in order (CSV header; `.npy` field names).
-    pub fn names(&self) -> Vec<&'static str> {
-        let mut v = Vec::new();
-        if self.index {
-            v.push("index");
-        }
-        if self.distance {
-            v.push("distance");
-        }
-        if self.params {
-            v.extend(["s", "t"]);
-        }
-        if self.points {
-            v.extend(["point_a.x", "point_a.y", "point_a.z"]);
-            v.extend(["point_b.x", "point_b.y", "point_b.z"]);
-        }
-        if self.flags {
-            v.push("flags");
-        }
-        v
-    }
-
-    /// Bytes per record in the binary formats, with numbers in `precision`.
-    pub fn record_bytes(&self, precision: Precision) -> usize {
-        let x = precision.bytes() as usize;
-        8 * usize::from(self.index)
-            + x * usize::from(self.distance)
-            + 2 * x * usize::from(self.params)
-            + 6 * x * usize::from(self.points)
-            + usize::from(self.flags)
-    }
-
-    /// The `.npy` dtype with numbers in `precision`: a plain `<f4` (`<f8`) vector for
-    /// distances alone, else a structured type.
-    fn dtype(&self, precision: Precision) -> DType {
-        let plain = |t: &str| DType::Plain(t.parse::<TypeStr>().expect("a valid type string"));
-        let real = precision.npy_descr();
-        let only_distance = self.distance && !self.index && !self.params && !self.points;
-        if only_distance && !self.flags {
-            return plain(real);
-        }
-        let mut fields = Vec::new();
-        let mut field = |name: &str, dtype: DType| {
-            fields.push(Field {
-                name: name.to_owned(),
-                dtype,
-            })
-        };
-        if self.index {
-            field("index", plain("<u8"));
-        }
-        if self.distance {
-            field("distance", plain(real));
-        }
-        if self.params {
-            field("s", plain(real));
-            field("t", plain(real));
-        }
-        if self.points {
-            field("point_a", DType::Array(3, Box::new(plain(real))));
-            field("point_b", DType::Array(3, Box::new(plain(real))));
-        }
-        if self.flags {
-            field("flags", plain("|u1"));
-        }
-        DType::Record(fields)
-    }
-}
-
-/// Where an output's bytes go: the one output writer of every subcommand (`run`'s
-/// results, the set commands' hits, `bench`'s plot and JSON).
-///
-/// What the target path names decides which (see [`Sink::open`]): a temporary file beside
-/// a regular file's path, renamed onto it by [`Sink::finish`] only when complete (a
-/// signal, an error or a full disk remove it: it is registered with [`cleanup`]), or
-/// straight through to `-` (standard output), a FIFO, a device or a socket.
-pub enum Sink {
-    /// A temporary file beside `target` (the target with its links resolved), renamed onto
-    /// it by [`Output::finish`]. `like` is an existing target's mode, owner and group, which
-    /// the new file takes; `None` for a new file (mode `0666 & !umask`).
-    Replace {
-        file: BufWriter<Temp>,
-        target: PathBuf,
-        like: Option<(u32, u32, u32)>,
-    },
-    /// Straight through: standard output, a FIFO, a character device, a socket.
-    Through(BufWriter<Box<dyn Write + Send>>),
-}
-
-impl Sink {
-    /// Opens the output `target` (`-` is standard output): checks the path and creates the
-    /// temporary file now, before any work, so an unusable path fails at once. Returns the
-    /// name messages use for it and the sink. Problems with the path are [`Error::Data`]:
-    /// - a new file: a temporary file in the same directory, created with the mode the
-    ///   umask gives (`0666 & !umask`), renamed onto the path at the end;
-    /// - a regular file: the same, and the new file gets the old one's mode (and owner,
-    ///   when allowed); a read-only file (no write permission bit) is refused, not replaced;
-    /// - a symbolic link: followed (to its final target, which is then treated as above);
-    ///   the link itself is never replaced;
-    /// - `-`, a FIFO, a character or block device, a socket: written through in place,
-    ///   never replaced (opening a FIFO waits for its reader, as a shell's `>` does).
-    pub fn open(target: &Path) -> Result<(String, Sink), Error> {
-        // Named in messages as the input is ("standard input").
-        let name = if is_std_stream(target) {
-            "standard output".to_owned()
-        } else {
-            show(target)
-        };
-        let cannot = |why: &dyn std::fmt::Display| {
-            Error::Data(format!("{name}: cannot write the output: {why}"))
-        };
-        let sink = if is_std_stream(target) {
-            Sink::Through(BufWriter::with_capacity(1 << 20, Box::new(io::stdout())))
-        } else {
-            let resolved = resolve_links(target).map_err(|e| cannot(&e))?;
-            match std::fs::metadata(&resolved) {
-                Ok(m) if m.is_dir() => return Err(cannot(&"is a directory")),
-                Ok(m) if m.is_file() => {
-                    if m.permissions().readonly() {
-                        return Err(cannot(
-                            &"the file exists and is read-only (remove it or make it writable \
-                              first)",
-                        ));
-                    }
-                    // Can we write it? (Opening without truncating changes nothing.)
-                    OpenOptions::new()
-                        .write(true)
-                        .open(&resolved)
-                        .map_err(|e| cannot(&e))?;
-                    Sink::replace(&resolved, Some(&m)).map_err(|e| cannot(&e))?
-                }
-                Ok(_) => {
-                    let file = OpenOptions::new()
-                        .write(true)
-                        .open(&resolved)
-                        .map_err(|e| cannot(&e))?;
-                    let file: Box<dyn Write + Send> = Box::new(file);
-                    Sink::Through(BufWriter::with_capacity(1 << 20, file))
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    let dir = dir_of(&resolved);
-                    if !dir.is_dir() {
-                        return Err(cannot(&format!("directory {} does not exist", show(&dir))));
-                    }
-                    Sink::replace(&resolved, None).map_err(|e| cannot(&e))?
-                }
-                Err(e) => return Err(cannot(&e)),
-            }
-        };
-        Ok((name, sink))
-    }
-
-    /// A temporary file beside `target` (a regular file's path, links resolved), made like
-    /// the `existing` file there if any.
-    fn replace(target: &Path, existing: Option<&std::fs::Metadata>) -> io::Result<Sink> {
-        #[cfg(unix)]
-        let like = existing.map(|m| {
-            use std::os::unix::fs::MetadataExt;
-            (m.mode() & 0o7777, m.uid(), m.gid())
-        });
-        #[cfg(not(unix))]
-        let like = existing.map(|_| (0, 0, 0));
-        let temp = temp_like(target, like)?;
-        Ok(Sink::Replace {
-            file: BufWriter::with_capacity(1 << 20, temp),
-            target: target.to_path_buf(),
-            like,
-        })
-    }
-
-    /// True when written straight through (standard output, a FIFO, a device).
-    pub fn is_stream(&self) -> bool {
-        matches!(self, Sink::Through(_))
-    }
-
-    /// Writes all of `bytes`.
-    pub fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        match self {
-            Sink::Replace { file, .. } => file.write_all(bytes),
-            Sink::Through(w) => w.write_all(bytes),
-        }
-    }
-
-    /// The error for a failed write to the output `name`: [`Error::Pipe`] when the reader
-    /// went away, else [`Error::System`].
-    pub fn write_error(name: &str, e: &io::Error) -> Error {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            Error::Pipe(format!(
-                "{name}: the reader of the output went away: the output is incomplete"
-            ))
-        } else {
-            Error::System(format!("{name}: writing the output failed: {e}"))
-        }
-    }
-
-    /// Finishes the output `name`: for a stream, a flush; for a replaced file, `prefix`
-    /// (a header known only at the end) followed by a copy of what was written, a sync
-    /// and the rename onto the target.
-    pub fn finish(self, name: &str, prefix: Option<&[u8]>) -> Result<(), Error> {
-        let fail = |e: &dyn std::fmt::Display| {
-            Error::System(format!("{name}: writing the output failed: {e}"))
-        };
-        match self {
-            Sink::Through(mut w) => {
-                debug_assert!(prefix.is_none(), "a header at the end needs a regular file");
-                w.flush().map_err(|e| Sink::write_error(name, &e))
-            }
-            Sink::Replace { file, target, like } => {
-                let mut temp = file.into_inner().map_err(|e| fail(e.error()))?;
-                if let Some(prefix) = prefix {
-                    // Header first, then a copy of the records.
-                    let mut full = temp_like(&target, like).map_err(|e| fail(&e))?;
-                    full.write_all(prefix).map_err(|e| fail(&e))?;
-                    temp.rewind().map_err(|e| fail(&e))?;
-                    io::copy(&mut temp, &mut full).map_err(|e| fail(&e))?;
-                    temp = full;
-                }
-                temp.file().sync_all().map_err(|e| fail(&e))?;
-                cleanup::persist(temp, &target).map_err(|e| {
-                    Error::System(format!(
-                        "{name}: cannot put the output in place: {e} (did the directory \
-                         change during the run?)"
-                    ))
-                })
-            }
-        }
-    }
-}
-
-/// Writes `bytes` to the output `target` as [`Sink`] does (temporary file and rename,
-/// or straight through): for outputs made whole in memory, such as `bench`'s plot and
-/// JSON, whose path was checked by [`Sink::open`] before the work.
-pub fn write_whole(name: &str, mut sink: Sink, bytes: &[u8]) -> Result<(), Error> {
-    sink.write_all(bytes)
-        .map_err(|e| Sink::write_error(name, &e))?;
-    sink.finish(name, None)
-}
-
-/// An output being written: to a temporary file beside its target that replaces the
-/// target only when complete, or straight through to a stream or a special file.
-///
-/// What the target path names decides which:
-/// - nothing (a new file): a temporary file in the same directory, created with the mode
-///   the umask gives (`0666 & !umask`), renamed onto the path at the end;
-/// - a regular file: the same, and the new file gets the old one's mode (and owner, when
-///   allowed); a read-only file (no write permission bit) is an error, not replaced;
-/// - a symbolic link: followed (to its final target, which is then treated as above); the
-///   link itself is never replaced;
-/// - `-`, a FIFO, a character or block device, a socket: written through in place, never
-///   replaced (opening a FIFO waits for its reader, as a shell's `>` does).
-///
-/// The numbers are written as `T` (`f32` or `f64`).
-pub struct Output<T: Real = f32> {
-    name: String,
-    format: Format,
-    columns: Columns,
-    sink: Sink,
-    /// `.npy` with a row count unknown up front: the header is written at the end, into a
-    /// second temporary file that receives a copy of this one's records.
-    npy_deferred: bool,
-    known_rows: Option<u64>,
-    rows: u64,
-    /// The binary records of one [`Output::write`].
-    scratch: Vec<u8>,
-    /// The CSV text being formatted: [`CSV_PIECES`] buffers of [`CSV_PIECE`] rows.
-    pieces: Vec<Vec<u8>>,
-    real: std::marker::PhantomData<T>,
-}
-
-/// Rows of CSV text formatted by one task of [`Output::write`].
-const CSV_PIECE: usize = 4096;
-
-/// CSV pieces formatted at a time (up to this many threads busy): with [`CSV_PIECE`], the
-/// bound on the CSV text held in memory (about 9 MB with every column).
-const CSV_PIECES: usize = 16;
-
-/// `path` with its symbolic links followed to the final target (which may not exist).
-pub fn resolve_links(path: &Path) -> Result<PathBuf, String> {
-    let mut path = path.to_path_buf();
-    for _ in 0..40 {
-        match std::fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let link = std::fs::read_link(&path).map_err(|e| e.to_string())?;
-                path = match path.parent() {
-                    Some(dir) if link.is_relative() => dir.join(link),
-                    _ => link,
-                };
-            }
-            _ => return Ok(path),
-        }
-    }
-    Err("too many levels of symbolic links".into())
-}
-
-/// The directory of `path` (`.` for a bare name).
-fn dir_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
-impl<T: Real> Output<T> {
-    /// Opens the output `target` (`-` is standard output) as described on [`Output`] and
-    /// writes the header if the format has one. Problems with the path are
-    /// [`Error::Data`].
-    pub fn create(
-        target: &Path,
-        format: Format,
-        columns: Columns,
-        known_rows: Option<u64>,
-    ) -> Result<Self, Error> {
-        let (name, sink) = Sink::open(target)?;
-        let npy_deferred = format == Format::Npy && known_rows.is_none();
-        if npy_deferred && matches!(sink, Sink::Through(_)) {
-            return Err(Error::Data(format!(
-                "{name}: a .npy output with --radius needs a regular file (its header holds \
-                 the row count, known only at the end): write to a file, or use CSV or raw"
-            )));
-        }
-        let mut out = Output {
-            name,
-            format,
-            columns,
-            sink,
-            npy_deferred,
-            known_rows,
-            rows: 0,
-            scratch: Vec::new(),
-            pieces: Vec::new(),
-            real: std::marker::PhantomData,
-        };
-        let header = match format {
-            Format::Csv => {
-                let mut h = columns.names().join(",");
-                h.push('\n');
-                h.into_bytes()
-            }
-            Format::Npy if !out.npy_deferred => {
-                npy_header(&columns, T::PRECISION, known_rows.expect("rows known"))
-            }
-            _ => Vec::new(),
-        };
-        out.sink
-            .write_all(&header)
-            .map_err(|e| out.write_error(&e))?;
-        Ok(out)
-    }
-
-    fn write_error(&self, e: &io::Error) -> Error {
-        Sink::write_error(&self.name, e)
-    }
-
-    /// Writes the records of `batch` (input indices starting at `base`), all of them or
-    /// only the local indices in `selected`.
-    pub fn write(
-        &mut self,
-        batch: &impl Results<Real = T>,
-        base: u64,
-        selected: Option<&[u32]>,
-    ) -> Result<(), Error> {
-        let count = selected.map_or(batch.rows(), <[u32]>::len);
-        let row = |k: usize| selected.map_or(k, |s| s[k] as usize);
-        let cols = self.columns;
-        self.rows += count as u64;
-        if self.format == Format::Csv {
-            // Formatting numbers is the slow part: it runs in parallel, CSV_PIECES pieces of
-            // CSV_PIECE rows at a time, into buffers this output keeps (made on this thread,
-            // reused), each group written out before the next is formatted. The text held is
-            // at most CSV_PIECES · CSV_PIECE rows whatever the thread count and the chunk.
-            let mut pieces = std::mem::take(&mut self.pieces);
-            pieces.resize_with(CSV_PIECES, || Vec::with_capacity(CSV_PIECE * 64));
-            let mut result = Ok(());
-            for group in (0..count).step_by(CSV_PIECE * CSV_PIECES) {
-                let end = count.min(group + CSV_PIECE * CSV_PIECES);
-                let used = (end - group).div_ceil(CSV_PIECE);
-                pieces[..used]
-                    .par_iter_mut()
-                    .enumerate()
-                    .for_each(|(p, text)| {
-                        text.clear();
-                        let first = group + p * CSV_PIECE;
-                        for k in first..end.min(first + CSV_PIECE) {
-                            csv_row(text, batch, base, row(k), &cols);
-                        }
-                    });
-                result = pieces[..used]
-                    .iter()
-                    .try_for_each(|text| self.sink.write_all(text));
-                if result.is_err() {
-                    break;
-                }
-            }
-            self.pieces = pieces;
-            return result.map_err(|e| self.write_error(&e));
-        }
-        self.scratch.clear();
-        self.scratch
-            .reserve(count * cols.record_bytes(T::PRECISION));
-        for k in 0..count {
-            binary_row(&mut self.scratch, batch, base, row(k), &cols);
-        }
-        let result = self.sink.write_all(&self.scratch);
-        result.map_err(|e| self.write_error(&e))
-    }
-
-    /// Finishes the output: for a replaced file, the deferred `.npy` header, a sync and
-    /// the rename onto the target; for a stream, a flush. Returns the number of records.
-    pub fn finish(self) -> Result<u64, Error> {
-        let name = self.name.clone();
-        if let Some(n) = self.known_rows
-            && !self.npy_deferred
-            && self.format == Format::Npy
-            && n != self.rows
-        {
-            return Err(Error::System(format!(
-                "{name}: internal error: wrote {} records for a header of {n}",
-                self.rows
-            )));
-        }
-        let rows = self.rows;
-        let header = self
-            .npy_deferred
-            .then(|| npy_header(&self.columns, T::PRECISION, rows));
-        self.sink.finish(&name, header.as_deref())?;
-        Ok(rows)
-    }
-}
-
-/// A registered temporary file beside `target` with the mode, owner and group in `like`
-/// (an existing target's; changing the owner needs privileges and is skipped without), or
-/// the umask's mode for a new file.
-fn temp_like(target: &Path, like: Option<(u32, u32, u32)>) -> io::Result<Temp> {
-    let temp = cleanup::temp_in(&dir_of(target), 0o666)?;
-    #[cfg(unix)]
-    if let Some((mode, uid, gid)) = like {
-        use std::os::unix::fs::PermissionsExt;
-        // Owner first (a change of owner may clear set-id bits), then the exact mode.
-        let _ = std::os::unix::fs::fchown(temp.file(), Some(uid), Some(gid));
-        temp.file()
-            .set_permissions(std::fs::Permissions::from_mode(mode))?;
-    }
-    #[cfg(not(unix))]
-    let _ = like;
-    Ok(temp)
-}
-
-/// The `.npy` header for `rows` records of `columns` in `precision`.
-fn npy_header(columns: &Columns, precision: Precision, rows: u64) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    npyz::WriteOptions::new_header_only()
-        .dtype(columns.dtype(precision))
-        .shape(&[rows])
-        .writer(&mut bytes)
-        .write_header_only()
-        .expect("writing to a Vec cannot fail");
-    bytes
-}
-
-fn csv_row(out: &mut Vec<u8>, batch: &impl Results, base: u64, i: usize, c: &Columns) {
-    let mut fields: Vec<String> = Vec::with_capacity(12);
-    if c.index {
-        fields.push((base + i as u64).to_string());
-    }
-    if c.distance {
-        fields.push(num(batch.dist2()[i].sqrt()));
-    }
-    if c.params {
-        fields.push(num(batch.s()[i]));
-        fields.push(num(batch.t()[i]));
-    }
-    if c.points {
-        for col in batch.point_a().iter().chain(&batch.point_b()) {
-            fields.push(num(col[i]));
-        }
-    }
-    if c.flags {
-        fields.push(batch.flags()[i].bits().to_string());
-    }
-    out.extend_from_slice(fields.join(",").as_bytes());
-    out.push(b'\n');
-}
-
-fn binary_row<B: Results>(out: &mut Vec<u8>, batch: &B, base: u64, i: usize, c: &Columns) {
-    if c.index {
-        out.extend_from_slice(&(base + i as u64).to_le_bytes());
-    }
-    let mut f = |x: B::Real| x.put_le(out);
-    if c.distance {
-        f(batch.dist2()[i].sqrt());
-    }
-    if c.params {
-        f(batch.s()[i]);
-        f(batch.t()[i]);
-    }
-    if c.points {
-        for col in batch.point_a().iter().chain(&batch.point_b()) {
-            f(col[i]);
-        }
-    }
-    if c.flags {
-        out.push(batch.flags()[i].bits());
-    }
 }

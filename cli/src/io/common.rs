@@ -1,0 +1,308 @@
+//! What every subcommand shares: the precision of a run, the error of the I/O layer, the
+//! formats, how paths are named in messages, and the worker threads.
+
+use std::path::Path;
+
+use clap::ValueEnum;
+use segbatch::pairs::ClosestBatch64;
+use segbatch::{ClosestBatch, Flags};
+
+/// The longest CSV line accepted, in bytes (a row of 12 numbers takes well under 1 KiB).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// The longest `.npy` header accepted, in bytes (NumPy itself refuses more than 10000 by
+/// default).
+pub const MAX_NPY_HEADER_BYTES: usize = 64 * 1024;
+
+/// The deepest bracket nesting accepted in a `.npy` header (a float32 array's header nests
+/// 2; a structured dtype 3, so its message names it). The header parser's time grows about 3× per
+/// level (and is bounded below this depth by [`NPY_HEADER_PARSE_CALLS`]).
+pub const MAX_NPY_HEADER_DEPTH: usize = 3;
+
+/// The most rule calls the `.npy` header parser may make (pest's call limit, set for the
+/// process the first time a `.npy` input is opened). A float32 array's header, even padded
+/// to 60 KiB, needs fewer; this many take well under a second (`cli/tests/suite/fuzz_replay.rs`).
+pub const NPY_HEADER_PARSE_CALLS: usize = 200_000;
+
+/// One input pair: `a.p0, a.p1, b.p0, b.p1`.
+pub type Pair<T = f32> = [T; 12];
+
+/// The precision of a run: the numbers read, computed and written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Precision {
+    /// 32-bit floats: f32, '<f4'
+    #[default]
+    F32,
+    /// 64-bit floats: f64, '<f8'
+    F64,
+}
+
+impl Precision {
+    /// `f32` or `f64`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        }
+    }
+
+    /// Bytes per number.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
+
+    /// Bytes per pair in raw and `.npy` data: 12 numbers.
+    pub fn pair_bytes(self) -> u64 {
+        12 * self.bytes()
+    }
+
+    /// The little-endian NumPy type string: `<f4` or `<f8`.
+    pub fn npy_descr(self) -> &'static str {
+        match self {
+            Precision::F32 => "<f4",
+            Precision::F64 => "<f8",
+        }
+    }
+}
+
+/// A number type a run reads, computes in and writes: `f32` or `f64`.
+pub trait Real:
+    bytemuck::Pod
+    + PartialOrd
+    + Send
+    + Sync
+    + std::str::FromStr<Err = std::num::ParseFloatError>
+    + std::fmt::Display
+    + std::fmt::LowerExp
+    + Into<f64>
+{
+    /// The precision this type is.
+    const PRECISION: Precision;
+    /// `x`, exactly.
+    fn from_f32(x: f32) -> Self;
+    /// The value whose little-endian bytes are `x`'s bytes (`x` itself on little-endian
+    /// machines).
+    fn from_le(x: Self) -> Self;
+    /// The square root.
+    fn sqrt(self) -> Self;
+    /// Appends the little-endian bytes.
+    fn put_le(self, out: &mut Vec<u8>);
+}
+
+macro_rules! real {
+    ($t:ty, $bits:ty, $precision:expr) => {
+        impl Real for $t {
+            const PRECISION: Precision = $precision;
+            fn from_f32(x: f32) -> Self {
+                <$t>::from(x)
+            }
+            fn from_le(x: Self) -> Self {
+                <$t>::from_bits(<$bits>::from_le(x.to_bits()))
+            }
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            fn put_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    };
+}
+real!(f32, u32, Precision::F32);
+real!(f64, u64, Precision::F64);
+
+/// The result columns an output writes: [`ClosestBatch`] (`f32`) or [`ClosestBatch64`]
+/// (`f64`), through one interface.
+pub trait Results: Sync {
+    /// The number type of the columns.
+    type Real: Real;
+    /// The number of pairs.
+    fn rows(&self) -> usize;
+    /// Squared distances.
+    fn dist2(&self) -> &[Self::Real];
+    /// Parameters along A (empty when not computed).
+    fn s(&self) -> &[Self::Real];
+    /// Parameters along B (empty when not computed).
+    fn t(&self) -> &[Self::Real];
+    /// Closest points on A, `[x, y, z]` columns (empty when not computed).
+    fn point_a(&self) -> [&[Self::Real]; 3];
+    /// Closest points on B, `[x, y, z]` columns (empty when not computed).
+    fn point_b(&self) -> [&[Self::Real]; 3];
+    /// Flags (empty when not computed).
+    fn flags(&self) -> &[Flags];
+}
+
+macro_rules! results {
+    ($batch:ty, $t:ty) => {
+        impl Results for $batch {
+            type Real = $t;
+            fn rows(&self) -> usize {
+                <$batch>::len(self)
+            }
+            fn dist2(&self) -> &[$t] {
+                <$batch>::dist2(self)
+            }
+            fn s(&self) -> &[$t] {
+                <$batch>::s(self)
+            }
+            fn t(&self) -> &[$t] {
+                <$batch>::t(self)
+            }
+            fn point_a(&self) -> [&[$t]; 3] {
+                <$batch>::point_a(self)
+            }
+            fn point_b(&self) -> [&[$t]; 3] {
+                <$batch>::point_b(self)
+            }
+            fn flags(&self) -> &[Flags] {
+                <$batch>::flags(self)
+            }
+        }
+    };
+}
+results!(ClosestBatch, f32);
+results!(ClosestBatch64, f64);
+
+/// The input fields, in order (for error messages and the CSV header).
+pub const FIELD_NAMES: [&str; 12] = [
+    "a.p0.x", "a.p0.y", "a.p0.z", "a.p1.x", "a.p1.y", "a.p1.z", "b.p0.x", "b.p0.y", "b.p0.z",
+    "b.p1.x", "b.p1.y", "b.p1.z",
+];
+
+/// A failure of `segbatch run`'s input or output, with its one-line message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The arguments or the data are wrong (a missing or malformed input, an output path
+    /// that cannot be used): running again unchanged fails again. Exit status 2.
+    Data(String),
+    /// An operation failed while the run was under way (a read or write error, a full
+    /// disk, an input that shrank, an output directory that vanished). Exit status 1.
+    System(String),
+    /// The reader of the output (a pipe, a FIFO) went away. Exit status 141.
+    Pipe(String),
+}
+
+impl Error {
+    /// The one-line message.
+    pub fn message(&self) -> &str {
+        match self {
+            Error::Data(m) | Error::System(m) | Error::Pipe(m) => m,
+        }
+    }
+
+    /// The exit status the command uses for it.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Data(_) => 2,
+            Error::System(_) => 1,
+            Error::Pipe(_) => 141,
+        }
+    }
+}
+
+/// A file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Comma-separated text
+    Csv,
+    /// NumPy .npy
+    Npy,
+    /// Raw little-endian binary
+    Raw,
+}
+
+impl Format {
+    /// The format named by a file's extension: `.csv`, `.npy`, or `.f32`, `.raw`, `.bin`.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "csv" | "txt" => Some(Format::Csv),
+            "npy" => Some(Format::Npy),
+            "f32" | "raw" | "bin" => Some(Format::Raw),
+            _ => None,
+        }
+    }
+
+    /// The format's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Csv => "CSV",
+            Format::Npy => ".npy",
+            Format::Raw => "raw f32",
+        }
+    }
+
+    /// The format's name in messages about a run in `precision` (`raw f64` in `f64`).
+    pub fn name_in(self, precision: Precision) -> &'static str {
+        match (self, precision) {
+            (Format::Raw, Precision::F64) => "raw f64",
+            _ => self.name(),
+        }
+    }
+}
+
+/// A path as shown in messages (`-` is standard input or output).
+pub fn show(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// True for the path `-`: standard input (as the input) or standard output (as `-o`).
+pub fn is_std_stream(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Some bytes of a field for a message: at most 40 characters, control characters escaped,
+/// so the message stays on one line.
+pub(super) fn excerpt(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == 40 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Threads
+// ---------------------------------------------------------------------------------------
+
+/// The pool of worker threads of a subcommand's `--threads N`: more threads than CPUs only
+/// cost memory and start-up time (each has its own stack and allocator arena), so `N` is
+/// clamped to the CPU count, with a note on stderr naming `command` unless `quiet`. `None`
+/// (no `--threads`) is rayon's default pool size (one thread per CPU, or
+/// `RAYON_NUM_THREADS`). The note is the only output; a pool that cannot start is
+/// [`Error::System`].
+pub fn thread_pool(
+    requested: Option<u16>,
+    command: &str,
+    quiet: bool,
+) -> Result<rayon::ThreadPool, Error> {
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = requested {
+        let mut n = usize::from(n);
+        if n > cpus {
+            if !quiet {
+                eprintln!(
+                    "segbatch {command}: --threads {n} is more than the {cpus} CPUs: using {cpus}"
+                );
+            }
+            n = cpus;
+        }
+        builder = builder.num_threads(n);
+    }
+    builder
+        .build()
+        .map_err(|e| Error::System(format!("cannot start the worker threads: {e}")))
+}
