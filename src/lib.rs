@@ -28,7 +28,7 @@
 //! | [`scenes`] | sets that move: a persistent set of capsules queried frame after frame |
 //! | [`motion`] | moving objects: closest approach in time, first contact |
 //! | [`planar`] | 2D segments: exact crossings, closest points, the crossing pairs of a set |
-//! | [`reference`] | the scalar definition of every query, one pair at a time |
+//! | [`reference`](mod@reference) | the scalar definition of every query, one pair at a time |
 //! | [`simd`] | what this build and this CPU can run |
 //!
 //! The root holds the types every module shares (segments, batches, options, results, the
