@@ -996,15 +996,15 @@ def _is_float64(x) -> bool:
 
 
 def _as_segments64(x, name: str, dim: int = 2) -> np.ndarray:
-    """A float64 input as an ``(N, 2*dim)`` C-contiguous float64 array (copied only when it
-    is not one already)."""
+    """A float64 input as an ``(N, 2*dim)`` C-contiguous, aligned float64 array (copied only
+    when it is not one already: a Dask worker's blocks are often unaligned)."""
     width = 2 * dim
     arr = x
     if arr.ndim == 3 and arr.shape[1:] == (2, dim):
         arr = arr.reshape(arr.shape[0], width)
     elif not (arr.ndim == 2 and arr.shape[1] == width):
         raise ValueError(f"{name}: expected shape (N, 2, {dim}) or (N, {width}), got {arr.shape}")
-    return np.ascontiguousarray(arr, dtype=np.float64)
+    return np.require(arr, np.float64, ["C_CONTIGUOUS", "ALIGNED"])
 
 
 class SegmentIndex:

@@ -648,6 +648,9 @@ def _cross_tile(pieces, plan, skip: bool, drop_same_row: bool, exact: bool, thre
             keep &= row[h["i"]] != row[h["j"]]
     i, j = h["i"][keep], h["j"][keep]
     cols = {"i": ids[i], "j": ids[j], "s": h["s"][keep], "kind": h["kind"][keep]}
+    if "point" in h:  # the meeting point, as the single-process call gives it
+        point = h["point"][keep] if o is None else h["point"][keep] + o
+        cols["x"], cols["y"] = point[:, 0].copy(), point[:, 1].copy()
     if geo:
         seg = rows[i].astype(np.float64)
         s = cols["s"].astype(np.float64)

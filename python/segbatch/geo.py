@@ -663,21 +663,21 @@ def crossing_pairs(
 
 
 def _exact_pairs(original: np.ndarray, threads):
-    """The meeting pairs ``i < j`` of a set (``i, j, s, kind``), decided exactly on
+    """The meeting pairs ``i < j`` of a set (``i, j, s, kind, point``), decided exactly on
     ``original`` in its own precision: :func:`segbatch.crossing_pairs` signs every
     orientation exactly (Shewchuk's predicates behind a filter), float64 kept float64."""
-    h = segbatch.crossing_pairs(np.ascontiguousarray(original), threads=threads)
-    return {k: h[k] for k in ("i", "j", "s", "kind")}
+    return segbatch.crossing_pairs(np.ascontiguousarray(original), threads=threads)
 
 
 def _meeting(p: Pieces, origin, exact: bool, threads):
     """The meeting pairs of a set of 2D pieces: ``i, j, s, kind``."""
     if p.dim != 2:
         raise ValueError("crossings are 2D: pass dim=2 pieces")
+    local, _ = p.local(origin)  # checks `origin` either way
     if exact:
-        return _exact_pairs(p.segments, threads)
-    local, _ = p.local(origin)
-    h = segbatch.crossing_pairs(local.astype(np.float32), threads=threads)
+        h = _exact_pairs(p.segments, threads)
+    else:
+        h = segbatch.crossing_pairs(local.astype(np.float32), threads=threads)
     return {k: h[k] for k in ("i", "j", "s", "kind")}
 
 
