@@ -16,7 +16,7 @@
 //! glam's types are distinct from one version to the next, and an engine passes its own
 //! `Vec3` around, so each glam version an engine uses today has its feature, as nalgebra's
 //! `convert-glam0NN` features do: `glam033` (glam 0.33, the one parry3d 0.31 depends on) and
-//! `glam034` (glam 0.34; `glam` is an alias of the newest). A build compiles only the glam it
+//! `glam034` (glam 0.34; `glam` is `glam033`, the glam of parry3d 0.31 and rapier). A build compiles only the glam it
 //! already has, and several features may be on together. The conversions are written once,
 //! by a macro over the versions, so every version gets the same impls.
 //!
