@@ -91,7 +91,7 @@ pub(crate) const ADAPT_BLOCK: usize = 32;
 /// A lean block that misses more groups than `ADAPT_BLOCK / ADAPT_MISS_SHARE` switches to
 /// the special path. Through the lean path a missed group costs the lean attempt and then
 /// the special path (or, failing that, the masked path's 3.5-4.5x); the special path costs
-/// every group about 20% more (callgrind, `examples/query_profile.rs`: 163 instructions a
+/// every group about 20% more (callgrind, `bench/examples/query_profile.rs`: 163 instructions a
 /// general group; through `special` about 200 a group with no special lane, 230 with
 /// one; 580-680 through `masked`). Groups missed for non-finite or out-of-range lanes
 /// count too, though the special path cannot take them either: data full of those pays

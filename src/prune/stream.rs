@@ -218,7 +218,7 @@ mod tests {
             got.len() < stop
         };
         if threads == 1 {
-            ordered(64, false, || (), produce, finish, sink);
+            ordered(64, false, || (), produce, finish, &mut sink);
         } else {
             #[cfg(feature = "rayon")]
             ordered_threads(threads, 64, &|| (), &produce, &finish, &mut sink);

@@ -3,7 +3,7 @@
 //! on a shared machine (each round runs every variant once, back to back, so slow phases
 //! of the machine hit all variants alike; medians over the rounds are printed).
 //!
-//! `cargo run --release --example par_scaling [rounds]`
+//! `cargo run --release -p segbatch-bench --example par_scaling [rounds]`
 
 use rayon::prelude::*;
 use segbatch::pairs::*;
