@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use npyz::{DType, Field, TypeStr, WriterBuilder};
-use segbatch::planar::{Crossing, Segments2, par_for_each_crossing_pair};
+use segbatch::planar::{CrossHit, Crossing, Element, Segments2, par_for_each_crossing_pair};
 use segbatch::sets::{
     FirstHit, PairHit, SharedEndpoints, par_for_each_pair_within, par_for_each_self_pair_within,
 };
@@ -35,7 +35,8 @@ use segbatch::{
 
 use super::format::num;
 use super::io::{
-    Error, Format, Input, Layout, SEGMENTS2, SEGMENTS3, Sink, is_std_stream, show, thread_pool,
+    Error, Format, Input, Layout, Precision, Real, SEGMENTS2, SEGMENTS3, Sink, is_std_stream, show,
+    thread_pool,
 };
 use super::run::{format_of, parse_radius, parse_wait, same_file};
 use crate::error::CliError;
@@ -110,13 +111,21 @@ pairs are exactly the brute-force ones, in O(N log N + K) work for K pairs.
 Input: 4 numbers per segment, p0 then p1 (x, y each), as
   CSV   4 numbers per row, optional header row (a first row without numbers)
   .npy  float32 '<f4', C order, shape (N, 4) or (N, 2, 2)
+        (with --precision f64: float64 '<f8')
   raw   little-endian f32, 16 bytes per segment, no header (.f32, .raw, .bin)
+        (with --precision f64: f64, 32 bytes per segment)
+
+Precision: whether two segments meet is decided exactly for the coordinates as
+read, in either precision. --precision f64 reads, computes and writes f64: what
+street networks in UTM or other projected coordinates need (f32 keeps 0.5 m at
+5,000 km). A float64 .npy without --precision f64 is an error (never narrowed).
 
 Output: one record per pair, columns i, j (u32), kind (point or overlap; in
-binary outputs a u8, 1 point, 2 overlap) and x, y (f32): the meeting point, or
-the start of the overlap, on segment i. CSV with a header row (to stdout without
--o, or with -o -); raw packed little-endian 17-byte records; .npy a structured
-array with fields i, j, kind, x, y. The order is the grid's (deterministic).
+binary outputs a u8, 1 point, 2 overlap) and x, y (f32, or f64 with --precision
+f64): the meeting point, or the start of the overlap, on segment i. CSV with a
+header row (to stdout without -o, or with -o -); raw packed little-endian
+17-byte records (25 in f64); .npy a structured array with fields i, j, kind, x,
+y. The order is the grid's (deterministic).
 
 --skip-shared leaves out the pairs where an end point of one segment equals an
 end point of the other (pieces of a street network cut at its nodes, consecutive
@@ -129,7 +138,8 @@ pub const CROSS_AFTER_HELP: &str = "\
 Examples:
   segbatch cross streets.csv
   segbatch cross outline.npy -o crossings.csv --threads 2
-  segbatch cross streets.npy --skip-shared -o crossings.npy";
+  segbatch cross streets.npy --skip-shared -o crossings.npy
+  segbatch cross utm_streets.npy --precision f64 --skip-shared -o crossings.csv";
 
 pub const RAYCAST_LONG_ABOUT: &str = concat!(
     "\
@@ -268,6 +278,10 @@ pub struct CrossArgs {
     #[arg(long)]
     pub skip_shared: bool,
 
+    /// Numbers read, decided and written as f32 or f64 (a float64 .npy needs f64)
+    #[arg(long, value_name = "PRECISION", default_value = "f32")]
+    pub precision: Precision,
+
     /// Input format, instead of guessing from the extension
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<Format>,
@@ -283,28 +297,56 @@ pub struct CrossArgs {
 /// Records read per chunk.
 const CHUNK_RECORDS: usize = 64 * 1024;
 
+/// A set of `C`-number records in one precision that [`read_set`] fills: a batch of `f32`
+/// or of `f64` columns.
+pub trait SetOf<const C: usize>: Sized {
+    /// The number type of the records.
+    type Real: Real;
+    /// An empty set with room for `n` records.
+    fn with_capacity(n: usize) -> Self;
+    /// Appends records given as rows of `C` numbers.
+    fn extend_rows(&mut self, rows: &[[Self::Real; C]]);
+}
+
+macro_rules! set_of {
+    ($real:ty) => {
+        impl<T: Record<C, $real>, const C: usize> SetOf<C> for Soa<T, C, $real> {
+            type Real = $real;
+            fn with_capacity(n: usize) -> Self {
+                Soa::with_capacity(n)
+            }
+            fn extend_rows(&mut self, rows: &[[$real; C]]) {
+                self.extend_from_slice(bytemuck::cast_slice::<[$real; C], T>(rows));
+            }
+        }
+    };
+}
+set_of!(f32);
+set_of!(f64);
+
 /// Reads the whole set of `C`-number records in `path` through the readers `run` uses
 /// ([`Input`]: CSV lines of at most 64 KiB, `.npy` headers checked before the data, raw
 /// sizes, `-` and `/dev/stdin`, FIFOs opened without blocking and awaited `wait` at most),
+/// in the set's precision (a float64 `.npy` read as `f32` is an error that says so),
 /// checking everything: a bad file is one message naming the file, the record and the
 /// field. Memory is the set and one chunk.
-pub fn read_set<T: Record<C>, const C: usize>(
+pub fn read_set<S: SetOf<C>, const C: usize>(
     path: &Path,
     layout: &'static Layout,
     format: Format,
     wait: Duration,
-) -> Result<Soa<T, C>, CliError> {
-    let mut input = Input::<f32, C>::open(path, layout, format, wait)?;
-    let mut set = Soa::new();
+) -> Result<S, CliError> {
+    let mut input = Input::<S::Real, C>::open(path, layout, format, wait)?;
+    let mut set = S::with_capacity(0);
     if input.total_bytes > 0
         && let Some(n) = input.total_pairs.and_then(|n| usize::try_from(n).ok())
     {
         // A regular file whose size was checked against its records.
-        set = Soa::with_capacity(n);
+        set = S::with_capacity(n);
     }
-    let mut chunk: Vec<[f32; C]> = Vec::new();
+    let mut chunk: Vec<[S::Real; C]> = Vec::new();
     while input.read_chunk(&mut chunk, CHUNK_RECORDS)? > 0 {
-        set.extend_from_slice(bytemuck::cast_slice::<[f32; C], T>(&chunk));
+        set.extend_rows(&chunk);
     }
     Ok(set)
 }
@@ -318,30 +360,31 @@ pub fn read_set<T: Record<C>, const C: usize>(
 enum Col {
     U32(&'static str),
     U8(&'static str),
-    F32(&'static str),
+    /// A number in the run's precision (`f32` or `f64`).
+    Real(&'static str),
 }
 
 const PAIR_COLUMNS: [Col; 4] = [
     Col::U32("i"),
     Col::U32("j"),
-    Col::F32("distance"),
+    Col::Real("distance"),
     Col::U8("flags"),
 ];
 const CROSS_COLUMNS: [Col; 5] = [
     Col::U32("i"),
     Col::U32("j"),
     Col::U8("kind"),
-    Col::F32("x"),
-    Col::F32("y"),
+    Col::Real("x"),
+    Col::Real("y"),
 ];
 
 const RAYCAST_COLUMNS: [Col; 6] = [
     Col::U32("ray"),
     Col::U32("wall"),
-    Col::F32("u"),
-    Col::F32("x"),
-    Col::F32("y"),
-    Col::F32("z"),
+    Col::Real("u"),
+    Col::Real("x"),
+    Col::Real("y"),
+    Col::Real("z"),
 ];
 
 /// One value of a hit record.
@@ -351,6 +394,16 @@ enum Value {
     U8(u8),
     Kind(Crossing),
     F32(f32),
+    F64(f64),
+}
+
+/// `x` as a record value in its own precision.
+fn real<R: Real>(x: R) -> Value {
+    match R::PRECISION {
+        // Exact: `x` is an f32.
+        Precision::F32 => Value::F32(x.into() as f32),
+        Precision::F64 => Value::F64(x.into()),
+    }
 }
 
 /// Hits formatted and written at a time: the bound on the text the writer holds (about
@@ -363,6 +416,8 @@ struct HitWriter {
     sink: Sink,
     format: Format,
     columns: &'static [Col],
+    /// The precision of the [`Col::Real`] columns.
+    precision: Precision,
     rows: u64,
     scratch: Vec<u8>,
     /// The write that failed inside a streamed query (see [`HitWriter::write_block`]).
@@ -372,7 +427,12 @@ struct HitWriter {
 impl HitWriter {
     /// Opens `target` (`-` is standard output) before any work; a `.npy` output needs a
     /// regular file (its header, written at the end, holds the row count).
-    fn create(target: &Path, format: Format, columns: &'static [Col]) -> Result<Self, Error> {
+    fn create(
+        target: &Path,
+        format: Format,
+        columns: &'static [Col],
+        precision: Precision,
+    ) -> Result<Self, Error> {
         let (name, sink) = Sink::open(target)?;
         if format == Format::Npy && sink.is_stream() {
             return Err(Error::Data(format!(
@@ -385,6 +445,7 @@ impl HitWriter {
             sink,
             format,
             columns,
+            precision,
             rows: 0,
             scratch: Vec::with_capacity(HITS_PER_WRITE * 64),
             failed: None,
@@ -393,7 +454,7 @@ impl HitWriter {
             let mut header = columns
                 .iter()
                 .map(|c| match c {
-                    Col::U32(n) | Col::U8(n) | Col::F32(n) => *n,
+                    Col::U32(n) | Col::U8(n) | Col::Real(n) => *n,
                 })
                 .collect::<Vec<_>>()
                 .join(",");
@@ -419,6 +480,7 @@ impl HitWriter {
                         Value::U8(x) => out.extend_from_slice(x.to_string().as_bytes()),
                         Value::Kind(c) => out.extend_from_slice(kind_name(c).as_bytes()),
                         Value::F32(x) => out.extend_from_slice(num(x).as_bytes()),
+                        Value::F64(x) => out.extend_from_slice(num(x).as_bytes()),
                     }
                 }
                 out.push(b'\n');
@@ -430,6 +492,7 @@ impl HitWriter {
                         Value::U8(x) => out.push(x),
                         Value::Kind(c) => out.push(c as u8),
                         Value::F32(x) => out.extend_from_slice(&x.to_le_bytes()),
+                        Value::F64(x) => out.extend_from_slice(&x.to_le_bytes()),
                     }
                 }
             }
@@ -486,7 +549,7 @@ impl HitWriter {
                 let (name, t) = match c {
                     Col::U32(n) => (n, "<u4"),
                     Col::U8(n) => (n, "|u1"),
-                    Col::F32(n) => (n, "<f4"),
+                    Col::Real(n) => (n, self.precision.npy_descr()),
                 };
                 Field {
                     name: (*name).to_owned(),
@@ -617,7 +680,7 @@ pub fn run_pairs(args: &PairsArgs) -> Result<(), CliError> {
         None => None,
     };
     let read = start.elapsed().as_secs_f64();
-    let mut writer = HitWriter::create(target, out_format, &PAIR_COLUMNS)?;
+    let mut writer = HitWriter::create(target, out_format, &PAIR_COLUMNS, Precision::F32)?;
     let shared = if args.skip_shared {
         SharedEndpoints::Skip
     } else {
@@ -661,31 +724,41 @@ pub fn run_pairs(args: &PairsArgs) -> Result<(), CliError> {
 
 /// Runs `segbatch cross`.
 pub fn run_cross(args: &CrossArgs) -> Result<(), CliError> {
+    match args.precision {
+        Precision::F32 => cross_in::<f32>(args),
+        Precision::F64 => cross_in::<f64>(args),
+    }
+}
+
+/// Runs `segbatch cross` in the precision `E`: read, decided (exactly, in either) and
+/// written.
+fn cross_in<E>(args: &CrossArgs) -> Result<(), CliError>
+where
+    E: Real + Element,
+    Segments2<E>: SetOf<4, Real = E>,
+{
     let start = Instant::now();
     let target = output_path(&args.out);
     let (in_formats, out_format) =
         formats(&[&args.input], args.format, target, args.out.output_format)?;
     let pool = thread_pool(args.out.threads, "cross", args.out.quiet)?;
-    let set: Segments2 = read_set(&args.input, &SEGMENTS2, in_formats[0], args.out.wait())?;
-    let mut writer = HitWriter::create(target, out_format, &CROSS_COLUMNS)?;
+    let set: Segments2<E> = read_set(&args.input, &SEGMENTS2, in_formats[0], args.out.wait())?;
+    let mut writer = HitWriter::create(target, out_format, &CROSS_COLUMNS, E::PRECISION)?;
     let shared = if args.skip_shared {
         SharedEndpoints::Skip
     } else {
         SharedEndpoints::Keep
     };
     let query = pool.install(|| {
-        par_for_each_crossing_pair(&set, shared, |block| {
+        par_for_each_crossing_pair(&set, shared, |block: &[CrossHit<E>]| {
             writer.write_block(block, |h, put| {
-                let s = set
-                    .get(h.i as usize)
-                    .expect("the hit names a segment of the set");
-                let p = s.at(h.s);
+                let p = h.point(&set).expect("the hit names a segment of the set");
                 put(&[
                     Value::U32(h.i),
                     Value::U32(h.j),
                     Value::Kind(h.kind),
-                    Value::F32(p[0]),
-                    Value::F32(p[1]),
+                    real(p[0]),
+                    real(p[1]),
                 ]);
             })
         })
@@ -695,12 +768,13 @@ pub fn run_cross(args: &CrossArgs) -> Result<(), CliError> {
     if !args.out.quiet {
         let secs = start.elapsed().as_secs_f64();
         eprintln!(
-            "segbatch cross: {} segments from {} -> {records} meeting pairs in {} ({}) in \
+            "segbatch cross: {} segments from {} -> {records} meeting pairs in {} ({}, {}) in \
              {secs:.2} s",
             set.len(),
             show(&args.input),
             show(target),
             out_format.name(),
+            E::PRECISION.name(),
         );
     }
     Ok(())
@@ -725,7 +799,7 @@ pub fn run_raycast(args: &RaycastArgs) -> Result<(), CliError> {
     let wait = args.out.wait();
     let walls: Segments = read_set(&args.walls, &SEGMENTS3, in_formats[0], wait)?;
     let rays: Segments = read_set(&args.rays, &SEGMENTS3, in_formats[1], wait)?;
-    let mut writer = HitWriter::create(target, out_format, &RAYCAST_COLUMNS)?;
+    let mut writer = HitWriter::create(target, out_format, &RAYCAST_COLUMNS, Precision::F32)?;
     // Rays in blocks, so the results held at once stay bounded whatever the ray count.
     const RAYS_PER_BLOCK: usize = 1 << 16;
     pool.install(|| -> Result<(), CliError> {
@@ -784,7 +858,7 @@ mod tests {
         let path = dir.path().join("s.csv");
         std::fs::write(&path, "x0,y0,x1,y1\n0,0,1,1\n 2 , 3 ,4,5\n").unwrap();
         let read = |path: &Path| {
-            read_set::<segbatch::planar::Segment2, 4>(path, &SEGMENTS2, Format::Csv, Duration::ZERO)
+            read_set::<Segments2, 4>(path, &SEGMENTS2, Format::Csv, Duration::ZERO)
                 .map_err(|e| e.message)
         };
         let set = read(&path).unwrap();
@@ -800,7 +874,7 @@ mod tests {
             "{err}"
         );
         std::fs::write(&path, "0,0,0,1,1,1\n0,0,0,1,x,1\n").unwrap();
-        let err = read_set::<Segment, 6>(&path, &SEGMENTS3, Format::Csv, Duration::ZERO)
+        let err = read_set::<Segments, 6>(&path, &SEGMENTS3, Format::Csv, Duration::ZERO)
             .map_err(|e| e.message)
             .unwrap_err();
         assert!(

@@ -63,7 +63,7 @@ pub const SEGMENTS2: Layout = Layout {
     noun: "segment",
     parts: "p0, p1; x,y each",
     points: (2, 2),
-    precision_option: false,
+    precision_option: true,
 };
 
 /// An open input, read in chunks of records of `N` numbers of type `T` (`f32` or `f64`):

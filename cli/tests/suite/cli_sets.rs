@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{Text as Run, s, segbatch_text as segbatch, temp_dir};
-use segbatch::planar::{Crossing, Segment2, Segments2, intersect2};
+use segbatch::planar::{Crossing, Segment2, Segment2_64, Segments2, intersect2};
 use segbatch::{Options, Segment, reference};
 use segbatch_testkit::Rng;
 use segbatch_testkit::brute::{shares_endpoint, within};
@@ -810,4 +810,134 @@ fn help_texts_describe_the_set_subcommands() {
     }
     let run = segbatch(&["bench", "--help"]);
     assert!(run.stdout.contains("--sets"), "{}", run.stdout);
+}
+
+/// A street grid at UTM magnitudes (x about 480 km, y about 4,990 km) in f64, where f32
+/// keeps only 0.5 m: millimetre offsets, end points exactly on other streets, and two
+/// streets 2 m apart that never meet.
+fn utm_streets(seed: u64) -> Vec<Segment2_64> {
+    let (x0, y0) = (480_000.0, 4_990_000.0);
+    let mut rng = Rng::new(seed);
+    let mut set: Vec<Segment2_64> = (0..300)
+        .map(|_| {
+            let p = [x0 + rng.range(0.0, 200.0), y0 + rng.range(0.0, 200.0)];
+            let q = [p[0] + rng.range(-20.0, 20.0), p[1] + rng.range(-20.0, 20.0)];
+            Segment2_64::new(p, q)
+        })
+        .collect();
+    for k in 0..10 {
+        let c = 20.0 * f64::from(k) + 0.001;
+        set.push(Segment2_64::new([x0, y0 + c], [x0 + 200.0, y0 + c]));
+        // Ends exactly on the street above: touching, 1 mm off it: apart.
+        set.push(Segment2_64::new([x0 + c, y0 + 1.0], [x0 + c, y0 + c]));
+        set.push(Segment2_64::new(
+            [x0 + c + 5.0, y0 + 1.0],
+            [x0 + c + 5.0, y0 + c - 0.001],
+        ));
+    }
+    set.push(Segment2_64::new(
+        [500_000.0, 5_000_000.0],
+        [500_010.0, 5_000_000.0],
+    ));
+    set.push(Segment2_64::new(
+        [500_005.0, 5_000_002.0],
+        [500_005.0, 5_000_010.0],
+    ));
+    set
+}
+
+#[test]
+fn cross_in_f64_decides_utm_streets_as_the_f64_reference() {
+    let dir = temp_dir();
+    let set = utm_streets(5);
+    let mut want = Vec::new();
+    for i in 0..set.len() {
+        for j in i + 1..set.len() {
+            let x = reference::intersect2_64(&set[i], &set[j]);
+            if x.kind != Crossing::Disjoint {
+                let p = set[i].at(x.s);
+                want.push((i as u32, j as u32, x.kind, p[0], p[1]));
+            }
+        }
+    }
+    let n = set.len() as u32;
+    assert!(
+        !want.iter().any(|w| (w.0, w.1) == (n - 2, n - 1)),
+        "2 m apart"
+    );
+    assert!(want.len() > 100, "{} meetings", want.len());
+    let values: Vec<f64> = bytemuck::cast_slice(&set).to_vec();
+
+    // .npy float64 in, raw out: 25-byte records, f64 points.
+    let data: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let npy = dir.path().join("utm.npy");
+    let dict = format!(
+        "{{'descr': '<f8', 'fortran_order': False, 'shape': ({}, 4), }}",
+        set.len()
+    );
+    write_npy(&npy, &dict, &data);
+    let raw = dir.path().join("cross.bin");
+    ok(&["cross", s(&npy), "--precision", "f64", "-o", s(&raw), "-q"]);
+    let bytes = std::fs::read(&raw).unwrap();
+    assert_eq!(bytes.len(), 25 * want.len());
+    let mut got: Vec<_> = bytes
+        .chunks(25)
+        .map(|c| {
+            let f = |k: usize| f64::from_le_bytes(c[k..k + 8].try_into().unwrap());
+            let u = |k: usize| u32::from_le_bytes(c[k..k + 4].try_into().unwrap());
+            let kind = if c[8] == 1 {
+                Crossing::Point
+            } else {
+                Crossing::Overlap
+            };
+            (u(0), u(4), kind, f(9), f(17))
+        })
+        .collect();
+    got.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    assert_eq!(got, want);
+
+    // CSV in and out: the numbers round-trip; the .npy header says '<f8'.
+    let csv = dir.path().join("utm.csv");
+    let text: String = values
+        .chunks(4)
+        .map(|r| format!("{:?},{:?},{:?},{:?}\n", r[0], r[1], r[2], r[3]))
+        .collect();
+    std::fs::write(&csv, text).unwrap();
+    let run = ok(&["cross", s(&csv), "--precision", "f64", "--threads", "2"]);
+    let mut got: Vec<_> = run
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let kind = if f[2] == "point" {
+                Crossing::Point
+            } else {
+                Crossing::Overlap
+            };
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                kind,
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect();
+    got.sort_by(|a: &(u32, u32, Crossing, f64, f64), b| (a.0, a.1).cmp(&(b.0, b.1)));
+    assert_eq!(got, want);
+    let out = dir.path().join("cross.npy");
+    ok(&["cross", s(&csv), "--precision", "f64", "-o", s(&out), "-q"]);
+    let head = std::fs::read(&out).unwrap();
+    let head = String::from_utf8_lossy(&head[..128]);
+    assert!(head.contains("('x', '<f8')"), "{head}");
+
+    // The float64 file is never narrowed to f32 without being asked.
+    let refused = segbatch(&["cross", s(&npy), "-o", s(&dir.path().join("no.csv"))]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("--precision f64"),
+        "{}",
+        refused.stderr
+    );
 }
