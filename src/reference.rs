@@ -38,7 +38,7 @@ pub use crate::scalar::{
 };
 
 use crate::motion::{Contact, Cpa, Cpa64, Track, Track64, Window, Window64};
-use crate::pairs::CapsuleContact;
+use crate::pairs::{CapsuleContact, CapsuleContact64};
 use crate::planar::{types::Intersection2, types::Segment2, types::Segment2_64};
 use crate::segment::{Segment, Segment64};
 use crate::sets::FirstHit;
@@ -282,6 +282,40 @@ pub fn capsule_contact(
     radius_b: f32,
 ) -> [Option<CapsuleContact>; 2] {
     let c = closest_points(a, b);
+    crate::pairs::manifold(
+        (0, 0, 0),
+        (a, radius_a),
+        (b, radius_b),
+        (c.point_a, c.point_b, c.dist2),
+    )
+}
+
+/// The contacts of `f64` capsules `(a, radius_a)` and `(b, radius_b)`: [`capsule_contact`]'s
+/// twin, the same rule with every step in `f64` (the squared distance of
+/// [`closest_points64`]; `pair`, `i` and `j` are 0). The scalar twin of
+/// [`capsule_contacts64`](crate::pairs::capsule_contacts64), which gives these contacts bit
+/// for bit.
+///
+/// ```
+/// use segbatch::{reference, Segment64};
+/// // A capsule resting along another, 1e9 from the origin: two points, the same normal.
+/// let o = 1.0e9;
+/// let a = Segment64::new([o, 0.75, 0.0], [o + 2.0, 0.75, 0.0]);
+/// let b = Segment64::new([o + 1.0, 0.0, 0.0], [o + 3.0, 0.0, 0.0]);
+/// let [p, q] = reference::capsule_contact64(&a, 0.5, &b, 0.5);
+/// let (p, q) = (p.unwrap(), q.unwrap());
+/// assert_eq!((p.normal, q.normal), ([0.0, 1.0, 0.0], [0.0, 1.0, 0.0]));
+/// assert_eq!((p.point_a, q.point_a), ([o + 1.0, 0.25, 0.0], [o + 2.0, 0.25, 0.0]));
+/// assert_eq!((p.depth, q.depth), (0.25, 0.25));
+/// ```
+#[must_use]
+pub fn capsule_contact64(
+    a: &Segment64,
+    radius_a: f64,
+    b: &Segment64,
+    radius_b: f64,
+) -> [Option<CapsuleContact64>; 2] {
+    let c = closest_points64(a, b);
     crate::pairs::manifold(
         (0, 0, 0),
         (a, radius_a),
