@@ -499,3 +499,180 @@ fn indexed64_parallel_is_sequential() {
     assert_eq!(seq.len(), par.len());
     assert!(seq.iter().zip(&par).all(|(x, y)| same_contact(x, y)));
 }
+
+// ---------------------------------------------------------------------------------------
+// First contact.
+
+mod first_contact {
+    use super::{radii_for, same};
+    use segbatch::motion::{
+        Contact64, ContactBatch64, Tracks64, Window64, first_contact_segments64,
+        first_contact_segments64_into, first_contact64, first_contact64_into,
+    };
+    use segbatch::pairs::Radii64;
+    use segbatch::{Error, Options, Segments64, reference};
+    use segbatch_testkit::Rng;
+    use segbatch_testkit::motion64::{CPA_CLASSES64, any_moving64, track_of};
+    use segbatch_testkit::pairs64::Pair64;
+
+    const WINDOWS: [f64; 5] = [0.0, 0.5, 1.0, 1e3, f64::INFINITY];
+
+    fn same_contact(x: &Contact64, y: &Contact64) -> bool {
+        x.hit == y.hit && same(x.t, y.t) && x.flags == y.flags
+    }
+
+    /// Both forms on the pairs (views from `start`) against the references, with per-pair
+    /// and with uniform radii.
+    fn check(pairs: &[Pair64], radii: &[(f64, f64)], start: usize, end: f64) {
+        let a: Segments64 = pairs.iter().map(|p| p.0).collect();
+        let b: Segments64 = pairs.iter().map(|p| p.1).collect();
+        let ta: Tracks64 = pairs.iter().map(|p| track_of(&p.0)).collect();
+        let tb: Tracks64 = pairs.iter().map(|p| track_of(&p.1)).collect();
+        let window = Window64::new(end).unwrap();
+        let (ra, rb): (Vec<f64>, Vec<f64>) = radii[start..].iter().copied().unzip();
+        let (r0, r1) = radii.first().copied().unwrap_or((0.5, 0.5));
+        for per_pair in [true, false] {
+            let r = if per_pair {
+                Radii64::per_pair(&ra, &rb).unwrap()
+            } else {
+                Radii64::uniform(r0, r1).unwrap()
+            };
+            let steps = first_contact_segments64(a.view(start..), b.view(start..), r);
+            let tracks = first_contact64(ta.view(start..), tb.view(start..), r, window);
+            assert_eq!(
+                (steps.len(), tracks.len()),
+                (pairs.len() - start, pairs.len() - start)
+            );
+            for k in start..pairs.len() {
+                let (pa, pb) = &pairs[k];
+                let (x, y) = if per_pair { radii[k] } else { (r0, r1) };
+                let want = reference::first_contact_segments64(pa, x, pb, y);
+                let got = steps.get(k - start).unwrap();
+                assert!(
+                    same_contact(&got, &want),
+                    "steps, pair {k} from {start}, radii {x} {y}: {pa:?} {pb:?}\n kernel {got:?}\n reference {want:?}"
+                );
+                let (qa, qb) = (track_of(pa), track_of(pb));
+                let want = reference::first_contact64(&qa, x, &qb, y, window);
+                let got = tracks.get(k - start).unwrap();
+                assert!(
+                    same_contact(&got, &want),
+                    "tracks over [0, {end}], pair {k} from {start}: {qa:?} {qb:?}\n kernel {got:?}\n reference {want:?}"
+                );
+            }
+        }
+    }
+
+    /// Radii around half the pair's closest distance over the step, so contacts start,
+    /// happen later, or never.
+    fn radii(rng: &mut Rng, pairs: &[Pair64]) -> Vec<(f64, f64)> {
+        pairs
+            .iter()
+            .map(|p| {
+                let mid = (
+                    segbatch::Segment64::new(p.0.p0, p.1.p0),
+                    segbatch::Segment64::new(p.0.p1, p.1.p1),
+                );
+                radii_for(rng, &mid, &Options::SEGMENTS)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_class_in_every_lane() {
+        let mut rng = Rng::new(0xf64_c07a);
+        let filler = (CPA_CLASSES64[0].pair)(&mut rng);
+        for class in CPA_CLASSES64 {
+            for _ in 0..4 {
+                let case = (class.pair)(&mut rng);
+                for lane in 0..17 {
+                    let mut pairs = vec![filler; 17];
+                    pairs[lane] = case;
+                    let r = radii(&mut rng, &pairs);
+                    let end = WINDOWS[lane % WINDOWS.len()];
+                    check(&pairs, &r, 0, end);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_tail_and_view() {
+        let mut rng = Rng::new(0xf64_7c0a);
+        for n in 0..=20 {
+            let pairs: Vec<Pair64> = (0..n).map(|_| any_moving64(&mut rng)).collect();
+            let r = radii(&mut rng, &pairs);
+            for start in 0..=n {
+                check(&pairs, &r, start, WINDOWS[(n + start) % WINDOWS.len()]);
+            }
+        }
+    }
+
+    #[test]
+    fn errors_are_named() {
+        let mut rng = Rng::new(0xf64_ec07);
+        let pairs: Vec<Pair64> = (0..3).map(|_| any_moving64(&mut rng)).collect();
+        let a: Segments64 = pairs.iter().map(|p| p.0).collect();
+        let two: Segments64 = pairs[..2].iter().map(|p| p.1).collect();
+        let u = Radii64::uniform(0.5, 0.5).unwrap();
+        let mut out = ContactBatch64::new();
+        assert_eq!(
+            first_contact_segments64_into(&a, &two, u, &mut out),
+            Err(Error::LengthMismatch {
+                what: "batches a and b",
+                expected: 3,
+                found: 2
+            })
+        );
+        let r = [0.5; 2];
+        let short = Radii64::per_pair(&r, &r).unwrap();
+        assert_eq!(
+            first_contact_segments64_into(&a, &a, short, &mut out),
+            Err(Error::LengthMismatch {
+                what: "radii of a and the batches",
+                expected: 3,
+                found: 2
+            })
+        );
+        let t: Tracks64 = pairs.iter().map(|p| track_of(&p.0)).collect();
+        assert!(matches!(
+            first_contact64_into(&t, &Tracks64::new(), u, Window64::STEP, &mut out),
+            Err(Error::LengthMismatch { .. })
+        ));
+        assert!(std::panic::catch_unwind(|| first_contact_segments64(&a, &two, u)).is_err());
+    }
+
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn parallel_is_sequential() {
+        use segbatch::motion::{par_first_contact_segments64, par_first_contact64};
+        use segbatch::pairs::PAR_MIN_PAIRS;
+        let pairs = segbatch_testkit::motion64::moving_pairs64(0xf64_9c07, 2 * PAR_MIN_PAIRS + 3);
+        let a: Segments64 = pairs.iter().map(|p| p.0).collect();
+        let b: Segments64 = pairs.iter().map(|p| p.1).collect();
+        let ra: Vec<f64> = (0..pairs.len()).map(|k| (k % 5) as f64 * 0.25).collect();
+        let r = Radii64::per_pair(&ra, &ra).unwrap();
+        let (seq, par) = (
+            first_contact_segments64(&a, &b, r),
+            par_first_contact_segments64(&a, &b, r),
+        );
+        assert!(
+            seq.iter()
+                .zip(par.iter())
+                .all(|(x, y)| same_contact(&x, &y))
+        );
+        assert!(seq.hits().count() > 0);
+        let ta: Tracks64 = pairs.iter().map(|p| track_of(&p.0)).collect();
+        let tb: Tracks64 = pairs.iter().map(|p| track_of(&p.1)).collect();
+        let w = Window64::new(2.0).unwrap();
+        let (seq, par) = (
+            first_contact64(&ta, &tb, r, w),
+            par_first_contact64(&ta, &tb, r, w),
+        );
+        assert!(
+            seq.iter()
+                .zip(par.iter())
+                .all(|(x, y)| same_contact(&x, &y))
+        );
+    }
+}
