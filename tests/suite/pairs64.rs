@@ -676,3 +676,81 @@ mod first_contact {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The matrix.
+
+mod matrix {
+    use super::{EXTENTS, same};
+    use segbatch::sets::{dist2_matrix64, dist2_matrix64_into};
+    use segbatch::{Error, Options, Segments64, Segments64View, reference};
+    use segbatch_testkit::Rng;
+    use segbatch_testkit::pairs64::any64;
+
+    /// Every entry against the reference, views of `a` and `b` from `start`.
+    fn check(a: &Segments64, b: &Segments64, start: usize, options: &Options) {
+        let (va, vb) = (a.view(start.min(a.len())..), b.view(start.min(b.len())..));
+        let mut out = vec![7.0; 3];
+        dist2_matrix64_into(va, vb, options, &mut out).unwrap();
+        assert_eq!(out.len(), va.len() * vb.len());
+        for i in 0..va.len() {
+            for j in 0..vb.len() {
+                let want = reference::closest_points64_with(
+                    &va.get(i).unwrap(),
+                    &vb.get(j).unwrap(),
+                    options,
+                );
+                let got = out[i * vb.len() + j];
+                assert!(
+                    same(got, want.dist2),
+                    "({i}, {j}) {options:?}: {got} != {}",
+                    want.dist2
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_entry_is_the_reference() {
+        let mut rng = Rng::new(0xf64_3a7c);
+        for (na, nb) in [(0, 5), (5, 0), (1, 1), (3, 17), (9, 20), (2, 515), (70, 9)] {
+            let a: Segments64 = (0..na).map(|_| any64(&mut rng).0).collect();
+            let b: Segments64 = (0..nb).map(|_| any64(&mut rng).1).collect();
+            for ea in EXTENTS {
+                for eb in EXTENTS {
+                    check(&a, &b, 0, &Options::new(ea, eb));
+                }
+            }
+            for start in [1, 3] {
+                check(&a, &b, start, &Options::SEGMENTS);
+            }
+        }
+    }
+
+    #[test]
+    fn too_large_a_matrix_is_refused() {
+        let column = vec![0.0f64; 1 << 23];
+        let points = Segments64View::from_columns([&column[..]; 6]).unwrap();
+        let mut out = vec![1.0f64; 4];
+        assert_eq!(
+            dist2_matrix64_into(points, points, &Options::SEGMENTS, &mut out),
+            Err(Error::OutOfMemory {
+                what: "dist2_matrix64 output",
+                elements: 1 << 46
+            })
+        );
+        assert!(out.is_empty());
+    }
+
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn parallel_is_sequential() {
+        use segbatch::sets::par_dist2_matrix64;
+        let mut rng = Rng::new(0xf64_9a3a);
+        let a: Segments64 = (0..300).map(|_| any64(&mut rng).0).collect();
+        let b: Segments64 = (0..1000).map(|_| any64(&mut rng).1).collect();
+        let (seq, par) = (dist2_matrix64(&a, &b), par_dist2_matrix64(&a, &b));
+        assert_eq!(seq.len(), 300_000);
+        assert!(seq.iter().zip(&par).all(|(x, y)| same(*x, *y)));
+    }
+}
