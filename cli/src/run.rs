@@ -182,24 +182,10 @@ pub(crate) fn parse_wait(text: &str) -> Result<f64, String> {
     }
 }
 
-pub(crate) fn parse_radius(text: &str) -> Result<f32, String> {
-    let r: f32 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number"))?;
-    if r.is_finite() && r >= 0.0 {
-        Ok(r)
-    } else {
-        Err(format!(
-            "the radius must be a finite number >= 0, got {text}"
-        ))
-    }
-}
-
 /// Checks `--radius` as a finite f64 >= 0 and keeps its text, which each run reads in its
 /// own precision (an f64 run compares with the f64 nearest R, not a widened f32; an f32
 /// run refuses a radius beyond f32's range).
-fn parse_radius_text(text: &str) -> Result<String, String> {
+pub(crate) fn parse_radius_text(text: &str) -> Result<String, String> {
     let r: f64 = text
         .trim()
         .parse()

@@ -19,7 +19,7 @@
 //! success, so a bad input gives one `error:` line (file, record, field), exit code 2 and
 //! no output.
 
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -27,10 +27,12 @@ use clap::Args;
 use npyz::{DType, Field, TypeStr, WriterBuilder};
 use segbatch::planar::{CrossHit, Crossing, Element, Segments2, par_for_each_crossing_pair};
 use segbatch::sets::{
-    FirstHit, PairHit, SharedEndpoints, par_for_each_pair_within, par_for_each_self_pair_within,
+    FirstHit, FirstHit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints,
+    par_for_each_pair_within, par_for_each_pair_within64, par_for_each_self_pair_within,
+    par_for_each_self_pair_within64,
 };
 use segbatch::{
-    Flags, Options, Record, Segment, Segment64, SegmentIndex, Segments, Soa, reference,
+    Flags, Options, Record, Segment, Segment64, SegmentIndex, Segments, Segments64, Soa, reference,
 };
 
 use super::format::num;
@@ -38,7 +40,7 @@ use super::io::{
     Error, Format, Input, Layout, Precision, Real, SEGMENTS2, SEGMENTS3, Sink, is_std_stream, show,
     thread_pool,
 };
-use super::run::{format_of, parse_radius, parse_wait, same_file};
+use super::run::{format_of, parse_radius_text, parse_wait, same_file};
 use crate::error::CliError;
 
 /// What the set commands' help texts share: inputs, memory, output, exit statuses.
@@ -79,16 +81,24 @@ query (self_pairs_within / pairs_within), in O(N log N + K) work for K pairs.
 Input: 6 numbers per segment, p0 then p1 (x, y, z each), as
   CSV   6 numbers per row, optional header row (a first row without numbers)
   .npy  float32 '<f4', C order, shape (N, 6) or (N, 2, 3)
+        (with --precision f64: float64 '<f8')
   raw   little-endian f32, 24 bytes per segment, no header (.f32, .raw, .bin)
+        (with --precision f64: f64, 48 bytes per segment)
+
+Precision: --precision f64 reads, computes and writes f64 (the grid prunes in a
+local frame, the f64 kernel decides): what world coordinates need (UTM, ECEF),
+where f32 keeps 0.5 m at 5,000 km. A float64 .npy without --precision f64 is an
+error (never narrowed).
 
 Output: one record per pair, columns i, j (0-based segment indices, u32),
-distance (f32) and flags (u8): CSV with a header row (to standard output without
--o, or with -o -); raw packed little-endian 13-byte records; .npy a structured
-array with fields i, j, distance, flags. The order is the grid's (deterministic,
-the same on any thread count); sort by (i, j) if you need it. flags is 16 when
-the squared distance leaves f32's range (closest points less than ~1.1e-19 or
-more than ~1.8e19 apart): the distance is then recomputed in f64 from the two
-segments (an f32 dist2 would read 0 or inf); else 0.
+distance (f32, or f64) and flags (u8): CSV with a header row (to standard output
+without -o, or with -o -); raw packed little-endian 13-byte records (17 in f64);
+.npy a structured array with fields i, j, distance, flags. The order is the
+grid's (deterministic, the same on any thread count); sort by (i, j) if you need
+it. flags is 16 when the squared distance leaves the precision's range (in f32:
+closest points less than ~1.1e-19 or more than ~1.8e19 apart; the distance is
+then recomputed in f64 from the two segments, as an f32 dist2 would read 0 or
+inf); else 0.
 ",
     sets_common!()
 );
@@ -98,7 +108,8 @@ Examples:
   segbatch pairs hair.csv --radius 0.01 -o near.csv
   segbatch pairs hair.f32 --radius 0.01 -o near.raw --threads 2
   segbatch pairs path.npy --radius 0.5 --skip-shared -o close.npy
-  segbatch pairs agents.csv --against walls.csv --radius 0.3";
+  segbatch pairs agents.csv --against walls.csv --radius 0.3
+  segbatch pairs ecef_tracks.npy --radius 2 --precision f64 -o close.csv";
 
 pub const CROSS_LONG_ABOUT: &str = concat!(
     "\
@@ -157,12 +168,15 @@ over every wall.
 
 Input: WALLS and RAYS, 6 numbers per segment, p0 then p1 (x, y, z each), as CSV
 (optional header row), .npy float32 (N, 6) or (N, 2, 3), or raw little-endian
-f32 (24 bytes a segment).
+f32 (24 bytes a segment); with --precision f64, float64 .npy and f64 raw (48
+bytes a segment), computed and written in f64 (world coordinates: the hits are
+those of reference::first_hit64).
 
-Output: one record per ray that hits, columns ray, wall (u32), u, x, y, z (f32;
-x, y, z the contact point on the wall): CSV with a header row (to stdout without
--o); raw packed little-endian 24-byte records; .npy a structured array with
-those field names. Rays that hit nothing within L have no record.
+Output: one record per ray that hits, columns ray, wall (u32), u, x, y, z (f32,
+or f64; x, y, z the contact point on the wall): CSV with a header row (to stdout
+without -o); raw packed little-endian 24-byte records (40 in f64); .npy a
+structured array with those field names. Rays that hit nothing within L have no
+record.
 ",
     sets_common!()
 );
@@ -170,11 +184,14 @@ those field names. Rays that hit nothing within L have no record.
 pub const RAYCAST_AFTER_HELP: &str = "\
 Examples:
   segbatch raycast walls.csv sight.csv --radius 0.3 --range 50
-  segbatch raycast level.npy rays.f32 --radius 0 --range 1000 -o hits.npy";
+  segbatch raycast level.npy rays.f32 --radius 0 --range 1000 -o hits.npy
+  segbatch raycast utm_walls.npy utm_rays.npy --radius 0.3 --range 50 --precision f64";
 
-fn parse_range(text: &str) -> Result<f32, String> {
-    match text.trim().parse::<f32>() {
-        Ok(l) if l >= 0.0 => Ok(l),
+/// Checks `--range` as a number >= 0 (`inf` allowed) and keeps its text, read in the run's
+/// precision.
+fn parse_range(text: &str) -> Result<String, String> {
+    match text.trim().parse::<f64>() {
+        Ok(l) if l >= 0.0 => Ok(text.trim().to_owned()),
         _ => Err(format!(
             "the range must be a number >= 0 (inf for no limit), got {text}"
         )),
@@ -193,12 +210,12 @@ pub struct RaycastArgs {
     pub rays: PathBuf,
 
     /// Radius of the sphere moving along each ray (0: the first crossing)
-    #[arg(long, value_name = "R", value_parser = parse_radius, allow_negative_numbers = true)]
-    pub radius: f32,
+    #[arg(long, value_name = "R", value_parser = parse_radius_text, allow_negative_numbers = true)]
+    pub radius: String,
 
     /// How far each ray goes, in units of its direction's length
     #[arg(long, value_name = "L", value_parser = parse_range, allow_negative_numbers = true)]
-    pub range: f32,
+    pub range: String,
 
     /// Input format, instead of guessing from the extensions
     #[arg(long, value_name = "FORMAT")]
@@ -219,6 +236,10 @@ pub struct SetOptions {
     /// Output format, instead of guessing from the output's extension
     #[arg(long, value_name = "FORMAT")]
     pub output_format: Option<Format>,
+
+    /// Numbers read, computed and written as f32 or f64 (a float64 .npy needs f64)
+    #[arg(long, value_name = "PRECISION", default_value = "f32")]
+    pub precision: Precision,
 
     /// Worker threads [default: all cores; more than the CPU count are clamped to it]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
@@ -248,8 +269,8 @@ pub struct PairsArgs {
     pub input: PathBuf,
 
     /// Report the pairs within R (closest points at most R apart)
-    #[arg(long, value_name = "R", value_parser = parse_radius, allow_negative_numbers = true)]
-    pub radius: f32,
+    #[arg(long, value_name = "R", value_parser = parse_radius_text, allow_negative_numbers = true)]
+    pub radius: String,
 
     /// A second set: report pairs of a segment of INPUT and one of OTHER
     #[arg(long, value_name = "OTHER")]
@@ -277,10 +298,6 @@ pub struct CrossArgs {
     /// Leave out pairs sharing an end point (street pieces meeting at a node)
     #[arg(long)]
     pub skip_shared: bool,
-
-    /// Numbers read, decided and written as f32 or f64 (a float64 .npy needs f64)
-    #[arg(long, value_name = "PRECISION", default_value = "f32")]
-    pub precision: Precision,
 
     /// Input format, instead of guessing from the extension
     #[arg(long, value_name = "FORMAT")]
@@ -665,22 +682,181 @@ fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
     ]
 }
 
+/// `text` (a `--radius` or `--range` checked by its parser) in the run's precision `R`; an
+/// f32 run refuses a finite number beyond f32's range.
+fn number<R: Real>(text: &str, what: &str) -> Result<R, CliError> {
+    let x: R = text
+        .parse()
+        .map_err(|_| CliError::usage(format!("--{what}: '{text}' is not a number")))?;
+    let wide: f64 = x.into();
+    let asked: f64 = text.parse().unwrap_or(f64::INFINITY);
+    if wide.is_infinite() && asked.is_finite() {
+        return Err(CliError::usage(format!(
+            "--{what} {text} is beyond f32's range: pass --precision f64"
+        )));
+    }
+    Ok(x)
+}
+
+/// The set commands' queries in one precision: the library's `f32` set queries and index
+/// or their `f64` twins, through one interface, so each command is written once.
+trait SetReal: Real {
+    /// A set of 3D segments in this precision.
+    type Set: SetOf<6, Real = Self> + Sync;
+    /// A hit of the streamed pair queries.
+    type Hit;
+    /// The index of the first hits.
+    type Index;
+    /// The number of segments.
+    fn count(set: &Self::Set) -> usize;
+    /// Every pair `i < j` of `set` within `radius`, streamed to `sink`, on all threads.
+    fn self_pairs(
+        set: &Self::Set,
+        radius: Self,
+        shared: SharedEndpoints,
+        sink: &mut dyn FnMut(&[Self::Hit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error>;
+    /// Every pair of `a[i]` and `b[j]` within `radius`, streamed to `sink`, on all threads.
+    fn pairs(
+        a: &Self::Set,
+        b: &Self::Set,
+        radius: Self,
+        sink: &mut dyn FnMut(&[Self::Hit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error>;
+    /// A pair's record: `i, j, distance, flags`.
+    fn pair_values(h: &Self::Hit, a: &Self::Set, b: &Self::Set) -> [Value; 4];
+    /// The index over `walls`.
+    fn index(walls: &Self::Set) -> Result<Self::Index, segbatch::Error>;
+    /// The first hits of the rays `rays[block]`, on all threads.
+    fn first_hits(
+        index: &Self::Index,
+        rays: &Self::Set,
+        block: Range<usize>,
+        radius: Self,
+        range: Self,
+    ) -> Result<Vec<Option<FirstHit<Self>>>, segbatch::Error>;
+}
+
+impl SetReal for f32 {
+    type Set = Segments;
+    type Hit = PairHit;
+    type Index = SegmentIndex;
+    fn count(set: &Segments) -> usize {
+        set.len()
+    }
+    fn self_pairs(
+        set: &Segments,
+        radius: f32,
+        shared: SharedEndpoints,
+        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        par_for_each_self_pair_within(set, radius, shared, &Options::SEGMENTS, sink)
+    }
+    fn pairs(
+        a: &Segments,
+        b: &Segments,
+        radius: f32,
+        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        par_for_each_pair_within(a, b, radius, &Options::SEGMENTS, sink)
+    }
+    fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
+        pair_values(h, a, b)
+    }
+    fn index(walls: &Segments) -> Result<SegmentIndex, segbatch::Error> {
+        SegmentIndex::par_new(walls)
+    }
+    fn first_hits(
+        index: &SegmentIndex,
+        rays: &Segments,
+        block: Range<usize>,
+        radius: f32,
+        range: f32,
+    ) -> Result<Vec<Option<FirstHit>>, segbatch::Error> {
+        index.par_first_hits(rays.view(block), radius, range)
+    }
+}
+
+impl SetReal for f64 {
+    type Set = Segments64;
+    type Hit = PairHit64;
+    type Index = SegmentIndex64;
+    fn count(set: &Segments64) -> usize {
+        set.len()
+    }
+    fn self_pairs(
+        set: &Segments64,
+        radius: f64,
+        shared: SharedEndpoints,
+        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        par_for_each_self_pair_within64(set, radius, shared, &Options::SEGMENTS, sink)
+    }
+    fn pairs(
+        a: &Segments64,
+        b: &Segments64,
+        radius: f64,
+        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        par_for_each_pair_within64(a, b, radius, &Options::SEGMENTS, sink)
+    }
+    /// In f64 the squared distance of any two segments of ordinary coordinates is a normal
+    /// number: the flag 16 marks only one that left f64's range (coordinates beyond about
+    /// 1e154, or closest points less than about 1.5e-154 apart), whose distance is then
+    /// the square root of the kernel's value.
+    fn pair_values(h: &PairHit64, _: &Segments64, _: &Segments64) -> [Value; 4] {
+        let normal = h.dist2 == 0.0 || (h.dist2 >= f64::MIN_POSITIVE && h.dist2.is_finite());
+        let flags = if normal {
+            0
+        } else {
+            Flags::DIST2_OUT_OF_RANGE.bits()
+        };
+        [
+            Value::U32(h.i),
+            Value::U32(h.j),
+            Value::F64(h.dist2.sqrt()),
+            Value::U8(flags),
+        ]
+    }
+    fn index(walls: &Segments64) -> Result<SegmentIndex64, segbatch::Error> {
+        SegmentIndex64::new(walls)
+    }
+    fn first_hits(
+        index: &SegmentIndex64,
+        rays: &Segments64,
+        block: Range<usize>,
+        radius: f64,
+        range: f64,
+    ) -> Result<Vec<Option<FirstHit64>>, segbatch::Error> {
+        index.par_first_hits(rays.view(block), radius, range)
+    }
+}
+
 /// Runs `segbatch pairs`.
 pub fn run_pairs(args: &PairsArgs) -> Result<(), CliError> {
+    match args.out.precision {
+        Precision::F32 => pairs_in::<f32>(args),
+        Precision::F64 => pairs_in::<f64>(args),
+    }
+}
+
+/// Runs `segbatch pairs` in the precision `R`.
+fn pairs_in<R: SetReal>(args: &PairsArgs) -> Result<(), CliError> {
     let start = Instant::now();
+    let radius: R = number(&args.radius, "radius")?;
     let mut inputs = vec![args.input.as_path()];
     inputs.extend(args.against.as_deref());
     let target = output_path(&args.out);
     let (in_formats, out_format) = formats(&inputs, args.format, target, args.out.output_format)?;
     let pool = thread_pool(args.out.threads, "pairs", args.out.quiet)?;
     let wait = args.out.wait();
-    let a: Segments = read_set(&args.input, &SEGMENTS3, in_formats[0], wait)?;
-    let b: Option<Segments> = match &args.against {
+    let a: R::Set = read_set(&args.input, &SEGMENTS3, in_formats[0], wait)?;
+    let b: Option<R::Set> = match &args.against {
         Some(path) => Some(read_set(path, &SEGMENTS3, in_formats[1], wait)?),
         None => None,
     };
     let read = start.elapsed().as_secs_f64();
-    let mut writer = HitWriter::create(target, out_format, &PAIR_COLUMNS, Precision::F32)?;
+    let mut writer = HitWriter::create(target, out_format, &PAIR_COLUMNS, R::PRECISION)?;
     let shared = if args.skip_shared {
         SharedEndpoints::Skip
     } else {
@@ -688,13 +864,12 @@ pub fn run_pairs(args: &PairsArgs) -> Result<(), CliError> {
     };
     let other = b.as_ref().unwrap_or(&a);
     let query = pool.install(|| {
-        let mut sink =
-            |block: &[PairHit]| writer.write_block(block, |h, put| put(&pair_values(h, &a, other)));
+        let mut sink = |block: &[R::Hit]| {
+            writer.write_block(block, |h, put| put(&R::pair_values(h, &a, other)))
+        };
         match &b {
-            None => {
-                par_for_each_self_pair_within(&a, args.radius, shared, &Options::SEGMENTS, sink)
-            }
-            Some(b) => par_for_each_pair_within(&a, b, args.radius, &Options::SEGMENTS, &mut sink),
+            None => R::self_pairs(&a, radius, shared, &mut sink),
+            Some(b) => R::pairs(&a, b, radius, &mut sink),
         }
     });
     query.map_err(library_error)?;
@@ -705,18 +880,19 @@ pub fn run_pairs(args: &PairsArgs) -> Result<(), CliError> {
             format!(
                 " against {} ({} segments)",
                 show(args.against.as_deref().expect("b comes from --against")),
-                b.len()
+                R::count(b)
             )
         });
         eprintln!(
             "segbatch pairs: {} segments from {}{against} -> {records} pairs within {} in \
-             {} ({}) in {secs:.2} s (reading {read:.2} s; {:.1} M segments/s)",
-            a.len(),
+             {} ({}, {}) in {secs:.2} s (reading {read:.2} s; {:.1} M segments/s)",
+            R::count(&a),
             show(&args.input),
             args.radius,
             show(target),
             out_format.name(),
-            (a.len() + b.as_ref().map_or(0, Segments::len)) as f64 / secs / 1e6
+            R::PRECISION.name(),
+            (R::count(&a) + b.as_ref().map_or(0, R::count)) as f64 / secs / 1e6
         );
     }
     Ok(())
@@ -724,7 +900,7 @@ pub fn run_pairs(args: &PairsArgs) -> Result<(), CliError> {
 
 /// Runs `segbatch cross`.
 pub fn run_cross(args: &CrossArgs) -> Result<(), CliError> {
-    match args.precision {
+    match args.out.precision {
         Precision::F32 => cross_in::<f32>(args),
         Precision::F64 => cross_in::<f64>(args),
     }
@@ -782,7 +958,17 @@ where
 
 /// Runs `segbatch raycast`.
 pub fn run_raycast(args: &RaycastArgs) -> Result<(), CliError> {
+    match args.out.precision {
+        Precision::F32 => raycast_in::<f32>(args),
+        Precision::F64 => raycast_in::<f64>(args),
+    }
+}
+
+/// Runs `segbatch raycast` in the precision `R`.
+fn raycast_in<R: SetReal>(args: &RaycastArgs) -> Result<(), CliError> {
     let start = Instant::now();
+    let radius: R = number(&args.radius, "radius")?;
+    let range: R = number(&args.range, "range")?;
     let target = output_path(&args.out);
     let (in_formats, out_format) = formats(
         &[&args.walls, &args.rays],
@@ -797,20 +983,19 @@ pub fn run_raycast(args: &RaycastArgs) -> Result<(), CliError> {
     }
     let pool = thread_pool(args.out.threads, "raycast", args.out.quiet)?;
     let wait = args.out.wait();
-    let walls: Segments = read_set(&args.walls, &SEGMENTS3, in_formats[0], wait)?;
-    let rays: Segments = read_set(&args.rays, &SEGMENTS3, in_formats[1], wait)?;
-    let mut writer = HitWriter::create(target, out_format, &RAYCAST_COLUMNS, Precision::F32)?;
+    let walls: R::Set = read_set(&args.walls, &SEGMENTS3, in_formats[0], wait)?;
+    let rays: R::Set = read_set(&args.rays, &SEGMENTS3, in_formats[1], wait)?;
+    let mut writer = HitWriter::create(target, out_format, &RAYCAST_COLUMNS, R::PRECISION)?;
     // Rays in blocks, so the results held at once stay bounded whatever the ray count.
     const RAYS_PER_BLOCK: usize = 1 << 16;
     pool.install(|| -> Result<(), CliError> {
-        let index = SegmentIndex::par_new(&walls).map_err(library_error)?;
+        let index = R::index(&walls).map_err(library_error)?;
         let mut first = 0;
-        while first < rays.len() {
-            let end = rays.len().min(first + RAYS_PER_BLOCK);
-            let hits = index
-                .par_first_hits(rays.view(first..end), args.radius, args.range)
-                .map_err(library_error)?;
-            let rows: Vec<(u32, FirstHit)> = hits
+        while first < R::count(&rays) {
+            let end = R::count(&rays).min(first + RAYS_PER_BLOCK);
+            let hits =
+                R::first_hits(&index, &rays, first..end, radius, range).map_err(library_error)?;
+            let rows: Vec<(u32, FirstHit<R>)> = hits
                 .iter()
                 .enumerate()
                 .filter_map(|(k, h)| h.map(|h| ((first + k) as u32, h)))
@@ -819,10 +1004,10 @@ pub fn run_raycast(args: &RaycastArgs) -> Result<(), CliError> {
                 put(&[
                     Value::U32(*ray),
                     Value::U32(h.index),
-                    Value::F32(h.u),
-                    Value::F32(h.point[0]),
-                    Value::F32(h.point[1]),
-                    Value::F32(h.point[2]),
+                    real(h.u),
+                    real(h.point[0]),
+                    real(h.point[1]),
+                    real(h.point[2]),
                 ]);
             })?;
             first = end;
@@ -834,15 +1019,16 @@ pub fn run_raycast(args: &RaycastArgs) -> Result<(), CliError> {
         let secs = start.elapsed().as_secs_f64();
         eprintln!(
             "segbatch raycast: {} rays from {} against {} walls from {} (radius {}, range {}) \
-             -> {records} hits in {} ({}) in {secs:.2} s",
-            rays.len(),
+             -> {records} hits in {} ({}, {}) in {secs:.2} s",
+            R::count(&rays),
             show(&args.rays),
-            walls.len(),
+            R::count(&walls),
             show(&args.walls),
             args.radius,
             args.range,
             show(target),
             out_format.name(),
+            R::PRECISION.name(),
         );
     }
     Ok(())

@@ -350,7 +350,6 @@ impl<W: Member> Bvh8<W> {
     pub(crate) fn wall(&self, k: usize) -> (&W, u32) {
         (&self.walls[k], self.ids[k])
     }
-
 }
 
 impl RayPrep {

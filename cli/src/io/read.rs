@@ -23,8 +23,6 @@ pub struct Layout {
     pub parts: &'static str,
     /// The second `.npy` shape accepted besides `(N, fields)`: `(N, points, dims)`.
     pub points: (u64, u64),
-    /// The command has `--precision f64` (messages about float64 inputs name it).
-    pub precision_option: bool,
 }
 
 impl Layout {
@@ -45,7 +43,6 @@ pub const PAIRS: Layout = Layout {
     noun: "pair",
     parts: "a.p0, a.p1, b.p0, b.p1; x,y,z each",
     points: (4, 3),
-    precision_option: true,
 };
 
 /// The set commands' 3D records: one segment, 6 numbers.
@@ -54,7 +51,6 @@ pub const SEGMENTS3: Layout = Layout {
     noun: "segment",
     parts: "p0, p1; x,y,z each",
     points: (2, 3),
-    precision_option: false,
 };
 
 /// `segbatch cross`'s records: one 2D segment, 4 numbers.
@@ -63,7 +59,6 @@ pub const SEGMENTS2: Layout = Layout {
     noun: "segment",
     parts: "p0, p1; x,y each",
     points: (2, 2),
-    precision_option: true,
 };
 
 /// An open input, read in chunks of records of `N` numbers of type `T` (`f32` or `f64`):
@@ -863,16 +858,10 @@ pub(super) fn open_npy(
         DType::Plain(ts) => match ts.to_string().as_str() {
             "<f4" => Precision::F32,
             "<f8" if precision == Precision::F64 => Precision::F64,
-            "<f8" if layout.precision_option => {
+            "<f8" => {
                 return Err(Error::Data(format!(
                     "{name}: .npy dtype is float64 '<f8' and this run is f32: pass \
                      --precision f64 to compute in f64 (or {convert} to narrow it yourself)"
-                )));
-            }
-            "<f8" => {
-                return Err(Error::Data(format!(
-                    "{name}: .npy dtype is '<f8', expected little-endian float32 '<f4' (this \
-                     command computes in f32): {convert}"
                 )));
             }
             text @ (">f4" | ">f8") => {

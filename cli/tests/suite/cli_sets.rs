@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{Text as Run, s, segbatch_text as segbatch, temp_dir};
 use segbatch::planar::{Crossing, Segment2, Segment2_64, Segments2, intersect2};
-use segbatch::{Options, Segment, reference};
+use segbatch::{Options, Segment, Segment64, reference};
 use segbatch_testkit::Rng;
 use segbatch_testkit::brute::{shares_endpoint, within};
 use segbatch_testkit::sets::{degenerate, hair, rays, walls};
@@ -729,7 +729,7 @@ fn bad_inputs_give_one_line_exit_2_and_no_output() {
     expect_error(
         d,
         &["pairs", s(&npy), "--radius", "1", "-o", o],
-        &["bad.npy: .npy dtype is '<f8', expected little-endian float32 '<f4'"],
+        &["bad.npy: .npy dtype is float64 '<f8' and this run is f32: pass --precision f64"],
         &k,
     );
 
@@ -935,6 +935,125 @@ fn cross_in_f64_decides_utm_streets_as_the_f64_reference() {
     // The float64 file is never narrowed to f32 without being asked.
     let refused = segbatch(&["cross", s(&npy), "-o", s(&dir.path().join("no.csv"))]);
     assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("--precision f64"),
+        "{}",
+        refused.stderr
+    );
+}
+
+/// A set of f64 segments at UTM magnitudes with the given local layout: `f32` would round
+/// every coordinate to 0.5 m here.
+fn at_utm(local: &[Segment]) -> Vec<Segment64> {
+    let o = [480_000.0, 4_990_000.0, 100.0];
+    let shift = |p: [f32; 3]| core::array::from_fn(|k| o[k] + f64::from(p[k]) * 1.001);
+    local
+        .iter()
+        .map(|s| Segment64::new(shift(s.p0), shift(s.p1)))
+        .collect()
+}
+
+fn npy_f64(path: &Path, values: &[f64], rows: usize) {
+    let data: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, 6), }}");
+    write_npy(path, &dict, &data);
+}
+
+#[test]
+fn pairs_and_raycast_in_f64_at_utm_are_the_f64_references() {
+    let dir = temp_dir();
+    // pairs: every pair i < j within R, against brute force over the f64 reference.
+    let set = at_utm(&hair(600, 0.5, [10.0, 10.0, 2.0], 3));
+    let radius = 0.05;
+    let mut want = Vec::new();
+    for i in 0..set.len() {
+        for j in i + 1..set.len() {
+            let d2 = reference::closest_points64(&set[i], &set[j]).dist2;
+            if d2 <= radius * radius {
+                want.push((i as u32, j as u32, d2.sqrt()));
+            }
+        }
+    }
+    assert!(want.len() > 50, "{} pairs", want.len());
+    let input = dir.path().join("hair.npy");
+    npy_f64(&input, bytemuck::cast_slice(&set), set.len());
+    let raw = dir.path().join("pairs.bin");
+    ok(&[
+        "pairs",
+        s(&input),
+        "--radius",
+        "0.05",
+        "--precision",
+        "f64",
+        "-o",
+        s(&raw),
+        "-q",
+    ]);
+    let bytes = std::fs::read(&raw).unwrap();
+    assert_eq!(bytes.len(), 17 * want.len());
+    let mut got: Vec<(u32, u32, f64)> = bytes
+        .chunks(17)
+        .map(|c| {
+            let u = |k: usize| u32::from_le_bytes(c[k..k + 4].try_into().unwrap());
+            assert_eq!(c[16], 0, "flags");
+            (u(0), u(4), f64::from_le_bytes(c[8..16].try_into().unwrap()))
+        })
+        .collect();
+    got.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    assert_eq!(got, want);
+
+    // raycast: the first wall of every ray, against brute force over reference::first_hit64.
+    let walls = at_utm(&walls(400, 40.0, 7));
+    let rays = at_utm(&rays(300, 40.0, 8));
+    let (r, range) = (0.25, 30.0);
+    let mut want = Vec::new();
+    for (k, ray) in rays.iter().enumerate() {
+        let best = walls
+            .iter()
+            .enumerate()
+            .filter_map(|(w, wall)| reference::first_hit64(ray, r, range, wall).map(|h| (w, h)))
+            .min_by(|a, b| a.1.u.total_cmp(&b.1.u).then(a.0.cmp(&b.0)));
+        if let Some((w, h)) = best {
+            want.push((k as u32, w as u32, h.u, h.point));
+        }
+    }
+    assert!(want.len() > 30, "{} hits", want.len());
+    let (wf, rf) = (dir.path().join("walls.npy"), dir.path().join("rays.npy"));
+    npy_f64(&wf, bytemuck::cast_slice(&walls), walls.len());
+    npy_f64(&rf, bytemuck::cast_slice(&rays), rays.len());
+    let run = ok(&[
+        "raycast",
+        s(&wf),
+        s(&rf),
+        "--radius",
+        "0.25",
+        "--range",
+        "30",
+        "--precision",
+        "f64",
+        "--threads",
+        "2",
+    ]);
+    let got: Vec<(u32, u32, f64, [f64; 3])> = run
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let x = |k: usize| f[k].parse::<f64>().unwrap();
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                x(2),
+                [x(3), x(4), x(5)],
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+
+    // An f32 run refuses the float64 files, naming the option.
+    let refused = segbatch(&["pairs", s(&input), "--radius", "0.05"]);
+    assert_eq!(refused.code, 2);
     assert!(
         refused.stderr.contains("--precision f64"),
         "{}",
