@@ -32,20 +32,25 @@
 
 use numpy::ndarray::{ArrayView2, s};
 use numpy::{
-    IntoPyArray, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
-    PyReadwriteArray2, PyUntypedArrayMethods,
+    IntoPyArray, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyReadwriteArray1, PyReadwriteArray2, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
-use segbatch::motion::{ContactBatch, CpaBatch, Track, Window};
-use segbatch::pairs::{ClosestSlices, PairMask, Radii};
+use segbatch::motion::{
+    ContactBatch, CpaBatch, CpaBatch64, Track, Track64, Tracks64View, Window, Window64,
+};
+use segbatch::pairs::{ClosestBatch64, ClosestSlices, PairMask, Radii};
 use segbatch::planar::{
     CrossHit, Element as Plane2, Intersections2, Segment2, Segment2_64, Segments2, Segments2View,
 };
-use segbatch::sets::{Hit, PairHit, SharedEndpoints};
-use segbatch::{ClosestBatch, Extent, Options, Outputs, Record, Segment, Soa, SoaView, Tolerance};
+use segbatch::sets::{Hit, Hit64, PairHit, SharedEndpoints};
+use segbatch::{
+    ClosestBatch, Extent, Options, Outputs, Record, Segment, Segment64, Segments64View, SoaView,
+    Tolerance,
+};
 use std::collections::HashMap;
 use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -230,37 +235,241 @@ fn keep<T: Copy>(
 // ---------------------------------------------------------------------------------------
 // Inputs.
 
+/// A coordinate type the binding computes in: `f32`, or `f64` for world coordinates
+/// (UTM, ECEF), with the library's types and calls of that precision. Every query is
+/// written once over it; which one runs is decided by the input's dtype ([`is_f64`]).
+trait Real: numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static {
+    /// The NumPy dtype name, for messages.
+    const DTYPE: &'static str;
+    /// A segment record (`x0, y0, z0, x1, y1, z1`).
+    type Segment: Record<6, Self> + Send + Sync;
+    /// A track record (`px, py, pz, vx, vy, vz`).
+    type Track: Record<6, Self> + Send + Sync;
+    /// The result batch of the closest-points query.
+    type Closest: Default + Send + 'static;
+    /// The result batch of the closest-approach queries.
+    type Cpa: Default + Send + 'static;
+    /// A pair of a radius query.
+    type Hit: Copy + Send;
+    /// A time window `[0, end]`.
+    type Window: Copy + Send + Sync;
+
+    /// The square root (the `distance` column from `dist2`).
+    fn sqrt(self) -> Self;
+    /// The window `[0, end]`, or `None` for a negative or NaN end.
+    fn window(end: f64) -> Option<Self::Window>;
+    /// The library's `closest_points_into` of this precision, every output.
+    fn closest_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        options: &Options,
+        out: &mut Self::Closest,
+    ) -> Result<(), segbatch::Error>;
+    /// A closest-points chunk's columns.
+    fn closest_res(out: &Self::Closest) -> Res<'_, Self>;
+    /// The library's `cpa_into` of this precision.
+    fn cpa_into(
+        a: SoaView<'_, Self::Track, 6, Self>,
+        b: SoaView<'_, Self::Track, 6, Self>,
+        window: Self::Window,
+        out: &mut Self::Cpa,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `cpa_segments_into` of this precision.
+    fn cpa_segments_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        out: &mut Self::Cpa,
+    ) -> Result<(), segbatch::Error>;
+    /// A closest-approach chunk's columns.
+    fn cpa_res(out: &Self::Cpa) -> Res<'_, Self>;
+    /// A hit's row: `i`, `j`, `dist2`, `s`, `t`.
+    fn hit(h: &Self::Hit) -> (u32, u32, Self, Self, Self);
+}
+
+/// The result columns of one chunk, whatever the query and precision (empty where the
+/// query has none), copied out by name by [`copy_out`].
+struct Res<'a, E> {
+    dist2: &'a [E],
+    s: &'a [E],
+    t: &'a [E],
+    point_a: [&'a [E]; 3],
+    point_b: [&'a [E]; 3],
+    flags: &'a [u8],
+}
+
+impl Real for f32 {
+    const DTYPE: &'static str = "float32";
+    type Segment = Segment;
+    type Track = Track;
+    type Closest = ClosestBatch;
+    type Cpa = CpaBatch;
+    type Hit = Hit;
+    type Window = Window;
+
+    fn sqrt(self) -> Self {
+        self.sqrt()
+    }
+    fn window(end: f64) -> Option<Window> {
+        Window::new(end as f32)
+    }
+    fn closest_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        options: &Options,
+        out: &mut ClosestBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::closest_points_into(a, b, options, Outputs::ALL, out)
+    }
+    fn closest_res(o: &ClosestBatch) -> Res<'_, f32> {
+        Res {
+            dist2: o.dist2(),
+            s: o.s(),
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn cpa_into(
+        a: SoaView<'_, Track, 6>,
+        b: SoaView<'_, Track, 6>,
+        window: Window,
+        out: &mut CpaBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa_into(a, b, window, out)
+    }
+    fn cpa_segments_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        out: &mut CpaBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa_segments_into(a, b, out)
+    }
+    fn cpa_res(o: &CpaBatch) -> Res<'_, f32> {
+        Res {
+            dist2: o.dist2(),
+            s: &[],
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn hit(h: &Hit) -> (u32, u32, f32, f32, f32) {
+        (h.i, h.j, h.dist2, h.s, h.t)
+    }
+}
+
+impl Real for f64 {
+    const DTYPE: &'static str = "float64";
+    type Segment = Segment64;
+    type Track = Track64;
+    type Closest = ClosestBatch64;
+    type Cpa = CpaBatch64;
+    type Hit = Hit64;
+    type Window = Window64;
+
+    fn sqrt(self) -> Self {
+        self.sqrt()
+    }
+    fn window(end: f64) -> Option<Window64> {
+        Window64::new(end)
+    }
+    fn closest_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        options: &Options,
+        out: &mut ClosestBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::closest_points64_into(a, b, options, Outputs::ALL, out)
+    }
+    fn closest_res(o: &ClosestBatch64) -> Res<'_, f64> {
+        Res {
+            dist2: o.dist2(),
+            s: o.s(),
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn cpa_into(
+        a: Tracks64View<'_>,
+        b: Tracks64View<'_>,
+        window: Window64,
+        out: &mut CpaBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa64_into(a, b, window, out)
+    }
+    fn cpa_segments_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        out: &mut CpaBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa_segments64_into(a, b, out)
+    }
+    fn cpa_res(o: &CpaBatch64) -> Res<'_, f64> {
+        Res {
+            dist2: o.dist2(),
+            s: &[],
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn hit(h: &Hit64) -> (u32, u32, f64, f64, f64) {
+        (h.i, h.j, h.dist2, h.s, h.t)
+    }
+}
+
+/// Whether a side (an array or a tuple of columns, as the Python layer passes them) is
+/// `float64`: the query then runs in `f64` (the Python layer gives both sides one dtype).
+fn is_f64(obj: &Bound<'_, PyAny>) -> bool {
+    let first = match obj.cast::<PyTuple>() {
+        Ok(t) => match t.get_item(0) {
+            Ok(x) => x,
+            Err(_) => return false,
+        },
+        Err(_) => obj.clone(),
+    };
+    first
+        .cast::<PyUntypedArray>()
+        .is_ok_and(|a| a.dtype().is_equiv_to(&numpy::dtype::<f64>(obj.py())))
+}
+
 /// The caller's data for one side, borrowed from NumPy for the duration of the call.
-enum Held<'py> {
+enum Held<'py, E: Real = f32> {
     /// `(N, C)`, any strides (the Python layer hands over aligned arrays only).
-    Rows(PyReadonlyArray2<'py, f32>),
+    Rows(PyReadonlyArray2<'py, E>),
     /// `C` contiguous columns of `N`.
-    Cols(Vec<PyReadonlyArray1<'py, f32>>),
+    Cols(Vec<PyReadonlyArray1<'py, E>>),
 }
 
 /// One side as slices or a strided view, usable without the GIL.
 #[derive(Clone, Copy)]
-enum Src<'a, const C: usize> {
+enum Src<'a, const C: usize, E = f32> {
     /// Records one after another, `C` numbers each.
-    Rows(&'a [f32]),
+    Rows(&'a [E]),
     /// The `C` columns.
-    Cols([&'a [f32]; C]),
+    Cols([&'a [E]; C]),
     /// Any other layout (a transposed or sliced view, a zero-stride broadcast): read in
     /// place, chunk by chunk, never copied as a whole by the pairwise queries.
-    Strided(ArrayView2<'a, f32>),
+    Strided(ArrayView2<'a, E>),
 }
 
 /// The error for an array that cannot be read in place.
-fn unreadable(name: &str) -> PyErr {
+fn unreadable(name: &str, dtype: &str) -> PyErr {
     PyValueError::new_err(format!(
-        "{name}: the array's data is not aligned for float32 (pass it through \
+        "{name}: the array's data is not aligned for {dtype} (pass it through \
          segbatch.as_segments, which copies such arrays once)"
     ))
 }
 
-impl<'py> Held<'py> {
+impl<'py, E: Real> Held<'py, E> {
     /// Borrows `obj` (an array or a tuple of columns, as the Python layer passes them).
     fn new(obj: &Bound<'py, PyAny>, name: &str, c: usize) -> PyResult<Self> {
+        let dtype = E::DTYPE;
         if let Ok(t) = obj.cast::<PyTuple>() {
             if t.len() != c {
                 return Err(PyValueError::new_err(format!(
@@ -271,9 +480,9 @@ impl<'py> Held<'py> {
             let cols = t
                 .iter()
                 .map(|x| {
-                    x.extract::<PyReadonlyArray1<f32>>().map_err(|_| {
+                    x.extract::<PyReadonlyArray1<E>>().map_err(|_| {
                         PyTypeError::new_err(format!(
-                            "{name}: each column must be a 1-D float32 array"
+                            "{name}: each column must be a 1-D {dtype} array"
                         ))
                     })
                 })
@@ -281,8 +490,8 @@ impl<'py> Held<'py> {
             return Ok(Held::Cols(cols));
         }
         let arr = obj
-            .extract::<PyReadonlyArray2<f32>>()
-            .map_err(|_| PyTypeError::new_err(format!("{name}: expected a 2-D float32 array")))?;
+            .extract::<PyReadonlyArray2<E>>()
+            .map_err(|_| PyTypeError::new_err(format!("{name}: expected a 2-D {dtype} array")))?;
         let shape = arr.shape();
         if shape[1] != c {
             return Err(PyValueError::new_err(format!(
@@ -291,20 +500,20 @@ impl<'py> Held<'py> {
             )));
         }
         if !arr.is_aligned() {
-            return Err(unreadable(name));
+            return Err(unreadable(name, dtype));
         }
         Ok(Held::Rows(arr))
     }
 
     /// The slices (columns checked contiguous and of equal length) or the strided view.
-    fn src<const C: usize>(&self, name: &str) -> PyResult<Src<'_, C>> {
+    fn src<const C: usize>(&self, name: &str) -> PyResult<Src<'_, C, E>> {
         match self {
             Held::Rows(a) => Ok(match a.as_slice() {
                 Ok(rows) if a.is_c_contiguous() => Src::Rows(rows),
                 _ => Src::Strided(a.as_array()),
             }),
             Held::Cols(cols) => {
-                let mut out: [&[f32]; C] = [&[]; C];
+                let mut out: [&[E]; C] = [&[]; C];
                 for (k, (o, c)) in out.iter_mut().zip(cols).enumerate() {
                     *o = c.as_slice().map_err(|_| {
                         PyValueError::new_err(format!(
@@ -325,7 +534,7 @@ impl<'py> Held<'py> {
     }
 }
 
-impl<'a, const C: usize> Src<'a, C> {
+impl<'a, const C: usize, E: Real> Src<'a, C, E> {
     fn len(&self) -> usize {
         match self {
             Src::Rows(r) => r.len() / C,
@@ -336,11 +545,11 @@ impl<'a, const C: usize> Src<'a, C> {
 
     /// Records `range` as a view: the caller's columns directly, or rows transposed into
     /// `buf` (its allocation reused; at most [`CHUNK`] records).
-    fn view<'s, T: Record<C>>(
+    fn view<'s, T: Record<C, E>>(
         &'s self,
         range: Range<usize>,
-        buf: &'s mut Cols<C>,
-    ) -> SoaView<'s, T, C> {
+        buf: &'s mut Cols<C, E>,
+    ) -> SoaView<'s, T, C, E> {
         match self {
             Src::Cols(cols) => SoaView::from_columns(*cols)
                 .expect("columns checked equal")
@@ -357,7 +566,7 @@ impl<'a, const C: usize> Src<'a, C> {
     }
 
     /// Records `range` as a source of the same kind (no copy).
-    fn sub(&self, range: Range<usize>) -> Src<'a, C> {
+    fn sub(&self, range: Range<usize>) -> Src<'a, C, E> {
         match *self {
             Src::Rows(rows) => Src::Rows(&rows[range.start * C..range.end * C]),
             Src::Cols(cols) => Src::Cols(cols.map(|c| &c[range.clone()])),
@@ -365,80 +574,123 @@ impl<'a, const C: usize> Src<'a, C> {
         }
     }
 
-    /// The whole side as a batch view (rows are converted once into `buf`).
-    fn whole<'s, T: Record<C>>(
+    /// The whole side as a batch view: the caller's columns, or rows and strided arrays
+    /// converted to columns once into `buf`.
+    fn whole<'s, T: Record<C, E>>(
         &'s self,
-        buf: &'s mut Soa<T, C>,
-    ) -> Result<SoaView<'s, T, C>, Failure> {
-        match self {
-            Src::Cols(cols) => Ok(SoaView::from_columns(*cols).expect("columns checked equal")),
+        buf: &'s mut Whole<T, C, E>,
+    ) -> Result<SoaView<'s, T, C, E>, Failure> {
+        let n = self.len();
+        let cols: [&[E]; C] = match self {
+            Src::Cols(cols) => *cols,
             Src::Rows(rows) => {
-                *buf = Soa::from(bytemuck::cast_slice::<f32, T>(rows));
-                Ok(buf.as_view())
+                let records: &[[E; C]] = bytemuck::cast_slice(rows);
+                for (k, col) in buf.cols.iter_mut().enumerate() {
+                    *col = try_vec(n, "copy of an input")?;
+                    col.extend(records.iter().map(|r| r[k]));
+                }
+                buf.columns()
             }
             Src::Strided(v) => {
-                let mut flat = try_vec::<f32>(v.len(), "copy of a strided input")?;
-                flat.extend(v.iter().copied());
-                *buf = Soa::from(bytemuck::cast_slice::<f32, T>(&flat));
-                Ok(buf.as_view())
+                for (k, col) in buf.cols.iter_mut().enumerate() {
+                    *col = try_vec(n, "copy of a strided input")?;
+                    col.extend(v.column(k).iter().copied());
+                }
+                buf.columns()
             }
-        }
+        };
+        Ok(SoaView::from_columns(cols).expect("columns of equal length"))
     }
 }
 
-/// Eight `f32`, 32-byte aligned: the storage of [`Cols`], so every SIMD load of the kernel
-/// is aligned as it is in a library batch.
+/// The columns of a whole side converted once by [`Src::whole`] (empty for an input
+/// that already is columns).
+struct Whole<T, const C: usize, E = f32> {
+    cols: [Vec<E>; C],
+    record: core::marker::PhantomData<T>,
+}
+
+impl<T, const C: usize, E> Whole<T, C, E> {
+    fn new() -> Self {
+        Whole {
+            cols: core::array::from_fn(|_| Vec::new()),
+            record: core::marker::PhantomData,
+        }
+    }
+
+    fn columns(&self) -> [&[E]; C] {
+        core::array::from_fn(|k| &self.cols[k][..])
+    }
+}
+
+/// 32 bytes, 32-byte aligned: the storage of [`Cols`] (eight `f32` or four `f64`), so
+/// every SIMD load of the kernel is aligned as it is in a library batch.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
 struct Group([f32; 8]);
 
-/// `C` scratch columns of one chunk, filled from rows by [`Cols::transpose`].
-struct Cols<const C: usize>([Vec<Group>; C]);
+/// `C` scratch columns of `E` for one chunk, filled from rows by [`Cols::transpose`].
+struct Cols<const C: usize, E = f32>([Vec<Group>; C], core::marker::PhantomData<E>);
 
-impl<const C: usize> Cols<C> {
+impl<const C: usize, E: Real> Cols<C, E> {
     fn new() -> Self {
-        Cols(core::array::from_fn(|_| vec![Group::default(); CHUNK / 8]))
+        let groups = CHUNK * size_of::<E>() / size_of::<Group>();
+        Cols(
+            core::array::from_fn(|_| vec![Group::default(); groups]),
+            core::marker::PhantomData,
+        )
+    }
+
+    /// The columns as blocks of eight values.
+    fn blocks(&mut self) -> [&mut [[E; 8]]; C] {
+        self.0.each_mut().map(|c| bytemuck::cast_slice_mut(c))
+    }
+
+    /// The first `n` values of every column.
+    fn firsts(&self, n: usize) -> [&[E]; C] {
+        core::array::from_fn(|k| &bytemuck::cast_slice::<Group, E>(&self.0[k])[..n])
     }
 
     /// Transposes `rows` (`C` numbers each, at most [`CHUNK`] rows) into the columns, eight
     /// rows at a time from fixed-size blocks (no bounds checks in the inner loop), and
     /// returns the columns (exactly one value per row).
-    fn transpose(&mut self, rows: &[f32]) -> [&[f32]; C] {
-        let records: &[[f32; C]] = bytemuck::cast_slice(rows);
+    fn transpose(&mut self, rows: &[E]) -> [&[E]; C] {
+        let records: &[[E; C]] = bytemuck::cast_slice(rows);
         let n = records.len();
+        let mut cols = self.blocks();
         let mut blocks = records.chunks_exact(8);
         for (g, block) in blocks.by_ref().enumerate() {
-            let block: &[[f32; C]; 8] = block.try_into().expect("8 records");
-            for (k, col) in self.0.iter_mut().enumerate() {
-                col[g] = Group(core::array::from_fn(|l| block[l][k]));
+            let block: &[[E; C]; 8] = block.try_into().expect("8 records");
+            for (k, col) in cols.iter_mut().enumerate() {
+                col[g] = core::array::from_fn(|l| block[l][k]);
             }
         }
         let rest = blocks.remainder();
         if !rest.is_empty() {
             let g = n / 8;
-            for (k, col) in self.0.iter_mut().enumerate() {
-                col[g] = Group(core::array::from_fn(|l| rest.get(l).map_or(0.0, |r| r[k])));
+            for (k, col) in cols.iter_mut().enumerate() {
+                col[g] = core::array::from_fn(|l| rest.get(l).map_or(E::default(), |r| r[k]));
             }
         }
-        core::array::from_fn(|k| &bytemuck::cast_slice::<Group, f32>(&self.0[k])[..n])
+        self.firsts(n)
     }
 
     /// Copies the records of a strided view (at most [`CHUNK`]) into the columns and returns
     /// them (exactly one value per record).
-    fn gather(&mut self, rows: ArrayView2<'_, f32>) -> [&[f32]; C] {
+    fn gather(&mut self, rows: ArrayView2<'_, E>) -> [&[E]; C] {
         let n = rows.nrows();
         for (k, col) in self.0.iter_mut().enumerate() {
-            let dst = &mut bytemuck::cast_slice_mut::<Group, f32>(col)[..n];
+            let dst = &mut bytemuck::cast_slice_mut::<Group, E>(col)[..n];
             for (d, x) in dst.iter_mut().zip(rows.column(k)) {
                 *d = *x;
             }
         }
-        core::array::from_fn(|k| &bytemuck::cast_slice::<Group, f32>(&self.0[k])[..n])
+        self.firsts(n)
     }
 }
 
 /// Both sides of a pairwise query, checked to be of equal length.
-fn pair_len<const C: usize>(a: &Src<'_, C>, b: &Src<'_, C>) -> PyResult<usize> {
+fn pair_len<const C: usize, E: Real>(a: &Src<'_, C, E>, b: &Src<'_, C, E>) -> PyResult<usize> {
     let (n, m) = (a.len(), b.len());
     if n != m {
         return Err(PyValueError::new_err(format!(
@@ -534,9 +786,9 @@ fn options(extent_a: &str, extent_b: &str, tolerance: Option<f32>) -> PyResult<O
     Ok(o)
 }
 
-/// A time window `[0, end]`.
-fn window(end: f32) -> PyResult<Window> {
-    Window::new(end).ok_or_else(|| {
+/// A time window `[0, end]` in the precision of `E`.
+fn window<E: Real>(end: f64) -> PyResult<E::Window> {
+    E::window(end).ok_or_else(|| {
         PyValueError::new_err(format!("window must be >= 0 (inf allowed), got {end}"))
     })
 }
@@ -544,15 +796,16 @@ fn window(end: f32) -> PyResult<Window> {
 // ---------------------------------------------------------------------------------------
 // Output columns and the chunk loop.
 
-/// An output array as passed from Python, borrowed for writing.
-enum OutArray<'py> {
-    F32(PyReadwriteArray1<'py, f32>),
-    Points(PyReadwriteArray2<'py, f32>),
+/// An output array as passed from Python, borrowed for writing: the float columns in the
+/// query's precision `E`.
+enum OutArray<'py, E: Real> {
+    Real(PyReadwriteArray1<'py, E>),
+    Points(PyReadwriteArray2<'py, E>),
     U8(PyReadwriteArray1<'py, u8>),
     Bool(PyReadwriteArray1<'py, bool>),
 }
 
-impl<'py> OutArray<'py> {
+impl<'py, E: Real> OutArray<'py, E> {
     /// Borrows `obj` as the output column `name` of `kind` for `n` pairs.
     fn new(obj: &Bound<'py, PyAny>, name: &str, kind: Kind, n: usize) -> PyResult<Self> {
         let wrong = |what: &str| {
@@ -561,18 +814,19 @@ impl<'py> OutArray<'py> {
                  output shares memory with"
             ))
         };
+        let dtype = E::DTYPE;
         let (arr, shape) = match kind {
-            Kind::F32(1) => {
+            Kind::Real(1) => {
                 let a = obj
-                    .extract::<PyReadwriteArray1<f32>>()
-                    .map_err(|_| wrong("1-D float32"))?;
+                    .extract::<PyReadwriteArray1<E>>()
+                    .map_err(|_| wrong(&format!("1-D {dtype}")))?;
                 let shape = a.shape().to_vec();
-                (OutArray::F32(a), shape)
+                (OutArray::Real(a), shape)
             }
-            Kind::F32(w) => {
+            Kind::Real(w) => {
                 let a = obj
-                    .extract::<PyReadwriteArray2<f32>>()
-                    .map_err(|_| wrong("2-D float32"))?;
+                    .extract::<PyReadwriteArray2<E>>()
+                    .map_err(|_| wrong(&format!("2-D {dtype}")))?;
                 let shape = a.shape().to_vec();
                 if shape[1] != w {
                     return Err(PyValueError::new_err(format!(
@@ -606,17 +860,17 @@ impl<'py> OutArray<'py> {
     }
 
     /// The whole column as a slice (C-contiguous).
-    fn col(&mut self, name: &str) -> PyResult<Col<'_>> {
+    fn col(&mut self, name: &str) -> PyResult<Col<'_, E>> {
         let err = |_| {
             PyValueError::new_err(format!(
                 "out[{name:?}]: the array must be C-contiguous and aligned"
             ))
         };
         Ok(match self {
-            OutArray::F32(a) => Col::F32(a.as_slice_mut().map_err(err)?, 1),
+            OutArray::Real(a) => Col::Real(a.as_slice_mut().map_err(err)?, 1),
             OutArray::Points(a) => {
                 let w = a.shape()[1];
-                Col::F32(a.as_slice_mut().map_err(err)?, w)
+                Col::Real(a.as_slice_mut().map_err(err)?, w)
             }
             OutArray::U8(a) => Col::U8(a.as_slice_mut().map_err(err)?),
             OutArray::Bool(a) => Col::Bool(a.as_slice_mut().map_err(err)?),
@@ -624,24 +878,24 @@ impl<'py> OutArray<'py> {
     }
 }
 
-/// An output column: `f32` with `width` values per pair, bytes or booleans.
-enum Col<'a> {
-    F32(&'a mut [f32], usize),
+/// An output column: `E` with `width` values per pair, bytes or booleans.
+enum Col<'a, E> {
+    Real(&'a mut [E], usize),
     U8(&'a mut [u8]),
     Bool(&'a mut [bool]),
 }
 
 /// The part of an output column that belongs to one chunk.
-enum ColMut<'a> {
-    F32(&'a mut [f32]),
+enum ColMut<'a, E> {
+    Real(&'a mut [E]),
     U8(&'a mut [u8]),
     Bool(&'a mut [bool]),
 }
 
-impl ColMut<'_> {
-    fn f32(&mut self) -> &mut [f32] {
+impl<E: Real> ColMut<'_, E> {
+    fn real(&mut self) -> &mut [E] {
         match self {
-            ColMut::F32(s) => s,
+            ColMut::Real(s) => s,
             _ => unreachable!("column kinds are fixed by the query"),
         }
     }
@@ -661,17 +915,17 @@ impl ColMut<'_> {
     }
 
     /// Copies `D` point columns into `(x, y, z)` rows.
-    fn points<const D: usize>(&mut self, cols: [&[f32]; D]) {
-        let dst = self.f32();
+    fn points<const D: usize>(&mut self, cols: [&[E]; D]) {
+        let dst = self.real();
         let n = dst.len() / D;
         // Eight rows at a time from fixed-size arrays (no bounds checks, shuffles), then
         // the remainder row by row.
         let mut blocks = dst.chunks_exact_mut(8 * D);
         for (g, block) in blocks.by_ref().enumerate() {
-            let src: [[f32; 8]; D] =
+            let src: [[E; 8]; D] =
                 core::array::from_fn(|k| cols[k][8 * g..8 * g + 8].try_into().expect("8 values"));
             for (l, row) in block.chunks_exact_mut(D).enumerate() {
-                let row: &mut [f32; D] = row.try_into().expect("D values");
+                let row: &mut [E; D] = row.try_into().expect("D values");
                 *row = core::array::from_fn(|k| src[k][l]);
             }
         }
@@ -684,17 +938,33 @@ impl ColMut<'_> {
     }
 
     /// `sqrt` of `dist2`.
-    fn sqrt_of(&mut self, dist2: &[f32]) {
-        for (d, x) in self.f32().iter_mut().zip(dist2) {
+    fn sqrt_of(&mut self, dist2: &[E]) {
+        for (d, x) in self.real().iter_mut().zip(dist2) {
             *d = x.sqrt();
         }
     }
 }
 
-/// The type of an output column.
+/// Copies a chunk's columns out by name (the closest-points and closest-approach
+/// queries; `distance` is `sqrt(dist2)`).
+fn copy_out<E: Real>(o: Res<'_, E>, names: &[&'static str], cols: &mut [ColMut<'_, E>]) {
+    for (name, c) in names.iter().zip(cols) {
+        match *name {
+            "dist2" => c.real().copy_from_slice(o.dist2),
+            "distance" => c.sqrt_of(o.dist2),
+            "s" => c.real().copy_from_slice(o.s),
+            "t" => c.real().copy_from_slice(o.t),
+            "point_a" => c.points(o.point_a),
+            "point_b" => c.points(o.point_b),
+            _ => c.u8().copy_from_slice(o.flags),
+        }
+    }
+}
+
+/// The type of an output column: the query's float type with a width, bytes, booleans.
 #[derive(Clone, Copy)]
 enum Kind {
-    F32(usize),
+    Real(usize),
     U8,
     Bool,
 }
@@ -805,13 +1075,13 @@ impl<S: 'static> Drop for Pooled<S> {
 /// 64 chunks.
 const STEP: usize = 64 * CHUNK;
 
-impl<'a> Col<'a> {
+impl<'a, E> Col<'a, E> {
     /// The first `rows` pairs' part of the column and the rest.
-    fn split(self, rows: usize) -> (Col<'a>, Col<'a>) {
+    fn split(self, rows: usize) -> (Col<'a, E>, Col<'a, E>) {
         match self {
-            Col::F32(v, w) => {
+            Col::Real(v, w) => {
                 let (h, t) = v.split_at_mut(rows * w);
-                (Col::F32(h, w), Col::F32(t, w))
+                (Col::Real(h, w), Col::Real(t, w))
             }
             Col::U8(v) => {
                 let (h, t) = v.split_at_mut(rows);
@@ -848,22 +1118,23 @@ where
 /// Runs `f` on every chunk of `n` pairs with its part of every output column, on
 /// `threads`, each thread with its own scratch from `init` (kept between calls), in steps
 /// of [`STEP`] pairs with the GIL released and a check for Ctrl-C between steps.
-fn run_chunks<S, I, F>(
+fn run_chunks<E, S, I, F>(
     py: Python<'_>,
     n: usize,
     threads: Threads,
-    cols: Vec<Col<'_>>,
+    cols: Vec<Col<'_, E>>,
     init: I,
     f: F,
 ) -> PyResult<()>
 where
+    E: Real,
     S: 'static,
     I: Fn() -> S + Sync + Send,
-    F: Fn(&mut S, Range<usize>, &mut [ColMut<'_>]) -> Result<(), segbatch::Error> + Sync + Send,
+    F: Fn(&mut S, Range<usize>, &mut [ColMut<'_, E>]) -> Result<(), segbatch::Error> + Sync + Send,
 {
     let mut rest = cols;
     stepped(py, n, 8 * CHUNK, STEP, |step| {
-        let mut jobs: Vec<(Range<usize>, Vec<ColMut<'_>>)> = (step.start..step.end)
+        let mut jobs: Vec<(Range<usize>, Vec<ColMut<'_, E>>)> = (step.start..step.end)
             .step_by(CHUNK)
             .map(|k| (k..(k + CHUNK).min(step.end), Vec::with_capacity(rest.len())))
             .collect();
@@ -872,9 +1143,9 @@ where
             let (head, tail) = col.split(step.len());
             tails.push(tail);
             match head {
-                Col::F32(v, w) => {
+                Col::Real(v, w) => {
                     for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK * w)) {
-                        job.1.push(ColMut::F32(s));
+                        job.1.push(ColMut::Real(s));
                     }
                 }
                 Col::U8(v) => {
@@ -893,7 +1164,7 @@ where
         for_jobs(threads, jobs, &init, &|s: &mut S,
                                          (r, mut c): (
             Range<usize>,
-            Vec<ColMut<'_>>,
+            Vec<ColMut<'_, E>>,
         )| {
             f(s, r, &mut c).map_err(Failure::Lib)
         })
@@ -902,11 +1173,11 @@ where
 
 /// The arrays of `out` (a dict of output name to a NumPy array of `n` rows, each name one
 /// of `known`), borrowed for writing, with their names.
-fn out_arrays<'py>(
+fn out_arrays<'py, E: Real>(
     out: &Bound<'py, PyDict>,
     known: &[(&'static str, Kind)],
     n: usize,
-) -> PyResult<(Vec<&'static str>, Vec<OutArray<'py>>)> {
+) -> PyResult<(Vec<&'static str>, Vec<OutArray<'py, E>>)> {
     let mut names = Vec::new();
     let mut arrays = Vec::new();
     for (key, value) in out.iter() {
@@ -927,8 +1198,9 @@ fn out_arrays<'py>(
 }
 
 /// Runs a pairwise query with the GIL released, writing the columns of `out` (a dict of
-/// output name to a NumPy array of `n` rows, each name one of `known`).
-fn pairwise<S, I, F>(
+/// output name to a NumPy array of `n` rows, each name one of `known`, the float columns
+/// in the precision `E`).
+fn pairwise<E, S, I, F>(
     py: Python<'_>,
     n: usize,
     threads: Threads,
@@ -938,13 +1210,19 @@ fn pairwise<S, I, F>(
     f: F,
 ) -> PyResult<()>
 where
+    E: Real,
     S: 'static,
     I: Fn() -> S + Sync + Send,
-    F: Fn(&mut S, Range<usize>, &[&'static str], &mut [ColMut<'_>]) -> Result<(), segbatch::Error>
+    F: Fn(
+            &mut S,
+            Range<usize>,
+            &[&'static str],
+            &mut [ColMut<'_, E>],
+        ) -> Result<(), segbatch::Error>
         + Sync
         + Send,
 {
-    let (names, mut arrays) = out_arrays(out, known, n)?;
+    let (names, mut arrays) = out_arrays::<E>(out, known, n)?;
     let cols = arrays
         .iter_mut()
         .zip(&names)
@@ -957,7 +1235,7 @@ where
 // ---------------------------------------------------------------------------------------
 // Pairwise queries.
 
-const F: Kind = Kind::F32(1);
+const F: Kind = Kind::Real(1);
 /// The columns of a [`ClosestBatch`] (and `distance`).
 const CLOSEST_COLS: [(&str, Kind); 7] = [
     ("dist2", F),
@@ -983,18 +1261,18 @@ const INTERSECT2_COLS: [(&str, Kind); 10] = [
     ("point_b", P2),
     ("flags", Kind::U8),
 ];
-const P3: Kind = Kind::F32(3);
-const P2: Kind = Kind::F32(2);
+const P3: Kind = Kind::Real(3);
+const P2: Kind = Kind::Real(2);
 
-/// Scratch of a 3D pairwise query: both sides' transposed chunks and the result.
-struct Scratch<T, const C: usize, O> {
-    a: Cols<C>,
-    b: Cols<C>,
+/// Scratch of a pairwise query: both sides' transposed chunks and the result.
+struct Scratch<T, const C: usize, O, E = f32> {
+    a: Cols<C, E>,
+    b: Cols<C, E>,
     out: O,
     record: core::marker::PhantomData<T>,
 }
 
-impl<T: Record<C>, const C: usize, O: Default> Scratch<T, C, O> {
+impl<T: Record<C, E>, const C: usize, O: Default, E: Real> Scratch<T, C, O, E> {
     fn new() -> Self {
         Scratch {
             a: Cols::new(),
@@ -1007,10 +1285,10 @@ impl<T: Record<C>, const C: usize, O: Default> Scratch<T, C, O> {
     /// Pairs `r` of both sides as views, and the chunk's output.
     fn views<'s>(
         &'s mut self,
-        sa: &'s Src<'_, C>,
-        sb: &'s Src<'_, C>,
+        sa: &'s Src<'_, C, E>,
+        sb: &'s Src<'_, C, E>,
         r: Range<usize>,
-    ) -> (SoaView<'s, T, C>, SoaView<'s, T, C>, &'s mut O) {
+    ) -> (SoaView<'s, T, C, E>, SoaView<'s, T, C, E>, &'s mut O) {
         let va = sa.view(r.clone(), &mut self.a);
         let vb = sb.view(r, &mut self.b);
         (va, vb, &mut self.out)
@@ -1020,7 +1298,8 @@ impl<T: Record<C>, const C: usize, O: Default> Scratch<T, C, O> {
 /// Closest points of `a[i]` and `b[i]`: the library's `closest_points_rows_to_slices`
 /// (rows) or `closest_points_to_slices` (columns), sequential or parallel, writing straight
 /// into the NumPy output arrays with the GIL released, [`STEP`] pairs at a time. Strided
-/// input and rows against columns go chunk by chunk through `closest_points_into`.
+/// input and rows against columns go chunk by chunk through `closest_points_into`, and
+/// `float64` input (any layout) through `closest_points64_into`, into `float64` columns.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, extent_a, extent_b, tolerance, out, threads))]
@@ -1036,7 +1315,12 @@ fn closest_points<'py>(
 ) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    if is_f64(a) {
+        let (ha, hb) = (Held::<f64>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+        let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+        return closest_chunks(py, sa, sb, &opts, out, threads);
+    }
+    let (ha, hb) = (Held::<f32>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
     let direct = matches!(
@@ -1044,32 +1328,9 @@ fn closest_points<'py>(
         (Src::Rows(_), Src::Rows(_)) | (Src::Cols(_), Src::Cols(_))
     );
     if !direct {
-        return pairwise(
-            py,
-            n,
-            threads,
-            out,
-            &CLOSEST_COLS,
-            Scratch::<Segment, 6, ClosestBatch>::new,
-            |s, r, names, cols| {
-                let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::pairs::closest_points_into(va, vb, &opts, Outputs::ALL, out)?;
-                for (name, c) in names.iter().zip(cols.iter_mut()) {
-                    match *name {
-                        "dist2" => c.f32().copy_from_slice(out.dist2()),
-                        "distance" => c.sqrt_of(out.dist2()),
-                        "s" => c.f32().copy_from_slice(out.s()),
-                        "t" => c.f32().copy_from_slice(out.t()),
-                        "point_a" => c.points(out.point_a()),
-                        "point_b" => c.points(out.point_b()),
-                        _ => c.u8().copy_from_slice(bytemuck::cast_slice(out.flags())),
-                    }
-                }
-                Ok(())
-            },
-        );
+        return closest_chunks(py, sa, sb, &opts, out, threads);
     }
-    let (names, mut arrays) = out_arrays(out, &CLOSEST_COLS, n)?;
+    let (names, mut arrays) = out_arrays::<f32>(out, &CLOSEST_COLS, n)?;
     let mut rest = names
         .iter()
         .zip(arrays.iter_mut())
@@ -1083,12 +1344,16 @@ fn closest_points<'py>(
             let (head, tail) = col.split(r.len());
             tails.push((name, tail));
             match (name, head) {
-                ("dist2", Col::F32(c, _)) => slices.dist2 = Some(c),
-                ("distance", Col::F32(c, _)) => slices.distance = Some(c),
-                ("s", Col::F32(c, _)) => slices.s = Some(c),
-                ("t", Col::F32(c, _)) => slices.t = Some(c),
-                ("point_a", Col::F32(c, _)) => slices.point_a = Some(bytemuck::cast_slice_mut(c)),
-                ("point_b", Col::F32(c, _)) => slices.point_b = Some(bytemuck::cast_slice_mut(c)),
+                ("dist2", Col::Real(c, _)) => slices.dist2 = Some(c),
+                ("distance", Col::Real(c, _)) => slices.distance = Some(c),
+                ("s", Col::Real(c, _)) => slices.s = Some(c),
+                ("t", Col::Real(c, _)) => slices.t = Some(c),
+                ("point_a", Col::Real(c, _)) => {
+                    slices.point_a = Some(bytemuck::cast_slice_mut(c));
+                }
+                ("point_b", Col::Real(c, _)) => {
+                    slices.point_b = Some(bytemuck::cast_slice_mut(c));
+                }
                 (_, Col::U8(c)) => slices.flags = Some(bytemuck::cast_slice_mut(c)),
                 _ => unreachable!("column kinds are fixed by CLOSEST_COLS"),
             }
@@ -1121,6 +1386,32 @@ fn closest_points<'py>(
     })
 }
 
+/// [`closest_points`] chunk by chunk in the precision of `E` (see [`pairwise`]).
+fn closest_chunks<E: Real>(
+    py: Python<'_>,
+    sa: Src<'_, 6, E>,
+    sb: Src<'_, 6, E>,
+    opts: &Options,
+    out: &Bound<'_, PyDict>,
+    threads: Threads,
+) -> PyResult<()> {
+    let n = pair_len(&sa, &sb)?;
+    pairwise(
+        py,
+        n,
+        threads,
+        out,
+        &CLOSEST_COLS,
+        Scratch::<E::Segment, 6, E::Closest, E>::new,
+        |s, r, names, cols| {
+            let (va, vb, out) = s.views(&sa, &sb, r);
+            E::closest_into(va, vb, opts, out)?;
+            copy_out(E::closest_res(out), names, cols);
+            Ok(())
+        },
+    )
+}
+
 /// Do capsules `(a[i], radius_a)` and `(b[i], radius_b)` touch?
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -1147,7 +1438,7 @@ fn capsules_touch<'py>(
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = RadiiSrc::new(&ra, &rb, n)?;
-    pairwise(
+    pairwise::<f32, _, _, _>(
         py,
         n,
         threads,
@@ -1177,36 +1468,40 @@ const CPA_COLS: [(&str, Kind); 6] = [
     ("flags", Kind::U8),
 ];
 
-/// Copies a CPA chunk's columns out.
-fn cpa_out(o: &CpaBatch, names: &[&'static str], cols: &mut [ColMut<'_>]) {
-    for (name, c) in names.iter().zip(cols) {
-        match *name {
-            "t" => c.f32().copy_from_slice(o.t()),
-            "dist2" => c.f32().copy_from_slice(o.dist2()),
-            "distance" => c.sqrt_of(o.dist2()),
-            "point_a" => c.points(o.point_a()),
-            "point_b" => c.points(o.point_b()),
-            _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
-        }
-    }
-}
-
 /// Closest point of approach in time of tracks (`segments` false: position, velocity) or
-/// of one step along segments (`segments` true: start, end; window `[0, 1]`).
+/// of one step along segments (`segments` true: start, end; window `[0, 1]`), in `float64`
+/// for `float64` input.
 #[pyfunction]
 #[pyo3(signature = (a, b, window_end, segments, out, threads))]
 fn cpa<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
-    window_end: f32,
+    window_end: f64,
     segments: bool,
     out: &Bound<'py, PyDict>,
     threads: Option<usize>,
 ) -> PyResult<()> {
+    if is_f64(a) {
+        cpa_chunks::<f64>(py, a, b, window_end, segments, out, threads)
+    } else {
+        cpa_chunks::<f32>(py, a, b, window_end, segments, out, threads)
+    }
+}
+
+/// [`cpa`] in the precision of `E`.
+fn cpa_chunks<E: Real>(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    window_end: f64,
+    segments: bool,
+    out: &Bound<'_, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<()> {
     let threads = Threads::new(threads)?;
-    let w = window(window_end)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let w = window::<E>(window_end)?;
+    let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
     if segments {
@@ -1216,11 +1511,11 @@ fn cpa<'py>(
             threads,
             out,
             &CPA_COLS,
-            Scratch::<Segment, 6, CpaBatch>::new,
+            Scratch::<E::Segment, 6, E::Cpa, E>::new,
             |s, r, names, cols| {
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::motion::cpa_segments_into(va, vb, out)?;
-                cpa_out(out, names, cols);
+                E::cpa_segments_into(va, vb, out)?;
+                copy_out(E::cpa_res(out), names, cols);
                 Ok(())
             },
         )
@@ -1231,11 +1526,11 @@ fn cpa<'py>(
             threads,
             out,
             &CPA_COLS,
-            Scratch::<Track, 6, CpaBatch>::new,
+            Scratch::<E::Track, 6, E::Cpa, E>::new,
             |s, r, names, cols| {
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::motion::cpa_into(va, vb, w, out)?;
-                cpa_out(out, names, cols);
+                E::cpa_into(va, vb, w, out)?;
+                copy_out(E::cpa_res(out), names, cols);
                 Ok(())
             },
         )
@@ -1243,11 +1538,11 @@ fn cpa<'py>(
 }
 
 /// Copies a contact chunk's columns out.
-fn contact_out(o: &ContactBatch, names: &[&'static str], cols: &mut [ColMut<'_>]) {
+fn contact_out(o: &ContactBatch, names: &[&'static str], cols: &mut [ColMut<'_, f32>]) {
     for (name, c) in names.iter().zip(cols) {
         match *name {
             "hit" => c.bool().copy_from_slice(o.hit()),
-            "t" => c.f32().copy_from_slice(o.t()),
+            "t" => c.real().copy_from_slice(o.t()),
             _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
         }
     }
@@ -1263,13 +1558,13 @@ fn first_contact<'py>(
     b: &Bound<'py, PyAny>,
     radius_a: &Bound<'py, PyAny>,
     radius_b: &Bound<'py, PyAny>,
-    window_end: f32,
+    window_end: f64,
     segments: bool,
     out: &Bound<'py, PyDict>,
     threads: Option<usize>,
 ) -> PyResult<()> {
     let threads = Threads::new(threads)?;
-    let w = window(window_end)?;
+    let w = window::<f32>(window_end)?;
     let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
@@ -1279,7 +1574,7 @@ fn first_contact<'py>(
     );
     let radii = RadiiSrc::new(&ra, &rb, n)?;
     if segments {
-        pairwise(
+        pairwise::<f32, _, _, _>(
             py,
             n,
             threads,
@@ -1295,7 +1590,7 @@ fn first_contact<'py>(
             },
         )
     } else {
-        pairwise(
+        pairwise::<f32, _, _, _>(
             py,
             n,
             threads,
@@ -1327,7 +1622,7 @@ fn intersect2<'py>(
     let (ha, hb) = (Held::new(a, "a", 4)?, Held::new(b, "b", 4)?);
     let (sa, sb) = (ha.src::<4>("a")?, hb.src::<4>("b")?);
     let n = pair_len(&sa, &sb)?;
-    pairwise(
+    pairwise::<f32, _, _, _>(
         py,
         n,
         threads,
@@ -1345,11 +1640,11 @@ fn intersect2<'py>(
                             *d = *k as u8;
                         }
                     }
-                    "s" => c.f32().copy_from_slice(o.s()),
-                    "t" => c.f32().copy_from_slice(o.t()),
-                    "s_end" => c.f32().copy_from_slice(o.s_end()),
-                    "t_end" => c.f32().copy_from_slice(o.t_end()),
-                    "dist2" => c.f32().copy_from_slice(o.dist2()),
+                    "s" => c.real().copy_from_slice(o.s()),
+                    "t" => c.real().copy_from_slice(o.t()),
+                    "s_end" => c.real().copy_from_slice(o.s_end()),
+                    "t_end" => c.real().copy_from_slice(o.t_end()),
+                    "dist2" => c.real().copy_from_slice(o.dist2()),
                     "distance" => c.sqrt_of(o.dist2()),
                     "point_a" => c.points(o.point_a()),
                     "point_b" => c.points(o.point_b()),
@@ -1371,23 +1666,30 @@ fn column<T, U>(items: &[T], what: &'static str, f: impl Fn(&T) -> U) -> PyResul
     Ok(v)
 }
 
-/// Hits as a dict of columns (`i`, `j` as int64).
-fn hits_dict<'py>(py: Python<'py>, hits: &[Hit]) -> PyResult<Bound<'py, PyDict>> {
+/// Hits as a dict of columns (`i`, `j` as int64, the others in the precision `E`).
+fn hits_dict<'py, E: Real>(py: Python<'py>, hits: &[E::Hit]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
+    let hit = E::hit;
     d.set_item(
         "i",
-        column(hits, "i column", |h| i64::from(h.i))?.into_pyarray(py),
+        column(hits, "i column", |h| i64::from(hit(h).0))?.into_pyarray(py),
     )?;
     d.set_item(
         "j",
-        column(hits, "j column", |h| i64::from(h.j))?.into_pyarray(py),
+        column(hits, "j column", |h| i64::from(hit(h).1))?.into_pyarray(py),
     )?;
     d.set_item(
         "dist2",
-        column(hits, "dist2 column", |h| h.dist2)?.into_pyarray(py),
+        column(hits, "dist2 column", |h| hit(h).2)?.into_pyarray(py),
     )?;
-    d.set_item("s", column(hits, "s column", |h| h.s)?.into_pyarray(py))?;
-    d.set_item("t", column(hits, "t column", |h| h.t)?.into_pyarray(py))?;
+    d.set_item(
+        "s",
+        column(hits, "s column", |h| hit(h).3)?.into_pyarray(py),
+    )?;
+    d.set_item(
+        "t",
+        column(hits, "t column", |h| hit(h).4)?.into_pyarray(py),
+    )?;
     Ok(d)
 }
 
@@ -1488,7 +1790,8 @@ impl<'s> Found<'s> {
     }
 }
 
-/// Every `a[i]`, `b[j]` within `radius`.
+/// Every `a[i]`, `b[j]` within `radius` (in `float64` for `float64` input: the library's
+/// `pairs_within64`, one call, which sees Ctrl-C when it returns).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, radius, extent_a, extent_b, tolerance, threads))]
@@ -1496,7 +1799,7 @@ fn pairs_within<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
-    radius: f32,
+    radius: f64,
     extent_a: &str,
     extent_b: &str,
     tolerance: Option<f32>,
@@ -1504,10 +1807,27 @@ fn pairs_within<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    if is_f64(a) {
+        let (ha, hb) = (Held::<f64>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+        let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+        let hits = call(py, threads, |parallel| {
+            let (mut ba, mut bb) = (Whole::new(), Whole::new());
+            let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
+            let mut out = Vec::new();
+            if parallel {
+                segbatch::sets::par_pairs_within64_into(va, vb, radius, &opts, &mut out)
+            } else {
+                segbatch::sets::pairs_within64_into(va, vb, radius, &opts, &mut out)
+            }?;
+            Ok(out)
+        })?;
+        return hits_dict::<f64>(py, &hits);
+    }
+    let radius = radius as f32;
+    let (ha, hb) = (Held::<f32>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let hits = interruptible(py, threads, |parallel, stop| {
-        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+        let (mut ba, mut bb) = (Whole::<Segment, 6>::new(), Whole::<Segment, 6>::new());
         let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut found = Found::new("pairs_within output", stop);
         if parallel {
@@ -1521,17 +1841,18 @@ fn pairs_within<'py>(
         }?;
         found.sorted(va.len())
     })?;
-    hits_dict(py, &hits)
+    hits_dict::<f32>(py, &hits)
 }
 
-/// Every pair `i < j` of `set` within `radius`.
+/// Every pair `i < j` of `set` within `radius` (in `float64` for `float64` input: the
+/// library's `self_pairs_within64`, one call, which sees Ctrl-C when it returns).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (set, radius, skip_shared, extent_a, extent_b, tolerance, threads))]
 fn self_pairs_within<'py>(
     py: Python<'py>,
     set: &Bound<'py, PyAny>,
-    radius: f32,
+    radius: f64,
     skip_shared: bool,
     extent_a: &str,
     extent_b: &str,
@@ -1540,15 +1861,28 @@ fn self_pairs_within<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let hs = Held::new(set, "set", 6)?;
+    let shared = shared_endpoints(skip_shared);
+    if is_f64(set) {
+        let hs = Held::<f64>::new(set, "set", 6)?;
+        let ss = hs.src::<6>("set")?;
+        let hits = call(py, threads, |parallel| {
+            let mut buf = Whole::new();
+            let v = ss.whole(&mut buf)?;
+            let mut out = Vec::new();
+            if parallel {
+                segbatch::sets::par_self_pairs_within64_into(v, radius, shared, &opts, &mut out)
+            } else {
+                segbatch::sets::self_pairs_within64_into(v, radius, shared, &opts, &mut out)
+            }?;
+            Ok(out)
+        })?;
+        return hits_dict::<f64>(py, &hits);
+    }
+    let radius = radius as f32;
+    let hs = Held::<f32>::new(set, "set", 6)?;
     let ss = hs.src::<6>("set")?;
-    let shared = if skip_shared {
-        SharedEndpoints::Skip
-    } else {
-        SharedEndpoints::Keep
-    };
     let hits = interruptible(py, threads, |parallel, stop| {
-        let mut buf = Soa::<Segment, 6>::new();
+        let mut buf = Whole::<Segment, 6>::new();
         let v = ss.whole(&mut buf)?;
         let mut found = Found::new("self_pairs_within output", stop);
         if parallel {
@@ -1562,7 +1896,7 @@ fn self_pairs_within<'py>(
         }?;
         found.sorted(v.len())
     })?;
-    hits_dict(py, &hits)
+    hits_dict::<f32>(py, &hits)
 }
 
 /// Runs `f(parallel)` on `threads` with the GIL released: the library's sequential form
@@ -1659,7 +1993,7 @@ fn closest_points_indexed<'py>(
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let pairs = index_pairs(&pairs)?;
     let o = call(py, threads, |parallel| {
-        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+        let (mut ba, mut bb) = (Whole::<Segment, 6>::new(), Whole::<Segment, 6>::new());
         let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut out = ClosestBatch::new();
         if parallel {
@@ -1733,7 +2067,7 @@ fn capsules_touch_indexed<'py>(
     );
     let radii = object_radii(&ra, &rb)?;
     let mask = call(py, threads, |parallel| {
-        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+        let (mut ba, mut bb) = (Whole::<Segment, 6>::new(), Whole::<Segment, 6>::new());
         let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut out = PairMask::new();
         if parallel {
@@ -1777,7 +2111,7 @@ fn capsule_contacts<'py>(
     );
     let radii = object_radii(&ra, &rb)?;
     let c = call(py, threads, |parallel| {
-        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
+        let (mut ba, mut bb) = (Whole::<Segment, 6>::new(), Whole::<Segment, 6>::new());
         let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
         let mut out = Vec::new();
         if parallel {
@@ -1856,7 +2190,7 @@ fn crossing_pairs<'py>(
     let hs = Held::new(set, "set", 4)?;
     let ss = hs.src::<4>("set")?;
     let shared = shared_endpoints(skip_shared);
-    let mut buf = Soa::<Segment2, 4>::new();
+    let mut buf = Whole::<Segment2, 4>::new();
     let (v, hits) = interruptible(py, threads, |parallel, stop| {
         let v = ss.whole(&mut buf)?;
         Ok((v, crossing_hits(v, shared, parallel, stop)?))
@@ -2045,7 +2379,7 @@ impl PySegmentIndex {
         let hs = Held::new(set, "set", 6)?;
         let ss = hs.src::<6>("set")?;
         call(py, threads, |parallel| {
-            let mut buf = Soa::<Segment, 6>::new();
+            let mut buf = Whole::<Segment, 6>::new();
             let v = ss.whole(&mut buf)?;
             if parallel {
                 segbatch::SegmentIndex::par_new(v)
@@ -2083,7 +2417,7 @@ impl PySegmentIndex {
         let mut u = try_vec::<f32>(n, "u column")?;
         let mut point = try_vec::<f32>(n * 3, "point column")?;
         stepped(py, n, RAY_STEP, RAY_STEP_MAX, |r| {
-            let mut buf = Soa::<Segment, 6>::new();
+            let mut buf = Whole::<Segment, 6>::new();
             let part = sr.sub(r);
             let v = part.whole(&mut buf)?;
             let hits = threads.install(|| {
@@ -2136,7 +2470,7 @@ impl PySegmentIndex {
         let parallel = threads.parallel();
         let mut hits: Vec<Hit> = Vec::new();
         stepped(py, sq.len(), RAY_STEP, RAY_STEP_MAX, |r| {
-            let mut buf = Soa::<Segment, 6>::new();
+            let mut buf = Whole::<Segment, 6>::new();
             let part = sq.sub(r.clone());
             let v = part.whole(&mut buf)?;
             let found = threads.install(|| {
@@ -2156,7 +2490,7 @@ impl PySegmentIndex {
             }));
             Ok(())
         })?;
-        hits_dict(py, &hits)
+        hits_dict::<f32>(py, &hits)
     }
 }
 
@@ -2211,7 +2545,7 @@ fn dist2_matrix<'py>(
     if n == 0 || m == 0 {
         return Ok(());
     }
-    let mut bb = Soa::<Segment, 6>::new();
+    let mut bb = Whole::<Segment, 6>::new();
     let vb = py.detach(|| guarded(|| sb.whole(&mut bb)))?;
     let step_rows = (MATRIX_STEP / m).max(1);
     let task_rows = (MATRIX_TASK / m).clamp(1, CHUNK);
