@@ -41,7 +41,7 @@ use crate::motion::{Contact, Cpa, Cpa64, Track, Track64, Window, Window64};
 use crate::pairs::CapsuleContact;
 use crate::planar::{types::Intersection2, types::Segment2, types::Segment2_64};
 use crate::segment::{Segment, Segment64};
-use crate::sets::FirstHit;
+use crate::sets::{FirstHit, FirstHit64};
 
 // ---------------------------------------------------------------------------------------
 // The other queries' references. Each is written beside its 8-lane twin, in the query's own
@@ -252,6 +252,27 @@ pub fn intersect2_64(a: &Segment2_64, b: &Segment2_64) -> Intersection2<f64> {
 #[must_use]
 pub fn first_hit(ray: &Segment, radius: f32, range: f32, wall: &Segment) -> Option<FirstHit> {
     crate::sets::first_hit_pair(ray, radius, range, wall)
+}
+
+/// [`first_hit`] in `f64`: the scalar twin of
+/// [`SegmentIndex64::first_hits`](crate::sets::SegmentIndex64::first_hits), whose contact
+/// tolerance of a zero radius is `4·ε·S` with `ε = f64::EPSILON`.
+///
+/// ```
+/// use segbatch::{reference, Segment64};
+/// let ray = Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+/// let wall = Segment64::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]);
+/// let hit = reference::first_hit64(&ray, 0.5, 10.0, &wall).unwrap();
+/// assert_eq!((hit.u, hit.point), (4.5, [5.0, 0.0, 0.0]));
+/// ```
+#[must_use]
+pub fn first_hit64(
+    ray: &Segment64,
+    radius: f64,
+    range: f64,
+    wall: &Segment64,
+) -> Option<FirstHit64> {
+    crate::sets::first_hit_pair64(ray, radius, range, wall)
 }
 
 /// The contacts of capsules `(a, radius_a)` and `(b, radius_b)`: none when they do not

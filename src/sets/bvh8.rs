@@ -14,18 +14,24 @@
 //! tree a third as deep as a binary one, so a ray makes about a third of the
 //! data-dependent branches and cache misses a binary tree costs. The leaves are single
 //! walls: the last slab test is the wall's own box, and only walls whose box the grown ray
-//! enters reach the exact `f64` decision ([`crate::query::first_hit_pair`]).
+//! enters reach the exact `f64` decision ([`crate::reference::first_hit`]).
 //!
 //! # Conservative in `f32`
 //!
-//! The boxes are the walls' exact `f32` bounds; the ray's radius is added at query time
-//! (one tree serves every radius), rounded outward. A slab parameter `(B - o) / d` is
+//! One tree serves both precisions ([`Member`]: `f32` and `f64` walls). The boxes are `f32`,
+//! relative to the centre of the set's box (an `f64` point): each wall's bounds minus the
+//! centre, rounded outward. Relative to the centre, walls at world coordinates (UTM
+//! `x ~ 5e5`, `y ~ 5e6`) keep boxes as tight as at the origin (an `f32` ulp of the set's
+//! extent, not of `5e6`, which is 0.5 m). The ray's origin is taken relative to the same
+//! centre in `f64`, and its radius is added at query time (one tree serves every radius),
+//! grown by the `f64` rounding of those two steps and rounded outward. A slab parameter `(B - o) / d` is
 //! computed as `(B - o')·inv` with `inv = |d| / d` rounded to `f32` per axis, so each axis'
 //! entry and exit distance carry a relative error of a few ulps, never a lateral one (an
 //! `f32` unit direction would shift the ray sideways by `t·ε`); the test accepts a box when
 //! `near <= far·(1 + 2⁻¹⁸)`, which covers it. An axis with `d = 0` is an exact
 //! containment test. A direction component so small that its `inv` overflows `f32`
-//! cannot be tested this way: such a ray is decided against every wall.
+//! cannot be tested this way: such a ray is decided against every wall, and so is every ray
+//! of a set whose `f64` walls leave `f32`'s range relative to the centre.
 //!
 //! # Build
 //!
@@ -36,10 +42,54 @@
 
 use wide::f32x8;
 
-use crate::segment::Segment;
+use crate::segment::{Segment, Segment64};
 
-/// The contact tolerance's factor: a zero radius touches within `4·ε·S`.
-pub(super) const TOLERANCE: f64 = 4.0 * f32::EPSILON as f64;
+/// A member type of the index: [`Segment`] or [`Segment64`], with what differs between the
+/// precisions. Every decision is made in `f64`, on the member widened (exactly, for
+/// `f32`); only the contact tolerance and the rounding of the results follow the
+/// member's precision.
+pub(crate) trait Member: Copy + Send + Sync {
+    /// The scalar of the member's coordinates, and of hits, radii and ranges.
+    type Real: Copy + PartialOrd + Into<f64> + Send + Sync;
+    /// The contact tolerance's factor: a zero radius touches within `4·ε·S`, `ε` the
+    /// member's precision.
+    const TOLERANCE: f64;
+    /// The member in `f64` (exact for [`Segment`]).
+    fn wide(&self) -> Segment64;
+    /// `x` rounded to the member's precision.
+    fn narrow(x: f64) -> Self::Real;
+}
+
+impl Member for Segment {
+    type Real = f32;
+    const TOLERANCE: f64 = 4.0 * f32::EPSILON as f64;
+    #[inline]
+    fn wide(&self) -> Segment64 {
+        Segment64::new(self.p0.map(f64::from), self.p1.map(f64::from))
+    }
+    #[inline]
+    fn narrow(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl Member for Segment64 {
+    type Real = f64;
+    const TOLERANCE: f64 = 4.0 * f64::EPSILON;
+    #[inline]
+    fn wide(&self) -> Segment64 {
+        *self
+    }
+    #[inline]
+    fn narrow(x: f64) -> f64 {
+        x
+    }
+}
+
+/// The tree's own rounding allowance, relative to the grown radius plus twice the scale:
+/// the `f64` rounding of the walls' bounds and the ray's origin relative to the centre and
+/// of adding the radius to the origin, with room to spare.
+const SHIFT_ROUNDING: f64 = 4.0 * f64::EPSILON;
 
 /// Marks a child slot as a wall (its position in tree order) rather than a node.
 const LEAF: u32 = 1 << 31;
@@ -71,18 +121,22 @@ impl Item {
 }
 
 /// The tree over the finite members of a set.
-pub(crate) struct Bvh8 {
+pub(crate) struct Bvh8<W> {
+    /// The nodes; empty without members or when a box leaves `f32`'s range (every ray is
+    /// then decided against every member).
     nodes: Vec<Node>,
     /// The members with finite coordinates, in tree order.
-    walls: Vec<Segment>,
+    walls: Vec<W>,
     /// Their indices in the set.
     ids: Vec<u32>,
     /// The largest coordinate magnitude of the members: bounds the scale of the contact
     /// tolerance of any pair.
-    scale: f32,
-    /// The box of the members (`f64`): the frame of [`Bvh8::morton`].
+    scale: f64,
+    /// The box of the members: the frame of [`Bvh8::morton`].
     lo: [f64; 3],
     hi: [f64; 3],
+    /// The centre of that box: the boxes and the rays' origins are taken relative to it.
+    centre: [f64; 3],
 }
 
 /// What a ray needs for the slab tests, prepared once per ray.
@@ -113,30 +167,37 @@ fn down(x: f64) -> f32 {
     if f64::from(y) > x { y.next_down() } else { y }
 }
 
-impl Bvh8 {
+impl<W: Member> Bvh8<W> {
     /// The tree over the members of `set` with finite coordinates (`at(i)` member `i`).
-    pub(crate) fn build(n: usize, at: impl Fn(usize) -> Segment) -> Bvh8 {
-        let mut items: Vec<Item> = Vec::new();
-        let mut scale = 0.0f32;
-        for i in 0..n {
-            let s = at(i);
-            if s.p0.iter().chain(&s.p1).all(|x| x.is_finite()) {
-                scale = s.p0.iter().chain(&s.p1).fold(scale, |m, x| m.max(x.abs()));
-                items.push(Item {
-                    id: i as u32,
-                    lo: core::array::from_fn(|c| s.p0[c].min(s.p1[c])),
-                    hi: core::array::from_fn(|c| s.p0[c].max(s.p1[c])),
-                });
-            }
-        }
+    pub(crate) fn build(n: usize, at: impl Fn(usize) -> W) -> Self {
+        let mut finite: Vec<u32> = Vec::new();
+        let mut scale = 0.0f64;
         let mut lo = [f64::INFINITY; 3];
         let mut hi = [f64::NEG_INFINITY; 3];
-        for it in &items {
-            for c in 0..3 {
-                lo[c] = lo[c].min(f64::from(it.lo[c]));
-                hi[c] = hi[c].max(f64::from(it.hi[c]));
+        for i in 0..n {
+            let s = at(i).wide();
+            if s.p0.iter().chain(&s.p1).all(|x| x.is_finite()) {
+                scale = s.p0.iter().chain(&s.p1).fold(scale, |m, x| m.max(x.abs()));
+                for c in 0..3 {
+                    lo[c] = lo[c].min(s.p0[c].min(s.p1[c]));
+                    hi[c] = hi[c].max(s.p0[c].max(s.p1[c]));
+                }
+                finite.push(i as u32);
             }
         }
+        // Halved first: the sum of two coordinates near f64::MAX overflows.
+        let centre: [f64; 3] = core::array::from_fn(|c| lo[c] * 0.5 + hi[c] * 0.5);
+        let mut items: Vec<Item> = finite
+            .iter()
+            .map(|&id| {
+                let s = at(id as usize).wide();
+                Item {
+                    id,
+                    lo: core::array::from_fn(|c| down(s.p0[c].min(s.p1[c]) - centre[c])),
+                    hi: core::array::from_fn(|c| up(s.p0[c].max(s.p1[c]) - centre[c])),
+                }
+            })
+            .collect();
         let mut tree = Bvh8 {
             nodes: Vec::new(),
             walls: Vec::with_capacity(items.len()),
@@ -144,15 +205,24 @@ impl Bvh8 {
             scale,
             lo,
             hi,
+            centre,
         };
-        if !items.is_empty() {
+        let boxed = items
+            .iter()
+            .all(|it| it.lo.iter().chain(&it.hi).all(|x| x.is_finite()));
+        if boxed && !items.is_empty() {
             tree.node(&mut items, &at);
+        } else {
+            for it in &items {
+                tree.walls.push(at(it.id as usize));
+                tree.ids.push(it.id);
+            }
         }
         tree
     }
 
     /// Builds the node over `items` (at least one) and returns its index.
-    fn node(&mut self, items: &mut [Item], at: &impl Fn(usize) -> Segment) -> u32 {
+    fn node(&mut self, items: &mut [Item], at: &impl Fn(usize) -> W) -> u32 {
         let index = self.nodes.len() as u32;
         self.nodes.push(Node {
             b: [[f32x8::splat(0.0); 2]; 3],
@@ -206,11 +276,11 @@ impl Bvh8 {
     /// The Morton code of `p` in the members' box (10 bits an axis; points outside are
     /// clamped to it, NaN counts as its low corner): rays taken in this order walk the
     /// tree coherently.
-    pub(crate) fn morton(&self, p: [f32; 3]) -> u32 {
+    pub(crate) fn morton(&self, p: [f64; 3]) -> u32 {
         let mut key = 0u32;
         for (c, &x) in p.iter().enumerate() {
             let (lo, hi) = (self.lo[c], self.hi[c]);
-            let f = (f64::from(x) - lo) / (hi - lo);
+            let f = (x - lo) / (hi - lo);
             // NaN (an empty or flat box, a NaN coordinate) converts to 0.
             let q = (f * 1024.0).clamp(0.0, 1023.0) as u32;
             key |= spread(q) << c;
@@ -223,16 +293,21 @@ impl Bvh8 {
         self.walls.is_empty()
     }
 
-    /// The slab-test set-up of `ray` grown by `radius`, or `None` when a direction
-    /// component is too small for the test or the grown origin leaves f32's range (the
-    /// caller decides such a ray against every member). `ray` has finite coordinates.
-    pub(crate) fn prepare(&self, ray: &Segment, radius: f32) -> Option<RayPrep> {
-        let o = ray.p0.map(f64::from);
-        let d: [f64; 3] = core::array::from_fn(|c| f64::from(ray.p1[c]) - o[c]);
+    /// The slab-test set-up of the ray from `o` along `d` grown by `radius`, or `None` when
+    /// a direction component is too small for the test, the grown origin leaves f32's range
+    /// or the tree has no boxes (the caller decides such a ray against every member). `o`
+    /// and `d` are finite.
+    pub(crate) fn prepare(&self, o: [f64; 3], d: [f64; 3], radius: f64) -> Option<RayPrep> {
+        if self.nodes.is_empty() {
+            return None;
+        }
         let len = d.iter().map(|x| x * x).sum::<f64>().sqrt();
-        // The contact radius of any pair is at most this (see `contact_radius`).
-        let s = o.iter().fold(f64::from(self.scale), |m, x| m.max(x.abs()));
-        let g = f64::from(radius).max(TOLERANCE * s);
+        // The contact radius of any pair is at most `max(radius, TOLERANCE·s)` (see
+        // `contact_radius`), `s` also bounding the centre's magnitude.
+        let s = o.iter().fold(self.scale, |m, x| m.max(x.abs()));
+        let g = radius.max(W::TOLERANCE * s);
+        let g = g + SHIFT_ROUNDING * (g + 2.0 * s);
+        let o: [f64; 3] = core::array::from_fn(|c| o[c] - self.centre[c]);
         let mut inv = [0.0f32; 3];
         let mut entry = [0usize; 3];
         let mut flat = false;
@@ -272,20 +347,26 @@ impl Bvh8 {
     }
 
     /// Member `k` in tree order and its index in the set.
-    pub(crate) fn wall(&self, k: usize) -> (&Segment, u32) {
+    pub(crate) fn wall(&self, k: usize) -> (&W, u32) {
         (&self.walls[k], self.ids[k])
     }
 
+}
+
+impl RayPrep {
     /// The distance bound of the slab tests for a best parameter `u` (or the range): every
     /// box whose entry is at most this is visited.
-    pub(crate) fn bound(prep: &RayPrep, u: f64) -> f32 {
+    pub(crate) fn bound(&self, u: f64) -> f32 {
+        let prep = self;
         if prep.len == 0.0 {
             0.0
         } else {
             up(u * prep.len) * SLACK
         }
     }
+}
 
+impl<W> Bvh8<W> {
     /// Visits, nearest box first, every member whose box the grown ray enters before
     /// `bound`: `visit(k)` decides member `k` (tree order) and returns the new bound
     /// (unchanged, or smaller after a better hit). `stack` is scratch space.

@@ -19,69 +19,92 @@
 //! `1e30` or `+∞` decides the same hits as a range just past the first one. In `f64` the
 //! squares of any `f32` distance and radius (up to `f32::MAX`) are exact enough and never
 //! overflow.
+//!
+//! # Both precisions, one decision
+//!
+//! [`SegmentIndex64`](super::SegmentIndex64) indexes `f64` members (world coordinates).
+//! The decision of a pair takes the ray as an `f64` origin and direction and the member
+//! widened to `f64` (exactly, for `f32`), so both indexes run the same routine, the same
+//! driver and the same tree (generic over the member type); they differ only in the
+//! tolerance's `ε` and in rounding the hit to the member's precision. A ray is a segment
+//! (`P1 - P0` its direction, exact in `f64` for `f32` end points) or an origin and a
+//! direction ([`Rays::Along`]), which keeps a direction's bits when the origin is far
+//! from the coordinates' zero.
 
-use super::bvh8::{Bvh8, TOLERANCE};
+use super::bvh8::{Bvh8, Member};
 use super::hits::{Hit, within_wide};
 use super::radius::{PairRadius, Radius};
-use crate::batch::{Error, Segments, SegmentsView, check_len, check_u32};
+use crate::batch::{Error, Record, Segments, SegmentsView, Soa, SoaView, check_len, check_u32};
 use crate::pairs::{ClosestBatch, Outputs, closest_points_indexed_into};
 use crate::prune::{Grid, Layout, rows_to_batch, sphere};
-use crate::segment::{Flags, Options, Segment};
+use crate::segment::{Flags, Options, Segment, Segment64};
 
-/// The first member a thick ray touches ([`SegmentIndex::first_hits`]).
+/// The first member a thick ray touches ([`SegmentIndex::first_hits`]; in `f64`,
+/// [`FirstHit64`] of [`SegmentIndex64::first_hits`](super::SegmentIndex64::first_hits)).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FirstHit {
+pub struct FirstHit<R = f32> {
     /// Index of the member in the indexed set.
     pub index: u32,
     /// Parameter along the ray where the sphere first touches it: the sphere's centre is
-    /// then `P0 + u·(P1 - P0)`.
-    pub u: f32,
+    /// then `P0 + u·(P1 - P0)` (`origin + u·direction` for [`Rays::Along`]).
+    pub u: R,
     /// The contact point on the member (its point closest to that centre).
-    pub point: [f32; 3],
+    pub point: [R; 3],
 }
 
+/// [`FirstHit`] in `f64`: the hits of
+/// [`SegmentIndex64::first_hits`](super::SegmentIndex64::first_hits).
+pub type FirstHit64 = FirstHit<f64>;
+
 /// One value for every ray, or one per ray: the radius and the range of
-/// [`SegmentIndex::first_hits`].
+/// [`SegmentIndex::first_hits`] (`f32`) and of
+/// [`SegmentIndex64::first_hits`](super::SegmentIndex64::first_hits) ([`PerRay64`]).
 ///
-/// Converts from an `f32` (every ray) and from a slice or vector with one value per ray.
+/// Converts from an `f32` or `f64` (every ray) and from a slice or vector with one value
+/// per ray.
 ///
 /// ```
 /// use segbatch::sets::PerRay;
 /// let radii = [0.5f32, 0.25];
-/// assert_eq!(PerRay::from(0.5).get(7), 0.5);
+/// assert_eq!(PerRay::from(0.5f32).get(7), 0.5);
 /// assert_eq!(PerRay::from(&radii[..]).get(1), 0.25);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PerRay<'a> {
+pub enum PerRay<'a, R = f32> {
     /// The same value for every ray.
-    One(f32),
+    One(R),
     /// Value `k` for ray `k`.
-    Each(&'a [f32]),
+    Each(&'a [R]),
 }
 
-impl PerRay<'_> {
+/// [`PerRay`] in `f64`.
+pub type PerRay64<'a> = PerRay<'a, f64>;
+
+impl<R: Copy> PerRay<'_, R> {
     /// The value of ray `k`.
     ///
     /// # Panics
     /// For `Each` with `k` past the end of the slice.
     #[must_use]
-    pub fn get(&self, k: usize) -> f32 {
+    pub fn get(&self, k: usize) -> R {
         match self {
             PerRay::One(x) => *x,
             PerRay::Each(xs) => xs[k],
         }
     }
+}
 
-    /// `Ok` when the list has one value per ray (`rays` of them) and every value passes
-    /// `valid`, else the error `invalid` makes of the first failing position (`None` for
-    /// a single value).
+impl<R: Copy + Into<f64>> PerRay<'_, R> {
+    /// `Ok` when the list has one value per ray (`rays` of them) and every value is zero,
+    /// positive or `+∞`, else the error `invalid` makes of the first failing position
+    /// (`None` for a single value).
     fn check(
         &self,
         what: &'static str,
         rays: usize,
-        valid: impl Fn(f32) -> bool,
         invalid: impl Fn(Option<usize>) -> Error,
     ) -> Result<(), Error> {
+        let valid = |x: R| x.into() >= 0.0;
         match self {
             PerRay::One(x) => {
                 if valid(*x) {
@@ -101,28 +124,132 @@ impl PerRay<'_> {
     }
 }
 
-impl From<f32> for PerRay<'_> {
-    fn from(x: f32) -> Self {
-        PerRay::One(x)
+macro_rules! per_ray_from {
+    ($($r:ty),*) => {$(
+        impl From<$r> for PerRay<'_, $r> {
+            fn from(x: $r) -> Self {
+                PerRay::One(x)
+            }
+        }
+
+        impl<'a> From<&'a [$r]> for PerRay<'a, $r> {
+            fn from(xs: &'a [$r]) -> Self {
+                PerRay::Each(xs)
+            }
+        }
+
+        impl<'a> From<&'a Vec<$r>> for PerRay<'a, $r> {
+            fn from(xs: &'a Vec<$r>) -> Self {
+                PerRay::Each(xs)
+            }
+        }
+
+        impl<'a, const N: usize> From<&'a [$r; N]> for PerRay<'a, $r> {
+            fn from(xs: &'a [$r; N]) -> Self {
+                PerRay::Each(xs)
+            }
+        }
+    )*};
+}
+
+per_ray_from!(f32, f64);
+
+/// The rays of a first-hit query: segments, or origins and directions.
+///
+/// A ray from `P0` to `P1` has the direction `P1 - P0`, and its range and hits count in
+/// units of that direction's length. Formed from an origin far from the coordinates' zero
+/// (`P1 = O + D·range`, 10 km out in `f32`), that difference keeps only the bits of `D` the
+/// origin's ulp leaves (a direction off by `1e-3` rad): [`Rays::Along`] takes the direction
+/// as given, and [`SegmentIndex64`](super::SegmentIndex64) both in `f64`.
+///
+/// Converts from a batch or a view of segments ([`Segments`], [`Segments64`](crate::Segments64)).
+///
+/// ```
+/// use segbatch::sets::Rays;
+/// use segbatch::{Segment, SegmentIndex, Segments};
+/// let walls = Segments::from(&[Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0])]);
+/// let index = SegmentIndex::new(&walls)?;
+/// // From an origin along a direction of any length: u counts in units of it.
+/// let (origins, directions) = ([[0.0f32, 0.0, 0.0]], [[2.0f32, 0.0, 0.0]]);
+/// let rays = Rays::Along { origins: &origins, directions: &directions };
+/// let hit = index.first_hits(rays, 0.5, 10.0)?[0].unwrap();
+/// assert_eq!((hit.index, hit.u, hit.point), (0, 2.25, [5.0, 0.0, 0.0]));
+/// # Ok::<(), segbatch::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub enum Rays<'a, T = Segment, E = f32> {
+    /// Ray `k` from `P0` along `P1 - P0`.
+    Segments(SoaView<'a, T, 6, E>),
+    /// Ray `k` from `origins[k]` along `directions[k]` (not necessarily unit; one direction
+    /// an origin).
+    Along {
+        /// The rays' origins.
+        origins: &'a [[E; 3]],
+        /// Their directions.
+        directions: &'a [[E; 3]],
+    },
+}
+
+/// [`Rays`] in `f64`: the rays of [`SegmentIndex64`](super::SegmentIndex64).
+pub type Rays64<'a> = Rays<'a, Segment64, f64>;
+
+impl<'a, T, E> From<SoaView<'a, T, 6, E>> for Rays<'a, T, E> {
+    fn from(view: SoaView<'a, T, 6, E>) -> Self {
+        Rays::Segments(view)
     }
 }
 
-impl<'a> From<&'a [f32]> for PerRay<'a> {
-    fn from(xs: &'a [f32]) -> Self {
-        PerRay::Each(xs)
+impl<'a, T: Record<6, E>, E: crate::columns::Cell + bytemuck::Pod> From<&'a Soa<T, 6, E>>
+    for Rays<'a, T, E>
+{
+    fn from(batch: &'a Soa<T, 6, E>) -> Self {
+        Rays::Segments(batch.into())
     }
 }
 
-impl<'a> From<&'a Vec<f32>> for PerRay<'a> {
-    fn from(xs: &'a Vec<f32>) -> Self {
-        PerRay::Each(xs)
+/// What the driver reads of [`Rays`]: each ray as an `f64` origin and direction.
+trait RaySource {
+    /// Number of rays.
+    fn len(&self) -> usize;
+    /// `Ok` with one direction an origin.
+    fn check(&self) -> Result<(), Error>;
+    /// Ray `i`'s origin and direction in `f64`.
+    fn at(&self, i: usize) -> ([f64; 3], [f64; 3]);
+}
+
+impl<T: Record<6, E> + Member, E: bytemuck::Pod + Into<f64>> RaySource for Rays<'_, T, E> {
+    fn len(&self) -> usize {
+        match self {
+            Rays::Segments(v) => v.len(),
+            Rays::Along { origins, .. } => origins.len(),
+        }
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        match self {
+            Rays::Segments(_) => Ok(()),
+            Rays::Along {
+                origins,
+                directions,
+            } => check_len("directions of the rays", origins.len(), directions.len()),
+        }
+    }
+
+    #[inline]
+    fn at(&self, i: usize) -> ([f64; 3], [f64; 3]) {
+        match self {
+            Rays::Segments(v) => segment_ray(&v.at(i).wide()),
+            Rays::Along {
+                origins,
+                directions,
+            } => (origins[i].map(Into::into), directions[i].map(Into::into)),
+        }
     }
 }
 
-impl<'a, const N: usize> From<&'a [f32; N]> for PerRay<'a> {
-    fn from(xs: &'a [f32; N]) -> Self {
-        PerRay::Each(xs)
-    }
+/// The origin `P0` and direction `P1 - P0` of a segment's ray (exact for widened `f32`).
+fn segment_ray(ray: &Segment64) -> ([f64; 3], [f64; 3]) {
+    (ray.p0, sub64(ray.p1, ray.p0))
 }
 
 fn sub64(p: [f64; 3], q: [f64; 3]) -> [f64; 3] {
@@ -133,14 +260,14 @@ fn dot64(p: [f64; 3], q: [f64; 3]) -> f64 {
     p[0] * q[0] + p[1] * q[1] + p[2] * q[2]
 }
 
-/// The contact radius of a ray from `origin` and a member: `max(radius, 4·ε·S)`, `S` the
-/// largest coordinate magnitude of the origin and the member's end points.
-fn contact_radius(radius: f32, origin: [f32; 3], wall: &Segment) -> f64 {
+/// The contact radius of a ray from `origin` and a member: `max(radius, tolerance·S)`, `S`
+/// the largest coordinate magnitude of the origin and the member's end points.
+fn contact_radius(radius: f64, origin: [f64; 3], wall: &Segment64, tolerance: f64) -> f64 {
     let s = [origin, wall.p0, wall.p1]
         .iter()
         .flatten()
-        .fold(0.0f32, |m, x| m.max(x.abs()));
-    f64::from(radius).max(TOLERANCE * f64::from(s))
+        .fold(0.0f64, |m, x| m.max(x.abs()));
+    radius.max(tolerance * s)
 }
 
 /// The smaller root of `A·u² + 2B·u + C = 0` (the entry of a convex quadratic into its
@@ -156,12 +283,17 @@ fn entry_root(a: f64, b: f64, c: f64) -> Option<f64> {
     })
 }
 
-/// The first `u` in `[0, range]` at which the sphere of radius `r` centred on the ray
-/// touches `wall` (see [`SegmentIndex`]), all in `f64`.
-fn first_contact(ray: &Segment, r: f64, range: f64, wall: &Segment) -> Option<FirstHit> {
-    let o = ray.p0.map(f64::from);
-    let d = sub64(ray.p1.map(f64::from), o);
-    let (w0, w1) = (wall.p0.map(f64::from), wall.p1.map(f64::from));
+/// The first `u` in `[0, range]` at which the sphere of radius `r` centred on the ray from
+/// `o` along `d` touches `wall` (see [`SegmentIndex`]), and the contact point, all in
+/// `f64`: both precisions' one decision.
+fn first_contact(
+    o: [f64; 3],
+    d: [f64; 3],
+    r: f64,
+    range: f64,
+    wall: &Segment64,
+) -> Option<(f64, [f64; 3])> {
+    let (w0, w1) = (wall.p0, wall.p1);
     let w = sub64(w1, w0);
     let r2 = r * r;
     let ww = dot64(w, w);
@@ -210,33 +342,19 @@ fn first_contact(ray: &Segment, r: f64, range: f64, wall: &Segment) -> Option<Fi
     }
     let u = best?;
     let c = [o[0] + u * d[0], o[1] + u * d[1], o[2] + u * d[2]];
-    Some(FirstHit {
-        index: 0,
-        u: u as f32,
-        point: to_wall(c).1.map(|x| x as f32),
-    })
+    Some((u, to_wall(c).1))
 }
 
 /// The better of two hits: the smaller `u`, then the lower index.
-fn better(a: Option<FirstHit>, b: FirstHit) -> Option<FirstHit> {
+fn better<R: PartialOrd>(a: Option<FirstHit<R>>, b: FirstHit<R>) -> Option<FirstHit<R>> {
     match a {
-        Some(a) if (a.u, a.index) <= (b.u, b.index) => Some(a),
+        Some(a) if (&a.u, a.index) <= (&b.u, b.index) => Some(a),
         _ => Some(b),
     }
 }
 
-fn finite(s: &Segment) -> bool {
-    s.p0.iter().chain(&s.p1).all(|x| x.is_finite())
-}
-
-/// A valid radius: zero, positive or `+∞`.
-fn valid_radius(r: f32) -> bool {
-    r >= 0.0
-}
-
-/// A valid range: zero, positive or `+∞`.
-fn valid_range(r: f32) -> bool {
-    r >= 0.0
+fn finite(p: &[f64; 3]) -> bool {
+    p.iter().all(|x| x.is_finite())
 }
 
 /// A static set (walls, level geometry) ready for repeated queries: the pairs within a
@@ -297,11 +415,8 @@ pub struct SegmentIndex {
     /// queries read their lanes near where the grid read the spheres.
     sorted: Segments,
     /// The tree of the first hits.
-    bvh: Bvh8,
+    bvh: Bvh8<Segment>,
 }
-
-/// Rays per task of the parallel first hits.
-const RAY_BLOCK: usize = 256;
 
 impl SegmentIndex {
     /// Builds the index over `set`, which it copies twice in its own orders (24 bytes a
@@ -348,25 +463,27 @@ impl SegmentIndex {
         self.sorted.is_empty()
     }
 
-    /// For every ray of `rays` (`P0` the origin, `P1 - P0` the direction), the first member
-    /// of the set that a sphere of `radius` moving along it from `u = 0` to `u = range`
-    /// touches, or `None` (see [`SegmentIndex`] for what a hit is). `radius` and `range`
-    /// are one value for every ray or one per ray ([`PerRay`]); a zero radius gives the
-    /// exact first crossing, a range of `+∞` a ray without end.
+    /// For every ray of `rays` (segments: `P0` the origin, `P1 - P0` the direction; or
+    /// [`Rays::Along`] an origin and a direction), the first member of the set that a
+    /// sphere of `radius` moving along it from `u = 0` to `u = range` touches, or `None`
+    /// (see [`SegmentIndex`] for what a hit is). `radius` and `range` are one value for
+    /// every ray or one per ray ([`PerRay`]); a zero radius gives the exact first crossing,
+    /// a range of `+∞` a ray without end.
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] when a radius is negative or NaN;
     /// [`Error::InvalidRange`] when a range is negative or NaN;
-    /// [`Error::LengthMismatch`] when a per-ray list is not one value per ray;
+    /// [`Error::LengthMismatch`] when a per-ray list is not one value per ray, or
+    /// [`Rays::Along`] not one direction an origin;
     /// [`Error::TooManyObjects`] for more than `u32::MAX` rays.
     pub fn first_hits<'r, 'p>(
         &self,
-        rays: impl Into<SegmentsView<'r>>,
+        rays: impl Into<Rays<'r>>,
         radius: impl Into<PerRay<'p>>,
         range: impl Into<PerRay<'p>>,
     ) -> Result<Vec<Option<FirstHit>>, Error> {
         let mut out = Vec::new();
-        self.first_hits_run(rays.into(), radius.into(), range.into(), false, &mut out)?;
+        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), false, &mut out)?;
         Ok(out)
     }
 
@@ -377,12 +494,12 @@ impl SegmentIndex {
     /// As [`first_hits`](Self::first_hits); `out` is then empty.
     pub fn first_hits_into<'r, 'p>(
         &self,
-        rays: impl Into<SegmentsView<'r>>,
+        rays: impl Into<Rays<'r>>,
         radius: impl Into<PerRay<'p>>,
         range: impl Into<PerRay<'p>>,
         out: &mut Vec<Option<FirstHit>>,
     ) -> Result<(), Error> {
-        self.first_hits_run(rays.into(), radius.into(), range.into(), false, out)
+        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), false, out)
     }
 
     /// [`first_hits`](Self::first_hits) on all cores, bitwise the same results.
@@ -392,12 +509,12 @@ impl SegmentIndex {
     #[cfg(feature = "rayon")]
     pub fn par_first_hits<'r, 'p>(
         &self,
-        rays: impl Into<SegmentsView<'r>>,
+        rays: impl Into<Rays<'r>>,
         radius: impl Into<PerRay<'p>>,
         range: impl Into<PerRay<'p>>,
     ) -> Result<Vec<Option<FirstHit>>, Error> {
         let mut out = Vec::new();
-        self.first_hits_run(rays.into(), radius.into(), range.into(), true, &mut out)?;
+        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), true, &mut out)?;
         Ok(out)
     }
 
@@ -408,108 +525,12 @@ impl SegmentIndex {
     #[cfg(feature = "rayon")]
     pub fn par_first_hits_into<'r, 'p>(
         &self,
-        rays: impl Into<SegmentsView<'r>>,
+        rays: impl Into<Rays<'r>>,
         radius: impl Into<PerRay<'p>>,
         range: impl Into<PerRay<'p>>,
         out: &mut Vec<Option<FirstHit>>,
     ) -> Result<(), Error> {
-        self.first_hits_run(rays.into(), radius.into(), range.into(), true, out)
-    }
-
-    fn first_hits_run(
-        &self,
-        rays: SegmentsView<'_>,
-        radius: PerRay<'_>,
-        range: PerRay<'_>,
-        parallel: bool,
-        out: &mut Vec<Option<FirstHit>>,
-    ) -> Result<(), Error> {
-        out.clear();
-        radius.check("radii of the rays", rays.len(), valid_radius, |index| {
-            Error::InvalidRadius { index }
-        })?;
-        range.check("ranges of the rays", rays.len(), valid_range, |index| {
-            Error::InvalidRange { index }
-        })?;
-        check_u32(rays.len())?;
-        if out.try_reserve(rays.len()).is_err() {
-            return Err(Error::OutOfMemory {
-                what: "first hits",
-                elements: rays.len(),
-            });
-        }
-        // The rays in the order of their origins along a Morton curve over the set's box:
-        // consecutive rays then walk the same nodes and walls while they are in cache.
-        let mut order: Vec<u64> = (0..rays.len())
-            .map(|i| (u64::from(self.bvh.morton(rays.at(i).p0)) << 32) | i as u64)
-            .collect();
-        order.sort_unstable();
-        out.resize(rays.len(), None);
-        let block = |part: &[u64]| -> Vec<Option<FirstHit>> {
-            let mut stack = Vec::new();
-            part.iter()
-                .map(|&key| {
-                    // The low half is the ray's index.
-                    let i = key as u32 as usize;
-                    self.first_hit_of(&rays.at(i), radius.get(i), range.get(i), &mut stack)
-                })
-                .collect()
-        };
-        let mut scatter = |part: &[u64], hits: Vec<Option<FirstHit>>| {
-            for (&key, hit) in part.iter().zip(hits) {
-                out[key as u32 as usize] = hit;
-            }
-        };
-        #[cfg(feature = "rayon")]
-        if parallel {
-            use rayon::prelude::*;
-            let parts: Vec<Vec<Option<FirstHit>>> =
-                order.par_chunks(RAY_BLOCK).map(block).collect();
-            for (part, hits) in order.chunks(RAY_BLOCK).zip(parts) {
-                scatter(part, hits);
-            }
-            return Ok(());
-        }
-        let _ = parallel;
-        scatter(&order, block(&order));
-        Ok(())
-    }
-
-    /// The first hit of one ray: the tree's nearest-first walk, each member it reaches
-    /// decided by [`first_hit_pair`]; every member for a ray the slab test cannot take.
-    fn first_hit_of(
-        &self,
-        ray: &Segment,
-        radius: f32,
-        range: f32,
-        stack: &mut Vec<(u32, f32)>,
-    ) -> Option<FirstHit> {
-        if !finite(ray) || self.bvh.is_empty() {
-            return None;
-        }
-        let mut best: Option<FirstHit> = None;
-        let mut decide = |k: usize| {
-            let (wall, id) = self.bvh.wall(k);
-            if let Some(mut hit) = first_hit_pair(ray, radius, range, wall) {
-                hit.index = id;
-                best = better(best, hit);
-            }
-            best
-        };
-        match self.bvh.prepare(ray, radius) {
-            Some(prep) => {
-                let start = Bvh8::bound(&prep, f64::from(range));
-                self.bvh.cast(&prep, start, stack, |k| {
-                    decide(k).map_or(start, |b| Bvh8::bound(&prep, f64::from(b.u)))
-                });
-            }
-            None => {
-                for k in 0..self.bvh.len() {
-                    decide(k);
-                }
-            }
-        }
-        best
+        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), true, out)
     }
 
     /// Every pair of a query segment `queries[i]` and a member `set[j]` within `radius`,
@@ -700,6 +721,141 @@ impl SegmentIndex {
     }
 }
 
+/// Rays per task of the parallel first hits.
+const RAY_BLOCK: usize = 256;
+
+/// The first hits of `rays` in `bvh`'s set, into `out`: the body of both indexes'
+/// `first_hits` forms.
+pub(super) fn first_hits_run<
+    W: Member,
+    T: Record<6, E> + Member,
+    E: bytemuck::Pod + Into<f64> + Sync,
+>(
+    bvh: &Bvh8<W>,
+    rays: Rays<'_, T, E>,
+    radius: PerRay<'_, W::Real>,
+    range: PerRay<'_, W::Real>,
+    parallel: bool,
+    out: &mut Vec<Option<FirstHit<W::Real>>>,
+) -> Result<(), Error> {
+    out.clear();
+    rays.check()?;
+    radius.check("radii of the rays", rays.len(), |index| Error::InvalidRadius {
+        index,
+    })?;
+    range.check("ranges of the rays", rays.len(), |index| Error::InvalidRange {
+        index,
+    })?;
+    check_u32(rays.len())?;
+    if out.try_reserve(rays.len()).is_err() {
+        return Err(Error::OutOfMemory {
+            what: "first hits",
+            elements: rays.len(),
+        });
+    }
+    // The rays in the order of their origins along a Morton curve over the set's box:
+    // consecutive rays then walk the same nodes and walls while they are in cache.
+    let mut order: Vec<u64> = (0..rays.len())
+        .map(|i| (u64::from(bvh.morton(rays.at(i).0)) << 32) | i as u64)
+        .collect();
+    order.sort_unstable();
+    out.resize(rays.len(), None);
+    let block = |part: &[u64]| -> Vec<Option<FirstHit<W::Real>>> {
+        let mut stack = Vec::new();
+        part.iter()
+            .map(|&key| {
+                // The low half is the ray's index.
+                let i = key as u32 as usize;
+                let (o, d) = rays.at(i);
+                first_hit_of(bvh, o, d, radius.get(i).into(), range.get(i).into(), &mut stack)
+            })
+            .collect()
+    };
+    let mut scatter = |part: &[u64], hits: Vec<Option<FirstHit<W::Real>>>| {
+        for (&key, hit) in part.iter().zip(hits) {
+            out[key as u32 as usize] = hit;
+        }
+    };
+    #[cfg(feature = "rayon")]
+    if parallel {
+        use rayon::prelude::*;
+        let parts: Vec<Vec<Option<FirstHit<W::Real>>>> =
+            order.par_chunks(RAY_BLOCK).map(block).collect();
+        for (part, hits) in order.chunks(RAY_BLOCK).zip(parts) {
+            scatter(part, hits);
+        }
+        return Ok(());
+    }
+    let _ = parallel;
+    scatter(&order, block(&order));
+    Ok(())
+}
+
+/// The first hit of the ray from `o` along `d`: the tree's nearest-first walk, each member
+/// it reaches decided by [`pair_hit`]; every member for a ray the slab test cannot take.
+fn first_hit_of<W: Member>(
+    bvh: &Bvh8<W>,
+    o: [f64; 3],
+    d: [f64; 3],
+    radius: f64,
+    range: f64,
+    stack: &mut Vec<(u32, f32)>,
+) -> Option<FirstHit<W::Real>> {
+    if !(finite(&o) && finite(&d)) || bvh.is_empty() {
+        return None;
+    }
+    let mut best: Option<FirstHit<W::Real>> = None;
+    let mut decide = |k: usize| {
+        let (wall, id) = bvh.wall(k);
+        if let Some(mut hit) = pair_hit(o, d, radius, range, wall) {
+            hit.index = id;
+            best = better(best, hit);
+        }
+        best
+    };
+    match bvh.prepare(o, d, radius) {
+        Some(prep) => {
+            let start = prep.bound(range);
+            bvh.cast(&prep, start, stack, |k| {
+                decide(k).map_or(start, |b| prep.bound(b.u.into()))
+            });
+        }
+        None => {
+            for k in 0..bvh.len() {
+                decide(k);
+            }
+        }
+    }
+    best
+}
+
+/// The first hit of the ray from `o` along `d` on one member: `None` unless the sphere of
+/// `radius` moving along the ray over `[0, range]` touches it (see [`SegmentIndex`]);
+/// `index` is 0.
+#[inline]
+fn pair_hit<W: Member>(
+    o: [f64; 3],
+    d: [f64; 3],
+    radius: f64,
+    range: f64,
+    wall: &W,
+) -> Option<FirstHit<W::Real>> {
+    let wall = wall.wide();
+    if !(finite(&o) && finite(&d) && finite(&wall.p0) && finite(&wall.p1))
+        || radius.is_nan()
+        || range.is_nan()
+    {
+        return None;
+    }
+    let touch = contact_radius(radius, o, &wall, W::TOLERANCE);
+    let (u, point) = first_contact(o, d, touch, range, &wall)?;
+    Some(FirstHit {
+        index: 0,
+        u: W::narrow(u),
+        point: point.map(W::narrow),
+    })
+}
+
 /// The first hit of one ray on one member: `None` unless the sphere of `radius` moving
 /// along the ray over `[0, range]` touches it (see [`SegmentIndex`]).
 pub(crate) fn first_hit_pair(
@@ -708,9 +864,17 @@ pub(crate) fn first_hit_pair(
     range: f32,
     wall: &Segment,
 ) -> Option<FirstHit> {
-    if !(finite(ray) && finite(wall)) || radius.is_nan() || range.is_nan() {
-        return None;
-    }
-    let touch = contact_radius(radius, ray.p0, wall);
-    first_contact(ray, touch, f64::from(range), wall)
+    let (o, d) = segment_ray(&ray.wide());
+    pair_hit(o, d, f64::from(radius), f64::from(range), wall)
+}
+
+/// [`first_hit_pair`] in `f64`.
+pub(crate) fn first_hit_pair64(
+    ray: &Segment64,
+    radius: f64,
+    range: f64,
+    wall: &Segment64,
+) -> Option<FirstHit64> {
+    let (o, d) = segment_ray(ray);
+    pair_hit(o, d, radius, range, wall)
 }

@@ -7,7 +7,7 @@
 //! | every A against every B: the pairs within a radius, one for all or one an object ([`Radius`]; [`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] |
 //! | all pairs `i < j` of one set within a radius, one for all or one an object ([`Radius`]) | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] |
 //! | the same two, streamed as compact [`PairHit`]s in blocks of at most [`MAX_BLOCK_HITS`] (a sink may stop them: [`SinkFlow`]) | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] |
-//! | first hits of thick rays, pairs within a radius (one for all, one a query, or one a query and one a member) of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`] | [`SegmentIndex::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`] |
+//! | first hits of thick rays (segments or origin + direction: [`Rays`]; `f64`: [`SegmentIndex64`]), pairs within a radius (one for all, one a query, or one a query and one a member) of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`], [`SegmentIndex64::first_hits`] | [`SegmentIndex::first_hits_into`], [`SegmentIndex64::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`], [`SegmentIndex64::par_first_hits`] |
 //! | `f64`: the pairs within a radius (brute force; [`Hit64`]s) | [`pairs_within64`], [`self_pairs_within64`] | [`pairs_within64_into`], [`self_pairs_within64_into`] | `par_…` of each |
 //!
 
@@ -52,6 +52,7 @@
 mod bvh8;
 pub(crate) mod hits;
 mod index;
+mod index64;
 mod many;
 mod radius;
 mod self_pairs;
@@ -62,8 +63,9 @@ pub use crate::prune::{MAX_BLOCK_HITS, SinkFlow};
 pub use hits::Hit;
 pub use hits::SharedEndpoints;
 pub use hits::{TILE_A, TILE_B};
-pub(crate) use index::first_hit_pair;
-pub use index::{FirstHit, PerRay, SegmentIndex};
+pub(crate) use index::{first_hit_pair, first_hit_pair64};
+pub use index::{FirstHit, FirstHit64, PerRay, PerRay64, Rays, Rays64, SegmentIndex};
+pub use index64::SegmentIndex64;
 pub use many::{dist2_matrix, dist2_matrix_into};
 #[cfg(feature = "rayon")]
 pub use many::{par_dist2_matrix, par_dist2_matrix_into};
