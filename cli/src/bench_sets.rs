@@ -11,7 +11,9 @@
 //!   single-threaded peers deciding each candidate with parry3d's segment distance
 //!   ([`super::baselines`]): a sort-and-sweep on x, and parry3d's own BVH self-traversal.
 //!   The peers' pairs are compared with segbatch's; pairs found by only one side are
-//!   reported with their distance from the radius.
+//!   reported with their distance from the radius. On hair, the same sticks in `f64` moved
+//!   to UTM coordinates (500 km, 4 990 km) through `par_self_pairs_within64`, in the same
+//!   run, for the `f64` query's speed against the `f32` one's.
 //! - **Index pairs**: 200K candidate pairs (a broad phase's output: pairs of a 20K capsule
 //!   set within `2r`, shuffled) through `capsules_touch_indexed`, against gathering the
 //!   pairs into two `Segments` batches and calling `capsules_touch`, end to end, one
@@ -28,9 +30,9 @@ use segbatch::pairs::{
 };
 use segbatch::sets::{
     PairHit, SharedEndpoints, par_for_each_self_pair_within, par_pairs_within_into,
-    par_self_pairs_within, self_pairs_within,
+    par_self_pairs_within, par_self_pairs_within64, self_pairs_within,
 };
-use segbatch::{Extent, Options, Segment, SegmentIndex, Segments};
+use segbatch::{Extent, Options, Segment, Segment64, SegmentIndex, Segments, Segments64};
 use segbatch_testkit::sets::{
     candidate_pairs, clustered, hair, rays as city_rays, walls as city_walls,
 };
@@ -336,9 +338,28 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                 })
             });
             assert_eq!(count, ours.len(), "the streaming form finds the same pairs");
-            if kind == "hair" {
+            // The same sticks in `f64` at UTM coordinates: the `f64` query on the grid in
+            // its local frame.
+            let utm = [500_000.0, 4_990_000.0, 0.0];
+            let (wide_s, wide_count) = if kind == "hair" {
                 hair_times.push((n, ours_s));
-            }
+                let at = |p: [f32; 3]| core::array::from_fn(|k| utm[k] + f64::from(p[k]));
+                let wide: Segments64 = set_vec
+                    .iter()
+                    .map(|s| Segment64::new(at(s.p0), at(s.p1)))
+                    .collect();
+                pool.install(|| {
+                    time_reps(reps, || {
+                        par_self_pairs_within64(&wide, f64::from(R), SharedEndpoints::Keep).len()
+                    })
+                })
+            } else {
+                let none = Timing {
+                    wall: f64::NAN,
+                    cpu: f64::NAN,
+                };
+                (none, 0)
+            };
             let peer_reps = if n <= 100_000 { 3 } else { 1 };
             // The sweep grows like N^(5/3) on these sets (1M: over a minute on 1 core):
             // it runs up to 1M unless --sweep-4m.
@@ -370,6 +391,11 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                     "segbatch self_pairs_within, 1t".to_owned(),
                     seq_s,
                     seq_count,
+                ),
+                (
+                    format!("segbatch f64 at UTM, {threads}t"),
+                    wide_s,
+                    wide_count,
                 ),
                 (
                     "sweep on x + parry3d distance, 1t".to_owned(),
@@ -413,6 +439,17 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                 },
                 agreement(&set_vec, &ours, &bvh, R)
             )?;
+            if !wide_s.wall.is_nan() {
+                writeln!(
+                    out,
+                    "{:>10} {:>8} {:>9}  f64 at UTM: {:.2}x the f32 query's speed by wall time, {:.2}x by CPU time",
+                    "",
+                    "",
+                    "",
+                    ours_s.wall / wide_s.wall,
+                    ours_s.cpu / wide_s.cpu
+                )?;
+            }
             out.flush()?;
         }
     }

@@ -74,19 +74,30 @@
 //! set with a wall from `-f32::MAX` to `f32::MAX` still gets a grid, whose big objects
 //! cost a pass over the others each. Objects with a NaN or infinite coordinate have no
 //! sphere: they are never within any radius and are left out of the grid.
+//!
+//! # `f64` sets
+//!
+//! The grid stays `f32` for `f64` sets: the set is moved to a local frame ([`Frame`], the
+//! centre of its bounding box subtracted in `f64`) and rounded to `f32`, and each sphere is
+//! grown by the `f64` kernel's error bound, so the spheres hold the `f64` objects and every
+//! pair the `f64` kernel reports is a candidate. The narrow phase reads the `f64` objects,
+//! unmoved (the `f64` radius queries, `src/sets/within64.rs`; the 2D crossing sets move
+//! to the same kind of frame).
 
+mod frame;
 mod grid;
 mod plan;
 mod spheres;
 mod store;
 mod stream;
 
+pub(crate) use frame::Frame;
 pub(crate) use grid::{Grid, Layout};
 pub use plan::MAX_BLOCK_HITS;
 pub(crate) use plan::{Narrow, Plan};
 pub(crate) use spheres::{
     BOUND_REL, SphereColumns, each_bit, lane_bits, pad_slot, rows_to_batch, sphere,
 };
-pub(crate) use store::Kept;
+pub(crate) use store::{Kept, fill_each};
 pub use stream::SinkFlow;
 pub(crate) use stream::ordered;

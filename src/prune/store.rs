@@ -130,7 +130,7 @@ pub(super) fn fill_columns<const K: usize>(
 }
 
 /// `out[k] = value(k)` for every `k`, on all cores when `parallel`.
-pub(super) fn fill_each<T: Send>(out: &mut [T], parallel: bool, value: impl Fn(usize) -> T + Sync) {
+pub(crate) fn fill_each<T: Send>(out: &mut [T], parallel: bool, value: impl Fn(usize) -> T + Sync) {
     fill(out, parallel, |k, piece| {
         for (slot, k) in piece.iter_mut().zip(k..) {
             *slot = value(k);

@@ -8,7 +8,8 @@
 //! | all pairs `i < j` of one set within a radius, one for all or one an object ([`Radius`]) | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] |
 //! | the same two, streamed as compact [`PairHit`]s in blocks of at most [`MAX_BLOCK_HITS`] (a sink may stop them: [`SinkFlow`]) | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] |
 //! | first hits of thick rays (segments or origin + direction: [`Rays`]; `f64`: [`SegmentIndex64`]), pairs within a radius (one for all, one a query, or one a query and one a member) of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`], [`SegmentIndex64::first_hits`] | [`SegmentIndex::first_hits_into`], [`SegmentIndex64::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`], [`SegmentIndex64::par_first_hits`] |
-//! | `f64`: the pairs within a radius (brute force; [`Hit64`]s) | [`pairs_within64`], [`self_pairs_within64`] | [`pairs_within64_into`], [`self_pairs_within64_into`] | `par_…` of each |
+//! | `f64`: the pairs within a radius (the grid in a local frame, the `f64` kernel deciding; [`Hit64`]s) | [`pairs_within64`], [`self_pairs_within64`] | [`pairs_within64_into`], [`self_pairs_within64_into`] | `par_…` of each |
+//! | `f64`: the same two, streamed as [`PairHit64`]s | [`for_each_pair_within64`], [`for_each_self_pair_within64`] | (the same) | [`par_for_each_pair_within64`], [`par_for_each_self_pair_within64`] |
 //!
 
 //! Every query runs the same kernel as [`closest_points`](crate::pairs::closest_points), lane by
@@ -83,10 +84,11 @@ pub use within::{
     par_pairs_within_into,
 };
 pub use within64::{
-    Hit64, pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
+    Hit64, PairHit64, for_each_pair_within64, for_each_self_pair_within64, pairs_within64,
+    pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
 };
 #[cfg(feature = "rayon")]
 pub use within64::{
-    par_pairs_within64, par_pairs_within64_into, par_self_pairs_within64,
-    par_self_pairs_within64_into,
+    par_for_each_pair_within64, par_for_each_self_pair_within64, par_pairs_within64,
+    par_pairs_within64_into, par_self_pairs_within64, par_self_pairs_within64_into,
 };

@@ -181,9 +181,10 @@ struct Within3 {
 /// The value of a row that holds the object's own radius.
 const PAD: usize = pad_slot(3);
 
-/// Segment `p` of [`Within3::refine`], splat to every lane.
+/// A segment of the grid's refinement ([`Probe::refine`]), splat to every lane: the radius
+/// queries' [`Narrow::probe`], in `f32` and (in the local frame of the grid) in `f64`.
 #[derive(Clone, Copy)]
-struct Probe {
+pub(super) struct Probe {
     p0: [f32x8; 3],
     d: [f32x8; 3],
     inv_dd: f32x8,
@@ -199,6 +200,54 @@ const REFINE_ABS: f32 = 128.0 * f32::EPSILON;
 /// Below this squared length of `p`, or squared bound, the refinement keeps every lane
 /// (`1/|d|²` or the squares would lose their precision to subnormals).
 const REFINE_TINY: f32 = 1.0 / (1u128 << 100) as f32;
+
+impl Probe {
+    /// Segment `seg` (as the grid's rows hold it), its direction and the refinement's room
+    /// for rounding, splat, when its squared length is a normal number above
+    /// [`REFINE_TINY`]; `radius` is how far beyond the other's sphere a segment of a pair
+    /// may lie (the query's radius, or with per-object radii the segment's own, the
+    /// other's being in its sphere).
+    #[inline(always)]
+    pub(super) fn of(seg: &Segment, radius: f32) -> Option<Probe> {
+        let Segment { p0, p1 } = *seg;
+        let d: [f32; 3] = core::array::from_fn(|k| p1[k] - p0[k]);
+        let dd = d[0].mul_add(d[0], d[1].mul_add(d[1], d[2] * d[2]));
+        if !(REFINE_TINY..=f32::MAX).contains(&dd) {
+            return None;
+        }
+        let scale = p0.iter().chain(&p1).fold(0.0f32, |m, x| m.max(x.abs()));
+        Some(Probe {
+            p0: p0.map(f32x8::splat),
+            d: d.map(f32x8::splat),
+            inv_dd: f32x8::splat(1.0 / dd),
+            radius: f32x8::splat(radius),
+            room: f32x8::splat(REFINE_ABS * scale),
+        })
+    }
+
+    /// The segment against the spheres `(c, ρ)` of the group at `j`: if it and a segment
+    /// inside a sphere are within `r`, then `dist(p, c) <= ρ + r`, so a lane whose
+    /// point-to-segment distance exceeds that bound (grown by [`BOUND_REL`] and
+    /// [`REFINE_ABS`] for rounding) cannot be reported (with per-object radii
+    /// `r = rP + rQ` and `ρ` already holds `rQ`, so the bound is `ρ + rP`). It drops about
+    /// half of the sphere test's candidates on short segments (a sphere around a stick is
+    /// mostly empty) for less than the gathered kernel would spend on them. Lanes where
+    /// the computation overflows (a non-finite `e²`) are kept.
+    #[inline(always)]
+    pub(super) fn refine(&self, j: usize, spheres: &SphereColumns<3>, bits: u32) -> u32 {
+        let (centre, rad) = spheres.group(j);
+        let w: [f32x8; 3] = core::array::from_fn(|k| centre[k] - self.p0[k]);
+        let d = &self.d;
+        let wd = w[0].mul_add(d[0], w[1].mul_add(d[1], w[2] * d[2]));
+        let t = (wd * self.inv_dd).max(f32x8::ZERO).min(f32x8::ONE);
+        let e: [f32x8; 3] = core::array::from_fn(|k| w[k] - t * d[k]);
+        let e2 = e[0].mul_add(e[0], e[1].mul_add(e[1], e[2] * e[2]));
+        let bound = (rad + self.radius).mul_add(f32x8::splat(BOUND_REL), self.room);
+        let bound2 = bound * bound;
+        let keep = e2.simd_le(bound2) | !e2.is_finite() | bound2.simd_lt(f32x8::splat(REFINE_TINY));
+        bits & keep.to_bitmask()
+    }
+}
 
 /// True when A and B share an end point (coordinates equal with `==`), the brute-force
 /// query's test.
@@ -246,49 +295,18 @@ impl Narrow<3> for Within3 {
         (hit.i, hit.j)
     }
 
-    /// Segment `p`, its direction and the refinement's room for rounding, splat, when its
-    /// squared length is a normal number above [`REFINE_TINY`].
     #[inline(always)]
     fn probe(&self, p: usize) -> Option<Probe> {
-        let Segment { p0, p1 } = self.at(p);
-        let d: [f32; 3] = core::array::from_fn(|k| p1[k] - p0[k]);
-        let dd = d[0].mul_add(d[0], d[1].mul_add(d[1], d[2] * d[2]));
-        if !(REFINE_TINY..=f32::MAX).contains(&dd) {
-            return None;
-        }
-        let scale = p0.iter().chain(&p1).fold(0.0f32, |m, x| m.max(x.abs()));
-        Some(Probe {
-            p0: p0.map(f32x8::splat),
-            d: d.map(f32x8::splat),
-            inv_dd: f32x8::splat(1.0 / dd),
-            // With per-object radii the spheres are grown by their own radius already.
-            radius: f32x8::splat(if self.each { self.own(p) } else { self.radius }),
-            room: f32x8::splat(REFINE_ABS * scale),
-        })
+        // With per-object radii the spheres are grown by their own radius already.
+        Probe::of(
+            &self.at(p),
+            if self.each { self.own(p) } else { self.radius },
+        )
     }
 
-    /// Segment `p` against the spheres `(c, ρ)` of the group: if `p` and a segment inside
-    /// a sphere are within `r`, then `dist(p, c) <= ρ + r`, so a lane whose
-    /// (with per-object radii `r = rP + rQ` and `ρ` already holds `rQ`, so the bound is
-    /// `ρ + rP`)
-    /// point-to-segment distance exceeds that bound (grown by [`BOUND_REL`] and
-    /// [`REFINE_ABS`] for rounding) cannot be reported. It drops about half of the sphere
-    /// test's candidates on short segments (a sphere around a stick is mostly empty) for
-    /// less than the gathered kernel would spend on them. Lanes where the computation
-    /// overflows (a non-finite `e²`) are kept.
     #[inline(always)]
     fn refine(&self, probe: &Probe, j: usize, spheres: &SphereColumns<3>, bits: u32) -> u32 {
-        let (centre, rad) = spheres.group(j);
-        let w: [f32x8; 3] = core::array::from_fn(|k| centre[k] - probe.p0[k]);
-        let d = &probe.d;
-        let wd = w[0].mul_add(d[0], w[1].mul_add(d[1], w[2] * d[2]));
-        let t = (wd * probe.inv_dd).max(f32x8::ZERO).min(f32x8::ONE);
-        let e: [f32x8; 3] = core::array::from_fn(|k| w[k] - t * d[k]);
-        let e2 = e[0].mul_add(e[0], e[1].mul_add(e[1], e[2] * e[2]));
-        let bound = (rad + probe.radius).mul_add(f32x8::splat(BOUND_REL), probe.room);
-        let bound2 = bound * bound;
-        let keep = e2.simd_le(bound2) | !e2.is_finite() | bound2.simd_lt(f32x8::splat(REFINE_TINY));
-        bits & keep.to_bitmask()
+        probe.refine(j, spheres, bits)
     }
 
     fn decide(
@@ -336,7 +354,7 @@ impl Narrow<3> for Within3 {
 /// `M` others, and a crowded cell cannot make the grid's sweep compare the many with each
 /// other (it enumerates the pairs of a cell before dropping those within one set). A few
 /// sight paths against a clump of 100K hair strands take a millisecond either way.
-const FEW: usize = 32;
+pub(super) const FEW: usize = 32;
 
 /// A pruned radius query: the plan and its narrow phase, or `None` when the grid does not
 /// apply (rays or lines, an infinite radius for every pair, more than `u32::MAX` objects).

@@ -1,23 +1,69 @@
 //! The radius queries in `f64`: every A against every B ([`pairs_within64`]) and all pairs
-//! `i < j` of one set ([`self_pairs_within64`]), by brute force over tiles.
+//! `i < j` of one set ([`self_pairs_within64`]), collected or streamed
+//! ([`for_each_pair_within64`], [`for_each_self_pair_within64`]), on the grid of
+//! [`crate::prune`] whenever the `f32` queries take it (segments against segments, a
+//! radius whose square is finite, two sets of more than [`FEW`] objects each).
 //!
-//! No grid: each row `a[i]` runs against a tile of [`TILE_B`] segments of B through the
-//! driver's one-to-many loop over the `f64` lane type (the same kernel and driver as
-//! [`closest_points64_one_to_many`](crate::pairs::closest_points64_one_to_many)), into a scratch
-//! batch of `s`, `t`, `dist2` that stays in L1, which is then scanned for
-//! `dist2 <= radius²`. So every reported value is bit for bit
-//! `reference::closest_points64_with`'s for that pair, and the pairs are exactly those of
-//! brute force over the reference. The parallel forms hand out blocks of
-//! [`TILE_A`](crate::sets::TILE_A) rows above [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)
-//! pair tests; the list is the same.
+//! # The grid in `f32`, the decision in `f64`
+//!
+//! The grid only names candidates; the `f64` kernel decides each one (`dist2 <= radius²`
+//! in `f64`), so the pairs and values are exactly those of brute force over
+//! [`reference::closest_points64_with`](crate::reference::closest_points64_with), whatever
+//! the grid names. What the grid must do is name every pair the kernel reports, and it
+//! does so in `f32`, with the machinery of the `f32` queries unchanged:
+//!
+//! - the sets are moved to a local frame ([`Frame`]: the centre of their bounding box
+//!   subtracted in `f64`, scaled down by a power of two only beyond `2^63`) and rounded to
+//!   `f32`; the rounding moves a point by at most `ε/2` of its coordinate in the frame,
+//!   far inside the spheres' inflation (`256·ε` times the largest coordinate);
+//! - each object's sphere is grown by [`KERNEL_ABS64`] times its largest coordinate in the
+//!   caller's frame (rounded up into the local one): 32 times the `f64` kernel's error bound
+//!   of `8·ε·S`, so an exact distance of up to `radius + 8·ε·S` (everything the kernel
+//!   may round to within the radius) meets the spheres;
+//! - the radius is rounded up into the local frame.
+//!
+//! The spheres then hold the `f64` segments, and the sphere test and the refinement are
+//! those of the `f32` queries, conservative for them. The narrow phase gathers each run of
+//! candidates from a copy of the sets in the grid's order (one 64-byte row a segment) into
+//! an `f64` batch and runs the `f64` kernel over it ([`closest_points64_into`]).
+//!
+//! **What it costs.** In the local frame the spheres are as tight as the `f32` query's on
+//! the same scene moved to the origin: the coordinates are offsets within the set, so a set
+//! at UTM northings (5e6 m) or in ECEF metres costs what it costs near the origin (in the
+//! caller's frame `f32` spheres would be 150 m too wide at 5e6). The `f64` error term is
+//! `5.7e-14` of the coordinates (0.3 µm at 5e6), nothing next to any radius a caller asks
+//! for. A set spread over `2^63` is scaled and its small features share `f32` values, so
+//! candidates grow there, never results. The work over the `f32` query is the `f64`
+//! kernel (half the lanes a register), its gather (96 bytes a candidate) and the copy of
+//! the sets in grid order (64 bytes a segment): measured in docs/performance.md (sets).
+//!
+//! # Brute force
+//!
+//! Rays and lines (unbounded), a radius whose square overflows (every finite pair is within
+//! it, as brute force decides `dist2 <= ∞`) and a side of at most [`FEW`] objects take tiles:
+//! each row `a[i]` against a tile of [`TILE_B`] segments of B through the driver's
+//! one-to-many loop over the `f64` lane type, into a scratch batch that stays in L1, in
+//! blocks of [`TILE_A`] rows by `MAX_BLOCK_HITS / TILE_A` columns (so a streamed block never
+//! holds more than [`MAX_BLOCK_HITS`] hits).
+//!
+//! Members with a NaN or infinite coordinate are never within any radius: the grid leaves
+//! them out, the tiles find their `dist2` NaN ([`count_non_finite`](crate::sets::count_non_finite)
+//! counts them). The parallel forms return exactly what the sequential ones do, and the
+//! streamed ones the same pairs and values in blocks.
 
 use super::hits::SharedEndpoints;
 use super::hits::{TILE_A, TILE_B};
-use crate::batch::{Error, Segments64View, check_u32};
-use crate::forms::query_forms;
-use crate::pairs::{ClosestBatch64, Outputs, one_to_many64};
-use crate::prune::ordered;
-use crate::segment::{Options, Segment64};
+use super::within::{FEW, Probe};
+use crate::batch::{Error, Segments64, Segments64View, Soa, check_u32};
+use crate::driver::Row;
+use crate::forms::{query_forms, stream_forms};
+use crate::pairs::{ClosestBatch64, Outputs, closest_points64_into, one_to_many64};
+use crate::prune::{
+    Frame, Grid, Kept, Layout, MAX_BLOCK_HITS, Narrow, Plan, SphereColumns, fill_each, ordered,
+    pad_slot,
+};
+use crate::segment::{Extent, Options, Segment, Segment64};
+use bytemuck::{Pod, Zeroable};
 use core::ops::Range;
 
 /// A pair within the radius of a [`pairs_within64`] or [`self_pairs_within64`] query:
@@ -46,6 +92,30 @@ impl Hit64 {
     }
 }
 
+/// A hit of the streamed `f64` radius queries, 16 bytes: `a[i]` (or `set[i]`) within the
+/// radius of `b[j]` (or `set[j]`, `i < j`), at squared distance `dist2`
+/// ([`PairHit`](crate::sets::PairHit)'s `f64` twin).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PairHit64 {
+    /// Index in A (or in the set).
+    pub i: u32,
+    /// Index in B (or in the set, `j > i`).
+    pub j: u32,
+    /// Squared distance of the closest points (as [`Hit64::dist2`]).
+    pub dist2: f64,
+}
+
+impl From<Hit64> for PairHit64 {
+    fn from(h: Hit64) -> PairHit64 {
+        PairHit64 {
+            i: h.i,
+            j: h.j,
+            dist2: h.dist2,
+        }
+    }
+}
+
 /// `radius²`, or an error for a negative or NaN radius.
 fn radius2(radius: f64) -> Result<f64, Error> {
     if radius >= 0.0 {
@@ -60,6 +130,10 @@ fn shares_endpoint(a: &Segment64, b: &Segment64) -> bool {
     [a.p0, a.p1].iter().any(|p| *p == b.p0 || *p == b.p1)
 }
 
+/// Columns of B a brute-force block covers: a block of [`TILE_A`] rows then holds at most
+/// [`MAX_BLOCK_HITS`] hits.
+const BRUTE_COLS: usize = MAX_BLOCK_HITS / TILE_A;
+
 /// One brute-force radius query: rows of `a` against columns of `b`.
 struct Within64<'v, 'o> {
     a: Segments64View<'v>,
@@ -73,13 +147,13 @@ struct Within64<'v, 'o> {
 }
 
 impl Within64<'_, '_> {
-    /// Appends the hits of rows `rows` against every column to `out`, sorted by `(i, j)`.
-    fn rows(&self, rows: Range<usize>, out: &mut Vec<Hit64>) {
+    /// Appends the hits of rows `rows` against the columns `cols` to `out`, sorted by
+    /// `(i, j)`.
+    fn rect(&self, rows: Range<usize>, cols: Range<usize>, out: &mut Vec<Hit64>) {
         let start = out.len();
-        let nb = self.b.len();
         let mut scratch = ClosestBatch64::new();
-        for bb in (0..nb).step_by(TILE_B) {
-            let bend = (bb + TILE_B).min(nb);
+        for bb in cols.clone().step_by(TILE_B) {
+            let bend = (bb + TILE_B).min(cols.end);
             for i in rows.clone() {
                 let lo = if self.upper { bb.max(i + 1) } else { bb };
                 if lo >= bend {
@@ -116,59 +190,349 @@ impl Within64<'_, '_> {
         out[start..].sort_unstable_by_key(|h| (h.i, h.j));
     }
 
-    /// Every hit, sorted by `(i, j)`, appended to `out` (grown with `try_reserve`):
-    /// blocks of [`TILE_A`] rows in order, sequentially, or when `parallel` and there are
-    /// at least [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS) pair `tests`, on all cores
-    /// (the same list).
+    /// Every hit, in blocks of at most [`MAX_BLOCK_HITS`]: blocks of [`TILE_A`] rows in
+    /// order, each cut into runs of [`BRUTE_COLS`] columns, each block sorted by `(i, j)`;
+    /// made by `finish` and handed to `sink` as [`ordered`] does (on all cores when
+    /// `parallel` and there are at least
+    /// [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS) pair tests: the same
+    /// blocks).
+    fn each<B: Send>(
+        &self,
+        parallel: bool,
+        finish: impl Fn(&[Hit64]) -> B + Sync,
+        sink: impl FnMut(B) -> bool,
+    ) {
+        let (na, nb) = (self.a.len(), self.b.len());
+        let block = |k: usize, buf: &mut Vec<Hit64>, emit: &mut dyn FnMut(&[Hit64]) -> bool| {
+            let rows = k * TILE_A..((k + 1) * TILE_A).min(na);
+            // A set against itself: only the columns past the block's first row.
+            let first = if self.upper {
+                (rows.start + 1) / BRUTE_COLS * BRUTE_COLS
+            } else {
+                0
+            };
+            for c in (first..nb).step_by(BRUTE_COLS) {
+                buf.clear();
+                self.rect(rows.clone(), c..(c + BRUTE_COLS).min(nb), buf);
+                if !buf.is_empty() && !emit(buf) {
+                    return;
+                }
+            }
+        };
+        let tests = if self.upper {
+            na.saturating_mul(na) / 2
+        } else {
+            na.saturating_mul(nb)
+        };
+        let parallel = parallel && tests >= crate::driver::PAR_MIN_PAIR_TESTS;
+        ordered(na.div_ceil(TILE_A), parallel, Vec::new, block, finish, sink);
+    }
+
+    /// Every hit, sorted by `(i, j)`, appended to `out` (grown with `try_reserve`).
     ///
     /// # Errors
     /// [`Error::OutOfMemory`] naming `what` when `out` cannot grow (`out` is then empty).
-    fn run(
+    fn collect(
         &self,
-        tests: usize,
         parallel: bool,
         what: &'static str,
         out: &mut Vec<Hit64>,
     ) -> Result<(), Error> {
-        let na = self.a.len();
-        let block = |k: usize, buf: &mut Vec<Hit64>, emit: &mut dyn FnMut(&[Hit64]) -> bool| {
-            buf.clear();
-            self.rows(k * TILE_A..((k + 1) * TILE_A).min(na), buf);
-            emit(buf);
-        };
-        let parallel = parallel && tests >= crate::driver::PAR_MIN_PAIR_TESTS;
         let mut short = None;
-        let append = |hits: Vec<Hit64>| {
+        self.each(parallel, <[Hit64]>::to_vec, |hits: Vec<Hit64>| {
             if out.try_reserve(hits.len()).is_err() {
                 short = Some(out.len() + hits.len());
                 return false;
             }
             out.extend_from_slice(&hits);
             true
-        };
-        ordered(
-            na.div_ceil(TILE_A),
-            parallel,
-            Vec::new,
-            block,
-            <[Hit64]>::to_vec,
-            append,
-        );
-        match short {
-            Some(elements) => {
-                out.clear();
-                Err(Error::OutOfMemory { what, elements })
-            }
-            None => Ok(()),
+        });
+        if let Some(elements) = short {
+            out.clear();
+            return Err(Error::OutOfMemory { what, elements });
+        }
+        // The blocks of one row block come by runs of columns.
+        out.sort_unstable_by_key(|h| (h.i, h.j));
+        Ok(())
+    }
+}
+
+/// Absolute inflation of each `f64` object's sphere, times its largest coordinate (in the
+/// caller's frame): the `f64` kernel's error bound, `8·ε·S` with `S` the largest
+/// coordinate of the pair, with the margin the `f32` spheres keep over the `f32` kernel's
+/// (`256·ε`). Each of a pair's spheres takes it for its own coordinates, so the two
+/// together cover it for the pair's largest.
+pub(crate) const KERNEL_ABS64: f64 = 256.0 * f64::EPSILON;
+
+/// The value of the grid's rows that holds an object's growth ([`KERNEL_ABS64`] in the
+/// local frame).
+const PAD: usize = pad_slot(3);
+
+/// A segment of the copy in the grid's order, one cache line.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Row64(Segment64);
+
+/// The values of a row's segment, in column order.
+#[inline(always)]
+fn values(row: &Row64) -> [f64; 6] {
+    bytemuck::cast(row.0)
+}
+
+/// The largest coordinate magnitude of a segment.
+fn largest(s: &Segment64) -> f64 {
+    s.p0.iter().chain(&s.p1).fold(0.0, |m, x| m.max(x.abs()))
+}
+
+/// The narrow phase of the `f64` radius queries on the grid: the candidates' `f64`
+/// segments gathered into a batch and decided by the `f64` kernel (module docs).
+struct Near64 {
+    /// The sets in the grid's order (by position), in the local frame, as the grid's
+    /// `f32` rows (the refinement reads them).
+    local: Vec<Row>,
+    /// The same segments in `f64`, unmoved (the kernel reads them).
+    rows: Vec<Row64>,
+    /// `None` within one set; `Some(na)` when ids `>= na` are B's.
+    split: Option<u32>,
+    options: Options,
+    /// `radius²`, the decision.
+    r2: f64,
+    /// The radius in the local frame, rounded up.
+    radius: f32,
+    skip_shared: bool,
+}
+
+/// The buffers of [`Near64::decide`]: the gathered sides and the kernel's output.
+struct Gather64 {
+    a: Segments64,
+    b: Segments64,
+    closest: ClosestBatch64,
+}
+
+impl Default for Gather64 {
+    fn default() -> Self {
+        Gather64 {
+            a: Segments64::new(),
+            b: Segments64::new(),
+            closest: ClosestBatch64::new(),
         }
     }
+}
+
+impl Narrow<3> for Near64 {
+    type Hit = Hit64;
+    type Probe = Probe;
+    type Scratch = Gather64;
+
+    fn split(&self) -> Option<u32> {
+        self.split
+    }
+
+    fn pair(hit: &Hit64) -> (u32, u32) {
+        (hit.i, hit.j)
+    }
+
+    /// The local segment at `p`: a segment of a reported pair lies within the radius and
+    /// both objects' growths of the other's sphere, so the probe's radius is the radius
+    /// and its own growth (the other's is in its sphere).
+    #[inline(always)]
+    fn probe(&self, p: usize) -> Option<Probe> {
+        let r = &self.local[p].0;
+        let seg = Segment::new([r[0], r[1], r[2]], [r[3], r[4], r[5]]);
+        Probe::of(&seg, self.radius + r[PAD])
+    }
+
+    #[inline(always)]
+    fn refine(&self, probe: &Probe, j: usize, spheres: &SphereColumns<3>, bits: u32) -> u32 {
+        probe.refine(j, spheres, bits)
+    }
+
+    fn decide(
+        &self,
+        ids: &[u32],
+        candidates: &[(u32, u32)],
+        scratch: &mut Gather64,
+        out: &mut Kept<Hit64>,
+    ) {
+        let n = candidates.len();
+        if scratch.a.len() < n {
+            scratch.a = Soa::zeroed(n);
+            scratch.b = Soa::zeroed(n);
+        }
+        let (ca, cb) = (scratch.a.columns_mut(), scratch.b.columns_mut());
+        let (ca, cb) = (ca.map(|c| &mut c[..n]), cb.map(|c| &mut c[..n]));
+        for (k, &(p, q)) in candidates.iter().enumerate() {
+            let (x, y) = (
+                values(&self.rows[p as usize]),
+                values(&self.rows[q as usize]),
+            );
+            for c in 0..6 {
+                ca[c][k] = x[c];
+                cb[c][k] = y[c];
+            }
+        }
+        let outputs = Outputs {
+            params: true,
+            points: false,
+            flags: false,
+        };
+        let closest = &mut scratch.closest;
+        closest_points64_into(
+            scratch.a.view(..n),
+            scratch.b.view(..n),
+            &self.options,
+            outputs,
+            closest,
+        )
+        .expect("two gathers of one length");
+        let (d, s, t) = (closest.dist2(), closest.s(), closest.t());
+        let b_first = self.split.unwrap_or(0);
+        // Every candidate is written and kept when a hit (as the `f32` narrow phase does).
+        out.reserve(n);
+        for (k, &(p, q)) in candidates.iter().enumerate() {
+            let (a, b) = (&self.rows[p as usize].0, &self.rows[q as usize].0);
+            let keep = d[k] <= self.r2 && !(self.skip_shared && shares_endpoint(a, b));
+            let hit = Hit64 {
+                i: ids[p as usize],
+                j: ids[q as usize].wrapping_sub(b_first),
+                dist2: d[k],
+                s: s[k],
+                t: t[k],
+            };
+            out.put(hit, keep);
+        }
+    }
+}
+
+/// A pruned `f64` radius query: the plan and its narrow phase, or `None` when the grid does
+/// not apply (rays or lines, a radius whose square overflows, a side of at most [`FEW`]
+/// objects, more than `u32::MAX` objects, a radius beyond `f32` in the local frame).
+fn pruned64(
+    a: Segments64View<'_>,
+    b: Option<Segments64View<'_>>,
+    (radius, r2): (f64, f64),
+    skip_shared: bool,
+    options: &Options,
+    parallel: bool,
+) -> Option<(Plan<3>, Near64)> {
+    if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment || !r2.is_finite()
+    {
+        return None;
+    }
+    let na = a.len();
+    if b.is_some_and(|b| na.min(b.len()) <= FEW) {
+        return None;
+    }
+    let n = na.checked_add(b.map_or(0, |b| b.len()))?;
+    let object = |i: usize| match b {
+        Some(b) if i >= na => b.at(i - na),
+        _ => a.at(i),
+    };
+    let frame = Frame::<3>::of((0..n).flat_map(|i| {
+        let s = object(i);
+        [s.p0, s.p1]
+    }));
+    let local = |i: usize| {
+        let s = object(i);
+        Segment::new(frame.point(s.p0), frame.point(s.p1))
+    };
+    let grow = |i: usize| frame.length(KERNEL_ABS64 * largest(&object(i)));
+    let local_radius = frame.length(radius);
+    let (grid, local) = Grid::build(
+        n,
+        local,
+        Some(&grow),
+        local_radius,
+        Layout::Columns,
+        parallel,
+    )?;
+    let ids = grid.ids();
+    let mut rows = vec![Row64::default(); ids.len()];
+    fill_each(&mut rows, parallel, |p| Row64(object(ids[p] as usize)));
+    let plan = Plan::new(grid, local_radius);
+    let narrow = Near64 {
+        local,
+        rows,
+        split: b.map(|_| na as u32),
+        options: *options,
+        r2,
+        radius: local_radius,
+        skip_shared,
+    };
+    Some((plan, narrow))
+}
+
+/// The brute-force query of `a` against `b` (or of `a` with itself).
+fn brute64<'v, 'o>(
+    a: Segments64View<'v>,
+    b: Option<Segments64View<'v>>,
+    r2: f64,
+    skip_shared: bool,
+    options: &'o Options,
+) -> Within64<'v, 'o> {
+    Within64 {
+        a,
+        b: b.unwrap_or(a),
+        options,
+        r2,
+        upper: b.is_none(),
+        skip_shared,
+    }
+}
+
+/// Every hit of `a` against `b` (or of `a` with itself, `i < j`), sorted by `(i, j)`,
+/// into `out` (cleared first, after the checks), grown with `try_reserve`.
+fn collected64(
+    a: Segments64View<'_>,
+    b: Option<Segments64View<'_>>,
+    (radius, skip): (f64, bool),
+    options: &Options,
+    parallel: bool,
+    (what, out): (&'static str, &mut Vec<Hit64>),
+) -> Result<(), Error> {
+    out.clear();
+    let r2 = radius2(radius)?;
+    check_u32(a.len().max(b.map_or(0, |b| b.len())))?;
+    let done = match pruned64(a, b, (radius, r2), skip, options, parallel) {
+        Some((plan, narrow)) => plan.collect(&narrow, a.len(), |h| h, parallel, (what, out)),
+        None => brute64(a, b, r2, skip, options).collect(parallel, what, out),
+    };
+    if done.is_err() {
+        out.clear();
+    }
+    done
+}
+
+/// Streams the hits of `a` against `b` (or of `a` with itself) to `sink` as [`PairHit64`]
+/// blocks of at most [`MAX_BLOCK_HITS`], after the checks: the grid's tasks, or the
+/// brute-force blocks; `sink` answering `false` stops the query.
+fn streamed64(
+    a: Segments64View<'_>,
+    b: Option<Segments64View<'_>>,
+    (radius, skip): (f64, bool),
+    options: &Options,
+    parallel: bool,
+    sink: &mut dyn FnMut(&[PairHit64]) -> bool,
+) -> Result<(), Error> {
+    let r2 = radius2(radius)?;
+    check_u32(a.len().max(b.map_or(0, |b| b.len())))?;
+    let finish = |hits: &[Hit64]| -> Vec<PairHit64> { hits.iter().map(|&h| h.into()).collect() };
+    let deliver = |block: Vec<PairHit64>| sink(&block);
+    match pruned64(a, b, (radius, r2), skip, options, parallel) {
+        Some((plan, narrow)) => plan.each(&narrow, parallel, finish, deliver),
+        None => brute64(a, b, r2, skip, options).each(parallel, finish, deliver),
+    }
+    Ok(())
 }
 
 query_forms! {
     /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most
     /// `radius²` (in `f64`), segment against segment, sorted by `(i, j)`:
-    /// [`pairs_within`](crate::sets::pairs_within)'s `f64` twin, by brute force over tiles
-    /// (module docs). A pair with a non-finite coordinate is never within any radius.
+    /// [`pairs_within`](crate::sets::pairs_within)'s `f64` twin, on the grid in a local
+    /// frame, decided by the `f64` kernel (module docs): the pairs and values of brute
+    /// force over [`reference::closest_points64_with`](crate::reference::closest_points64_with),
+    /// at any distance from the origin. A pair with a non-finite coordinate is never within
+    /// any radius.
     ///
     /// ```
     /// use segbatch::{Segment64, Segments64};
@@ -223,31 +587,16 @@ fn within64<'a, 'b>(
     parallel: bool,
     out: &mut Vec<Hit64>,
 ) -> Result<(), Error> {
-    out.clear();
+    let what = "pairs_within64 output";
     let (a, b) = (a.into(), b.into());
-    let r2 = radius2(radius)?;
-    check_u32(a.len().max(b.len()))?;
-    let query = Within64 {
-        a,
-        b,
-        options,
-        r2,
-        upper: false,
-        skip_shared: false,
-    };
-    query.run(
-        a.len().saturating_mul(b.len()),
-        parallel,
-        "pairs_within64 output",
-        out,
-    )
+    collected64(a, Some(b), (radius, false), options, parallel, (what, out))
 }
 
 query_forms! {
     /// Every pair `i < j` of `set` whose squared distance is at most `radius²` (in `f64`),
     /// segment against segment, sorted by `(i, j)`:
-    /// [`self_pairs_within`](crate::sets::self_pairs_within)'s `f64` twin, by brute force over
-    /// the upper triangle (module docs).
+    /// [`self_pairs_within`](crate::sets::self_pairs_within)'s `f64` twin, on the grid in a
+    /// local frame, decided by the `f64` kernel (module docs).
     ///
     /// ```
     /// use segbatch::{Segment64, Segments64};
@@ -302,19 +651,101 @@ fn self_within64<'a>(
     parallel: bool,
     out: &mut Vec<Hit64>,
 ) -> Result<(), Error> {
-    out.clear();
-    let set = set.into();
-    let n = set.len();
-    let r2 = radius2(radius)?;
-    check_u32(n)?;
-    let query = Within64 {
-        a: set,
-        b: set,
-        options,
-        r2,
-        upper: true,
-        skip_shared: shared == SharedEndpoints::Skip,
-    };
     let what = "self_pairs_within64 output";
-    query.run(n.saturating_mul(n) / 2, parallel, what, out)
+    let skip = shared == SharedEndpoints::Skip;
+    collected64(
+        set.into(),
+        None,
+        (radius, skip),
+        options,
+        parallel,
+        (what, out),
+    )
+}
+
+fn each_self64<'a>(
+    set: impl Into<Segments64View<'a>>,
+    radius: f64,
+    shared: SharedEndpoints,
+    options: &Options,
+    parallel: bool,
+    sink: &mut dyn FnMut(&[PairHit64]) -> bool,
+) -> Result<(), Error> {
+    let skip = shared == SharedEndpoints::Skip;
+    streamed64(set.into(), None, (radius, skip), options, parallel, sink)
+}
+
+fn each_pair64<'a, 'b>(
+    a: impl Into<Segments64View<'a>>,
+    b: impl Into<Segments64View<'b>>,
+    radius: f64,
+    options: &Options,
+    parallel: bool,
+    sink: &mut dyn FnMut(&[PairHit64]) -> bool,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    streamed64(a, Some(b), (radius, false), options, parallel, sink)
+}
+
+stream_forms! {
+    /// The streaming form of [`self_pairs_within64_into`]: every pair `i < j` of `set`
+    /// within `radius` (in `f64`), handed to `sink` in blocks of [`PairHit64`]s of at most
+    /// [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), whatever the set's layout
+    /// ([`for_each_self_pair_within`](crate::sets::for_each_self_pair_within)'s `f64` twin:
+    /// the call holds the input, the grid and a few blocks, never the whole output). The
+    /// pairs and values are those of [`self_pairs_within64`]; the order is the grid's (sort
+    /// a collected list by `(i, j)` to compare). Rays, lines and a radius whose square
+    /// overflows take the brute-force tiles, streamed the same way: blocks of 64 rows in
+    /// order, each block sorted by `(i, j)`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
+    /// for more than `u32::MAX` segments (`sink` is not called).
+    ///
+    /// ```
+    /// use segbatch::{Options, Segment64, Segments64};
+    /// use segbatch::sets::{for_each_self_pair_within64, SharedEndpoints};
+    /// let (e, n) = (500_000.0, 5_000_000.0); // UTM metres
+    /// let set: Segments64 = (0..1000).map(|k| {
+    ///     let x = e + k as f64;
+    ///     Segment64::new([x, n, 0.0], [x + 0.5, n, 0.0]) // 0.5 apart end to start
+    /// }).collect();
+    /// let mut count = 0;
+    /// for_each_self_pair_within64(&set, 0.5, SharedEndpoints::Keep, &Options::SEGMENTS, |block| {
+    ///     count += block.len();
+    /// })?;
+    /// assert_eq!(count, 999);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn for_each_self_pair_within64 / par_for_each_self_pair_within64
+        <'a>(set: impl Into<Segments64View<'a>>, radius: f64, shared: SharedEndpoints, options: &Options)
+        -> sink(&[PairHit64]) = each_self64;
+}
+
+stream_forms! {
+    /// The streaming form of [`pairs_within64_into`]: every pair of `a[i]` and `b[j]`
+    /// within `radius` (in `f64`), handed to `sink` in blocks of [`PairHit64`]s (see
+    /// [`for_each_self_pair_within64`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
+    /// for more than `u32::MAX` segments in a set (`sink` is not called).
+    ///
+    /// ```
+    /// use segbatch::{Options, Segment64, Segments64};
+    /// use segbatch::sets::{for_each_pair_within64, PairHit64};
+    /// let o = 6_378_137.0;
+    /// let walls = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o, 4.0, 0.0])]);
+    /// let paths = Segments64::from(&[
+    ///     Segment64::new([o + 0.5, 2.0, 0.0], [o + 3.0, 2.0, 0.0]),
+    ///     Segment64::new([o + 5.0, 2.0, 0.0], [o + 9.0, 2.0, 0.0]),
+    /// ]);
+    /// let mut hits: Vec<PairHit64> = Vec::new();
+    /// for_each_pair_within64(&walls, &paths, 1.0, &Options::SEGMENTS, |block| hits.extend_from_slice(block))?;
+    /// assert_eq!(hits, vec![PairHit64 { i: 0, j: 0, dist2: 0.25 }]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn for_each_pair_within64 / par_for_each_pair_within64
+        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, radius: f64, options: &Options)
+        -> sink(&[PairHit64]) = each_pair64;
 }

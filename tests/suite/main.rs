@@ -43,3 +43,5 @@ mod scenes;
 mod set_limits;
 /// The set queries against brute force.
 mod sets;
+/// The `f64` set queries on the grid against brute force over the `f64` reference.
+mod sets64;

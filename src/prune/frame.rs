@@ -1,0 +1,93 @@
+//! A local frame for the grid over `f64` coordinates: the grid's spheres are `f32`, and
+//! inflated by `256·ε` times each object's largest coordinate against rounding, so at UTM
+//! northings (5e6 m) a sphere would be 150 m too wide and every object a candidate of
+//! every other within a few hundred metres. In the frame the coordinates are the offsets
+//! from the centre of the set's bounding box, as small as the set is wide.
+
+/// The frame: `local = (x - origin)·scale`, subtracted and scaled in `f64`, then rounded
+/// to `f32`.
+///
+/// Moving and scaling by a power of two change no pair's relation; the rounding to `f32`
+/// moves a coordinate by at most `ε/2` of its value in the frame (or `2^-150` where it
+/// underflows), well inside the spheres' inflation (relative to the same coordinates, plus
+/// `f32::MIN_POSITIVE`), so the sphere of an object in the frame still holds the exactly
+/// moved object. The scale is 1 unless the set is wider than `2^63`; it never enlarges.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frame<const D: usize> {
+    origin: [f64; D],
+    scale: f64,
+}
+
+impl<const D: usize> Frame<D> {
+    /// The frame of a set whose points are `points` (the non-finite ones ignored): the
+    /// centre of their bounding box, and a power-of-two scale that brings its half extent
+    /// to at most `2^62`.
+    pub(crate) fn of(points: impl Iterator<Item = [f64; D]>) -> Self {
+        let (mut lo, mut hi) = ([f64::INFINITY; D], [f64::NEG_INFINITY; D]);
+        for p in points.filter(|p| p.iter().all(|x| x.is_finite())) {
+            for k in 0..D {
+                lo[k] = lo[k].min(p[k]);
+                hi[k] = hi[k].max(p[k]);
+            }
+        }
+        if lo[0] > hi[0] {
+            return Frame {
+                origin: [0.0; D],
+                scale: 1.0,
+            };
+        }
+        // Halves first: neither the sum nor the difference of two finite values may
+        // overflow.
+        let origin: [f64; D] = core::array::from_fn(|k| 0.5 * lo[k] + 0.5 * hi[k]);
+        let half = (0..D)
+            .map(|k| 0.5 * hi[k] - 0.5 * lo[k])
+            .fold(0.0, f64::max);
+        let mut scale = 1.0;
+        while half * scale > 2f64.powi(62) {
+            scale *= 0.5f64.powi(64);
+        }
+        Frame { origin, scale }
+    }
+
+    /// Point `x` in the frame, rounded to `f32` (non-finite stays non-finite).
+    #[inline]
+    pub(crate) fn point(&self, x: [f64; D]) -> [f32; D] {
+        core::array::from_fn(|k| ((x[k] - self.origin[k]) * self.scale) as f32)
+    }
+
+    /// A length `x >= 0` in the frame, rounded up to `f32` (`+∞` when it overflows).
+    #[inline]
+    pub(crate) fn length(&self, x: f64) -> f32 {
+        let y = x * self.scale;
+        let f = y as f32;
+        if f64::from(f) >= y { f } else { f.next_up() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_far_set_comes_near_the_origin() {
+        let points = [
+            [5e6, 4.9e6, 1.0],
+            [5e6 + 8.0, 4.9e6 - 2.0, f64::NAN],
+            [5e6 + 2.0, 4.9e6 + 2.0, 3.0],
+        ];
+        let f = Frame::<3>::of(points.into_iter());
+        assert_eq!(f.point([5e6 + 4.0, 4.9e6, 2.0]), [0.0, 0.0, 0.0]);
+        assert_eq!(f.point([5e6 + 8.0, 4.9e6 - 2.0, 3.0]), [4.0, -2.0, 1.0]);
+        // Rounded up: 0.1f32 is above 0.1, 0.7f32 below 0.7.
+        assert_eq!(f.length(0.1), 0.1f32);
+        assert_eq!(f.length(0.7), 0.7f32.next_up());
+        assert_eq!(f.length(0.0), 0.0);
+        // A set wider than 2^63 is scaled down by a power of two.
+        let wide = Frame::<2>::of([[-1e300, 0.0], [1e300, 1.0]].into_iter());
+        assert!(wide.scale < 1.0 && wide.scale.log2().fract() == 0.0);
+        assert!(f64::from(wide.point([1e300, 0.0])[0]) <= 2f64.powi(62) * 1.0001);
+        // No finite point: the identity.
+        let none = Frame::<3>::of([[f64::NAN; 3]].into_iter());
+        assert_eq!(none.point([1.5, 2.5, 3.5]), [1.5, 2.5, 3.5]);
+    }
+}
