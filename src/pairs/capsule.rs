@@ -6,15 +6,17 @@
 //! scalar test gives. The result is a [`PairMask`], one bit per pair
 //! ([`PairMask::iter_ones`] lists the touching pairs).
 
-use super::closest::{Width, points};
-use crate::batch::{Error, SegmentsView, check_len};
+use super::closest::{Width, pair_columns, points};
+use crate::batch::{Error, Segments64View, SegmentsView, check_len};
 use crate::columns::GroupStore;
+use crate::columns::LANES;
 use crate::driver::{self, Gathered, Halves, Input, PairKernel};
 use crate::forms::query_forms;
 use crate::kernel::{Splat, closest8_general, closest8_masked};
-use crate::lanes::{Lane, V3};
+use crate::lanes::{F64Lanes, Lane, V3};
+use crate::real::Real;
 use crate::segment::Options;
-use wide::{f32x8, f32x16};
+use wide::{f32x8, f32x16, f64x4, f64x8};
 
 /// Validated radii for the capsule and sphere queries ([`capsules_touch`],
 /// [`first_contact`](crate::motion::first_contact)): every radius is zero or positive (not
@@ -28,26 +30,40 @@ use wide::{f32x8, f32x16};
 /// let (ra, rb) = ([0.5, 0.4], [0.5, f32::NAN]);
 /// assert_eq!(Radii::per_pair(&ra, &rb), Err(Error::InvalidRadius { index: Some(1) }));
 /// ```
+///
+/// The radii of the `f64` queries ([`capsules_touch64`] and the others) are a [`Radii64`],
+/// the same type over `f64`, made and checked the same way.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Radii<'r>(RadiiKind<'r>);
+pub struct Radii<'r, F = f32>(RadiiKind<'r, F>);
+
+/// The radii of the `f64` queries ([`capsules_touch64`],
+/// [`first_contact64`](crate::motion::first_contact64), ...): [`Radii`] over `f64`.
+///
+/// ```
+/// use segbatch::Error;
+/// use segbatch::pairs::Radii64;
+/// assert!(Radii64::uniform(0.5, 1e-9).is_ok());
+/// assert_eq!(Radii64::uniform(-1e-300, 0.5), Err(Error::InvalidRadius { index: None }));
+/// ```
+pub type Radii64<'r> = Radii<'r, f64>;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum RadiiKind<'r> {
-    Uniform { a: f32, b: f32 },
-    PerPair { a: &'r [f32], b: &'r [f32] },
+enum RadiiKind<'r, F> {
+    Uniform { a: F, b: F },
+    PerPair { a: &'r [F], b: &'r [F] },
 }
 
 /// True for a valid radius: zero, positive or `+∞`.
-fn valid(r: f32) -> bool {
-    r >= 0.0
+fn valid<F: Real>(r: F) -> bool {
+    r >= F::ZERO
 }
 
-impl<'r> Radii<'r> {
+impl<'r, F: Real> Radii<'r, F> {
     /// Every object of A has radius `a`, every object of B radius `b`.
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] (`index: None`) when a radius is negative or NaN.
-    pub fn uniform(a: f32, b: f32) -> Result<Self, Error> {
+    pub fn uniform(a: F, b: F) -> Result<Self, Error> {
         if valid(a) && valid(b) {
             Ok(Radii(RadiiKind::Uniform { a, b }))
         } else {
@@ -60,7 +76,7 @@ impl<'r> Radii<'r> {
     /// # Errors
     /// [`Error::LengthMismatch`] when the slices differ in length;
     /// [`Error::InvalidRadius`] with the first pair holding a negative or NaN radius.
-    pub fn per_pair(a: &'r [f32], b: &'r [f32]) -> Result<Self, Error> {
+    pub fn per_pair(a: &'r [F], b: &'r [F]) -> Result<Self, Error> {
         check_len("radii of a and b", a.len(), b.len())?;
         match (0..a.len()).find(|&i| !(valid(a[i]) && valid(b[i]))) {
             Some(i) => Err(Error::InvalidRadius { index: Some(i) }),
@@ -77,7 +93,7 @@ impl<'r> Radii<'r> {
     /// # Errors
     /// [`Error::InvalidRadius`] with the first index (in `a`, then in `b`) holding a
     /// negative or NaN radius.
-    pub fn per_object(a: &'r [f32], b: &'r [f32]) -> Result<Self, Error> {
+    pub fn per_object(a: &'r [F], b: &'r [F]) -> Result<Self, Error> {
         for r in [a, b] {
             if let Some(i) = r.iter().position(|&x| !valid(x)) {
                 return Err(Error::InvalidRadius { index: Some(i) });
@@ -88,7 +104,7 @@ impl<'r> Radii<'r> {
 
     /// `(a, b)` when the radii are uniform.
     #[must_use]
-    pub fn as_uniform(&self) -> Option<(f32, f32)> {
+    pub fn as_uniform(&self) -> Option<(F, F)> {
         match self.0 {
             RadiiKind::Uniform { a, b } => Some((a, b)),
             RadiiKind::PerPair { .. } => None,
@@ -97,7 +113,7 @@ impl<'r> Radii<'r> {
 
     /// The per-pair slices `(a, b)` when the radii are per pair.
     #[must_use]
-    pub fn as_per_pair(&self) -> Option<(&'r [f32], &'r [f32])> {
+    pub fn as_per_pair(&self) -> Option<(&'r [F], &'r [F])> {
         match self.0 {
             RadiiKind::PerPair { a, b } => Some((a, b)),
             RadiiKind::Uniform { .. } => None,
@@ -129,7 +145,7 @@ impl<'r> Radii<'r> {
 
     /// The radius of object `i` of A and object `j` of B.
     #[inline]
-    pub(crate) fn of(&self, i: usize, j: usize) -> (f32, f32) {
+    pub(crate) fn of(&self, i: usize, j: usize) -> (F, F) {
         match self.0 {
             RadiiKind::Uniform { a, b } => (a, b),
             RadiiKind::PerPair { a, b } => (a[i], b[j]),
@@ -215,14 +231,28 @@ impl PairMask {
         self.len = len;
     }
 
-    /// The words as one byte per group of [`LANES`] pairs, for the driver's stores (byte
-    /// `g` of the little-endian words holds pairs `8g .. 8g + 8`).
-    fn groups_mut(&mut self) -> MaskOut<'_> {
+    /// The words as one byte per group of `width` pairs (8, or 4 for the 4-lane `f64`
+    /// kernel), lane `k` in bit `k`, for the driver's stores; [`finish`](Self::finish) with
+    /// the same width turns them into the mask. With 8, byte `g` of the little-endian words
+    /// holds pairs `8g .. 8g + 8` already; with 4, the words are first grown to a byte a
+    /// group (twice the mask's bytes).
+    fn groups_mut(&mut self, width: usize) -> MaskOut<'_> {
+        self.words.resize(self.len.div_ceil(8 * width), 0);
         MaskOut(bytemuck::cast_slice_mut(&mut self.words))
     }
 
-    /// After the stores: words in native order, bits past `len()` (padding lanes) cleared.
-    fn finish(&mut self) {
+    /// After the stores of groups of `width` pairs: a group's byte packed into half a byte
+    /// when `width` is 4 (in place, front to back: byte `k` is made from bytes `2k` and
+    /// `2k + 1`, which no earlier step has overwritten), words in native order, bits past
+    /// `len()` (padding lanes) cleared.
+    fn finish(&mut self, width: usize) {
+        if width == 4 {
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
+            for k in 0..bytes.len() / 2 {
+                bytes[k] = bytes[2 * k] | bytes[2 * k + 1] << 4;
+            }
+            self.words.truncate(self.len.div_ceil(64));
+        }
         for w in &mut self.words {
             *w = u64::from_le(*w);
         }
@@ -259,20 +289,28 @@ fn radius_points<L: Lane>(c: &[L; 14]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
 
 /// A lane type the capsule kernels run in, with its group's touch bits: one bit a lane,
 /// lane `k` in bit `k`.
-trait TouchLanes: Lane<Elem = f32> {
-    /// The bits of one group: a byte of the mask for 8 lanes, two for 16.
+trait TouchLanes: Lane {
+    /// The bits of one group: a byte of the mask for 8 lanes (half a byte's worth for 4),
+    /// two for 16.
     type Touch;
     /// The touch bits of a group from its squared distances and radius sums.
     fn touch_bits(dist2: Self, r: Self) -> Self::Touch;
 }
 
-impl TouchLanes for f32x8 {
-    type Touch = u8;
-    #[inline(always)]
-    fn touch_bits(dist2: Self, r: Self) -> u8 {
-        dist2.simd_le(r * r).to_bitmask() as u8
-    }
+/// [`TouchLanes`] for `$lane`s of at most eight lanes: the bits in one byte.
+macro_rules! touch_byte {
+    ($($lane:ident),*) => {$(
+        impl TouchLanes for $lane {
+            type Touch = u8;
+            #[inline(always)]
+            fn touch_bits(dist2: Self, r: Self) -> u8 {
+                dist2.simd_le(r * r).to_bitmask() as u8
+            }
+        }
+    )*};
 }
+
+touch_byte!(f32x8, f64x4, f64x8);
 
 impl TouchLanes for f32x16 {
     type Touch = Bits16;
@@ -400,21 +438,22 @@ fn touch<'a, 'b>(
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
     out.reset(0);
-    check_len("batches a and b", a.len(), b.len())?;
+    let pair = pair_columns(&a, &b)?;
     radii.check_len(a.len())?;
-    let n = a.len();
-    let (ac, bc) = (a.raw_columns(), b.raw_columns());
-    let pair: [&[f32]; 12] = core::array::from_fn(|k| if k < 6 { ac[k] } else { bc[k - 6] });
-    let per_pair = |ra, rb| -> [&[f32]; 14] {
-        core::array::from_fn(|k| match k {
-            0..6 => pair[k],
-            6 => ra,
-            7..13 => pair[k - 1],
-            _ => rb,
-        })
-    };
-    run_touch(radii, options, pair, per_pair, n, parallel, out);
+    let per_pair = |ra, rb| with_radii(pair, ra, rb);
+    run_touch(radii, options, pair, per_pair, a.len(), parallel, out);
     Ok(())
+}
+
+/// The fourteen columns of per-pair radii from the twelve of a pair: A's six, `ra`, B's
+/// six, `rb` (`f32` or `f64`).
+fn with_radii<'c, E>(pair: [&'c [E]; 12], ra: &'c [E], rb: &'c [E]) -> [&'c [E]; 14] {
+    core::array::from_fn(|k| match k {
+        0..6 => pair[k],
+        6 => ra,
+        7..13 => pair[k - 1],
+        _ => rb,
+    })
 }
 
 /// Sizes `out` for `n` pairs and runs the capsule test over `pair` (twelve columns: A, B)
@@ -432,7 +471,7 @@ pub(super) fn run_touch<'r, P: TouchInput<12>, Q: TouchInput<14>>(
     let splat = Splat::new(&options.params());
     // The 16-lane twins, made only where they run.
     let splat16 = || Splat::new(&options.params());
-    let store = out.groups_mut();
+    let store = out.groups_mut(LANES);
     match radii.0 {
         RadiiKind::Uniform { a: ra, b: rb } => {
             let kernel = UniformCapsules {
@@ -450,7 +489,7 @@ pub(super) fn run_touch<'r, P: TouchInput<12>, Q: TouchInput<14>>(
             per_pair(ra, rb).touch(parallel, &PerPairCapsules { splat }, wide, n, store);
         }
     }
-    out.finish();
+    out.finish(LANES);
 }
 
 query_forms! {
@@ -497,5 +536,92 @@ query_forms! {
     /// ));
     /// # Ok::<(), segbatch::Error>(())
     /// ```
+    into;
+}
+
+/// Sizes `out` for `n` pairs and runs the `f64` capsule test ([`F64Lanes`]) over `pair`
+/// (twelve columns: A, B) with uniform radii, or over `per_pair(rA, rB)` (fourteen: A, rA,
+/// B, rB): [`run_touch`]'s twin, the same kernels over the `f64` lanes.
+pub(super) fn run_touch64<'r, P, Q>(
+    radii: Radii64<'r>,
+    options: &Options,
+    pair: P,
+    per_pair: impl FnOnce(&'r [f64], &'r [f64]) -> Q,
+    n: usize,
+    parallel: bool,
+    out: &mut PairMask,
+) where
+    P: Input<12, F64Lanes>,
+    Q: Input<14, F64Lanes>,
+{
+    const W64: usize = <F64Lanes as Lane>::WIDTH;
+    out.reset(n);
+    let splat = Splat::new(&options.params64());
+    let store = out.groups_mut(W64);
+    match radii.0 {
+        RadiiKind::Uniform { a: ra, b: rb } => {
+            let kernel = UniformCapsules {
+                splat,
+                r: F64Lanes::splat(ra + rb),
+            };
+            driver::run_on(parallel, &kernel, pair, n, store);
+        }
+        RadiiKind::PerPair { a: ra, b: rb } => {
+            let kernel = PerPairCapsules { splat };
+            driver::run_on(parallel, &kernel, per_pair(ra, rb), n, store);
+        }
+    }
+    out.finish(W64);
+}
+
+fn touch64<'a, 'b>(
+    a: impl Into<Segments64View<'a>>,
+    b: impl Into<Segments64View<'b>>,
+    radii: Radii64<'_>,
+    options: &Options,
+    parallel: bool,
+    out: &mut PairMask,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    out.reset(0);
+    let pair = pair_columns(&a, &b)?;
+    radii.check_len(a.len())?;
+    let per_pair = |ra, rb| with_radii(pair, ra, rb);
+    run_touch64(radii, options, pair, per_pair, a.len(), parallel, out);
+    Ok(())
+}
+
+query_forms! {
+    /// Does capsule `(a[i], rA)` touch capsule `(b[i], rB)`, for every `i`, in `f64`:
+    /// [`capsules_touch`]'s twin for [`Segments64`](crate::Segments64) and [`Radii64`].
+    /// Bit `i` is `dist2 <= r * r` with `r = rA + rB` in `f64` and `dist2` exactly
+    /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)'s.
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::pairs::{capsules_touch64, Radii64};
+    /// // ECEF-sized capsules of radius 0.6 mm, 1 mm and 1.5 mm apart: f32 rounds the
+    /// // coordinates to half a metre.
+    /// let o = 6_378_137.0;
+    /// let a = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]); 2]);
+    /// let b = Segments64::from(&[
+    ///     Segment64::new([o, 1e-3, 0.0], [o + 2.0, 1e-3, 0.0]),
+    ///     Segment64::new([o, 1.5e-3, 0.0], [o + 2.0, 1.5e-3, 0.0]),
+    /// ]);
+    /// let mask = capsules_touch64(&a, &b, Radii64::uniform(0.6e-3, 0.6e-3)?);
+    /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn capsules_touch64 / capsules_touch64_into / par_capsules_touch64 / par_capsules_touch64_into
+        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, radii: Radii64<'_>)
+        with (options: &Options = &Options::SEGMENTS)
+        -> PairMask = touch64;
+    /// The general form of [`capsules_touch64`] ([`capsules_touch_into`]'s `f64` twin):
+    /// extents and tolerance from `options` (applied in `f64`), the mask written into `out`
+    /// (its allocation reused).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length (`out` is
+    /// then empty). A negative or NaN radius is refused when the [`Radii64`] is made.
     into;
 }

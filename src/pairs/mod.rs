@@ -26,9 +26,14 @@ mod rows;
 pub use crate::driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
 pub use crate::interop::rows;
 pub use crate::segment::ParseExtentError;
-pub use capsule::{PairMask, Radii, capsules_touch, capsules_touch_into};
+pub use capsule::{
+    PairMask, Radii, Radii64, capsules_touch, capsules_touch_into, capsules_touch64,
+    capsules_touch64_into,
+};
 #[cfg(feature = "rayon")]
-pub use capsule::{par_capsules_touch, par_capsules_touch_into};
+pub use capsule::{
+    par_capsules_touch, par_capsules_touch_into, par_capsules_touch64, par_capsules_touch64_into,
+};
 pub(crate) use closest::one_to_many64;
 pub use closest::{
     ClosestBatch, ClosestBatch64, Outputs, Width, closest_points, closest_points_into,

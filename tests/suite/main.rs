@@ -27,6 +27,8 @@ mod kernel;
 mod motion;
 /// The `f64` closest point of approach.
 mod motion64;
+/// The `f64` capsule, indexed, contact, first-contact and matrix queries.
+mod pairs64;
 /// The exact 2D meeting decision.
 mod planar_exact;
 /// The bulk queries against brute force.
