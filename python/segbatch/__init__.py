@@ -24,13 +24,14 @@ or ``(N, 6)`` (``x0, y0, z0, x1, y1, z1``); 2D segments are ``(N, 2, 2)`` or ``(
   Dask or Arrow buffers): copied once, aligned. Nothing else is required of the layout.
 - ``float64`` (NumPy arrays or :class:`SegmentColumns`), in any of the layouts above: float64
   in, float64 out. :func:`closest_points`, :func:`distance`, :func:`cpa`,
-  :func:`cpa_segments`, :func:`pairs_within`, :func:`self_pairs_within`,
-  :func:`intersect2` and :func:`crossing_pairs` compute in float64 (the crate's ``*64``
-  forms) and return float64 columns. When one side is float64 and the other is not, the
-  other is widened to float64 (exact for float32) and the query runs in float64. The
-  other functions (capsules, first contact, :func:`dist2_matrix`, the ``*_indexed``
-  functions, :func:`capsule_contacts`, :class:`SegmentIndex`) have no float64 path yet:
-  they convert float64 to float32 once, as their docstrings say.
+  :func:`cpa_segments`, :func:`capsules_touch`, :func:`pairs_within`,
+  :func:`self_pairs_within`, :func:`intersect2`, :func:`crossing_pairs` and
+  :class:`SegmentIndex` (first hits) compute in float64 (the crate's ``*64`` forms) and
+  return float64 columns. When one side is float64 and the other is not, the other is
+  widened to float64 (exact for float32) and the query runs in float64. The other
+  functions (first contact, :func:`dist2_matrix`, the ``*_indexed`` functions,
+  :func:`capsule_contacts`) have no float64 path yet: they convert float64 to float32
+  once, as their docstrings say.
 - Any other real dtype (``float16``, integers) and Python lists are converted to
   ``float32`` once, in one pass (``arr.astype(np.float32)``), before the call.
 - Booleans, complex numbers, objects and strings raise ``TypeError``; a wrong shape, rows
@@ -60,9 +61,7 @@ the GIL released and check for signals between steps. ``out=`` arrays then hold 
 done so far; new outputs are dropped. The set queries :func:`pairs_within`,
 :func:`self_pairs_within` and :func:`crossing_pairs` stream their hits in blocks and check
 for signals every 20 ms: a Ctrl-C stops the query at its next block and the hits found so
-far are dropped. In float64, :func:`pairs_within` and :func:`self_pairs_within` are one
-library call each (the crate has no streamed float64 form) and see Ctrl-C when it
-returns. The ``*_indexed`` functions and the :class:`SegmentIndex` build are one
+far are dropped (in float64 too). The ``*_indexed`` functions and the :class:`SegmentIndex` build are one
 library call each and see Ctrl-C when it returns.
 
 Memory
@@ -430,13 +429,13 @@ def _number(x, name: str, allow_inf: bool = True) -> float:
     return x
 
 
-def _radius_array(r, name: str, n: int, per: str) -> np.ndarray:
-    """One radius per pair (or per segment) as an aligned float32 array of n, checked."""
+def _radius_array(r, name: str, n: int, per: str, dtype=np.float32) -> np.ndarray:
+    """One radius per pair (or per segment) as an aligned array of n of ``dtype``, checked."""
     arr = np.asarray(r)
     _check_dtype(arr, name)
     if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
         raise ValueError(f"{name}: expected a number or {n} radii (one per {per}), got shape {arr.shape}")
-    arr = np.require(np.broadcast_to(arr, (n,)), dtype=np.float32, requirements=["C", "A"])
+    arr = np.require(np.broadcast_to(arr, (n,)), dtype=dtype, requirements=["C", "A"])
     bad = ~(arr >= 0)
     if bad.any():
         k = int(np.argmax(bad))
@@ -444,13 +443,13 @@ def _radius_array(r, name: str, n: int, per: str) -> np.ndarray:
     return arr
 
 
-def _radii(radius_a, radius_b, n: int):
-    """Both radii as numbers, or both as float32 arrays of n (broadcast)."""
+def _radii(radius_a, radius_b, n: int, dtype=np.float32):
+    """Both radii as numbers, or both as arrays of n of ``dtype`` (broadcast)."""
     if np.ndim(radius_a) == 0 and np.ndim(radius_b) == 0:
         return _radius(radius_a, "radius_a"), _radius(radius_b, "radius_b")
     return (
-        _radius_array(radius_a, "radius_a", n, "pair"),
-        _radius_array(radius_b, "radius_b", n, "pair"),
+        _radius_array(radius_a, "radius_a", n, "pair", dtype),
+        _radius_array(radius_b, "radius_b", n, "pair", dtype),
     )
 
 
@@ -592,17 +591,21 @@ def capsules_touch(
     """Does capsule ``(a[i], radius_a)`` touch capsule ``(b[i], radius_b)``? A bool array.
 
     Radii are numbers or arrays of one radius per pair (broadcast); a negative or NaN
-    radius raises ``ValueError``. A pair touches when ``dist2 <= (ra + rb)**2`` in float32:
-    float64 input is converted to float32 once (no float64 path yet).
+    radius raises ``ValueError``. A pair touches when ``dist2 <= (ra + rb)**2``, in float64
+    when either side is float64 (the crate's ``capsules_touch64``, radii in float64), else
+    in float32.
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 2, 0, 0], [0, 0, 0, 2, 0, 0]], dtype=np.float32)
     >>> b = np.array([[0, 1, 0, 2, 1, 0], [0, 1.5, 0, 2, 1.5, 0]], dtype=np.float32)
     >>> segbatch.capsules_touch(a, b, 0.5, 0.5)
     array([ True, False])
+    >>> segbatch.capsules_touch(a + 4.99e6, b + 4.99e6, 0.5, 0.5)  # float64: the same answer
+    array([ True, False])
     """
-    a, b = as_segments(a, "a", dtype=_F), as_segments(b, "b", dtype=_F)
-    ra, rb = _radii(radius_a, radius_b, _len(a))
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
+    ra, rb = _radii(radius_a, radius_b, _len(a), dt)
     result = _outputs(
         None,
         None if out is None else {"touch": out},
@@ -1075,9 +1078,13 @@ def _as_segments64(x, name: str, dim: int = 2) -> np.ndarray:
 class SegmentIndex:
     """A reusable index over a static set of 3D segments (walls, level geometry): built once
     (a grid over the segments, O(N log N)), queried many times. Results name members by
-    their row in ``segments``; values are bit for bit the Rust crate's. The index holds
-    float32 segments: float64 members and queries are converted once (no float64 path
-    yet).
+    their row in ``segments``; values are bit for bit the Rust crate's.
+
+    The index has its members' precision: over float64 segments it is the crate's
+    ``SegmentIndex64`` (first hits in float64: ``u`` and ``point`` come back float64), and
+    its :meth:`pairs_within` is :func:`pairs_within` in float64 against the members (kept
+    as a copy). Rays and query segments are converted to the index's precision (float64
+    queries on a float32 index are rounded to float32 once).
 
     >>> import numpy as np, segbatch
     >>> walls = np.array([[5, -1, 0, 5, 1, 0], [9, -1, 0, 9, 1, 0]], dtype=np.float32)
@@ -1088,10 +1095,21 @@ class SegmentIndex:
     (array([ True, False]), array([ 0, -1]), array([4.5, nan], dtype=float32))
     >>> len(index), index.pairs_within(rays, 4.5)["i"]  # query segments, not rays
     (2, array([0]))
+    >>> utm = [480000.0, 4990000.0, 0] * 2  # float64 in, float64 out
+    >>> h = segbatch.SegmentIndex(walls + utm).first_hits(rays + utm, radius=0.5, range=10.0)
+    >>> h["index"], h["u"]
+    (array([ 0, -1]), array([4.5, nan]))
     """
 
     def __init__(self, segments, *, threads: Optional[int] = None):
-        self._native = _native.SegmentIndex(as_segments(segments, "segments", dtype=_F), _threads(threads))
+        s = as_segments(segments, "segments")
+        self._dtype = _precision(segments)
+        # The float64 index answers pairs_within with the float64 pairs_within over a copy
+        # of its members.
+        self._members = None
+        if self._dtype == np.float64:
+            self._members = SegmentColumns([np.array(c) for c in (s if isinstance(s, tuple) else s.T)])
+        self._native = _native.SegmentIndex(s, _threads(threads))
 
     def __len__(self) -> int:
         return len(self._native)
@@ -1099,9 +1117,10 @@ class SegmentIndex:
     def first_hits(self, rays, radius: float, range: float, *, threads: Optional[int] = None) -> Dict[str, np.ndarray]:
         """For each ray (``P0`` its origin, ``P1 - P0`` its direction), the first member that
         a sphere of ``radius`` moving along it from ``u = 0`` to ``u = range`` touches:
-        ``hit`` (bool), ``index`` (int64, ``-1`` without a hit), ``u`` (float32, the
-        sphere's centre is ``P0 + u·(P1 - P0)``; NaN without a hit), ``point`` (``(N, 3)``,
-        the contact point on the member; NaN without a hit). ``radius = 0`` gives the first
+        ``hit`` (bool), ``index`` (int64, ``-1`` without a hit), ``u`` (the sphere's centre
+        is ``P0 + u·(P1 - P0)``; NaN without a hit), ``point`` (``(N, 3)``, the contact
+        point on the member; NaN without a hit); ``u`` and ``point`` in the index's
+        precision. ``radius = 0`` gives the first
         crossing; ``range = inf`` a ray without end (the hits are decided from the ray's
         origin and the member, never from the range's end, so any range past the first hit
         gives the same answer). A negative or NaN ``radius`` or ``range``, or an infinite
@@ -1109,12 +1128,16 @@ class SegmentIndex:
         """
         r = _number(radius, "radius", allow_inf=False)
         g = _number(range, "range")
-        return self._native.first_hits(as_segments(rays, "rays", dtype=_F), r, g, _threads(threads))
+        return self._native.first_hits(as_segments(rays, "rays", dtype=self._dtype), r, g, _threads(threads))
 
     def pairs_within(self, segments, radius: float, *, threads: Optional[int] = None) -> Dict[str, np.ndarray]:
         """Every pair of a query ``segments[i]`` and a member ``j`` within ``radius``, sorted
         by ``(i, j)``: exactly :func:`pairs_within` ``(segments, members, radius)`` (same
-        columns), without rebuilding the index."""
+        columns), without rebuilding the index (a float64 index runs the float64
+        :func:`pairs_within` against its members)."""
+        if self._members is not None:
+            s = as_segments(segments, "segments", dtype=np.float64)
+            return pairs_within(s, self._members, radius, threads=threads)
         return self._native.pairs_within(
-            as_segments(segments, "segments", dtype=_F), _number(radius, "radius"), _threads(threads)
+            as_segments(segments, "segments", dtype=self._dtype), _number(radius, "radius"), _threads(threads)
         )

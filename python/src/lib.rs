@@ -42,14 +42,16 @@ use rayon::prelude::*;
 use segbatch::motion::{
     ContactBatch, CpaBatch, CpaBatch64, Track, Track64, Tracks64View, Window, Window64,
 };
-use segbatch::pairs::{ClosestBatch64, ClosestSlices, PairMask, Radii};
+use segbatch::pairs::{ClosestBatch64, ClosestSlices, PairMask, Radii, Radii64};
 use segbatch::planar::{
     CrossHit, Element as Plane2, Intersections2, Segment2, Segment2_64, Segments2, Segments2View,
 };
-use segbatch::sets::{Hit, Hit64, PairHit, SharedEndpoints};
+use segbatch::sets::{
+    FirstHit, FirstHit64, Hit, Hit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints,
+};
 use segbatch::{
-    ClosestBatch, Extent, Options, Outputs, Record, Segment, Segment64, Segments64View, SoaView,
-    Tolerance,
+    ClosestBatch, Extent, Options, Outputs, Record, Segment, Segment64, Segments64, Segments64View,
+    SoaView, Tolerance,
 };
 use std::collections::HashMap;
 use std::ops::{ControlFlow, Range};
@@ -250,12 +252,35 @@ trait Real: numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static {
     /// The result batch of the closest-approach queries.
     type Cpa: Default + Send + 'static;
     /// A pair of a radius query.
-    type Hit: Copy + Send;
+    type Hit: Copy + Send + Default;
+    /// A pair of a streamed radius query (`i`, `j`, `dist2`).
+    type PairHit: Copy + Send;
+    /// The scratch of [`Real::params_into`].
+    type Gather: Default + Send;
     /// A time window `[0, end]`.
     type Window: Copy + Send + Sync;
+    /// The radii of a capsule query.
+    type Radii<'r>: Copy + Send + Sync;
+    /// An index over a static set of segments (first hits of thick rays).
+    type Index: Send + Sync;
 
     /// The square root (the `distance` column from `dist2`).
     fn sqrt(self) -> Self;
+    /// `x` in this precision (Python numbers are `f64`; `f32` rounds as NumPy does).
+    fn from_f64(x: f64) -> Self;
+    /// The library's uniform radii.
+    fn uniform_radii<'r>(a: Self, b: Self) -> Result<Self::Radii<'r>, segbatch::Error>;
+    /// The library's radii of one per pair.
+    fn per_pair_radii<'r>(a: &'r [Self], b: &'r [Self])
+    -> Result<Self::Radii<'r>, segbatch::Error>;
+    /// The library's `capsules_touch_into` of this precision.
+    fn capsules_touch_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        radii: Self::Radii<'_>,
+        options: &Options,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error>;
     /// The window `[0, end]`, or `None` for a negative or NaN end.
     fn window(end: f64) -> Option<Self::Window>;
     /// The library's `closest_points_into` of this precision, every output.
@@ -284,6 +309,53 @@ trait Real: numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static {
     fn cpa_res(out: &Self::Cpa) -> Res<'_, Self>;
     /// A hit's row: `i`, `j`, `dist2`, `s`, `t`.
     fn hit(h: &Self::Hit) -> (u32, u32, Self, Self, Self);
+    /// The hit of these values.
+    fn make_hit(i: u32, j: u32, dist2: Self, s: Self, t: Self) -> Self::Hit;
+    /// A streamed pair: `i`, `j`, `dist2`.
+    fn pair_hit(h: &Self::PairHit) -> (u32, u32, Self);
+    /// The closest-points parameters (every column but the points) of the index `pairs`
+    /// of `a` and `b`, by the kernel and `options` of the radius queries: their `s` and
+    /// `t` bit for bit.
+    fn params_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        gather: &mut Self::Gather,
+        out: &mut Self::Closest,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's streamed `for_each_pair_within` of this precision (its `par_` form
+    /// when `parallel`).
+    fn for_each_pair_within(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[Self::PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's streamed `for_each_self_pair_within` of this precision.
+    fn for_each_self_pair_within(
+        set: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        shared: SharedEndpoints,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[Self::PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's index of this precision over `set`.
+    fn index_new(
+        set: SoaView<'_, Self::Segment, 6, Self>,
+        parallel: bool,
+    ) -> Result<Self::Index, segbatch::Error>;
+    /// The library's `first_hits` of this precision.
+    fn first_hits(
+        index: &Self::Index,
+        rays: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        range: Self,
+        parallel: bool,
+    ) -> Result<Vec<Option<FirstHit<Self>>>, segbatch::Error>;
 }
 
 /// The result columns of one chunk, whatever the query and precision (empty where the
@@ -304,13 +376,35 @@ impl Real for f32 {
     type Closest = ClosestBatch;
     type Cpa = CpaBatch;
     type Hit = Hit;
+    type PairHit = PairHit;
+    type Gather = ();
     type Window = Window;
+    type Radii<'r> = Radii<'r>;
+    type Index = segbatch::SegmentIndex;
 
     fn sqrt(self) -> Self {
         self.sqrt()
     }
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
     fn window(end: f64) -> Option<Window> {
         Window::new(end as f32)
+    }
+    fn uniform_radii<'r>(a: f32, b: f32) -> Result<Radii<'r>, segbatch::Error> {
+        Radii::uniform(a, b)
+    }
+    fn per_pair_radii<'r>(a: &'r [f32], b: &'r [f32]) -> Result<Radii<'r>, segbatch::Error> {
+        Radii::per_pair(a, b)
+    }
+    fn capsules_touch_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        radii: Radii<'_>,
+        options: &Options,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::capsules_touch_into(a, b, radii, options, out)
     }
     fn closest_into(
         a: SoaView<'_, Segment, 6>,
@@ -358,6 +452,73 @@ impl Real for f32 {
     fn hit(h: &Hit) -> (u32, u32, f32, f32, f32) {
         (h.i, h.j, h.dist2, h.s, h.t)
     }
+    fn make_hit(i: u32, j: u32, dist2: f32, s: f32, t: f32) -> Hit {
+        Hit { i, j, dist2, s, t }
+    }
+    fn pair_hit(h: &PairHit) -> (u32, u32, f32) {
+        (h.i, h.j, h.dist2)
+    }
+    fn params_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        _: &mut (),
+        out: &mut ClosestBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::closest_points_indexed_into(a, b, pairs, options, Outputs::PARAMS, out)
+    }
+    fn for_each_pair_within(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        radius: f32,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_pair_within(a, b, radius, options, sink)
+        } else {
+            segbatch::sets::for_each_pair_within(a, b, radius, options, sink)
+        }
+    }
+    fn for_each_self_pair_within(
+        set: SoaView<'_, Segment, 6>,
+        radius: f32,
+        shared: SharedEndpoints,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_self_pair_within(set, radius, shared, options, sink)
+        } else {
+            segbatch::sets::for_each_self_pair_within(set, radius, shared, options, sink)
+        }
+    }
+    fn index_new(
+        set: SoaView<'_, Segment, 6>,
+        parallel: bool,
+    ) -> Result<segbatch::SegmentIndex, segbatch::Error> {
+        if parallel {
+            segbatch::SegmentIndex::par_new(set)
+        } else {
+            segbatch::SegmentIndex::new(set)
+        }
+    }
+    fn first_hits(
+        index: &segbatch::SegmentIndex,
+        rays: SoaView<'_, Segment, 6>,
+        radius: f32,
+        range: f32,
+        parallel: bool,
+    ) -> Result<Vec<Option<FirstHit>>, segbatch::Error> {
+        if parallel {
+            index.par_first_hits(rays, radius, range)
+        } else {
+            index.first_hits(rays, radius, range)
+        }
+    }
 }
 
 impl Real for f64 {
@@ -367,13 +528,35 @@ impl Real for f64 {
     type Closest = ClosestBatch64;
     type Cpa = CpaBatch64;
     type Hit = Hit64;
+    type PairHit = PairHit64;
+    type Gather = (Segments64, Segments64);
     type Window = Window64;
+    type Radii<'r> = Radii64<'r>;
+    type Index = SegmentIndex64;
 
     fn sqrt(self) -> Self {
         self.sqrt()
     }
+    fn from_f64(x: f64) -> Self {
+        x
+    }
     fn window(end: f64) -> Option<Window64> {
         Window64::new(end)
+    }
+    fn uniform_radii<'r>(a: f64, b: f64) -> Result<Radii64<'r>, segbatch::Error> {
+        Radii64::uniform(a, b)
+    }
+    fn per_pair_radii<'r>(a: &'r [f64], b: &'r [f64]) -> Result<Radii64<'r>, segbatch::Error> {
+        Radii64::per_pair(a, b)
+    }
+    fn capsules_touch_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        radii: Radii64<'_>,
+        options: &Options,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::capsules_touch64_into(a, b, radii, options, out)
     }
     fn closest_into(
         a: Segments64View<'_>,
@@ -420,6 +603,75 @@ impl Real for f64 {
     }
     fn hit(h: &Hit64) -> (u32, u32, f64, f64, f64) {
         (h.i, h.j, h.dist2, h.s, h.t)
+    }
+    fn make_hit(i: u32, j: u32, dist2: f64, s: f64, t: f64) -> Hit64 {
+        Hit64 { i, j, dist2, s, t }
+    }
+    fn pair_hit(h: &PairHit64) -> (u32, u32, f64) {
+        (h.i, h.j, h.dist2)
+    }
+    /// The pairs' segments gathered into two batches (the crate has no indexed `f64`
+    /// closest points), then `closest_points64_into`: a pair's values do not depend on
+    /// where it sits in a batch.
+    fn params_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        (ga, gb): &mut (Segments64, Segments64),
+        out: &mut ClosestBatch64,
+    ) -> Result<(), segbatch::Error> {
+        ga.clear();
+        gb.clear();
+        let at = |v: &Segments64View<'_>, k: u32| v.get(k as usize).expect("a hit names a member");
+        ga.extend(pairs.iter().map(|&(i, _)| at(&a, i)));
+        gb.extend(pairs.iter().map(|&(_, j)| at(&b, j)));
+        segbatch::pairs::closest_points64_into(&*ga, &*gb, options, Outputs::PARAMS, out)
+    }
+    fn for_each_pair_within(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        radius: f64,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_pair_within64(a, b, radius, options, sink)
+        } else {
+            segbatch::sets::for_each_pair_within64(a, b, radius, options, sink)
+        }
+    }
+    fn for_each_self_pair_within(
+        set: Segments64View<'_>,
+        radius: f64,
+        shared: SharedEndpoints,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_self_pair_within64(set, radius, shared, options, sink)
+        } else {
+            segbatch::sets::for_each_self_pair_within64(set, radius, shared, options, sink)
+        }
+    }
+    /// The crate builds the `f64` index on one thread.
+    fn index_new(set: Segments64View<'_>, _: bool) -> Result<SegmentIndex64, segbatch::Error> {
+        SegmentIndex64::new(set)
+    }
+    fn first_hits(
+        index: &SegmentIndex64,
+        rays: Segments64View<'_>,
+        radius: f64,
+        range: f64,
+        parallel: bool,
+    ) -> Result<Vec<Option<FirstHit64>>, segbatch::Error> {
+        if parallel {
+            index.par_first_hits(rays, radius, range)
+        } else {
+            index.first_hits(rays, radius, range)
+        }
     }
 }
 
@@ -700,22 +952,23 @@ fn pair_len<const C: usize, E: Real>(a: &Src<'_, C, E>, b: &Src<'_, C, E>) -> Py
     Ok(n)
 }
 
-/// Radii as passed from Python: one number, or one per pair.
-enum RadiusArg<'py> {
-    Uniform(f32),
-    PerPair(PyReadonlyArray1<'py, f32>),
+/// Radii as passed from Python: one number, or one per pair (in the query's precision).
+enum RadiusArg<'py, E: Real = f32> {
+    Uniform(E),
+    PerPair(PyReadonlyArray1<'py, E>),
 }
 
-impl<'py> RadiusArg<'py> {
+impl<'py, E: Real> RadiusArg<'py, E> {
     fn new(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Self> {
-        if let Ok(r) = obj.extract::<f32>() {
-            return Ok(RadiusArg::Uniform(r));
+        if let Ok(r) = obj.extract::<f64>() {
+            return Ok(RadiusArg::Uniform(E::from_f64(r)));
         }
-        obj.extract::<PyReadonlyArray1<f32>>()
+        obj.extract::<PyReadonlyArray1<E>>()
             .map(RadiusArg::PerPair)
             .map_err(|_| {
                 PyTypeError::new_err(format!(
-                    "{name}: expected a number or a 1-D float32 array of one radius per pair"
+                    "{name}: expected a number or a 1-D {} array of one radius per pair",
+                    E::DTYPE
                 ))
             })
     }
@@ -723,16 +976,16 @@ impl<'py> RadiusArg<'py> {
 
 /// Both radii of a capsule or contact query as slices, usable without the GIL.
 #[derive(Clone, Copy)]
-enum RadiiSrc<'a> {
-    Uniform(f32, f32),
-    PerPair(&'a [f32], &'a [f32]),
+enum RadiiSrc<'a, E> {
+    Uniform(E, E),
+    PerPair(&'a [E], &'a [E]),
 }
 
-impl<'a> RadiiSrc<'a> {
+impl<'a, E: Real> RadiiSrc<'a, E> {
     /// Checks the forms and lengths, and validates the values once (so an error names the
     /// first bad pair of the whole input).
-    fn new(ra: &'a RadiusArg<'_>, rb: &'a RadiusArg<'_>, n: usize) -> PyResult<Self> {
-        let slice = |r: &'a PyReadonlyArray1<'_, f32>, name: &str| -> PyResult<&'a [f32]> {
+    fn new(ra: &'a RadiusArg<'_, E>, rb: &'a RadiusArg<'_, E>, n: usize) -> PyResult<Self> {
+        let slice = |r: &'a PyReadonlyArray1<'_, E>, name: &str| -> PyResult<&'a [E]> {
             let s = r.as_slice().map_err(|_| {
                 PyValueError::new_err(format!("{name}: the array must be contiguous"))
             })?;
@@ -760,10 +1013,10 @@ impl<'a> RadiiSrc<'a> {
     }
 
     /// The library's radii for pairs `range`.
-    fn radii(&self, range: Range<usize>) -> Result<Radii<'a>, segbatch::Error> {
+    fn radii(&self, range: Range<usize>) -> Result<E::Radii<'a>, segbatch::Error> {
         match *self {
-            RadiiSrc::Uniform(a, b) => Radii::uniform(a, b),
-            RadiiSrc::PerPair(a, b) => Radii::per_pair(&a[range.clone()], &b[range]),
+            RadiiSrc::Uniform(a, b) => E::uniform_radii(a, b),
+            RadiiSrc::PerPair(a, b) => E::per_pair_radii(&a[range.clone()], &b[range]),
         }
     }
 }
@@ -1430,25 +1683,49 @@ fn capsules_touch<'py>(
 ) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let sides = (a, b, radius_a, radius_b);
+    if is_f64(a) {
+        capsules_of::<f64>(py, sides, &opts, out, threads)
+    } else {
+        capsules_of::<f32>(py, sides, &opts, out, threads)
+    }
+}
+
+/// The sides and radii of a capsule query as passed from Python.
+type CapsuleArgs<'a, 'py> = (
+    &'a Bound<'py, PyAny>,
+    &'a Bound<'py, PyAny>,
+    &'a Bound<'py, PyAny>,
+    &'a Bound<'py, PyAny>,
+);
+
+/// [`capsules_touch`] in the precision of `E` (radii too).
+fn capsules_of<E: Real>(
+    py: Python<'_>,
+    (a, b, radius_a, radius_b): CapsuleArgs<'_, '_>,
+    opts: &Options,
+    out: &Bound<'_, PyDict>,
+    threads: Threads,
+) -> PyResult<()> {
+    let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
     let (ra, rb) = (
-        RadiusArg::new(radius_a, "radius_a")?,
+        RadiusArg::<E>::new(radius_a, "radius_a")?,
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = RadiiSrc::new(&ra, &rb, n)?;
-    pairwise::<f32, _, _, _>(
+    pairwise::<E, _, _, _>(
         py,
         n,
         threads,
         out,
         &[("touch", Kind::Bool)],
-        Scratch::<Segment, 6, PairMask>::new,
+        Scratch::<E::Segment, 6, PairMask, E>::new,
         |s, r, _, cols| {
             let rr = radii.radii(r.clone())?;
             let (va, vb, out) = s.views(&sa, &sb, r);
-            segbatch::pairs::capsules_touch_into(va, vb, rr, &opts, out)?;
+            E::capsules_touch_into(va, vb, rr, opts, out)?;
             let words = out.words();
             for (i, x) in cols[0].bool().iter_mut().enumerate() {
                 *x = (words[i / 64] >> (i % 64)) & 1 == 1;
@@ -1569,7 +1846,7 @@ fn first_contact<'py>(
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
     let (ra, rb) = (
-        RadiusArg::new(radius_a, "radius_a")?,
+        RadiusArg::<f32>::new(radius_a, "radius_a")?,
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = RadiiSrc::new(&ra, &rb, n)?;
@@ -1694,24 +1971,26 @@ fn hits_dict<'py, E: Real>(py: Python<'py>, hits: &[E::Hit]) -> PyResult<Bound<'
 }
 
 /// The hits of a streamed radius query as they arrive (see [`interruptible`]): each
-/// block's `s` and `t` from the kernel over its index pairs
-/// (`closest_points_indexed_into`, the same kernel and options as the query's, so the same
-/// values bit for bit), sorted by `(i, j)` at the end, as the collected forms return them.
-struct Found<'s> {
-    hits: Vec<Hit>,
+/// block's `s` and `t` from the kernel over its index pairs ([`Real::params_into`], the
+/// same kernel and options as the query's, so the same values bit for bit), sorted by
+/// `(i, j)` at the end, as the collected forms return them.
+struct Found<'s, E: Real> {
+    hits: Vec<E::Hit>,
     pairs: Vec<(u32, u32)>,
-    params: ClosestBatch,
+    params: E::Closest,
+    gather: E::Gather,
     what: &'static str,
     stop: &'s AtomicBool,
     failed: Option<Failure>,
 }
 
-impl<'s> Found<'s> {
+impl<'s, E: Real> Found<'s, E> {
     fn new(what: &'static str, stop: &'s AtomicBool) -> Self {
         Found {
             hits: Vec::new(),
             pairs: Vec::new(),
-            params: ClosestBatch::new(),
+            params: E::Closest::default(),
+            gather: E::Gather::default(),
             what,
             stop,
             failed: None,
@@ -1722,23 +2001,19 @@ impl<'s> Found<'s> {
     /// Ctrl-C or when the output cannot grow.
     fn add(
         &mut self,
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
+        a: SoaView<'_, E::Segment, 6, E>,
+        b: SoaView<'_, E::Segment, 6, E>,
         opts: &Options,
-        block: &[PairHit],
+        block: &[E::PairHit],
     ) -> ControlFlow<()> {
         go_on(self.stop)?;
         self.pairs.clear();
-        self.pairs.extend(block.iter().map(|h| (h.i, h.j)));
+        self.pairs.extend(block.iter().map(|h| {
+            let (i, j, _) = E::pair_hit(h);
+            (i, j)
+        }));
         let params = &mut self.params;
-        if let Err(e) = segbatch::pairs::closest_points_indexed_into(
-            a,
-            b,
-            &self.pairs,
-            opts,
-            Outputs::PARAMS,
-            params,
-        ) {
+        if let Err(e) = E::params_into(a, b, &self.pairs, opts, &mut self.gather, params) {
             self.failed = Some(Failure::Lib(e));
             return ControlFlow::Break(());
         }
@@ -1747,13 +2022,11 @@ impl<'s> Found<'s> {
             self.failed = Some(Failure::Memory(self.what, n));
             return ControlFlow::Break(());
         }
-        let with_params = block.iter().zip(params.s().iter().zip(params.t()));
-        self.hits.extend(with_params.map(|(h, (&s, &t))| Hit {
-            i: h.i,
-            j: h.j,
-            dist2: h.dist2,
-            s,
-            t,
+        let p = E::closest_res(params);
+        let with_params = block.iter().zip(p.s.iter().zip(p.t));
+        self.hits.extend(with_params.map(|(h, (&s, &t))| {
+            let (i, j, dist2) = E::pair_hit(h);
+            E::make_hit(i, j, dist2, s, t)
         }));
         ControlFlow::Continue(())
     }
@@ -1761,37 +2034,37 @@ impl<'s> Found<'s> {
     /// The hits sorted by `(i, j)` (`i < n`), or why the query stopped: counted by `i`,
     /// placed, and each `i`'s few hits sorted by `j`, in `O(n + K)`, as the library's
     /// collected forms sort (no comparison sort over the whole output).
-    fn sorted(self, n: usize) -> Result<Vec<Hit>, Failure> {
+    fn sorted(self, n: usize) -> Result<Vec<E::Hit>, Failure> {
         if let Some(f) = self.failed {
             return Err(f);
         }
         let hits = self.hits;
+        let i_of = |h: &E::Hit| E::hit(h).0 as usize;
         let mut starts = try_vec::<usize>(n + 1, self.what)?;
         starts.resize(n + 1, 0);
         for h in &hits {
-            starts[h.i as usize + 1] += 1;
+            starts[i_of(h) + 1] += 1;
         }
         for k in 0..n {
             starts[k + 1] += starts[k];
         }
-        let mut placed = try_vec::<Hit>(hits.len(), self.what)?;
-        placed.resize(hits.len(), Hit::default());
+        let mut placed = try_vec::<E::Hit>(hits.len(), self.what)?;
+        placed.resize(hits.len(), E::Hit::default());
         let mut next = starts.clone();
         for h in &hits {
-            let slot = &mut next[h.i as usize];
+            let slot = &mut next[i_of(h)];
             placed[*slot] = *h;
             *slot += 1;
         }
         drop(hits);
         for w in starts.windows(2) {
-            placed[w[0]..w[1]].sort_unstable_by_key(|h| h.j);
+            placed[w[0]..w[1]].sort_unstable_by_key(|h| E::hit(h).1);
         }
         Ok(placed)
     }
 }
 
-/// Every `a[i]`, `b[j]` within `radius` (in `float64` for `float64` input: the library's
-/// `pairs_within64`, one call, which sees Ctrl-C when it returns).
+/// Every `a[i]`, `b[j]` within `radius`, in `float64` for `float64` input.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, radius, extent_a, extent_b, tolerance, threads))]
@@ -1808,44 +2081,36 @@ fn pairs_within<'py>(
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
     if is_f64(a) {
-        let (ha, hb) = (Held::<f64>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
-        let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-        let hits = call(py, threads, |parallel| {
-            let (mut ba, mut bb) = (Whole::new(), Whole::new());
-            let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
-            let mut out = Vec::new();
-            if parallel {
-                segbatch::sets::par_pairs_within64_into(va, vb, radius, &opts, &mut out)
-            } else {
-                segbatch::sets::pairs_within64_into(va, vb, radius, &opts, &mut out)
-            }?;
-            Ok(out)
-        })?;
-        return hits_dict::<f64>(py, &hits);
+        pairs_within_of::<f64>(py, a, b, radius, &opts, threads)
+    } else {
+        pairs_within_of::<f32>(py, a, b, radius, &opts, threads)
     }
-    let radius = radius as f32;
-    let (ha, hb) = (Held::<f32>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
-    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let hits = interruptible(py, threads, |parallel, stop| {
-        let (mut ba, mut bb) = (Whole::<Segment, 6>::new(), Whole::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
-        let mut found = Found::new("pairs_within output", stop);
-        if parallel {
-            segbatch::sets::par_for_each_pair_within(va, vb, radius, &opts, |b| {
-                found.add(va, vb, &opts, b)
-            })
-        } else {
-            segbatch::sets::for_each_pair_within(va, vb, radius, &opts, |b| {
-                found.add(va, vb, &opts, b)
-            })
-        }?;
-        found.sorted(va.len())
-    })?;
-    hits_dict::<f32>(py, &hits)
 }
 
-/// Every pair `i < j` of `set` within `radius` (in `float64` for `float64` input: the
-/// library's `self_pairs_within64`, one call, which sees Ctrl-C when it returns).
+/// [`pairs_within`] in the precision of `E`: the library's streamed form, interruptible.
+fn pairs_within_of<'py, E: Real>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    radius: f64,
+    opts: &Options,
+    threads: Threads,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let radius = E::from_f64(radius);
+    let hits = interruptible(py, threads, |parallel, stop| {
+        let (mut ba, mut bb) = (Whole::new(), Whole::new());
+        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
+        let mut found = Found::<E>::new("pairs_within output", stop);
+        let mut sink = |b: &[E::PairHit]| found.add(va, vb, opts, b);
+        E::for_each_pair_within(va, vb, radius, opts, parallel, &mut sink)?;
+        found.sorted(va.len())
+    })?;
+    hits_dict::<E>(py, &hits)
+}
+
+/// Every pair `i < j` of `set` within `radius`, in `float64` for `float64` input.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (set, radius, skip_shared, extent_a, extent_b, tolerance, threads))]
@@ -1863,40 +2128,34 @@ fn self_pairs_within<'py>(
     let opts = options(extent_a, extent_b, tolerance)?;
     let shared = shared_endpoints(skip_shared);
     if is_f64(set) {
-        let hs = Held::<f64>::new(set, "set", 6)?;
-        let ss = hs.src::<6>("set")?;
-        let hits = call(py, threads, |parallel| {
-            let mut buf = Whole::new();
-            let v = ss.whole(&mut buf)?;
-            let mut out = Vec::new();
-            if parallel {
-                segbatch::sets::par_self_pairs_within64_into(v, radius, shared, &opts, &mut out)
-            } else {
-                segbatch::sets::self_pairs_within64_into(v, radius, shared, &opts, &mut out)
-            }?;
-            Ok(out)
-        })?;
-        return hits_dict::<f64>(py, &hits);
+        self_pairs_within_of::<f64>(py, set, radius, shared, &opts, threads)
+    } else {
+        self_pairs_within_of::<f32>(py, set, radius, shared, &opts, threads)
     }
-    let radius = radius as f32;
-    let hs = Held::<f32>::new(set, "set", 6)?;
+}
+
+/// [`self_pairs_within`] in the precision of `E`: the library's streamed form,
+/// interruptible.
+fn self_pairs_within_of<'py, E: Real>(
+    py: Python<'py>,
+    set: &Bound<'py, PyAny>,
+    radius: f64,
+    shared: SharedEndpoints,
+    opts: &Options,
+    threads: Threads,
+) -> PyResult<Bound<'py, PyDict>> {
+    let hs = Held::<E>::new(set, "set", 6)?;
     let ss = hs.src::<6>("set")?;
+    let radius = E::from_f64(radius);
     let hits = interruptible(py, threads, |parallel, stop| {
-        let mut buf = Whole::<Segment, 6>::new();
+        let mut buf = Whole::new();
         let v = ss.whole(&mut buf)?;
-        let mut found = Found::new("self_pairs_within output", stop);
-        if parallel {
-            segbatch::sets::par_for_each_self_pair_within(v, radius, shared, &opts, |b| {
-                found.add(v, v, &opts, b)
-            })
-        } else {
-            segbatch::sets::for_each_self_pair_within(v, radius, shared, &opts, |b| {
-                found.add(v, v, &opts, b)
-            })
-        }?;
+        let mut found = Found::<E>::new("self_pairs_within output", stop);
+        let mut sink = |b: &[E::PairHit]| found.add(v, v, opts, b);
+        E::for_each_self_pair_within(v, radius, shared, opts, parallel, &mut sink)?;
         found.sorted(v.len())
     })?;
-    hits_dict::<f32>(py, &hits)
+    hits_dict::<E>(py, &hits)
 }
 
 /// Runs `f(parallel)` on `threads` with the GIL released: the library's sequential form
@@ -2365,89 +2624,118 @@ fn shared_endpoints(skip: bool) -> SharedEndpoints {
     }
 }
 
-/// A reusable index over a static set of 3D segments (the library's `SegmentIndex`).
+/// A reusable index over a static set of 3D segments: the library's `SegmentIndex` over
+/// `float32` members, or `SegmentIndex64` over `float64` ones (first hits only: the Python
+/// layer answers a `float64` index's `pairs_within` with the `float64` `pairs_within`).
 #[pyclass(name = "SegmentIndex", module = "segbatch._segbatch", frozen)]
-struct PySegmentIndex(segbatch::SegmentIndex);
+struct PySegmentIndex(AnyIndex);
+
+/// The index of either precision.
+enum AnyIndex {
+    F32(Box<segbatch::SegmentIndex>),
+    F64(Box<SegmentIndex64>),
+}
+
+/// Builds the index of `E` over `set`.
+fn index_of<E: Real>(
+    py: Python<'_>,
+    set: &Bound<'_, PyAny>,
+    threads: Threads,
+) -> PyResult<E::Index> {
+    let hs = Held::<E>::new(set, "set", 6)?;
+    let ss = hs.src::<6>("set")?;
+    call(py, threads, |parallel| {
+        let mut buf = Whole::new();
+        let v = ss.whole(&mut buf)?;
+        E::index_new(v, parallel).map_err(Failure::Lib)
+    })
+}
+
+/// First hits of `rays` on `index` in the precision of `E` (see
+/// [`PySegmentIndex::first_hits`]), in steps with a check for Ctrl-C between them.
+fn first_hits_of<'py, E: Real>(
+    py: Python<'py>,
+    index: &E::Index,
+    rays: &Bound<'py, PyAny>,
+    radius: f64,
+    range: f64,
+    threads: Threads,
+) -> PyResult<Bound<'py, PyDict>> {
+    let hr = Held::<E>::new(rays, "rays", 6)?;
+    let sr = hr.src::<6>("rays")?;
+    let (radius, range) = (E::from_f64(radius), E::from_f64(range));
+    let n = sr.len();
+    let parallel = threads.parallel();
+    let nan = E::from_f64(f64::NAN);
+    let mut hit = try_vec::<bool>(n, "hit column")?;
+    let mut idx = try_vec::<i64>(n, "index column")?;
+    let mut u = try_vec::<E>(n, "u column")?;
+    let mut point = try_vec::<E>(n * 3, "point column")?;
+    stepped(py, n, RAY_STEP, RAY_STEP_MAX, |r| {
+        let mut buf = Whole::new();
+        let part = sr.sub(r);
+        let v = part.whole(&mut buf)?;
+        let hits = threads.install(|| E::first_hits(index, v, radius, range, parallel))??;
+        hit.extend(hits.iter().map(Option::is_some));
+        idx.extend(hits.iter().map(|h| h.map_or(-1, |h| i64::from(h.index))));
+        u.extend(hits.iter().map(|h| h.map_or(nan, |h| h.u)));
+        point.extend(hits.iter().flat_map(|h| h.map_or([nan; 3], |h| h.point)));
+        Ok(())
+    })?;
+    dict(
+        py,
+        vec![
+            ("hit", hit.into_pyarray(py).into_any()),
+            ("index", idx.into_pyarray(py).into_any()),
+            ("u", u.into_pyarray(py).into_any()),
+            ("point", point.into_pyarray(py).reshape([n, 3])?.into_any()),
+        ],
+    )
+}
 
 #[pymethods]
 impl PySegmentIndex {
-    /// Builds the index over `set` (`(N, 6)` rows or six columns), on `threads`.
+    /// Builds the index over `set` (`(N, 6)` rows or six columns, `float32` or `float64`),
+    /// on `threads` (the `float64` index is built on one).
     #[new]
     #[pyo3(signature = (set, threads))]
     fn new(py: Python<'_>, set: &Bound<'_, PyAny>, threads: Option<usize>) -> PyResult<Self> {
         let threads = Threads::new(threads)?;
-        let hs = Held::new(set, "set", 6)?;
-        let ss = hs.src::<6>("set")?;
-        call(py, threads, |parallel| {
-            let mut buf = Whole::<Segment, 6>::new();
-            let v = ss.whole(&mut buf)?;
-            if parallel {
-                segbatch::SegmentIndex::par_new(v)
-            } else {
-                segbatch::SegmentIndex::new(v)
-            }
-            .map_err(Failure::Lib)
-        })
-        .map(PySegmentIndex)
+        Ok(PySegmentIndex(if is_f64(set) {
+            AnyIndex::F64(Box::new(index_of::<f64>(py, set, threads)?))
+        } else {
+            AnyIndex::F32(Box::new(index_of::<f32>(py, set, threads)?))
+        }))
     }
 
     fn __len__(&self) -> usize {
-        self.0.len()
+        match &self.0 {
+            AnyIndex::F32(i) => i.len(),
+            AnyIndex::F64(i) => i.len(),
+        }
     }
 
     /// First hits of thick rays: `hit` (bool), `index` (int64, -1 without a hit), `u`
-    /// (float32, NaN without a hit), `point` (`(N, 3)`, NaN without a hit).
+    /// (NaN without a hit), `point` (`(N, 3)`, NaN without a hit), `u` and `point` in the
+    /// index's precision (the rays must be of it).
     #[pyo3(signature = (rays, radius, range, threads))]
     fn first_hits<'py>(
         &self,
         py: Python<'py>,
         rays: &Bound<'py, PyAny>,
-        radius: f32,
-        range: f32,
+        radius: f64,
+        range: f64,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let threads = Threads::new(threads)?;
-        let hr = Held::new(rays, "rays", 6)?;
-        let sr = hr.src::<6>("rays")?;
-        let index = &self.0;
-        let n = sr.len();
-        let parallel = threads.parallel();
-        let mut hit = try_vec::<bool>(n, "hit column")?;
-        let mut idx = try_vec::<i64>(n, "index column")?;
-        let mut u = try_vec::<f32>(n, "u column")?;
-        let mut point = try_vec::<f32>(n * 3, "point column")?;
-        stepped(py, n, RAY_STEP, RAY_STEP_MAX, |r| {
-            let mut buf = Whole::<Segment, 6>::new();
-            let part = sr.sub(r);
-            let v = part.whole(&mut buf)?;
-            let hits = threads.install(|| {
-                if parallel {
-                    index.par_first_hits(v, radius, range)
-                } else {
-                    index.first_hits(v, radius, range)
-                }
-            })??;
-            hit.extend(hits.iter().map(Option::is_some));
-            idx.extend(hits.iter().map(|h| h.map_or(-1, |h| i64::from(h.index))));
-            u.extend(hits.iter().map(|h| h.map_or(f32::NAN, |h| h.u)));
-            point.extend(
-                hits.iter()
-                    .flat_map(|h| h.map_or([f32::NAN; 3], |h| h.point)),
-            );
-            Ok(())
-        })?;
-        dict(
-            py,
-            vec![
-                ("hit", hit.into_pyarray(py).into_any()),
-                ("index", idx.into_pyarray(py).into_any()),
-                ("u", u.into_pyarray(py).into_any()),
-                ("point", point.into_pyarray(py).reshape([n, 3])?.into_any()),
-            ],
-        )
+        match &self.0 {
+            AnyIndex::F32(i) => first_hits_of::<f32>(py, i, rays, radius, range, threads),
+            AnyIndex::F64(i) => first_hits_of::<f64>(py, i, rays, radius, range, threads),
+        }
     }
 
-    /// Every pair of a query segment and a member within `radius`, as `pairs_within`.
+    /// Every pair of a query segment and a member within `radius`, as `pairs_within`
+    /// (a `float32` index).
     #[pyo3(signature = (segments, radius, threads))]
     fn pairs_within<'py>(
         &self,
@@ -2457,6 +2745,11 @@ impl PySegmentIndex {
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let threads = Threads::new(threads)?;
+        let AnyIndex::F32(index) = &self.0 else {
+            return Err(PyTypeError::new_err(
+                "pairs_within: the float64 index answers through segbatch.pairs_within",
+            ));
+        };
         let hq = Held::new(segments, "segments", 6)?;
         let sq = hq.src::<6>("segments")?;
         if u32::try_from(sq.len()).is_err() {
@@ -2466,7 +2759,6 @@ impl PySegmentIndex {
             })
             .into());
         }
-        let index = &self.0;
         let parallel = threads.parallel();
         let mut hits: Vec<Hit> = Vec::new();
         stepped(py, sq.len(), RAY_STEP, RAY_STEP_MAX, |r| {

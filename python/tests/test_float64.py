@@ -148,3 +148,44 @@ def test_utm_worked_case():
     assert len(segbatch.pairs_within(a.astype(np.float32), b.astype(np.float32), 0.35)["i"]) == 0
     r = segbatch.cpa_segments(a, b)  # both move +x by 1 m: the same velocity, t = 0
     assert r["t"].dtype == np.float64 and abs(r["distance"][0] - 0.3) < 1e-9
+    # capsules of radius 0.16 touch (0.32 >= 0.3); in float32 they are 0.5 apart
+    assert segbatch.capsules_touch(a, b, 0.16, 0.16).tolist() == [True]
+    assert segbatch.capsules_touch(a.astype(np.float32), b.astype(np.float32), 0.16, 0.16).tolist() == [False]
+
+
+def test_capsules_touch(run_oracle, pairs):
+    a, b = pairs[:, :6], pairs[:, 6:]
+    ref = run_oracle("capsules64", a, b, 0.5, 1.25, names=dict(touch="u1"), dtype=F64)
+    for name, (x, y) in layouts(a, b).items():
+        for threads in (1, None):
+            same(segbatch.capsules_touch(x, y, 0.5, 1.25, threads=threads).view(np.uint8), ref["touch"])
+    # per-pair radii (float64 on this path) equal to the uniform ones give the same mask
+    ra, rb = np.full(N, 0.5, np.float32), np.full(N, 1.25)
+    same(segbatch.capsules_touch(a, b, ra, rb).view(np.uint8), ref["touch"])
+
+
+def test_segment_index(run_oracle, pairs):
+    walls = np.concatenate([pairs[:2000, :6], pairs[N // 2 : N // 2 + 2000, :6]])
+    rays = np.concatenate([pairs[:1500, 6:], pairs[N // 2 : N // 2 + 1500, 6:]])
+    names = dict(index="<i8", u=F64, point=F64)
+    ref = run_oracle("first_hits64", walls, rays, 0.25, 30.0, names=names, dtype=F64)
+    assert (ref["index"] >= 0).sum() > 100
+    for name, (w, r) in layouts(walls, rays).items():
+        index = segbatch.SegmentIndex(w)
+        assert len(index) == len(walls)
+        for threads in (1, None):
+            h = index.first_hits(r, 0.25, 30.0, threads=threads)
+            same(h["index"], ref["index"])
+            same(h["u"], ref["u"])
+            same(h["point"].ravel(), ref["point"])
+            same(h["hit"], ref["index"] >= 0)
+    # pairs_within of a float64 index: the float64 pairs_within against its members
+    index = segbatch.SegmentIndex(walls)
+    ref = segbatch.pairs_within(rays, walls, 1.0)
+    r = index.pairs_within(rays, 1.0)
+    assert len(ref["i"]) > 10
+    for k in ref:
+        same(r[k], ref[k])
+    # float32 walls keep a float32 index: float64 rays are rounded to it
+    h = segbatch.SegmentIndex(walls.astype(np.float32)).first_hits(rays, 0.25, 30.0)
+    assert h["u"].dtype == np.float32

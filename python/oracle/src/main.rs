@@ -17,7 +17,8 @@
 //!   contacts PAIRS RA RB          pair (u64) normal depth point_a point_b
 //!   first_hits RADIUS RANGE       index (i64, -1 for none) u point; A the indexed set, B the rays
 //!   index_pairs_within RADIUS     as pairs_within, B against an index over A (i in B, j in A)
-//!   closest64, cpa64, cpa_segments64, pairs_within64, self_pairs_within64
+//!   closest64, capsules64, cpa64, cpa_segments64, pairs_within64, self_pairs_within64,
+//!   first_hits64
 //!                                 the crate's f64 forms, same arguments and outputs, on raw
 //!                                 f64 files, writing f64 values
 //! segbatch-oracle bench A B REPS  best time of closest_points (all outputs), 1 and all
@@ -28,7 +29,7 @@
 //! values in pair order.
 
 use segbatch::motion::{Track, Track64, Tracks, Tracks64, Window, Window64};
-use segbatch::pairs::{ClosestBatch64, Radii};
+use segbatch::pairs::{ClosestBatch64, Radii, Radii64};
 use segbatch::planar::{Segment2, Segments2};
 use segbatch::sets::{Hit, Hit64, SharedEndpoints};
 use segbatch::{ClosestBatch, Extent, Options, Outputs, Segments, Segments64};
@@ -229,6 +230,32 @@ fn main() {
             write(dir, "point_a", &rows(o.point_a()));
             write(dir, "point_b", &rows(o.point_b()));
             write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "capsules64" => {
+            let radii = Radii64::uniform(num64(arg(4)), num64(arg(5))).expect("radii");
+            let m = segbatch::pairs::capsules_touch64(&segs64(fa), &segs64(fb), radii);
+            let touch: Vec<u8> = (0..m.len())
+                .map(|i| u8::from(m.get(i) == Some(true)))
+                .collect();
+            write(dir, "touch", &touch);
+        }
+        "first_hits64" => {
+            let index = segbatch::sets::SegmentIndex64::new(&segs64(fa)).expect("an index");
+            let h = index
+                .first_hits(&segs64(fb), num64(arg(4)), num64(arg(5)))
+                .expect("radius and range");
+            let idx: Vec<i64> = h
+                .iter()
+                .map(|x| x.map_or(-1, |x| i64::from(x.index)))
+                .collect();
+            write(dir, "index", &idx);
+            let u: Vec<f64> = h.iter().map(|x| x.map_or(f64::NAN, |x| x.u)).collect();
+            write(dir, "u", &u);
+            let point: Vec<[f64; 3]> = h
+                .iter()
+                .map(|x| x.map_or([f64::NAN; 3], |x| x.point))
+                .collect();
+            write(dir, "point", &point);
         }
         "cpa64" | "cpa_segments64" => {
             let o = if query == "cpa64" {
