@@ -21,7 +21,8 @@ use crate::segment::Segment64;
 /// A hit is what [`SegmentIndex`](super::SegmentIndex) documents, every quantity in `f64`;
 /// the contact tolerance of a zero radius is `4·ε·S` with `ε = f64::EPSILON` (`S` the
 /// largest coordinate magnitude of the ray's origin and the member): at `S = 5e6` a zero
-/// radius touches within 4.4 nm.
+/// radius touches within 4.4 nm. The squares of distances are formed in `f64`: a pair
+/// whose coordinates or radius pass about `1e150` overflows them and is never a hit.
 ///
 /// ```
 /// use segbatch::sets::{Rays64, SegmentIndex64};

@@ -15,6 +15,8 @@ mod batch64;
 mod edge_range;
 /// First hits of thick rays at every range and radius.
 mod first_hits;
+/// First hits in `f64` at the origin and at world coordinates.
+mod index64;
 /// Saved fuzz inputs replayed.
 mod fuzz_replay;
 /// Golden cases.
