@@ -54,7 +54,7 @@
 use crate::batch::{LANES, SegmentsView, padded_len};
 use crate::columns::GroupStore;
 use crate::lanes::{Lane, V3};
-use bytemuck::Zeroable;
+use bytemuck::{Pod, Zeroable};
 use wide::{f32x8, f32x16};
 
 /// The lane math of a pairwise query over `C` input columns (12 for a pair of 3D sides:
@@ -252,7 +252,7 @@ pub(crate) fn run<L: Lane, const C: usize, K, S>(
 }
 
 /// Where a query's input groups come from: columns read in place (`[&[L::Elem]; C]`, pair
-/// `k` at index `k` of every column), or gathered by index pairs ([`Gathered`], `f32`).
+/// `k` at index `k` of every column), or gathered by index pairs ([`Gathered`]).
 pub(crate) trait Input<const C: usize, L: Lane = f32x8>: Copy + Send + Sync {
     /// Runs `kernel` over the first `n` pairs, storing into `out` (padded to whole groups
     /// for at least `n` pairs).
@@ -290,22 +290,86 @@ const _: () = assert!(GATHER_CHUNK.is_multiple_of(LANES));
 
 /// Input columns named by index pairs: pair `k` reads `a[c][pairs[k].0]` for A's `CA`
 /// columns, then `b[c][pairs[k].1]` for B's `CB` (the kernel's `C = CA + CB` columns in
-/// that order). The callers check every index against its columns first.
+/// that order), `f32` or `f64` (`E`). The callers check every index against its columns
+/// first.
 ///
 /// The driver gathers [`GATHER_CHUNK`] pairs at a time into a small buffer and runs its
 /// ordinary loop over it: the lanes come straight from the callers' SoA columns, with no
-/// batch-sized copy. With `rows` (the same values as [`Rows`], which callers build when
-/// the pairs outnumber the objects) a group of eight pairs costs one 32-byte load an
-/// object and a transpose instead of a scalar load and store a column.
+/// batch-sized copy. With `rows` (`f32` only: the same values as [`Rows`], which callers
+/// build when the pairs outnumber the objects) a group of eight pairs costs one 32-byte
+/// load an object and a transpose instead of a scalar load and store a column.
 #[derive(Clone, Copy)]
-pub(crate) struct Gathered<'a, const CA: usize, const CB: usize> {
+pub(crate) struct Gathered<'a, const CA: usize, const CB: usize, E: Gather = f32> {
     /// A's columns (not read when `rows` are given).
-    pub a: [&'a [f32]; CA],
+    pub a: [&'a [E]; CA],
     /// B's columns (not read when `rows` are given).
-    pub b: [&'a [f32]; CB],
+    pub b: [&'a [E]; CB],
     pub pairs: &'a [(u32, u32)],
     /// Row copies of `a` and `b`, when the caller made them ([`Rows::get`]).
-    pub rows: Option<(&'a [Row], &'a [Row])>,
+    pub rows: Option<E::Rows<'a>>,
+}
+
+/// An element type [`Gathered`] stages: `f32`, from columns or from row copies (the
+/// transposes are `f32x8`'s), or `f64`, from columns only (its `Rows` has no value).
+pub(crate) trait Gather: Pod + Send + Sync {
+    /// The row copies of A and of B a gather may read instead of the columns.
+    type Rows<'a>: Copy + Send + Sync;
+    /// Pairs `pairs` from `rows` into the first `pairs.len()` entries of the staging
+    /// columns `buf`: A's `CA` columns, then B's.
+    fn stage_rows<const CA: usize, const CB: usize, const C: usize>(
+        rows: Self::Rows<'_>,
+        pairs: &[(u32, u32)],
+        buf: &mut [[Self; GATHER_CHUNK]; C],
+    );
+}
+
+impl Gather for f32 {
+    type Rows<'a> = (&'a [Row], &'a [Row]);
+    #[inline(always)]
+    fn stage_rows<const CA: usize, const CB: usize, const C: usize>(
+        (ra, rb): (&[Row], &[Row]),
+        pairs: &[(u32, u32)],
+        buf: &mut [[f32; GATHER_CHUNK]; C],
+    ) {
+        let mut groups = pairs.chunks_exact(LANES);
+        for (g, group) in (&mut groups).enumerate() {
+            let at = g * LANES;
+            let a = f32x8::transpose(core::array::from_fn(|k| {
+                f32x8::new(ra[group[k].0 as usize].0)
+            }));
+            let b = f32x8::transpose(core::array::from_fn(|k| {
+                f32x8::new(rb[group[k].1 as usize].0)
+            }));
+            for c in 0..CA {
+                buf[c][at..at + LANES].copy_from_slice(a[c].as_array());
+            }
+            for c in 0..CB {
+                buf[CA + c][at..at + LANES].copy_from_slice(b[c].as_array());
+            }
+        }
+        let at = pairs.len() - groups.remainder().len();
+        for (k, &(i, j)) in groups.remainder().iter().enumerate() {
+            let (ra, rb) = (&ra[i as usize].0, &rb[j as usize].0);
+            for c in 0..CA {
+                buf[c][at + k] = ra[c];
+            }
+            for c in 0..CB {
+                buf[CA + c][at + k] = rb[c];
+            }
+        }
+    }
+}
+
+impl Gather for f64 {
+    type Rows<'a> = core::convert::Infallible;
+    #[inline(always)]
+    fn stage_rows<const CA: usize, const CB: usize, const C: usize>(
+        rows: core::convert::Infallible,
+        _: &[(u32, u32)],
+        _: &mut [[f64; GATHER_CHUNK]; C],
+    ) {
+        match rows {}
+    }
 }
 
 /// One object's columns side by side (`row.0[c]` = column `c`, the rest zero), aligned to
@@ -372,43 +436,18 @@ fn rows<const K: usize>(cols: [&[f32]; K], n: usize) -> Vec<Row> {
 }
 
 /// `cols`, each cut to the shortest one's length, and that length.
-fn even<const K: usize>(cols: [&[f32]; K]) -> ([&[f32]; K], usize) {
+fn even<E, const K: usize>(cols: [&[E]; K]) -> ([&[E]; K], usize) {
     let n = cols.iter().map(|c| c.len()).min().unwrap_or(0);
     (cols.map(|c| &c[..n]), n)
 }
 
-impl<const CA: usize, const CB: usize> Gathered<'_, CA, CB> {
+impl<const CA: usize, const CB: usize, E: Gather> Gathered<'_, CA, CB, E> {
     /// Pairs `pairs` (indices checked by the caller) into the first `pairs.len()` entries
     /// of the staging columns `buf`: A's columns, then B's.
     #[inline(always)]
-    fn stage<const C: usize>(&self, pairs: &[(u32, u32)], buf: &mut [[f32; GATHER_CHUNK]; C]) {
-        if let Some((ra, rb)) = self.rows {
-            let mut groups = pairs.chunks_exact(LANES);
-            for (g, group) in (&mut groups).enumerate() {
-                let at = g * LANES;
-                let a = f32x8::transpose(core::array::from_fn(|k| {
-                    f32x8::new(ra[group[k].0 as usize].0)
-                }));
-                let b = f32x8::transpose(core::array::from_fn(|k| {
-                    f32x8::new(rb[group[k].1 as usize].0)
-                }));
-                for c in 0..CA {
-                    buf[c][at..at + LANES].copy_from_slice(a[c].as_array());
-                }
-                for c in 0..CB {
-                    buf[CA + c][at..at + LANES].copy_from_slice(b[c].as_array());
-                }
-            }
-            let at = pairs.len() - groups.remainder().len();
-            for (k, &(i, j)) in groups.remainder().iter().enumerate() {
-                let (ra, rb) = (&ra[i as usize].0, &rb[j as usize].0);
-                for c in 0..CA {
-                    buf[c][at + k] = ra[c];
-                }
-                for c in 0..CB {
-                    buf[CA + c][at + k] = rb[c];
-                }
-            }
+    fn stage<const C: usize>(&self, pairs: &[(u32, u32)], buf: &mut [[E; GATHER_CHUNK]; C]) {
+        if let Some(rows) = self.rows {
+            E::stage_rows::<CA, CB, C>(rows, pairs, buf);
             return;
         }
         let (a, na) = even(self.a);
@@ -427,21 +466,25 @@ impl<const CA: usize, const CB: usize> Gathered<'_, CA, CB> {
     }
 }
 
-impl<const C: usize, const CA: usize, const CB: usize> Input<C> for Gathered<'_, CA, CB> {
+impl<L, const C: usize, const CA: usize, const CB: usize> Input<C, L>
+    for Gathered<'_, CA, CB, L::Elem>
+where
+    L: Lane<Elem: Gather>,
+{
     fn run<K, S>(self, kernel: &K, n: usize, out: S)
     where
-        K: PairKernel<C>,
+        K: PairKernel<C, L>,
         S: GroupStore<Lanes = K::Lanes>,
     {
         const { assert!(CA + CB == C) };
-        let mut buf = [[0.0f32; GATHER_CHUNK]; C];
+        let mut buf = [[L::Elem::zeroed(); GATHER_CHUNK]; C];
         let mut out = out;
         for pairs in self.pairs[..n].chunks(GATHER_CHUNK) {
             self.stage(pairs, &mut buf);
-            let (head, rest) = out.split_at(pairs.len().div_ceil(LANES));
+            let (head, rest) = out.split_at(pairs.len().div_ceil(L::WIDTH));
             // Lanes past `pairs.len()` hold an earlier chunk's values: computed, never
             // reported.
-            run::<f32x8, C, K, S>(kernel, buf.each_ref().map(|b| &b[..]), pairs.len(), head);
+            run::<L, C, K, S>(kernel, buf.each_ref().map(|b| &b[..]), pairs.len(), head);
             out = rest;
         }
     }

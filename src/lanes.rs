@@ -121,6 +121,8 @@ pub(crate) trait Lane:
     fn fast_max(self, rhs: Self) -> Self;
     /// `|self|`.
     fn abs(self) -> Self;
+    /// `√self`, correctly rounded (`sqrtps`/`sqrtpd`, as the scalar `sqrt`).
+    fn sqrt(self) -> Self;
     /// Mask of `self <= rhs`.
     fn simd_le(self, rhs: Self) -> Self;
     /// Mask of `self >= rhs`.
@@ -200,6 +202,10 @@ macro_rules! lane {
             #[inline(always)]
             fn abs(self) -> Self {
                 $f::abs(self)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                $f::sqrt(self)
             }
             #[inline(always)]
             fn simd_le(self, rhs: Self) -> Self {

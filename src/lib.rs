@@ -156,6 +156,7 @@
 //! | `f64`: all pairs `i < j` of one set within a radius (brute force) | [`self_pairs_within64`](sets::self_pairs_within64) | [`self_pairs_within64_into`](sets::self_pairs_within64_into) | [`par_self_pairs_within64`](sets::par_self_pairs_within64), [`par_self_pairs_within64_into`](sets::par_self_pairs_within64_into) | [`reference::closest_points64_with`] |
 //! | `f64`: closest approach in time of two tracks ([`Tracks64`](motion::Tracks64), [`CpaBatch64`](motion::CpaBatch64)) | [`motion::cpa64`] | [`motion::cpa64_into`] | [`motion::par_cpa64`], [`motion::par_cpa64_into`] | [`reference::cpa64`] |
 //! | `f64`: closest approach in time during one step ([`Segments64`]) | [`motion::cpa_segments64`] | [`motion::cpa_segments64_into`] | [`motion::par_cpa_segments64`], [`motion::par_cpa_segments64_into`] | [`reference::cpa_segments64`] |
+//! | `f64`: capsules touch ([`Radii64`](pairs::Radii64)), the index-pair queries, contacts, first contact, the matrix | [`capsules_touch64`](pairs::capsules_touch64), [`closest_points64_indexed`](pairs::closest_points64_indexed), [`capsules_touch64_indexed`](pairs::capsules_touch64_indexed), [`capsule_contacts64`](pairs::capsule_contacts64), [`motion::first_contact64`], [`motion::first_contact_segments64`], [`dist2_matrix64`](sets::dist2_matrix64) | `…_into` of each | `par_…` of each | [`reference::closest_points64_with`], [`reference::capsule_contact64`], [`reference::first_contact64`], [`reference::first_contact_segments64`] |
 //!
 //! The streaming forms and the index's methods take their sink or options directly and
 //! return a `Result` (they have no separate `_into` form: the sink is the output).
@@ -335,6 +336,42 @@
 //! assert_eq!((&par_cpa_segments64(&a64, &b64), &cpa64_out), (&y64, &y64));
 //! par_cpa_segments64_into(&a64, &b64, &mut cpa64_out)?;
 //! assert_eq!(y64.get(3), Some(reference::cpa_segments64(&x, &y)));
+//! let r64 = pairs::Radii64::uniform(0.5, 0.5)?;
+//! let (mut mask64, ij) = (PairMask::new(), [(0, 1), (2, 2)]);
+//! let t64 = capsules_touch64(&a64, &b64, r64);
+//! capsules_touch64_into(&a64, &b64, r64, &opts, &mut mask64)?;
+//! assert_eq!((&par_capsules_touch64(&a64, &b64, r64), &mask64), (&t64, &t64));
+//! par_capsules_touch64_into(&a64, &b64, r64, &opts, &mut mask64)?;
+//! let ix64 = closest_points64_indexed(&a64, &b64, &ij);
+//! closest_points64_indexed_into(&a64, &b64, &ij, &opts, Outputs::ALL, &mut out64)?;
+//! assert_eq!((&par_closest_points64_indexed(&a64, &b64, &ij), &out64), (&ix64, &ix64));
+//! par_closest_points64_indexed_into(&a64, &b64, &ij, &opts, Outputs::ALL, &mut out64)?;
+//! let ti64 = capsules_touch64_indexed(&a64, &b64, &ij, r64);
+//! capsules_touch64_indexed_into(&a64, &b64, &ij, r64, &opts, &mut mask64)?;
+//! assert_eq!((&par_capsules_touch64_indexed(&a64, &b64, &ij, r64), &mask64), (&ti64, &ti64));
+//! par_capsules_touch64_indexed_into(&a64, &b64, &ij, r64, &opts, &mut mask64)?;
+//! let mut k64 = Vec::new();
+//! let cc64 = capsule_contacts64(&a64, &b64, &ij, r64);
+//! capsule_contacts64_into(&a64, &b64, &ij, r64, &opts, &mut k64)?;
+//! assert_eq!((&par_capsule_contacts64(&a64, &b64, &ij, r64), &k64), (&cc64, &cc64));
+//! par_capsule_contacts64_into(&a64, &b64, &ij, r64, &opts, &mut k64)?;
+//! assert_eq!(cc64[0].depth, reference::capsule_contact64(&x, 0.5, &b64.get(1).unwrap(), 0.5)[0].unwrap().depth);
+//! let mut fc64 = ContactBatch64::new();
+//! let f64c = first_contact64(&ta64, &tb64, r64, Window64::STEP);
+//! first_contact64_into(&ta64, &tb64, r64, Window64::STEP, &mut fc64)?;
+//! assert_eq!((&par_first_contact64(&ta64, &tb64, r64, Window64::STEP), &fc64), (&f64c, &f64c));
+//! par_first_contact64_into(&ta64, &tb64, r64, Window64::STEP, &mut fc64)?;
+//! assert_eq!(f64c.get(0), Some(reference::first_contact64(&u, 0.5, &v, 0.5, Window64::STEP)));
+//! let s64c = first_contact_segments64(&a64, &b64, r64);
+//! first_contact_segments64_into(&a64, &b64, r64, &mut fc64)?;
+//! assert_eq!((&par_first_contact_segments64(&a64, &b64, r64), &fc64), (&s64c, &s64c));
+//! par_first_contact_segments64_into(&a64, &b64, r64, &mut fc64)?;
+//! assert_eq!(s64c.get(3), Some(reference::first_contact_segments64(&x, 0.5, &y, 0.5)));
+//! let mut d64 = Vec::new();
+//! let dm64 = dist2_matrix64(&a64, &b64);
+//! dist2_matrix64_into(&a64, &b64, &opts, &mut d64)?;
+//! assert_eq!((&par_dist2_matrix64(&a64, &b64), &d64), (&dm64, &dm64));
+//! par_dist2_matrix64_into(&a64, &b64, &opts, &mut d64)?;
 //! # Ok::<(), segbatch::Error>(())
 //! ```
 //!

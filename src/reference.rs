@@ -37,8 +37,8 @@ pub use crate::scalar::{
     closest_points, closest_points_with, closest_points64, closest_points64_with,
 };
 
-use crate::motion::{Contact, Cpa, Cpa64, Track, Track64, Window, Window64};
-use crate::pairs::CapsuleContact;
+use crate::motion::{Contact, Contact64, Cpa, Cpa64, Track, Track64, Window, Window64};
+use crate::pairs::{CapsuleContact, CapsuleContact64};
 use crate::planar::{types::Intersection2, types::Segment2, types::Segment2_64};
 use crate::segment::{Segment, Segment64};
 use crate::sets::{FirstHit, FirstHit64};
@@ -166,7 +166,7 @@ pub fn first_contact(
     radius_b: f32,
     window: Window,
 ) -> Contact {
-    crate::motion::contact_pair::<false>(
+    crate::motion::contact_pair::<_, false>(
         a.position,
         a.velocity,
         b.position,
@@ -174,6 +174,7 @@ pub fn first_contact(
         radius_a + radius_b,
         window.end(),
     )
+    .into()
 }
 
 /// First contact, during one step (time `[0, 1]`), of spheres whose centres move from
@@ -191,7 +192,70 @@ pub fn first_contact(
 /// ```
 #[must_use]
 pub fn first_contact_segments(a: &Segment, radius_a: f32, b: &Segment, radius_b: f32) -> Contact {
-    crate::motion::contact_pair::<true>(a.p0, a.p1, b.p0, b.p1, radius_a + radius_b, 1.0)
+    crate::motion::contact_pair::<_, true>(a.p0, a.p1, b.p0, b.p1, radius_a + radius_b, 1.0).into()
+}
+
+/// First contact, within `window`, of `f64` spheres of radius `radius_a` moving along track
+/// `a` and of radius `radius_b` along `b` (scalar reference): the same algorithm as
+/// [`first_contact`], one generic body, in double precision.
+///
+/// Never panics; a NaN or infinite input gives [`Contact64::NON_FINITE`](crate::motion::Contact64::NON_FINITE).
+///
+/// ```
+/// use segbatch::motion::{Track64, Window64};
+/// use segbatch::reference::first_contact64;
+/// // Closing at 4 units per step from 4 apart, 1e9 from the origin: contact at t = 0.75.
+/// let o = 1.0e9;
+/// let a = Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0]);
+/// let b = Track64::new([o + 4.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
+/// let c = first_contact64(&a, 0.5, &b, 0.5, Window64::STEP);
+/// assert!(c.hit);
+/// assert_eq!(c.t, 0.75);
+/// ```
+#[must_use]
+pub fn first_contact64(
+    a: &Track64,
+    radius_a: f64,
+    b: &Track64,
+    radius_b: f64,
+    window: Window64,
+) -> Contact64 {
+    crate::motion::contact_pair::<_, false>(
+        a.position,
+        a.velocity,
+        b.position,
+        b.velocity,
+        radius_a + radius_b,
+        window.end(),
+    )
+    .into()
+}
+
+/// First contact, during one step (time `[0, 1]`), of `f64` spheres whose centres move from
+/// `a.p0` to `a.p1` and from `b.p0` to `b.p1` (scalar reference): [`first_contact_segments`]
+/// in double precision.
+///
+/// Never panics; a NaN or infinite input gives [`Contact64::NON_FINITE`](crate::motion::Contact64::NON_FINITE).
+///
+/// ```
+/// use segbatch::reference::first_contact_segments64;
+/// use segbatch::Segment64;
+/// // Head-on 6.4e6 m from the origin, 2 m apart at the start, radii 0.25: contact at 0.375.
+/// let o = 6.4e6;
+/// let a = Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]);
+/// let b = Segment64::new([o + 2.0, 0.0, 0.0], [o, 0.0, 0.0]);
+/// let c = first_contact_segments64(&a, 0.25, &b, 0.25);
+/// assert!(c.hit);
+/// assert_eq!(c.t, 0.375);
+/// ```
+#[must_use]
+pub fn first_contact_segments64(
+    a: &Segment64,
+    radius_a: f64,
+    b: &Segment64,
+    radius_b: f64,
+) -> Contact64 {
+    crate::motion::contact_pair::<_, true>(a.p0, a.p1, b.p0, b.p1, radius_a + radius_b, 1.0).into()
 }
 
 /// Intersection of two 2D segments, or their closest points (scalar reference).
@@ -303,6 +367,40 @@ pub fn capsule_contact(
     radius_b: f32,
 ) -> [Option<CapsuleContact>; 2] {
     let c = closest_points(a, b);
+    crate::pairs::manifold(
+        (0, 0, 0),
+        (a, radius_a),
+        (b, radius_b),
+        (c.point_a, c.point_b, c.dist2),
+    )
+}
+
+/// The contacts of `f64` capsules `(a, radius_a)` and `(b, radius_b)`: [`capsule_contact`]'s
+/// twin, the same rule with every step in `f64` (the squared distance of
+/// [`closest_points64`]; `pair`, `i` and `j` are 0). The scalar twin of
+/// [`capsule_contacts64`](crate::pairs::capsule_contacts64), which gives these contacts bit
+/// for bit.
+///
+/// ```
+/// use segbatch::{reference, Segment64};
+/// // A capsule resting along another, 1e9 from the origin: two points, the same normal.
+/// let o = 1.0e9;
+/// let a = Segment64::new([o, 0.75, 0.0], [o + 2.0, 0.75, 0.0]);
+/// let b = Segment64::new([o + 1.0, 0.0, 0.0], [o + 3.0, 0.0, 0.0]);
+/// let [p, q] = reference::capsule_contact64(&a, 0.5, &b, 0.5);
+/// let (p, q) = (p.unwrap(), q.unwrap());
+/// assert_eq!((p.normal, q.normal), ([0.0, 1.0, 0.0], [0.0, 1.0, 0.0]));
+/// assert_eq!((p.point_a, q.point_a), ([o + 1.0, 0.25, 0.0], [o + 2.0, 0.25, 0.0]));
+/// assert_eq!((p.depth, q.depth), (0.25, 0.25));
+/// ```
+#[must_use]
+pub fn capsule_contact64(
+    a: &Segment64,
+    radius_a: f64,
+    b: &Segment64,
+    radius_b: f64,
+) -> [Option<CapsuleContact64>; 2] {
+    let c = closest_points64(a, b);
     crate::pairs::manifold(
         (0, 0, 0),
         (a, radius_a),

@@ -32,16 +32,18 @@
 //! | `if touching { 0 } else if hit_later { t_root } else { ∞ }` | nested `select` on `touching`, `hit_later` |
 //! | `c / if approaching { q } else { 1 }`       | `c / approaching.select(q, 1)`                        |
 
-use super::types::{MotionFlags, TracksView, Window};
-use crate::batch::{Error, SegmentsView, check_len};
-use crate::columns::LANES;
+use super::types::{
+    MotionFlags, MotionLane, MotionReal, Tracks64View, TracksView, Window, Window64,
+};
+use crate::batch::{Error, Segments64View, SegmentsView, check_len};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
 use crate::forms::query_forms;
-use crate::lanes::{V3, bits8, bytes8, cross8, dot8, mask_bools, mask_to, probe8, sub8};
+use crate::lanes::{F64Lanes, Lane, V3, cross8, dot8, probe_lanes, sub8};
 use crate::pairs::Radii;
+use crate::real::Real;
 use crate::real::{cross, dot, fms, fnma, max_ps, probe, sub3};
-use wide::{f32x8, u32x8};
+use wide::f32x8;
 
 /// The first contact of one pair of moving spheres.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -64,19 +66,69 @@ impl Contact {
     };
 }
 
+/// The first contact of one pair of moving spheres in `f64`: [`Contact`]'s `f64` twin, the
+/// same fields and meaning.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact64 {
+    /// True when the spheres touch at some time of the window.
+    pub hit: bool,
+    /// The first time of contact (0 when touching at start); `+∞` without contact; NaN for
+    /// a non-finite input.
+    pub t: f64,
+    /// [`MotionFlags::TOUCHING_AT_START`] and/or [`MotionFlags::NON_FINITE`].
+    pub flags: MotionFlags,
+}
+
+impl Contact64 {
+    /// The result for a pair with a non-finite input: no hit, `t` NaN, flagged.
+    pub const NON_FINITE: Contact64 = Contact64 {
+        hit: false,
+        t: f64::NAN,
+        flags: MotionFlags::NON_FINITE,
+    };
+}
+
 // ---------------------------------------------------------------------------------------
 // Scalar reference.
 
-/// The algorithm for one pair; `a1`/`b1` are end positions with `ENDPOINTS`, velocities
-/// otherwise.
-pub(crate) fn contact_pair<const ENDPOINTS: bool>(
-    a0: [f32; 3],
-    a1: [f32; 3],
-    b0: [f32; 3],
-    b1: [f32; 3],
-    r_sum: f32,
-    t_end: f32,
-) -> Contact {
+/// One pair's first contact in either precision, as the generic body returns it
+/// (converted to the public [`Contact`] or [`Contact64`]).
+pub(crate) struct Meeting<F> {
+    hit: bool,
+    t: F,
+    flags: MotionFlags,
+}
+
+/// `From<Meeting<$f>> for $contact`: the same fields.
+macro_rules! from_meeting {
+    ($f:ty, $contact:ident) => {
+        impl From<Meeting<$f>> for $contact {
+            #[inline(always)]
+            fn from(x: Meeting<$f>) -> $contact {
+                $contact {
+                    hit: x.hit,
+                    t: x.t,
+                    flags: x.flags,
+                }
+            }
+        }
+    };
+}
+
+from_meeting!(f32, Contact);
+from_meeting!(f64, Contact64);
+
+/// The algorithm for one pair, in `f32` or `f64`; `a1`/`b1` are end positions with
+/// `ENDPOINTS`, velocities otherwise.
+pub(crate) fn contact_pair<F: MotionReal, const ENDPOINTS: bool>(
+    a0: [F; 3],
+    a1: [F; 3],
+    b0: [F; 3],
+    b1: [F; 3],
+    r_sum: F,
+    t_end: F,
+) -> Meeting<F> {
+    let zero = F::ZERO;
     let w0 = sub3(a0, b0);
     let dv = if ENDPOINTS {
         sub3(sub3(a1, b1), w0)
@@ -87,30 +139,34 @@ pub(crate) fn contact_pair<const ENDPOINTS: bool>(
     let ww = dot(w0, w0);
     let rr = r_sum * r_sum;
     let c = fnma(r_sum, r_sum, ww); // |w0|² - R²
-    let touching = c <= 0.0;
+    let touching = c <= zero;
     let a = dot(dv, dv);
     let b = dot(w0, dv);
     let n = cross(w0, dv);
     let disc = fms(rr, a, dot(n, n)); // R²·a - |w0 × dv|² = b² - a·c
-    let approaching = b < 0.0 && disc >= 0.0;
-    let q = max_ps(disc, 0.0).sqrt() - b; // -b + sqrt(disc) >= -b > 0
-    let t_root = c / if approaching { q } else { 1.0 };
+    let approaching = b < zero && disc >= zero;
+    let q = max_ps(disc, zero).sqrt() - b; // -b + sqrt(disc) >= -b > 0
+    let t_root = c / if approaching { q } else { F::ONE };
     let hit_later = !touching && approaching && t_root <= t_end;
     let t = if touching {
-        0.0
+        zero
     } else if hit_later {
         t_root
     } else {
-        f32::INFINITY
+        F::INFINITY
     };
 
     let non_finite = probe(&[
         w0[0], w0[1], w0[2], dv[0], dv[1], dv[2], r_sum, ww, rr, a, b, disc,
     ]);
     if non_finite {
-        return Contact::NON_FINITE;
+        return Meeting {
+            hit: false,
+            t: F::NAN,
+            flags: MotionFlags::NON_FINITE,
+        };
     }
-    Contact {
+    Meeting {
         hit: touching || hit_later,
         t,
         flags: if touching {
@@ -122,28 +178,28 @@ pub(crate) fn contact_pair<const ENDPOINTS: bool>(
 }
 
 // ---------------------------------------------------------------------------------------
-// The 8-lane twin.
+// The lane twin (any lane type: `f32x8`, and `f64x4`/`f64x8` for the `f64` queries).
 
-/// Eight results as stored.
-pub(crate) struct ContactLanes {
-    hit: [bool; LANES],
-    t: f32x8,
-    flags: [MotionFlags; LANES],
+/// One group's results as stored.
+pub(crate) struct ContactLanes<L: MotionLane> {
+    hit: L::Bools,
+    t: L,
+    flags: L::Flags,
 }
 
 /// The twin of `contact_pair` without its non-finite case: the hit mask, `t`, the touching
 /// mask and the non-finite mask. Every lane's result is final unless the last mask has a
 /// lane set.
 #[inline(always)]
-fn contact8_finite<const ENDPOINTS: bool>(
-    a0: V3,
-    a1: V3,
-    b0: V3,
-    b1: V3,
-    r_sum: f32x8,
-    t_end: f32x8,
-) -> (f32x8, f32x8, f32x8, f32x8) {
-    let zero = f32x8::ZERO;
+fn contact8_finite<L: MotionLane, const ENDPOINTS: bool>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    r_sum: L,
+    t_end: L,
+) -> (L, L, L, L) {
+    let zero = L::ZERO;
     let w0 = sub8(a0, b0);
     let dv = if ENDPOINTS {
         sub8(sub8(a1, b1), w0)
@@ -161,12 +217,13 @@ fn contact8_finite<const ENDPOINTS: bool>(
     let disc = rr.mul_sub(a, dot8(n, n));
     let approaching = b.simd_lt(zero) & disc.simd_ge(zero);
     let q = disc.fast_max(zero).sqrt() - b;
-    let t_root = c / approaching.select(q, f32x8::ONE);
+    let t_root = c / approaching.select(q, L::ONE);
     let hit_later = !touching & approaching & t_root.simd_le(t_end);
-    let t = touching.select(zero, hit_later.select(t_root, f32x8::splat(f32::INFINITY)));
+    let infinity = L::splat(<L::Elem as Real>::INFINITY);
+    let t = touching.select(zero, hit_later.select(t_root, infinity));
     let hit = touching | hit_later;
 
-    let non_finite = probe8(&[
+    let non_finite = probe_lanes(&[
         w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, r_sum, ww, rr, a, b, disc,
     ]);
     (hit, t, touching, non_finite)
@@ -174,45 +231,47 @@ fn contact8_finite<const ENDPOINTS: bool>(
 
 /// The common case: `None` when a lane is non-finite.
 #[inline(always)]
-fn contact8_general<const ENDPOINTS: bool>(
-    a0: V3,
-    a1: V3,
-    b0: V3,
-    b1: V3,
-    r_sum: f32x8,
-    t_end: f32x8,
-) -> Option<ContactLanes> {
-    let (hit, t, touching, non_finite) = contact8_finite::<ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
+fn contact8_general<L: MotionLane, const ENDPOINTS: bool>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    r_sum: L,
+    t_end: L,
+) -> Option<ContactLanes<L>> {
+    let (hit, t, touching, non_finite) =
+        contact8_finite::<L, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
     if non_finite.any() {
         return None;
     }
     Some(ContactLanes {
-        hit: mask_bools(hit),
+        hit: L::mask_bools(hit),
         t,
         // The only flag of a finite lane, straight from its mask.
-        flags: mask_to(touching, MotionFlags::TOUCHING_AT_START.bits()),
+        flags: L::mask_flags(touching, MotionFlags::TOUCHING_AT_START),
     })
 }
 
-/// The twin of `contact_pair` for eight pairs, non-finite lanes included.
+/// The twin of `contact_pair` for a group of pairs, non-finite lanes included.
 #[inline(always)]
-fn contact8<const ENDPOINTS: bool>(
-    a0: V3,
-    a1: V3,
-    b0: V3,
-    b1: V3,
-    r_sum: f32x8,
-    t_end: f32x8,
-) -> ContactLanes {
-    let (hit, t, touching, non_finite) = contact8_finite::<ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
-    let flags = non_finite.select(
-        u32x8::splat(u32::from(MotionFlags::NON_FINITE.bits())),
-        bits8(touching, MotionFlags::TOUCHING_AT_START.bits()),
+fn contact8<L: MotionLane, const ENDPOINTS: bool>(
+    a0: V3<L>,
+    a1: V3<L>,
+    b0: V3<L>,
+    b1: V3<L>,
+    r_sum: L,
+    t_end: L,
+) -> ContactLanes<L> {
+    let (hit, t, touching, non_finite) =
+        contact8_finite::<L, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
+    let flags = non_finite.select_bits(
+        L::splat_bits(u32::from(MotionFlags::NON_FINITE.bits())),
+        touching.to_bits() & L::splat_bits(u32::from(MotionFlags::TOUCHING_AT_START.bits())),
     );
     ContactLanes {
-        hit: mask_bools(!non_finite & hit),
-        t: non_finite.select(f32x8::splat(f32::NAN), t),
-        flags: bytes8(flags, MotionFlags::from_bits_truncate),
+        hit: L::mask_bools(!non_finite & hit),
+        t: non_finite.select(L::splat(<L::Elem as Real>::NAN), t),
+        flags: L::bits_flags(flags),
     }
 }
 
@@ -236,111 +295,150 @@ result_batch! {
     }
 }
 
-impl ContactBatch {
-    /// Indices of the pairs that make contact, in order.
-    pub fn hits(&self) -> impl Iterator<Item = usize> + '_ {
-        self.hit()
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| **h)
-            .map(|(i, _)| i)
+result_batch! {
+    /// First contacts for a batch of `f64` pairs, stored as columns: [`ContactBatch`]'s
+    /// `f64` twin (the same accessors, [`Contact64`] items), filled by
+    /// [`first_contact64_into`] and [`first_contact_segments64_into`].
+    ///
+    /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
+    pub struct ContactBatch64(Contact64) stored as ContactOut64 in groups of (<F64Lanes as Lane>::WIDTH) {
+        columns {
+            /// The mask of hits, exactly `len()` values.
+            hit: bool,
+            /// First contact times (`+∞` without contact), exactly `len()` values.
+            t: f64,
+            /// Per-pair flags, exactly `len()` values.
+            flags: MotionFlags,
+        }
+        points(f64) {}
     }
 }
 
-impl GroupStore for ContactOut<'_> {
-    type Lanes = ContactLanes;
-    #[inline(always)]
-    fn store(&mut self, g: usize, lanes: &ContactLanes) {
-        self.t[g] = lanes.t.to_array();
-        self.hit[g] = lanes.hit;
-        self.flags[g] = lanes.flags;
-    }
-    #[inline(always)]
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        self.split_columns(mid)
-    }
+/// `hits()` of a contact batch: the indices of the pairs that make contact.
+macro_rules! hits {
+    ($($batch:ident),*) => {$(
+        impl $batch {
+            /// Indices of the pairs that make contact, in order.
+            pub fn hits(&self) -> impl Iterator<Item = usize> + '_ {
+                self.hit()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| **h)
+                    .map(|(i, _)| i)
+            }
+        }
+    )*};
 }
+
+hits!(ContactBatch, ContactBatch64);
+
+/// The [`GroupStore`] of `$out` (every column) for the results of lane type `$lane`.
+macro_rules! contact_store {
+    ($out:ident, $lane:ty) => {
+        impl GroupStore for $out<'_> {
+            type Lanes = ContactLanes<$lane>;
+            #[inline(always)]
+            fn store(&mut self, g: usize, lanes: &ContactLanes<$lane>) {
+                self.t[g] = lanes.t.to_array();
+                self.hit[g] = lanes.hit;
+                self.flags[g] = lanes.flags;
+            }
+            #[inline(always)]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                self.split_columns(mid)
+            }
+        }
+    };
+}
+
+contact_store!(ContactOut, f32x8);
+contact_store!(ContactOut64, F64Lanes);
 
 /// The four points of a group (columns `a0 a1 b0 b1`, x y z each).
 #[inline(always)]
-fn points<const C: usize>(c: &[f32x8; C]) -> (V3, V3, V3, V3) {
+fn points<L: Lane, const C: usize>(c: &[L; C]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
     let v = |k| V3::at_column(c, k);
     (v(0), v(3), v(6), v(9))
 }
 
 /// First contact over tracks (`ENDPOINTS = false`) or start/end segments, time clamped to
-/// `[0, t_end]`: twelve input columns with uniform radii (`r_sum` broadcast), fourteen
-/// with per-pair radii (the last two columns).
-struct ContactKernel<const ENDPOINTS: bool> {
-    t_end: f32x8,
-    r_sum: f32x8,
+/// `[0, t_end]`, any lane type: twelve input columns with uniform radii (`r_sum`
+/// broadcast), fourteen with per-pair radii (the last two columns).
+struct ContactKernel<L, const ENDPOINTS: bool> {
+    t_end: L,
+    r_sum: L,
 }
 
-impl<const ENDPOINTS: bool> PairKernel<12> for ContactKernel<ENDPOINTS> {
-    type Lanes = ContactLanes;
+impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<12, L> for ContactKernel<L, ENDPOINTS> {
+    type Lanes = ContactLanes<L>;
     #[inline(always)]
-    fn general(&self, load: impl Fn() -> [f32x8; 12]) -> Option<ContactLanes> {
+    fn general(&self, load: impl Fn() -> [L; 12]) -> Option<ContactLanes<L>> {
         let (a0, a1, b0, b1) = points(&load());
-        contact8_general::<ENDPOINTS>(a0, a1, b0, b1, self.r_sum, self.t_end)
+        contact8_general::<L, ENDPOINTS>(a0, a1, b0, b1, self.r_sum, self.t_end)
     }
     #[inline(always)]
-    fn masked(&self, x: [f32x8; 12]) -> ContactLanes {
+    fn masked(&self, x: [L; 12]) -> ContactLanes<L> {
         let (a0, a1, b0, b1) = points(&x);
-        contact8::<ENDPOINTS>(a0, a1, b0, b1, self.r_sum, self.t_end)
+        contact8::<L, ENDPOINTS>(a0, a1, b0, b1, self.r_sum, self.t_end)
     }
 }
 
-impl<const ENDPOINTS: bool> PairKernel<14> for ContactKernel<ENDPOINTS> {
-    type Lanes = ContactLanes;
+impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<14, L> for ContactKernel<L, ENDPOINTS> {
+    type Lanes = ContactLanes<L>;
     #[inline(always)]
-    fn general(&self, load: impl Fn() -> [f32x8; 14]) -> Option<ContactLanes> {
+    fn general(&self, load: impl Fn() -> [L; 14]) -> Option<ContactLanes<L>> {
         let x = load();
         let (a0, a1, b0, b1) = points(&x);
-        contact8_general::<ENDPOINTS>(a0, a1, b0, b1, x[12] + x[13], self.t_end)
+        contact8_general::<L, ENDPOINTS>(a0, a1, b0, b1, x[12] + x[13], self.t_end)
     }
     #[inline(always)]
-    fn masked(&self, x: [f32x8; 14]) -> ContactLanes {
+    fn masked(&self, x: [L; 14]) -> ContactLanes<L> {
         let (a0, a1, b0, b1) = points(&x);
-        contact8::<ENDPOINTS>(a0, a1, b0, b1, x[12] + x[13], self.t_end)
+        contact8::<L, ENDPOINTS>(a0, a1, b0, b1, x[12] + x[13], self.t_end)
     }
 }
 
-/// Checks the lengths, sizes `out` and runs the kernel (sequentially or on all cores).
-fn run<const ENDPOINTS: bool>(
-    a: [&[f32]; 6],
-    b: [&[f32]; 6],
-    lens: (usize, usize),
-    radii: Radii<'_>,
-    t_end: f32,
-    parallel: bool,
-    out: &mut ContactBatch,
-) -> Result<(), Error> {
+/// The number of pairs, after checking that `a`, `b` and per-pair radii have it.
+fn checked<F: Real>(lens: (usize, usize), radii: &Radii<'_, F>) -> Result<usize, Error> {
     check_len("batches a and b", lens.0, lens.1)?;
     radii.check_len(lens.0)?;
-    let n = lens.0;
-    out.reset(n, |_| true);
-    let pair: [&[f32]; 12] = core::array::from_fn(|k| if k < 6 { a[k] } else { b[k - 6] });
-    let t_end = f32x8::splat(t_end);
+    Ok(lens.0)
+}
+
+/// Runs the kernel over the `n` pairs of `a`, `b` (checked by the caller) into `out`
+/// (sized by the caller), sequentially or on all cores.
+fn run<L, const ENDPOINTS: bool, S>(
+    (a, b): ([&[L::Elem]; 6], [&[L::Elem]; 6]),
+    n: usize,
+    radii: Radii<'_, L::Elem>,
+    t_end: L::Elem,
+    parallel: bool,
+    out: S,
+) where
+    L: MotionLane,
+    S: GroupStore<Lanes = ContactLanes<L>>,
+{
+    let pair: [&[L::Elem]; 12] = core::array::from_fn(|k| if k < 6 { a[k] } else { b[k - 6] });
+    let t_end = L::splat(t_end);
     if let Some((ra, rb)) = radii.as_per_pair() {
-        let cols: [&[f32]; 14] = core::array::from_fn(|k| match k {
+        let cols: [&[L::Elem]; 14] = core::array::from_fn(|k| match k {
             0..12 => pair[k],
             12 => ra,
             _ => rb,
         });
-        let kernel = ContactKernel::<ENDPOINTS> {
+        let kernel = ContactKernel::<L, ENDPOINTS> {
             t_end,
-            r_sum: f32x8::ZERO,
+            r_sum: L::ZERO,
         };
-        driver::run_on(parallel, &kernel, cols, n, out.out());
+        driver::run_on(parallel, &kernel, cols, n, out);
     } else {
-        let (ra, rb) = radii.as_uniform().unwrap_or((0.0, 0.0));
-        let kernel = ContactKernel::<ENDPOINTS> {
+        let (ra, rb) = radii.as_uniform().unwrap_or((L::Elem::ZERO, L::Elem::ZERO));
+        let kernel = ContactKernel::<L, ENDPOINTS> {
             t_end,
-            r_sum: f32x8::splat(ra + rb),
+            r_sum: L::splat(ra + rb),
         };
-        driver::run_on(parallel, &kernel, pair, n, out.out());
+        driver::run_on(parallel, &kernel, pair, n, out);
     }
-    Ok(())
 }
 
 fn tracks<'a, 'b>(
@@ -352,16 +450,11 @@ fn tracks<'a, 'b>(
     out: &mut ContactBatch,
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
-    let (lens, end) = ((a.len(), b.len()), window.end());
-    run::<false>(
-        a.raw_columns(),
-        b.raw_columns(),
-        lens,
-        radii,
-        end,
-        parallel,
-        out,
-    )
+    let n = checked((a.len(), b.len()), &radii)?;
+    out.reset(n, |_| true);
+    let cols = (a.raw_columns(), b.raw_columns());
+    run::<f32x8, false, _>(cols, n, radii, window.end(), parallel, out.out());
+    Ok(())
 }
 
 fn segments<'a, 'b>(
@@ -372,16 +465,42 @@ fn segments<'a, 'b>(
     out: &mut ContactBatch,
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
-    let lens = (a.len(), b.len());
-    run::<true>(
-        a.raw_columns(),
-        b.raw_columns(),
-        lens,
-        radii,
-        1.0,
-        parallel,
-        out,
-    )
+    let n = checked((a.len(), b.len()), &radii)?;
+    out.reset(n, |_| true);
+    let cols = (a.raw_columns(), b.raw_columns());
+    run::<f32x8, true, _>(cols, n, radii, 1.0, parallel, out.out());
+    Ok(())
+}
+
+fn tracks64<'a, 'b>(
+    a: impl Into<Tracks64View<'a>>,
+    b: impl Into<Tracks64View<'b>>,
+    radii: Radii<'_, f64>,
+    window: Window64,
+    parallel: bool,
+    out: &mut ContactBatch64,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    let n = checked((a.len(), b.len()), &radii)?;
+    out.reset(n, |_| true);
+    let cols = (a.raw_columns(), b.raw_columns());
+    run::<F64Lanes, false, _>(cols, n, radii, window.end(), parallel, out.out());
+    Ok(())
+}
+
+fn segments64<'a, 'b>(
+    a: impl Into<Segments64View<'a>>,
+    b: impl Into<Segments64View<'b>>,
+    radii: Radii<'_, f64>,
+    parallel: bool,
+    out: &mut ContactBatch64,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    let n = checked((a.len(), b.len()), &radii)?;
+    out.reset(n, |_| true);
+    let cols = (a.raw_columns(), b.raw_columns());
+    run::<F64Lanes, true, _>(cols, n, radii, 1.0, parallel, out.out());
+    Ok(())
 }
 
 query_forms! {
@@ -437,6 +556,73 @@ query_forms! {
         with ()
         -> ContactBatch = segments;
     /// [`first_contact_segments`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
+    into;
+}
+
+query_forms! {
+    /// First contact within `window` of spheres moving along `f64` tracks `a[i]` and
+    /// `b[i]`, with the given [`Radii64`](crate::pairs::Radii64), for every `i`:
+    /// [`first_contact`]'s twin for [`Tracks64`](super::Tracks64) (batched twin of
+    /// [`reference::first_contact64`](crate::reference::first_contact64), bit-identical to
+    /// it).
+    ///
+    /// The kernel runs `f64x8` lanes when the build has `avx512f`, `f64x4` otherwise.
+    ///
+    /// ```
+    /// use segbatch::motion::{first_contact64, Track64, Tracks64, Window64};
+    /// use segbatch::pairs::Radii64;
+    /// // Two aircraft 1e7 m from the origin closing at 4 m per step from 4 m apart.
+    /// let o = 1.0e7;
+    /// let a = Tracks64::from(&[Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0])]);
+    /// let b = Tracks64::from(&[Track64::new([o + 4.0, 0.0, 0.0], [-2.0, 0.0, 0.0])]);
+    /// let out = first_contact64(&a, &b, Radii64::uniform(0.5, 0.5)?, Window64::STEP);
+    /// assert_eq!(out.hit(), &[true]);
+    /// assert_eq!(out.t(), &[0.75]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn first_contact64 / first_contact64_into / par_first_contact64 / par_first_contact64_into
+        <'a, 'b>(
+            a: impl Into<Tracks64View<'a>>,
+            b: impl Into<Tracks64View<'b>>,
+            radii: Radii<'_, f64>,
+            window: Window64,
+        )
+        with ()
+        -> ContactBatch64 = tracks64;
+    /// [`first_contact64`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
+    into;
+}
+
+query_forms! {
+    /// First contact, during one step (time `[0, 1]`), of spheres whose centres move along
+    /// the `f64` segments `a[i]` and `b[i]` (start to end), with the given
+    /// [`Radii64`](crate::pairs::Radii64): [`first_contact_segments`]'s twin (batched twin
+    /// of [`reference::first_contact_segments64`](crate::reference::first_contact_segments64)).
+    ///
+    /// ```
+    /// use segbatch::motion::first_contact_segments64;
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::pairs::Radii64;
+    /// // ECEF metres: the paths cross at right angles, but B arrives after A has gone.
+    /// let o = 6_378_137.0;
+    /// let a = Segments64::from(&[Segment64::new([o - 1.0, 0.0, 0.0], [o + 1.0, 0.0, 0.0])]);
+    /// let b = Segments64::from(&[Segment64::new([o, -3.0, 0.0], [o, -1.0, 0.0])]);
+    /// let out = first_contact_segments64(&a, &b, Radii64::per_pair(&[0.25], &[0.25])?);
+    /// assert_eq!(out.hit(), &[false]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn first_contact_segments64 / first_contact_segments64_into
+        / par_first_contact_segments64 / par_first_contact_segments64_into
+        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, radii: Radii<'_, f64>)
+        with ()
+        -> ContactBatch64 = segments64;
+    /// [`first_contact_segments64`] writing into `out` and reusing its buffers.
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.

@@ -11,6 +11,7 @@
 //! |---|---|---|---|
 //! | closest point of approach of two tracks (Sunday's `cpa_time` / `cpa_distance`), time clamped to a [`Window`] | [`cpa`], [`cpa_segments`] | [`reference::cpa`](crate::reference::cpa), [`reference::cpa_segments`](crate::reference::cpa_segments) | `cpa.rs` |
 //! | time of first contact of two moving spheres (the dynamic sphere-sphere test) | [`first_contact`], [`first_contact_segments`] | [`reference::first_contact`](crate::reference::first_contact), [`reference::first_contact_segments`](crate::reference::first_contact_segments) | `contact.rs` |
+//! | the same two in `f64` (see below) | [`cpa64`], [`cpa_segments64`], [`first_contact64`], [`first_contact_segments64`] | `reference::…64` of each | `cpa.rs`, `contact.rs` |
 //!
 //! Each has the crate's four forms (`q`, `q_into`, `par_q`, `par_q_into`). 2D segment
 //! crossings, which have nothing to do with time, are [`intersect2`](crate::planar::intersect2) at
@@ -21,9 +22,13 @@
 //! and [`cpa_segments64`] over [`Segments64`](crate::Segments64), with the same four forms,
 //! returning a [`CpaBatch64`] of [`Cpa64`], bit for bit
 //! [`reference::cpa64`](crate::reference::cpa64) and
-//! [`reference::cpa_segments64`](crate::reference::cpa_segments64). The reference and the
-//! kernel are the `f32` ones, written once over the precision (`cpa.rs`), in lanes of
-//! `f64x4` (`f64x8` with `avx512f`). First contact is `f32` only for now.
+//! [`reference::cpa_segments64`](crate::reference::cpa_segments64). First contact likewise:
+//! [`first_contact64`] and [`first_contact_segments64`] with
+//! [`Radii64`](crate::pairs::Radii64), returning a [`ContactBatch64`] of [`Contact64`], bit
+//! for bit [`reference::first_contact64`](crate::reference::first_contact64) and
+//! [`reference::first_contact_segments64`](crate::reference::first_contact_segments64). Each
+//! reference and kernel is the `f32` one, written once over the precision (`cpa.rs`,
+//! `contact.rs`), in lanes of `f64x4` (`f64x8` with `avx512f`).
 //!
 //! A moving object is given either as a [`Track`] (position at `t = 0` and velocity, in
 //! [`Tracks`] columns) or, as engines store it, as the [`Segment`](crate::Segment) from its
@@ -58,13 +63,15 @@ pub(crate) mod types;
 
 pub(crate) use contact::contact_pair;
 pub use contact::{
-    Contact, ContactBatch, first_contact, first_contact_into, first_contact_segments,
-    first_contact_segments_into,
+    Contact, Contact64, ContactBatch, ContactBatch64, first_contact, first_contact_into,
+    first_contact_segments, first_contact_segments_into, first_contact_segments64,
+    first_contact_segments64_into, first_contact64, first_contact64_into,
 };
 #[cfg(feature = "rayon")]
 pub use contact::{
     par_first_contact, par_first_contact_into, par_first_contact_segments,
-    par_first_contact_segments_into,
+    par_first_contact_segments_into, par_first_contact_segments64,
+    par_first_contact_segments64_into, par_first_contact64, par_first_contact64_into,
 };
 pub(crate) use cpa::cpa_pair;
 pub use cpa::{Cpa, CpaBatch, cpa, cpa_into, cpa_segments, cpa_segments_into};

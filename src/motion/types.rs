@@ -1,7 +1,7 @@
 //! The motion types: tracks, time windows and the flags every motion (and 2D) result
 //! carries, with the lane traits the batched motion queries are generic over.
 
-use crate::lanes::{Lane, bytes8, mask_to};
+use crate::lanes::{Lane, bytes8, mask_bools, mask_to};
 use crate::real::Real;
 use bytemuck::{Pod, Zeroable};
 use wide::{f32x8, f64x4, f64x8, u32x8};
@@ -267,14 +267,24 @@ pub(crate) trait MotionReal: Real {
     /// Relative tolerance for "same velocity": `|dv| <= SAME_VELOCITY_REL · scale`, two
     /// ulps of the precision (`2·f32::EPSILON`, `2·f64::EPSILON`).
     const SAME_VELOCITY_REL: Self;
+    /// `√self`, correctly rounded (the lanes' `sqrt`).
+    fn sqrt(self) -> Self;
 }
 
 impl MotionReal for f32 {
     const SAME_VELOCITY_REL: f32 = 2.0 * f32::EPSILON;
+    #[inline(always)]
+    fn sqrt(self) -> f32 {
+        f32::sqrt(self)
+    }
 }
 
 impl MotionReal for f64 {
     const SAME_VELOCITY_REL: f64 = 2.0 * f64::EPSILON;
+    #[inline(always)]
+    fn sqrt(self) -> f64 {
+        f64::sqrt(self)
+    }
 }
 
 /// A lane type the motion kernels run on ([`MotionReal`] lanes), with how its masks become
@@ -288,6 +298,10 @@ pub(crate) trait MotionLane: Lane<Elem: MotionReal> {
     fn mask_flags(mask: Self, flag: MotionFlags) -> Self::Flags;
     /// Flag bits (below 256) per lane as flag sets.
     fn bits_flags(bits: Self::Bits) -> Self::Flags;
+    /// One `bool` per lane: `[bool; WIDTH]`, a group of a `bool` column.
+    type Bools: Copy + Send;
+    /// The lanes of `mask` as `bool`s.
+    fn mask_bools(mask: Self) -> Self::Bools;
 }
 
 impl MotionLane for f32x8 {
@@ -302,10 +316,16 @@ impl MotionLane for f32x8 {
     fn bits_flags(bits: u32x8) -> Self::Flags {
         bytes8(bits, MotionFlags::from_bits_truncate)
     }
+    type Bools = [bool; 8];
+    #[inline(always)]
+    fn mask_bools(mask: f32x8) -> [bool; 8] {
+        // `movmskps` and one multiplication.
+        mask_bools(mask)
+    }
 }
 
-/// [`MotionLane`] for the `f64` lane type `$f` of `$n` lanes: the flags lane by lane (the
-/// `f64` kernels' flags are stored only from the masked path).
+/// [`MotionLane`] for the `f64` lane type `$f` of `$n` lanes: the flags and `bool`s lane by
+/// lane.
 macro_rules! motion_lane_f64 {
     ($f:ident, $n:literal) => {
         impl MotionLane for $f {
@@ -319,6 +339,11 @@ macro_rules! motion_lane_f64 {
             fn bits_flags(bits: <$f as Lane>::Bits) -> Self::Flags {
                 bits.to_array()
                     .map(|b| MotionFlags::from_bits_truncate(b as u8))
+            }
+            type Bools = [bool; $n];
+            #[inline(always)]
+            fn mask_bools(mask: $f) -> [bool; $n] {
+                mask.to_bits().to_array().map(|b| b != 0)
             }
         }
     };

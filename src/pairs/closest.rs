@@ -616,7 +616,7 @@ impl ClosestBatch64 {
 
 /// [`drive`] for the `f64` queries: sizes `out` for `n` pairs and runs `kernel` (over
 /// [`F64Lanes`]) through the driver with the store specialised for `outputs`.
-fn drive64<const C: usize, K: PairKernel<C, F64Lanes, Lanes = Lanes<F64Lanes>>>(
+pub(super) fn drive64<const C: usize, K: PairKernel<C, F64Lanes, Lanes = Lanes<F64Lanes>>>(
     kernel: &K,
     input: impl Input<C, F64Lanes>,
     n: usize,

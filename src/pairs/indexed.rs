@@ -8,14 +8,22 @@
 //! `pairs[k]`, bit for bit what the pairwise query gives for `(a[i], b[j])`.
 //!
 //! The contact of two touching capsules is documented on [`CapsuleContact`].
+//!
+//! The `f64` forms ([`closest_points64_indexed`], [`capsules_touch64_indexed`],
+//! [`capsule_contacts64`]) are the same queries over [`Segments64`](crate::Segments64): the
+//! gather stages `f64` columns (there are no row copies in `f64`) and the kernels run over
+//! the `f64` lanes; the contact rule is one body over the precision.
 
-use super::capsule::{PairMask, Radii, run_touch};
-use super::closest::{ClosestBatch, Outputs, Pairwise, drive};
-use crate::batch::{Error, SegmentsView, check_pairs, check_u32};
+use super::capsule::{PairMask, Radii, Radii64, run_touch, run_touch64};
+use super::closest::{ClosestBatch, ClosestBatch64, Outputs, Pairwise, drive, drive64};
+use crate::batch::{Error, Record, Segments64View, SegmentsView, SoaView, check_pairs, check_u32};
 use crate::driver::{Gathered, Rows};
 use crate::forms::query_forms;
 use crate::kernel::Splat;
-use crate::segment::{Options, Segment};
+use crate::lanes::F64Lanes;
+use crate::real::Real;
+use crate::segment::{Options, Segment, Segment64};
+use bytemuck::Pod;
 
 /// The gathered columns of the pairs `(a[i], b[j])`, six a side, from `rows` when given.
 fn gathered<'v>(
@@ -116,6 +124,11 @@ query_forms! {
     into;
 }
 
+/// One side's six columns and its per-object radii as a seventh (`f32` or `f64`).
+fn with_radius<'c, E>(cols: [&'c [E]; 6], r: &'c [E]) -> [&'c [E]; 7] {
+    core::array::from_fn(|k| if k < 6 { cols[k] } else { r })
+}
+
 fn touch_indexed<'a, 'b, 'p>(
     a: impl Into<SegmentsView<'a>>,
     b: impl Into<SegmentsView<'b>>,
@@ -129,9 +142,6 @@ fn touch_indexed<'a, 'b, 'p>(
     out.reset(0);
     radii.check_objects(a.len(), b.len())?;
     check_pairs(pairs, a.len(), b.len())?;
-    fn with_radius<'c>(cols: [&'c [f32]; 6], r: &'c [f32]) -> [&'c [f32]; 7] {
-        core::array::from_fn(|k| if k < 6 { cols[k] } else { r })
-    }
     // Per-object radii are a seventh column, in the rows too.
     let rows = match radii.as_per_pair() {
         Some((ra, rb)) => Rows::new(
@@ -183,7 +193,8 @@ query_forms! {
     into;
 }
 
-/// The contact of two touching capsules, from [`capsule_contacts`].
+/// The contact of two touching capsules, from [`capsule_contacts`] (and, as
+/// [`CapsuleContact64`], from [`capsule_contacts64`]).
 ///
 /// # Capsule contacts
 ///
@@ -208,8 +219,14 @@ query_forms! {
 /// end's depth is negative (the cores diverge enough to part within the overlap) the pair
 /// keeps its single closest-point contact. [`reference::capsule_contact`](crate::reference::capsule_contact)
 /// is the scalar twin of the rule.
+///
+/// # In `f64`
+///
+/// [`CapsuleContact64`] is this type over `f64`: the same rule, every step in `f64`, the
+/// same [`MANIFOLD_SIN`] (widened exactly), from [`capsule_contacts64`], bit for bit
+/// [`reference::capsule_contact64`](crate::reference::capsule_contact64).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CapsuleContact {
+pub struct CapsuleContact<F = f32> {
     /// Position of the pair in the list given (in a [`Frame`](crate::scenes::Frame) of
     /// [`scenes::Capsules`](crate::scenes::Capsules): in the frame's
     /// [`pairs`](crate::scenes::Frame::pairs)).
@@ -220,19 +237,116 @@ pub struct CapsuleContact {
     pub j: u32,
     /// Unit normal from B towards A (see above for the fallback when the core segments
     /// meet).
-    pub normal: [f32; 3],
+    pub normal: [F; 3],
     /// Penetration depth `rA + rB - distance` (zero when they just touch).
-    pub depth: f32,
+    pub depth: F,
     /// Deepest point of capsule A towards B: `C - rA·normal`.
-    pub point_a: [f32; 3],
+    pub point_a: [F; 3],
     /// Deepest point of capsule B towards A: `D + rB·normal`.
-    pub point_b: [f32; 3],
+    pub point_b: [F; 3],
 }
 
+/// The contact of two touching `f64` capsules, from [`capsule_contacts64`]:
+/// [`CapsuleContact`] over `f64`.
+pub type CapsuleContact64 = CapsuleContact<f64>;
+
+/// The scalar type of the contact rule, `f32` or `f64`: [`Real`] and the few `std` float
+/// methods the rule calls, each forwarding to the inherent method of the same name (so the
+/// `f32` instantiation is the `f32` code it replaced).
+pub(crate) trait ContactReal: Real + From<f32> {
+    fn sqrt(self) -> Self;
+    fn max(self, other: Self) -> Self;
+    fn min(self, other: Self) -> Self;
+    fn clamp(self, lo: Self, hi: Self) -> Self;
+    fn is_finite(self) -> bool;
+    fn is_nan(self) -> bool;
+    fn total_cmp(&self, other: &Self) -> core::cmp::Ordering;
+}
+
+/// [`ContactReal`] for `$f`.
+macro_rules! contact_real {
+    ($($f:ident),*) => {$(
+        impl ContactReal for $f {
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                $f::sqrt(self)
+            }
+            #[inline(always)]
+            fn max(self, other: Self) -> Self {
+                $f::max(self, other)
+            }
+            #[inline(always)]
+            fn min(self, other: Self) -> Self {
+                $f::min(self, other)
+            }
+            #[inline(always)]
+            fn clamp(self, lo: Self, hi: Self) -> Self {
+                $f::clamp(self, lo, hi)
+            }
+            #[inline(always)]
+            fn is_finite(self) -> bool {
+                $f::is_finite(self)
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                $f::is_nan(self)
+            }
+            #[inline(always)]
+            fn total_cmp(&self, other: &Self) -> core::cmp::Ordering {
+                $f::total_cmp(self, other)
+            }
+        }
+    )*};
+}
+
+contact_real!(f32, f64);
+
+/// A capsule's core in either precision ([`Segment`], [`Segment64`]): what the contact
+/// rule reads of it, each method the segment's own.
+pub(crate) trait Core: Copy {
+    /// `f32` or `f64`.
+    type F: ContactReal;
+    /// The first end point.
+    fn p0(&self) -> [Self::F; 3];
+    /// The second end point.
+    fn p1(&self) -> [Self::F; 3];
+    /// `p1 - p0`.
+    fn direction(&self) -> [Self::F; 3];
+    /// `p0 + u·(p1 - p0)`.
+    fn at(&self, u: Self::F) -> [Self::F; 3];
+}
+
+/// [`Core`] for the segment type `$s` of scalar `$f`.
+macro_rules! core_of {
+    ($($s:ident: $f:ident),*) => {$(
+        impl Core for $s {
+            type F = $f;
+            #[inline(always)]
+            fn p0(&self) -> [$f; 3] {
+                self.p0
+            }
+            #[inline(always)]
+            fn p1(&self) -> [$f; 3] {
+                self.p1
+            }
+            #[inline(always)]
+            fn direction(&self) -> [$f; 3] {
+                $s::direction(self)
+            }
+            #[inline(always)]
+            fn at(&self, u: $f) -> [$f; 3] {
+                $s::at(self, u)
+            }
+        }
+    )*};
+}
+
+core_of!(Segment: f32, Segment64: f64);
+
 /// `v / |v|`, scaled by its largest component first; `None` for a zero or non-finite `v`.
-fn unit(v: [f32; 3]) -> Option<[f32; 3]> {
-    let m = v.iter().fold(0.0f32, |acc, x| acc.max(x.abs()));
-    if !(m > 0.0 && m.is_finite()) {
+fn unit<F: ContactReal>(v: [F; 3]) -> Option<[F; 3]> {
+    let m = v.iter().fold(F::ZERO, |acc, &x| acc.max(x.abs()));
+    if !(m > F::ZERO && m.is_finite()) {
         return None;
     }
     let u = v.map(|x| x / m);
@@ -240,7 +354,7 @@ fn unit(v: [f32; 3]) -> Option<[f32; 3]> {
     Some(u.map(|x| x / len))
 }
 
-fn cross(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
+fn cross<F: ContactReal>(u: [F; 3], v: [F; 3]) -> [F; 3] {
     [
         u[1] * v[2] - u[2] * v[1],
         u[2] * v[0] - u[0] * v[2],
@@ -250,31 +364,36 @@ fn cross(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
 
 /// A direction perpendicular to `d` (`None` for a zero `d`): `d × e`, `e` the axis of `d`'s
 /// smallest component.
-fn perpendicular(d: [f32; 3]) -> Option<[f32; 3]> {
+fn perpendicular<F: ContactReal>(d: [F; 3]) -> Option<[F; 3]> {
     let d = unit(d)?;
     let k = (0..3)
         .min_by(|&p, &q| d[p].abs().total_cmp(&d[q].abs()))
         .unwrap_or(0);
-    let mut e = [0.0; 3];
-    e[k] = 1.0;
+    let mut e = [F::ZERO; 3];
+    e[k] = F::ONE;
     unit(cross(d, e))
 }
 
 /// The contact normal of capsules with cores `a`, `b` and closest points `c`, `d` (see the
 /// module docs).
-fn contact_normal(a: &Segment, b: &Segment, c: [f32; 3], d: [f32; 3]) -> [f32; 3] {
+fn contact_normal<S: Core>(a: &S, b: &S, c: [S::F; 3], d: [S::F; 3]) -> [S::F; 3] {
     if let Some(n) = unit(core::array::from_fn(|k| c[k] - d[k])) {
         return n;
     }
     let (da, db) = (a.direction(), b.direction());
     if let Some(n) = unit(cross(da, db)) {
-        let (ma, mb) = (a.at(0.5), b.at(0.5));
-        let towards: f32 = (0..3).map(|k| n[k] * (ma[k] - mb[k])).sum();
-        return if towards < 0.0 { n.map(|x| -x) } else { n };
+        let half = S::F::HALF;
+        let (ma, mb) = (a.at(half), b.at(half));
+        let towards = n[0] * (ma[0] - mb[0]) + n[1] * (ma[1] - mb[1]) + n[2] * (ma[2] - mb[2]);
+        return if towards < S::F::ZERO {
+            n.map(|x| -x)
+        } else {
+            n
+        };
     }
     perpendicular(da)
         .or_else(|| perpendicular(db))
-        .unwrap_or([0.0, 0.0, 1.0])
+        .unwrap_or([S::F::ZERO, S::F::ZERO, S::F::ONE])
 }
 
 /// Who a contact names: the position of its pair in the list and the pair's objects
@@ -283,12 +402,12 @@ pub(crate) type Named = (u32, u32, u32);
 
 /// The contact of capsules `(a, ra)` and `(b, rb)` whose cores' closest points are `c`
 /// and `d` at squared distance `dist2`, when they touch.
-pub(crate) fn contact(
+pub(crate) fn contact<S: Core>(
     (pair, i, j): Named,
-    (a, ra): (&Segment, f32),
-    (b, rb): (&Segment, f32),
-    (c, d, dist2): ([f32; 3], [f32; 3], f32),
-) -> Option<CapsuleContact> {
+    (a, ra): (&S, S::F),
+    (b, rb): (&S, S::F),
+    (c, d, dist2): ([S::F; 3], [S::F; 3], S::F),
+) -> Option<CapsuleContact<S::F>> {
     let r = ra + rb;
     // NaN (non-finite input) never touches.
     if dist2.is_nan() || dist2 > r * r {
@@ -306,54 +425,57 @@ pub(crate) fn contact(
     })
 }
 
-/// Core directions within this sine of parallel get a two-point manifold (about 0.57°).
+/// Core directions within this sine of parallel get a two-point manifold (about 0.57°; the
+/// `f64` contacts use the same value, widened exactly).
 pub const MANIFOLD_SIN: f32 = 0.01;
 
-fn dot(u: [f32; 3], v: [f32; 3]) -> f32 {
+fn dot<F: ContactReal>(u: [F; 3], v: [F; 3]) -> F {
     u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
 }
 
-fn sub(u: [f32; 3], v: [f32; 3]) -> [f32; 3] {
+fn sub<F: ContactReal>(u: [F; 3], v: [F; 3]) -> [F; 3] {
     core::array::from_fn(|k| u[k] - v[k])
 }
 
 /// The two ends of the overlap of B's projection onto A, when the cores are within
 /// [`MANIFOLD_SIN`] of parallel and the overlap has a length: the contact points and
 /// depths measured along `normal` at `s = lo` and `s = hi`, both touching.
-fn overlap_ends(
+fn overlap_ends<S: Core>(
     (pair, i, j): Named,
-    (a, ra): (&Segment, f32),
-    (b, rb): (&Segment, f32),
-    normal: [f32; 3],
-) -> Option<[CapsuleContact; 2]> {
+    (a, ra): (&S, S::F),
+    (b, rb): (&S, S::F),
+    normal: [S::F; 3],
+) -> Option<[CapsuleContact<S::F>; 2]> {
+    let zero = S::F::ZERO;
     let (da, db) = (a.direction(), b.direction());
     let (la2, lb2) = (dot(da, da), dot(db, db));
     let n = cross(da, db);
-    let sin2 = MANIFOLD_SIN * MANIFOLD_SIN;
+    let sin = S::F::from(MANIFOLD_SIN);
+    let sin2 = sin * sin;
     // False for NaN and overflow too: no manifold then.
-    let parallel = la2 > 0.0
-        && lb2 > 0.0
+    let parallel = la2 > zero
+        && lb2 > zero
         && la2.is_finite()
         && lb2.is_finite()
         && dot(n, n) <= sin2 * la2 * lb2;
     if !parallel {
         return None;
     }
-    let sb0 = dot(sub(b.p0, a.p0), da) / la2;
-    let sb1 = dot(sub(b.p1, a.p0), da) / la2;
-    let lo = sb0.min(sb1).max(0.0);
-    let hi = sb0.max(sb1).min(1.0);
+    let sb0 = dot(sub(b.p0(), a.p0()), da) / la2;
+    let sb1 = dot(sub(b.p1(), a.p0()), da) / la2;
+    let lo = sb0.min(sb1).max(zero);
+    let hi = sb0.max(sb1).min(S::F::ONE);
     let overlap = hi > lo;
     if !overlap {
         return None;
     }
     let r = ra + rb;
-    let end = |s: f32| {
+    let end = |s: S::F| {
         let c = a.at(s);
-        let t = (dot(sub(c, b.p0), db) / lb2).clamp(0.0, 1.0);
+        let t = (dot(sub(c, b.p0()), db) / lb2).clamp(zero, S::F::ONE);
         let d = b.at(t);
         let depth = r - dot(sub(c, d), normal);
-        (depth >= 0.0).then(|| CapsuleContact {
+        (depth >= zero).then(|| CapsuleContact {
             pair,
             i,
             j,
@@ -369,12 +491,12 @@ fn overlap_ends(
 /// The contact manifold of capsules `(a, ra)` and `(b, rb)` whose cores' closest points are
 /// `c` and `d` at squared distance `dist2` (see [`CapsuleContact`]): nothing when they do
 /// not touch, two points for (near-)parallel overlapping cores, one otherwise.
-pub(crate) fn manifold(
+pub(crate) fn manifold<S: Core>(
     named: Named,
-    (a, ra): (&Segment, f32),
-    (b, rb): (&Segment, f32),
-    closest: ([f32; 3], [f32; 3], f32),
-) -> [Option<CapsuleContact>; 2] {
+    (a, ra): (&S, S::F),
+    (b, rb): (&S, S::F),
+    closest: ([S::F; 3], [S::F; 3], S::F),
+) -> [Option<CapsuleContact<S::F>>; 2] {
     let Some(one) = contact(named, (a, ra), (b, rb), closest) else {
         return [None, None];
     };
@@ -384,25 +506,51 @@ pub(crate) fn manifold(
     }
 }
 
-/// Pairs per block of the contact query: the block's closest points (37 bytes a pair) stay
-/// in L2 until its contacts are read out.
+/// Pairs per block of the contact query: the block's closest points (37 bytes a pair, 73
+/// in `f64`) stay in L2 until its contacts are read out.
 const CONTACT_BLOCK: usize = 4096;
 
-/// The contacts of the pairs `pairs[offset..]` of one block, appended to `out`.
-fn contacts_block(
-    (a, b): (&SegmentsView<'_>, &SegmentsView<'_>),
+/// A closest-points batch the contact query reads: point on A, point on B and squared
+/// distance of result `k` ([`ClosestBatch`], [`ClosestBatch64`]).
+trait ClosestAt<F>: Default {
+    fn closest_at(&self, k: usize) -> ([F; 3], [F; 3], F);
+}
+
+/// [`ClosestAt`] for `$batch`.
+macro_rules! closest_at {
+    ($($batch:ident: $f:ident),*) => {$(
+        impl ClosestAt<$f> for $batch {
+            #[inline]
+            fn closest_at(&self, k: usize) -> ([$f; 3], [$f; 3], $f) {
+                let hit = self.get(k).expect("one result a pair");
+                (hit.point_a, hit.point_b, hit.dist2)
+            }
+        }
+    )*};
+}
+
+closest_at!(ClosestBatch: f32, ClosestBatch64: f64);
+
+/// The contacts of the pairs `pairs[offset..]` of one block, appended to `out`: their
+/// closest points from `closest` (a block of pairs into a batch `B`, [`CONTACT_BLOCK`] at
+/// a time), then each pair's manifold.
+fn contacts_block<S, E, B>(
+    (a, b): (&SoaView<'_, S, 6, E>, &SoaView<'_, S, 6, E>),
     pairs: &[(u32, u32)],
     offset: usize,
-    radii: &Radii<'_>,
-    options: &Options,
-    out: &mut Vec<CapsuleContact>,
-) {
+    radii: &Radii<'_, S::F>,
+    closest: &impl Fn(&[(u32, u32)], &mut B),
+    out: &mut Vec<CapsuleContact<S::F>>,
+) where
+    S: Core + Record<6, E>,
+    E: Pod,
+    B: ClosestAt<S::F>,
+{
     // A capsule is not in contact with itself: pairs (i, i) of one set are skipped.
     let same = a.len() == b.len() && a.columns()[0].as_ptr() == b.columns()[0].as_ptr();
-    let mut closest = ClosestBatch::new();
+    let mut batch = B::default();
     for (b_index, block) in pairs.chunks(CONTACT_BLOCK).enumerate() {
-        closest_indexed(*a, *b, block, options, Outputs::ALL, false, &mut closest)
-            .expect("pairs checked");
+        closest(block, &mut batch);
         for (k, &(i, j)) in block.iter().enumerate() {
             if same && i == j {
                 continue;
@@ -414,17 +562,53 @@ fn contacts_block(
                 j,
             );
             let (i, j) = (i as usize, j as usize);
-            let hit = closest.get(k).expect("one result a pair");
             let (ra, rb) = radii.of(i, j);
-            let points = manifold(
-                named,
-                (&a.at(i), ra),
-                (&b.at(j), rb),
-                (hit.point_a, hit.point_b, hit.dist2),
-            );
+            let points = manifold(named, (&a.at(i), ra), (&b.at(j), rb), batch.closest_at(k));
             out.extend(points.into_iter().flatten());
         }
     }
+}
+
+/// The contact query in either precision: checks, then the blocks of
+/// [`contacts_block`] (in tasks of four blocks on all cores when `parallel`, from
+/// [`PAR_MIN_PAIRS`](crate::driver::PAR_MIN_PAIRS) pairs on), in the order of `pairs`.
+fn contacts_of<S, E, B>(
+    (a, b): (SoaView<'_, S, 6, E>, SoaView<'_, S, 6, E>),
+    pairs: &[(u32, u32)],
+    radii: Radii<'_, S::F>,
+    closest: &(impl Fn(&[(u32, u32)], &mut B) + Sync),
+    parallel: bool,
+    out: &mut Vec<CapsuleContact<S::F>>,
+) -> Result<(), Error>
+where
+    S: Core + Record<6, E> + Send + Sync,
+    S::F: Send + Sync,
+    E: Pod + Sync,
+    B: ClosestAt<S::F>,
+{
+    out.clear();
+    radii.check_objects(a.len(), b.len())?;
+    check_pairs(pairs, a.len(), b.len())?;
+    check_u32(pairs.len())?;
+    #[cfg(feature = "rayon")]
+    if parallel && pairs.len() >= crate::driver::PAR_MIN_PAIRS {
+        use rayon::prelude::*;
+        let per_task = 4 * CONTACT_BLOCK;
+        let parts: Vec<Vec<CapsuleContact<S::F>>> = pairs
+            .par_chunks(per_task)
+            .enumerate()
+            .map(|(t, chunk)| {
+                let mut part = Vec::new();
+                contacts_block((&a, &b), chunk, t * per_task, &radii, closest, &mut part);
+                part
+            })
+            .collect();
+        out.extend(parts.into_iter().flatten());
+        return Ok(());
+    }
+    let _ = parallel;
+    contacts_block((&a, &b), pairs, 0, &radii, closest, out);
+    Ok(())
 }
 
 fn contacts<'a, 'b, 'p>(
@@ -437,29 +621,10 @@ fn contacts<'a, 'b, 'p>(
     out: &mut Vec<CapsuleContact>,
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
-    out.clear();
-    radii.check_objects(a.len(), b.len())?;
-    check_pairs(pairs, a.len(), b.len())?;
-    check_u32(pairs.len())?;
-    #[cfg(feature = "rayon")]
-    if parallel && pairs.len() >= crate::driver::PAR_MIN_PAIRS {
-        use rayon::prelude::*;
-        let per_task = 4 * CONTACT_BLOCK;
-        let parts: Vec<Vec<CapsuleContact>> = pairs
-            .par_chunks(per_task)
-            .enumerate()
-            .map(|(t, chunk)| {
-                let mut part = Vec::new();
-                contacts_block((&a, &b), chunk, t * per_task, &radii, options, &mut part);
-                part
-            })
-            .collect();
-        out.extend(parts.into_iter().flatten());
-        return Ok(());
-    }
-    let _ = parallel;
-    contacts_block((&a, &b), pairs, 0, &radii, options, out);
-    Ok(())
+    let closest = |block: &[(u32, u32)], batch: &mut ClosestBatch| {
+        closest_indexed(a, b, block, options, Outputs::ALL, false, batch).expect("pairs checked");
+    };
+    contacts_of((a, b), pairs, radii, &closest, parallel, out)
 }
 
 query_forms! {
@@ -492,6 +657,188 @@ query_forms! {
         with (options: &Options = &Options::SEGMENTS)
         -> Vec<CapsuleContact> = contacts;
     /// The general form of [`capsule_contacts`]: options, contacts written into `out`
+    /// (cleared first, allocation reused).
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for a pair naming an element past the end of its set;
+    /// [`Error::LengthMismatch`] when per-object radii do not match their sets;
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` pairs (`out` is then empty).
+    into;
+}
+
+/// The gathered `f64` columns of the pairs `(a[i], b[j])`, six a side.
+fn gathered64<'v>(
+    a: &Segments64View<'v>,
+    b: &Segments64View<'v>,
+    pairs: &'v [(u32, u32)],
+) -> Gathered<'v, 6, 6, f64> {
+    Gathered {
+        a: a.columns(),
+        b: b.columns(),
+        pairs,
+        rows: None,
+    }
+}
+
+fn closest_indexed64<'a, 'b, 'p>(
+    a: impl Into<Segments64View<'a>>,
+    b: impl Into<Segments64View<'b>>,
+    pairs: &'p [(u32, u32)],
+    options: &Options,
+    outputs: Outputs,
+    parallel: bool,
+    out: &mut ClosestBatch64,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    check_pairs(pairs, a.len(), b.len())?;
+    let kernel = Pairwise::<F64Lanes> {
+        splat: Splat::new(&options.params64()),
+    };
+    let input = gathered64(&a, &b, pairs);
+    drive64(&kernel, input, pairs.len(), outputs, parallel, out);
+    Ok(())
+}
+
+query_forms! {
+    /// Closest points of `a[i]` and `b[j]` for every index pair `(i, j)` of `pairs`, in
+    /// order, in `f64`: [`closest_points_indexed`]'s twin for
+    /// [`Segments64`](crate::Segments64). Result `k` is exactly
+    /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)`(&a[i], &b[j], options)`,
+    /// bit for bit. Segment against segment, every output column.
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::pairs::closest_points64_indexed;
+    /// let o = 1.0e9;
+    /// let set = Segments64::from(&[
+    ///     Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]),
+    ///     Segment64::new([o + 1.0, 0.25, 0.0], [o + 1.0, 3.0, 0.0]),
+    ///     Segment64::new([o, 0.0, 5.0], [o + 2.0, 0.0, 5.0]),
+    /// ]);
+    /// let out = closest_points64_indexed(&set, &set, &[(0, 1), (0, 2)]);
+    /// assert_eq!(out.dist2(), &[0.0625, 25.0]);
+    /// assert_eq!(out.s()[0], 0.5);
+    /// ```
+    pub fn closest_points64_indexed / closest_points64_indexed_into
+        / par_closest_points64_indexed / par_closest_points64_indexed_into
+        <'a, 'b, 'p>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, pairs: &'p [(u32, u32)])
+        with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
+        -> ClosestBatch64 = closest_indexed64;
+    /// The general form of [`closest_points64_indexed`]: extents and tolerance from
+    /// `options` (applied in `f64`), only the `outputs` columns, the results written into
+    /// `out` (its buffers reused).
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for the first pair naming an element past the end of its
+    /// set (`out` is then unchanged).
+    into;
+}
+
+fn touch_indexed64<'a, 'b, 'p>(
+    a: impl Into<Segments64View<'a>>,
+    b: impl Into<Segments64View<'b>>,
+    pairs: &'p [(u32, u32)],
+    radii: Radii64<'_>,
+    options: &Options,
+    parallel: bool,
+    out: &mut PairMask,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    out.reset(0);
+    radii.check_objects(a.len(), b.len())?;
+    check_pairs(pairs, a.len(), b.len())?;
+    let input = gathered64(&a, &b, pairs);
+    let per_pair = |ra, rb| Gathered {
+        a: with_radius(input.a, ra),
+        b: with_radius(input.b, rb),
+        pairs,
+        rows: None,
+    };
+    run_touch64(radii, options, input, per_pair, pairs.len(), parallel, out);
+    Ok(())
+}
+
+query_forms! {
+    /// Does capsule `(a[i], rA)` touch capsule `(b[j], rB)`, for every index pair `(i, j)`
+    /// of `pairs`, in `f64`? Bit `k` is [`capsules_touch64`](crate::pairs::capsules_touch64)'s
+    /// answer for the pair `(a[i], b[j])`. Radii uniform or per object
+    /// ([`Radii64::per_object`](Radii::per_object)).
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::pairs::{capsules_touch64_indexed, Radii64};
+    /// let o = 6_378_137.0;
+    /// let set: Segments64 = (0..4).map(|k| {
+    ///     let y = k as f64 * 1e-3; // a millimetre apart
+    ///     Segment64::new([o, y, 0.0], [o + 2.0, y, 0.0])
+    /// }).collect();
+    /// let radii = Radii64::uniform(0.6e-3, 0.6e-3)?;
+    /// let mask = capsules_touch64_indexed(&set, &set, &[(0, 1), (0, 2), (2, 3)], radii);
+    /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0, 2]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn capsules_touch64_indexed / capsules_touch64_indexed_into
+        / par_capsules_touch64_indexed / par_capsules_touch64_indexed_into
+        <'a, 'b, 'p>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, pairs: &'p [(u32, u32)], radii: Radii64<'_>)
+        with (options: &Options = &Options::SEGMENTS)
+        -> PairMask = touch_indexed64;
+    /// The general form of [`capsules_touch64_indexed`]: options, the mask written into
+    /// `out`.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for a pair naming an element past the end of its set;
+    /// [`Error::LengthMismatch`] when per-object radii do not match their sets (`out` is
+    /// then empty).
+    into;
+}
+
+fn contacts64<'a, 'b, 'p>(
+    a: impl Into<Segments64View<'a>>,
+    b: impl Into<Segments64View<'b>>,
+    pairs: &'p [(u32, u32)],
+    radii: Radii64<'_>,
+    options: &Options,
+    parallel: bool,
+    out: &mut Vec<CapsuleContact64>,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    let closest = |block: &[(u32, u32)], batch: &mut ClosestBatch64| {
+        closest_indexed64(a, b, block, options, Outputs::ALL, false, batch).expect("pairs checked");
+    };
+    contacts_of((a, b), pairs, radii, &closest, parallel, out)
+}
+
+query_forms! {
+    /// The contacts of the touching `f64` capsules among the index pairs `(i, j)` of
+    /// `pairs`, in the order of `pairs`: [`capsule_contacts`]'s twin for
+    /// [`Segments64`](crate::Segments64) and [`Radii64`] (the rule of [`CapsuleContact`],
+    /// every step in `f64`). A pair is reported exactly when [`capsules_touch64_indexed`]
+    /// sets its bit, each contact what
+    /// [`reference::capsule_contact64`](crate::reference::capsule_contact64) gives (with the
+    /// pair's position and its objects `i`, `j` filled in). When `a` and `b` are the same
+    /// set, a pair `(i, i)` is never a contact.
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::pairs::{capsule_contacts64, Radii64};
+    /// let o = 1.0e9; // f32 keeps no fraction here
+    /// let set = Segments64::from(&[
+    ///     Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]),
+    ///     Segment64::new([o + 1.0, 0.75, -1.0], [o + 1.0, 0.75, 1.0]), // 0.75 above the first
+    ///     Segment64::new([o, 9.0, 0.0], [o + 2.0, 9.0, 0.0]),          // far away
+    /// ]);
+    /// let contacts = capsule_contacts64(&set, &set, &[(1, 0), (0, 2)], Radii64::uniform(0.5, 0.5)?);
+    /// assert_eq!(contacts.len(), 1);
+    /// let c = contacts[0];
+    /// assert_eq!((c.pair, c.i, c.j, c.normal, c.depth), (0, 1, 0, [0.0, 1.0, 0.0], 0.25));
+    /// assert_eq!((c.point_a, c.point_b), ([o + 1.0, 0.25, 0.0], [o + 1.0, 0.5, 0.0]));
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn capsule_contacts64 / capsule_contacts64_into / par_capsule_contacts64 / par_capsule_contacts64_into
+        <'a, 'b, 'p>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, pairs: &'p [(u32, u32)], radii: Radii64<'_>)
+        with (options: &Options = &Options::SEGMENTS)
+        -> Vec<CapsuleContact64> = contacts64;
+    /// The general form of [`capsule_contacts64`]: options, contacts written into `out`
     /// (cleared first, allocation reused).
     ///
     /// # Errors

@@ -1,15 +1,21 @@
 //! Pairs: the closest points, capsule overlaps and contacts of given pairs.
 //!
-//! | question | convenience | general | parallel |
-//! |---|---|---|---|
-//! | closest points of `a[i]` and `b[i]` | [`closest_points`] | [`closest_points_into`] | [`par_closest_points`], [`par_closest_points_into`] |
-//! | one segment, ray or line against every `b[j]` | [`closest_points_one_to_many`] | [`closest_points_one_to_many_into`] | [`par_closest_points_one_to_many`], [`par_closest_points_one_to_many_into`] |
-//! | do capsules `(a[i], rA)`, `(b[i], rB)` touch? ([`PairMask`]) | [`capsules_touch`] | [`capsules_touch_into`] | [`par_capsules_touch`], [`par_capsules_touch_into`] |
-//! | closest points of index pairs `(a[i], b[j])` | [`closest_points_indexed`] | [`closest_points_indexed_into`] | [`par_closest_points_indexed`], [`par_closest_points_indexed_into`] |
-//! | do capsules of index pairs touch? | [`capsules_touch_indexed`] | [`capsules_touch_indexed_into`] | [`par_capsules_touch_indexed`], [`par_capsules_touch_indexed_into`] |
-//! | contacts of touching capsules of index pairs (two points for parallel ones) | [`capsule_contacts`] | [`capsule_contacts_into`] | [`par_capsule_contacts`], [`par_capsule_contacts_into`] |
-//! | closest points of rows of any point type, into slices | [`closest_points_rows`], [`closest_points_to_slices`] | [`closest_points_rows_into`], [`closest_points_rows_to_slices`] | `par_…` of each |
-//! | the same in `f64` ([`Segments64`](crate::Segments64), [`ClosestBatch64`]) | [`closest_points64`], [`closest_points64_one_to_many`] | [`closest_points64_into`], [`closest_points64_one_to_many_into`] | `par_…` of each |
+//! | question | convenience | general | parallel | `f64` |
+//! |---|---|---|---|---|
+//! | closest points of `a[i]` and `b[i]` | [`closest_points`] | [`closest_points_into`] | [`par_closest_points`], [`par_closest_points_into`] | [`closest_points64`] |
+//! | one segment, ray or line against every `b[j]` | [`closest_points_one_to_many`] | [`closest_points_one_to_many_into`] | [`par_closest_points_one_to_many`], [`par_closest_points_one_to_many_into`] | [`closest_points64_one_to_many`] |
+//! | do capsules `(a[i], rA)`, `(b[i], rB)` touch? ([`PairMask`]) | [`capsules_touch`] | [`capsules_touch_into`] | [`par_capsules_touch`], [`par_capsules_touch_into`] | [`capsules_touch64`] |
+//! | closest points of index pairs `(a[i], b[j])` | [`closest_points_indexed`] | [`closest_points_indexed_into`] | [`par_closest_points_indexed`], [`par_closest_points_indexed_into`] | [`closest_points64_indexed`] |
+//! | do capsules of index pairs touch? | [`capsules_touch_indexed`] | [`capsules_touch_indexed_into`] | [`par_capsules_touch_indexed`], [`par_capsules_touch_indexed_into`] | [`capsules_touch64_indexed`] |
+//! | contacts of touching capsules of index pairs (two points for parallel ones) | [`capsule_contacts`] | [`capsule_contacts_into`] | [`par_capsule_contacts`], [`par_capsule_contacts_into`] | [`capsule_contacts64`] |
+//! | closest points of rows of any point type, into slices | [`closest_points_rows`], [`closest_points_to_slices`] | [`closest_points_rows_into`], [`closest_points_rows_to_slices`] | `par_…` of each | |
+//!
+//! The `f64` column names each query's twin over [`Segments64`](crate::Segments64) (radii
+//! [`Radii64`], results [`ClosestBatch64`], [`PairMask`], [`CapsuleContact64`]), with the
+//! same four forms (`…64_into`, `par_…64`, `par_…64_into`), bit for bit its `f64` reference
+//! ([`reference::closest_points64_with`](crate::reference::closest_points64_with),
+//! [`reference::capsule_contact64`](crate::reference::capsule_contact64)): the same kernels
+//! and driver over the `f64` lanes.
 //!
 //! Every form runs the 8-lane kernel (`src/kernel.rs`, the twin of
 //! [`reference::closest_points_with`](crate::reference::closest_points_with)) through the one
@@ -48,14 +54,20 @@ pub use closest::{
     par_closest_points64_one_to_many, par_closest_points64_one_to_many_into,
 };
 pub use indexed::{
-    CapsuleContact, MANIFOLD_SIN, capsule_contacts, capsule_contacts_into, capsules_touch_indexed,
-    capsules_touch_indexed_into, closest_points_indexed, closest_points_indexed_into,
+    CapsuleContact, CapsuleContact64, MANIFOLD_SIN, capsule_contacts, capsule_contacts_into,
+    capsule_contacts64, capsule_contacts64_into, capsules_touch_indexed,
+    capsules_touch_indexed_into, capsules_touch64_indexed, capsules_touch64_indexed_into,
+    closest_points_indexed, closest_points_indexed_into, closest_points64_indexed,
+    closest_points64_indexed_into,
 };
 pub(crate) use indexed::{closest_rows_into, manifold};
 #[cfg(feature = "rayon")]
 pub use indexed::{
-    par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
-    par_capsules_touch_indexed_into, par_closest_points_indexed, par_closest_points_indexed_into,
+    par_capsule_contacts, par_capsule_contacts_into, par_capsule_contacts64,
+    par_capsule_contacts64_into, par_capsules_touch_indexed, par_capsules_touch_indexed_into,
+    par_capsules_touch64_indexed, par_capsules_touch64_indexed_into, par_closest_points_indexed,
+    par_closest_points_indexed_into, par_closest_points64_indexed,
+    par_closest_points64_indexed_into,
 };
 pub use rows::{
     ClosestSlices, closest_points_rows, closest_points_rows_into, closest_points_rows_to_slices,

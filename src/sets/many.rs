@@ -1,14 +1,16 @@
-//! Every A against every B: a dense matrix of squared distances, or the sparse list of the
-//! pairs within a radius. Also the tile loop the within-one-set query shares.
+//! Every A against every B: a dense matrix of squared distances (`f32` or `f64`), or the
+//! sparse list of the pairs within a radius. Also the tile loop the within-one-set query
+//! shares.
 
 use super::hits::{Hit, Spheres, TILE_A, TILE_B, push_hits, within_bits, within_wide};
 use super::radius::PairRadius;
-use crate::batch::{Error, SegmentsView};
+use crate::batch::{Error, Segments64View, SegmentsView};
 use crate::columns::LANES;
 use crate::driver::Side;
 use crate::forms::query_forms;
 use crate::kernel::{self, Lanes, Splat};
 use crate::lanes::V3;
+use crate::pairs::{ClosestBatch64, Outputs, one_to_many64};
 use crate::prune::lane_bits;
 use crate::prune::{MAX_BLOCK_HITS, each_bit, ordered};
 use crate::segment::{Flags, Options};
@@ -78,10 +80,27 @@ fn matrix<'a, 'b>(
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
     let (na, nb) = (a.len(), b.len());
-    let refuse = |elements| Error::OutOfMemory {
-        what: "dist2_matrix output",
-        elements,
-    };
+    size_matrix(out, na, nb, "dist2_matrix output")?;
+    let splat = Splat::new(&options.params());
+    let (sa, sb) = (Side::new(a), Side::new(b));
+    let rows = |rows: Range<usize>, chunk: &mut [f32]| matrix_rows(&sa, &sb, rows, &splat, chunk);
+    fill_rows((na, nb), parallel, out, rows);
+    Ok(())
+}
+
+/// Sizes `out` to the `na·nb` entries of a matrix, grown with `try_reserve` (only grown:
+/// every entry is written afterwards, so there is no clearing pass over the whole matrix).
+///
+/// # Errors
+/// [`Error::OutOfMemory`] naming `what` when the entries cannot be allocated (their count
+/// or size overflows, or the allocator refuses them): `out` is then empty.
+fn size_matrix<T: Copy + Default>(
+    out: &mut Vec<T>,
+    na: usize,
+    nb: usize,
+    what: &'static str,
+) -> Result<(), Error> {
+    let refuse = |elements| Error::OutOfMemory { what, elements };
     let len = na.checked_mul(nb).ok_or_else(|| {
         out.clear();
         refuse(usize::MAX)
@@ -92,10 +111,20 @@ fn matrix<'a, 'b>(
         out.clear();
         return Err(refuse(len));
     }
-    // Every entry is written below: only grow (no clearing pass over the whole matrix).
-    out.resize(len, 0.0);
-    let splat = Splat::new(&options.params());
-    let (sa, sb) = (Side::new(a), Side::new(b));
+    out.resize(len, T::default());
+    Ok(())
+}
+
+/// Every row of an `na × nb` matrix `out` by `rows(range, entries)` (the entries of exactly
+/// those rows): in one call, or (when `parallel`, at least two rows and
+/// [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS) entries) in blocks of
+/// [`TILE_A`] rows on all cores.
+fn fill_rows<T: Send>(
+    (na, nb): (usize, usize),
+    parallel: bool,
+    out: &mut [T],
+    rows: impl Fn(Range<usize>, &mut [T]) + Sync,
+) {
     #[cfg(feature = "rayon")]
     if parallel && na >= 2 && na.saturating_mul(nb) >= crate::driver::PAR_MIN_PAIR_TESTS {
         use rayon::prelude::*;
@@ -105,13 +134,12 @@ fn matrix<'a, 'b>(
             .for_each(|(k, chunk)| {
                 let r0 = k * rows_per_task;
                 let r1 = (r0 + rows_per_task).min(na);
-                matrix_rows(&sa, &sb, r0..r1, &splat, chunk);
+                rows(r0..r1, chunk);
             });
-        return Ok(());
+        return;
     }
     let _ = parallel;
-    matrix_rows(&sa, &sb, 0..na, &splat, out);
-    Ok(())
+    rows(0..na, out);
 }
 
 /// Rows `rows` of the matrix into `out` (exactly those rows), tile by tile.
@@ -132,6 +160,79 @@ fn matrix_rows(a: &Side<'_>, b: &Side<'_>, rows: Range<usize>, splat: &Splat, ou
             }
         }
     }
+}
+
+query_forms! {
+    /// The squared distance of every `a[i]` to every `b[j]` in `f64`, row-major (entry
+    /// `i·b.len() + j`), segment against segment: [`dist2_matrix`]'s twin for
+    /// [`Segments64`](crate::Segments64). Entry `(i, j)` is exactly the `dist2` of
+    /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)`(&a[i], &b[j], options)`.
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::dist2_matrix64;
+    /// let o = 6_378_137.0; // ECEF metres, millimetres apart
+    /// let a = Segments64::from(&[
+    ///     Segment64::new([o, 0.0, 0.0], [o + 1.0, 0.0, 0.0]),
+    ///     Segment64::new([o, 3e-3, 0.0], [o + 1.0, 3e-3, 0.0]),
+    /// ]);
+    /// let b = Segments64::from(&[
+    ///     Segment64::new([o, 0.0, 1e-3], [o + 1.0, 0.0, 1e-3]),
+    ///     Segment64::new([o, 0.0, 0.0], [o, 0.0, 2e-3]),
+    /// ]);
+    /// let m = dist2_matrix64(&a, &b);
+    /// assert_eq!(m.len(), 4);
+    /// assert_eq!((m[0], m[1], m[3]), (1e-3 * 1e-3, 0.0, 3e-3 * 3e-3));
+    /// ```
+    pub fn dist2_matrix64 / dist2_matrix64_into / par_dist2_matrix64 / par_dist2_matrix64_into
+        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>)
+        with (options: &Options = &Options::SEGMENTS)
+        -> Vec<f64> = matrix64;
+    /// The general form of [`dist2_matrix64`]: extents and tolerance from `options`
+    /// (applied in `f64`), the matrix written into `out`, resized to `a.len()·b.len()`
+    /// (allocation reused, grown with `try_reserve`); the parallel forms split as
+    /// [`dist2_matrix_into`]'s.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] when the `a.len()·b.len()` entries cannot be allocated: `out`
+    /// is then empty, and nothing was computed.
+    into;
+}
+
+/// The `f64` matrix into `out`: each row one `f64` one-to-many query per tile of
+/// [`TILE_B`] columns of B (the driver's `f64` loop, the distances only), copied into the
+/// row.
+fn matrix64<'a, 'b>(
+    a: impl Into<Segments64View<'a>>,
+    b: impl Into<Segments64View<'b>>,
+    options: &Options,
+    parallel: bool,
+    out: &mut Vec<f64>,
+) -> Result<(), Error> {
+    let (a, b) = (a.into(), b.into());
+    let (na, nb) = (a.len(), b.len());
+    size_matrix(out, na, nb, "dist2_matrix64 output")?;
+    let rows = |rows: Range<usize>, chunk: &mut [f64]| {
+        let mut tile = ClosestBatch64::new();
+        for bb in (0..nb).step_by(TILE_B) {
+            let cols = bb..(bb + TILE_B).min(nb);
+            for i in rows.clone() {
+                let one = a.get(i).expect("a row of a");
+                one_to_many64(
+                    &one,
+                    b.view(cols.clone()),
+                    options,
+                    Outputs::DISTANCE,
+                    false,
+                    &mut tile,
+                )
+                .expect("every input is valid");
+                chunk[(i - rows.start) * nb..][cols.clone()].copy_from_slice(tile.dist2());
+            }
+        }
+    };
+    fill_rows((na, nb), parallel, out, rows);
+    Ok(())
 }
 
 /// Columns of B per block of the brute-force radius queries: a block of [`TILE_A`] rows by
