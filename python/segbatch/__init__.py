@@ -24,14 +24,13 @@ or ``(N, 6)`` (``x0, y0, z0, x1, y1, z1``); 2D segments are ``(N, 2, 2)`` or ``(
   Dask or Arrow buffers): copied once, aligned. Nothing else is required of the layout.
 - ``float64`` (NumPy arrays or :class:`SegmentColumns`), in any of the layouts above: float64
   in, float64 out. :func:`closest_points`, :func:`distance`, :func:`cpa`,
-  :func:`cpa_segments`, :func:`capsules_touch`, :func:`pairs_within`,
-  :func:`self_pairs_within`, :func:`intersect2`, :func:`crossing_pairs` and
-  :class:`SegmentIndex` (first hits) compute in float64 (the crate's ``*64`` forms) and
-  return float64 columns. When one side is float64 and the other is not, the other is
-  widened to float64 (exact for float32) and the query runs in float64. The other
-  functions (first contact, :func:`dist2_matrix`, the ``*_indexed`` functions,
-  :func:`capsule_contacts`) have no float64 path yet: they convert float64 to float32
-  once, as their docstrings say.
+  :func:`cpa_segments`, :func:`capsules_touch`, :func:`first_contact`,
+  :func:`first_contact_segments`, :func:`pairs_within`, :func:`self_pairs_within`,
+  :func:`dist2_matrix`, :func:`intersect2`, :func:`crossing_pairs`, the ``*_indexed``
+  functions, :func:`capsule_contacts` and :class:`SegmentIndex` (first hits) compute in
+  float64 (the crate's ``*64`` forms, radii and windows in float64 too) and return float64
+  columns. When one side is float64 and the other is not, the other is widened to float64
+  (exact for float32) and the query runs in float64.
 - Any other real dtype (``float16``, integers) and Python lists are converted to
   ``float32`` once, in one pass (``arr.astype(np.float32)``), before the call.
 - Booleans, complex numbers, objects and strings raise ``TypeError``; a wrong shape, rows
@@ -202,7 +201,10 @@ _INTERSECT2_OUTPUTS = {
 }
 _EXTENTS = ("segment", "ray", "line")
 # The pairwise queries that compute in float64 when a side is float64.
-_FLOAT64_PAIRWISE = ("closest_points", "distance", "cpa", "cpa_segments", "intersect2")
+_FLOAT64_PAIRWISE = (
+    "closest_points", "distance", "cpa", "cpa_segments", "intersect2", "first_contact",
+    "first_contact_segments",
+)
 
 
 class SegmentColumns:
@@ -712,8 +714,8 @@ def dist2_matrix(
     tolerance: Optional[float] = None,
     threads: Optional[int] = None,
 ) -> np.ndarray:
-    """Squared distance of every ``a[i]`` to every ``b[j]``: float32, ``(len(a), len(b))``
-    (float64 input is converted to float32 once: no float64 path yet).
+    """Squared distance of every ``a[i]`` to every ``b[j]``: ``(len(a), len(b))``, float32,
+    or float64 when either set is float64 (the crate's ``dist2_matrix64``).
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 1, 0, 0]], dtype=np.float32)
@@ -721,11 +723,12 @@ def dist2_matrix(
     >>> segbatch.dist2_matrix(a, b)
     array([[1., 4.]], dtype=float32)
     """
-    a, b = as_segments(a, "a", dtype=_F), as_segments(b, "b", dtype=_F)
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
     ea, eb = _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b")
     tol = None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False)
     th = _threads(threads)
-    out = _new_array((_len(a), _len(b)), np.float32, "dist2_matrix output")
+    out = _new_array((_len(a), _len(b)), dt, "dist2_matrix output")
     _native.dist2_matrix(a, b, ea, eb, tol, out, th)
     return out
 
@@ -840,8 +843,9 @@ def first_contact(
 ) -> Dict[str, np.ndarray]:
     """First time spheres of ``radius_a``, ``radius_b`` moving along tracks ``a[i]`` and
     ``b[i]`` touch, within ``[0, window]``. Returns ``hit`` (bool), ``t`` (``inf`` without
-    contact, NaN for non-finite input), ``flags``. Computed in float32 (float64 input is
-    converted once: no float64 path yet).
+    contact, NaN for non-finite input), ``flags``. float64 in, float64 out: when either side
+    is float64 the tracks, radii and window are taken in float64 (the crate's
+    ``first_contact64``) and ``t`` is float64.
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 2, 0, 0]], dtype=np.float32)
@@ -850,10 +854,11 @@ def first_contact(
     >>> r["hit"], r["t"]
     (array([ True]), array([0.75], dtype=float32))
     """
-    a, b = as_segments(a, "a", dtype=_F), as_segments(b, "b", dtype=_F)
-    ra, rb = _radii(radius_a, radius_b, _len(a))
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
+    ra, rb = _radii(radius_a, radius_b, _len(a), dt)
     result = _outputs(
-        outputs, out, _len(a), _CONTACT_OUTPUTS, (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb))
+        outputs, out, _len(a), _columns_of(_CONTACT_OUTPUTS, dt), (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb))
     )
     _native.first_contact(
         a, b, ra, rb, _number(window, "window"), False, result, _threads(threads)
@@ -872,7 +877,8 @@ def first_contact_segments(
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """First contact during one step (time ``[0, 1]``) of spheres whose centres move along
-    ``a[i]`` and ``b[i]`` (start to end). Same columns as :func:`first_contact`.
+    ``a[i]`` and ``b[i]`` (start to end). Same columns as :func:`first_contact` (float64
+    when either side is float64: the crate's ``first_contact_segments64``).
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[-1, 0, 0, 1, 0, 0]], dtype=np.float32)
@@ -880,10 +886,11 @@ def first_contact_segments(
     >>> segbatch.first_contact_segments(a, b, 0.25, 0.25)["hit"]
     array([False])
     """
-    a, b = as_segments(a, "a", dtype=_F), as_segments(b, "b", dtype=_F)
-    ra, rb = _radii(radius_a, radius_b, _len(a))
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
+    ra, rb = _radii(radius_a, radius_b, _len(a), dt)
     result = _outputs(
-        outputs, out, _len(a), _CONTACT_OUTPUTS, (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb))
+        outputs, out, _len(a), _columns_of(_CONTACT_OUTPUTS, dt), (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb))
     )
     _native.first_contact(a, b, ra, rb, 1.0, True, result, _threads(threads))
     return result
@@ -911,13 +918,13 @@ def _pairs(pairs, na: int, nb: int) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.uint32)
 
 
-def _object_radii(radius_a, radius_b, na: int, nb: int):
-    """Both radii as numbers, or as float32 arrays of one radius per object of each set."""
+def _object_radii(radius_a, radius_b, na: int, nb: int, dtype=np.float32):
+    """Both radii as numbers, or as arrays of ``dtype`` of one radius per object of each set."""
     if np.ndim(radius_a) == 0 and np.ndim(radius_b) == 0:
         return _radius(radius_a, "radius_a"), _radius(radius_b, "radius_b")
     return (
-        _radius_array(radius_a, "radius_a", na, "segment"),
-        _radius_array(radius_b, "radius_b", nb, "segment"),
+        _radius_array(radius_a, "radius_a", na, "segment", dtype),
+        _radius_array(radius_b, "radius_b", nb, "segment", dtype),
     )
 
 
@@ -941,7 +948,8 @@ def closest_points_indexed(
     ``point_b``, ``flags``), row ``k`` bit for bit what :func:`closest_points` gives for
     ``(a[i], b[j])``. ``a`` and ``b`` may be the same set. The lanes are gathered from the
     sets directly (the pairs are converted to uint32 once); an index out of range raises
-    ``ValueError``.
+    ``ValueError``. float64 in, float64 out (the crate's ``closest_points64_indexed``; the
+    same for :func:`capsules_touch_indexed` and :func:`capsule_contacts`).
 
     >>> import numpy as np, segbatch
     >>> s = np.array([[0, 0, 0, 2, 0, 0], [1, 1, 0, 1, 3, 0], [0, 0, 5, 2, 0, 5]], dtype=np.float32)
@@ -949,7 +957,8 @@ def closest_points_indexed(
     >>> r["dist2"], r["s"]
     (array([ 1., 25.], dtype=float32), array([0.5, 0.5], dtype=float32))
     """
-    a, b = as_segments(a, "a", dtype=_F), as_segments(b, "b", dtype=_F)
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
     p = _pairs(pairs, _len(a), _len(b))
     return _native.closest_points_indexed(
         a, b, p, _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b"), _tolerance(tolerance),
@@ -978,9 +987,10 @@ def capsules_touch_indexed(
     >>> segbatch.capsules_touch_indexed(s, s, [[0, 1], [0, 2], [2, 3]], 0.5, 0.5)
     array([ True, False,  True])
     """
-    a, b = as_segments(a, "a", dtype=_F), as_segments(b, "b", dtype=_F)
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
     p = _pairs(pairs, _len(a), _len(b))
-    ra, rb = _object_radii(radius_a, radius_b, _len(a), _len(b))
+    ra, rb = _object_radii(radius_a, radius_b, _len(a), _len(b), dt)
     return _native.capsules_touch_indexed(
         a, b, p, ra, rb, _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b"),
         _tolerance(tolerance), _threads(threads),
@@ -1015,9 +1025,10 @@ def capsule_contacts(
     >>> c["pair"], c["i"], c["j"], c["normal"], c["depth"]
     (array([0]), array([1]), array([0]), array([[0., 1., 0.]], dtype=float32), array([0.25], dtype=float32))
     """
-    a, b = as_segments(a, "a", dtype=_F), as_segments(b, "b", dtype=_F)
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
     p = _pairs(pairs, _len(a), _len(b))
-    ra, rb = _object_radii(radius_a, radius_b, _len(a), _len(b))
+    ra, rb = _object_radii(radius_a, radius_b, _len(a), _len(b), dt)
     return _native.capsule_contacts(
         a, b, p, ra, rb, _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b"),
         _tolerance(tolerance), _threads(threads),

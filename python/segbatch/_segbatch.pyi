@@ -2,10 +2,9 @@
 ``segbatch`` instead: they check and convert the inputs, allocate the outputs and call
 these. Each side is an aligned ``(N, C)`` array (any strides) or a tuple of ``C``
 contiguous columns, float32 or float64, both sides of one dtype: float64 in, float64 out
-for ``closest_points``, ``capsules_touch``, ``cpa``, ``pairs_within``,
-``self_pairs_within`` and ``SegmentIndex`` (its float columns, radii and ``out`` arrays
-are float64 then); the other functions take float32. ``out`` maps output names to arrays
-of ``N`` rows, written in place. Errors are ``ValueError`` / ``TypeError``, ``MemoryError`` for an output that
+(float columns, radii, windows and ``out`` arrays are float64 then; ``intersect2_64`` and
+``crossing_pairs64`` are the 2D float64 forms). ``out`` maps output names to arrays of
+``N`` rows, written in place. Errors are ``ValueError`` / ``TypeError``, ``MemoryError`` for an output that
 cannot be allocated, ``KeyboardInterrupt`` from the calls that run in steps."""
 
 from typing import Dict, Optional, Tuple, Union
@@ -87,7 +86,7 @@ def dist2_matrix(
     extent_a: str,
     extent_b: str,
     tolerance: Optional[float],
-    out: npt.NDArray[np.float32],
+    out: Union[npt.NDArray[np.float32], npt.NDArray[np.float64]],
     threads: Optional[int],
 ) -> None: ...
 _Pairs = npt.NDArray[np.uint32]

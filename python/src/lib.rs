@@ -40,9 +40,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use segbatch::motion::{
-    ContactBatch, CpaBatch, CpaBatch64, Track, Track64, Tracks64View, Window, Window64,
+    ContactBatch, ContactBatch64, CpaBatch, CpaBatch64, Track, Track64, Tracks64View, Window,
+    Window64,
 };
-use segbatch::pairs::{ClosestBatch64, ClosestSlices, PairMask, Radii, Radii64};
+use segbatch::pairs::{
+    CapsuleContact, CapsuleContact64, ClosestBatch64, ClosestSlices, PairMask, Radii, Radii64,
+};
 use segbatch::planar::{
     CrossHit, Element as Plane2, Intersections2, Segment2, Segment2_64, Segments2, Segments2View,
 };
@@ -263,6 +266,8 @@ trait Real: numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static {
     type Radii<'r>: Copy + Send + Sync;
     /// An index over a static set of segments (first hits of thick rays).
     type Index: Send + Sync;
+    /// The result batch of the first-contact queries.
+    type Contact: Default + Send + 'static;
 
     /// The square root (the `distance` column from `dist2`).
     fn sqrt(self) -> Self;
@@ -273,6 +278,65 @@ trait Real: numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static {
     /// The library's radii of one per pair.
     fn per_pair_radii<'r>(a: &'r [Self], b: &'r [Self])
     -> Result<Self::Radii<'r>, segbatch::Error>;
+    /// The library's radii of one per object of each set.
+    fn per_object_radii<'r>(
+        a: &'r [Self],
+        b: &'r [Self],
+    ) -> Result<Self::Radii<'r>, segbatch::Error>;
+    /// The library's `first_contact_into` of this precision.
+    fn first_contact_into(
+        a: SoaView<'_, Self::Track, 6, Self>,
+        b: SoaView<'_, Self::Track, 6, Self>,
+        radii: Self::Radii<'_>,
+        window: Self::Window,
+        out: &mut Self::Contact,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `first_contact_segments_into` of this precision.
+    fn first_contact_segments_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        radii: Self::Radii<'_>,
+        out: &mut Self::Contact,
+    ) -> Result<(), segbatch::Error>;
+    /// A first-contact chunk's columns: `hit`, `t`, `flags`.
+    fn contact_res(out: &Self::Contact) -> (&[bool], &[Self], &[u8]);
+    /// The library's `dist2_matrix_into` of this precision.
+    fn dist2_matrix_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        options: &Options,
+        out: &mut Vec<Self>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `closest_points_indexed_into` of this precision, every output.
+    fn closest_indexed_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        parallel: bool,
+        out: &mut Self::Closest,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `capsules_touch_indexed_into` of this precision.
+    fn capsules_indexed_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        radii: Self::Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `capsule_contacts_into` of this precision.
+    #[allow(clippy::too_many_arguments)]
+    fn contacts_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        radii: Self::Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut Vec<CapsuleContact<Self>>,
+    ) -> Result<(), segbatch::Error>;
     /// The library's `capsules_touch_into` of this precision.
     fn capsules_touch_into(
         a: SoaView<'_, Self::Segment, 6, Self>,
@@ -381,6 +445,7 @@ impl Real for f32 {
     type Window = Window;
     type Radii<'r> = Radii<'r>;
     type Index = segbatch::SegmentIndex;
+    type Contact = ContactBatch;
 
     fn sqrt(self) -> Self {
         self.sqrt()
@@ -396,6 +461,84 @@ impl Real for f32 {
     }
     fn per_pair_radii<'r>(a: &'r [f32], b: &'r [f32]) -> Result<Radii<'r>, segbatch::Error> {
         Radii::per_pair(a, b)
+    }
+    fn per_object_radii<'r>(a: &'r [f32], b: &'r [f32]) -> Result<Radii<'r>, segbatch::Error> {
+        Radii::per_object(a, b)
+    }
+    fn first_contact_into(
+        a: SoaView<'_, Track, 6>,
+        b: SoaView<'_, Track, 6>,
+        radii: Radii<'_>,
+        window: Window,
+        out: &mut ContactBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact_into(a, b, radii, window, out)
+    }
+    fn first_contact_segments_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        radii: Radii<'_>,
+        out: &mut ContactBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact_segments_into(a, b, radii, out)
+    }
+    fn contact_res(o: &ContactBatch) -> (&[bool], &[f32], &[u8]) {
+        (o.hit(), o.t(), bytemuck::cast_slice(o.flags()))
+    }
+    fn dist2_matrix_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        options: &Options,
+        out: &mut Vec<f32>,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::sets::dist2_matrix_into(a, b, options, out)
+    }
+    fn closest_indexed_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        parallel: bool,
+        out: &mut ClosestBatch,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{closest_points_indexed_into, par_closest_points_indexed_into};
+        if parallel {
+            par_closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        } else {
+            closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        }
+    }
+    fn capsules_indexed_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        radii: Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsules_touch_indexed_into, par_capsules_touch_indexed_into};
+        if parallel {
+            par_capsules_touch_indexed_into(a, b, pairs, radii, options, out)
+        } else {
+            capsules_touch_indexed_into(a, b, pairs, radii, options, out)
+        }
+    }
+    fn contacts_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        radii: Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut Vec<CapsuleContact>,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsule_contacts_into, par_capsule_contacts_into};
+        if parallel {
+            par_capsule_contacts_into(a, b, pairs, radii, options, out)
+        } else {
+            capsule_contacts_into(a, b, pairs, radii, options, out)
+        }
     }
     fn capsules_touch_into(
         a: SoaView<'_, Segment, 6>,
@@ -533,6 +676,7 @@ impl Real for f64 {
     type Window = Window64;
     type Radii<'r> = Radii64<'r>;
     type Index = SegmentIndex64;
+    type Contact = ContactBatch64;
 
     fn sqrt(self) -> Self {
         self.sqrt()
@@ -548,6 +692,84 @@ impl Real for f64 {
     }
     fn per_pair_radii<'r>(a: &'r [f64], b: &'r [f64]) -> Result<Radii64<'r>, segbatch::Error> {
         Radii64::per_pair(a, b)
+    }
+    fn per_object_radii<'r>(a: &'r [f64], b: &'r [f64]) -> Result<Radii64<'r>, segbatch::Error> {
+        Radii64::per_object(a, b)
+    }
+    fn first_contact_into(
+        a: Tracks64View<'_>,
+        b: Tracks64View<'_>,
+        radii: Radii64<'_>,
+        window: Window64,
+        out: &mut ContactBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact64_into(a, b, radii, window, out)
+    }
+    fn first_contact_segments_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        radii: Radii64<'_>,
+        out: &mut ContactBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact_segments64_into(a, b, radii, out)
+    }
+    fn contact_res(o: &ContactBatch64) -> (&[bool], &[f64], &[u8]) {
+        (o.hit(), o.t(), bytemuck::cast_slice(o.flags()))
+    }
+    fn dist2_matrix_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        options: &Options,
+        out: &mut Vec<f64>,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::sets::dist2_matrix64_into(a, b, options, out)
+    }
+    fn closest_indexed_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        parallel: bool,
+        out: &mut ClosestBatch64,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{closest_points64_indexed_into, par_closest_points64_indexed_into};
+        if parallel {
+            par_closest_points64_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        } else {
+            closest_points64_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        }
+    }
+    fn capsules_indexed_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        radii: Radii64<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsules_touch64_indexed_into, par_capsules_touch64_indexed_into};
+        if parallel {
+            par_capsules_touch64_indexed_into(a, b, pairs, radii, options, out)
+        } else {
+            capsules_touch64_indexed_into(a, b, pairs, radii, options, out)
+        }
+    }
+    fn contacts_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        radii: Radii64<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut Vec<CapsuleContact64>,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsule_contacts64_into, par_capsule_contacts64_into};
+        if parallel {
+            par_capsule_contacts64_into(a, b, pairs, radii, options, out)
+        } else {
+            capsule_contacts64_into(a, b, pairs, radii, options, out)
+        }
     }
     fn capsules_touch_into(
         a: Segments64View<'_>,
@@ -1815,17 +2037,19 @@ fn cpa_chunks<E: Real>(
 }
 
 /// Copies a contact chunk's columns out.
-fn contact_out(o: &ContactBatch, names: &[&'static str], cols: &mut [ColMut<'_, f32>]) {
+fn contact_out<E: Real>(o: &E::Contact, names: &[&'static str], cols: &mut [ColMut<'_, E>]) {
+    let (hit, t, flags) = E::contact_res(o);
     for (name, c) in names.iter().zip(cols) {
         match *name {
-            "hit" => c.bool().copy_from_slice(o.hit()),
-            "t" => c.real().copy_from_slice(o.t()),
-            _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
+            "hit" => c.bool().copy_from_slice(hit),
+            "t" => c.real().copy_from_slice(t),
+            _ => c.u8().copy_from_slice(flags),
         }
     }
 }
 
-/// First contact of moving spheres: tracks over a window, or one step along segments.
+/// First contact of moving spheres: tracks over a window, or one step along segments (in
+/// `float64`, radii and window too, for `float64` input).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, radius_a, radius_b, window_end, segments, out, threads))]
@@ -1841,43 +2065,60 @@ fn first_contact<'py>(
     threads: Option<usize>,
 ) -> PyResult<()> {
     let threads = Threads::new(threads)?;
-    let w = window::<f32>(window_end)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let sides = (a, b, radius_a, radius_b);
+    if is_f64(a) {
+        contact_of::<f64>(py, sides, window_end, segments, out, threads)
+    } else {
+        contact_of::<f32>(py, sides, window_end, segments, out, threads)
+    }
+}
+
+/// [`first_contact`] in the precision of `E`.
+fn contact_of<E: Real>(
+    py: Python<'_>,
+    (a, b, radius_a, radius_b): CapsuleArgs<'_, '_>,
+    window_end: f64,
+    segments: bool,
+    out: &Bound<'_, PyDict>,
+    threads: Threads,
+) -> PyResult<()> {
+    let w = window::<E>(window_end)?;
+    let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
     let (ra, rb) = (
-        RadiusArg::<f32>::new(radius_a, "radius_a")?,
+        RadiusArg::<E>::new(radius_a, "radius_a")?,
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = RadiiSrc::new(&ra, &rb, n)?;
     if segments {
-        pairwise::<f32, _, _, _>(
+        pairwise::<E, _, _, _>(
             py,
             n,
             threads,
             out,
             &CONTACT_COLS,
-            Scratch::<Segment, 6, ContactBatch>::new,
+            Scratch::<E::Segment, 6, E::Contact, E>::new,
             |s, r, names, cols| {
                 let rr = radii.radii(r.clone())?;
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::motion::first_contact_segments_into(va, vb, rr, out)?;
+                E::first_contact_segments_into(va, vb, rr, out)?;
                 contact_out(out, names, cols);
                 Ok(())
             },
         )
     } else {
-        pairwise::<f32, _, _, _>(
+        pairwise::<E, _, _, _>(
             py,
             n,
             threads,
             out,
             &CONTACT_COLS,
-            Scratch::<Track, 6, ContactBatch>::new,
+            Scratch::<E::Track, 6, E::Contact, E>::new,
             |s, r, names, cols| {
                 let rr = radii.radii(r.clone())?;
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::motion::first_contact_into(va, vb, rr, w, out)?;
+                E::first_contact_into(va, vb, rr, w, out)?;
                 contact_out(out, names, cols);
                 Ok(())
             },
@@ -2191,18 +2432,18 @@ fn index_pairs(pairs: &PyReadonlyArray2<'_, u32>) -> PyResult<Vec<(u32, u32)>> {
 }
 
 /// Radii of an indexed query: two numbers, or one radius per object of each set.
-fn object_radii<'a>(
-    ra: &'a RadiusArg<'_>,
-    rb: &'a RadiusArg<'_>,
-) -> PyResult<segbatch::pairs::Radii<'a>> {
-    let slice = |r: &'a PyReadonlyArray1<'_, f32>, name: &str| {
+fn object_radii<'a, E: Real>(
+    ra: &'a RadiusArg<'_, E>,
+    rb: &'a RadiusArg<'_, E>,
+) -> PyResult<E::Radii<'a>> {
+    let slice = |r: &'a PyReadonlyArray1<'_, E>, name: &str| {
         r.as_slice()
             .map_err(|_| PyValueError::new_err(format!("{name}: the array must be contiguous")))
     };
     match (ra, rb) {
-        (RadiusArg::Uniform(a), RadiusArg::Uniform(b)) => Radii::uniform(*a, *b),
+        (RadiusArg::Uniform(a), RadiusArg::Uniform(b)) => E::uniform_radii(*a, *b),
         (RadiusArg::PerPair(a), RadiusArg::PerPair(b)) => {
-            Radii::per_object(slice(a, "radius_a")?, slice(b, "radius_b")?)
+            E::per_object_radii(slice(a, "radius_a")?, slice(b, "radius_b")?)
         }
         _ => {
             return Err(PyTypeError::new_err(
@@ -2214,9 +2455,9 @@ fn object_radii<'a>(
 }
 
 /// Points as an `(K, 3)` array.
-fn points3<'py>(py: Python<'py>, p: Vec<[f32; 3]>) -> PyResult<Bound<'py, PyAny>> {
+fn points3<'py, E: Real>(py: Python<'py>, p: Vec<[E; 3]>) -> PyResult<Bound<'py, PyAny>> {
     let n = p.len();
-    let flat: Vec<f32> = bytemuck::cast_slice(&p).to_vec();
+    let flat: Vec<E> = bytemuck::cast_slice(&p).to_vec();
     Ok(flat.into_pyarray(py).reshape([n, 3])?.into_any())
 }
 
@@ -2232,7 +2473,59 @@ fn dict<'py>(
     Ok(d)
 }
 
-/// Closest points of `a[i]` and `b[j]` for every index pair: every column, as a dict.
+/// The sides, index pairs and options of an indexed query, as passed from Python.
+struct IndexedArgs<'a, 'py> {
+    a: &'a Bound<'py, PyAny>,
+    b: &'a Bound<'py, PyAny>,
+    pairs: Vec<(u32, u32)>,
+    opts: Options,
+    threads: Threads,
+}
+
+impl<'a, 'py> IndexedArgs<'a, 'py> {
+    fn new(
+        a: &'a Bound<'py, PyAny>,
+        b: &'a Bound<'py, PyAny>,
+        pairs: &PyReadonlyArray2<'py, u32>,
+        (extent_a, extent_b, tolerance): (&str, &str, Option<f32>),
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        Ok(IndexedArgs {
+            a,
+            b,
+            pairs: index_pairs(pairs)?,
+            opts: options(extent_a, extent_b, tolerance)?,
+            threads: Threads::new(threads)?,
+        })
+    }
+
+    /// Runs `f(a, b, pairs, options, parallel)` on both sides as whole views of `E`, with
+    /// the GIL released (one library call).
+    fn run<E: Real, R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(
+            SoaView<'_, E::Segment, 6, E>,
+            SoaView<'_, E::Segment, 6, E>,
+            &[(u32, u32)],
+            &Options,
+            bool,
+        ) -> Result<R, segbatch::Error>
+        + Send,
+    ) -> PyResult<R> {
+        let (ha, hb) = (Held::<E>::new(self.a, "a", 6)?, Held::new(self.b, "b", 6)?);
+        let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+        let (pairs, opts) = (&self.pairs, &self.opts);
+        call(py, self.threads, |parallel| {
+            let (mut ba, mut bb) = (Whole::new(), Whole::new());
+            let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
+            f(va, vb, pairs, opts, parallel).map_err(Failure::Lib)
+        })
+    }
+}
+
+/// Closest points of `a[i]` and `b[j]` for every index pair: every column, as a dict
+/// (in `float64` for `float64` input).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, pairs, extent_a, extent_b, tolerance, threads))]
@@ -2246,60 +2539,46 @@ fn closest_points_indexed<'py>(
     tolerance: Option<f32>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let threads = Threads::new(threads)?;
-    let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
-    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let pairs = index_pairs(&pairs)?;
-    let o = call(py, threads, |parallel| {
-        let (mut ba, mut bb) = (Whole::<Segment, 6>::new(), Whole::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
-        let mut out = ClosestBatch::new();
-        if parallel {
-            segbatch::pairs::par_closest_points_indexed_into(
-                va,
-                vb,
-                &pairs,
-                &opts,
-                Outputs::ALL,
-                &mut out,
-            )
-        } else {
-            segbatch::pairs::closest_points_indexed_into(
-                va,
-                vb,
-                &pairs,
-                &opts,
-                Outputs::ALL,
-                &mut out,
-            )
-        }
-        .map(|()| out)
-        .map_err(Failure::Lib)
+    let args = IndexedArgs::new(a, b, &pairs, (extent_a, extent_b, tolerance), threads)?;
+    if is_f64(a) {
+        closest_indexed_of::<f64>(py, &args)
+    } else {
+        closest_indexed_of::<f32>(py, &args)
+    }
+}
+
+/// [`closest_points_indexed`] in the precision of `E`.
+fn closest_indexed_of<'py, E: Real>(
+    py: Python<'py>,
+    args: &IndexedArgs<'_, 'py>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let o = args.run::<E, _>(py, |va, vb, pairs, opts, parallel| {
+        let mut out = E::Closest::default();
+        E::closest_indexed_into(va, vb, pairs, opts, parallel, &mut out).map(|()| out)
     })?;
-    let rows = |c: [&[f32]; 3]| (0..o.len()).map(|k| [c[0][k], c[1][k], c[2][k]]).collect();
-    let flags: Vec<u8> = bytemuck::cast_slice(o.flags()).to_vec();
+    let r = E::closest_res(&o);
+    let rows = |c: [&[E]; 3]| {
+        (0..r.dist2.len())
+            .map(|k| [c[0][k], c[1][k], c[2][k]])
+            .collect()
+    };
+    let distance: Vec<E> = r.dist2.iter().map(|d| d.sqrt()).collect();
     dict(
         py,
         vec![
-            ("dist2", o.dist2().to_vec().into_pyarray(py).into_any()),
-            (
-                "distance",
-                o.distances()
-                    .collect::<Vec<_>>()
-                    .into_pyarray(py)
-                    .into_any(),
-            ),
-            ("s", o.s().to_vec().into_pyarray(py).into_any()),
-            ("t", o.t().to_vec().into_pyarray(py).into_any()),
-            ("point_a", points3(py, rows(o.point_a()))?),
-            ("point_b", points3(py, rows(o.point_b()))?),
-            ("flags", flags.into_pyarray(py).into_any()),
+            ("dist2", r.dist2.to_vec().into_pyarray(py).into_any()),
+            ("distance", distance.into_pyarray(py).into_any()),
+            ("s", r.s.to_vec().into_pyarray(py).into_any()),
+            ("t", r.t.to_vec().into_pyarray(py).into_any()),
+            ("point_a", points3(py, rows(r.point_a))?),
+            ("point_b", points3(py, rows(r.point_b))?),
+            ("flags", r.flags.to_vec().into_pyarray(py).into_any()),
         ],
     )
 }
 
-/// Do capsules `(a[i], rA)` and `(b[j], rB)` touch, for every index pair? A bool array.
+/// Do capsules `(a[i], rA)` and `(b[j], rB)` touch, for every index pair? A bool array
+/// (decided in `float64`, radii too, for `float64` input).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, pairs, radius_a, radius_b, extent_a, extent_b, tolerance, threads))]
@@ -2315,35 +2594,38 @@ fn capsules_touch_indexed<'py>(
     tolerance: Option<f32>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let threads = Threads::new(threads)?;
-    let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
-    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let pairs = index_pairs(&pairs)?;
-    let (ra, rb) = (
-        RadiusArg::new(radius_a, "radius_a")?,
-        RadiusArg::new(radius_b, "radius_b")?,
-    );
-    let radii = object_radii(&ra, &rb)?;
-    let mask = call(py, threads, |parallel| {
-        let (mut ba, mut bb) = (Whole::<Segment, 6>::new(), Whole::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
-        let mut out = PairMask::new();
-        if parallel {
-            segbatch::pairs::par_capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
-        } else {
-            segbatch::pairs::capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
-        }
-        .map(|()| out)
-        .map_err(Failure::Lib)
-    })?;
-    let touch: Vec<bool> = (0..pairs.len())
+    let args = IndexedArgs::new(a, b, &pairs, (extent_a, extent_b, tolerance), threads)?;
+    let radii = (radius_a, radius_b);
+    let mask = if is_f64(a) {
+        capsules_indexed_of::<f64>(py, &args, radii)
+    } else {
+        capsules_indexed_of::<f32>(py, &args, radii)
+    }?;
+    let touch: Vec<bool> = (0..args.pairs.len())
         .map(|k| mask.get(k) == Some(true))
         .collect();
     Ok(touch.into_pyarray(py).into_any())
 }
 
-/// The contacts of the touching capsules among the index pairs.
+/// [`capsules_touch_indexed`] in the precision of `E`.
+fn capsules_indexed_of<'py, E: Real>(
+    py: Python<'py>,
+    args: &IndexedArgs<'_, 'py>,
+    (radius_a, radius_b): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
+) -> PyResult<PairMask> {
+    let (ra, rb) = (
+        RadiusArg::<E>::new(radius_a, "radius_a")?,
+        RadiusArg::new(radius_b, "radius_b")?,
+    );
+    let radii = object_radii(&ra, &rb)?;
+    args.run::<E, _>(py, |va, vb, pairs, opts, parallel| {
+        let mut out = PairMask::new();
+        E::capsules_indexed_into(va, vb, pairs, radii, opts, parallel, &mut out).map(|()| out)
+    })
+}
+
+/// The contacts of the touching capsules among the index pairs (in `float64` for
+/// `float64` input).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, pairs, radius_a, radius_b, extent_a, extent_b, tolerance, threads))]
@@ -2359,32 +2641,34 @@ fn capsule_contacts<'py>(
     tolerance: Option<f32>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let threads = Threads::new(threads)?;
-    let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
-    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let pairs = index_pairs(&pairs)?;
+    let args = IndexedArgs::new(a, b, &pairs, (extent_a, extent_b, tolerance), threads)?;
+    let radii = (radius_a, radius_b);
+    if is_f64(a) {
+        contacts_of::<f64>(py, &args, radii)
+    } else {
+        contacts_of::<f32>(py, &args, radii)
+    }
+}
+
+/// [`capsule_contacts`] in the precision of `E`.
+fn contacts_of<'py, E: Real>(
+    py: Python<'py>,
+    args: &IndexedArgs<'_, 'py>,
+    (radius_a, radius_b): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
+) -> PyResult<Bound<'py, PyDict>> {
     let (ra, rb) = (
-        RadiusArg::new(radius_a, "radius_a")?,
+        RadiusArg::<E>::new(radius_a, "radius_a")?,
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = object_radii(&ra, &rb)?;
-    let c = call(py, threads, |parallel| {
-        let (mut ba, mut bb) = (Whole::<Segment, 6>::new(), Whole::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
+    let c = args.run::<E, _>(py, |va, vb, pairs, opts, parallel| {
         let mut out = Vec::new();
-        if parallel {
-            segbatch::pairs::par_capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
-        } else {
-            segbatch::pairs::capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
-        }
-        .map(|()| out)
-        .map_err(Failure::Lib)
+        E::contacts_into(va, vb, pairs, radii, opts, parallel, &mut out).map(|()| out)
     })?;
     let pair: Vec<i64> = c.iter().map(|x| i64::from(x.pair)).collect();
     let i: Vec<i64> = c.iter().map(|x| i64::from(x.i)).collect();
     let j: Vec<i64> = c.iter().map(|x| i64::from(x.j)).collect();
-    let depth: Vec<f32> = c.iter().map(|x| x.depth).collect();
+    let depth: Vec<E> = c.iter().map(|x| x.depth).collect();
     dict(
         py,
         vec![
@@ -2819,12 +3103,27 @@ fn dist2_matrix<'py>(
 ) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    if is_f64(a) {
+        matrix_of::<f64>(py, (a, b), &opts, out, threads)
+    } else {
+        matrix_of::<f32>(py, (a, b), &opts, out, threads)
+    }
+}
+
+/// [`dist2_matrix`] in the precision of `E` (the matrix too).
+fn matrix_of<'py, E: Real>(
+    py: Python<'py>,
+    (a, b): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
+    opts: &Options,
+    out: &Bound<'py, PyAny>,
+    threads: Threads,
+) -> PyResult<()> {
+    let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let (n, m) = (sa.len(), sb.len());
-    let mut out = out
-        .extract::<PyReadwriteArray2<'py, f32>>()
-        .map_err(|_| PyTypeError::new_err("out: expected a writable 2-D float32 array"))?;
+    let mut out = out.extract::<PyReadwriteArray2<'py, E>>().map_err(|_| {
+        PyTypeError::new_err(format!("out: expected a writable 2-D {} array", E::DTYPE))
+    })?;
     if out.shape() != [n, m] {
         return Err(PyValueError::new_err(format!(
             "out: expected shape ({n}, {m}), got {:?}",
@@ -2837,27 +3136,27 @@ fn dist2_matrix<'py>(
     if n == 0 || m == 0 {
         return Ok(());
     }
-    let mut bb = Whole::<Segment, 6>::new();
-    let vb = py.detach(|| guarded(|| sb.whole(&mut bb)))?;
+    let mut bb = Whole::new();
+    let vb = py.detach(|| guarded(|| sb.whole::<E::Segment>(&mut bb)))?;
     let step_rows = (MATRIX_STEP / m).max(1);
     let task_rows = (MATRIX_TASK / m).clamp(1, CHUNK);
     let mut rest = matrix;
     stepped(py, n, step_rows, step_rows, |r| {
         let (head, tail) = core::mem::take(&mut rest).split_at_mut(r.len() * m);
         rest = tail;
-        let jobs: Vec<(usize, &mut [f32])> = head
+        let jobs: Vec<(usize, &mut [E])> = head
             .chunks_mut(task_rows * m)
             .enumerate()
             .map(|(k, c)| (r.start + k * task_rows, c))
             .collect();
-        let init = || (Cols::<6>::new(), Vec::<f32>::new());
+        let init = || (Cols::<6, E>::new(), Vec::<E>::new());
         for_jobs(
             threads,
             jobs,
             &init,
-            &|(cols, tmp): &mut (Cols<6>, Vec<f32>), (row, dst): (usize, &mut [f32])| {
-                let va = sa.view::<Segment>(row..row + dst.len() / m, cols);
-                segbatch::sets::dist2_matrix_into(va, vb, &opts, tmp)?;
+            &|(cols, tmp): &mut (Cols<6, E>, Vec<E>), (row, dst): (usize, &mut [E])| {
+                let va = sa.view::<E::Segment>(row..row + dst.len() / m, cols);
+                E::dist2_matrix_into(va, vb, opts, tmp)?;
                 dst.copy_from_slice(tmp);
                 Ok(())
             },

@@ -189,3 +189,55 @@ def test_segment_index(run_oracle, pairs):
     # float32 walls keep a float32 index: float64 rays are rounded to it
     h = segbatch.SegmentIndex(walls.astype(np.float32)).first_hits(rays, 0.25, 30.0)
     assert h["u"].dtype == np.float32
+
+
+@pytest.mark.parametrize("query", ["first_contact", "first_contact_segments"])
+def test_first_contact(run_oracle, pairs, query):
+    a, b = pairs[:, :6], pairs[:, 6:]
+    args = (0.5, 0.75, 3.0) if query == "first_contact" else (0.5, 0.75)
+    ref = run_oracle(query + "64", a, b, *args, names=dict(hit="u1", t=F64, flags="u1"), dtype=F64)
+    for name, (x, y) in layouts(a, b).items():
+        for threads in (1, None):
+            if query == "first_contact":
+                r = segbatch.first_contact(x, y, 0.5, 0.75, window=3.0, threads=threads)
+            else:
+                r = segbatch.first_contact_segments(x, y, 0.5, 0.75, threads=threads)
+            same(r["hit"].view(np.uint8), ref["hit"])
+            same(r["t"], ref["t"])
+            same(r["flags"], ref["flags"])
+
+
+@pytest.fixture(scope="module")
+def index_pairs(pairs):
+    rng = np.random.default_rng(9)
+    return np.stack([rng.integers(0, N, 20_000), rng.integers(0, N, 20_000)], axis=1)
+
+
+def test_indexed_queries(run_oracle, pairs, index_pairs, tmp_path):
+    a, b = pairs[:, :6], pairs[:, 6:]
+    path = tmp_path / "pairs.u32"
+    np.ascontiguousarray(index_pairs, dtype="<u4").tofile(path)
+    ref = run_oracle("closest_indexed64", a, b, path, names=CLOSEST, dtype=F64)
+    names = dict(pair="<u8", normal=F64, depth=F64, point_a=F64, point_b=F64)
+    contacts = run_oracle("contacts64", a, b, path, 0.5, 0.25, names=names, dtype=F64)
+    ga, gb = a[index_pairs[:, 0]], b[index_pairs[:, 1]]
+    touch = segbatch.capsules_touch(ga, gb, 0.5, 0.25)
+    for threads in (1, None):
+        r = segbatch.closest_points_indexed(a, b, index_pairs, threads=threads)
+        for k in ref:
+            same(r[k].ravel(), ref[k])
+        same(r["distance"], np.sqrt(ref["dist2"]))
+        same(segbatch.capsules_touch_indexed(a, b, index_pairs, 0.5, 0.25, threads=threads), touch)
+        c = segbatch.capsule_contacts(a, b, index_pairs, 0.5, 0.25, threads=threads)
+        for k in contacts:
+            same(c[k].astype(contacts[k].dtype).ravel() if k == "pair" else c[k].ravel(), contacts[k])
+    assert touch.sum() > 100
+
+
+def test_dist2_matrix(pairs):
+    a, b = pairs[:300, :6], pairs[N // 2 : N // 2 + 200, 6:]
+    m = segbatch.dist2_matrix(a, b)
+    assert m.dtype == np.float64 and m.shape == (300, 200)
+    every = segbatch.closest_points(np.repeat(a, 200, axis=0), np.tile(b, (300, 1)), outputs="dist2")
+    same(m.ravel(), every["dist2"])
+    same(segbatch.dist2_matrix(a, b, threads=1), m)

@@ -18,7 +18,8 @@
 //!   first_hits RADIUS RANGE       index (i64, -1 for none) u point; A the indexed set, B the rays
 //!   index_pairs_within RADIUS     as pairs_within, B against an index over A (i in B, j in A)
 //!   closest64, capsules64, cpa64, cpa_segments64, pairs_within64, self_pairs_within64,
-//!   first_hits64
+//!   first_hits64, first_contact64, first_contact_segments64, closest_indexed64,
+//!   contacts64
 //!                                 the crate's f64 forms, same arguments and outputs, on raw
 //!                                 f64 files, writing f64 values
 //! segbatch-oracle bench A B REPS  best time of closest_points (all outputs), 1 and all
@@ -230,6 +231,60 @@ fn main() {
             write(dir, "point_a", &rows(o.point_a()));
             write(dir, "point_b", &rows(o.point_b()));
             write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "first_contact64" | "first_contact_segments64" => {
+            let radii = Radii64::uniform(num64(arg(4)), num64(arg(5))).expect("radii");
+            let o = if query == "first_contact64" {
+                let tr = |p: &str| Tracks64::from(bytemuck::cast_slice::<f64, Track64>(&read64(p)));
+                let w = Window64::new(num64(arg(6))).expect("window");
+                segbatch::motion::first_contact64(&tr(fa), &tr(fb), radii, w)
+            } else {
+                segbatch::motion::first_contact_segments64(&segs64(fa), &segs64(fb), radii)
+            };
+            let hit: Vec<u8> = o.hit().iter().map(|h| u8::from(*h)).collect();
+            write(dir, "hit", &hit);
+            write(dir, "t", o.t());
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "closest_indexed64" => {
+            let o =
+                segbatch::pairs::closest_points64_indexed(&segs64(fa), &segs64(fb), &pairs(arg(4)));
+            write(dir, "dist2", o.dist2());
+            write(dir, "s", o.s());
+            write(dir, "t", o.t());
+            write(dir, "point_a", &rows(o.point_a()));
+            write(dir, "point_b", &rows(o.point_b()));
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "contacts64" => {
+            let radii = Radii64::uniform(num64(arg(5)), num64(arg(6))).expect("radii");
+            let c = segbatch::pairs::capsule_contacts64(
+                &segs64(fa),
+                &segs64(fb),
+                &pairs(arg(4)),
+                radii,
+            );
+            write(
+                dir,
+                "pair",
+                &c.iter().map(|x| u64::from(x.pair)).collect::<Vec<_>>(),
+            );
+            write(
+                dir,
+                "normal",
+                &c.iter().map(|x| x.normal).collect::<Vec<_>>(),
+            );
+            write(dir, "depth", &c.iter().map(|x| x.depth).collect::<Vec<_>>());
+            write(
+                dir,
+                "point_a",
+                &c.iter().map(|x| x.point_a).collect::<Vec<_>>(),
+            );
+            write(
+                dir,
+                "point_b",
+                &c.iter().map(|x| x.point_b).collect::<Vec<_>>(),
+            );
         }
         "capsules64" => {
             let radii = Radii64::uniform(num64(arg(4)), num64(arg(5))).expect("radii");
