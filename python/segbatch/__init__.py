@@ -22,16 +22,25 @@ or ``(N, 6)`` (``x0, y0, z0, x1, y1, z1``); 2D segments are ``(N, 2, 2)`` or ``(
   it as a whole (the set queries convert their sets to columns once, as for rows).
 - ``float32`` data that is not 4-byte aligned (``np.frombuffer`` at an odd offset, some
   Dask or Arrow buffers): copied once, aligned. Nothing else is required of the layout.
-- Any other real dtype (``float64``, ``float16``, integers) is converted to ``float32``
-  once, in one pass (``arr.astype(np.float32)``), before the call. segbatch computes in
-  ``float32``.
+- ``float64`` (NumPy arrays or :class:`SegmentColumns`), in any of the layouts above: float64
+  in, float64 out. :func:`closest_points`, :func:`distance`, :func:`cpa`,
+  :func:`cpa_segments`, :func:`capsules_touch`, :func:`first_contact`,
+  :func:`first_contact_segments`, :func:`pairs_within`, :func:`self_pairs_within`,
+  :func:`dist2_matrix`, :func:`intersect2`, :func:`crossing_pairs`, the ``*_indexed``
+  functions, :func:`capsule_contacts` and :class:`SegmentIndex` (first hits) compute in
+  float64 (the crate's ``*64`` forms, radii and windows in float64 too) and return float64
+  columns. When one side is float64 and the other is not, the other is widened to float64
+  (exact for float32) and the query runs in float64.
+- Any other real dtype (``float16``, integers) and Python lists are converted to
+  ``float32`` once, in one pass (``arr.astype(np.float32)``), before the call.
 - Booleans, complex numbers, objects and strings raise ``TypeError``; a wrong shape, rows
   of different counts on the two sides or a bad option raise ``ValueError``.
 
 Outputs
 -------
 NumPy arrays: a ``dict`` of columns for queries with several results (``outputs=`` picks
-the columns), a single array otherwise. Points are ``(N, 3)`` (``(N, 2)`` in 2D), flags
+the columns), a single array otherwise. Float columns have the precision the query ran in
+(float32, or float64 for float64 input). Points are ``(N, 3)`` (``(N, 2)`` in 2D), flags
 ``uint8`` bit sets, indices ``int64``. ``pandas.DataFrame`` accepts the one-dimensional
 columns directly.
 
@@ -51,7 +60,7 @@ the GIL released and check for signals between steps. ``out=`` arrays then hold 
 done so far; new outputs are dropped. The set queries :func:`pairs_within`,
 :func:`self_pairs_within` and :func:`crossing_pairs` stream their hits in blocks and check
 for signals every 20 ms: a Ctrl-C stops the query at its next block and the hits found so
-far are dropped. The ``*_indexed`` functions and the :class:`SegmentIndex` build are one
+far are dropped (in float64 too). The ``*_indexed`` functions and the :class:`SegmentIndex` build are one
 library call each and see Ctrl-C when it returns.
 
 Memory
@@ -191,15 +200,21 @@ _INTERSECT2_OUTPUTS = {
     "flags": (_U8, 1),
 }
 _EXTENTS = ("segment", "ray", "line")
+# The pairwise queries that compute in float64 when a side is float64.
+_FLOAT64_PAIRWISE = (
+    "closest_points", "distance", "cpa", "cpa_segments", "intersect2", "first_contact",
+    "first_contact_segments",
+)
 
 
 class SegmentColumns:
-    """A batch given as separate ``float32`` columns (structure of arrays), used without
-    copying: ``x0, y0, z0, x1, y1, z1`` for 3D segments, ``px, py, pz, vx, vy, vz`` for
-    tracks, ``x0, y0, x1, y1`` for 2D segments.
+    """A batch given as separate ``float32`` or ``float64`` columns (structure of arrays),
+    used without copying: ``x0, y0, z0, x1, y1, z1`` for 3D segments, ``px, py, pz, vx,
+    vy, vz`` for tracks, ``x0, y0, x1, y1`` for 2D segments.
 
     Made by :func:`segbatch.arrow.columns` from Arrow or Parquet data; any sequence of
-    equally long 1-D arrays works (other dtypes are converted once).
+    equally long 1-D arrays works. ``float64`` columns stay ``float64`` (when any column
+    is ``float64``, all are made so); other dtypes are converted to ``float32`` once.
 
     >>> import numpy as np, segbatch
     >>> cols = segbatch.SegmentColumns([np.zeros(3), np.zeros(3), np.zeros(3),
@@ -213,13 +228,15 @@ class SegmentColumns:
     __slots__ = ("columns",)
 
     def __init__(self, columns: Sequence[np.ndarray]):
-        cols = []
+        arrays = []
         for k, c in enumerate(columns):
             arr = np.asarray(c)
             _check_dtype(arr, f"column {k}")
             if arr.ndim != 1:
                 raise ValueError(f"column {k}: expected a 1-D array, got shape {arr.shape}")
-            cols.append(np.ascontiguousarray(arr, dtype=np.float32))
+            arrays.append(arr)
+        dtype = np.float64 if any(a.dtype == np.float64 for a in arrays) else np.float32
+        cols = [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
         if len(cols) not in (4, 6):
             raise ValueError(f"expected 4 (2D) or 6 (3D) columns, got {len(cols)}")
         n = len(cols[0])
@@ -236,8 +253,13 @@ class SegmentColumns:
     def __len__(self) -> int:
         return len(self.columns[0])
 
+    @property
+    def dtype(self) -> np.dtype:
+        """The columns' dtype: ``float32`` or ``float64``."""
+        return self.columns[0].dtype
+
     def to_numpy(self) -> np.ndarray:
-        """The records as an ``(N, width)`` float32 array (a copy)."""
+        """The records as an ``(N, width)`` array of the columns' dtype (a copy)."""
         return np.stack(self.columns, axis=1)
 
     def __repr__(self) -> str:
@@ -247,25 +269,47 @@ class SegmentColumns:
 def _check_dtype(arr: np.ndarray, name: str) -> None:
     if arr.dtype.kind not in "fiu":
         raise TypeError(
-            f"{name}: dtype {arr.dtype} is not a real number type; "
-            "expected float32 (used as is) or another float or integer type (converted)"
+            f"{name}: dtype {arr.dtype} is not a real number type; expected float32 or "
+            "float64 (used as is) or another float or integer type (converted)"
         )
 
 
-def as_segments(x, name: str = "a", dim: int = 3):
-    """``x`` in the form the native functions take (no copy for float32 C- or
-    Fortran-ordered input): an ``(N, 2*dim)`` C-contiguous float32 array, or a tuple of
-    ``2*dim`` float32 columns.
+def _precision(*sides) -> type:
+    """The dtype a query computes in: ``np.float64`` when any side is float64 data (a NumPy
+    array or :class:`SegmentColumns` of float64), else ``np.float32`` (float32, float16,
+    integers, Python lists)."""
+    for x in sides:
+        if not isinstance(x, (list, tuple)) and getattr(x, "dtype", None) == np.float64:
+            return np.float64
+    return np.float32
+
+
+def _columns_of(spec, dtype) -> dict:
+    """An output spec with its float32 columns in ``dtype``."""
+    if dtype == np.float32:
+        return spec
+    return {k: (dtype if d is _F else d, w) for k, (d, w) in spec.items()}
+
+
+def as_segments(x, name: str = "a", dim: int = 3, dtype=None):
+    """``x`` in the form the native functions take (no copy for float32 or float64 C- or
+    Fortran-ordered input): an ``(N, 2*dim)`` C-contiguous array, or a tuple of ``2*dim``
+    columns, of ``dtype``: by default float64 for float64 data and float32 for anything
+    else (other dtypes are converted once); ``dtype=np.float64`` widens float32 data
+    exactly.
 
     Raises ``TypeError`` for a non-numeric dtype and ``ValueError`` for a wrong shape.
     """
     width = 2 * dim
+    dtype = np.dtype(_precision(x) if dtype is None else dtype)
     if isinstance(x, SegmentColumns):
         if x.width != width:
             raise ValueError(f"{name}: expected {width} columns, got {x.width}")
-        return x.columns
+        if x.dtype == dtype:
+            return x.columns
+        return tuple(np.ascontiguousarray(c, dtype=dtype) for c in x.columns)
     if isinstance(x, (list, tuple)) and len(x) == 0:
-        return np.zeros((0, width), dtype=np.float32)
+        return np.zeros((0, width), dtype=dtype)
     arr = np.asarray(x)
     _check_dtype(arr, name)
     if arr.ndim == 3 and arr.shape[1:] == (2, dim):
@@ -274,12 +318,12 @@ def as_segments(x, name: str = "a", dim: int = 3):
         raise ValueError(
             f"{name}: expected shape (N, 2, {dim}) or (N, {width}), got {arr.shape}"
         )
-    if arr.dtype != np.float32:
-        arr = arr.astype(np.float32, order="K")
+    if arr.dtype != dtype:
+        arr = arr.astype(dtype, order="K")
     if not arr.flags.aligned:
-        # float32 data at an address that is not a multiple of 4 (a buffer sliced at an odd
-        # offset, a Dask block from a byte stream): copied once, the only case that is.
-        return np.array(arr, dtype=np.float32, order="C", copy=True)
+        # Data at an address that is not a multiple of the item size (a buffer sliced at an
+        # odd offset, a Dask block from a byte stream): copied once, the only case that is.
+        return np.array(arr, dtype=dtype, order="C", copy=True)
     if arr.flags.c_contiguous:
         return arr
     if arr.flags.f_contiguous:
@@ -387,13 +431,13 @@ def _number(x, name: str, allow_inf: bool = True) -> float:
     return x
 
 
-def _radius_array(r, name: str, n: int, per: str) -> np.ndarray:
-    """One radius per pair (or per segment) as an aligned float32 array of n, checked."""
+def _radius_array(r, name: str, n: int, per: str, dtype=np.float32) -> np.ndarray:
+    """One radius per pair (or per segment) as an aligned array of n of ``dtype``, checked."""
     arr = np.asarray(r)
     _check_dtype(arr, name)
     if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
         raise ValueError(f"{name}: expected a number or {n} radii (one per {per}), got shape {arr.shape}")
-    arr = np.require(np.broadcast_to(arr, (n,)), dtype=np.float32, requirements=["C", "A"])
+    arr = np.require(np.broadcast_to(arr, (n,)), dtype=dtype, requirements=["C", "A"])
     bad = ~(arr >= 0)
     if bad.any():
         k = int(np.argmax(bad))
@@ -401,13 +445,13 @@ def _radius_array(r, name: str, n: int, per: str) -> np.ndarray:
     return arr
 
 
-def _radii(radius_a, radius_b, n: int):
-    """Both radii as numbers, or both as float32 arrays of n (broadcast)."""
+def _radii(radius_a, radius_b, n: int, dtype=np.float32):
+    """Both radii as numbers, or both as arrays of n of ``dtype`` (broadcast)."""
     if np.ndim(radius_a) == 0 and np.ndim(radius_b) == 0:
         return _radius(radius_a, "radius_a"), _radius(radius_b, "radius_b")
     return (
-        _radius_array(radius_a, "radius_a", n, "pair"),
-        _radius_array(radius_b, "radius_b", n, "pair"),
+        _radius_array(radius_a, "radius_a", n, "pair", dtype),
+        _radius_array(radius_b, "radius_b", n, "pair", dtype),
     )
 
 
@@ -466,11 +510,14 @@ def closest_points(
     ones (as NumPy's ``out=``; reuse them across calls to save the allocation), with the
     dtypes and shapes below; its names are the outputs when ``outputs`` is not given.
 
-    Returns a dict: ``distance``, ``dist2`` (float32, ``N``), ``s``, ``t`` (parameters
-    along ``a`` and ``b``), ``point_a``, ``point_b`` (float32, ``(N, 3)``), ``flags``
-    (uint8: 1 degenerate a, 2 degenerate b, 4 parallel, 8 non-finite input; see
-    :data:`FLAGS`). A NaN or infinite coordinate makes that pair's outputs NaN and sets
-    its flag; it never raises.
+    Returns a dict: ``distance``, ``dist2`` (``N``), ``s``, ``t`` (parameters along ``a``
+    and ``b``), ``point_a``, ``point_b`` (``(N, 3)``), ``flags`` (uint8: 1 degenerate a,
+    2 degenerate b, 4 parallel, 8 non-finite input; see :data:`FLAGS`). A NaN or infinite
+    coordinate makes that pair's outputs NaN and sets its flag; it never raises.
+
+    float64 in, float64 out: when either side is float64 the pairs are computed in float64
+    (the crate's ``closest_points64``, the other side widened exactly) and the float
+    columns are float64 (``out`` arrays too); otherwise everything is float32.
 
     >>> import numpy as np, segbatch
     >>> rays = np.array([[0, 0, 0, 1, 0, 0]], dtype=np.float32)      # along +x
@@ -478,9 +525,15 @@ def closest_points(
     >>> r = segbatch.closest_points(rays, walls, extent_a="ray", outputs=["s", "distance"])
     >>> float(r["s"][0]), float(r["distance"][0])
     (5.0, 0.0)
+    >>> utm = np.array([[480000.0, 4990000.0, 0, 480001.0, 4990000.0, 0]])  # float64
+    >>> r = segbatch.closest_points(utm, utm + [0, 0.3, 0, 0, 0.3, 0])
+    >>> r["distance"], r["point_b"].dtype
+    (array([0.3]), dtype('float64'))
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
-    result = _outputs(outputs, out, _len(a), _CLOSEST_OUTPUTS, (("a", a), ("b", b)))
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
+    spec = _columns_of(_CLOSEST_OUTPUTS, dt)
+    result = _outputs(outputs, out, _len(a), spec, (("a", a), ("b", b)))
     _native.closest_points(
         a,
         b,
@@ -502,14 +555,17 @@ def distance(
     tolerance: Optional[float] = None,
     threads: Optional[int] = None,
 ) -> np.ndarray:
-    """Distances of ``a[i]`` and ``b[i]`` (float32, ``N``): :func:`closest_points` with
-    ``outputs=["distance"]`` (the same keyword arguments; ``out=`` only there).
+    """Distances of ``a[i]`` and ``b[i]`` (``N``; float64 when either side is float64,
+    else float32): :func:`closest_points` with ``outputs=["distance"]`` (the same keyword
+    arguments; ``out=`` only there).
 
     >>> import numpy as np, segbatch
-    >>> a = np.array([[[0, 0, 0], [1, 0, 0]]], dtype=np.float64)  # float64 is converted once
-    >>> b = np.array([[[1, 0, 1], [1, 1, 1]]])
+    >>> a = np.array([[[0, 0, 0], [1, 0, 0]]], dtype=np.float32)
+    >>> b = np.array([[[1, 0, 1], [1, 1, 1]]])  # int64: converted to float32 once
     >>> segbatch.distance(a, b)
     array([1.], dtype=float32)
+    >>> segbatch.distance(a.astype(np.float64), b)  # float64 in, float64 out
+    array([1.])
     """
     return closest_points(
         a,
@@ -537,16 +593,21 @@ def capsules_touch(
     """Does capsule ``(a[i], radius_a)`` touch capsule ``(b[i], radius_b)``? A bool array.
 
     Radii are numbers or arrays of one radius per pair (broadcast); a negative or NaN
-    radius raises ``ValueError``. A pair touches when ``dist2 <= (ra + rb)**2`` in float32.
+    radius raises ``ValueError``. A pair touches when ``dist2 <= (ra + rb)**2``, in float64
+    when either side is float64 (the crate's ``capsules_touch64``, radii in float64), else
+    in float32.
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 2, 0, 0], [0, 0, 0, 2, 0, 0]], dtype=np.float32)
     >>> b = np.array([[0, 1, 0, 2, 1, 0], [0, 1.5, 0, 2, 1.5, 0]], dtype=np.float32)
     >>> segbatch.capsules_touch(a, b, 0.5, 0.5)
     array([ True, False])
+    >>> segbatch.capsules_touch(a + 4.99e6, b + 4.99e6, 0.5, 0.5)  # float64: the same answer
+    array([ True, False])
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
-    ra, rb = _radii(radius_a, radius_b, _len(a))
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
+    ra, rb = _radii(radius_a, radius_b, _len(a), dt)
     result = _outputs(
         None,
         None if out is None else {"touch": out},
@@ -579,7 +640,9 @@ def pairs_within(
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """Every pair ``(a[i], b[j])`` whose distance is at most ``radius``, sorted by
-    ``(i, j)``: a dict of ``i``, ``j`` (int64), ``dist2``, ``s``, ``t`` (float32).
+    ``(i, j)``: a dict of ``i``, ``j`` (int64), ``dist2``, ``s``, ``t`` (float32; float64
+    when either set is float64: decided and returned in float64, the crate's
+    ``pairs_within64``, radius in float64).
 
     ``radius = inf`` accepts every finite pair; a negative or NaN radius raises.
 
@@ -590,7 +653,8 @@ def pairs_within(
     >>> list(zip(h["i"].tolist(), h["j"].tolist())), h["dist2"]
     ([(0, 0), (1, 0), (1, 1)], array([1., 4., 4.], dtype=float32))
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
     return _native.pairs_within(
         a,
         b,
@@ -612,7 +676,9 @@ def self_pairs_within(
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """Every pair ``i < j`` of one set within ``radius``, sorted by ``(i, j)``: a dict of
-    ``i``, ``j`` (int64), ``dist2``, ``s`` (along ``segments[i]``), ``t`` (float32).
+    ``i``, ``j`` (int64), ``dist2``, ``s`` (along ``segments[i]``), ``t`` (float32, or
+    float64 for a float64 set: decided and returned in float64, the crate's
+    ``self_pairs_within64``).
 
     ``skip_shared_endpoints=True`` skips pairs where an end point of one equals an end
     point of the other (consecutive pieces of a path), which always touch.
@@ -623,6 +689,8 @@ def self_pairs_within(
     >>> h = segbatch.self_pairs_within(path, 0.5, skip_shared_endpoints=True)
     >>> h["i"], h["j"], h["dist2"]
     (array([0]), array([2]), array([0.0625], dtype=float32))
+    >>> segbatch.self_pairs_within(path.astype(np.float64) + 4.99e6, 0.5, skip_shared_endpoints=True)["dist2"]
+    array([0.0625])
     """
     s = as_segments(segments, "segments")
     e = _extent(extent, "extent")
@@ -646,7 +714,8 @@ def dist2_matrix(
     tolerance: Optional[float] = None,
     threads: Optional[int] = None,
 ) -> np.ndarray:
-    """Squared distance of every ``a[i]`` to every ``b[j]``: float32, ``(len(a), len(b))``.
+    """Squared distance of every ``a[i]`` to every ``b[j]``: ``(len(a), len(b))``, float32,
+    or float64 when either set is float64 (the crate's ``dist2_matrix64``).
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 1, 0, 0]], dtype=np.float32)
@@ -654,11 +723,12 @@ def dist2_matrix(
     >>> segbatch.dist2_matrix(a, b)
     array([[1., 4.]], dtype=float32)
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
     ea, eb = _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b")
     tol = None if tolerance is None else _number(tolerance, "tolerance", allow_inf=False)
     th = _threads(threads)
-    out = _new_array((_len(a), _len(b)), np.float32, "dist2_matrix output")
+    out = _new_array((_len(a), _len(b)), dt, "dist2_matrix output")
     _native.dist2_matrix(a, b, ea, eb, tol, out, th)
     return out
 
@@ -680,8 +750,8 @@ def intersect2(
     ``s``, ``t``), ``dist2``, ``distance``, ``point_a``, ``point_b`` (``(N, 2)``), ``flags``
     (uint8, :data:`MOTION_FLAGS`). Touching counts as meeting (like shapely's
     ``intersects``).
-    Two float64 inputs are computed in float64 (the float columns come back float64,
-    ``out`` arrays must be float64 then); any other input in float32.
+    When either input is float64 the pairs are computed in float64 (the float columns come
+    back float64, ``out`` arrays must be float64 then); any other input in float32.
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[4, 7, 16, 3], [0, 0, 2, 0]], dtype=np.float32)
@@ -690,13 +760,13 @@ def intersect2(
     >>> r["kind"], r["point_a"][0], r["s_end"]
     (array([1, 2], dtype=uint8), array([13.,  4.], dtype=float32), array([0.75, 1.  ], dtype=float32))
     """
-    if _is_float64(a) and _is_float64(b):
+    if _precision(a, b) == np.float64:
         a, b = _as_segments64(a, "a"), _as_segments64(b, "b")
-        spec = {k: (np.float64 if d is _F else d, w) for k, (d, w) in _INTERSECT2_OUTPUTS.items()}
+        spec = _columns_of(_INTERSECT2_OUTPUTS, np.float64)
         result = _outputs(outputs, out, len(a), spec, (("a", a), ("b", b)))
         _native.intersect2_64(a, b, result, _threads(threads))
         return result
-    a, b = as_segments(a, "a", dim=2), as_segments(b, "b", dim=2)
+    a, b = as_segments(a, "a", dim=2, dtype=_F), as_segments(b, "b", dim=2, dtype=_F)
     result = _outputs(outputs, out, _len(a), _INTERSECT2_OUTPUTS, (("a", a), ("b", b)))
     _native.intersect2(a, b, result, _threads(threads))
     return result
@@ -716,7 +786,9 @@ def cpa(
     A track is ``(px, py, pz, vx, vy, vz)``: position at time 0 and velocity (shape
     ``(N, 6)`` or ``(N, 2, 3)``). The time is searched in ``[0, window]``
     (``window=float("inf")`` for the whole future). Returns ``t``, ``distance``,
-    ``dist2``, ``point_a``, ``point_b`` (positions at ``t``), ``flags``.
+    ``dist2``, ``point_a``, ``point_b`` (positions at ``t``), ``flags``. float64 in,
+    float64 out: when either side is float64 the tracks and the window are taken in
+    float64 (the crate's ``cpa64``) and the float columns are float64.
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 2, 0, 0]], dtype=np.float32)
@@ -725,8 +797,9 @@ def cpa(
     >>> float(r["t"][0]), float(r["distance"][0])
     (0.5, 1.0)
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
-    result = _outputs(outputs, out, _len(a), _CPA_OUTPUTS, (("a", a), ("b", b)))
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
+    result = _outputs(outputs, out, _len(a), _columns_of(_CPA_OUTPUTS, dt), (("a", a), ("b", b)))
     _native.cpa(a, b, _number(window, "window"), False, result, _threads(threads))
     return result
 
@@ -740,7 +813,8 @@ def cpa_segments(
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """Closest point of approach of objects moving along ``a[i]`` and ``b[i]`` (start to
-    end points) during the same step, time ``[0, 1]``. Same columns as :func:`cpa`.
+    end points) during the same step, time ``[0, 1]``. Same columns as :func:`cpa`
+    (float64 when either side is float64: the crate's ``cpa_segments64``).
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 2, 0, 0]], dtype=np.float32)
@@ -749,8 +823,9 @@ def cpa_segments(
     >>> float(r["t"][0]), float(r["dist2"][0])
     (0.5, 1.0)
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
-    result = _outputs(outputs, out, _len(a), _CPA_OUTPUTS, (("a", a), ("b", b)))
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
+    result = _outputs(outputs, out, _len(a), _columns_of(_CPA_OUTPUTS, dt), (("a", a), ("b", b)))
     _native.cpa(a, b, 1.0, True, result, _threads(threads))
     return result
 
@@ -768,7 +843,9 @@ def first_contact(
 ) -> Dict[str, np.ndarray]:
     """First time spheres of ``radius_a``, ``radius_b`` moving along tracks ``a[i]`` and
     ``b[i]`` touch, within ``[0, window]``. Returns ``hit`` (bool), ``t`` (``inf`` without
-    contact, NaN for non-finite input), ``flags``.
+    contact, NaN for non-finite input), ``flags``. float64 in, float64 out: when either side
+    is float64 the tracks, radii and window are taken in float64 (the crate's
+    ``first_contact64``) and ``t`` is float64.
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 2, 0, 0]], dtype=np.float32)
@@ -777,10 +854,11 @@ def first_contact(
     >>> r["hit"], r["t"]
     (array([ True]), array([0.75], dtype=float32))
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
-    ra, rb = _radii(radius_a, radius_b, _len(a))
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
+    ra, rb = _radii(radius_a, radius_b, _len(a), dt)
     result = _outputs(
-        outputs, out, _len(a), _CONTACT_OUTPUTS, (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb))
+        outputs, out, _len(a), _columns_of(_CONTACT_OUTPUTS, dt), (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb))
     )
     _native.first_contact(
         a, b, ra, rb, _number(window, "window"), False, result, _threads(threads)
@@ -799,7 +877,8 @@ def first_contact_segments(
     threads: Optional[int] = None,
 ) -> Dict[str, np.ndarray]:
     """First contact during one step (time ``[0, 1]``) of spheres whose centres move along
-    ``a[i]`` and ``b[i]`` (start to end). Same columns as :func:`first_contact`.
+    ``a[i]`` and ``b[i]`` (start to end). Same columns as :func:`first_contact` (float64
+    when either side is float64: the crate's ``first_contact_segments64``).
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[-1, 0, 0, 1, 0, 0]], dtype=np.float32)
@@ -807,10 +886,11 @@ def first_contact_segments(
     >>> segbatch.first_contact_segments(a, b, 0.25, 0.25)["hit"]
     array([False])
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
-    ra, rb = _radii(radius_a, radius_b, _len(a))
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
+    ra, rb = _radii(radius_a, radius_b, _len(a), dt)
     result = _outputs(
-        outputs, out, _len(a), _CONTACT_OUTPUTS, (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb))
+        outputs, out, _len(a), _columns_of(_CONTACT_OUTPUTS, dt), (("a", a), ("b", b), ("radius_a", ra), ("radius_b", rb))
     )
     _native.first_contact(a, b, ra, rb, 1.0, True, result, _threads(threads))
     return result
@@ -838,13 +918,13 @@ def _pairs(pairs, na: int, nb: int) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.uint32)
 
 
-def _object_radii(radius_a, radius_b, na: int, nb: int):
-    """Both radii as numbers, or as float32 arrays of one radius per object of each set."""
+def _object_radii(radius_a, radius_b, na: int, nb: int, dtype=np.float32):
+    """Both radii as numbers, or as arrays of ``dtype`` of one radius per object of each set."""
     if np.ndim(radius_a) == 0 and np.ndim(radius_b) == 0:
         return _radius(radius_a, "radius_a"), _radius(radius_b, "radius_b")
     return (
-        _radius_array(radius_a, "radius_a", na, "segment"),
-        _radius_array(radius_b, "radius_b", nb, "segment"),
+        _radius_array(radius_a, "radius_a", na, "segment", dtype),
+        _radius_array(radius_b, "radius_b", nb, "segment", dtype),
     )
 
 
@@ -868,7 +948,8 @@ def closest_points_indexed(
     ``point_b``, ``flags``), row ``k`` bit for bit what :func:`closest_points` gives for
     ``(a[i], b[j])``. ``a`` and ``b`` may be the same set. The lanes are gathered from the
     sets directly (the pairs are converted to uint32 once); an index out of range raises
-    ``ValueError``.
+    ``ValueError``. float64 in, float64 out (the crate's ``closest_points64_indexed``; the
+    same for :func:`capsules_touch_indexed` and :func:`capsule_contacts`).
 
     >>> import numpy as np, segbatch
     >>> s = np.array([[0, 0, 0, 2, 0, 0], [1, 1, 0, 1, 3, 0], [0, 0, 5, 2, 0, 5]], dtype=np.float32)
@@ -876,7 +957,8 @@ def closest_points_indexed(
     >>> r["dist2"], r["s"]
     (array([ 1., 25.], dtype=float32), array([0.5, 0.5], dtype=float32))
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
     p = _pairs(pairs, _len(a), _len(b))
     return _native.closest_points_indexed(
         a, b, p, _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b"), _tolerance(tolerance),
@@ -905,9 +987,10 @@ def capsules_touch_indexed(
     >>> segbatch.capsules_touch_indexed(s, s, [[0, 1], [0, 2], [2, 3]], 0.5, 0.5)
     array([ True, False,  True])
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
     p = _pairs(pairs, _len(a), _len(b))
-    ra, rb = _object_radii(radius_a, radius_b, _len(a), _len(b))
+    ra, rb = _object_radii(radius_a, radius_b, _len(a), _len(b), dt)
     return _native.capsules_touch_indexed(
         a, b, p, ra, rb, _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b"),
         _tolerance(tolerance), _threads(threads),
@@ -942,9 +1025,10 @@ def capsule_contacts(
     >>> c["pair"], c["i"], c["j"], c["normal"], c["depth"]
     (array([0]), array([1]), array([0]), array([[0., 1., 0.]], dtype=float32), array([0.25], dtype=float32))
     """
-    a, b = as_segments(a, "a"), as_segments(b, "b")
+    dt = _precision(a, b)
+    a, b = as_segments(a, "a", dtype=dt), as_segments(b, "b", dtype=dt)
     p = _pairs(pairs, _len(a), _len(b))
-    ra, rb = _object_radii(radius_a, radius_b, _len(a), _len(b))
+    ra, rb = _object_radii(radius_a, radius_b, _len(a), _len(b), dt)
     return _native.capsule_contacts(
         a, b, p, ra, rb, _extent(extent_a, "extent_a"), _extent(extent_b, "extent_b"),
         _tolerance(tolerance), _threads(threads),
@@ -982,24 +1066,19 @@ def crossing_pairs(
     ([(0, 2), (0, 3), (2, 3)], dtype('float64'))
     """
     skip = bool(skip_shared_endpoints)
-    if _is_float64(segments):
+    if _precision(segments) == np.float64:
         s = _as_segments64(segments, "segments")
         return _native.crossing_pairs64(s, skip, _threads(threads))
     s = as_segments(segments, "segments", dim=2)
     return _native.crossing_pairs(s, skip, _threads(threads))
 
 
-def _is_float64(x) -> bool:
-    """Whether ``x`` is a float64 array, computed in float64 by the functions that have a
-    float64 path (lists and :class:`SegmentColumns` are read in float32, as before)."""
-    return isinstance(x, np.ndarray) and x.dtype == np.float64
-
-
 def _as_segments64(x, name: str, dim: int = 2) -> np.ndarray:
-    """A float64 input as an ``(N, 2*dim)`` C-contiguous, aligned float64 array (copied only
-    when it is not one already: a Dask worker's blocks are often unaligned)."""
+    """An input as an ``(N, 2*dim)`` C-contiguous, aligned float64 array (copied only when
+    it is not one already: a Dask worker's blocks are often unaligned)."""
     width = 2 * dim
-    arr = x
+    arr = x.to_numpy() if isinstance(x, SegmentColumns) else np.asarray(x)
+    _check_dtype(arr, name)
     if arr.ndim == 3 and arr.shape[1:] == (2, dim):
         arr = arr.reshape(arr.shape[0], width)
     elif not (arr.ndim == 2 and arr.shape[1] == width):
@@ -1012,6 +1091,12 @@ class SegmentIndex:
     (a grid over the segments, O(N log N)), queried many times. Results name members by
     their row in ``segments``; values are bit for bit the Rust crate's.
 
+    The index has its members' precision: over float64 segments it is the crate's
+    ``SegmentIndex64`` (first hits in float64: ``u`` and ``point`` come back float64), and
+    its :meth:`pairs_within` is :func:`pairs_within` in float64 against the members (kept
+    as a copy). Rays and query segments are converted to the index's precision (float64
+    queries on a float32 index are rounded to float32 once).
+
     >>> import numpy as np, segbatch
     >>> walls = np.array([[5, -1, 0, 5, 1, 0], [9, -1, 0, 9, 1, 0]], dtype=np.float32)
     >>> index = segbatch.SegmentIndex(walls)
@@ -1021,10 +1106,21 @@ class SegmentIndex:
     (array([ True, False]), array([ 0, -1]), array([4.5, nan], dtype=float32))
     >>> len(index), index.pairs_within(rays, 4.5)["i"]  # query segments, not rays
     (2, array([0]))
+    >>> utm = [480000.0, 4990000.0, 0] * 2  # float64 in, float64 out
+    >>> h = segbatch.SegmentIndex(walls + utm).first_hits(rays + utm, radius=0.5, range=10.0)
+    >>> h["index"], h["u"]
+    (array([ 0, -1]), array([4.5, nan]))
     """
 
     def __init__(self, segments, *, threads: Optional[int] = None):
-        self._native = _native.SegmentIndex(as_segments(segments, "segments"), _threads(threads))
+        s = as_segments(segments, "segments")
+        self._dtype = _precision(segments)
+        # The float64 index answers pairs_within with the float64 pairs_within over a copy
+        # of its members.
+        self._members = None
+        if self._dtype == np.float64:
+            self._members = SegmentColumns([np.array(c) for c in (s if isinstance(s, tuple) else s.T)])
+        self._native = _native.SegmentIndex(s, _threads(threads))
 
     def __len__(self) -> int:
         return len(self._native)
@@ -1032,9 +1128,10 @@ class SegmentIndex:
     def first_hits(self, rays, radius: float, range: float, *, threads: Optional[int] = None) -> Dict[str, np.ndarray]:
         """For each ray (``P0`` its origin, ``P1 - P0`` its direction), the first member that
         a sphere of ``radius`` moving along it from ``u = 0`` to ``u = range`` touches:
-        ``hit`` (bool), ``index`` (int64, ``-1`` without a hit), ``u`` (float32, the
-        sphere's centre is ``P0 + u·(P1 - P0)``; NaN without a hit), ``point`` (``(N, 3)``,
-        the contact point on the member; NaN without a hit). ``radius = 0`` gives the first
+        ``hit`` (bool), ``index`` (int64, ``-1`` without a hit), ``u`` (the sphere's centre
+        is ``P0 + u·(P1 - P0)``; NaN without a hit), ``point`` (``(N, 3)``, the contact
+        point on the member; NaN without a hit); ``u`` and ``point`` in the index's
+        precision. ``radius = 0`` gives the first
         crossing; ``range = inf`` a ray without end (the hits are decided from the ray's
         origin and the member, never from the range's end, so any range past the first hit
         gives the same answer). A negative or NaN ``radius`` or ``range``, or an infinite
@@ -1042,10 +1139,16 @@ class SegmentIndex:
         """
         r = _number(radius, "radius", allow_inf=False)
         g = _number(range, "range")
-        return self._native.first_hits(as_segments(rays, "rays"), r, g, _threads(threads))
+        return self._native.first_hits(as_segments(rays, "rays", dtype=self._dtype), r, g, _threads(threads))
 
     def pairs_within(self, segments, radius: float, *, threads: Optional[int] = None) -> Dict[str, np.ndarray]:
         """Every pair of a query ``segments[i]`` and a member ``j`` within ``radius``, sorted
         by ``(i, j)``: exactly :func:`pairs_within` ``(segments, members, radius)`` (same
-        columns), without rebuilding the index."""
-        return self._native.pairs_within(as_segments(segments, "segments"), _number(radius, "radius"), _threads(threads))
+        columns), without rebuilding the index (a float64 index runs the float64
+        :func:`pairs_within` against its members)."""
+        if self._members is not None:
+            s = as_segments(segments, "segments", dtype=np.float64)
+            return pairs_within(s, self._members, radius, threads=threads)
+        return self._native.pairs_within(
+            as_segments(segments, "segments", dtype=self._dtype), _number(radius, "radius"), _threads(threads)
+        )

@@ -1,8 +1,10 @@
 """Type stubs of the native module ``segbatch._segbatch`` (Rust, pyo3). Use the functions of
 ``segbatch`` instead: they check and convert the inputs, allocate the outputs and call
-these. Each side is an aligned ``(N, C)`` float32 array (any strides) or a tuple of ``C``
-contiguous float32 columns; ``out`` maps output names to arrays of ``N`` rows, written in
-place. Errors are ``ValueError`` / ``TypeError``, ``MemoryError`` for an output that
+these. Each side is an aligned ``(N, C)`` array (any strides) or a tuple of ``C``
+contiguous columns, float32 or float64, both sides of one dtype: float64 in, float64 out
+(float columns, radii, windows and ``out`` arrays are float64 then; ``intersect2_64`` and
+``crossing_pairs64`` are the 2D float64 forms). ``out`` maps output names to arrays of
+``N`` rows, written in place. Errors are ``ValueError`` / ``TypeError``, ``MemoryError`` for an output that
 cannot be allocated, ``KeyboardInterrupt`` from the calls that run in steps."""
 
 from typing import Dict, Optional, Tuple, Union
@@ -10,9 +12,14 @@ from typing import Dict, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-_Side = Union[npt.NDArray[np.float32], Tuple[npt.NDArray[np.float32], ...]]
+_Side = Union[
+    npt.NDArray[np.float32],
+    Tuple[npt.NDArray[np.float32], ...],
+    npt.NDArray[np.float64],
+    Tuple[npt.NDArray[np.float64], ...],
+]
 _Out = Dict[str, np.ndarray]
-_Radius = Union[float, npt.NDArray[np.float32]]
+_Radius = Union[float, npt.NDArray[np.float32], npt.NDArray[np.float64]]
 
 CHUNK: int
 MAX_POOLS: int
@@ -79,7 +86,7 @@ def dist2_matrix(
     extent_a: str,
     extent_b: str,
     tolerance: Optional[float],
-    out: npt.NDArray[np.float32],
+    out: Union[npt.NDArray[np.float32], npt.NDArray[np.float64]],
     threads: Optional[int],
 ) -> None: ...
 _Pairs = npt.NDArray[np.uint32]

@@ -4,12 +4,13 @@ A batch of segments in a table is either six float columns (``x0, y0, z0, x1, y1
 or any names you pass) or one ``FixedSizeList<float>[6]`` column. :func:`columns` turns
 either into a :class:`segbatch.SegmentColumns` or an array that segbatch reads directly:
 
-- six ``float32`` columns without nulls, each in one chunk: NumPy views of the Arrow
-  buffers (zero copy); the kernel reads the columns as they are;
-- a ``FixedSizeList<float32>[6]`` column in one chunk: an ``(N, 6)`` NumPy view of its
-  child values (zero copy), read like any C-ordered array;
-- ``float64`` columns, several chunks, or nulls: converted once, column by column
-  (a null becomes NaN, which segbatch flags as non-finite for that pair only).
+- six ``float32`` or ``float64`` columns without nulls, each in one chunk: NumPy views of
+  the Arrow buffers (zero copy); the kernel reads the columns as they are, in their
+  precision (float64 in, float64 out; one float64 column makes all six float64);
+- a ``FixedSizeList<float32>[6]`` (or ``<double>``) column in one chunk: an ``(N, 6)``
+  NumPy view of its child values (zero copy), read like any C-ordered array;
+- several chunks or nulls: converted once, column by column (a null becomes NaN, which
+  segbatch flags as non-finite for that pair only); other number types become float32.
 
 >>> import pyarrow as pa, numpy as np, segbatch, segbatch.arrow
 >>> t = pa.table({k: pa.array([0, 1], pa.float32()) for k in ["x0", "y0", "z0"]}
@@ -61,9 +62,10 @@ def _column_to_numpy(col, name: str) -> np.ndarray:
             col = col.combine_chunks() if col.num_chunks else pa.array([], pa.float32())
     if not pa.types.is_floating(col.type) and not pa.types.is_integer(col.type):
         raise TypeError(f"column {name!r}: type {col.type} is not a number type")
-    if col.null_count == 0 and col.type == pa.float32():
+    if col.null_count == 0 and col.type in (pa.float32(), pa.float64()):
         return col.to_numpy(zero_copy_only=True)
-    return np.asarray(col.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float32)
+    dtype = np.float64 if col.type == pa.float64() else np.float32
+    return np.asarray(col.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=dtype)
 
 
 def columns(

@@ -153,11 +153,15 @@ def map_blocks(func: Callable, a, b, *args, outputs=None, **kwargs):
     a = a.rechunk({1: -1})
     b = b.rechunk((a.chunks[0], -1))
     spec, dtype, _ = _spec(func, outputs)
+    # A float64 side makes the queries with a float64 path compute in float64: their float
+    # columns come back so.
+    f64 = func.__name__ in segbatch._FLOAT64_PAIRWISE and np.float64 in (a.dtype, b.dtype)
     if spec is not None:
         kwargs["outputs"] = list(spec)
-        if func.__name__ == "intersect2" and a.dtype == np.float64 and b.dtype == np.float64:
-            # Two float64 inputs are computed in float64: the float columns come back so.
-            spec = {n: (np.float64 if d == np.float32 else d, w) for n, (d, w) in spec.items()}
+        if f64:
+            spec = segbatch._columns_of(spec, np.float64)
+    elif f64:
+        dtype = np.float64
     rows = a.chunks[0]
     cut_args = [_blocks_of(v, rows) if _is_per_pair(v, a.shape[0]) else None for v in args]
     cut_kwargs = {k: _blocks_of(v, rows) for k, v in kwargs.items() if _is_per_pair(v, a.shape[0])}

@@ -22,9 +22,9 @@ Geometry in (:func:`pieces`):
   column and its encoding (WKB or native).
 
 Coordinates keep their type: shapely and WKB give float64, and :class:`Pieces` keeps
-float64 (a GeoArrow float32 column stays float32). The compiled queries compute in
-float32 (``segbatch`` converts each set once when it calls them). So that the answers
-match shapely's wherever the data lie:
+float64 (a GeoArrow float32 column stays float32). The compiled queries compute in the
+pieces' precision (``segbatch``: float64 in, float64 out). So that the answers match
+shapely's wherever the data lie:
 
 - whether two pieces meet (:func:`crossing_pairs`, :func:`intersecting_rows`) is decided
   exactly on the given coordinates (``exact=True``, the default): :func:`segbatch.crossing_pairs`
@@ -38,7 +38,8 @@ match shapely's wherever the data lie:
   so coordinates exact in float32 stay exact), and the returned points are computed in
   float64 from the original coordinates. In UTM metres (x about 5e5, y about 5e6)
   float32 spacing is 0.03 and 0.5 m; about the local origin of a 20 km city it is 1 mm.
-  Distances (:func:`pairs_within`) carry that float32 rounding.
+  Distances (:func:`pairs_within`) carry the rounding of the local coordinates in the
+  pieces' precision.
 
 Results out (:func:`crossing_pairs`, :func:`pairs_within`, :meth:`Pieces.frame`): one row
 per pair of pieces, ``row_i, row_j`` (positions of the geometries in the input, 0-based;
@@ -720,7 +721,7 @@ def pairs_within(
 ):
     """Every pair of pieces within ``radius`` of each other (of one set, ``i < j``, or of
     ``data`` against ``other``), mapped to geometry rows: ``row_i, row_j, part_i,
-    part_j, piece_i, piece_j``, ``dist2, s, t`` (float32, as
+    part_j, piece_i, piece_j``, ``dist2, s, t`` (in the pieces' precision, as
     :func:`segbatch.self_pairs_within` / :func:`segbatch.pairs_within` return them),
     ``distance`` and the closest points ``x, y[, z]`` (on piece i) and ``x_j, y_j[, z_j]``
     (on piece j) in float64. 2D geometry runs as 3D segments at z = 0 (``dim=3`` uses the

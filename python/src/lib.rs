@@ -32,20 +32,30 @@
 
 use numpy::ndarray::{ArrayView2, s};
 use numpy::{
-    IntoPyArray, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
-    PyReadwriteArray2, PyUntypedArrayMethods,
+    IntoPyArray, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyReadwriteArray1, PyReadwriteArray2, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
-use segbatch::motion::{ContactBatch, CpaBatch, Track, Window};
-use segbatch::pairs::{ClosestSlices, PairMask, Radii};
+use segbatch::motion::{
+    ContactBatch, ContactBatch64, CpaBatch, CpaBatch64, Track, Track64, Tracks64View, Window,
+    Window64,
+};
+use segbatch::pairs::{
+    CapsuleContact, CapsuleContact64, ClosestBatch64, ClosestSlices, PairMask, Radii, Radii64,
+};
 use segbatch::planar::{
     CrossHit, Element as Plane2, Intersections2, Segment2, Segment2_64, Segments2, Segments2View,
 };
-use segbatch::sets::{Hit, PairHit, SharedEndpoints};
-use segbatch::{ClosestBatch, Extent, Options, Outputs, Record, Segment, Soa, SoaView, Tolerance};
+use segbatch::sets::{
+    FirstHit, FirstHit64, Hit, Hit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints,
+};
+use segbatch::{
+    ClosestBatch, Extent, Options, Outputs, Record, Segment, Segment64, Segments64, Segments64View,
+    SoaView, Tolerance,
+};
 use std::collections::HashMap;
 use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -230,37 +240,710 @@ fn keep<T: Copy>(
 // ---------------------------------------------------------------------------------------
 // Inputs.
 
+/// A coordinate type the binding computes in: `f32`, or `f64` for world coordinates
+/// (UTM, ECEF), with the library's types and calls of that precision. Every query is
+/// written once over it; which one runs is decided by the input's dtype ([`is_f64`]).
+trait Real: numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static {
+    /// The NumPy dtype name, for messages.
+    const DTYPE: &'static str;
+    /// A segment record (`x0, y0, z0, x1, y1, z1`).
+    type Segment: Record<6, Self> + Send + Sync;
+    /// A track record (`px, py, pz, vx, vy, vz`).
+    type Track: Record<6, Self> + Send + Sync;
+    /// The result batch of the closest-points query.
+    type Closest: Default + Send + 'static;
+    /// The result batch of the closest-approach queries.
+    type Cpa: Default + Send + 'static;
+    /// A pair of a radius query.
+    type Hit: Copy + Send + Default;
+    /// A pair of a streamed radius query (`i`, `j`, `dist2`).
+    type PairHit: Copy + Send;
+    /// The scratch of [`Real::params_into`].
+    type Gather: Default + Send;
+    /// A time window `[0, end]`.
+    type Window: Copy + Send + Sync;
+    /// The radii of a capsule query.
+    type Radii<'r>: Copy + Send + Sync;
+    /// An index over a static set of segments (first hits of thick rays).
+    type Index: Send + Sync;
+    /// The result batch of the first-contact queries.
+    type Contact: Default + Send + 'static;
+
+    /// The square root (the `distance` column from `dist2`).
+    fn sqrt(self) -> Self;
+    /// `x` in this precision (Python numbers are `f64`; `f32` rounds as NumPy does).
+    fn from_f64(x: f64) -> Self;
+    /// The library's uniform radii.
+    fn uniform_radii<'r>(a: Self, b: Self) -> Result<Self::Radii<'r>, segbatch::Error>;
+    /// The library's radii of one per pair.
+    fn per_pair_radii<'r>(a: &'r [Self], b: &'r [Self])
+    -> Result<Self::Radii<'r>, segbatch::Error>;
+    /// The library's radii of one per object of each set.
+    fn per_object_radii<'r>(
+        a: &'r [Self],
+        b: &'r [Self],
+    ) -> Result<Self::Radii<'r>, segbatch::Error>;
+    /// The library's `first_contact_into` of this precision.
+    fn first_contact_into(
+        a: SoaView<'_, Self::Track, 6, Self>,
+        b: SoaView<'_, Self::Track, 6, Self>,
+        radii: Self::Radii<'_>,
+        window: Self::Window,
+        out: &mut Self::Contact,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `first_contact_segments_into` of this precision.
+    fn first_contact_segments_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        radii: Self::Radii<'_>,
+        out: &mut Self::Contact,
+    ) -> Result<(), segbatch::Error>;
+    /// A first-contact chunk's columns: `hit`, `t`, `flags`.
+    fn contact_res(out: &Self::Contact) -> (&[bool], &[Self], &[u8]);
+    /// The library's `dist2_matrix_into` of this precision.
+    fn dist2_matrix_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        options: &Options,
+        out: &mut Vec<Self>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `closest_points_indexed_into` of this precision, every output.
+    fn closest_indexed_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        parallel: bool,
+        out: &mut Self::Closest,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `capsules_touch_indexed_into` of this precision.
+    fn capsules_indexed_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        radii: Self::Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `capsule_contacts_into` of this precision.
+    #[allow(clippy::too_many_arguments)]
+    fn contacts_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        radii: Self::Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut Vec<CapsuleContact<Self>>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `capsules_touch_into` of this precision.
+    fn capsules_touch_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        radii: Self::Radii<'_>,
+        options: &Options,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error>;
+    /// The window `[0, end]`, or `None` for a negative or NaN end.
+    fn window(end: f64) -> Option<Self::Window>;
+    /// The library's `closest_points_into` of this precision, every output.
+    fn closest_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        options: &Options,
+        out: &mut Self::Closest,
+    ) -> Result<(), segbatch::Error>;
+    /// A closest-points chunk's columns.
+    fn closest_res(out: &Self::Closest) -> Res<'_, Self>;
+    /// The library's `cpa_into` of this precision.
+    fn cpa_into(
+        a: SoaView<'_, Self::Track, 6, Self>,
+        b: SoaView<'_, Self::Track, 6, Self>,
+        window: Self::Window,
+        out: &mut Self::Cpa,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `cpa_segments_into` of this precision.
+    fn cpa_segments_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        out: &mut Self::Cpa,
+    ) -> Result<(), segbatch::Error>;
+    /// A closest-approach chunk's columns.
+    fn cpa_res(out: &Self::Cpa) -> Res<'_, Self>;
+    /// A hit's row: `i`, `j`, `dist2`, `s`, `t`.
+    fn hit(h: &Self::Hit) -> (u32, u32, Self, Self, Self);
+    /// The hit of these values.
+    fn make_hit(i: u32, j: u32, dist2: Self, s: Self, t: Self) -> Self::Hit;
+    /// A streamed pair: `i`, `j`, `dist2`.
+    fn pair_hit(h: &Self::PairHit) -> (u32, u32, Self);
+    /// The closest-points parameters (every column but the points) of the index `pairs`
+    /// of `a` and `b`, by the kernel and `options` of the radius queries: their `s` and
+    /// `t` bit for bit.
+    fn params_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        gather: &mut Self::Gather,
+        out: &mut Self::Closest,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's streamed `for_each_pair_within` of this precision (its `par_` form
+    /// when `parallel`).
+    fn for_each_pair_within(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[Self::PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's streamed `for_each_self_pair_within` of this precision.
+    fn for_each_self_pair_within(
+        set: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        shared: SharedEndpoints,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[Self::PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's index of this precision over `set`.
+    fn index_new(
+        set: SoaView<'_, Self::Segment, 6, Self>,
+        parallel: bool,
+    ) -> Result<Self::Index, segbatch::Error>;
+    /// The library's `first_hits` of this precision.
+    fn first_hits(
+        index: &Self::Index,
+        rays: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        range: Self,
+        parallel: bool,
+    ) -> Result<Vec<Option<FirstHit<Self>>>, segbatch::Error>;
+}
+
+/// The result columns of one chunk, whatever the query and precision (empty where the
+/// query has none), copied out by name by [`copy_out`].
+struct Res<'a, E> {
+    dist2: &'a [E],
+    s: &'a [E],
+    t: &'a [E],
+    point_a: [&'a [E]; 3],
+    point_b: [&'a [E]; 3],
+    flags: &'a [u8],
+}
+
+impl Real for f32 {
+    const DTYPE: &'static str = "float32";
+    type Segment = Segment;
+    type Track = Track;
+    type Closest = ClosestBatch;
+    type Cpa = CpaBatch;
+    type Hit = Hit;
+    type PairHit = PairHit;
+    type Gather = ();
+    type Window = Window;
+    type Radii<'r> = Radii<'r>;
+    type Index = segbatch::SegmentIndex;
+    type Contact = ContactBatch;
+
+    fn sqrt(self) -> Self {
+        self.sqrt()
+    }
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn window(end: f64) -> Option<Window> {
+        Window::new(end as f32)
+    }
+    fn uniform_radii<'r>(a: f32, b: f32) -> Result<Radii<'r>, segbatch::Error> {
+        Radii::uniform(a, b)
+    }
+    fn per_pair_radii<'r>(a: &'r [f32], b: &'r [f32]) -> Result<Radii<'r>, segbatch::Error> {
+        Radii::per_pair(a, b)
+    }
+    fn per_object_radii<'r>(a: &'r [f32], b: &'r [f32]) -> Result<Radii<'r>, segbatch::Error> {
+        Radii::per_object(a, b)
+    }
+    fn first_contact_into(
+        a: SoaView<'_, Track, 6>,
+        b: SoaView<'_, Track, 6>,
+        radii: Radii<'_>,
+        window: Window,
+        out: &mut ContactBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact_into(a, b, radii, window, out)
+    }
+    fn first_contact_segments_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        radii: Radii<'_>,
+        out: &mut ContactBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact_segments_into(a, b, radii, out)
+    }
+    fn contact_res(o: &ContactBatch) -> (&[bool], &[f32], &[u8]) {
+        (o.hit(), o.t(), bytemuck::cast_slice(o.flags()))
+    }
+    fn dist2_matrix_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        options: &Options,
+        out: &mut Vec<f32>,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::sets::dist2_matrix_into(a, b, options, out)
+    }
+    fn closest_indexed_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        parallel: bool,
+        out: &mut ClosestBatch,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{closest_points_indexed_into, par_closest_points_indexed_into};
+        if parallel {
+            par_closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        } else {
+            closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        }
+    }
+    fn capsules_indexed_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        radii: Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsules_touch_indexed_into, par_capsules_touch_indexed_into};
+        if parallel {
+            par_capsules_touch_indexed_into(a, b, pairs, radii, options, out)
+        } else {
+            capsules_touch_indexed_into(a, b, pairs, radii, options, out)
+        }
+    }
+    fn contacts_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        radii: Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut Vec<CapsuleContact>,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsule_contacts_into, par_capsule_contacts_into};
+        if parallel {
+            par_capsule_contacts_into(a, b, pairs, radii, options, out)
+        } else {
+            capsule_contacts_into(a, b, pairs, radii, options, out)
+        }
+    }
+    fn capsules_touch_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        radii: Radii<'_>,
+        options: &Options,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::capsules_touch_into(a, b, radii, options, out)
+    }
+    fn closest_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        options: &Options,
+        out: &mut ClosestBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::closest_points_into(a, b, options, Outputs::ALL, out)
+    }
+    fn closest_res(o: &ClosestBatch) -> Res<'_, f32> {
+        Res {
+            dist2: o.dist2(),
+            s: o.s(),
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn cpa_into(
+        a: SoaView<'_, Track, 6>,
+        b: SoaView<'_, Track, 6>,
+        window: Window,
+        out: &mut CpaBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa_into(a, b, window, out)
+    }
+    fn cpa_segments_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        out: &mut CpaBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa_segments_into(a, b, out)
+    }
+    fn cpa_res(o: &CpaBatch) -> Res<'_, f32> {
+        Res {
+            dist2: o.dist2(),
+            s: &[],
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn hit(h: &Hit) -> (u32, u32, f32, f32, f32) {
+        (h.i, h.j, h.dist2, h.s, h.t)
+    }
+    fn make_hit(i: u32, j: u32, dist2: f32, s: f32, t: f32) -> Hit {
+        Hit { i, j, dist2, s, t }
+    }
+    fn pair_hit(h: &PairHit) -> (u32, u32, f32) {
+        (h.i, h.j, h.dist2)
+    }
+    fn params_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        _: &mut (),
+        out: &mut ClosestBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::closest_points_indexed_into(a, b, pairs, options, Outputs::PARAMS, out)
+    }
+    fn for_each_pair_within(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        radius: f32,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_pair_within(a, b, radius, options, sink)
+        } else {
+            segbatch::sets::for_each_pair_within(a, b, radius, options, sink)
+        }
+    }
+    fn for_each_self_pair_within(
+        set: SoaView<'_, Segment, 6>,
+        radius: f32,
+        shared: SharedEndpoints,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_self_pair_within(set, radius, shared, options, sink)
+        } else {
+            segbatch::sets::for_each_self_pair_within(set, radius, shared, options, sink)
+        }
+    }
+    fn index_new(
+        set: SoaView<'_, Segment, 6>,
+        parallel: bool,
+    ) -> Result<segbatch::SegmentIndex, segbatch::Error> {
+        if parallel {
+            segbatch::SegmentIndex::par_new(set)
+        } else {
+            segbatch::SegmentIndex::new(set)
+        }
+    }
+    fn first_hits(
+        index: &segbatch::SegmentIndex,
+        rays: SoaView<'_, Segment, 6>,
+        radius: f32,
+        range: f32,
+        parallel: bool,
+    ) -> Result<Vec<Option<FirstHit>>, segbatch::Error> {
+        if parallel {
+            index.par_first_hits(rays, radius, range)
+        } else {
+            index.first_hits(rays, radius, range)
+        }
+    }
+}
+
+impl Real for f64 {
+    const DTYPE: &'static str = "float64";
+    type Segment = Segment64;
+    type Track = Track64;
+    type Closest = ClosestBatch64;
+    type Cpa = CpaBatch64;
+    type Hit = Hit64;
+    type PairHit = PairHit64;
+    type Gather = (Segments64, Segments64);
+    type Window = Window64;
+    type Radii<'r> = Radii64<'r>;
+    type Index = SegmentIndex64;
+    type Contact = ContactBatch64;
+
+    fn sqrt(self) -> Self {
+        self.sqrt()
+    }
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    fn window(end: f64) -> Option<Window64> {
+        Window64::new(end)
+    }
+    fn uniform_radii<'r>(a: f64, b: f64) -> Result<Radii64<'r>, segbatch::Error> {
+        Radii64::uniform(a, b)
+    }
+    fn per_pair_radii<'r>(a: &'r [f64], b: &'r [f64]) -> Result<Radii64<'r>, segbatch::Error> {
+        Radii64::per_pair(a, b)
+    }
+    fn per_object_radii<'r>(a: &'r [f64], b: &'r [f64]) -> Result<Radii64<'r>, segbatch::Error> {
+        Radii64::per_object(a, b)
+    }
+    fn first_contact_into(
+        a: Tracks64View<'_>,
+        b: Tracks64View<'_>,
+        radii: Radii64<'_>,
+        window: Window64,
+        out: &mut ContactBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact64_into(a, b, radii, window, out)
+    }
+    fn first_contact_segments_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        radii: Radii64<'_>,
+        out: &mut ContactBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact_segments64_into(a, b, radii, out)
+    }
+    fn contact_res(o: &ContactBatch64) -> (&[bool], &[f64], &[u8]) {
+        (o.hit(), o.t(), bytemuck::cast_slice(o.flags()))
+    }
+    fn dist2_matrix_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        options: &Options,
+        out: &mut Vec<f64>,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::sets::dist2_matrix64_into(a, b, options, out)
+    }
+    fn closest_indexed_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        parallel: bool,
+        out: &mut ClosestBatch64,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{closest_points64_indexed_into, par_closest_points64_indexed_into};
+        if parallel {
+            par_closest_points64_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        } else {
+            closest_points64_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        }
+    }
+    fn capsules_indexed_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        radii: Radii64<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsules_touch64_indexed_into, par_capsules_touch64_indexed_into};
+        if parallel {
+            par_capsules_touch64_indexed_into(a, b, pairs, radii, options, out)
+        } else {
+            capsules_touch64_indexed_into(a, b, pairs, radii, options, out)
+        }
+    }
+    fn contacts_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        radii: Radii64<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut Vec<CapsuleContact64>,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsule_contacts64_into, par_capsule_contacts64_into};
+        if parallel {
+            par_capsule_contacts64_into(a, b, pairs, radii, options, out)
+        } else {
+            capsule_contacts64_into(a, b, pairs, radii, options, out)
+        }
+    }
+    fn capsules_touch_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        radii: Radii64<'_>,
+        options: &Options,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::capsules_touch64_into(a, b, radii, options, out)
+    }
+    fn closest_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        options: &Options,
+        out: &mut ClosestBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::closest_points64_into(a, b, options, Outputs::ALL, out)
+    }
+    fn closest_res(o: &ClosestBatch64) -> Res<'_, f64> {
+        Res {
+            dist2: o.dist2(),
+            s: o.s(),
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn cpa_into(
+        a: Tracks64View<'_>,
+        b: Tracks64View<'_>,
+        window: Window64,
+        out: &mut CpaBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa64_into(a, b, window, out)
+    }
+    fn cpa_segments_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        out: &mut CpaBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa_segments64_into(a, b, out)
+    }
+    fn cpa_res(o: &CpaBatch64) -> Res<'_, f64> {
+        Res {
+            dist2: o.dist2(),
+            s: &[],
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn hit(h: &Hit64) -> (u32, u32, f64, f64, f64) {
+        (h.i, h.j, h.dist2, h.s, h.t)
+    }
+    fn make_hit(i: u32, j: u32, dist2: f64, s: f64, t: f64) -> Hit64 {
+        Hit64 { i, j, dist2, s, t }
+    }
+    fn pair_hit(h: &PairHit64) -> (u32, u32, f64) {
+        (h.i, h.j, h.dist2)
+    }
+    /// The pairs' segments gathered into two batches (the crate has no indexed `f64`
+    /// closest points), then `closest_points64_into`: a pair's values do not depend on
+    /// where it sits in a batch.
+    fn params_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        (ga, gb): &mut (Segments64, Segments64),
+        out: &mut ClosestBatch64,
+    ) -> Result<(), segbatch::Error> {
+        ga.clear();
+        gb.clear();
+        let at = |v: &Segments64View<'_>, k: u32| v.get(k as usize).expect("a hit names a member");
+        ga.extend(pairs.iter().map(|&(i, _)| at(&a, i)));
+        gb.extend(pairs.iter().map(|&(_, j)| at(&b, j)));
+        segbatch::pairs::closest_points64_into(&*ga, &*gb, options, Outputs::PARAMS, out)
+    }
+    fn for_each_pair_within(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        radius: f64,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_pair_within64(a, b, radius, options, sink)
+        } else {
+            segbatch::sets::for_each_pair_within64(a, b, radius, options, sink)
+        }
+    }
+    fn for_each_self_pair_within(
+        set: Segments64View<'_>,
+        radius: f64,
+        shared: SharedEndpoints,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_self_pair_within64(set, radius, shared, options, sink)
+        } else {
+            segbatch::sets::for_each_self_pair_within64(set, radius, shared, options, sink)
+        }
+    }
+    /// The crate builds the `f64` index on one thread.
+    fn index_new(set: Segments64View<'_>, _: bool) -> Result<SegmentIndex64, segbatch::Error> {
+        SegmentIndex64::new(set)
+    }
+    fn first_hits(
+        index: &SegmentIndex64,
+        rays: Segments64View<'_>,
+        radius: f64,
+        range: f64,
+        parallel: bool,
+    ) -> Result<Vec<Option<FirstHit64>>, segbatch::Error> {
+        if parallel {
+            index.par_first_hits(rays, radius, range)
+        } else {
+            index.first_hits(rays, radius, range)
+        }
+    }
+}
+
+/// Whether a side (an array or a tuple of columns, as the Python layer passes them) is
+/// `float64`: the query then runs in `f64` (the Python layer gives both sides one dtype).
+fn is_f64(obj: &Bound<'_, PyAny>) -> bool {
+    let first = match obj.cast::<PyTuple>() {
+        Ok(t) => match t.get_item(0) {
+            Ok(x) => x,
+            Err(_) => return false,
+        },
+        Err(_) => obj.clone(),
+    };
+    first
+        .cast::<PyUntypedArray>()
+        .is_ok_and(|a| a.dtype().is_equiv_to(&numpy::dtype::<f64>(obj.py())))
+}
+
 /// The caller's data for one side, borrowed from NumPy for the duration of the call.
-enum Held<'py> {
+enum Held<'py, E: Real = f32> {
     /// `(N, C)`, any strides (the Python layer hands over aligned arrays only).
-    Rows(PyReadonlyArray2<'py, f32>),
+    Rows(PyReadonlyArray2<'py, E>),
     /// `C` contiguous columns of `N`.
-    Cols(Vec<PyReadonlyArray1<'py, f32>>),
+    Cols(Vec<PyReadonlyArray1<'py, E>>),
 }
 
 /// One side as slices or a strided view, usable without the GIL.
 #[derive(Clone, Copy)]
-enum Src<'a, const C: usize> {
+enum Src<'a, const C: usize, E = f32> {
     /// Records one after another, `C` numbers each.
-    Rows(&'a [f32]),
+    Rows(&'a [E]),
     /// The `C` columns.
-    Cols([&'a [f32]; C]),
+    Cols([&'a [E]; C]),
     /// Any other layout (a transposed or sliced view, a zero-stride broadcast): read in
     /// place, chunk by chunk, never copied as a whole by the pairwise queries.
-    Strided(ArrayView2<'a, f32>),
+    Strided(ArrayView2<'a, E>),
 }
 
 /// The error for an array that cannot be read in place.
-fn unreadable(name: &str) -> PyErr {
+fn unreadable(name: &str, dtype: &str) -> PyErr {
     PyValueError::new_err(format!(
-        "{name}: the array's data is not aligned for float32 (pass it through \
+        "{name}: the array's data is not aligned for {dtype} (pass it through \
          segbatch.as_segments, which copies such arrays once)"
     ))
 }
 
-impl<'py> Held<'py> {
+impl<'py, E: Real> Held<'py, E> {
     /// Borrows `obj` (an array or a tuple of columns, as the Python layer passes them).
     fn new(obj: &Bound<'py, PyAny>, name: &str, c: usize) -> PyResult<Self> {
+        let dtype = E::DTYPE;
         if let Ok(t) = obj.cast::<PyTuple>() {
             if t.len() != c {
                 return Err(PyValueError::new_err(format!(
@@ -271,9 +954,9 @@ impl<'py> Held<'py> {
             let cols = t
                 .iter()
                 .map(|x| {
-                    x.extract::<PyReadonlyArray1<f32>>().map_err(|_| {
+                    x.extract::<PyReadonlyArray1<E>>().map_err(|_| {
                         PyTypeError::new_err(format!(
-                            "{name}: each column must be a 1-D float32 array"
+                            "{name}: each column must be a 1-D {dtype} array"
                         ))
                     })
                 })
@@ -281,8 +964,8 @@ impl<'py> Held<'py> {
             return Ok(Held::Cols(cols));
         }
         let arr = obj
-            .extract::<PyReadonlyArray2<f32>>()
-            .map_err(|_| PyTypeError::new_err(format!("{name}: expected a 2-D float32 array")))?;
+            .extract::<PyReadonlyArray2<E>>()
+            .map_err(|_| PyTypeError::new_err(format!("{name}: expected a 2-D {dtype} array")))?;
         let shape = arr.shape();
         if shape[1] != c {
             return Err(PyValueError::new_err(format!(
@@ -291,20 +974,20 @@ impl<'py> Held<'py> {
             )));
         }
         if !arr.is_aligned() {
-            return Err(unreadable(name));
+            return Err(unreadable(name, dtype));
         }
         Ok(Held::Rows(arr))
     }
 
     /// The slices (columns checked contiguous and of equal length) or the strided view.
-    fn src<const C: usize>(&self, name: &str) -> PyResult<Src<'_, C>> {
+    fn src<const C: usize>(&self, name: &str) -> PyResult<Src<'_, C, E>> {
         match self {
             Held::Rows(a) => Ok(match a.as_slice() {
                 Ok(rows) if a.is_c_contiguous() => Src::Rows(rows),
                 _ => Src::Strided(a.as_array()),
             }),
             Held::Cols(cols) => {
-                let mut out: [&[f32]; C] = [&[]; C];
+                let mut out: [&[E]; C] = [&[]; C];
                 for (k, (o, c)) in out.iter_mut().zip(cols).enumerate() {
                     *o = c.as_slice().map_err(|_| {
                         PyValueError::new_err(format!(
@@ -325,7 +1008,7 @@ impl<'py> Held<'py> {
     }
 }
 
-impl<'a, const C: usize> Src<'a, C> {
+impl<'a, const C: usize, E: Real> Src<'a, C, E> {
     fn len(&self) -> usize {
         match self {
             Src::Rows(r) => r.len() / C,
@@ -336,11 +1019,11 @@ impl<'a, const C: usize> Src<'a, C> {
 
     /// Records `range` as a view: the caller's columns directly, or rows transposed into
     /// `buf` (its allocation reused; at most [`CHUNK`] records).
-    fn view<'s, T: Record<C>>(
+    fn view<'s, T: Record<C, E>>(
         &'s self,
         range: Range<usize>,
-        buf: &'s mut Cols<C>,
-    ) -> SoaView<'s, T, C> {
+        buf: &'s mut Cols<C, E>,
+    ) -> SoaView<'s, T, C, E> {
         match self {
             Src::Cols(cols) => SoaView::from_columns(*cols)
                 .expect("columns checked equal")
@@ -357,7 +1040,7 @@ impl<'a, const C: usize> Src<'a, C> {
     }
 
     /// Records `range` as a source of the same kind (no copy).
-    fn sub(&self, range: Range<usize>) -> Src<'a, C> {
+    fn sub(&self, range: Range<usize>) -> Src<'a, C, E> {
         match *self {
             Src::Rows(rows) => Src::Rows(&rows[range.start * C..range.end * C]),
             Src::Cols(cols) => Src::Cols(cols.map(|c| &c[range.clone()])),
@@ -365,80 +1048,123 @@ impl<'a, const C: usize> Src<'a, C> {
         }
     }
 
-    /// The whole side as a batch view (rows are converted once into `buf`).
-    fn whole<'s, T: Record<C>>(
+    /// The whole side as a batch view: the caller's columns, or rows and strided arrays
+    /// converted to columns once into `buf`.
+    fn whole<'s, T: Record<C, E>>(
         &'s self,
-        buf: &'s mut Soa<T, C>,
-    ) -> Result<SoaView<'s, T, C>, Failure> {
-        match self {
-            Src::Cols(cols) => Ok(SoaView::from_columns(*cols).expect("columns checked equal")),
+        buf: &'s mut Whole<T, C, E>,
+    ) -> Result<SoaView<'s, T, C, E>, Failure> {
+        let n = self.len();
+        let cols: [&[E]; C] = match self {
+            Src::Cols(cols) => *cols,
             Src::Rows(rows) => {
-                *buf = Soa::from(bytemuck::cast_slice::<f32, T>(rows));
-                Ok(buf.as_view())
+                let records: &[[E; C]] = bytemuck::cast_slice(rows);
+                for (k, col) in buf.cols.iter_mut().enumerate() {
+                    *col = try_vec(n, "copy of an input")?;
+                    col.extend(records.iter().map(|r| r[k]));
+                }
+                buf.columns()
             }
             Src::Strided(v) => {
-                let mut flat = try_vec::<f32>(v.len(), "copy of a strided input")?;
-                flat.extend(v.iter().copied());
-                *buf = Soa::from(bytemuck::cast_slice::<f32, T>(&flat));
-                Ok(buf.as_view())
+                for (k, col) in buf.cols.iter_mut().enumerate() {
+                    *col = try_vec(n, "copy of a strided input")?;
+                    col.extend(v.column(k).iter().copied());
+                }
+                buf.columns()
             }
-        }
+        };
+        Ok(SoaView::from_columns(cols).expect("columns of equal length"))
     }
 }
 
-/// Eight `f32`, 32-byte aligned: the storage of [`Cols`], so every SIMD load of the kernel
-/// is aligned as it is in a library batch.
+/// The columns of a whole side converted once by [`Src::whole`] (empty for an input
+/// that already is columns).
+struct Whole<T, const C: usize, E = f32> {
+    cols: [Vec<E>; C],
+    record: core::marker::PhantomData<T>,
+}
+
+impl<T, const C: usize, E> Whole<T, C, E> {
+    fn new() -> Self {
+        Whole {
+            cols: core::array::from_fn(|_| Vec::new()),
+            record: core::marker::PhantomData,
+        }
+    }
+
+    fn columns(&self) -> [&[E]; C] {
+        core::array::from_fn(|k| &self.cols[k][..])
+    }
+}
+
+/// 32 bytes, 32-byte aligned: the storage of [`Cols`] (eight `f32` or four `f64`), so
+/// every SIMD load of the kernel is aligned as it is in a library batch.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
 struct Group([f32; 8]);
 
-/// `C` scratch columns of one chunk, filled from rows by [`Cols::transpose`].
-struct Cols<const C: usize>([Vec<Group>; C]);
+/// `C` scratch columns of `E` for one chunk, filled from rows by [`Cols::transpose`].
+struct Cols<const C: usize, E = f32>([Vec<Group>; C], core::marker::PhantomData<E>);
 
-impl<const C: usize> Cols<C> {
+impl<const C: usize, E: Real> Cols<C, E> {
     fn new() -> Self {
-        Cols(core::array::from_fn(|_| vec![Group::default(); CHUNK / 8]))
+        let groups = CHUNK * size_of::<E>() / size_of::<Group>();
+        Cols(
+            core::array::from_fn(|_| vec![Group::default(); groups]),
+            core::marker::PhantomData,
+        )
+    }
+
+    /// The columns as blocks of eight values.
+    fn blocks(&mut self) -> [&mut [[E; 8]]; C] {
+        self.0.each_mut().map(|c| bytemuck::cast_slice_mut(c))
+    }
+
+    /// The first `n` values of every column.
+    fn firsts(&self, n: usize) -> [&[E]; C] {
+        core::array::from_fn(|k| &bytemuck::cast_slice::<Group, E>(&self.0[k])[..n])
     }
 
     /// Transposes `rows` (`C` numbers each, at most [`CHUNK`] rows) into the columns, eight
     /// rows at a time from fixed-size blocks (no bounds checks in the inner loop), and
     /// returns the columns (exactly one value per row).
-    fn transpose(&mut self, rows: &[f32]) -> [&[f32]; C] {
-        let records: &[[f32; C]] = bytemuck::cast_slice(rows);
+    fn transpose(&mut self, rows: &[E]) -> [&[E]; C] {
+        let records: &[[E; C]] = bytemuck::cast_slice(rows);
         let n = records.len();
+        let mut cols = self.blocks();
         let mut blocks = records.chunks_exact(8);
         for (g, block) in blocks.by_ref().enumerate() {
-            let block: &[[f32; C]; 8] = block.try_into().expect("8 records");
-            for (k, col) in self.0.iter_mut().enumerate() {
-                col[g] = Group(core::array::from_fn(|l| block[l][k]));
+            let block: &[[E; C]; 8] = block.try_into().expect("8 records");
+            for (k, col) in cols.iter_mut().enumerate() {
+                col[g] = core::array::from_fn(|l| block[l][k]);
             }
         }
         let rest = blocks.remainder();
         if !rest.is_empty() {
             let g = n / 8;
-            for (k, col) in self.0.iter_mut().enumerate() {
-                col[g] = Group(core::array::from_fn(|l| rest.get(l).map_or(0.0, |r| r[k])));
+            for (k, col) in cols.iter_mut().enumerate() {
+                col[g] = core::array::from_fn(|l| rest.get(l).map_or(E::default(), |r| r[k]));
             }
         }
-        core::array::from_fn(|k| &bytemuck::cast_slice::<Group, f32>(&self.0[k])[..n])
+        self.firsts(n)
     }
 
     /// Copies the records of a strided view (at most [`CHUNK`]) into the columns and returns
     /// them (exactly one value per record).
-    fn gather(&mut self, rows: ArrayView2<'_, f32>) -> [&[f32]; C] {
+    fn gather(&mut self, rows: ArrayView2<'_, E>) -> [&[E]; C] {
         let n = rows.nrows();
         for (k, col) in self.0.iter_mut().enumerate() {
-            let dst = &mut bytemuck::cast_slice_mut::<Group, f32>(col)[..n];
+            let dst = &mut bytemuck::cast_slice_mut::<Group, E>(col)[..n];
             for (d, x) in dst.iter_mut().zip(rows.column(k)) {
                 *d = *x;
             }
         }
-        core::array::from_fn(|k| &bytemuck::cast_slice::<Group, f32>(&self.0[k])[..n])
+        self.firsts(n)
     }
 }
 
 /// Both sides of a pairwise query, checked to be of equal length.
-fn pair_len<const C: usize>(a: &Src<'_, C>, b: &Src<'_, C>) -> PyResult<usize> {
+fn pair_len<const C: usize, E: Real>(a: &Src<'_, C, E>, b: &Src<'_, C, E>) -> PyResult<usize> {
     let (n, m) = (a.len(), b.len());
     if n != m {
         return Err(PyValueError::new_err(format!(
@@ -448,22 +1174,23 @@ fn pair_len<const C: usize>(a: &Src<'_, C>, b: &Src<'_, C>) -> PyResult<usize> {
     Ok(n)
 }
 
-/// Radii as passed from Python: one number, or one per pair.
-enum RadiusArg<'py> {
-    Uniform(f32),
-    PerPair(PyReadonlyArray1<'py, f32>),
+/// Radii as passed from Python: one number, or one per pair (in the query's precision).
+enum RadiusArg<'py, E: Real = f32> {
+    Uniform(E),
+    PerPair(PyReadonlyArray1<'py, E>),
 }
 
-impl<'py> RadiusArg<'py> {
+impl<'py, E: Real> RadiusArg<'py, E> {
     fn new(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Self> {
-        if let Ok(r) = obj.extract::<f32>() {
-            return Ok(RadiusArg::Uniform(r));
+        if let Ok(r) = obj.extract::<f64>() {
+            return Ok(RadiusArg::Uniform(E::from_f64(r)));
         }
-        obj.extract::<PyReadonlyArray1<f32>>()
+        obj.extract::<PyReadonlyArray1<E>>()
             .map(RadiusArg::PerPair)
             .map_err(|_| {
                 PyTypeError::new_err(format!(
-                    "{name}: expected a number or a 1-D float32 array of one radius per pair"
+                    "{name}: expected a number or a 1-D {} array of one radius per pair",
+                    E::DTYPE
                 ))
             })
     }
@@ -471,16 +1198,16 @@ impl<'py> RadiusArg<'py> {
 
 /// Both radii of a capsule or contact query as slices, usable without the GIL.
 #[derive(Clone, Copy)]
-enum RadiiSrc<'a> {
-    Uniform(f32, f32),
-    PerPair(&'a [f32], &'a [f32]),
+enum RadiiSrc<'a, E> {
+    Uniform(E, E),
+    PerPair(&'a [E], &'a [E]),
 }
 
-impl<'a> RadiiSrc<'a> {
+impl<'a, E: Real> RadiiSrc<'a, E> {
     /// Checks the forms and lengths, and validates the values once (so an error names the
     /// first bad pair of the whole input).
-    fn new(ra: &'a RadiusArg<'_>, rb: &'a RadiusArg<'_>, n: usize) -> PyResult<Self> {
-        let slice = |r: &'a PyReadonlyArray1<'_, f32>, name: &str| -> PyResult<&'a [f32]> {
+    fn new(ra: &'a RadiusArg<'_, E>, rb: &'a RadiusArg<'_, E>, n: usize) -> PyResult<Self> {
+        let slice = |r: &'a PyReadonlyArray1<'_, E>, name: &str| -> PyResult<&'a [E]> {
             let s = r.as_slice().map_err(|_| {
                 PyValueError::new_err(format!("{name}: the array must be contiguous"))
             })?;
@@ -508,10 +1235,10 @@ impl<'a> RadiiSrc<'a> {
     }
 
     /// The library's radii for pairs `range`.
-    fn radii(&self, range: Range<usize>) -> Result<Radii<'a>, segbatch::Error> {
+    fn radii(&self, range: Range<usize>) -> Result<E::Radii<'a>, segbatch::Error> {
         match *self {
-            RadiiSrc::Uniform(a, b) => Radii::uniform(a, b),
-            RadiiSrc::PerPair(a, b) => Radii::per_pair(&a[range.clone()], &b[range]),
+            RadiiSrc::Uniform(a, b) => E::uniform_radii(a, b),
+            RadiiSrc::PerPair(a, b) => E::per_pair_radii(&a[range.clone()], &b[range]),
         }
     }
 }
@@ -534,9 +1261,9 @@ fn options(extent_a: &str, extent_b: &str, tolerance: Option<f32>) -> PyResult<O
     Ok(o)
 }
 
-/// A time window `[0, end]`.
-fn window(end: f32) -> PyResult<Window> {
-    Window::new(end).ok_or_else(|| {
+/// A time window `[0, end]` in the precision of `E`.
+fn window<E: Real>(end: f64) -> PyResult<E::Window> {
+    E::window(end).ok_or_else(|| {
         PyValueError::new_err(format!("window must be >= 0 (inf allowed), got {end}"))
     })
 }
@@ -544,15 +1271,16 @@ fn window(end: f32) -> PyResult<Window> {
 // ---------------------------------------------------------------------------------------
 // Output columns and the chunk loop.
 
-/// An output array as passed from Python, borrowed for writing.
-enum OutArray<'py> {
-    F32(PyReadwriteArray1<'py, f32>),
-    Points(PyReadwriteArray2<'py, f32>),
+/// An output array as passed from Python, borrowed for writing: the float columns in the
+/// query's precision `E`.
+enum OutArray<'py, E: Real> {
+    Real(PyReadwriteArray1<'py, E>),
+    Points(PyReadwriteArray2<'py, E>),
     U8(PyReadwriteArray1<'py, u8>),
     Bool(PyReadwriteArray1<'py, bool>),
 }
 
-impl<'py> OutArray<'py> {
+impl<'py, E: Real> OutArray<'py, E> {
     /// Borrows `obj` as the output column `name` of `kind` for `n` pairs.
     fn new(obj: &Bound<'py, PyAny>, name: &str, kind: Kind, n: usize) -> PyResult<Self> {
         let wrong = |what: &str| {
@@ -561,18 +1289,19 @@ impl<'py> OutArray<'py> {
                  output shares memory with"
             ))
         };
+        let dtype = E::DTYPE;
         let (arr, shape) = match kind {
-            Kind::F32(1) => {
+            Kind::Real(1) => {
                 let a = obj
-                    .extract::<PyReadwriteArray1<f32>>()
-                    .map_err(|_| wrong("1-D float32"))?;
+                    .extract::<PyReadwriteArray1<E>>()
+                    .map_err(|_| wrong(&format!("1-D {dtype}")))?;
                 let shape = a.shape().to_vec();
-                (OutArray::F32(a), shape)
+                (OutArray::Real(a), shape)
             }
-            Kind::F32(w) => {
+            Kind::Real(w) => {
                 let a = obj
-                    .extract::<PyReadwriteArray2<f32>>()
-                    .map_err(|_| wrong("2-D float32"))?;
+                    .extract::<PyReadwriteArray2<E>>()
+                    .map_err(|_| wrong(&format!("2-D {dtype}")))?;
                 let shape = a.shape().to_vec();
                 if shape[1] != w {
                     return Err(PyValueError::new_err(format!(
@@ -606,17 +1335,17 @@ impl<'py> OutArray<'py> {
     }
 
     /// The whole column as a slice (C-contiguous).
-    fn col(&mut self, name: &str) -> PyResult<Col<'_>> {
+    fn col(&mut self, name: &str) -> PyResult<Col<'_, E>> {
         let err = |_| {
             PyValueError::new_err(format!(
                 "out[{name:?}]: the array must be C-contiguous and aligned"
             ))
         };
         Ok(match self {
-            OutArray::F32(a) => Col::F32(a.as_slice_mut().map_err(err)?, 1),
+            OutArray::Real(a) => Col::Real(a.as_slice_mut().map_err(err)?, 1),
             OutArray::Points(a) => {
                 let w = a.shape()[1];
-                Col::F32(a.as_slice_mut().map_err(err)?, w)
+                Col::Real(a.as_slice_mut().map_err(err)?, w)
             }
             OutArray::U8(a) => Col::U8(a.as_slice_mut().map_err(err)?),
             OutArray::Bool(a) => Col::Bool(a.as_slice_mut().map_err(err)?),
@@ -624,24 +1353,24 @@ impl<'py> OutArray<'py> {
     }
 }
 
-/// An output column: `f32` with `width` values per pair, bytes or booleans.
-enum Col<'a> {
-    F32(&'a mut [f32], usize),
+/// An output column: `E` with `width` values per pair, bytes or booleans.
+enum Col<'a, E> {
+    Real(&'a mut [E], usize),
     U8(&'a mut [u8]),
     Bool(&'a mut [bool]),
 }
 
 /// The part of an output column that belongs to one chunk.
-enum ColMut<'a> {
-    F32(&'a mut [f32]),
+enum ColMut<'a, E> {
+    Real(&'a mut [E]),
     U8(&'a mut [u8]),
     Bool(&'a mut [bool]),
 }
 
-impl ColMut<'_> {
-    fn f32(&mut self) -> &mut [f32] {
+impl<E: Real> ColMut<'_, E> {
+    fn real(&mut self) -> &mut [E] {
         match self {
-            ColMut::F32(s) => s,
+            ColMut::Real(s) => s,
             _ => unreachable!("column kinds are fixed by the query"),
         }
     }
@@ -661,17 +1390,17 @@ impl ColMut<'_> {
     }
 
     /// Copies `D` point columns into `(x, y, z)` rows.
-    fn points<const D: usize>(&mut self, cols: [&[f32]; D]) {
-        let dst = self.f32();
+    fn points<const D: usize>(&mut self, cols: [&[E]; D]) {
+        let dst = self.real();
         let n = dst.len() / D;
         // Eight rows at a time from fixed-size arrays (no bounds checks, shuffles), then
         // the remainder row by row.
         let mut blocks = dst.chunks_exact_mut(8 * D);
         for (g, block) in blocks.by_ref().enumerate() {
-            let src: [[f32; 8]; D] =
+            let src: [[E; 8]; D] =
                 core::array::from_fn(|k| cols[k][8 * g..8 * g + 8].try_into().expect("8 values"));
             for (l, row) in block.chunks_exact_mut(D).enumerate() {
-                let row: &mut [f32; D] = row.try_into().expect("D values");
+                let row: &mut [E; D] = row.try_into().expect("D values");
                 *row = core::array::from_fn(|k| src[k][l]);
             }
         }
@@ -684,17 +1413,33 @@ impl ColMut<'_> {
     }
 
     /// `sqrt` of `dist2`.
-    fn sqrt_of(&mut self, dist2: &[f32]) {
-        for (d, x) in self.f32().iter_mut().zip(dist2) {
+    fn sqrt_of(&mut self, dist2: &[E]) {
+        for (d, x) in self.real().iter_mut().zip(dist2) {
             *d = x.sqrt();
         }
     }
 }
 
-/// The type of an output column.
+/// Copies a chunk's columns out by name (the closest-points and closest-approach
+/// queries; `distance` is `sqrt(dist2)`).
+fn copy_out<E: Real>(o: Res<'_, E>, names: &[&'static str], cols: &mut [ColMut<'_, E>]) {
+    for (name, c) in names.iter().zip(cols) {
+        match *name {
+            "dist2" => c.real().copy_from_slice(o.dist2),
+            "distance" => c.sqrt_of(o.dist2),
+            "s" => c.real().copy_from_slice(o.s),
+            "t" => c.real().copy_from_slice(o.t),
+            "point_a" => c.points(o.point_a),
+            "point_b" => c.points(o.point_b),
+            _ => c.u8().copy_from_slice(o.flags),
+        }
+    }
+}
+
+/// The type of an output column: the query's float type with a width, bytes, booleans.
 #[derive(Clone, Copy)]
 enum Kind {
-    F32(usize),
+    Real(usize),
     U8,
     Bool,
 }
@@ -805,13 +1550,13 @@ impl<S: 'static> Drop for Pooled<S> {
 /// 64 chunks.
 const STEP: usize = 64 * CHUNK;
 
-impl<'a> Col<'a> {
+impl<'a, E> Col<'a, E> {
     /// The first `rows` pairs' part of the column and the rest.
-    fn split(self, rows: usize) -> (Col<'a>, Col<'a>) {
+    fn split(self, rows: usize) -> (Col<'a, E>, Col<'a, E>) {
         match self {
-            Col::F32(v, w) => {
+            Col::Real(v, w) => {
                 let (h, t) = v.split_at_mut(rows * w);
-                (Col::F32(h, w), Col::F32(t, w))
+                (Col::Real(h, w), Col::Real(t, w))
             }
             Col::U8(v) => {
                 let (h, t) = v.split_at_mut(rows);
@@ -848,22 +1593,23 @@ where
 /// Runs `f` on every chunk of `n` pairs with its part of every output column, on
 /// `threads`, each thread with its own scratch from `init` (kept between calls), in steps
 /// of [`STEP`] pairs with the GIL released and a check for Ctrl-C between steps.
-fn run_chunks<S, I, F>(
+fn run_chunks<E, S, I, F>(
     py: Python<'_>,
     n: usize,
     threads: Threads,
-    cols: Vec<Col<'_>>,
+    cols: Vec<Col<'_, E>>,
     init: I,
     f: F,
 ) -> PyResult<()>
 where
+    E: Real,
     S: 'static,
     I: Fn() -> S + Sync + Send,
-    F: Fn(&mut S, Range<usize>, &mut [ColMut<'_>]) -> Result<(), segbatch::Error> + Sync + Send,
+    F: Fn(&mut S, Range<usize>, &mut [ColMut<'_, E>]) -> Result<(), segbatch::Error> + Sync + Send,
 {
     let mut rest = cols;
     stepped(py, n, 8 * CHUNK, STEP, |step| {
-        let mut jobs: Vec<(Range<usize>, Vec<ColMut<'_>>)> = (step.start..step.end)
+        let mut jobs: Vec<(Range<usize>, Vec<ColMut<'_, E>>)> = (step.start..step.end)
             .step_by(CHUNK)
             .map(|k| (k..(k + CHUNK).min(step.end), Vec::with_capacity(rest.len())))
             .collect();
@@ -872,9 +1618,9 @@ where
             let (head, tail) = col.split(step.len());
             tails.push(tail);
             match head {
-                Col::F32(v, w) => {
+                Col::Real(v, w) => {
                     for (job, s) in jobs.iter_mut().zip(v.chunks_mut(CHUNK * w)) {
-                        job.1.push(ColMut::F32(s));
+                        job.1.push(ColMut::Real(s));
                     }
                 }
                 Col::U8(v) => {
@@ -893,7 +1639,7 @@ where
         for_jobs(threads, jobs, &init, &|s: &mut S,
                                          (r, mut c): (
             Range<usize>,
-            Vec<ColMut<'_>>,
+            Vec<ColMut<'_, E>>,
         )| {
             f(s, r, &mut c).map_err(Failure::Lib)
         })
@@ -902,11 +1648,11 @@ where
 
 /// The arrays of `out` (a dict of output name to a NumPy array of `n` rows, each name one
 /// of `known`), borrowed for writing, with their names.
-fn out_arrays<'py>(
+fn out_arrays<'py, E: Real>(
     out: &Bound<'py, PyDict>,
     known: &[(&'static str, Kind)],
     n: usize,
-) -> PyResult<(Vec<&'static str>, Vec<OutArray<'py>>)> {
+) -> PyResult<(Vec<&'static str>, Vec<OutArray<'py, E>>)> {
     let mut names = Vec::new();
     let mut arrays = Vec::new();
     for (key, value) in out.iter() {
@@ -927,8 +1673,9 @@ fn out_arrays<'py>(
 }
 
 /// Runs a pairwise query with the GIL released, writing the columns of `out` (a dict of
-/// output name to a NumPy array of `n` rows, each name one of `known`).
-fn pairwise<S, I, F>(
+/// output name to a NumPy array of `n` rows, each name one of `known`, the float columns
+/// in the precision `E`).
+fn pairwise<E, S, I, F>(
     py: Python<'_>,
     n: usize,
     threads: Threads,
@@ -938,13 +1685,19 @@ fn pairwise<S, I, F>(
     f: F,
 ) -> PyResult<()>
 where
+    E: Real,
     S: 'static,
     I: Fn() -> S + Sync + Send,
-    F: Fn(&mut S, Range<usize>, &[&'static str], &mut [ColMut<'_>]) -> Result<(), segbatch::Error>
+    F: Fn(
+            &mut S,
+            Range<usize>,
+            &[&'static str],
+            &mut [ColMut<'_, E>],
+        ) -> Result<(), segbatch::Error>
         + Sync
         + Send,
 {
-    let (names, mut arrays) = out_arrays(out, known, n)?;
+    let (names, mut arrays) = out_arrays::<E>(out, known, n)?;
     let cols = arrays
         .iter_mut()
         .zip(&names)
@@ -957,7 +1710,7 @@ where
 // ---------------------------------------------------------------------------------------
 // Pairwise queries.
 
-const F: Kind = Kind::F32(1);
+const F: Kind = Kind::Real(1);
 /// The columns of a [`ClosestBatch`] (and `distance`).
 const CLOSEST_COLS: [(&str, Kind); 7] = [
     ("dist2", F),
@@ -983,18 +1736,18 @@ const INTERSECT2_COLS: [(&str, Kind); 10] = [
     ("point_b", P2),
     ("flags", Kind::U8),
 ];
-const P3: Kind = Kind::F32(3);
-const P2: Kind = Kind::F32(2);
+const P3: Kind = Kind::Real(3);
+const P2: Kind = Kind::Real(2);
 
-/// Scratch of a 3D pairwise query: both sides' transposed chunks and the result.
-struct Scratch<T, const C: usize, O> {
-    a: Cols<C>,
-    b: Cols<C>,
+/// Scratch of a pairwise query: both sides' transposed chunks and the result.
+struct Scratch<T, const C: usize, O, E = f32> {
+    a: Cols<C, E>,
+    b: Cols<C, E>,
     out: O,
     record: core::marker::PhantomData<T>,
 }
 
-impl<T: Record<C>, const C: usize, O: Default> Scratch<T, C, O> {
+impl<T: Record<C, E>, const C: usize, O: Default, E: Real> Scratch<T, C, O, E> {
     fn new() -> Self {
         Scratch {
             a: Cols::new(),
@@ -1007,10 +1760,10 @@ impl<T: Record<C>, const C: usize, O: Default> Scratch<T, C, O> {
     /// Pairs `r` of both sides as views, and the chunk's output.
     fn views<'s>(
         &'s mut self,
-        sa: &'s Src<'_, C>,
-        sb: &'s Src<'_, C>,
+        sa: &'s Src<'_, C, E>,
+        sb: &'s Src<'_, C, E>,
         r: Range<usize>,
-    ) -> (SoaView<'s, T, C>, SoaView<'s, T, C>, &'s mut O) {
+    ) -> (SoaView<'s, T, C, E>, SoaView<'s, T, C, E>, &'s mut O) {
         let va = sa.view(r.clone(), &mut self.a);
         let vb = sb.view(r, &mut self.b);
         (va, vb, &mut self.out)
@@ -1020,7 +1773,8 @@ impl<T: Record<C>, const C: usize, O: Default> Scratch<T, C, O> {
 /// Closest points of `a[i]` and `b[i]`: the library's `closest_points_rows_to_slices`
 /// (rows) or `closest_points_to_slices` (columns), sequential or parallel, writing straight
 /// into the NumPy output arrays with the GIL released, [`STEP`] pairs at a time. Strided
-/// input and rows against columns go chunk by chunk through `closest_points_into`.
+/// input and rows against columns go chunk by chunk through `closest_points_into`, and
+/// `float64` input (any layout) through `closest_points64_into`, into `float64` columns.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, extent_a, extent_b, tolerance, out, threads))]
@@ -1036,7 +1790,12 @@ fn closest_points<'py>(
 ) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    if is_f64(a) {
+        let (ha, hb) = (Held::<f64>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+        let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+        return closest_chunks(py, sa, sb, &opts, out, threads);
+    }
+    let (ha, hb) = (Held::<f32>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
     let direct = matches!(
@@ -1044,32 +1803,9 @@ fn closest_points<'py>(
         (Src::Rows(_), Src::Rows(_)) | (Src::Cols(_), Src::Cols(_))
     );
     if !direct {
-        return pairwise(
-            py,
-            n,
-            threads,
-            out,
-            &CLOSEST_COLS,
-            Scratch::<Segment, 6, ClosestBatch>::new,
-            |s, r, names, cols| {
-                let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::pairs::closest_points_into(va, vb, &opts, Outputs::ALL, out)?;
-                for (name, c) in names.iter().zip(cols.iter_mut()) {
-                    match *name {
-                        "dist2" => c.f32().copy_from_slice(out.dist2()),
-                        "distance" => c.sqrt_of(out.dist2()),
-                        "s" => c.f32().copy_from_slice(out.s()),
-                        "t" => c.f32().copy_from_slice(out.t()),
-                        "point_a" => c.points(out.point_a()),
-                        "point_b" => c.points(out.point_b()),
-                        _ => c.u8().copy_from_slice(bytemuck::cast_slice(out.flags())),
-                    }
-                }
-                Ok(())
-            },
-        );
+        return closest_chunks(py, sa, sb, &opts, out, threads);
     }
-    let (names, mut arrays) = out_arrays(out, &CLOSEST_COLS, n)?;
+    let (names, mut arrays) = out_arrays::<f32>(out, &CLOSEST_COLS, n)?;
     let mut rest = names
         .iter()
         .zip(arrays.iter_mut())
@@ -1083,12 +1819,16 @@ fn closest_points<'py>(
             let (head, tail) = col.split(r.len());
             tails.push((name, tail));
             match (name, head) {
-                ("dist2", Col::F32(c, _)) => slices.dist2 = Some(c),
-                ("distance", Col::F32(c, _)) => slices.distance = Some(c),
-                ("s", Col::F32(c, _)) => slices.s = Some(c),
-                ("t", Col::F32(c, _)) => slices.t = Some(c),
-                ("point_a", Col::F32(c, _)) => slices.point_a = Some(bytemuck::cast_slice_mut(c)),
-                ("point_b", Col::F32(c, _)) => slices.point_b = Some(bytemuck::cast_slice_mut(c)),
+                ("dist2", Col::Real(c, _)) => slices.dist2 = Some(c),
+                ("distance", Col::Real(c, _)) => slices.distance = Some(c),
+                ("s", Col::Real(c, _)) => slices.s = Some(c),
+                ("t", Col::Real(c, _)) => slices.t = Some(c),
+                ("point_a", Col::Real(c, _)) => {
+                    slices.point_a = Some(bytemuck::cast_slice_mut(c));
+                }
+                ("point_b", Col::Real(c, _)) => {
+                    slices.point_b = Some(bytemuck::cast_slice_mut(c));
+                }
                 (_, Col::U8(c)) => slices.flags = Some(bytemuck::cast_slice_mut(c)),
                 _ => unreachable!("column kinds are fixed by CLOSEST_COLS"),
             }
@@ -1121,6 +1861,32 @@ fn closest_points<'py>(
     })
 }
 
+/// [`closest_points`] chunk by chunk in the precision of `E` (see [`pairwise`]).
+fn closest_chunks<E: Real>(
+    py: Python<'_>,
+    sa: Src<'_, 6, E>,
+    sb: Src<'_, 6, E>,
+    opts: &Options,
+    out: &Bound<'_, PyDict>,
+    threads: Threads,
+) -> PyResult<()> {
+    let n = pair_len(&sa, &sb)?;
+    pairwise(
+        py,
+        n,
+        threads,
+        out,
+        &CLOSEST_COLS,
+        Scratch::<E::Segment, 6, E::Closest, E>::new,
+        |s, r, names, cols| {
+            let (va, vb, out) = s.views(&sa, &sb, r);
+            E::closest_into(va, vb, opts, out)?;
+            copy_out(E::closest_res(out), names, cols);
+            Ok(())
+        },
+    )
+}
+
 /// Do capsules `(a[i], radius_a)` and `(b[i], radius_b)` touch?
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -1139,25 +1905,49 @@ fn capsules_touch<'py>(
 ) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let sides = (a, b, radius_a, radius_b);
+    if is_f64(a) {
+        capsules_of::<f64>(py, sides, &opts, out, threads)
+    } else {
+        capsules_of::<f32>(py, sides, &opts, out, threads)
+    }
+}
+
+/// The sides and radii of a capsule query as passed from Python.
+type CapsuleArgs<'a, 'py> = (
+    &'a Bound<'py, PyAny>,
+    &'a Bound<'py, PyAny>,
+    &'a Bound<'py, PyAny>,
+    &'a Bound<'py, PyAny>,
+);
+
+/// [`capsules_touch`] in the precision of `E` (radii too).
+fn capsules_of<E: Real>(
+    py: Python<'_>,
+    (a, b, radius_a, radius_b): CapsuleArgs<'_, '_>,
+    opts: &Options,
+    out: &Bound<'_, PyDict>,
+    threads: Threads,
+) -> PyResult<()> {
+    let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
     let (ra, rb) = (
-        RadiusArg::new(radius_a, "radius_a")?,
+        RadiusArg::<E>::new(radius_a, "radius_a")?,
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = RadiiSrc::new(&ra, &rb, n)?;
-    pairwise(
+    pairwise::<E, _, _, _>(
         py,
         n,
         threads,
         out,
         &[("touch", Kind::Bool)],
-        Scratch::<Segment, 6, PairMask>::new,
+        Scratch::<E::Segment, 6, PairMask, E>::new,
         |s, r, _, cols| {
             let rr = radii.radii(r.clone())?;
             let (va, vb, out) = s.views(&sa, &sb, r);
-            segbatch::pairs::capsules_touch_into(va, vb, rr, &opts, out)?;
+            E::capsules_touch_into(va, vb, rr, opts, out)?;
             let words = out.words();
             for (i, x) in cols[0].bool().iter_mut().enumerate() {
                 *x = (words[i / 64] >> (i % 64)) & 1 == 1;
@@ -1177,36 +1967,40 @@ const CPA_COLS: [(&str, Kind); 6] = [
     ("flags", Kind::U8),
 ];
 
-/// Copies a CPA chunk's columns out.
-fn cpa_out(o: &CpaBatch, names: &[&'static str], cols: &mut [ColMut<'_>]) {
-    for (name, c) in names.iter().zip(cols) {
-        match *name {
-            "t" => c.f32().copy_from_slice(o.t()),
-            "dist2" => c.f32().copy_from_slice(o.dist2()),
-            "distance" => c.sqrt_of(o.dist2()),
-            "point_a" => c.points(o.point_a()),
-            "point_b" => c.points(o.point_b()),
-            _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
-        }
-    }
-}
-
 /// Closest point of approach in time of tracks (`segments` false: position, velocity) or
-/// of one step along segments (`segments` true: start, end; window `[0, 1]`).
+/// of one step along segments (`segments` true: start, end; window `[0, 1]`), in `float64`
+/// for `float64` input.
 #[pyfunction]
 #[pyo3(signature = (a, b, window_end, segments, out, threads))]
 fn cpa<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
-    window_end: f32,
+    window_end: f64,
     segments: bool,
     out: &Bound<'py, PyDict>,
     threads: Option<usize>,
 ) -> PyResult<()> {
+    if is_f64(a) {
+        cpa_chunks::<f64>(py, a, b, window_end, segments, out, threads)
+    } else {
+        cpa_chunks::<f32>(py, a, b, window_end, segments, out, threads)
+    }
+}
+
+/// [`cpa`] in the precision of `E`.
+fn cpa_chunks<E: Real>(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    window_end: f64,
+    segments: bool,
+    out: &Bound<'_, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<()> {
     let threads = Threads::new(threads)?;
-    let w = window(window_end)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let w = window::<E>(window_end)?;
+    let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
     if segments {
@@ -1216,11 +2010,11 @@ fn cpa<'py>(
             threads,
             out,
             &CPA_COLS,
-            Scratch::<Segment, 6, CpaBatch>::new,
+            Scratch::<E::Segment, 6, E::Cpa, E>::new,
             |s, r, names, cols| {
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::motion::cpa_segments_into(va, vb, out)?;
-                cpa_out(out, names, cols);
+                E::cpa_segments_into(va, vb, out)?;
+                copy_out(E::cpa_res(out), names, cols);
                 Ok(())
             },
         )
@@ -1231,11 +2025,11 @@ fn cpa<'py>(
             threads,
             out,
             &CPA_COLS,
-            Scratch::<Track, 6, CpaBatch>::new,
+            Scratch::<E::Track, 6, E::Cpa, E>::new,
             |s, r, names, cols| {
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::motion::cpa_into(va, vb, w, out)?;
-                cpa_out(out, names, cols);
+                E::cpa_into(va, vb, w, out)?;
+                copy_out(E::cpa_res(out), names, cols);
                 Ok(())
             },
         )
@@ -1243,17 +2037,19 @@ fn cpa<'py>(
 }
 
 /// Copies a contact chunk's columns out.
-fn contact_out(o: &ContactBatch, names: &[&'static str], cols: &mut [ColMut<'_>]) {
+fn contact_out<E: Real>(o: &E::Contact, names: &[&'static str], cols: &mut [ColMut<'_, E>]) {
+    let (hit, t, flags) = E::contact_res(o);
     for (name, c) in names.iter().zip(cols) {
         match *name {
-            "hit" => c.bool().copy_from_slice(o.hit()),
-            "t" => c.f32().copy_from_slice(o.t()),
-            _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
+            "hit" => c.bool().copy_from_slice(hit),
+            "t" => c.real().copy_from_slice(t),
+            _ => c.u8().copy_from_slice(flags),
         }
     }
 }
 
-/// First contact of moving spheres: tracks over a window, or one step along segments.
+/// First contact of moving spheres: tracks over a window, or one step along segments (in
+/// `float64`, radii and window too, for `float64` input).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, radius_a, radius_b, window_end, segments, out, threads))]
@@ -1263,49 +2059,66 @@ fn first_contact<'py>(
     b: &Bound<'py, PyAny>,
     radius_a: &Bound<'py, PyAny>,
     radius_b: &Bound<'py, PyAny>,
-    window_end: f32,
+    window_end: f64,
     segments: bool,
     out: &Bound<'py, PyDict>,
     threads: Option<usize>,
 ) -> PyResult<()> {
     let threads = Threads::new(threads)?;
-    let w = window(window_end)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let sides = (a, b, radius_a, radius_b);
+    if is_f64(a) {
+        contact_of::<f64>(py, sides, window_end, segments, out, threads)
+    } else {
+        contact_of::<f32>(py, sides, window_end, segments, out, threads)
+    }
+}
+
+/// [`first_contact`] in the precision of `E`.
+fn contact_of<E: Real>(
+    py: Python<'_>,
+    (a, b, radius_a, radius_b): CapsuleArgs<'_, '_>,
+    window_end: f64,
+    segments: bool,
+    out: &Bound<'_, PyDict>,
+    threads: Threads,
+) -> PyResult<()> {
+    let w = window::<E>(window_end)?;
+    let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let n = pair_len(&sa, &sb)?;
     let (ra, rb) = (
-        RadiusArg::new(radius_a, "radius_a")?,
+        RadiusArg::<E>::new(radius_a, "radius_a")?,
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = RadiiSrc::new(&ra, &rb, n)?;
     if segments {
-        pairwise(
+        pairwise::<E, _, _, _>(
             py,
             n,
             threads,
             out,
             &CONTACT_COLS,
-            Scratch::<Segment, 6, ContactBatch>::new,
+            Scratch::<E::Segment, 6, E::Contact, E>::new,
             |s, r, names, cols| {
                 let rr = radii.radii(r.clone())?;
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::motion::first_contact_segments_into(va, vb, rr, out)?;
+                E::first_contact_segments_into(va, vb, rr, out)?;
                 contact_out(out, names, cols);
                 Ok(())
             },
         )
     } else {
-        pairwise(
+        pairwise::<E, _, _, _>(
             py,
             n,
             threads,
             out,
             &CONTACT_COLS,
-            Scratch::<Track, 6, ContactBatch>::new,
+            Scratch::<E::Track, 6, E::Contact, E>::new,
             |s, r, names, cols| {
                 let rr = radii.radii(r.clone())?;
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::motion::first_contact_into(va, vb, rr, w, out)?;
+                E::first_contact_into(va, vb, rr, w, out)?;
                 contact_out(out, names, cols);
                 Ok(())
             },
@@ -1327,7 +2140,7 @@ fn intersect2<'py>(
     let (ha, hb) = (Held::new(a, "a", 4)?, Held::new(b, "b", 4)?);
     let (sa, sb) = (ha.src::<4>("a")?, hb.src::<4>("b")?);
     let n = pair_len(&sa, &sb)?;
-    pairwise(
+    pairwise::<f32, _, _, _>(
         py,
         n,
         threads,
@@ -1345,11 +2158,11 @@ fn intersect2<'py>(
                             *d = *k as u8;
                         }
                     }
-                    "s" => c.f32().copy_from_slice(o.s()),
-                    "t" => c.f32().copy_from_slice(o.t()),
-                    "s_end" => c.f32().copy_from_slice(o.s_end()),
-                    "t_end" => c.f32().copy_from_slice(o.t_end()),
-                    "dist2" => c.f32().copy_from_slice(o.dist2()),
+                    "s" => c.real().copy_from_slice(o.s()),
+                    "t" => c.real().copy_from_slice(o.t()),
+                    "s_end" => c.real().copy_from_slice(o.s_end()),
+                    "t_end" => c.real().copy_from_slice(o.t_end()),
+                    "dist2" => c.real().copy_from_slice(o.dist2()),
                     "distance" => c.sqrt_of(o.dist2()),
                     "point_a" => c.points(o.point_a()),
                     "point_b" => c.points(o.point_b()),
@@ -1371,45 +2184,54 @@ fn column<T, U>(items: &[T], what: &'static str, f: impl Fn(&T) -> U) -> PyResul
     Ok(v)
 }
 
-/// Hits as a dict of columns (`i`, `j` as int64).
-fn hits_dict<'py>(py: Python<'py>, hits: &[Hit]) -> PyResult<Bound<'py, PyDict>> {
+/// Hits as a dict of columns (`i`, `j` as int64, the others in the precision `E`).
+fn hits_dict<'py, E: Real>(py: Python<'py>, hits: &[E::Hit]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
+    let hit = E::hit;
     d.set_item(
         "i",
-        column(hits, "i column", |h| i64::from(h.i))?.into_pyarray(py),
+        column(hits, "i column", |h| i64::from(hit(h).0))?.into_pyarray(py),
     )?;
     d.set_item(
         "j",
-        column(hits, "j column", |h| i64::from(h.j))?.into_pyarray(py),
+        column(hits, "j column", |h| i64::from(hit(h).1))?.into_pyarray(py),
     )?;
     d.set_item(
         "dist2",
-        column(hits, "dist2 column", |h| h.dist2)?.into_pyarray(py),
+        column(hits, "dist2 column", |h| hit(h).2)?.into_pyarray(py),
     )?;
-    d.set_item("s", column(hits, "s column", |h| h.s)?.into_pyarray(py))?;
-    d.set_item("t", column(hits, "t column", |h| h.t)?.into_pyarray(py))?;
+    d.set_item(
+        "s",
+        column(hits, "s column", |h| hit(h).3)?.into_pyarray(py),
+    )?;
+    d.set_item(
+        "t",
+        column(hits, "t column", |h| hit(h).4)?.into_pyarray(py),
+    )?;
     Ok(d)
 }
 
 /// The hits of a streamed radius query as they arrive (see [`interruptible`]): each
-/// block's `s` and `t` from the kernel over its index pairs
-/// (`closest_points_indexed_into`, the same kernel and options as the query's, so the same
-/// values bit for bit), sorted by `(i, j)` at the end, as the collected forms return them.
-struct Found<'s> {
-    hits: Vec<Hit>,
+/// block's `s` and `t` from the kernel over its index pairs ([`Real::params_into`], the
+/// same kernel and options as the query's, so the same values bit for bit), sorted by
+/// `(i, j)` at the end, as the collected forms return them.
+struct Found<'s, E: Real> {
+    hits: Vec<E::Hit>,
     pairs: Vec<(u32, u32)>,
-    params: ClosestBatch,
+    params: E::Closest,
+    gather: E::Gather,
     what: &'static str,
     stop: &'s AtomicBool,
     failed: Option<Failure>,
 }
 
-impl<'s> Found<'s> {
+impl<'s, E: Real> Found<'s, E> {
     fn new(what: &'static str, stop: &'s AtomicBool) -> Self {
         Found {
             hits: Vec::new(),
             pairs: Vec::new(),
-            params: ClosestBatch::new(),
+            params: E::Closest::default(),
+            gather: E::Gather::default(),
             what,
             stop,
             failed: None,
@@ -1420,23 +2242,19 @@ impl<'s> Found<'s> {
     /// Ctrl-C or when the output cannot grow.
     fn add(
         &mut self,
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
+        a: SoaView<'_, E::Segment, 6, E>,
+        b: SoaView<'_, E::Segment, 6, E>,
         opts: &Options,
-        block: &[PairHit],
+        block: &[E::PairHit],
     ) -> ControlFlow<()> {
         go_on(self.stop)?;
         self.pairs.clear();
-        self.pairs.extend(block.iter().map(|h| (h.i, h.j)));
+        self.pairs.extend(block.iter().map(|h| {
+            let (i, j, _) = E::pair_hit(h);
+            (i, j)
+        }));
         let params = &mut self.params;
-        if let Err(e) = segbatch::pairs::closest_points_indexed_into(
-            a,
-            b,
-            &self.pairs,
-            opts,
-            Outputs::PARAMS,
-            params,
-        ) {
+        if let Err(e) = E::params_into(a, b, &self.pairs, opts, &mut self.gather, params) {
             self.failed = Some(Failure::Lib(e));
             return ControlFlow::Break(());
         }
@@ -1445,13 +2263,11 @@ impl<'s> Found<'s> {
             self.failed = Some(Failure::Memory(self.what, n));
             return ControlFlow::Break(());
         }
-        let with_params = block.iter().zip(params.s().iter().zip(params.t()));
-        self.hits.extend(with_params.map(|(h, (&s, &t))| Hit {
-            i: h.i,
-            j: h.j,
-            dist2: h.dist2,
-            s,
-            t,
+        let p = E::closest_res(params);
+        let with_params = block.iter().zip(p.s.iter().zip(p.t));
+        self.hits.extend(with_params.map(|(h, (&s, &t))| {
+            let (i, j, dist2) = E::pair_hit(h);
+            E::make_hit(i, j, dist2, s, t)
         }));
         ControlFlow::Continue(())
     }
@@ -1459,36 +2275,37 @@ impl<'s> Found<'s> {
     /// The hits sorted by `(i, j)` (`i < n`), or why the query stopped: counted by `i`,
     /// placed, and each `i`'s few hits sorted by `j`, in `O(n + K)`, as the library's
     /// collected forms sort (no comparison sort over the whole output).
-    fn sorted(self, n: usize) -> Result<Vec<Hit>, Failure> {
+    fn sorted(self, n: usize) -> Result<Vec<E::Hit>, Failure> {
         if let Some(f) = self.failed {
             return Err(f);
         }
         let hits = self.hits;
+        let i_of = |h: &E::Hit| E::hit(h).0 as usize;
         let mut starts = try_vec::<usize>(n + 1, self.what)?;
         starts.resize(n + 1, 0);
         for h in &hits {
-            starts[h.i as usize + 1] += 1;
+            starts[i_of(h) + 1] += 1;
         }
         for k in 0..n {
             starts[k + 1] += starts[k];
         }
-        let mut placed = try_vec::<Hit>(hits.len(), self.what)?;
-        placed.resize(hits.len(), Hit::default());
+        let mut placed = try_vec::<E::Hit>(hits.len(), self.what)?;
+        placed.resize(hits.len(), E::Hit::default());
         let mut next = starts.clone();
         for h in &hits {
-            let slot = &mut next[h.i as usize];
+            let slot = &mut next[i_of(h)];
             placed[*slot] = *h;
             *slot += 1;
         }
         drop(hits);
         for w in starts.windows(2) {
-            placed[w[0]..w[1]].sort_unstable_by_key(|h| h.j);
+            placed[w[0]..w[1]].sort_unstable_by_key(|h| E::hit(h).1);
         }
         Ok(placed)
     }
 }
 
-/// Every `a[i]`, `b[j]` within `radius`.
+/// Every `a[i]`, `b[j]` within `radius`, in `float64` for `float64` input.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, radius, extent_a, extent_b, tolerance, threads))]
@@ -1496,7 +2313,7 @@ fn pairs_within<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
-    radius: f32,
+    radius: f64,
     extent_a: &str,
     extent_b: &str,
     tolerance: Option<f32>,
@@ -1504,34 +2321,44 @@ fn pairs_within<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
-    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let hits = interruptible(py, threads, |parallel, stop| {
-        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
-        let mut found = Found::new("pairs_within output", stop);
-        if parallel {
-            segbatch::sets::par_for_each_pair_within(va, vb, radius, &opts, |b| {
-                found.add(va, vb, &opts, b)
-            })
-        } else {
-            segbatch::sets::for_each_pair_within(va, vb, radius, &opts, |b| {
-                found.add(va, vb, &opts, b)
-            })
-        }?;
-        found.sorted(va.len())
-    })?;
-    hits_dict(py, &hits)
+    if is_f64(a) {
+        pairs_within_of::<f64>(py, a, b, radius, &opts, threads)
+    } else {
+        pairs_within_of::<f32>(py, a, b, radius, &opts, threads)
+    }
 }
 
-/// Every pair `i < j` of `set` within `radius`.
+/// [`pairs_within`] in the precision of `E`: the library's streamed form, interruptible.
+fn pairs_within_of<'py, E: Real>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    radius: f64,
+    opts: &Options,
+    threads: Threads,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+    let radius = E::from_f64(radius);
+    let hits = interruptible(py, threads, |parallel, stop| {
+        let (mut ba, mut bb) = (Whole::new(), Whole::new());
+        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
+        let mut found = Found::<E>::new("pairs_within output", stop);
+        let mut sink = |b: &[E::PairHit]| found.add(va, vb, opts, b);
+        E::for_each_pair_within(va, vb, radius, opts, parallel, &mut sink)?;
+        found.sorted(va.len())
+    })?;
+    hits_dict::<E>(py, &hits)
+}
+
+/// Every pair `i < j` of `set` within `radius`, in `float64` for `float64` input.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (set, radius, skip_shared, extent_a, extent_b, tolerance, threads))]
 fn self_pairs_within<'py>(
     py: Python<'py>,
     set: &Bound<'py, PyAny>,
-    radius: f32,
+    radius: f64,
     skip_shared: bool,
     extent_a: &str,
     extent_b: &str,
@@ -1540,29 +2367,36 @@ fn self_pairs_within<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let hs = Held::new(set, "set", 6)?;
-    let ss = hs.src::<6>("set")?;
-    let shared = if skip_shared {
-        SharedEndpoints::Skip
+    let shared = shared_endpoints(skip_shared);
+    if is_f64(set) {
+        self_pairs_within_of::<f64>(py, set, radius, shared, &opts, threads)
     } else {
-        SharedEndpoints::Keep
-    };
+        self_pairs_within_of::<f32>(py, set, radius, shared, &opts, threads)
+    }
+}
+
+/// [`self_pairs_within`] in the precision of `E`: the library's streamed form,
+/// interruptible.
+fn self_pairs_within_of<'py, E: Real>(
+    py: Python<'py>,
+    set: &Bound<'py, PyAny>,
+    radius: f64,
+    shared: SharedEndpoints,
+    opts: &Options,
+    threads: Threads,
+) -> PyResult<Bound<'py, PyDict>> {
+    let hs = Held::<E>::new(set, "set", 6)?;
+    let ss = hs.src::<6>("set")?;
+    let radius = E::from_f64(radius);
     let hits = interruptible(py, threads, |parallel, stop| {
-        let mut buf = Soa::<Segment, 6>::new();
+        let mut buf = Whole::new();
         let v = ss.whole(&mut buf)?;
-        let mut found = Found::new("self_pairs_within output", stop);
-        if parallel {
-            segbatch::sets::par_for_each_self_pair_within(v, radius, shared, &opts, |b| {
-                found.add(v, v, &opts, b)
-            })
-        } else {
-            segbatch::sets::for_each_self_pair_within(v, radius, shared, &opts, |b| {
-                found.add(v, v, &opts, b)
-            })
-        }?;
+        let mut found = Found::<E>::new("self_pairs_within output", stop);
+        let mut sink = |b: &[E::PairHit]| found.add(v, v, opts, b);
+        E::for_each_self_pair_within(v, radius, shared, opts, parallel, &mut sink)?;
         found.sorted(v.len())
     })?;
-    hits_dict(py, &hits)
+    hits_dict::<E>(py, &hits)
 }
 
 /// Runs `f(parallel)` on `threads` with the GIL released: the library's sequential form
@@ -1598,18 +2432,18 @@ fn index_pairs(pairs: &PyReadonlyArray2<'_, u32>) -> PyResult<Vec<(u32, u32)>> {
 }
 
 /// Radii of an indexed query: two numbers, or one radius per object of each set.
-fn object_radii<'a>(
-    ra: &'a RadiusArg<'_>,
-    rb: &'a RadiusArg<'_>,
-) -> PyResult<segbatch::pairs::Radii<'a>> {
-    let slice = |r: &'a PyReadonlyArray1<'_, f32>, name: &str| {
+fn object_radii<'a, E: Real>(
+    ra: &'a RadiusArg<'_, E>,
+    rb: &'a RadiusArg<'_, E>,
+) -> PyResult<E::Radii<'a>> {
+    let slice = |r: &'a PyReadonlyArray1<'_, E>, name: &str| {
         r.as_slice()
             .map_err(|_| PyValueError::new_err(format!("{name}: the array must be contiguous")))
     };
     match (ra, rb) {
-        (RadiusArg::Uniform(a), RadiusArg::Uniform(b)) => Radii::uniform(*a, *b),
+        (RadiusArg::Uniform(a), RadiusArg::Uniform(b)) => E::uniform_radii(*a, *b),
         (RadiusArg::PerPair(a), RadiusArg::PerPair(b)) => {
-            Radii::per_object(slice(a, "radius_a")?, slice(b, "radius_b")?)
+            E::per_object_radii(slice(a, "radius_a")?, slice(b, "radius_b")?)
         }
         _ => {
             return Err(PyTypeError::new_err(
@@ -1621,9 +2455,9 @@ fn object_radii<'a>(
 }
 
 /// Points as an `(K, 3)` array.
-fn points3<'py>(py: Python<'py>, p: Vec<[f32; 3]>) -> PyResult<Bound<'py, PyAny>> {
+fn points3<'py, E: Real>(py: Python<'py>, p: Vec<[E; 3]>) -> PyResult<Bound<'py, PyAny>> {
     let n = p.len();
-    let flat: Vec<f32> = bytemuck::cast_slice(&p).to_vec();
+    let flat: Vec<E> = bytemuck::cast_slice(&p).to_vec();
     Ok(flat.into_pyarray(py).reshape([n, 3])?.into_any())
 }
 
@@ -1639,7 +2473,59 @@ fn dict<'py>(
     Ok(d)
 }
 
-/// Closest points of `a[i]` and `b[j]` for every index pair: every column, as a dict.
+/// The sides, index pairs and options of an indexed query, as passed from Python.
+struct IndexedArgs<'a, 'py> {
+    a: &'a Bound<'py, PyAny>,
+    b: &'a Bound<'py, PyAny>,
+    pairs: Vec<(u32, u32)>,
+    opts: Options,
+    threads: Threads,
+}
+
+impl<'a, 'py> IndexedArgs<'a, 'py> {
+    fn new(
+        a: &'a Bound<'py, PyAny>,
+        b: &'a Bound<'py, PyAny>,
+        pairs: &PyReadonlyArray2<'py, u32>,
+        (extent_a, extent_b, tolerance): (&str, &str, Option<f32>),
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        Ok(IndexedArgs {
+            a,
+            b,
+            pairs: index_pairs(pairs)?,
+            opts: options(extent_a, extent_b, tolerance)?,
+            threads: Threads::new(threads)?,
+        })
+    }
+
+    /// Runs `f(a, b, pairs, options, parallel)` on both sides as whole views of `E`, with
+    /// the GIL released (one library call).
+    fn run<E: Real, R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(
+            SoaView<'_, E::Segment, 6, E>,
+            SoaView<'_, E::Segment, 6, E>,
+            &[(u32, u32)],
+            &Options,
+            bool,
+        ) -> Result<R, segbatch::Error>
+        + Send,
+    ) -> PyResult<R> {
+        let (ha, hb) = (Held::<E>::new(self.a, "a", 6)?, Held::new(self.b, "b", 6)?);
+        let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
+        let (pairs, opts) = (&self.pairs, &self.opts);
+        call(py, self.threads, |parallel| {
+            let (mut ba, mut bb) = (Whole::new(), Whole::new());
+            let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
+            f(va, vb, pairs, opts, parallel).map_err(Failure::Lib)
+        })
+    }
+}
+
+/// Closest points of `a[i]` and `b[j]` for every index pair: every column, as a dict
+/// (in `float64` for `float64` input).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, pairs, extent_a, extent_b, tolerance, threads))]
@@ -1653,60 +2539,46 @@ fn closest_points_indexed<'py>(
     tolerance: Option<f32>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let threads = Threads::new(threads)?;
-    let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
-    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let pairs = index_pairs(&pairs)?;
-    let o = call(py, threads, |parallel| {
-        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
-        let mut out = ClosestBatch::new();
-        if parallel {
-            segbatch::pairs::par_closest_points_indexed_into(
-                va,
-                vb,
-                &pairs,
-                &opts,
-                Outputs::ALL,
-                &mut out,
-            )
-        } else {
-            segbatch::pairs::closest_points_indexed_into(
-                va,
-                vb,
-                &pairs,
-                &opts,
-                Outputs::ALL,
-                &mut out,
-            )
-        }
-        .map(|()| out)
-        .map_err(Failure::Lib)
+    let args = IndexedArgs::new(a, b, &pairs, (extent_a, extent_b, tolerance), threads)?;
+    if is_f64(a) {
+        closest_indexed_of::<f64>(py, &args)
+    } else {
+        closest_indexed_of::<f32>(py, &args)
+    }
+}
+
+/// [`closest_points_indexed`] in the precision of `E`.
+fn closest_indexed_of<'py, E: Real>(
+    py: Python<'py>,
+    args: &IndexedArgs<'_, 'py>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let o = args.run::<E, _>(py, |va, vb, pairs, opts, parallel| {
+        let mut out = E::Closest::default();
+        E::closest_indexed_into(va, vb, pairs, opts, parallel, &mut out).map(|()| out)
     })?;
-    let rows = |c: [&[f32]; 3]| (0..o.len()).map(|k| [c[0][k], c[1][k], c[2][k]]).collect();
-    let flags: Vec<u8> = bytemuck::cast_slice(o.flags()).to_vec();
+    let r = E::closest_res(&o);
+    let rows = |c: [&[E]; 3]| {
+        (0..r.dist2.len())
+            .map(|k| [c[0][k], c[1][k], c[2][k]])
+            .collect()
+    };
+    let distance: Vec<E> = r.dist2.iter().map(|d| d.sqrt()).collect();
     dict(
         py,
         vec![
-            ("dist2", o.dist2().to_vec().into_pyarray(py).into_any()),
-            (
-                "distance",
-                o.distances()
-                    .collect::<Vec<_>>()
-                    .into_pyarray(py)
-                    .into_any(),
-            ),
-            ("s", o.s().to_vec().into_pyarray(py).into_any()),
-            ("t", o.t().to_vec().into_pyarray(py).into_any()),
-            ("point_a", points3(py, rows(o.point_a()))?),
-            ("point_b", points3(py, rows(o.point_b()))?),
-            ("flags", flags.into_pyarray(py).into_any()),
+            ("dist2", r.dist2.to_vec().into_pyarray(py).into_any()),
+            ("distance", distance.into_pyarray(py).into_any()),
+            ("s", r.s.to_vec().into_pyarray(py).into_any()),
+            ("t", r.t.to_vec().into_pyarray(py).into_any()),
+            ("point_a", points3(py, rows(r.point_a))?),
+            ("point_b", points3(py, rows(r.point_b))?),
+            ("flags", r.flags.to_vec().into_pyarray(py).into_any()),
         ],
     )
 }
 
-/// Do capsules `(a[i], rA)` and `(b[j], rB)` touch, for every index pair? A bool array.
+/// Do capsules `(a[i], rA)` and `(b[j], rB)` touch, for every index pair? A bool array
+/// (decided in `float64`, radii too, for `float64` input).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, pairs, radius_a, radius_b, extent_a, extent_b, tolerance, threads))]
@@ -1722,35 +2594,38 @@ fn capsules_touch_indexed<'py>(
     tolerance: Option<f32>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let threads = Threads::new(threads)?;
-    let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
-    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let pairs = index_pairs(&pairs)?;
-    let (ra, rb) = (
-        RadiusArg::new(radius_a, "radius_a")?,
-        RadiusArg::new(radius_b, "radius_b")?,
-    );
-    let radii = object_radii(&ra, &rb)?;
-    let mask = call(py, threads, |parallel| {
-        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
-        let mut out = PairMask::new();
-        if parallel {
-            segbatch::pairs::par_capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
-        } else {
-            segbatch::pairs::capsules_touch_indexed_into(va, vb, &pairs, radii, &opts, &mut out)
-        }
-        .map(|()| out)
-        .map_err(Failure::Lib)
-    })?;
-    let touch: Vec<bool> = (0..pairs.len())
+    let args = IndexedArgs::new(a, b, &pairs, (extent_a, extent_b, tolerance), threads)?;
+    let radii = (radius_a, radius_b);
+    let mask = if is_f64(a) {
+        capsules_indexed_of::<f64>(py, &args, radii)
+    } else {
+        capsules_indexed_of::<f32>(py, &args, radii)
+    }?;
+    let touch: Vec<bool> = (0..args.pairs.len())
         .map(|k| mask.get(k) == Some(true))
         .collect();
     Ok(touch.into_pyarray(py).into_any())
 }
 
-/// The contacts of the touching capsules among the index pairs.
+/// [`capsules_touch_indexed`] in the precision of `E`.
+fn capsules_indexed_of<'py, E: Real>(
+    py: Python<'py>,
+    args: &IndexedArgs<'_, 'py>,
+    (radius_a, radius_b): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
+) -> PyResult<PairMask> {
+    let (ra, rb) = (
+        RadiusArg::<E>::new(radius_a, "radius_a")?,
+        RadiusArg::new(radius_b, "radius_b")?,
+    );
+    let radii = object_radii(&ra, &rb)?;
+    args.run::<E, _>(py, |va, vb, pairs, opts, parallel| {
+        let mut out = PairMask::new();
+        E::capsules_indexed_into(va, vb, pairs, radii, opts, parallel, &mut out).map(|()| out)
+    })
+}
+
+/// The contacts of the touching capsules among the index pairs (in `float64` for
+/// `float64` input).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, pairs, radius_a, radius_b, extent_a, extent_b, tolerance, threads))]
@@ -1766,32 +2641,34 @@ fn capsule_contacts<'py>(
     tolerance: Option<f32>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let threads = Threads::new(threads)?;
-    let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
-    let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let pairs = index_pairs(&pairs)?;
+    let args = IndexedArgs::new(a, b, &pairs, (extent_a, extent_b, tolerance), threads)?;
+    let radii = (radius_a, radius_b);
+    if is_f64(a) {
+        contacts_of::<f64>(py, &args, radii)
+    } else {
+        contacts_of::<f32>(py, &args, radii)
+    }
+}
+
+/// [`capsule_contacts`] in the precision of `E`.
+fn contacts_of<'py, E: Real>(
+    py: Python<'py>,
+    args: &IndexedArgs<'_, 'py>,
+    (radius_a, radius_b): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
+) -> PyResult<Bound<'py, PyDict>> {
     let (ra, rb) = (
-        RadiusArg::new(radius_a, "radius_a")?,
+        RadiusArg::<E>::new(radius_a, "radius_a")?,
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = object_radii(&ra, &rb)?;
-    let c = call(py, threads, |parallel| {
-        let (mut ba, mut bb) = (Soa::<Segment, 6>::new(), Soa::<Segment, 6>::new());
-        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
+    let c = args.run::<E, _>(py, |va, vb, pairs, opts, parallel| {
         let mut out = Vec::new();
-        if parallel {
-            segbatch::pairs::par_capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
-        } else {
-            segbatch::pairs::capsule_contacts_into(va, vb, &pairs, radii, &opts, &mut out)
-        }
-        .map(|()| out)
-        .map_err(Failure::Lib)
+        E::contacts_into(va, vb, pairs, radii, opts, parallel, &mut out).map(|()| out)
     })?;
     let pair: Vec<i64> = c.iter().map(|x| i64::from(x.pair)).collect();
     let i: Vec<i64> = c.iter().map(|x| i64::from(x.i)).collect();
     let j: Vec<i64> = c.iter().map(|x| i64::from(x.j)).collect();
-    let depth: Vec<f32> = c.iter().map(|x| x.depth).collect();
+    let depth: Vec<E> = c.iter().map(|x| x.depth).collect();
     dict(
         py,
         vec![
@@ -1856,7 +2733,7 @@ fn crossing_pairs<'py>(
     let hs = Held::new(set, "set", 4)?;
     let ss = hs.src::<4>("set")?;
     let shared = shared_endpoints(skip_shared);
-    let mut buf = Soa::<Segment2, 4>::new();
+    let mut buf = Whole::<Segment2, 4>::new();
     let (v, hits) = interruptible(py, threads, |parallel, stop| {
         let v = ss.whole(&mut buf)?;
         Ok((v, crossing_hits(v, shared, parallel, stop)?))
@@ -2031,89 +2908,118 @@ fn shared_endpoints(skip: bool) -> SharedEndpoints {
     }
 }
 
-/// A reusable index over a static set of 3D segments (the library's `SegmentIndex`).
+/// A reusable index over a static set of 3D segments: the library's `SegmentIndex` over
+/// `float32` members, or `SegmentIndex64` over `float64` ones (first hits only: the Python
+/// layer answers a `float64` index's `pairs_within` with the `float64` `pairs_within`).
 #[pyclass(name = "SegmentIndex", module = "segbatch._segbatch", frozen)]
-struct PySegmentIndex(segbatch::SegmentIndex);
+struct PySegmentIndex(AnyIndex);
+
+/// The index of either precision.
+enum AnyIndex {
+    F32(Box<segbatch::SegmentIndex>),
+    F64(Box<SegmentIndex64>),
+}
+
+/// Builds the index of `E` over `set`.
+fn index_of<E: Real>(
+    py: Python<'_>,
+    set: &Bound<'_, PyAny>,
+    threads: Threads,
+) -> PyResult<E::Index> {
+    let hs = Held::<E>::new(set, "set", 6)?;
+    let ss = hs.src::<6>("set")?;
+    call(py, threads, |parallel| {
+        let mut buf = Whole::new();
+        let v = ss.whole(&mut buf)?;
+        E::index_new(v, parallel).map_err(Failure::Lib)
+    })
+}
+
+/// First hits of `rays` on `index` in the precision of `E` (see
+/// [`PySegmentIndex::first_hits`]), in steps with a check for Ctrl-C between them.
+fn first_hits_of<'py, E: Real>(
+    py: Python<'py>,
+    index: &E::Index,
+    rays: &Bound<'py, PyAny>,
+    radius: f64,
+    range: f64,
+    threads: Threads,
+) -> PyResult<Bound<'py, PyDict>> {
+    let hr = Held::<E>::new(rays, "rays", 6)?;
+    let sr = hr.src::<6>("rays")?;
+    let (radius, range) = (E::from_f64(radius), E::from_f64(range));
+    let n = sr.len();
+    let parallel = threads.parallel();
+    let nan = E::from_f64(f64::NAN);
+    let mut hit = try_vec::<bool>(n, "hit column")?;
+    let mut idx = try_vec::<i64>(n, "index column")?;
+    let mut u = try_vec::<E>(n, "u column")?;
+    let mut point = try_vec::<E>(n * 3, "point column")?;
+    stepped(py, n, RAY_STEP, RAY_STEP_MAX, |r| {
+        let mut buf = Whole::new();
+        let part = sr.sub(r);
+        let v = part.whole(&mut buf)?;
+        let hits = threads.install(|| E::first_hits(index, v, radius, range, parallel))??;
+        hit.extend(hits.iter().map(Option::is_some));
+        idx.extend(hits.iter().map(|h| h.map_or(-1, |h| i64::from(h.index))));
+        u.extend(hits.iter().map(|h| h.map_or(nan, |h| h.u)));
+        point.extend(hits.iter().flat_map(|h| h.map_or([nan; 3], |h| h.point)));
+        Ok(())
+    })?;
+    dict(
+        py,
+        vec![
+            ("hit", hit.into_pyarray(py).into_any()),
+            ("index", idx.into_pyarray(py).into_any()),
+            ("u", u.into_pyarray(py).into_any()),
+            ("point", point.into_pyarray(py).reshape([n, 3])?.into_any()),
+        ],
+    )
+}
 
 #[pymethods]
 impl PySegmentIndex {
-    /// Builds the index over `set` (`(N, 6)` rows or six columns), on `threads`.
+    /// Builds the index over `set` (`(N, 6)` rows or six columns, `float32` or `float64`),
+    /// on `threads` (the `float64` index is built on one).
     #[new]
     #[pyo3(signature = (set, threads))]
     fn new(py: Python<'_>, set: &Bound<'_, PyAny>, threads: Option<usize>) -> PyResult<Self> {
         let threads = Threads::new(threads)?;
-        let hs = Held::new(set, "set", 6)?;
-        let ss = hs.src::<6>("set")?;
-        call(py, threads, |parallel| {
-            let mut buf = Soa::<Segment, 6>::new();
-            let v = ss.whole(&mut buf)?;
-            if parallel {
-                segbatch::SegmentIndex::par_new(v)
-            } else {
-                segbatch::SegmentIndex::new(v)
-            }
-            .map_err(Failure::Lib)
-        })
-        .map(PySegmentIndex)
+        Ok(PySegmentIndex(if is_f64(set) {
+            AnyIndex::F64(Box::new(index_of::<f64>(py, set, threads)?))
+        } else {
+            AnyIndex::F32(Box::new(index_of::<f32>(py, set, threads)?))
+        }))
     }
 
     fn __len__(&self) -> usize {
-        self.0.len()
+        match &self.0 {
+            AnyIndex::F32(i) => i.len(),
+            AnyIndex::F64(i) => i.len(),
+        }
     }
 
     /// First hits of thick rays: `hit` (bool), `index` (int64, -1 without a hit), `u`
-    /// (float32, NaN without a hit), `point` (`(N, 3)`, NaN without a hit).
+    /// (NaN without a hit), `point` (`(N, 3)`, NaN without a hit), `u` and `point` in the
+    /// index's precision (the rays must be of it).
     #[pyo3(signature = (rays, radius, range, threads))]
     fn first_hits<'py>(
         &self,
         py: Python<'py>,
         rays: &Bound<'py, PyAny>,
-        radius: f32,
-        range: f32,
+        radius: f64,
+        range: f64,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let threads = Threads::new(threads)?;
-        let hr = Held::new(rays, "rays", 6)?;
-        let sr = hr.src::<6>("rays")?;
-        let index = &self.0;
-        let n = sr.len();
-        let parallel = threads.parallel();
-        let mut hit = try_vec::<bool>(n, "hit column")?;
-        let mut idx = try_vec::<i64>(n, "index column")?;
-        let mut u = try_vec::<f32>(n, "u column")?;
-        let mut point = try_vec::<f32>(n * 3, "point column")?;
-        stepped(py, n, RAY_STEP, RAY_STEP_MAX, |r| {
-            let mut buf = Soa::<Segment, 6>::new();
-            let part = sr.sub(r);
-            let v = part.whole(&mut buf)?;
-            let hits = threads.install(|| {
-                if parallel {
-                    index.par_first_hits(v, radius, range)
-                } else {
-                    index.first_hits(v, radius, range)
-                }
-            })??;
-            hit.extend(hits.iter().map(Option::is_some));
-            idx.extend(hits.iter().map(|h| h.map_or(-1, |h| i64::from(h.index))));
-            u.extend(hits.iter().map(|h| h.map_or(f32::NAN, |h| h.u)));
-            point.extend(
-                hits.iter()
-                    .flat_map(|h| h.map_or([f32::NAN; 3], |h| h.point)),
-            );
-            Ok(())
-        })?;
-        dict(
-            py,
-            vec![
-                ("hit", hit.into_pyarray(py).into_any()),
-                ("index", idx.into_pyarray(py).into_any()),
-                ("u", u.into_pyarray(py).into_any()),
-                ("point", point.into_pyarray(py).reshape([n, 3])?.into_any()),
-            ],
-        )
+        match &self.0 {
+            AnyIndex::F32(i) => first_hits_of::<f32>(py, i, rays, radius, range, threads),
+            AnyIndex::F64(i) => first_hits_of::<f64>(py, i, rays, radius, range, threads),
+        }
     }
 
-    /// Every pair of a query segment and a member within `radius`, as `pairs_within`.
+    /// Every pair of a query segment and a member within `radius`, as `pairs_within`
+    /// (a `float32` index).
     #[pyo3(signature = (segments, radius, threads))]
     fn pairs_within<'py>(
         &self,
@@ -2123,6 +3029,11 @@ impl PySegmentIndex {
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let threads = Threads::new(threads)?;
+        let AnyIndex::F32(index) = &self.0 else {
+            return Err(PyTypeError::new_err(
+                "pairs_within: the float64 index answers through segbatch.pairs_within",
+            ));
+        };
         let hq = Held::new(segments, "segments", 6)?;
         let sq = hq.src::<6>("segments")?;
         if u32::try_from(sq.len()).is_err() {
@@ -2132,11 +3043,10 @@ impl PySegmentIndex {
             })
             .into());
         }
-        let index = &self.0;
         let parallel = threads.parallel();
         let mut hits: Vec<Hit> = Vec::new();
         stepped(py, sq.len(), RAY_STEP, RAY_STEP_MAX, |r| {
-            let mut buf = Soa::<Segment, 6>::new();
+            let mut buf = Whole::<Segment, 6>::new();
             let part = sq.sub(r.clone());
             let v = part.whole(&mut buf)?;
             let found = threads.install(|| {
@@ -2156,7 +3066,7 @@ impl PySegmentIndex {
             }));
             Ok(())
         })?;
-        hits_dict(py, &hits)
+        hits_dict::<f32>(py, &hits)
     }
 }
 
@@ -2193,12 +3103,27 @@ fn dist2_matrix<'py>(
 ) -> PyResult<()> {
     let threads = Threads::new(threads)?;
     let opts = options(extent_a, extent_b, tolerance)?;
-    let (ha, hb) = (Held::new(a, "a", 6)?, Held::new(b, "b", 6)?);
+    if is_f64(a) {
+        matrix_of::<f64>(py, (a, b), &opts, out, threads)
+    } else {
+        matrix_of::<f32>(py, (a, b), &opts, out, threads)
+    }
+}
+
+/// [`dist2_matrix`] in the precision of `E` (the matrix too).
+fn matrix_of<'py, E: Real>(
+    py: Python<'py>,
+    (a, b): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
+    opts: &Options,
+    out: &Bound<'py, PyAny>,
+    threads: Threads,
+) -> PyResult<()> {
+    let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
     let (n, m) = (sa.len(), sb.len());
-    let mut out = out
-        .extract::<PyReadwriteArray2<'py, f32>>()
-        .map_err(|_| PyTypeError::new_err("out: expected a writable 2-D float32 array"))?;
+    let mut out = out.extract::<PyReadwriteArray2<'py, E>>().map_err(|_| {
+        PyTypeError::new_err(format!("out: expected a writable 2-D {} array", E::DTYPE))
+    })?;
     if out.shape() != [n, m] {
         return Err(PyValueError::new_err(format!(
             "out: expected shape ({n}, {m}), got {:?}",
@@ -2211,27 +3136,27 @@ fn dist2_matrix<'py>(
     if n == 0 || m == 0 {
         return Ok(());
     }
-    let mut bb = Soa::<Segment, 6>::new();
-    let vb = py.detach(|| guarded(|| sb.whole(&mut bb)))?;
+    let mut bb = Whole::new();
+    let vb = py.detach(|| guarded(|| sb.whole::<E::Segment>(&mut bb)))?;
     let step_rows = (MATRIX_STEP / m).max(1);
     let task_rows = (MATRIX_TASK / m).clamp(1, CHUNK);
     let mut rest = matrix;
     stepped(py, n, step_rows, step_rows, |r| {
         let (head, tail) = core::mem::take(&mut rest).split_at_mut(r.len() * m);
         rest = tail;
-        let jobs: Vec<(usize, &mut [f32])> = head
+        let jobs: Vec<(usize, &mut [E])> = head
             .chunks_mut(task_rows * m)
             .enumerate()
             .map(|(k, c)| (r.start + k * task_rows, c))
             .collect();
-        let init = || (Cols::<6>::new(), Vec::<f32>::new());
+        let init = || (Cols::<6, E>::new(), Vec::<E>::new());
         for_jobs(
             threads,
             jobs,
             &init,
-            &|(cols, tmp): &mut (Cols<6>, Vec<f32>), (row, dst): (usize, &mut [f32])| {
-                let va = sa.view::<Segment>(row..row + dst.len() / m, cols);
-                segbatch::sets::dist2_matrix_into(va, vb, &opts, tmp)?;
+            &|(cols, tmp): &mut (Cols<6, E>, Vec<E>), (row, dst): (usize, &mut [E])| {
+                let va = sa.view::<E::Segment>(row..row + dst.len() / m, cols);
+                E::dist2_matrix_into(va, vb, opts, tmp)?;
                 dst.copy_from_slice(tmp);
                 Ok(())
             },

@@ -37,16 +37,17 @@ def oracle():
 
 @pytest.fixture(scope="session")
 def run_oracle(oracle, tmp_path_factory):
-    """run_oracle(query, a, b, *args) -> {name: raw bytes as numpy} from the Rust crate."""
+    """run_oracle(query, a, b, *args) -> {name: raw bytes as numpy} from the Rust crate;
+    ``dtype="<f8"`` writes the inputs as float64 (the oracle's ``*64`` queries)."""
     counter = [0]
 
-    def run(query, a, b, *args, names):
+    def run(query, a, b, *args, names, dtype="<f4"):
         counter[0] += 1
         d = tmp_path_factory.mktemp(f"oracle{counter[0]}")
-        np.ascontiguousarray(a, dtype="<f4").tofile(d / "a.f32")
-        np.ascontiguousarray(b, dtype="<f4").tofile(d / "b.f32")
+        np.ascontiguousarray(a, dtype=dtype).tofile(d / "a.bin")
+        np.ascontiguousarray(b, dtype=dtype).tofile(d / "b.bin")
         subprocess.run(
-            [oracle, query, str(d / "a.f32"), str(d / "b.f32"), str(d / "out"), *map(str, args)],
+            [oracle, query, str(d / "a.bin"), str(d / "b.bin"), str(d / "out"), *map(str, args)],
             check=True,
         )
         return {k: np.fromfile(d / "out" / f"{k}.bin", dtype=dt) for k, dt in names.items()}

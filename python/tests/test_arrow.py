@@ -43,3 +43,12 @@ def test_float64_and_nulls_are_converted():
     t = pa.table({k: pa.array([0.0, None, 2.0], pa.float64()) for k in sa.SEGMENT_COLUMNS})
     d = segbatch.distance(sa.columns(t), np.zeros((3, 6), np.float32))
     assert d[0] == 0 and np.isnan(d[1]) and d[2] > 0
+    assert d.dtype == np.float64  # float64 columns stay float64
+
+
+def test_float64_columns_are_not_copied():
+    t = pa.table({k: pa.array([0.0, 1.0, 4.99e6], pa.float64()) for k in sa.SEGMENT_COLUMNS})
+    cols = sa.columns(t)
+    assert cols.dtype == np.float64
+    for k, c in zip(sa.SEGMENT_COLUMNS, cols.columns):
+        assert c.ctypes.data == t.column(k).chunk(0).buffers()[1].address

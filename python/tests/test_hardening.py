@@ -158,21 +158,22 @@ INTERRUPTED = textwrap.dedent(
     """
     import sys, time, numpy as np, segbatch
     which = sys.argv[1]
+    dt = np.float64 if "64" in which else np.float32  # the float64 paths stop the same way
     rng = np.random.default_rng(0)
     if which == "dist2_matrix":
         b = rng.random((2000, 6), dtype=np.float32)
         def run(k):  # k entries; the output's pages are touched only as far as computed
             a = np.broadcast_to(b[0], (max(1, k // 2000), 6))
             return segbatch.dist2_matrix(a, b, threads=1)
-    elif which == "distance":
-        row = rng.random(6, dtype=np.float32)
+    elif which.startswith("distance"):
+        row = rng.random(6).astype(dt)
         def run(k):
             a = np.broadcast_to(row, (k, 6))
             return segbatch.distance(a, a[::-1], threads=1)
-    elif which == "first_hits":
-        walls = rng.random((20000, 6), dtype=np.float32) * 100
+    elif which.startswith("first_hits"):
+        walls = rng.random((20000, 6)).astype(dt) * 100
         index = segbatch.SegmentIndex(walls)
-        rays = rng.random((4000000, 6), dtype=np.float32) * 100
+        rays = rng.random((4000000, 6)).astype(dt) * 100
         def run(k):
             return index.first_hits(rays[: max(1, k // 1000)], 0.5, 50.0, threads=1)
     elif which == "index_pairs_within":
@@ -188,7 +189,7 @@ INTERRUPTED = textwrap.dedent(
         # a ray, so the call is long and its output small.
         threads = int(which[-1])
         def rays(k):
-            y = np.arange(k, dtype=np.float32)[:, None]
+            y = np.arange(k, dtype=dt)[:, None]
             z = np.zeros_like(y)
             return np.hstack([z, y, z, z + 1, y, z])
         def run(k):
@@ -220,11 +221,15 @@ INTERRUPTED = textwrap.dedent(
     [
         "dist2_matrix",
         "distance",
+        "distance64",
         "first_hits",
+        "first_hits64",
         "index_pairs_within",
         "self_pairs_within1",
         "self_pairs_within2",
         "pairs_within2",
+        "self_pairs_within64_2",
+        "pairs_within64_2",
     ],
 )
 def test_ctrl_c_raises_keyboard_interrupt_within_a_second(which, tmp_path):

@@ -55,8 +55,9 @@ def test_closest_points_indexed(run_oracle, sets, index_pairs, tmp_path):
             same(r[k].reshape(-1), v)
             same(r[k], gathered[k])
         same(r["distance"], np.sqrt(r["dist2"]))
-    # Columns (Fortran order) and float64 give the same.
-    r = segbatch.closest_points_indexed(np.asfortranarray(a), b.astype(np.float64), index_pairs.astype(np.uint32))
+    # Columns (Fortran order), strided rows and uint32 pairs give the same.
+    b2 = np.repeat(b, 2, axis=0)[::2]
+    r = segbatch.closest_points_indexed(np.asfortranarray(a), b2, index_pairs.astype(np.uint32))
     same(r["dist2"], ref["dist2"])
 
 

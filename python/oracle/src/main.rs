@@ -17,17 +17,23 @@
 //!   contacts PAIRS RA RB          pair (u64) normal depth point_a point_b
 //!   first_hits RADIUS RANGE       index (i64, -1 for none) u point; A the indexed set, B the rays
 //!   index_pairs_within RADIUS     as pairs_within, B against an index over A (i in B, j in A)
+//!   closest64, capsules64, cpa64, cpa_segments64, pairs_within64, self_pairs_within64,
+//!   first_hits64, first_contact64, first_contact_segments64, closest_indexed64,
+//!   contacts64
+//!                                 the crate's f64 forms, same arguments and outputs, on raw
+//!                                 f64 files, writing f64 values
 //! segbatch-oracle bench A B REPS  best time of closest_points (all outputs), 1 and all
 //!                                 threads, on prepared batches and from flat rows (ns)
 //! ```
 //!
-//! Each output is `OUT_DIR/NAME.bin`: `f32`, `u8` or `u64` values in pair order.
+//! Each output is `OUT_DIR/NAME.bin`: `f32` (`f64` for the f64 forms), `u8` or `u64`
+//! values in pair order.
 
-use segbatch::motion::{Track, Tracks, Window};
-use segbatch::pairs::Radii;
+use segbatch::motion::{Track, Track64, Tracks, Tracks64, Window, Window64};
+use segbatch::pairs::{ClosestBatch64, Radii, Radii64};
 use segbatch::planar::{Segment2, Segments2};
-use segbatch::sets::{Hit, SharedEndpoints};
-use segbatch::{ClosestBatch, Extent, Options, Outputs, Segments};
+use segbatch::sets::{Hit, Hit64, SharedEndpoints};
+use segbatch::{ClosestBatch, Extent, Options, Outputs, Segments, Segments64};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -39,6 +45,14 @@ fn read(path: &str) -> Vec<f32> {
         .collect()
 }
 
+fn read64(path: &str) -> Vec<f64> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    bytes
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect()
+}
+
 fn write<T: bytemuck::Pod>(dir: &Path, name: &str, data: &[T]) {
     let path: PathBuf = dir.join(format!("{name}.bin"));
     std::fs::write(&path, bytemuck::cast_slice::<T, u8>(data))
@@ -46,7 +60,7 @@ fn write<T: bytemuck::Pod>(dir: &Path, name: &str, data: &[T]) {
 }
 
 /// `D` point columns as `(x, y[, z])` rows.
-fn rows<const D: usize>(cols: [&[f32]; D]) -> Vec<f32> {
+fn rows<const D: usize, E: Copy>(cols: [&[E]; D]) -> Vec<E> {
     let n = cols[0].len();
     (0..n).flat_map(|i| cols.map(|c| c[i])).collect()
 }
@@ -63,6 +77,36 @@ fn hits(dir: &Path, hits: &[Hit]) {
     );
     write(dir, "s", &hits.iter().map(|h| h.s).collect::<Vec<_>>());
     write(dir, "t", &hits.iter().map(|h| h.t).collect::<Vec<_>>());
+}
+
+fn hits64(dir: &Path, hits: &[Hit64]) {
+    let i: Vec<u64> = hits.iter().map(|h| h.i as u64).collect();
+    let j: Vec<u64> = hits.iter().map(|h| h.j as u64).collect();
+    write(dir, "i", &i);
+    write(dir, "j", &j);
+    write(
+        dir,
+        "dist2",
+        &hits.iter().map(|h| h.dist2).collect::<Vec<_>>(),
+    );
+    write(dir, "s", &hits.iter().map(|h| h.s).collect::<Vec<_>>());
+    write(dir, "t", &hits.iter().map(|h| h.t).collect::<Vec<_>>());
+}
+
+fn num64(s: &str) -> f64 {
+    s.parse().unwrap_or_else(|_| panic!("not a number: {s}"))
+}
+
+fn segs64(path: &str) -> Segments64 {
+    Segments64::from_flat(&read64(path)).expect("6 numbers per segment")
+}
+
+fn shared(arg: &str) -> SharedEndpoints {
+    if arg == "1" {
+        SharedEndpoints::Skip
+    } else {
+        SharedEndpoints::Keep
+    }
 }
 
 fn num(s: &str) -> f32 {
@@ -165,17 +209,131 @@ fn main() {
             dir,
             &segbatch::sets::pairs_within(&segs(fa), &segs(fb), num(arg(4))),
         ),
-        "self_pairs_within" => {
-            let shared = if arg(5) == "1" {
-                SharedEndpoints::Skip
+        "self_pairs_within" => hits(
+            dir,
+            &segbatch::sets::self_pairs_within(&segs(fa), num(arg(4)), shared(arg(5))),
+        ),
+        "closest64" => {
+            let ext = |s: &str| s.parse::<Extent>().expect("extent");
+            let opts = Options::new(ext(arg(4)), ext(arg(5)));
+            let mut o = ClosestBatch64::new();
+            segbatch::pairs::closest_points64_into(
+                &segs64(fa),
+                &segs64(fb),
+                &opts,
+                Outputs::ALL,
+                &mut o,
+            )
+            .expect("same lengths");
+            write(dir, "dist2", o.dist2());
+            write(dir, "s", o.s());
+            write(dir, "t", o.t());
+            write(dir, "point_a", &rows(o.point_a()));
+            write(dir, "point_b", &rows(o.point_b()));
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "first_contact64" | "first_contact_segments64" => {
+            let radii = Radii64::uniform(num64(arg(4)), num64(arg(5))).expect("radii");
+            let o = if query == "first_contact64" {
+                let tr = |p: &str| Tracks64::from(bytemuck::cast_slice::<f64, Track64>(&read64(p)));
+                let w = Window64::new(num64(arg(6))).expect("window");
+                segbatch::motion::first_contact64(&tr(fa), &tr(fb), radii, w)
             } else {
-                SharedEndpoints::Keep
+                segbatch::motion::first_contact_segments64(&segs64(fa), &segs64(fb), radii)
             };
-            hits(
+            let hit: Vec<u8> = o.hit().iter().map(|h| u8::from(*h)).collect();
+            write(dir, "hit", &hit);
+            write(dir, "t", o.t());
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "closest_indexed64" => {
+            let o =
+                segbatch::pairs::closest_points64_indexed(&segs64(fa), &segs64(fb), &pairs(arg(4)));
+            write(dir, "dist2", o.dist2());
+            write(dir, "s", o.s());
+            write(dir, "t", o.t());
+            write(dir, "point_a", &rows(o.point_a()));
+            write(dir, "point_b", &rows(o.point_b()));
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "contacts64" => {
+            let radii = Radii64::uniform(num64(arg(5)), num64(arg(6))).expect("radii");
+            let c = segbatch::pairs::capsule_contacts64(
+                &segs64(fa),
+                &segs64(fb),
+                &pairs(arg(4)),
+                radii,
+            );
+            write(
                 dir,
-                &segbatch::sets::self_pairs_within(&segs(fa), num(arg(4)), shared),
+                "pair",
+                &c.iter().map(|x| u64::from(x.pair)).collect::<Vec<_>>(),
+            );
+            write(
+                dir,
+                "normal",
+                &c.iter().map(|x| x.normal).collect::<Vec<_>>(),
+            );
+            write(dir, "depth", &c.iter().map(|x| x.depth).collect::<Vec<_>>());
+            write(
+                dir,
+                "point_a",
+                &c.iter().map(|x| x.point_a).collect::<Vec<_>>(),
+            );
+            write(
+                dir,
+                "point_b",
+                &c.iter().map(|x| x.point_b).collect::<Vec<_>>(),
             );
         }
+        "capsules64" => {
+            let radii = Radii64::uniform(num64(arg(4)), num64(arg(5))).expect("radii");
+            let m = segbatch::pairs::capsules_touch64(&segs64(fa), &segs64(fb), radii);
+            let touch: Vec<u8> = (0..m.len())
+                .map(|i| u8::from(m.get(i) == Some(true)))
+                .collect();
+            write(dir, "touch", &touch);
+        }
+        "first_hits64" => {
+            let index = segbatch::sets::SegmentIndex64::new(&segs64(fa)).expect("an index");
+            let h = index
+                .first_hits(&segs64(fb), num64(arg(4)), num64(arg(5)))
+                .expect("radius and range");
+            let idx: Vec<i64> = h
+                .iter()
+                .map(|x| x.map_or(-1, |x| i64::from(x.index)))
+                .collect();
+            write(dir, "index", &idx);
+            let u: Vec<f64> = h.iter().map(|x| x.map_or(f64::NAN, |x| x.u)).collect();
+            write(dir, "u", &u);
+            let point: Vec<[f64; 3]> = h
+                .iter()
+                .map(|x| x.map_or([f64::NAN; 3], |x| x.point))
+                .collect();
+            write(dir, "point", &point);
+        }
+        "cpa64" | "cpa_segments64" => {
+            let o = if query == "cpa64" {
+                let tr = |p: &str| Tracks64::from(bytemuck::cast_slice::<f64, Track64>(&read64(p)));
+                let w = Window64::new(num64(arg(4))).expect("window");
+                segbatch::motion::cpa64(&tr(fa), &tr(fb), w)
+            } else {
+                segbatch::motion::cpa_segments64(&segs64(fa), &segs64(fb))
+            };
+            write(dir, "t", o.t());
+            write(dir, "dist2", o.dist2());
+            write(dir, "point_a", &rows(o.point_a()));
+            write(dir, "point_b", &rows(o.point_b()));
+            write(dir, "flags", bytemuck::cast_slice::<_, u8>(o.flags()));
+        }
+        "pairs_within64" => hits64(
+            dir,
+            &segbatch::sets::pairs_within64(&segs64(fa), &segs64(fb), num64(arg(4))),
+        ),
+        "self_pairs_within64" => hits64(
+            dir,
+            &segbatch::sets::self_pairs_within64(&segs64(fa), num64(arg(4)), shared(arg(5))),
+        ),
         "crossing_pairs" => {
             let set = Segments2::from(bytemuck::cast_slice::<f32, Segment2>(&read(fa)));
             let h = segbatch::planar::crossing_pairs(&set);
