@@ -76,8 +76,9 @@ mod tests {
             [5e6 + 2.0, 4.9e6 + 2.0, 3.0],
         ];
         let f = Frame::<3>::of(points.into_iter());
-        assert_eq!(f.point([5e6 + 4.0, 4.9e6, 2.0]), [0.0, 0.0, 0.0]);
-        assert_eq!(f.point([5e6 + 8.0, 4.9e6 - 2.0, 3.0]), [4.0, -2.0, 1.0]);
+        // The point with a NaN is left out of the box: its centre is (5e6 + 1, 4.9e6 + 1, 2).
+        assert_eq!(f.point([5e6 + 1.0, 4.9e6 + 1.0, 2.0]), [0.0, 0.0, 0.0]);
+        assert_eq!(f.point([5e6 + 8.0, 4.9e6 - 2.0, 3.0]), [7.0, -3.0, 1.0]);
         // Rounded up: 0.1f32 is above 0.1, 0.7f32 below 0.7.
         assert_eq!(f.length(0.1), 0.1f32);
         assert_eq!(f.length(0.7), 0.7f32.next_up());

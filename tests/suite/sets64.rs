@@ -1,5 +1,5 @@
 //! The `f64` radius queries on the grid against brute force over the `f64` reference, bit
-//! for bit: random hair sets at the origin and at UTM and ECEF offsets, radii at a pair's
+//! for bit: random hair sets at the origin, at UTM and ECEF offsets and at 1e15, radii at a pair's
 //! own distance and one ulp on either side, copies of one segment piled in one cell, a
 //! scene moved by 5e6 in x and y (the same pairs as at the origin, where every coordinate
 //! is exact), a set wider than `2^63`, non-finite members, every thread count, and the
@@ -122,6 +122,9 @@ fn random_sets_are_brute_force_at_any_offset() {
         [500_000.0, 4_990_000.0, 0.0],
         [4_510_731.0, 4_510_731.0, 4_487_348.0],
         [-1e9, 2.5e8, 1e-3],
+        // Coordinates a step of 0.125 apart, where the f64 kernel's error bound (8·ε·S,
+        // about 1.8) exceeds the radii: the spheres are grown by it.
+        [1e15, -1e15, 3e14],
     ]
     .into_iter()
     .enumerate()
