@@ -483,7 +483,14 @@ impl SegmentIndex {
         range: impl Into<PerRay<'p>>,
     ) -> Result<Vec<Option<FirstHit>>, Error> {
         let mut out = Vec::new();
-        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), false, &mut out)?;
+        first_hits_run(
+            &self.bvh,
+            rays.into(),
+            radius.into(),
+            range.into(),
+            false,
+            &mut out,
+        )?;
         Ok(out)
     }
 
@@ -499,7 +506,14 @@ impl SegmentIndex {
         range: impl Into<PerRay<'p>>,
         out: &mut Vec<Option<FirstHit>>,
     ) -> Result<(), Error> {
-        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), false, out)
+        first_hits_run(
+            &self.bvh,
+            rays.into(),
+            radius.into(),
+            range.into(),
+            false,
+            out,
+        )
     }
 
     /// [`first_hits`](Self::first_hits) on all cores, bitwise the same results.
@@ -514,7 +528,14 @@ impl SegmentIndex {
         range: impl Into<PerRay<'p>>,
     ) -> Result<Vec<Option<FirstHit>>, Error> {
         let mut out = Vec::new();
-        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), true, &mut out)?;
+        first_hits_run(
+            &self.bvh,
+            rays.into(),
+            radius.into(),
+            range.into(),
+            true,
+            &mut out,
+        )?;
         Ok(out)
     }
 
@@ -530,7 +551,14 @@ impl SegmentIndex {
         range: impl Into<PerRay<'p>>,
         out: &mut Vec<Option<FirstHit>>,
     ) -> Result<(), Error> {
-        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), true, out)
+        first_hits_run(
+            &self.bvh,
+            rays.into(),
+            radius.into(),
+            range.into(),
+            true,
+            out,
+        )
     }
 
     /// Every pair of a query segment `queries[i]` and a member `set[j]` within `radius`,
@@ -740,11 +768,11 @@ pub(super) fn first_hits_run<
 ) -> Result<(), Error> {
     out.clear();
     rays.check()?;
-    radius.check("radii of the rays", rays.len(), |index| Error::InvalidRadius {
-        index,
+    radius.check("radii of the rays", rays.len(), |index| {
+        Error::InvalidRadius { index }
     })?;
-    range.check("ranges of the rays", rays.len(), |index| Error::InvalidRange {
-        index,
+    range.check("ranges of the rays", rays.len(), |index| {
+        Error::InvalidRange { index }
     })?;
     check_u32(rays.len())?;
     if out.try_reserve(rays.len()).is_err() {
@@ -767,7 +795,14 @@ pub(super) fn first_hits_run<
                 // The low half is the ray's index.
                 let i = key as u32 as usize;
                 let (o, d) = rays.at(i);
-                first_hit_of(bvh, o, d, radius.get(i).into(), range.get(i).into(), &mut stack)
+                first_hit_of(
+                    bvh,
+                    o,
+                    d,
+                    radius.get(i).into(),
+                    range.get(i).into(),
+                    &mut stack,
+                )
             })
             .collect()
     };

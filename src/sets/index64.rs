@@ -91,7 +91,14 @@ impl SegmentIndex64 {
         range: impl Into<PerRay64<'p>>,
     ) -> Result<Vec<Option<FirstHit64>>, Error> {
         let mut out = Vec::new();
-        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), false, &mut out)?;
+        first_hits_run(
+            &self.bvh,
+            rays.into(),
+            radius.into(),
+            range.into(),
+            false,
+            &mut out,
+        )?;
         Ok(out)
     }
 
@@ -107,7 +114,14 @@ impl SegmentIndex64 {
         range: impl Into<PerRay64<'p>>,
         out: &mut Vec<Option<FirstHit64>>,
     ) -> Result<(), Error> {
-        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), false, out)
+        first_hits_run(
+            &self.bvh,
+            rays.into(),
+            radius.into(),
+            range.into(),
+            false,
+            out,
+        )
     }
 
     /// [`first_hits`](Self::first_hits) on all cores, bitwise the same results.
@@ -122,7 +136,14 @@ impl SegmentIndex64 {
         range: impl Into<PerRay64<'p>>,
     ) -> Result<Vec<Option<FirstHit64>>, Error> {
         let mut out = Vec::new();
-        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), true, &mut out)?;
+        first_hits_run(
+            &self.bvh,
+            rays.into(),
+            radius.into(),
+            range.into(),
+            true,
+            &mut out,
+        )?;
         Ok(out)
     }
 
@@ -138,6 +159,13 @@ impl SegmentIndex64 {
         range: impl Into<PerRay64<'p>>,
         out: &mut Vec<Option<FirstHit64>>,
     ) -> Result<(), Error> {
-        first_hits_run(&self.bvh, rays.into(), radius.into(), range.into(), true, out)
+        first_hits_run(
+            &self.bvh,
+            rays.into(),
+            radius.into(),
+            range.into(),
+            true,
+            out,
+        )
     }
 }

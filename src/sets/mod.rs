@@ -63,8 +63,8 @@ pub use crate::prune::{MAX_BLOCK_HITS, SinkFlow};
 pub use hits::Hit;
 pub use hits::SharedEndpoints;
 pub use hits::{TILE_A, TILE_B};
-pub(crate) use index::{first_hit_pair, first_hit_pair64};
 pub use index::{FirstHit, FirstHit64, PerRay, PerRay64, Rays, Rays64, SegmentIndex};
+pub(crate) use index::{first_hit_pair, first_hit_pair64};
 pub use index64::SegmentIndex64;
 pub use many::{dist2_matrix, dist2_matrix_into};
 #[cfg(feature = "rayon")]

@@ -78,9 +78,16 @@ fn check(
         .par_first_hits_into(along, r, range, &mut out)
         .unwrap();
     for k in (0..rays.len()).filter(|&k| exact[k]) {
-        assert_eq!(bits(&out[k..=k]), bits(&want[k..=k]), "{what}: along, ray {k}");
+        assert_eq!(
+            bits(&out[k..=k]),
+            bits(&want[k..=k]),
+            "{what}: along, ray {k}"
+        );
     }
-    assert!(exact.iter().filter(|&&e| e).count() * 2 > rays.len(), "{what}");
+    assert!(
+        exact.iter().filter(|&&e| e).count() * 2 > rays.len(),
+        "{what}"
+    );
     // One value for every ray when the lists are uniform.
     if !r.is_empty() && r.iter().all(|&x| x == r[0]) && range.iter().all(|&x| x == range[0]) {
         assert_eq!(
@@ -105,7 +112,12 @@ fn city(n: usize, m: usize, side: f64, seed: u64) -> (Vec<Segment64>, Vec<Segmen
     let mut rng = Rng::new(seed);
     let walls = (0..n)
         .map(|_| {
-            let p = [rng.range(0.0, side), rng.range(0.0, side), rng.range(0.0, 3.0)].map(grid);
+            let p = [
+                rng.range(0.0, side),
+                rng.range(0.0, side),
+                rng.range(0.0, 3.0),
+            ]
+            .map(grid);
             let len = grid(rng.range(1.0, 4.0));
             let axis = usize::from(rng.chance(0.5));
             let mut q = p;
@@ -165,9 +177,8 @@ fn city_at_the_origin_and_at_utm_offsets() {
                         (Some(h), Some(a)) => {
                             assert_eq!(h.index, a.index, "{what}: ray {k}");
                             assert!((h.u - a.u).abs() <= 1e-9, "{what}: ray {k}: {h:?} {a:?}");
-                            for c in 0..3 {
-                                let moved = h.point[c] + by[c];
-                                assert!((moved - a.point[c]).abs() <= 1e-8, "{what}: ray {k}");
+                            for ((p, q), b) in h.point.iter().zip(&a.point).zip(by) {
+                                assert!((p + b - q).abs() <= 1e-8, "{what}: ray {k}");
                             }
                         }
                         _ => panic!("{what}: ray {k}: {h:?} at the origin, {a:?}"),
@@ -200,13 +211,22 @@ fn zero_radius_is_the_first_crossing_at_utm() {
         })
         .collect();
     let n = rays.len();
-    let hits = check(&walls, &rays, &vec![0.0; n], &vec![f64::INFINITY; n], "crossing");
+    let hits = check(
+        &walls,
+        &rays,
+        &vec![0.0; n],
+        &vec![f64::INFINITY; n],
+        "crossing",
+    );
     let scale = y0 + 100.0;
     for (k, h) in hits.iter().enumerate() {
         let h = h.unwrap_or_else(|| panic!("ray {k} missed"));
         assert_eq!(h.index, 0, "ray {k}");
         let exact = walls[0].p0[0] - x0;
-        assert!(h.u <= exact && exact - h.u <= 4.0 * f64::EPSILON * scale, "{h:?}");
+        assert!(
+            h.u <= exact && exact - h.u <= 4.0 * f64::EPSILON * scale,
+            "{h:?}"
+        );
     }
     // Past its range the first wall is out of reach: nothing hits.
     let short = check(&walls, &rays, &vec![0.0; n], &vec![0.99; n], "short");
@@ -306,9 +326,8 @@ fn f32_rays_along_directions_far_from_the_origin() {
         directions: &directions,
     };
     let got = index.par_first_hits(along, r as f32, range as f32).unwrap();
-    let narrowed = |h: &Option<FirstHit64>| {
-        h.map(|h| (h.index, h.u as f32, h.point.map(|x| x as f32)))
-    };
+    let narrowed =
+        |h: &Option<FirstHit64>| h.map(|h| (h.index, h.u as f32, h.point.map(|x| x as f32)));
     let f32_hits = |h: &Option<FirstHit>| h.map(|h| (h.index, h.u, h.point));
     for k in 0..rays.len() {
         assert_eq!(f32_hits(&got[k]), narrowed(&want[k]), "ray {k}");
@@ -340,8 +359,16 @@ fn invalid_arguments_are_errors() {
     let rs = Segments64::from(&rays);
     let mut out = vec![None; 2];
     let cases: [(PerRay64, PerRay64, Error); 4] = [
-        (PerRay::One(-1.0), PerRay::One(1.0), Error::InvalidRadius { index: None }),
-        (PerRay::One(1.0), PerRay::One(f64::NAN), Error::InvalidRange { index: None }),
+        (
+            PerRay::One(-1.0),
+            PerRay::One(1.0),
+            Error::InvalidRadius { index: None },
+        ),
+        (
+            PerRay::One(1.0),
+            PerRay::One(f64::NAN),
+            Error::InvalidRange { index: None },
+        ),
         (
             PerRay::One(1.0),
             PerRay::Each(&[1.0, 2.0, -0.0, -1.0]),
@@ -359,7 +386,10 @@ fn invalid_arguments_are_errors() {
     ];
     for (r, range, e) in cases {
         assert_eq!(index.first_hits(&rs, r, range), Err(e.clone()));
-        assert_eq!(index.first_hits_into(&rs, r, range, &mut out), Err(e.clone()));
+        assert_eq!(
+            index.first_hits_into(&rs, r, range, &mut out),
+            Err(e.clone())
+        );
         assert!(out.is_empty());
         assert_eq!(index.par_first_hits(&rs, r, range), Err(e));
     }

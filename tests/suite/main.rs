@@ -15,12 +15,12 @@ mod batch64;
 mod edge_range;
 /// First hits of thick rays at every range and radius.
 mod first_hits;
-/// First hits in `f64` at the origin and at world coordinates.
-mod index64;
 /// Saved fuzz inputs replayed.
 mod fuzz_replay;
 /// Golden cases.
 mod golden;
+/// First hits in `f64` at the origin and at world coordinates.
+mod index64;
 /// The glam and mint conversions.
 mod interop;
 /// The kernel against the reference, lane by lane, at every lane width.
