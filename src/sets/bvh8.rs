@@ -18,20 +18,21 @@
 //!
 //! # Conservative in `f32`
 //!
-//! One tree serves both precisions ([`Member`]: `f32` and `f64` walls). The boxes are `f32`,
-//! relative to the centre of the set's box (an `f64` point): each wall's bounds minus the
-//! centre, rounded outward. Relative to the centre, walls at world coordinates (UTM
-//! `x ~ 5e5`, `y ~ 5e6`) keep boxes as tight as at the origin (an `f32` ulp of the set's
-//! extent, not of `5e6`, which is 0.5 m). The ray's origin is taken relative to the same
-//! centre in `f64`, and its radius is added at query time (one tree serves every radius),
-//! grown by the `f64` rounding of those two steps and rounded outward. A slab parameter `(B - o) / d` is
-//! computed as `(B - o')·inv` with `inv = |d| / d` rounded to `f32` per axis, so each axis'
-//! entry and exit distance carry a relative error of a few ulps, never a lateral one (an
-//! `f32` unit direction would shift the ray sideways by `t·ε`); the test accepts a box when
-//! `near <= far·(1 + 2⁻¹⁸)`, which covers it. An axis with `d = 0` is an exact
-//! containment test. A direction component so small that its `inv` overflows `f32`
-//! cannot be tested this way: such a ray is decided against every wall, and so is every ray
-//! of a set whose `f64` walls leave `f32`'s range relative to the centre.
+//! One tree serves both precisions ([`Member`]: `f32` and `f64` walls). The boxes are
+//! `f32`, relative to the centre of the set's box (an `f64` point): each wall's bounds
+//! minus the centre, rounded outward. Relative to the centre, walls at world coordinates
+//! (UTM `x ~ 5e5`, `y ~ 5e6`) keep boxes as tight as at the origin (an `f32` ulp of the
+//! set's extent, not of `5e6`, which is 0.5 m). The ray's origin is taken relative to the
+//! same centre in `f64`, and its radius is added at query time (one tree serves every
+//! radius), grown by the `f64` rounding of those two steps and rounded outward. A slab
+//! parameter `(B - o) / d` is computed as `(B - o')·inv` with `inv = |d| / d` rounded to
+//! `f32` per axis, so each axis' entry and exit distance carry a relative error of a few
+//! ulps, never a lateral one (an `f32` unit direction would shift the ray sideways by
+//! `t·ε`); the test accepts a box when `near <= far·(1 + 2⁻¹⁸)`, which covers it. An axis
+//! with `d = 0` is an exact containment test. A direction component so small that its
+//! `inv` overflows `f32` cannot be tested this way: such a ray is decided against every
+//! wall, and so is every ray of a set whose `f64` walls leave `f32`'s range relative to the
+//! centre.
 //!
 //! # Build
 //!

@@ -177,9 +177,8 @@ fn city_at_the_origin_and_at_utm_offsets() {
                         (Some(h), Some(a)) => {
                             assert_eq!(h.index, a.index, "{what}: ray {k}");
                             assert!((h.u - a.u).abs() <= 1e-9, "{what}: ray {k}: {h:?} {a:?}");
-                            for c in 0..3 {
-                                let moved = h.point[c] + by[c];
-                                assert!((moved - a.point[c]).abs() <= 1e-8, "{what}: ray {k}");
+                            for ((p, q), b) in h.point.iter().zip(&a.point).zip(by) {
+                                assert!((p + b - q).abs() <= 1e-8, "{what}: ray {k}");
                             }
                         }
                         _ => panic!("{what}: ray {k}: {h:?} at the origin, {a:?}"),
