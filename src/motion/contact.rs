@@ -408,7 +408,8 @@ fn checked<F: Real>(lens: (usize, usize), radii: &Radii<'_, F>) -> Result<usize,
 /// Runs the kernel over the `n` pairs of `a`, `b` (checked by the caller) into `out`
 /// (sized by the caller), sequentially or on all cores.
 fn run<L, const ENDPOINTS: bool, S>(
-    (a, b): ([&[L::Elem]; 6], [&[L::Elem]; 6]),
+    a: [&[L::Elem]; 6],
+    b: [&[L::Elem]; 6],
     n: usize,
     radii: Radii<'_, L::Elem>,
     t_end: L::Elem,
@@ -452,8 +453,8 @@ fn tracks<'a, 'b>(
     let (a, b) = (a.into(), b.into());
     let n = checked((a.len(), b.len()), &radii)?;
     out.reset(n, |_| true);
-    let cols = (a.raw_columns(), b.raw_columns());
-    run::<f32x8, false, _>(cols, n, radii, window.end(), parallel, out.out());
+    let (a, b) = (a.raw_columns(), b.raw_columns());
+    run::<f32x8, false, _>(a, b, n, radii, window.end(), parallel, out.out());
     Ok(())
 }
 
@@ -467,8 +468,8 @@ fn segments<'a, 'b>(
     let (a, b) = (a.into(), b.into());
     let n = checked((a.len(), b.len()), &radii)?;
     out.reset(n, |_| true);
-    let cols = (a.raw_columns(), b.raw_columns());
-    run::<f32x8, true, _>(cols, n, radii, 1.0, parallel, out.out());
+    let (a, b) = (a.raw_columns(), b.raw_columns());
+    run::<f32x8, true, _>(a, b, n, radii, 1.0, parallel, out.out());
     Ok(())
 }
 
@@ -483,8 +484,8 @@ fn tracks64<'a, 'b>(
     let (a, b) = (a.into(), b.into());
     let n = checked((a.len(), b.len()), &radii)?;
     out.reset(n, |_| true);
-    let cols = (a.raw_columns(), b.raw_columns());
-    run::<F64Lanes, false, _>(cols, n, radii, window.end(), parallel, out.out());
+    let (a, b) = (a.raw_columns(), b.raw_columns());
+    run::<F64Lanes, false, _>(a, b, n, radii, window.end(), parallel, out.out());
     Ok(())
 }
 
@@ -498,8 +499,8 @@ fn segments64<'a, 'b>(
     let (a, b) = (a.into(), b.into());
     let n = checked((a.len(), b.len()), &radii)?;
     out.reset(n, |_| true);
-    let cols = (a.raw_columns(), b.raw_columns());
-    run::<F64Lanes, true, _>(cols, n, radii, 1.0, parallel, out.out());
+    let (a, b) = (a.raw_columns(), b.raw_columns());
+    run::<F64Lanes, true, _>(a, b, n, radii, 1.0, parallel, out.out());
     Ok(())
 }
 
@@ -627,4 +628,94 @@ query_forms! {
     /// # Errors
     /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
     into;
+}
+
+/// Both `f64` lane types against the `f64` reference, bit for bit, in every lane, through
+/// both paths of the kernel (`general` where it answers, `masked` always): the public
+/// queries run only the build's width ([`F64Lanes`]), so the other one is checked here.
+/// `tests/suite/pairs64.rs` checks the public queries on the test kit's classes.
+#[cfg(test)]
+mod f64_widths {
+    use super::{ContactKernel, ContactLanes, Meeting, MotionLane, contact_pair};
+    use crate::driver::PairKernel;
+    use crate::motion::types::MotionFlags;
+    use crate::test_mix::Mix;
+    use wide::{f64x4, f64x8};
+
+    fn same(x: f64, y: f64) -> bool {
+        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+    }
+
+    fn agrees<L, const N: usize>(
+        got: &ContactLanes<L>,
+        want: &[Meeting<f64>; N],
+        from: fn(L) -> [f64; N],
+    ) -> bool
+    where
+        L: MotionLane<Elem = f64, Flags = [MotionFlags; N], Bools = [bool; N]>,
+    {
+        let t = from(got.t);
+        want.iter()
+            .enumerate()
+            .all(|(k, w)| got.hit[k] == w.hit && same(t[k], w.t) && got.flags[k] == w.flags)
+    }
+
+    fn check<L, const N: usize, const ENDPOINTS: bool>(
+        to: fn([f64; N]) -> L,
+        from: fn(L) -> [f64; N],
+    ) where
+        L: MotionLane<Elem = f64, Flags = [MotionFlags; N], Bools = [bool; N]>,
+    {
+        let mut g = Mix(0x00c0_7a64);
+        let (mut general, mut hits) = (0, 0);
+        for round in 0..4000 {
+            let t_end = g.pick(&[0.0, 0.5, 1.0, 1e3, f64::INFINITY]);
+            let scale = g.pick(&[1e-100, 1e-3, 1.0, 1e6, 1e100]);
+            let offset = g.pick(&[0.0, 6.4e6, 1e12]);
+            let bad = g.next().is_multiple_of(4);
+            let pairs: [[[f64; 3]; 4]; N] = core::array::from_fn(|_| {
+                let mut p = [g.point(), g.point(), g.point(), g.point()]
+                    .map(|q| q.map(|x| x * scale + offset));
+                if bad && g.next().is_multiple_of(3) {
+                    p[(g.next() % 4) as usize][0] = g.pick(&[f64::NAN, f64::INFINITY]);
+                }
+                p
+            });
+            let r_sum = g.pick(&[0.0, 0.3, 1.0, 2.0]) * scale;
+            let cols: [L; 12] = core::array::from_fn(|c| to(pairs.map(|p| p[c / 3][c % 3])));
+            let want = pairs.map(|[a0, a1, b0, b1]| {
+                contact_pair::<f64, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end)
+            });
+            hits += want.iter().filter(|w| w.hit).count();
+            let kernel = ContactKernel::<L, ENDPOINTS> {
+                t_end: L::splat(t_end),
+                r_sum: L::splat(r_sum),
+            };
+            assert!(
+                agrees(&PairKernel::<12, L>::masked(&kernel, cols), &want, from),
+                "masked, round {round}: {pairs:?}, R = {r_sum}, [0, {t_end}]"
+            );
+            if let Some(got) = PairKernel::<12, L>::general(&kernel, || cols) {
+                general += 1;
+                assert!(
+                    agrees(&got, &want, from),
+                    "general, round {round}: {pairs:?}, R = {r_sum}, [0, {t_end}]"
+                );
+            }
+        }
+        assert!(general > 1000, "the common path answered {general} groups");
+        assert!(hits > 1000, "{hits} contacts");
+    }
+
+    #[test]
+    fn f64x4_is_the_f64_reference() {
+        check::<f64x4, 4, true>(f64x4::new, f64x4::to_array);
+        check::<f64x4, 4, false>(f64x4::new, f64x4::to_array);
+    }
+
+    #[test]
+    fn f64x8_is_the_f64_reference() {
+        check::<f64x8, 8, true>(f64x8::new, f64x8::to_array);
+        check::<f64x8, 8, false>(f64x8::new, f64x8::to_array);
+    }
 }

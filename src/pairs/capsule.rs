@@ -264,7 +264,7 @@ impl PairMask {
     }
 }
 
-/// A [`PairMask`]'s bytes, one per group of eight pairs.
+/// A [`PairMask`]'s bytes, one per group of pairs (see [`PairMask::groups_mut`]).
 struct MaskOut<'a>(&'a mut [u8]);
 
 impl GroupStore for MaskOut<'_> {
