@@ -893,7 +893,7 @@ fn cross_in_f64_decides_utm_streets_as_the_f64_reference() {
             (u(0), u(4), kind, f(9), f(17))
         })
         .collect();
-    got.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    got.sort_by_key(|a| (a.0, a.1));
     assert_eq!(got, want);
 
     // CSV in and out: the numbers round-trip; the .npy header says '<f8'.
@@ -924,7 +924,7 @@ fn cross_in_f64_decides_utm_streets_as_the_f64_reference() {
             )
         })
         .collect();
-    got.sort_by(|a: &(u32, u32, Crossing, f64, f64), b| (a.0, a.1).cmp(&(b.0, b.1)));
+    got.sort_by_key(|a: &(u32, u32, Crossing, f64, f64)| (a.0, a.1));
     assert_eq!(got, want);
     let out = dir.path().join("cross.npy");
     ok(&["cross", s(&csv), "--precision", "f64", "-o", s(&out), "-q"]);
@@ -999,7 +999,7 @@ fn pairs_and_raycast_in_f64_at_utm_are_the_f64_references() {
             (u(0), u(4), f64::from_le_bytes(c[8..16].try_into().unwrap()))
         })
         .collect();
-    got.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    got.sort_by_key(|a| (a.0, a.1));
     assert_eq!(got, want);
 
     // raycast: the first wall of every ray, against brute force over reference::first_hit64.
