@@ -307,11 +307,21 @@ macro_rules! result_batch {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Clone, Debug, Default, PartialEq)]
+        #[derive(Clone, Debug, Default)]
         pub struct $batch {
             len: usize,
             $( $col: crate::columns::Column<$ty>, )*
             $( $pcol: [crate::columns::Column<$pty>; $dim], )*
+        }
+
+        /// Two batches are equal when they hold the same results: the padding past `len`
+        /// (what a reused batch kept from an earlier, longer call) is not compared.
+        impl PartialEq for $batch {
+            fn eq(&self, other: &Self) -> bool {
+                self.len == other.len
+                    $( && self.$col() == other.$col() )*
+                    $( && self.$pcol() == other.$pcol() )*
+            }
         }
 
         impl $batch {
