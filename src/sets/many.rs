@@ -138,7 +138,7 @@ fn fill_rows<T: Send>(
             });
         return;
     }
-    let _ = parallel;
+    let _ = (parallel, nb);
     rows(0..na, out);
 }
 
