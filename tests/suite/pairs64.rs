@@ -682,7 +682,7 @@ mod first_contact {
 
 mod matrix {
     use super::{EXTENTS, same};
-    use segbatch::sets::{dist2_matrix64, dist2_matrix64_into};
+    use segbatch::sets::dist2_matrix64_into;
     use segbatch::{Error, Options, Segments64, Segments64View, reference};
     use segbatch_testkit::Rng;
     use segbatch_testkit::pairs64::any64;
@@ -745,7 +745,7 @@ mod matrix {
     #[cfg(feature = "rayon")]
     #[test]
     fn parallel_is_sequential() {
-        use segbatch::sets::par_dist2_matrix64;
+        use segbatch::sets::{dist2_matrix64, par_dist2_matrix64};
         let mut rng = Rng::new(0xf64_9a3a);
         let a: Segments64 = (0..300).map(|_| any64(&mut rng).0).collect();
         let b: Segments64 = (0..1000).map(|_| any64(&mut rng).1).collect();
