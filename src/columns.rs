@@ -430,3 +430,23 @@ macro_rules! result_batch {
     };
 }
 pub(crate) use result_batch;
+
+/// The rows of `D` columns as points of any type that converts from `[f32; D]`: read a
+/// result's point columns (`point_a()`, `point_b()`) as `glam::Vec3`, `mint::Point3<f32>`,
+/// `[f32; 3]`…
+///
+/// ```
+/// use segbatch::{closest_points, Segment, Segments};
+/// use segbatch::pairs::rows;
+/// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
+/// let b = Segments::from(&[Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0])]);
+/// let out = closest_points(&a, &b);
+/// let points: Vec<[f32; 3]> = rows(out.point_b()).collect();
+/// assert_eq!(points, vec![[1.0, 1.0, 0.0]]);
+/// ```
+pub fn rows<'a, V: From<[f32; D]>, const D: usize>(
+    columns: [&'a [f32]; D],
+) -> impl ExactSizeIterator<Item = V> + 'a {
+    let len = columns.iter().map(|c| c.len()).min().unwrap_or(0);
+    (0..len).map(move |i| V::from(core::array::from_fn(|k| columns[k][i])))
+}

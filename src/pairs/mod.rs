@@ -29,8 +29,8 @@ mod closest;
 mod indexed;
 mod rows;
 
+pub use crate::columns::rows;
 pub use crate::driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
-pub use crate::interop::rows;
 pub use crate::segment::ParseExtentError;
 pub use capsule::{
     PairMask, Radii, Radii64, capsules_touch, capsules_touch_into, capsules_touch64,

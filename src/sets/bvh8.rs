@@ -513,7 +513,7 @@ fn sah_split(items: &mut [Item]) -> usize {
     let mut best: Option<(f32, usize, usize)> = None;
     for axis in 0..3 {
         let extent = chi[axis] - clo[axis];
-        if !(extent > 0.0) {
+        if extent <= 0.0 {
             continue;
         }
         let scale = bins as f32 / extent;

@@ -788,33 +788,33 @@ pub(super) fn first_hits_run<
         .collect();
     order.sort_unstable();
     out.resize(rays.len(), None);
-    // Ray `i`'s first hit (the low half of a key is the ray's index).
+    // The first hit of a key's ray (the low half of a key is the ray's index).
     let hit = |key: u64, stack: &mut Vec<(u32, f32)>| {
         let i = key as u32 as usize;
         let (o, d) = rays.at(i);
-        let hit = first_hit_of(bvh, o, d, radius.get(i).into(), range.get(i).into(), stack);
-        (i, hit)
+        first_hit_of(bvh, o, d, radius.get(i).into(), range.get(i).into(), stack)
     };
     #[cfg(feature = "rayon")]
     if parallel {
         use rayon::prelude::*;
-        let parts: Vec<Vec<(usize, Option<FirstHit<W::Real>>)>> = order
+        let parts: Vec<Vec<Option<FirstHit<W::Real>>>> = order
             .par_chunks(RAY_BLOCK)
             .map(|part| {
                 let mut stack = Vec::new();
                 part.iter().map(|&key| hit(key, &mut stack)).collect()
             })
             .collect();
-        for (i, h) in parts.into_iter().flatten() {
-            out[i] = h;
+        for (part, hits) in order.chunks(RAY_BLOCK).zip(parts) {
+            for (&key, h) in part.iter().zip(hits) {
+                out[key as u32 as usize] = h;
+            }
         }
         return Ok(());
     }
     let _ = parallel;
     let mut stack = Vec::new();
     for &key in &order {
-        let (i, h) = hit(key, &mut stack);
-        out[i] = h;
+        out[key as u32 as usize] = hit(key, &mut stack);
     }
     Ok(())
 }
