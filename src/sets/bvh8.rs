@@ -39,9 +39,10 @@
 //! Top down by the surface area heuristic: a node's walls are split into up to eight
 //! groups by splitting the group of the largest box surface (the one a ray most likely
 //! enters) where the binned heuristic puts the cut (up to 16 bins of box centres an axis,
-//! minimising the sum of each side's box area times its count). Against splitting at the
-//! median of the widest axis, this cuts the city floor's flat walls by height where that
-//! pays, and the rays of `segbatch bench --scenes` visit 14-21% fewer nodes. Walls are
+//! minimising the sum of each side's box area times its count). The heuristic weighs how
+//! likely a ray is to enter each side, where a median split only balances the counts:
+//! against splitting at the median of the widest axis, the rays of `segbatch bench
+//! --scenes` visit 14-21% fewer nodes. Walls are
 //! stored in the tree's depth-first order, so the walls under one subtree are near each
 //! other in memory.
 //!
