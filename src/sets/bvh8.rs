@@ -119,6 +119,8 @@ struct Node {
     child: [u32; 8],
     /// The lanes whose child is a wall, a bit each.
     leaves: u32,
+    /// The lanes whose child is a node, a bit each (empty slots are in neither mask).
+    inner: u32,
 }
 
 /// A wall's bounds and the centre of its box while building.
@@ -252,6 +254,7 @@ impl<W: Member> Bvh8<W> {
             b: [[f32x8::splat(0.0); 2]; 3],
             child: [EMPTY; 8],
             leaves: 0,
+            inner: 0,
         });
         // Up to eight groups: split the group of the largest box surface (the one a ray
         // most likely enters) where the surface area heuristic puts it, until there are
@@ -296,9 +299,13 @@ impl<W: Member> Bvh8<W> {
         let node = &mut self.nodes[index as usize];
         node.b = core::array::from_fn(|c| [f32x8::from(lo[c]), f32x8::from(hi[c])]);
         node.child = child;
-        node.leaves = (0..8)
-            .filter(|&k| child[k] != EMPTY && child[k] & LEAF != 0)
-            .fold(0, |m, k| m | 1 << k);
+        let lanes = |leaf: bool| {
+            (0..8)
+                .filter(|&k| child[k] != EMPTY && (child[k] & LEAF != 0) == leaf)
+                .fold(0, |m, k| m | 1 << k)
+        };
+        node.leaves = lanes(true);
+        node.inner = lanes(false);
         index
     }
 
@@ -420,10 +427,9 @@ impl<W> Bvh8<W> {
             } else {
                 slab8(node, prep, bound)
             };
-            // The entered walls, then the entered nodes (an empty slot is never entered).
-            let walls = mask & node.leaves;
-            let mut inner = mask & !node.leaves;
-            let mut bits = walls;
+            // The entered walls, then the entered nodes.
+            let mut bits = mask & node.leaves;
+            let mut inner = mask & node.inner;
             while bits != 0 {
                 let lane = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
