@@ -42,7 +42,8 @@
 //! minimising the sum of each side's box area times its count). The heuristic weighs how
 //! likely a ray is to enter each side, where a median split only balances the counts:
 //! against splitting at the median of the widest axis, the rays of `segbatch bench
-//! --scenes` visit 14-21% fewer nodes. Walls are
+//! --scenes` visit 14-21% fewer nodes (counted as docs/performance.md, "First hits",
+//! says). Walls are
 //! stored in the tree's depth-first order, so the walls under one subtree are near each
 //! other in memory.
 //!
@@ -274,12 +275,11 @@ impl<W: Member> Bvh8<W> {
             groups[k] = (start, mid, area(&items[start..mid]));
             groups.push((mid, end, area(&items[mid..end])));
         }
-        let mut groups: Vec<(usize, usize)> = groups.iter().map(|&(s, e, _)| (s, e)).collect();
-        groups.sort_unstable();
+        groups.sort_unstable_by_key(|&(start, _, _)| start);
         let mut lo = [[f32::INFINITY; 8]; 3];
         let mut hi = [[f32::NEG_INFINITY; 8]; 3];
         let mut child = [EMPTY; 8];
-        for (slot, &(start, end)) in groups.iter().enumerate() {
+        for (slot, &(start, end, _)) in groups.iter().enumerate() {
             let part = &mut items[start..end];
             for it in part.iter() {
                 for c in 0..3 {
@@ -517,19 +517,21 @@ fn sah_split(items: &mut [Item]) -> usize {
     }
     // As many bins as items, up to BINS: a small group's split costs what it holds.
     let bins = items.len().min(BINS);
+    // The bin of an item's centre along `axis` (an axis the centres span).
+    let scale: [f32; 3] = core::array::from_fn(|c| bins as f32 / (chi[c] - clo[c]));
+    let bin = |axis: usize, it: &Item| {
+        (((it.centre(axis) - clo[axis]) * scale[axis]) as usize).min(bins - 1)
+    };
     let mut best: Option<(f32, usize, usize)> = None;
     for axis in 0..3 {
-        let extent = chi[axis] - clo[axis];
-        if extent <= 0.0 {
+        if chi[axis] - clo[axis] <= 0.0 {
             continue;
         }
-        let scale = bins as f32 / extent;
-        let bin = |it: &Item| (((it.centre(axis) - clo[axis]) * scale) as usize).min(bins - 1);
         let mut count = [0usize; BINS];
         let mut blo = [[f32::INFINITY; 3]; BINS];
         let mut bhi = [[f32::NEG_INFINITY; 3]; BINS];
         for it in items.iter() {
-            let b = bin(it);
+            let b = bin(axis, it);
             count[b] += 1;
             for c in 0..3 {
                 blo[b][c] = blo[b][c].min(it.lo[c]);
@@ -564,13 +566,10 @@ fn sah_split(items: &mut [Item]) -> usize {
         }
     }
     match best {
-        Some((_, axis, b)) => {
-            let scale = bins as f32 / (chi[axis] - clo[axis]);
-            let left =
-                |it: &Item| (((it.centre(axis) - clo[axis]) * scale) as usize).min(bins - 1) <= b;
+        Some((_, axis, cut)) => {
             let mut mid = 0;
             for k in 0..items.len() {
-                if left(&items[k]) {
+                if bin(axis, &items[k]) <= cut {
                     items.swap(k, mid);
                     mid += 1;
                 }
