@@ -30,7 +30,7 @@ def oracle():
         target = target / "oracle-sse2"
         env["CARGO_TARGET_DIR"] = str(target)
     subprocess.run(
-        ["cargo", "build", "--release", "--quiet", "-p", "segbatch-oracle"], cwd=ROOT, check=True, env=env
+        ["cargo", "build", "--release", "--quiet", "-p", "segbatch-python", "--bin", "segbatch-oracle"], cwd=ROOT, check=True, env=env
     )
     return str(target / "release" / "segbatch-oracle")
 
