@@ -1092,10 +1092,9 @@ class SegmentIndex:
     their row in ``segments``; values are bit for bit the Rust crate's.
 
     The index has its members' precision: over float64 segments it is the crate's
-    ``SegmentIndex64`` (first hits in float64: ``u`` and ``point`` come back float64), and
-    its :meth:`pairs_within` is :func:`pairs_within` in float64 against the members (kept
-    as a copy). Rays and query segments are converted to the index's precision (float64
-    queries on a float32 index are rounded to float32 once).
+    ``SegmentIndex64`` (first hits and pairs in float64: ``u``, ``point``, ``dist2``, ``s``
+    and ``t`` come back float64). Rays and query segments are converted to the index's
+    precision (float64 queries on a float32 index are rounded to float32 once).
 
     >>> import numpy as np, segbatch
     >>> walls = np.array([[5, -1, 0, 5, 1, 0], [9, -1, 0, 9, 1, 0]], dtype=np.float32)
@@ -1115,11 +1114,6 @@ class SegmentIndex:
     def __init__(self, segments, *, threads: Optional[int] = None):
         s = as_segments(segments, "segments")
         self._dtype = _precision(segments)
-        # The float64 index answers pairs_within with the float64 pairs_within over a copy
-        # of its members.
-        self._members = None
-        if self._dtype == np.float64:
-            self._members = SegmentColumns([np.array(c) for c in (s if isinstance(s, tuple) else s.T)])
         self._native = _native.SegmentIndex(s, _threads(threads))
 
     def __len__(self) -> int:
@@ -1144,11 +1138,7 @@ class SegmentIndex:
     def pairs_within(self, segments, radius: float, *, threads: Optional[int] = None) -> Dict[str, np.ndarray]:
         """Every pair of a query ``segments[i]`` and a member ``j`` within ``radius``, sorted
         by ``(i, j)``: exactly :func:`pairs_within` ``(segments, members, radius)`` (same
-        columns), without rebuilding the index (a float64 index runs the float64
-        :func:`pairs_within` against its members)."""
-        if self._members is not None:
-            s = as_segments(segments, "segments", dtype=np.float64)
-            return pairs_within(s, self._members, radius, threads=threads)
+        columns, in the index's precision), without rebuilding the index."""
         return self._native.pairs_within(
             as_segments(segments, "segments", dtype=self._dtype), _number(radius, "radius"), _threads(threads)
         )

@@ -420,6 +420,15 @@ trait Real: numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static {
         range: Self,
         parallel: bool,
     ) -> Result<Vec<Option<FirstHit<Self>>>, segbatch::Error>;
+    /// The library's index `pairs_within` of this precision, the queries' indices offset
+    /// by `first` (the queries are a part of the caller's, starting at `first`).
+    fn index_pairs_within(
+        index: &Self::Index,
+        queries: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        first: u32,
+        parallel: bool,
+    ) -> Result<Vec<Self::Hit>, segbatch::Error>;
 }
 
 /// The result columns of one chunk, whatever the query and precision (empty where the
@@ -662,6 +671,26 @@ impl Real for f32 {
             index.first_hits(rays, radius, range)
         }
     }
+    fn index_pairs_within(
+        index: &segbatch::SegmentIndex,
+        queries: SoaView<'_, Segment, 6>,
+        radius: f32,
+        first: u32,
+        parallel: bool,
+    ) -> Result<Vec<Hit>, segbatch::Error> {
+        let found = if parallel {
+            index.par_pairs_within(queries, radius)
+        } else {
+            index.pairs_within(queries, radius)
+        }?;
+        Ok(found
+            .into_iter()
+            .map(|h| Hit {
+                i: h.i + first,
+                ..h
+            })
+            .collect())
+    }
 }
 
 impl Real for f64 {
@@ -894,6 +923,26 @@ impl Real for f64 {
         } else {
             index.first_hits(rays, radius, range)
         }
+    }
+    fn index_pairs_within(
+        index: &SegmentIndex64,
+        queries: Segments64View<'_>,
+        radius: f64,
+        first: u32,
+        parallel: bool,
+    ) -> Result<Vec<Hit64>, segbatch::Error> {
+        let found = if parallel {
+            index.par_pairs_within(queries, radius)
+        } else {
+            index.pairs_within(queries, radius)
+        }?;
+        Ok(found
+            .into_iter()
+            .map(|h| Hit64 {
+                i: h.i + first,
+                ..h
+            })
+            .collect())
     }
 }
 
@@ -2909,8 +2958,7 @@ fn shared_endpoints(skip: bool) -> SharedEndpoints {
 }
 
 /// A reusable index over a static set of 3D segments: the library's `SegmentIndex` over
-/// `float32` members, or `SegmentIndex64` over `float64` ones (first hits only: the Python
-/// layer answers a `float64` index's `pairs_within` with the `float64` `pairs_within`).
+/// `float32` members, or `SegmentIndex64` over `float64` ones.
 #[pyclass(name = "SegmentIndex", module = "segbatch._segbatch", frozen)]
 struct PySegmentIndex(AnyIndex);
 
@@ -3018,56 +3066,60 @@ impl PySegmentIndex {
         }
     }
 
-    /// Every pair of a query segment and a member within `radius`, as `pairs_within`
-    /// (a `float32` index).
+    /// Every pair of a query segment and a member within `radius`, as `pairs_within`,
+    /// in the index's precision (the queries must be of it).
     #[pyo3(signature = (segments, radius, threads))]
     fn pairs_within<'py>(
         &self,
         py: Python<'py>,
         segments: &Bound<'py, PyAny>,
-        radius: f32,
+        radius: f64,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let threads = Threads::new(threads)?;
-        let AnyIndex::F32(index) = &self.0 else {
-            return Err(PyTypeError::new_err(
-                "pairs_within: the float64 index answers through segbatch.pairs_within",
-            ));
-        };
-        let hq = Held::new(segments, "segments", 6)?;
-        let sq = hq.src::<6>("segments")?;
-        if u32::try_from(sq.len()).is_err() {
-            return Err(Failure::Lib(segbatch::Error::TooManyObjects {
-                len: sq.len(),
-                max: u32::MAX as usize,
-            })
-            .into());
+        match &self.0 {
+            AnyIndex::F32(i) => index_pairs_of::<f32>(py, i, segments, radius, threads),
+            AnyIndex::F64(i) => index_pairs_of::<f64>(py, i, segments, radius, threads),
         }
-        let parallel = threads.parallel();
-        let mut hits: Vec<Hit> = Vec::new();
-        stepped(py, sq.len(), RAY_STEP, RAY_STEP_MAX, |r| {
-            let mut buf = Whole::<Segment, 6>::new();
-            let part = sq.sub(r.clone());
-            let v = part.whole(&mut buf)?;
-            let found = threads.install(|| {
-                if parallel {
-                    index.par_pairs_within(v, radius)
-                } else {
-                    index.pairs_within(v, radius)
-                }
-            })??;
-            hits.try_reserve(found.len())
-                .map_err(|_| Failure::Memory("pairs_within output", hits.len() + found.len()))?;
-            // The queries were counted against `u32::MAX` before the first step.
-            let first = u32::try_from(r.start).expect("at most u32::MAX queries");
-            hits.extend(found.into_iter().map(|h| Hit {
-                i: h.i + first,
-                ..h
-            }));
-            Ok(())
-        })?;
-        hits_dict::<f32>(py, &hits)
     }
+}
+
+/// The pairs within `radius` of the query `segments` and `index`'s members in the
+/// precision of `E` (see [`PySegmentIndex::pairs_within`]), in steps with a check for
+/// Ctrl-C between them.
+fn index_pairs_of<'py, E: Real>(
+    py: Python<'py>,
+    index: &E::Index,
+    segments: &Bound<'py, PyAny>,
+    radius: f64,
+    threads: Threads,
+) -> PyResult<Bound<'py, PyDict>> {
+    let hq = Held::<E>::new(segments, "segments", 6)?;
+    let sq = hq.src::<6>("segments")?;
+    if u32::try_from(sq.len()).is_err() {
+        return Err(Failure::Lib(segbatch::Error::TooManyObjects {
+            len: sq.len(),
+            max: u32::MAX as usize,
+        })
+        .into());
+    }
+    let radius = E::from_f64(radius);
+    let parallel = threads.parallel();
+    let mut hits: Vec<E::Hit> = Vec::new();
+    stepped(py, sq.len(), RAY_STEP, RAY_STEP_MAX, |r| {
+        let mut buf = Whole::new();
+        let part = sq.sub(r.clone());
+        let v = part.whole(&mut buf)?;
+        // The queries were counted against `u32::MAX` before the first step.
+        let first = u32::try_from(r.start).expect("at most u32::MAX queries");
+        let found =
+            threads.install(|| E::index_pairs_within(index, v, radius, first, parallel))??;
+        hits.try_reserve(found.len())
+            .map_err(|_| Failure::Memory("pairs_within output", hits.len() + found.len()))?;
+        hits.extend(found);
+        Ok(())
+    })?;
+    hits_dict::<E>(py, &hits)
 }
 
 /// Query segments or rays in the first step of the [`PySegmentIndex`] queries (see

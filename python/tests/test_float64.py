@@ -179,13 +179,16 @@ def test_segment_index(run_oracle, pairs):
             same(h["u"], ref["u"])
             same(h["point"].ravel(), ref["point"])
             same(h["hit"], ref["index"] >= 0)
-    # pairs_within of a float64 index: the float64 pairs_within against its members
+    # pairs_within of a float64 index (the crate's SegmentIndex64): the float64
+    # pairs_within against its members
     index = segbatch.SegmentIndex(walls)
     ref = segbatch.pairs_within(rays, walls, 1.0)
-    r = index.pairs_within(rays, 1.0)
     assert len(ref["i"]) > 10
-    for k in ref:
-        same(r[k], ref[k])
+    for threads in (1, None):
+        r = index.pairs_within(rays, 1.0, threads=threads)
+        assert r["dist2"].dtype == np.float64
+        for k in ref:
+            same(r[k], ref[k])
     # float32 walls keep a float32 index: float64 rays are rounded to it
     h = segbatch.SegmentIndex(walls.astype(np.float32)).first_hits(rays, 0.25, 30.0)
     assert h["u"].dtype == np.float32

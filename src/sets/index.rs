@@ -729,28 +729,39 @@ impl SegmentIndex {
                 })
                 .collect()
         };
-        let n = queries.len();
-        let starts: Vec<usize> = (0..n).step_by(RAY_BLOCK).collect();
-        #[cfg(feature = "rayon")]
-        if parallel {
-            use rayon::prelude::*;
-            let parts: Vec<Vec<Hit>> = starts
-                .par_iter()
-                .map(|&f| block(f, RAY_BLOCK.min(n - f)))
-                .collect();
-            out.extend(parts.into_iter().flatten());
-            return Ok(());
-        }
-        let _ = parallel;
-        for f in starts {
-            out.extend(block(f, RAY_BLOCK.min(n - f)));
-        }
+        in_blocks(queries.len(), parallel, block, out);
         Ok(())
     }
 }
 
 /// Rays per task of the parallel first hits.
 const RAY_BLOCK: usize = 256;
+
+/// The results of `n` queries in order, appended to `out`: `block(first, len)` gives those
+/// of the queries `first..first + len`, for blocks of [`RAY_BLOCK`] (on all cores when
+/// `parallel`: the same list).
+pub(super) fn in_blocks<H: Send>(
+    n: usize,
+    parallel: bool,
+    block: impl Fn(usize, usize) -> Vec<H> + Sync,
+    out: &mut Vec<H>,
+) {
+    let starts: Vec<usize> = (0..n).step_by(RAY_BLOCK).collect();
+    #[cfg(feature = "rayon")]
+    if parallel {
+        use rayon::prelude::*;
+        let parts: Vec<Vec<H>> = starts
+            .par_iter()
+            .map(|&f| block(f, RAY_BLOCK.min(n - f)))
+            .collect();
+        out.extend(parts.into_iter().flatten());
+        return;
+    }
+    let _ = parallel;
+    for f in starts {
+        out.extend(block(f, RAY_BLOCK.min(n - f)));
+    }
+}
 
 /// The first hits of `rays` in `bvh`'s set, into `out`: the body of both indexes'
 /// `first_hits` forms.

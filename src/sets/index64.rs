@@ -1,22 +1,31 @@
-//! [`SegmentIndex64`]: the first hits of thick rays on a static set of `f64` segments, for
-//! world coordinates (UTM `x ~ 5e5`, `y ~ 5e6` metres; ECEF) that `f32` resolves only to
-//! half a metre.
+//! [`SegmentIndex64`]: the first hits of thick rays, and the pairs within a radius, on a
+//! static set of `f64` segments, for world coordinates (UTM `x ~ 5e5`, `y ~ 5e6` metres;
+//! ECEF) that `f32` resolves only to half a metre.
 //!
-//! It is [`SegmentIndex`](super::SegmentIndex)'s first-hit half over [`Segments64`]: the
+//! Its first hits are [`SegmentIndex`](super::SegmentIndex)'s over [`Segments64`]: the
 //! same eight-wide tree ([`super::bvh8`], whose `f32` boxes are taken relative to the
 //! set's centre and rounded outward, so they stay conservative and as tight as at the
 //! origin), the same driver and the same one `f64` decision per pair, with `f64` members,
 //! rays, radii, ranges and hits, and the contact tolerance of a zero radius `4·ε·S` with
 //! `ε = f64::EPSILON`. So for every ray it returns the least `(u, index)` over the set of
 //! [`reference::first_hit64`](crate::reference::first_hit64), bit for bit.
+//!
+//! Its pairs within a radius ([`SegmentIndex64::pairs_within`]) are those of
+//! [`pairs_within64`](crate::sets::pairs_within64) against the indexed set, bit for bit:
+//! the same tree names the members whose boxes meet a query's box grown by its reach
+//! (`bvh8`, "Boxes around segments"), and the `f64` kernel decides each one.
 
 use super::bvh8::Bvh8;
-use super::index::{FirstHit64, PerRay64, Rays64, first_hits_run};
-use crate::batch::{Error, Segments64View, check_u32};
-use crate::segment::Segment64;
 
-/// A static set of `f64` segments ready for repeated first-hit queries:
-/// [`SegmentIndex`](super::SegmentIndex)'s `f64` twin for first hits.
+use super::index::{FirstHit64, PerRay64, Rays64, first_hits_run, in_blocks};
+use super::radius::{PairRadius, Radius64};
+use super::within64::{Hit64, within};
+use crate::batch::{Error, Segments64, Segments64View, check_u32};
+use crate::pairs::{ClosestBatch64, Outputs, closest_points64_into};
+use crate::segment::{Options, Segment64};
+
+/// A static set of `f64` segments ready for repeated first-hit and radius queries:
+/// [`SegmentIndex`](super::SegmentIndex)'s `f64` twin.
 ///
 /// A hit is what [`SegmentIndex`](super::SegmentIndex) documents, every quantity in `f64`;
 /// the contact tolerance of a zero radius is `4·ε·S` with `ε = f64::EPSILON` (`S` the
@@ -145,6 +154,126 @@ impl SegmentIndex64 {
             &mut out,
         )?;
         Ok(out)
+    }
+
+    /// Every pair of a query segment `queries[i]` and a member `set[j]` within a radius,
+    /// sorted by `(i, j)`: [`pairs_within64`](crate::sets::pairs_within64)`(queries, set,
+    /// radius)`, bit for bit, without rebuilding anything.
+    ///
+    /// `radius` is one for every pair (an `f64`), one a query ([`Radius64::Each`]: the
+    /// members are bare segments, `distance <= radii[i]`) or one a query and one a member
+    /// ([`Radius64::Sides`]: `distance <= rq[i] + rm[j]`, `j` the member's index in the
+    /// indexed set). The tree names the members whose boxes meet the query's box grown by
+    /// its reach (its radius plus the largest member radius), and the `f64` kernel decides
+    /// each one once. Members or queries with a non-finite coordinate are never within any
+    /// radius.
+    ///
+    /// ```
+    /// use segbatch::sets::SegmentIndex64;
+    /// use segbatch::{Segment64, Segments64};
+    /// // Two walls 3 m apart at UTM coordinates, two agents between them.
+    /// let (x, y) = (500_000.0, 5_000_000.0);
+    /// let walls = Segments64::from(&[
+    ///     Segment64::new([x, y, 0.0], [x, y + 4.0, 0.0]),
+    ///     Segment64::new([x + 3.0, y, 0.0], [x + 3.0, y + 4.0, 0.0]),
+    /// ]);
+    /// let index = SegmentIndex64::new(&walls)?;
+    /// let agents = Segments64::from(&[
+    ///     Segment64::new([x + 1.0, y + 1.0, 0.0], [x + 1.0, y + 1.0, 0.0]),
+    ///     Segment64::new([x + 1.0, y + 3.0, 0.0], [x + 1.0, y + 3.0, 0.0]),
+    /// ]);
+    /// // Radii 0.5 and 1: only the second agent reaches the wall at x.
+    /// let hits = index.pairs_within(&agents, &[0.5, 1.0])?;
+    /// assert_eq!(hits.iter().map(|h| (h.i, h.j, h.dist2)).collect::<Vec<_>>(), vec![(1, 0, 1.0)]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (with the first index in a
+    /// list, the queries' first); [`Error::LengthMismatch`] when a list is not one radius a
+    /// query (or a member); [`Error::TooManyObjects`] for more than `u32::MAX` queries.
+    pub fn pairs_within<'q, 'r>(
+        &self,
+        queries: impl Into<Segments64View<'q>>,
+        radius: impl Into<Radius64<'r>>,
+    ) -> Result<Vec<Hit64>, Error> {
+        let mut out = Vec::new();
+        self.within_run(queries.into(), radius.into(), false, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`pairs_within`](Self::pairs_within) on all cores, the same list.
+    ///
+    /// # Errors
+    /// As [`pairs_within`](Self::pairs_within).
+    #[cfg(feature = "rayon")]
+    pub fn par_pairs_within<'q, 'r>(
+        &self,
+        queries: impl Into<Segments64View<'q>>,
+        radius: impl Into<Radius64<'r>>,
+    ) -> Result<Vec<Hit64>, Error> {
+        let mut out = Vec::new();
+        self.within_run(queries.into(), radius.into(), true, &mut out)?;
+        Ok(out)
+    }
+
+    fn within_run(
+        &self,
+        queries: Segments64View<'_>,
+        radius: Radius64<'_>,
+        parallel: bool,
+        out: &mut Vec<Hit64>,
+    ) -> Result<(), Error> {
+        out.clear();
+        let radius = PairRadius::two_sets(radius, queries.len(), self.len)?;
+        check_u32(queries.len())?;
+        let max_member = radius.max_b();
+        let block = |first: usize, len: usize| -> Vec<Hit64> {
+            let (mut stack, mut found) = (Vec::new(), Vec::new());
+            // (query, member position in tree order), by query and then member index.
+            let mut candidates: Vec<(u32, u32)> = Vec::new();
+            for i in first..first + len {
+                let q = queries.at(i);
+                let reach = match radius {
+                    PairRadius::All(r) => r,
+                    PairRadius::Sum { .. } => radius.of_a(i) + max_member,
+                };
+                found.clear();
+                match self.bvh.reach_box(&q, reach) {
+                    Some(bounds) => self.bvh.overlapping(bounds, &mut stack, |k| found.push(k)),
+                    None => found.extend(0..self.bvh.len()),
+                }
+                found.sort_unstable_by_key(|&k| self.bvh.wall(k).1);
+                candidates.extend(found.iter().map(|&k| (i as u32, k as u32)));
+            }
+            let a: Segments64 = candidates
+                .iter()
+                .map(|&(i, _)| queries.at(i as usize))
+                .collect();
+            let b: Segments64 = candidates
+                .iter()
+                .map(|&(_, k)| *self.bvh.wall(k as usize).0)
+                .collect();
+            let mut closest = ClosestBatch64::new();
+            closest_points64_into(&a, &b, &Options::SEGMENTS, Outputs::PARAMS, &mut closest)
+                .expect("two gathers of one length");
+            let (d, s, t) = (closest.dist2(), closest.s(), closest.t());
+            (0..candidates.len())
+                .filter_map(|c| {
+                    let (i, k) = candidates[c];
+                    let j = self.bvh.wall(k as usize).1;
+                    within(d[c], radius.of(i as usize, j as usize)).then_some(Hit64 {
+                        i,
+                        j,
+                        dist2: d[c],
+                        s: s[c],
+                        t: t[c],
+                    })
+                })
+                .collect()
+        };
+        in_blocks(queries.len(), parallel, block, out);
+        Ok(())
     }
 
     /// [`first_hits_into`](Self::first_hits_into) on all cores, bitwise the same results.

@@ -8,8 +8,8 @@
 //! | every A against every B: the pairs within a radius, one for all or one an object ([`Radius`]; [`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] |
 //! | all pairs `i < j` of one set within a radius, one for all or one an object ([`Radius`]) | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] |
 //! | the same two, streamed as compact [`PairHit`]s in blocks of at most [`MAX_BLOCK_HITS`] (a sink may stop them: [`SinkFlow`]) | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] |
-//! | first hits of thick rays (segments or origin + direction: [`Rays`]; `f64`: [`SegmentIndex64`]), pairs within a radius (one for all, one a query, or one a query and one a member) of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`], [`SegmentIndex64::first_hits`] | [`SegmentIndex::first_hits_into`], [`SegmentIndex64::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`], [`SegmentIndex64::par_first_hits`] |
-//! | `f64`: the pairs within a radius (the grid in a local frame, the `f64` kernel deciding; [`Hit64`]s) | [`pairs_within64`], [`self_pairs_within64`] | [`pairs_within64_into`], [`self_pairs_within64_into`] | `par_…` of each |
+//! | first hits of thick rays (segments or origin + direction: [`Rays`]; `f64`: [`SegmentIndex64`]), pairs within a radius (one for all, one a query, or one a query and one a member) of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`], [`SegmentIndex64::first_hits`], [`SegmentIndex64::pairs_within`] | [`SegmentIndex::first_hits_into`], [`SegmentIndex64::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`], [`SegmentIndex64::par_first_hits`], [`SegmentIndex64::par_pairs_within`] |
+//! | `f64`: the pairs within a radius, one for all or one an object ([`Radius64`]; the grid in a local frame, the `f64` kernel deciding; [`Hit64`]s) | [`pairs_within64`], [`self_pairs_within64`] | [`pairs_within64_into`], [`self_pairs_within64_into`] | `par_…` of each |
 //! | `f64`: the same two, streamed as [`PairHit64`]s | [`for_each_pair_within64`], [`for_each_self_pair_within64`] | (the same) | [`par_for_each_pair_within64`], [`par_for_each_self_pair_within64`] |
 //!
 
@@ -74,7 +74,7 @@ pub use many::{dist2_matrix64, dist2_matrix64_into};
 pub use many::{par_dist2_matrix, par_dist2_matrix_into};
 #[cfg(feature = "rayon")]
 pub use many::{par_dist2_matrix64, par_dist2_matrix64_into};
-pub use radius::Radius;
+pub use radius::{Radius, Radius64};
 #[cfg(feature = "rayon")]
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
 pub use self_pairs::{self_pairs_within, self_pairs_within_into};

@@ -3,19 +3,23 @@
 //!
 //! One argument type keeps the four forms of each query (convenience, `_into`, `par_`,
 //! `par_…_into`) one table: a plain `f32` converts into [`Radius::All`], a slice into
-//! [`Radius::Each`], a pair of slices into [`Radius::Sides`]. Inside the crate the argument
-//! becomes a [`PairRadius`], checked once against the sets' lengths, which every path
-//! (grid, brute-force tiles, static index) asks for the radius of a pair.
+//! [`Radius::Each`], a pair of slices into [`Radius::Sides`]; the `f64` queries take the
+//! same type over `f64` ([`Radius64`]). Inside the crate the argument becomes a
+//! [`PairRadius`], checked once against the sets' lengths, which every path (grid,
+//! brute-force tiles, static index) asks for the radius of a pair.
 
 use crate::batch::{Error, check_len};
+use crate::real::Real;
 
-/// The radius of a set query: one for every pair, or one per object.
+/// The radius of a set query: one for every pair, or one per object, in the query's
+/// precision (`R`: `f32`, or `f64` for the `f64` queries, [`Radius64`]).
 ///
 /// A pair is reported when the distance of the two core segments is at most the pair's
-/// radius: `r` for [`Radius::All`], `rI + rJ` (summed in `f32`) for per-object radii. The
-/// decision is the one of [`within_radius`](crate::sets::within_radius) with that radius:
-/// the kernel's `dist2 <= (rI + rJ)²` in `f32`, or in `f64` for a pair whose squared
-/// distance left `f32`'s range. Radii are zero (a bare segment), positive or `+∞`.
+/// radius: `r` for [`Radius::All`], `rI + rJ` (summed in `R`) for per-object radii. In
+/// `f32` the decision is the one of [`within_radius`](crate::sets::within_radius) with that
+/// radius: the kernel's `dist2 <= (rI + rJ)²` in `f32`, or in `f64` for a pair whose
+/// squared distance left `f32`'s range; in `f64` it is the `f64` kernel's
+/// `dist2 <= (rI + rJ)²`. Radii are zero (a bare segment), positive or `+∞`.
 ///
 /// | variant | [`self_pairs_within`](crate::sets::self_pairs_within) | [`pairs_within`](crate::sets::pairs_within), [`SegmentIndex::pairs_within`](crate::SegmentIndex::pairs_within) |
 /// |---|---|---|
@@ -44,53 +48,84 @@ use crate::batch::{Error, check_len};
 /// assert_eq!(both.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(0, 1), (0, 2)]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Radius<'a> {
+pub enum Radius<'a, R = f32> {
     /// One radius for every pair.
-    All(f32),
+    All(R),
     /// One radius an object: of the set (a query over one set), or of A (a query over two
     /// sets, whose B objects are then bare segments).
-    Each(&'a [f32]),
+    Each(&'a [R]),
     /// One radius an object of A and one an object of B (a query over two sets).
-    Sides(&'a [f32], &'a [f32]),
+    Sides(&'a [R], &'a [R]),
 }
 
-impl From<f32> for Radius<'_> {
-    fn from(r: f32) -> Self {
-        Radius::All(r)
-    }
+/// The radius of the `f64` set queries ([`pairs_within64`](crate::sets::pairs_within64),
+/// [`self_pairs_within64`](crate::sets::self_pairs_within64),
+/// [`SegmentIndex64::pairs_within`](crate::sets::SegmentIndex64::pairs_within)): an `f64`
+/// converts into [`Radius::All`], a slice of `f64` into [`Radius::Each`], two into
+/// [`Radius::Sides`].
+///
+/// ```
+/// use segbatch::{Segment64, Segments64};
+/// use segbatch::sets::{self_pairs_within64, Radius64, SharedEndpoints};
+/// let o = 5_000_000.0; // a UTM northing
+/// let set = Segments64::from(&[
+///     Segment64::new([0.0, o, 0.0], [1.0, o, 0.0]),
+///     Segment64::new([0.0, o + 1.0, 0.0], [1.0, o + 1.0, 0.0]),
+///     Segment64::new([0.0, o + 3.0, 0.0], [1.0, o + 3.0, 0.0]),
+/// ]);
+/// // Capsules of radii 0.25, 0.5 and 1.5: 1 > 0.75, but 2 <= 0.5 + 1.5.
+/// let radii = [0.25, 0.5, 1.5];
+/// let hits = self_pairs_within64(&set, &radii, SharedEndpoints::Keep);
+/// assert_eq!(hits.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(1, 2)]);
+/// assert_eq!(self_pairs_within64(&set, Radius64::All(1.0), SharedEndpoints::Keep).len(), 1);
+/// ```
+pub type Radius64<'a> = Radius<'a, f64>;
+
+/// The conversions into [`Radius`] for one precision.
+macro_rules! radius_from {
+    ($r:ty) => {
+        impl From<$r> for Radius<'_, $r> {
+            fn from(r: $r) -> Self {
+                Radius::All(r)
+            }
+        }
+
+        impl<'a> From<&'a [$r]> for Radius<'a, $r> {
+            fn from(radii: &'a [$r]) -> Self {
+                Radius::Each(radii)
+            }
+        }
+
+        impl<'a> From<&'a Vec<$r>> for Radius<'a, $r> {
+            fn from(radii: &'a Vec<$r>) -> Self {
+                Radius::Each(radii)
+            }
+        }
+
+        impl<'a, const N: usize> From<&'a [$r; N]> for Radius<'a, $r> {
+            fn from(radii: &'a [$r; N]) -> Self {
+                Radius::Each(radii)
+            }
+        }
+
+        impl<'a> From<(&'a [$r], &'a [$r])> for Radius<'a, $r> {
+            fn from((a, b): (&'a [$r], &'a [$r])) -> Self {
+                Radius::Sides(a, b)
+            }
+        }
+    };
 }
 
-impl<'a> From<&'a [f32]> for Radius<'a> {
-    fn from(radii: &'a [f32]) -> Self {
-        Radius::Each(radii)
-    }
-}
-
-impl<'a> From<&'a Vec<f32>> for Radius<'a> {
-    fn from(radii: &'a Vec<f32>) -> Self {
-        Radius::Each(radii)
-    }
-}
-
-impl<'a, const N: usize> From<&'a [f32; N]> for Radius<'a> {
-    fn from(radii: &'a [f32; N]) -> Self {
-        Radius::Each(radii)
-    }
-}
-
-impl<'a> From<(&'a [f32], &'a [f32])> for Radius<'a> {
-    fn from((a, b): (&'a [f32], &'a [f32])) -> Self {
-        Radius::Sides(a, b)
-    }
-}
+radius_from!(f32);
+radius_from!(f64);
 
 /// A valid radius: zero, positive or `+∞`.
-fn valid(r: f32) -> bool {
-    r >= 0.0
+fn valid<R: Real>(r: R) -> bool {
+    r >= R::ZERO
 }
 
 /// `Ok` when every radius of `radii` is valid, else the first invalid one's index.
-fn check_each(radii: &[f32]) -> Result<(), Error> {
+fn check_each<R: Real>(radii: &[R]) -> Result<(), Error> {
     match radii.iter().position(|&r| !valid(r)) {
         Some(index) => Err(Error::InvalidRadius { index: Some(index) }),
         None => Ok(()),
@@ -99,24 +134,24 @@ fn check_each(radii: &[f32]) -> Result<(), Error> {
 
 /// A [`Radius`] checked against the sets of a query: the radius of each pair.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum PairRadius<'a> {
+pub(crate) enum PairRadius<'a, R = f32> {
     /// One radius for every pair.
-    All(f32),
+    All(R),
     /// `a[i] + b[j]`, a missing side counting zero.
     Sum {
-        a: Option<&'a [f32]>,
-        b: Option<&'a [f32]>,
+        a: Option<&'a [R]>,
+        b: Option<&'a [R]>,
     },
 }
 
-impl<'a> PairRadius<'a> {
+impl<'a, R: Real> PairRadius<'a, R> {
     /// The radius of a query over one set of `n` objects.
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] for a negative or NaN radius (with the index of the first
     /// one in a list); [`Error::LengthMismatch`] for a list whose length is not `n`, or for
     /// [`Radius::Sides`] (two lists for one set).
-    pub(crate) fn one_set(radius: Radius<'a>, n: usize) -> Result<Self, Error> {
+    pub(crate) fn one_set(radius: Radius<'a, R>, n: usize) -> Result<Self, Error> {
         match radius {
             Radius::All(r) => Self::all(r),
             Radius::Each(radii) => {
@@ -141,7 +176,7 @@ impl<'a> PairRadius<'a> {
     /// [`Error::InvalidRadius`] for a negative or NaN radius (with the index of the first
     /// one in a list, A's first); [`Error::LengthMismatch`] for a list whose length is not
     /// its set's.
-    pub(crate) fn two_sets(radius: Radius<'a>, na: usize, nb: usize) -> Result<Self, Error> {
+    pub(crate) fn two_sets(radius: Radius<'a, R>, na: usize, nb: usize) -> Result<Self, Error> {
         match radius {
             Radius::All(r) => Self::all(r),
             Radius::Each(a) => {
@@ -165,7 +200,7 @@ impl<'a> PairRadius<'a> {
         }
     }
 
-    fn all(r: f32) -> Result<Self, Error> {
+    fn all(r: R) -> Result<Self, Error> {
         if valid(r) {
             Ok(PairRadius::All(r))
         } else {
@@ -174,7 +209,7 @@ impl<'a> PairRadius<'a> {
     }
 
     /// The single radius of every pair, `None` for per-object radii.
-    pub(crate) fn uniform(&self) -> Option<f32> {
+    pub(crate) fn uniform(&self) -> Option<R> {
         match self {
             PairRadius::All(r) => Some(*r),
             PairRadius::Sum { .. } => None,
@@ -183,33 +218,35 @@ impl<'a> PairRadius<'a> {
 
     /// The radius of object `i` of A, `0` for [`PairRadius::All`] or a side without radii.
     #[inline]
-    pub(crate) fn of_a(&self, i: usize) -> f32 {
+    pub(crate) fn of_a(&self, i: usize) -> R {
         match self {
             PairRadius::Sum { a: Some(a), .. } => a[i],
-            _ => 0.0,
+            _ => R::ZERO,
         }
     }
 
     /// The radius of object `j` of B, `0` for [`PairRadius::All`] or a side without radii.
     #[inline]
-    pub(crate) fn of_b(&self, j: usize) -> f32 {
+    pub(crate) fn of_b(&self, j: usize) -> R {
         match self {
             PairRadius::Sum { b: Some(b), .. } => b[j],
-            _ => 0.0,
+            _ => R::ZERO,
         }
     }
 
     /// The largest radius of an object of B (`0` without B radii).
-    pub(crate) fn max_b(&self) -> f32 {
+    pub(crate) fn max_b(&self) -> R {
         match self {
-            PairRadius::Sum { b: Some(b), .. } => b.iter().fold(0.0f32, |m, &r| m.max(r)),
-            _ => 0.0,
+            PairRadius::Sum { b: Some(b), .. } => {
+                b.iter().fold(R::ZERO, |m, &r| if r > m { r } else { m })
+            }
+            _ => R::ZERO,
         }
     }
 
-    /// The radius of the pair `a[i]`, `b[j]`: `r`, or `rA + rB` in `f32`.
+    /// The radius of the pair `a[i]`, `b[j]`: `r`, or `rA + rB` in `R`.
     #[inline]
-    pub(crate) fn of(&self, i: usize, j: usize) -> f32 {
+    pub(crate) fn of(&self, i: usize, j: usize) -> R {
         match self {
             PairRadius::All(r) => *r,
             PairRadius::Sum { .. } => self.of_a(i) + self.of_b(j),

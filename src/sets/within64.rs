@@ -2,12 +2,14 @@
 //! `i < j` of one set ([`self_pairs_within64`]), collected or streamed
 //! ([`for_each_pair_within64`], [`for_each_self_pair_within64`]), on the grid of
 //! [`crate::prune`] whenever the `f32` queries take it (segments against segments, a
-//! radius whose square is finite, two sets of more than [`FEW`] objects each).
+//! radius whose square is finite, two sets of more than [`FEW`] objects each). The radius
+//! is one for every pair or one an object ([`Radius64`]: capsules, `rI + rJ` summed in
+//! `f64`), as in the `f32` queries.
 //!
 //! # The grid in `f32`, the decision in `f64`
 //!
-//! The grid only names candidates; the `f64` kernel decides each one (`dist2 <= radius²`
-//! in `f64`), so the pairs and values are exactly those of brute force over
+//! The grid only names candidates; the `f64` kernel decides each one (`dist2 <= r²` in
+//! `f64`, `r` the pair's radius), so the pairs and values are exactly those of brute force over
 //! [`reference::closest_points64_with`](crate::reference::closest_points64_with), whatever
 //! the grid names. What the grid must do is name every pair the kernel reports, and it
 //! does so in `f32`, with the machinery of the `f32` queries unchanged:
@@ -20,7 +22,8 @@
 //!   caller's frame (rounded up into the local one): 32 times the `f64` kernel's error bound
 //!   of `8·ε·S`, so an exact distance of up to `radius + 8·ε·S` (everything the kernel
 //!   may round to within the radius) meets the spheres;
-//! - the radius is rounded up into the local frame.
+//! - the radius is rounded up into the local frame; per-object radii are added to each
+//!   object's growth instead (the grid then looks for spheres that meet).
 //!
 //! The spheres then hold the `f64` segments, and the sphere test and the refinement are
 //! those of the `f32` queries, conservative for them. The narrow phase gathers each run of
@@ -53,6 +56,7 @@
 
 use super::hits::SharedEndpoints;
 use super::hits::{TILE_A, TILE_B};
+use super::radius::{PairRadius, Radius, Radius64};
 use super::within::{FEW, Probe};
 use crate::batch::{Error, Segments64, Segments64View, Soa, check_u32};
 use crate::driver::Row;
@@ -116,15 +120,6 @@ impl From<Hit64> for PairHit64 {
     }
 }
 
-/// `radius²`, or an error for a negative or NaN radius.
-fn radius2(radius: f64) -> Result<f64, Error> {
-    if radius >= 0.0 {
-        Ok(radius * radius)
-    } else {
-        Err(Error::InvalidRadius { index: None })
-    }
-}
-
 /// True when an end point of `a` equals one of `b` (all three coordinates, with `==`).
 fn shares_endpoint(a: &Segment64, b: &Segment64) -> bool {
     [a.p0, a.p1].iter().any(|p| *p == b.p0 || *p == b.p1)
@@ -134,12 +129,18 @@ fn shares_endpoint(a: &Segment64, b: &Segment64) -> bool {
 /// [`MAX_BLOCK_HITS`] hits.
 const BRUTE_COLS: usize = MAX_BLOCK_HITS / TILE_A;
 
+/// True when the kernel's `dist2` is within the pair's radius `r`: `dist2 <= r²` in `f64`.
+#[inline]
+pub(super) fn within(dist2: f64, r: f64) -> bool {
+    dist2 <= r * r
+}
+
 /// One brute-force radius query: rows of `a` against columns of `b`.
 struct Within64<'v, 'o> {
     a: Segments64View<'v>,
     b: Segments64View<'v>,
     options: &'o Options,
-    r2: f64,
+    radius: PairRadius<'v, f64>,
     /// Only pairs `j > i` (a set against itself).
     upper: bool,
     /// Drop pairs that share an end point.
@@ -172,7 +173,7 @@ impl Within64<'_, '_> {
                 .expect("one-to-many takes every input");
                 let (s, t) = (scratch.s(), scratch.t());
                 for (k, &dist2) in scratch.dist2().iter().enumerate() {
-                    if dist2 <= self.r2
+                    if within(dist2, self.radius.of(i, lo + k))
                         && !(self.skip_shared && shares_endpoint(&one, &tile.get(k).expect("k")))
                     {
                         // The queries check that their sets have at most `u32::MAX` objects.
@@ -295,9 +296,12 @@ struct Near64 {
     /// `None` within one set; `Some(na)` when ids `>= na` are B's.
     split: Option<u32>,
     options: Options,
-    /// `radius²`, the decision.
-    r2: f64,
-    /// The radius in the local frame, rounded up.
+    /// The radius of every pair (the decision), `0` with per-object radii.
+    uniform: f64,
+    /// Per-object radii by position, empty without them: a pair's radius is `rP + rQ`.
+    own: Vec<f64>,
+    /// The radius in the local frame, rounded up (`0` with per-object radii, which are in
+    /// the objects' growths).
     radius: f32,
     skip_shared: bool,
 }
@@ -391,7 +395,11 @@ impl Narrow<3> for Near64 {
         out.reserve(n);
         for (k, &(p, q)) in candidates.iter().enumerate() {
             let (a, b) = (&self.rows[p as usize].0, &self.rows[q as usize].0);
-            let keep = d[k] <= self.r2 && !(self.skip_shared && shares_endpoint(a, b));
+            let r = match self.own.as_slice() {
+                [] => self.uniform,
+                own => own[p as usize] + own[q as usize],
+            };
+            let keep = within(d[k], r) && !(self.skip_shared && shares_endpoint(a, b));
             let hit = Hit64 {
                 i: ids[p as usize],
                 j: ids[q as usize].wrapping_sub(b_first),
@@ -405,17 +413,23 @@ impl Narrow<3> for Near64 {
 }
 
 /// A pruned `f64` radius query: the plan and its narrow phase, or `None` when the grid does
-/// not apply (rays or lines, a radius whose square overflows, a side of at most [`FEW`]
-/// objects, more than `u32::MAX` objects, a radius beyond `f32` in the local frame).
+/// not apply (rays or lines, a radius for every pair whose square overflows, a side of at
+/// most [`FEW`] objects, more than `u32::MAX` objects, a radius beyond `f32` in the local
+/// frame). With per-object radii each object's sphere is grown by its own radius besides
+/// its growth and the grid looks for spheres that meet (a query radius of `0`), as the
+/// `f32` query does: every candidate is decided once, with `rI + rJ`.
 fn pruned64(
     a: Segments64View<'_>,
     b: Option<Segments64View<'_>>,
-    (radius, r2): (f64, f64),
+    radius: PairRadius<'_, f64>,
     skip_shared: bool,
     options: &Options,
     parallel: bool,
 ) -> Option<(Plan<3>, Near64)> {
-    if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment || !r2.is_finite()
+    let uniform = radius.uniform().unwrap_or(0.0);
+    if options.extent_a != Extent::Segment
+        || options.extent_b != Extent::Segment
+        || !(uniform * uniform).is_finite()
     {
         return None;
     }
@@ -436,8 +450,15 @@ fn pruned64(
         let s = object(i);
         Segment::new(frame.point(s.p0), frame.point(s.p1))
     };
-    let grow = |i: usize| frame.length(KERNEL_ABS64 * largest(&object(i)));
-    let local_radius = frame.length(radius);
+    let own = |i: usize| {
+        if i < na {
+            radius.of_a(i)
+        } else {
+            radius.of_b(i - na)
+        }
+    };
+    let grow = |i: usize| frame.length(KERNEL_ABS64 * largest(&object(i)) + own(i));
+    let local_radius = frame.length(uniform);
     let (grid, local) = Grid::build(
         n,
         local,
@@ -449,13 +470,18 @@ fn pruned64(
     let ids = grid.ids();
     let mut rows = vec![Row64::default(); ids.len()];
     fill_each(&mut rows, parallel, |p| Row64(object(ids[p] as usize)));
+    let own = match radius.uniform() {
+        Some(_) => Vec::new(),
+        None => ids.iter().map(|&id| own(id as usize)).collect(),
+    };
     let plan = Plan::new(grid, local_radius);
     let narrow = Near64 {
         local,
         rows,
         split: b.map(|_| na as u32),
         options: *options,
-        r2,
+        uniform,
+        own,
         radius: local_radius,
         skip_shared,
     };
@@ -466,7 +492,7 @@ fn pruned64(
 fn brute64<'v, 'o>(
     a: Segments64View<'v>,
     b: Option<Segments64View<'v>>,
-    r2: f64,
+    radius: PairRadius<'v, f64>,
     skip_shared: bool,
     options: &'o Options,
 ) -> Within64<'v, 'o> {
@@ -474,7 +500,7 @@ fn brute64<'v, 'o>(
         a,
         b: b.unwrap_or(a),
         options,
-        r2,
+        radius,
         upper: b.is_none(),
         skip_shared,
     }
@@ -482,20 +508,19 @@ fn brute64<'v, 'o>(
 
 /// Every hit of `a` against `b` (or of `a` with itself, `i < j`), sorted by `(i, j)`,
 /// into `out` (cleared first, after the checks), grown with `try_reserve`.
-fn collected64(
-    a: Segments64View<'_>,
-    b: Option<Segments64View<'_>>,
-    (radius, skip): (f64, bool),
+fn collected64<'v>(
+    a: Segments64View<'v>,
+    b: Option<Segments64View<'v>>,
+    (radius, skip): (Radius<'v, f64>, bool),
     options: &Options,
     parallel: bool,
     (what, out): (&'static str, &mut Vec<Hit64>),
 ) -> Result<(), Error> {
     out.clear();
-    let r2 = radius2(radius)?;
-    check_u32(a.len().max(b.map_or(0, |b| b.len())))?;
-    let done = match pruned64(a, b, (radius, r2), skip, options, parallel) {
+    let radius = checked(radius, a, b)?;
+    let done = match pruned64(a, b, radius, skip, options, parallel) {
         Some((plan, narrow)) => plan.collect(&narrow, a.len(), |h| h, parallel, (what, out)),
-        None => brute64(a, b, r2, skip, options).collect(parallel, what, out),
+        None => brute64(a, b, radius, skip, options).collect(parallel, what, out),
     };
     if done.is_err() {
         out.clear();
@@ -506,28 +531,48 @@ fn collected64(
 /// Streams the hits of `a` against `b` (or of `a` with itself) to `sink` as [`PairHit64`]
 /// blocks of at most [`MAX_BLOCK_HITS`], after the checks: the grid's tasks, or the
 /// brute-force blocks; `sink` answering `false` stops the query.
-fn streamed64(
-    a: Segments64View<'_>,
-    b: Option<Segments64View<'_>>,
-    (radius, skip): (f64, bool),
+fn streamed64<'v>(
+    a: Segments64View<'v>,
+    b: Option<Segments64View<'v>>,
+    (radius, skip): (Radius<'v, f64>, bool),
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit64]) -> bool,
 ) -> Result<(), Error> {
-    let r2 = radius2(radius)?;
-    check_u32(a.len().max(b.map_or(0, |b| b.len())))?;
+    let radius = checked(radius, a, b)?;
     let finish = |hits: &[Hit64]| -> Vec<PairHit64> { hits.iter().map(|&h| h.into()).collect() };
     let deliver = |block: Vec<PairHit64>| sink(&block);
-    match pruned64(a, b, (radius, r2), skip, options, parallel) {
+    match pruned64(a, b, radius, skip, options, parallel) {
         Some((plan, narrow)) => plan.each(&narrow, parallel, finish, deliver),
-        None => brute64(a, b, r2, skip, options).each(parallel, finish, deliver),
+        None => brute64(a, b, radius, skip, options).each(parallel, finish, deliver),
     }
     Ok(())
 }
 
+/// The radius of a query over `a` alone (`b` `None`) or `a` against `b`, checked against
+/// the sets, and the sets' sizes checked.
+///
+/// # Errors
+/// As [`PairRadius::one_set`] and [`PairRadius::two_sets`]; [`Error::TooManyObjects`] for
+/// more than `u32::MAX` segments in a set.
+fn checked<'v>(
+    radius: Radius<'v, f64>,
+    a: Segments64View<'v>,
+    b: Option<Segments64View<'v>>,
+) -> Result<PairRadius<'v, f64>, Error> {
+    let radius = match b {
+        None => PairRadius::one_set(radius, a.len())?,
+        Some(b) => PairRadius::two_sets(radius, a.len(), b.len())?,
+    };
+    check_u32(a.len().max(b.map_or(0, |b| b.len())))?;
+    Ok(radius)
+}
+
 query_forms! {
-    /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most
-    /// `radius²` (in `f64`), segment against segment, sorted by `(i, j)`:
+    /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most `r²` (in
+    /// `f64`), segment against segment, sorted by `(i, j)`: `r` is `radius` for an `f64`,
+    /// `radii[i]` for one radius an object of A ([`Radius::Each`]; B's objects are bare
+    /// segments), `ra[i] + rb[j]` for [`Radius::Sides`] (see [`Radius64`]).
     /// [`pairs_within`](crate::sets::pairs_within)'s `f64` twin, on the grid in a local
     /// frame, decided by the `f64` kernel (module docs): the pairs and values of brute
     /// force over [`reference::closest_points64_with`](crate::reference::closest_points64_with),
@@ -548,15 +593,17 @@ query_forms! {
     /// assert_eq!((hits[0].i, hits[0].j, hits[0].dist2), (0, 0, 0.25));
     /// ```
     pub fn pairs_within64 / pairs_within64_into / par_pairs_within64 / par_pairs_within64_into
-        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, radius: f64)
+        <'a, 'b, 'r>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, radius: impl Into<Radius64<'r>>)
         with (options: &Options = &Options::SEGMENTS)
         -> Vec<Hit64> = within64;
     /// The general form of [`pairs_within64`]: extents and tolerance from `options`, the
     /// hits written into `out` (cleared first, allocation reused).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::TooManyObjects`]
-    /// for more than `u32::MAX` segments in a set; [`Error::OutOfMemory`] when the
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list, A's first); [`Error::LengthMismatch`] when a list is not one radius an object
+    /// of its set; [`Error::TooManyObjects`] for more than `u32::MAX` segments in a set;
+    /// [`Error::OutOfMemory`] when the
     /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
     /// empty: the streamed forms take any number of hits).
     ///
@@ -579,22 +626,31 @@ query_forms! {
     into;
 }
 
-fn within64<'a, 'b>(
+fn within64<'a, 'b, 'r>(
     a: impl Into<Segments64View<'a>>,
     b: impl Into<Segments64View<'b>>,
-    radius: f64,
+    radius: impl Into<Radius64<'r>>,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit64>,
 ) -> Result<(), Error> {
     let what = "pairs_within64 output";
     let (a, b) = (a.into(), b.into());
-    collected64(a, Some(b), (radius, false), options, parallel, (what, out))
+    collected64(
+        a,
+        Some(b),
+        (radius.into(), false),
+        options,
+        parallel,
+        (what, out),
+    )
 }
 
 query_forms! {
-    /// Every pair `i < j` of `set` whose squared distance is at most `radius²` (in `f64`),
-    /// segment against segment, sorted by `(i, j)`:
+    /// Every pair `i < j` of `set` whose squared distance is at most `r²` (in `f64`),
+    /// segment against segment, sorted by `(i, j)`: `r` is `radius` for an `f64`, or
+    /// `radii[i] + radii[j]` for one radius an object ([`Radius::Each`], a slice; see
+    /// [`Radius64`]).
     /// [`self_pairs_within`](crate::sets::self_pairs_within)'s `f64` twin, on the grid in a
     /// local frame, decided by the `f64` kernel (module docs).
     ///
@@ -616,7 +672,7 @@ query_forms! {
     /// ```
     pub fn self_pairs_within64 / self_pairs_within64_into
         / par_self_pairs_within64 / par_self_pairs_within64_into
-        <'a>(set: impl Into<Segments64View<'a>>, radius: f64, shared: SharedEndpoints)
+        <'a, 'r>(set: impl Into<Segments64View<'a>>, radius: impl Into<Radius64<'r>>, shared: SharedEndpoints)
         with (options: &Options = &Options::SEGMENTS)
         -> Vec<Hit64> = self_within64;
     /// The general form of [`self_pairs_within64`]: `options.extent_a` applies to
@@ -624,8 +680,10 @@ query_forms! {
     /// first, allocation reused).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::TooManyObjects`]
-    /// for more than `u32::MAX` segments in a set; [`Error::OutOfMemory`] when the
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list, A's first); [`Error::LengthMismatch`] when a list is not one radius an object
+    /// of its set; [`Error::TooManyObjects`] for more than `u32::MAX` segments in a set;
+    /// [`Error::OutOfMemory`] when the
     /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
     /// empty: the streamed forms take any number of hits).
     ///
@@ -643,9 +701,9 @@ query_forms! {
     into;
 }
 
-fn self_within64<'a>(
+fn self_within64<'a, 'r>(
     set: impl Into<Segments64View<'a>>,
-    radius: f64,
+    radius: impl Into<Radius64<'r>>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
@@ -656,35 +714,42 @@ fn self_within64<'a>(
     collected64(
         set.into(),
         None,
-        (radius, skip),
+        (radius.into(), skip),
         options,
         parallel,
         (what, out),
     )
 }
 
-fn each_self64<'a>(
+fn each_self64<'a, 'r>(
     set: impl Into<Segments64View<'a>>,
-    radius: f64,
+    radius: impl Into<Radius64<'r>>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit64]) -> bool,
 ) -> Result<(), Error> {
     let skip = shared == SharedEndpoints::Skip;
-    streamed64(set.into(), None, (radius, skip), options, parallel, sink)
+    streamed64(
+        set.into(),
+        None,
+        (radius.into(), skip),
+        options,
+        parallel,
+        sink,
+    )
 }
 
-fn each_pair64<'a, 'b>(
+fn each_pair64<'a, 'b, 'r>(
     a: impl Into<Segments64View<'a>>,
     b: impl Into<Segments64View<'b>>,
-    radius: f64,
+    radius: impl Into<Radius64<'r>>,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit64]) -> bool,
 ) -> Result<(), Error> {
     let (a, b) = (a.into(), b.into());
-    streamed64(a, Some(b), (radius, false), options, parallel, sink)
+    streamed64(a, Some(b), (radius.into(), false), options, parallel, sink)
 }
 
 stream_forms! {
@@ -699,8 +764,9 @@ stream_forms! {
     /// order, each block sorted by `(i, j)`.
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
-    /// for more than `u32::MAX` segments (`sink` is not called).
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list), [`Error::LengthMismatch`] when a list is not one radius an object of its set,
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments (`sink` is not called).
     ///
     /// ```
     /// use segbatch::{Options, Segment64, Segments64};
@@ -718,7 +784,7 @@ stream_forms! {
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     pub fn for_each_self_pair_within64 / par_for_each_self_pair_within64
-        <'a>(set: impl Into<Segments64View<'a>>, radius: f64, shared: SharedEndpoints, options: &Options)
+        <'a, 'r>(set: impl Into<Segments64View<'a>>, radius: impl Into<Radius64<'r>>, shared: SharedEndpoints, options: &Options)
         -> sink(&[PairHit64]) = each_self64;
 }
 
@@ -728,8 +794,9 @@ stream_forms! {
     /// [`for_each_self_pair_within64`]).
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN, [`Error::TooManyObjects`]
-    /// for more than `u32::MAX` segments in a set (`sink` is not called).
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list), [`Error::LengthMismatch`] when a list is not one radius an object of its set,
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments in a set (`sink` is not called).
     ///
     /// ```
     /// use segbatch::{Options, Segment64, Segments64};
@@ -746,6 +813,6 @@ stream_forms! {
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     pub fn for_each_pair_within64 / par_for_each_pair_within64
-        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, radius: f64, options: &Options)
+        <'a, 'b, 'r>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, radius: impl Into<Radius64<'r>>, options: &Options)
         -> sink(&[PairHit64]) = each_pair64;
 }

@@ -3,26 +3,34 @@
 //! own distance and one ulp on either side, copies of one segment piled in one cell, a
 //! scene moved by 5e6 in x and y (the same pairs as at the origin, where every coordinate
 //! is exact), a set wider than `2^63`, non-finite members, every thread count, and the
-//! streamed forms against the collected ones.
+//! streamed forms against the collected ones; per-object radii (capsules, `rI + rJ`) in
+//! every form and [`SegmentIndex64::pairs_within`] against the same brute force.
 
 use segbatch::sets::{
-    Hit64, PairHit64, SharedEndpoints, for_each_pair_within64, for_each_self_pair_within64,
-    pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
+    Hit64, PairHit64, Radius64, SegmentIndex64, SharedEndpoints, for_each_pair_within64,
+    for_each_self_pair_within64, pairs_within64, pairs_within64_into, self_pairs_within64,
+    self_pairs_within64_into,
 };
 use segbatch::{Options, Segment64, Segments64, reference};
 use segbatch_testkit::Rng;
 use segbatch_testkit::sets::hair;
 
 /// Brute force over the `f64` reference: every pair `(i, j)` (`j > i` when `upper`) whose
-/// reference `dist2 <= radius²`, sorted, with the reference's values.
-fn brute(a: &[Segment64], b: &[Segment64], radius: f64, upper: bool, skip: bool) -> Vec<Hit64> {
-    let r2 = radius * radius;
+/// reference `dist2 <= r(i, j)²`, sorted, with the reference's values.
+fn brute_with(
+    a: &[Segment64],
+    b: &[Segment64],
+    r: impl Fn(usize, usize) -> f64,
+    upper: bool,
+    skip: bool,
+) -> Vec<Hit64> {
     let mut hits = Vec::new();
     for (i, x) in a.iter().enumerate() {
         for (j, y) in b.iter().enumerate().skip(if upper { i + 1 } else { 0 }) {
             let shared = [x.p0, x.p1].iter().any(|p| *p == y.p0 || *p == y.p1);
             let c = reference::closest_points64_with(x, y, &Options::SEGMENTS);
-            if c.dist2 <= r2 && !(skip && shared) {
+            let r = r(i, j);
+            if c.dist2 <= r * r && !(skip && shared) {
                 hits.push(Hit64 {
                     i: i as u32,
                     j: j as u32,
@@ -34,6 +42,11 @@ fn brute(a: &[Segment64], b: &[Segment64], radius: f64, upper: bool, skip: bool)
         }
     }
     hits
+}
+
+/// [`brute_with`] for one radius.
+fn brute(a: &[Segment64], b: &[Segment64], radius: f64, upper: bool, skip: bool) -> Vec<Hit64> {
+    brute_with(a, b, |_, _| radius, upper, skip)
 }
 
 /// The two lists are the same, bit for bit.
@@ -305,4 +318,144 @@ fn every_thread_count_gives_the_same_lists_and_blocks() {
     all.sort_by_key(|h| (h.i, h.j));
     let compact: Vec<PairHit64> = self_seq.iter().map(|&h| h.into()).collect();
     assert_eq!(all, compact);
+}
+
+/// Every form with per-object radii (and the index's pairs) against brute force: the set's
+/// own pairs with `radii` (`Radius::Each`), the set against `other` with one radius a query
+/// (`Each`) and one a query and one a member (`Sides`).
+fn check_radii(set: &[Segment64], other: &[Segment64], radii: &[f64], rb: &[f64], what: &str) {
+    let (s, o) = (Segments64::from(set), Segments64::from(other));
+    for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
+        let skip = shared == SharedEndpoints::Skip;
+        let want = brute_with(set, set, |i, j| radii[i] + radii[j], true, skip);
+        let ctx = format!("{what} self {shared:?}");
+        assert_same(&self_pairs_within64(&s, radii, shared), &want, &ctx);
+        let mut streamed = Vec::new();
+        for_each_self_pair_within64(&s, radii, shared, &Options::SEGMENTS, |b| {
+            streamed.extend_from_slice(b);
+        })
+        .unwrap();
+        streamed.sort_by_key(|h| (h.i, h.j));
+        let compact: Vec<PairHit64> = want.iter().map(|&h| h.into()).collect();
+        assert_eq!(streamed, compact, "{ctx} streamed");
+    }
+    let index = SegmentIndex64::new(&o).unwrap();
+    let each = brute_with(set, other, |i, _| radii[i], false, false);
+    let sides = brute_with(set, other, |i, j| radii[i] + rb[j], false, false);
+    for (radius, want, name) in [
+        (Radius64::Each(radii), &each, "each"),
+        (Radius64::Sides(radii, rb), &sides, "sides"),
+    ] {
+        let ctx = format!("{what} pairs {name}");
+        assert_same(&pairs_within64(&s, &o, radius), want, &ctx);
+        assert_same(
+            &index.pairs_within(&s, radius).unwrap(),
+            want,
+            &format!("{ctx} index"),
+        );
+        #[cfg(feature = "rayon")]
+        assert_same(
+            &index.par_pairs_within(&s, radius).unwrap(),
+            want,
+            &format!("{ctx} index, parallel"),
+        );
+        let mut streamed = Vec::new();
+        for_each_pair_within64(&s, &o, radius, &Options::SEGMENTS, |b| {
+            streamed.extend_from_slice(b)
+        })
+        .unwrap();
+        streamed.sort_by_key(|h| (h.i, h.j));
+        let compact: Vec<PairHit64> = want.iter().map(|&h| h.into()).collect();
+        assert_eq!(streamed, compact, "{ctx} streamed");
+    }
+    let r = radii.iter().fold(0.0f64, |m, &x| m.max(x));
+    let want = brute(set, other, r, false, false);
+    let got = index.pairs_within(&s, r).unwrap();
+    assert_same(&got, &want, &format!("{what} index r {r}"));
+}
+
+#[test]
+fn per_object_radii_are_brute_force_at_any_offset() {
+    let mut rng = Rng::new(0xcab_5064);
+    for (k, origin) in [
+        [0.0; 3],
+        [500_000.0, 4_990_000.0, 0.0],
+        [4_510_731.0, 4_510_731.0, 4_487_348.0],
+        [1e15, -1e15, 3e14],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let set = sticks64(&mut rng, 400, 0.5, 8.0, origin);
+        let other = sticks64(&mut rng, 150, 0.5, 8.0, origin);
+        // Zero (bare segments), small and large radii, one infinite.
+        let mut radii: Vec<f64> = (0..set.len())
+            .map(|i| match i % 5 {
+                0 => 0.0,
+                4 => rng.range(0.5, 2.0),
+                _ => rng.range(0.0, 0.4),
+            })
+            .collect();
+        radii[17] = f64::INFINITY;
+        let rb: Vec<f64> = (0..other.len()).map(|_| rng.range(0.0, 0.6)).collect();
+        check_radii(&set, &other, &radii, &rb, &format!("origin {k}"));
+        // Radii at a pair's own distance, summed: the boundary in f64.
+        let c = reference::closest_points64_with(&set[1], &other[2], &Options::SEGMENTS);
+        let mut at = vec![0.0; set.len()];
+        at[1] = c.dist2.sqrt();
+        let zero = vec![0.0; other.len()];
+        check_radii(
+            &set,
+            &other,
+            &at,
+            &zero,
+            &format!("origin {k} own distance"),
+        );
+    }
+    // Few objects: the brute-force tiles.
+    let set = sticks64(&mut rng, 20, 0.5, 3.0, [5e6; 3]);
+    let radii: Vec<f64> = (0..20).map(|_| rng.range(0.0, 0.5)).collect();
+    check_radii(&set, &set[..10], &radii, &radii[..10], "few");
+}
+
+#[test]
+fn radius_lists_are_checked() {
+    let set = Segments64::from(&hair64(100, 1.0, [5e6; 3], 5));
+    let mut out = vec![Hit64::default(); 2];
+    let short = vec![0.5; 99];
+    let mut bad = vec![0.5; 100];
+    bad[42] = -1.0;
+    for radii in [&short, &bad] {
+        let e = self_pairs_within64_into(
+            &set,
+            radii,
+            SharedEndpoints::Keep,
+            &Options::SEGMENTS,
+            &mut out,
+        );
+        assert!(e.is_err() && out.is_empty());
+    }
+    let e = self_pairs_within64_into(
+        &set,
+        &bad,
+        SharedEndpoints::Keep,
+        &Options::SEGMENTS,
+        &mut out,
+    );
+    assert_eq!(e, Err(segbatch::Error::InvalidRadius { index: Some(42) }));
+    let index = SegmentIndex64::new(&set).unwrap();
+    assert!(
+        index
+            .pairs_within(&set, Radius64::Sides(&bad[..], &short))
+            .is_err()
+    );
+    assert!(index.pairs_within(&set, f64::NAN).is_err());
+    let e = pairs_within64_into(
+        &set,
+        &set,
+        Radius64::Sides(&short, &short),
+        &Options::SEGMENTS,
+        &mut out,
+    );
+    assert!(matches!(e, Err(segbatch::Error::LengthMismatch { .. })) && out.is_empty());
 }
