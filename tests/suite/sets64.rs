@@ -44,11 +44,6 @@ fn brute_with(
     hits
 }
 
-/// [`brute_with`] for one radius.
-fn brute(a: &[Segment64], b: &[Segment64], radius: f64, upper: bool, skip: bool) -> Vec<Hit64> {
-    brute_with(a, b, |_, _| radius, upper, skip)
-}
-
 /// The two lists are the same, bit for bit.
 fn assert_same(got: &[Hit64], want: &[Hit64], what: &str) {
     let key = |h: &Hit64| (h.i, h.j, h.dist2.to_bits(), h.s.to_bits(), h.t.to_bits());
@@ -94,37 +89,74 @@ fn sticks64(rng: &mut Rng, n: usize, r: f64, side: f64, origin: [f64; 3]) -> Vec
         .collect()
 }
 
-/// Checks every form of both queries on `set` (and `set` against `other`) against brute
-/// force: collected, `_into`, parallel, and streamed.
-fn check(set: &[Segment64], other: &[Segment64], radius: f64, what: &str) {
-    let (s, o) = (Segments64::from(set), Segments64::from(other));
-    for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
-        let skip = shared == SharedEndpoints::Skip;
-        let want = brute(set, set, radius, true, skip);
-        let ctx = format!("{what} self r {radius} {shared:?}");
-        assert_same(&self_pairs_within64(&s, radius, shared), &want, &ctx);
-        let mut streamed = Vec::new();
-        for_each_self_pair_within64(&s, radius, shared, &Options::SEGMENTS, |b| {
-            streamed.extend_from_slice(b);
-        })
-        .unwrap();
-        streamed.sort_by_key(|h| (h.i, h.j));
-        let compact: Vec<PairHit64> = want.iter().map(|&h| h.into()).collect();
-        assert_eq!(streamed, compact, "{ctx} streamed");
-    }
-    let want = brute(set, other, radius, false, false);
-    let ctx = format!("{what} pairs r {radius}");
-    let mut out = vec![Hit64::default(); 3];
-    pairs_within64_into(&s, &o, radius, &Options::SEGMENTS, &mut out).unwrap();
-    assert_same(&out, &want, &ctx);
+/// The hits `run` streams to its sink, sorted by `(i, j)`, are `want`'s.
+fn assert_streamed(want: &[Hit64], ctx: &str, run: impl FnOnce(&mut dyn FnMut(&[PairHit64]))) {
     let mut streamed = Vec::new();
-    for_each_pair_within64(&s, &o, radius, &Options::SEGMENTS, |b| {
-        streamed.extend_from_slice(b)
-    })
-    .unwrap();
+    run(&mut |b| streamed.extend_from_slice(b));
     streamed.sort_by_key(|h| (h.i, h.j));
     let compact: Vec<PairHit64> = want.iter().map(|&h| h.into()).collect();
     assert_eq!(streamed, compact, "{ctx} streamed");
+}
+
+/// The pairs of `set` with itself within `radius` (the pair radius `r(i, j)`), collected
+/// and streamed, under both end point rules, against brute force.
+fn check_self(
+    set: &[Segment64],
+    radius: Radius64<'_>,
+    r: impl Fn(usize, usize) -> f64 + Copy,
+    what: &str,
+) {
+    let s = Segments64::from(set);
+    for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
+        let want = brute_with(set, set, r, true, shared == SharedEndpoints::Skip);
+        let ctx = format!("{what} self {shared:?}");
+        assert_same(&self_pairs_within64(&s, radius, shared), &want, &ctx);
+        assert_streamed(&want, &ctx, |sink| {
+            for_each_self_pair_within64(&s, radius, shared, &Options::SEGMENTS, |b| sink(b))
+                .unwrap()
+        });
+    }
+}
+
+/// The pairs of `set` against `other` within `radius` (the pair radius `r(i, j)`):
+/// `_into` (over a used output), streamed, and from an index over `other` (sequential and
+/// parallel), against brute force.
+fn check_pairs(
+    set: &[Segment64],
+    other: &[Segment64],
+    radius: Radius64<'_>,
+    r: impl Fn(usize, usize) -> f64,
+    what: &str,
+) {
+    let (s, o) = (Segments64::from(set), Segments64::from(other));
+    let want = brute_with(set, other, r, false, false);
+    let ctx = format!("{what} pairs");
+    let mut out = vec![Hit64::default(); 3];
+    pairs_within64_into(&s, &o, radius, &Options::SEGMENTS, &mut out).unwrap();
+    assert_same(&out, &want, &ctx);
+    assert_streamed(&want, &ctx, |sink| {
+        for_each_pair_within64(&s, &o, radius, &Options::SEGMENTS, |b| sink(b)).unwrap()
+    });
+    let index = SegmentIndex64::new(&o).unwrap();
+    assert_same(
+        &index.pairs_within(&s, radius).unwrap(),
+        &want,
+        &format!("{ctx} index"),
+    );
+    #[cfg(feature = "rayon")]
+    assert_same(
+        &index.par_pairs_within(&s, radius).unwrap(),
+        &want,
+        &format!("{ctx} index, parallel"),
+    );
+}
+
+/// Checks every form of both queries on `set` (and `set` against `other`) against brute
+/// force with one radius for every pair.
+fn check(set: &[Segment64], other: &[Segment64], radius: f64, what: &str) {
+    let what = format!("{what} r {radius}");
+    check_self(set, Radius64::All(radius), |_, _| radius, &what);
+    check_pairs(set, other, Radius64::All(radius), |_, _| radius, &what);
 }
 
 #[test]
@@ -320,58 +352,26 @@ fn every_thread_count_gives_the_same_lists_and_blocks() {
     assert_eq!(all, compact);
 }
 
-/// Every form with per-object radii (and the index's pairs) against brute force: the set's
-/// own pairs with `radii` (`Radius::Each`), the set against `other` with one radius a query
-/// (`Each`) and one a query and one a member (`Sides`).
+/// Every form with per-object radii against brute force: the set's own pairs with
+/// `radii` (`Radius::Each`), the set against `other` with one radius a query (`Each`) and
+/// one a query and one a member (`Sides`).
 fn check_radii(set: &[Segment64], other: &[Segment64], radii: &[f64], rb: &[f64], what: &str) {
-    let (s, o) = (Segments64::from(set), Segments64::from(other));
-    for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
-        let skip = shared == SharedEndpoints::Skip;
-        let want = brute_with(set, set, |i, j| radii[i] + radii[j], true, skip);
-        let ctx = format!("{what} self {shared:?}");
-        assert_same(&self_pairs_within64(&s, radii, shared), &want, &ctx);
-        let mut streamed = Vec::new();
-        for_each_self_pair_within64(&s, radii, shared, &Options::SEGMENTS, |b| {
-            streamed.extend_from_slice(b);
-        })
-        .unwrap();
-        streamed.sort_by_key(|h| (h.i, h.j));
-        let compact: Vec<PairHit64> = want.iter().map(|&h| h.into()).collect();
-        assert_eq!(streamed, compact, "{ctx} streamed");
-    }
-    let index = SegmentIndex64::new(&o).unwrap();
-    let each = brute_with(set, other, |i, _| radii[i], false, false);
-    let sides = brute_with(set, other, |i, j| radii[i] + rb[j], false, false);
-    for (radius, want, name) in [
-        (Radius64::Each(radii), &each, "each"),
-        (Radius64::Sides(radii, rb), &sides, "sides"),
-    ] {
-        let ctx = format!("{what} pairs {name}");
-        assert_same(&pairs_within64(&s, &o, radius), want, &ctx);
-        assert_same(
-            &index.pairs_within(&s, radius).unwrap(),
-            want,
-            &format!("{ctx} index"),
-        );
-        #[cfg(feature = "rayon")]
-        assert_same(
-            &index.par_pairs_within(&s, radius).unwrap(),
-            want,
-            &format!("{ctx} index, parallel"),
-        );
-        let mut streamed = Vec::new();
-        for_each_pair_within64(&s, &o, radius, &Options::SEGMENTS, |b| {
-            streamed.extend_from_slice(b)
-        })
-        .unwrap();
-        streamed.sort_by_key(|h| (h.i, h.j));
-        let compact: Vec<PairHit64> = want.iter().map(|&h| h.into()).collect();
-        assert_eq!(streamed, compact, "{ctx} streamed");
-    }
-    let r = radii.iter().fold(0.0f64, |m, &x| m.max(x));
-    let want = brute(set, other, r, false, false);
-    let got = index.pairs_within(&s, r).unwrap();
-    assert_same(&got, &want, &format!("{what} index r {r}"));
+    check_self(set, Radius64::Each(radii), |i, j| radii[i] + radii[j], what);
+    check_pairs(
+        set,
+        other,
+        Radius64::Each(radii),
+        |i, _| radii[i],
+        &format!("{what} each"),
+    );
+    let sides = Radius64::Sides(radii, rb);
+    check_pairs(
+        set,
+        other,
+        sides,
+        |i, j| radii[i] + rb[j],
+        &format!("{what} sides"),
+    );
 }
 
 #[test]
