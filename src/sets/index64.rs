@@ -52,6 +52,19 @@ pub struct SegmentIndex64 {
     len: usize,
 }
 
+/// Candidates of [`SegmentIndex64::pairs_within`] gathered and decided at a time: the
+/// gathered pairs (96 bytes each) and the kernel's output stay a few hundred KiB, however
+/// many members a query's reach takes in.
+const DECIDE_RUN: usize = 4096;
+
+/// The buffers of [`SegmentIndex64::decide`]: the gathered sides and the kernel's output.
+#[derive(Default)]
+struct Gather {
+    a: Segments64,
+    b: Segments64,
+    closest: ClosestBatch64,
+}
+
 impl SegmentIndex64 {
     /// Builds the index over `set`, which it copies in the tree's order (48 bytes a
     /// segment, beside the tree's nodes, about 32): results name members by their index in
@@ -230,8 +243,11 @@ impl SegmentIndex64 {
         let max_member = radius.max_b();
         let block = |first: usize, len: usize| -> Vec<Hit64> {
             let (mut stack, mut found) = (Vec::new(), Vec::new());
-            // (query, member position in tree order), by query and then member index.
+            // (query, member position in tree order), by query and then member index,
+            // decided a run of at most `DECIDE_RUN` at a time.
             let mut candidates: Vec<(u32, u32)> = Vec::new();
+            let mut gather = Gather::default();
+            let mut hits = Vec::new();
             for i in first..first + len {
                 let q = queries.at(i);
                 let reach = match radius {
@@ -244,36 +260,53 @@ impl SegmentIndex64 {
                     None => found.extend(0..self.bvh.len()),
                 }
                 found.sort_unstable_by_key(|&k| self.bvh.wall(k).1);
-                candidates.extend(found.iter().map(|&k| (i as u32, k as u32)));
+                for &k in &found {
+                    candidates.push((i as u32, k as u32));
+                    if candidates.len() == DECIDE_RUN {
+                        self.decide(queries, &candidates, radius, &mut gather, &mut hits);
+                        candidates.clear();
+                    }
+                }
             }
-            let a: Segments64 = candidates
-                .iter()
-                .map(|&(i, _)| queries.at(i as usize))
-                .collect();
-            let b: Segments64 = candidates
-                .iter()
-                .map(|&(_, k)| *self.bvh.wall(k as usize).0)
-                .collect();
-            let mut closest = ClosestBatch64::new();
-            closest_points64_into(&a, &b, &Options::SEGMENTS, Outputs::PARAMS, &mut closest)
-                .expect("two gathers of one length");
-            let (d, s, t) = (closest.dist2(), closest.s(), closest.t());
-            (0..candidates.len())
-                .filter_map(|c| {
-                    let (i, k) = candidates[c];
-                    let j = self.bvh.wall(k as usize).1;
-                    within(d[c], radius.of(i as usize, j as usize)).then_some(Hit64 {
-                        i,
-                        j,
-                        dist2: d[c],
-                        s: s[c],
-                        t: t[c],
-                    })
-                })
-                .collect()
+            self.decide(queries, &candidates, radius, &mut gather, &mut hits);
+            hits
         };
         in_blocks(queries.len(), parallel, block, out);
         Ok(())
+    }
+
+    /// Appends to `hits` the candidates `(query, member position)` within their pair's
+    /// radius, in order: the `f64` kernel over the gathered pairs.
+    fn decide(
+        &self,
+        queries: Segments64View<'_>,
+        candidates: &[(u32, u32)],
+        radius: PairRadius<'_, f64>,
+        gather: &mut Gather,
+        hits: &mut Vec<Hit64>,
+    ) {
+        let Gather { a, b, closest } = gather;
+        a.clear();
+        b.clear();
+        a.extend(candidates.iter().map(|&(i, _)| queries.at(i as usize)));
+        b.extend(
+            candidates
+                .iter()
+                .map(|&(_, k)| *self.bvh.wall(k as usize).0),
+        );
+        closest_points64_into(&*a, &*b, &Options::SEGMENTS, Outputs::PARAMS, closest)
+            .expect("two gathers of one length");
+        let (d, s, t) = (closest.dist2(), closest.s(), closest.t());
+        hits.extend(candidates.iter().enumerate().filter_map(|(c, &(i, k))| {
+            let j = self.bvh.wall(k as usize).1;
+            within(d[c], radius.of(i as usize, j as usize)).then_some(Hit64 {
+                i,
+                j,
+                dist2: d[c],
+                s: s[c],
+                t: t[c],
+            })
+        }));
     }
 
     /// [`first_hits_into`](Self::first_hits_into) on all cores, bitwise the same results.
