@@ -20,10 +20,17 @@ The machine is shared: the ratios, measured in the same run, are the figures to 
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 
 import numpy as np
+
+# Run from a checkout, the script's folder (python/) holds the package's source without
+# its compiled module: import the installed package (`pip install ./python`), or the one
+# `maturin develop` points at, not that folder.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
 
 import segbatch
 from segbatch import _segbatch as native

@@ -44,6 +44,12 @@ import time
 
 import numpy as np
 
+# Run from a checkout, the script's folder (python/) holds the package's source without
+# its compiled module: import the installed package (`pip install ./python`), or the one
+# `maturin develop` points at, not that folder.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
 import segbatch
 import segbatch.geo as sg
 

@@ -9,10 +9,18 @@ gets the same values rounded. Each round times every query once in each precisio
 """
 
 import argparse
+import os
 import statistics
+import sys
 import time
 
 import numpy as np
+
+# Run from a checkout, the script's folder (python/) holds the package's source without
+# its compiled module: import the installed package (`pip install ./python`), or the one
+# `maturin develop` points at, not that folder.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
 
 import segbatch
 

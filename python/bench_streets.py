@@ -16,12 +16,20 @@ number of differing pairs that each side got wrong by the exact test.
 """
 
 import argparse
+import os
 import statistics
+import sys
 import time
 from fractions import Fraction
 
 import numpy as np
 import shapely
+
+# Run from a checkout, the script's folder (python/) holds the package's source without
+# its compiled module: import the installed package (`pip install ./python`), or the one
+# `maturin develop` points at, not that folder.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
 
 import segbatch
 
