@@ -907,9 +907,15 @@ impl Real for f64 {
             segbatch::sets::for_each_self_pair_within64(set, radius, shared, options, sink)
         }
     }
-    /// The crate builds the `f64` index on one thread.
-    fn index_new(set: Segments64View<'_>, _: bool) -> Result<SegmentIndex64, segbatch::Error> {
-        SegmentIndex64::new(set)
+    fn index_new(
+        set: Segments64View<'_>,
+        parallel: bool,
+    ) -> Result<SegmentIndex64, segbatch::Error> {
+        if parallel {
+            SegmentIndex64::par_new(set)
+        } else {
+            SegmentIndex64::new(set)
+        }
     }
     fn first_hits(
         index: &SegmentIndex64,
@@ -3028,7 +3034,7 @@ fn first_hits_of<'py, E: Real>(
 #[pymethods]
 impl PySegmentIndex {
     /// Builds the index over `set` (`(N, 6)` rows or six columns, `float32` or `float64`),
-    /// on `threads` (the `float64` index is built on one).
+    /// on `threads`.
     #[new]
     #[pyo3(signature = (set, threads))]
     fn new(py: Python<'_>, set: &Bound<'_, PyAny>, threads: Option<usize>) -> PyResult<Self> {

@@ -45,7 +45,10 @@
 //! --scenes` visit 14-21% fewer nodes (counted as docs/performance.md, "First hits",
 //! says). Walls are
 //! stored in the tree's depth-first order, so the walls under one subtree are near each
-//! other in memory.
+//! other in memory. The parallel build (`par_new`) builds the subtrees of the top two
+//! levels as separate fragments on all cores and appends them in their parents' order,
+//! their child slots moved by the offsets: the same nodes and walls, in the same places,
+//! as the build on one thread.
 //!
 //! # Boxes around segments
 //!
@@ -204,8 +207,10 @@ fn down(x: f64) -> f32 {
 }
 
 impl<W: Member> Bvh8<W> {
-    /// The tree over the members of `set` with finite coordinates (`at(i)` member `i`).
-    pub(crate) fn build(n: usize, at: impl Fn(usize) -> W) -> Self {
+    /// The tree over the members of `set` with finite coordinates (`at(i)` member `i`); the
+    /// subtrees of the top [`PAR_LEVELS`] levels built on all cores when `parallel` (the
+    /// same tree).
+    pub(crate) fn build(n: usize, at: impl Fn(usize) -> W + Sync, parallel: bool) -> Self {
         let mut finite: Vec<u32> = Vec::new();
         let mut scale = 0.0f64;
         let mut lo = [f64::INFINITY; 3];
@@ -247,7 +252,8 @@ impl<W: Member> Bvh8<W> {
             .iter()
             .all(|it| it.lo.iter().chain(&it.hi).all(|x| x.is_finite()));
         if boxed && !items.is_empty() {
-            tree.node(&mut items, &at);
+            let levels = if parallel { PAR_LEVELS } else { 0 };
+            tree.node(&mut items, &at, levels);
         } else {
             for it in &items {
                 tree.walls.push(at(it.id as usize));
@@ -257,8 +263,10 @@ impl<W: Member> Bvh8<W> {
         tree
     }
 
-    /// Builds the node over `items` (at least one) and returns its index.
-    fn node(&mut self, items: &mut [Item], at: &impl Fn(usize) -> W) -> u32 {
+    /// Builds the node over `items` (at least one) and returns its index; the subtrees of
+    /// its children on all cores when `levels > 0` (each a fragment of the tree appended in
+    /// its children's order, so the tree is the one built on one thread).
+    fn node(&mut self, items: &mut [Item], at: &(impl Fn(usize) -> W + Sync), levels: u32) -> u32 {
         let index = self.nodes.len() as u32;
         self.nodes.push(Node {
             b: [[f32x8::splat(0.0); 2]; 3],
@@ -266,43 +274,30 @@ impl<W: Member> Bvh8<W> {
             leaves: 0,
             inner: 0,
         });
-        // Up to eight groups: split the group of the largest box surface (the one a ray
-        // most likely enters) where the surface area heuristic puts it, until there are
-        // eight or all are single.
-        let mut groups: Vec<(usize, usize, f32)> = vec![(0, items.len(), area(items))];
-        while groups.len() < 8 {
-            let Some((k, &(start, end, _))) = groups
-                .iter()
-                .enumerate()
-                .filter(|(_, (s, e, _))| e - s >= 2)
-                .max_by(|(_, a), (_, b)| a.2.total_cmp(&b.2))
-            else {
-                break;
-            };
-            let part = &mut items[start..end];
-            let mid = start + sah_split(part);
-            groups[k] = (start, mid, area(&items[start..mid]));
-            groups.push((mid, end, area(&items[mid..end])));
-        }
-        groups.sort_unstable_by_key(|&(start, _, _)| start);
+        let groups = eight_groups(items);
         let mut lo = [[f32::INFINITY; 8]; 3];
         let mut hi = [[f32::NEG_INFINITY; 8]; 3];
-        let mut child = [EMPTY; 8];
-        for (slot, &(start, end, _)) in groups.iter().enumerate() {
-            let part = &mut items[start..end];
-            for it in part.iter() {
+        for (slot, &(start, end)) in groups.iter().enumerate() {
+            for it in &items[start..end] {
                 for c in 0..3 {
                     lo[c][slot] = lo[c][slot].min(it.lo[c]);
                     hi[c][slot] = hi[c][slot].max(it.hi[c]);
                 }
             }
+        }
+        let fragments = self.fragments(items, &groups, at, levels);
+        let mut child = [EMPTY; 8];
+        for (slot, (&(start, end), fragment)) in groups.iter().zip(fragments).enumerate() {
+            let part = &mut items[start..end];
             child[slot] = if part.len() == 1 {
                 let pos = self.walls.len() as u32;
                 self.walls.push(at(part[0].id as usize));
                 self.ids.push(part[0].id);
                 pos | LEAF
+            } else if let Some(fragment) = fragment {
+                self.append(fragment)
             } else {
-                self.node(part, at)
+                self.node(part, at, 0)
             };
         }
         let node = &mut self.nodes[index as usize];
@@ -316,6 +311,90 @@ impl<W: Member> Bvh8<W> {
         node.leaves = lanes(true);
         node.inner = lanes(false);
         index
+    }
+
+    /// The subtrees of the groups of more than one wall, each built on its own (a
+    /// fragment whose nodes and walls start at 0), on all cores, when `levels > 0`; else
+    /// none (the caller builds them in place).
+    #[cfg(feature = "rayon")]
+    fn fragments(
+        &self,
+        items: &mut [Item],
+        groups: &[(usize, usize)],
+        at: &(impl Fn(usize) -> W + Sync),
+        levels: u32,
+    ) -> Vec<Option<Self>> {
+        use rayon::prelude::*;
+        if levels == 0 {
+            return groups.iter().map(|_| None).collect();
+        }
+        let mut parts: Vec<&mut [Item]> = Vec::with_capacity(groups.len());
+        let mut rest = items;
+        let mut done = 0;
+        for &(start, end) in groups {
+            let (part, tail) = core::mem::take(&mut rest).split_at_mut(end - done);
+            parts.push(&mut part[start - done..]);
+            rest = tail;
+            done = end;
+        }
+        parts
+            .into_par_iter()
+            .map(|part| {
+                (part.len() > 1).then(|| {
+                    let mut fragment = self.empty();
+                    fragment.node(part, at, levels - 1);
+                    fragment
+                })
+            })
+            .collect()
+    }
+
+    /// Without rayon every subtree is built in place.
+    #[cfg(not(feature = "rayon"))]
+    fn fragments(
+        &self,
+        _: &mut [Item],
+        groups: &[(usize, usize)],
+        _: &(impl Fn(usize) -> W + Sync),
+        _: u32,
+    ) -> Vec<Option<Self>> {
+        groups.iter().map(|_| None).collect()
+    }
+
+    /// A tree without nodes or walls, with this one's frame.
+    #[cfg(feature = "rayon")]
+    fn empty(&self) -> Self {
+        Bvh8 {
+            nodes: Vec::new(),
+            walls: Vec::new(),
+            ids: Vec::new(),
+            scale: self.scale,
+            lo: self.lo,
+            centre: self.centre,
+            cells: self.cells,
+        }
+    }
+
+    /// Appends `fragment` (a subtree built on its own, its root node 0) after this tree's
+    /// nodes and walls, its child slots moved by the offsets, and returns its root's index.
+    fn append(&mut self, fragment: Self) -> u32 {
+        let (first_node, first_wall) = (self.nodes.len() as u32, self.walls.len() as u32);
+        self.nodes
+            .extend(fragment.nodes.into_iter().map(|mut node| {
+                for c in &mut node.child {
+                    if *c != EMPTY {
+                        *c = if *c & LEAF != 0 {
+                            ((*c & !LEAF) + first_wall) | LEAF
+                        } else {
+                            *c + first_node
+                        };
+                    }
+                }
+                node
+            }));
+        self.walls.extend(fragment.walls);
+        self.ids.extend(fragment.ids);
+        first_node
     }
 
     /// The Morton code of `p` in the members' box (10 bits an axis; points outside are
@@ -544,6 +623,36 @@ impl<W> Bvh8<W> {
     }
 }
 
+/// The walls of a node cut into up to eight groups `(start, end)` of `items` (reordered),
+/// in order: the group of the largest box surface (the one a ray most likely enters) split
+/// where the surface area heuristic puts the cut, until there are eight or all are single.
+fn eight_groups(items: &mut [Item]) -> Vec<(usize, usize)> {
+    let mut groups: Vec<(usize, usize, f32)> = vec![(0, items.len(), area(items))];
+    while groups.len() < 8 {
+        let Some((k, &(start, end, _))) = groups
+            .iter()
+            .enumerate()
+            .filter(|(_, (s, e, _))| e - s >= 2)
+            .max_by(|(_, a), (_, b)| a.2.total_cmp(&b.2))
+        else {
+            break;
+        };
+        let part = &mut items[start..end];
+        let mid = start + sah_split(part);
+        groups[k] = (start, mid, area(&items[start..mid]));
+        groups.push((mid, end, area(&items[mid..end])));
+    }
+    groups.sort_unstable_by_key(|&(start, _, _)| start);
+    groups
+        .into_iter()
+        .map(|(start, end, _)| (start, end))
+        .collect()
+}
+
+/// Levels of the tree whose subtrees [`Bvh8::build`] builds on all cores: 8 tasks at the
+/// top, 64 below.
+const PAR_LEVELS: u32 = 2;
+
 /// The ten low bits of `x` spread three apart (bit `k` to bit `3k`).
 fn spread(x: u32) -> u32 {
     let mut x = x & 0x3ff;
@@ -686,4 +795,52 @@ fn slab8_flat(node: &Node, prep: &RayPrep, bound: f32) -> (u32, [f32; 8]) {
     }
     let hit = inside & near.simd_le(far * f32x8::splat(SLACK));
     (hit.to_bitmask(), near.to_array())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` segments of length up to 2 at random in a box of side 100, from a fixed seed.
+    fn segments(n: usize) -> Vec<Segment64> {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        (0..n)
+            .map(|_| {
+                let p: [f64; 3] = core::array::from_fn(|_| 100.0 * next());
+                let q: [f64; 3] = core::array::from_fn(|c| p[c] + 2.0 * next() - 1.0);
+                Segment64::new(p, q)
+            })
+            .collect()
+    }
+
+    /// A node's six bounds of eight lanes, its children and its two lane masks.
+    type NodeShape = ([[f32; 8]; 6], [u32; 8], u32, u32);
+
+    /// Every node's boxes and children, and the walls' order.
+    fn shape(t: &Bvh8<Segment64>) -> (Vec<NodeShape>, Vec<u32>) {
+        let nodes = t
+            .nodes
+            .iter()
+            .map(|n| {
+                let b = core::array::from_fn(|k| n.b[k / 2][k % 2].to_array());
+                (b, n.child, n.leaves, n.inner)
+            })
+            .collect();
+        (nodes, t.ids.clone())
+    }
+
+    #[test]
+    fn the_tree_built_on_all_cores_is_the_one_built_on_one() {
+        for n in [1, 2, 9, 64, 65, 5000] {
+            let set = segments(n);
+            let one = Bvh8::build(n, |i| set[i], false);
+            let all = Bvh8::build(n, |i| set[i], true);
+            assert_eq!(shape(&one), shape(&all), "{n} segments");
+            assert_eq!(one.len(), n);
+        }
+    }
 }

@@ -431,7 +431,8 @@ impl SegmentIndex {
         Self::build(set.into(), false)
     }
 
-    /// [`SegmentIndex::new`] with the sort of the cell keys on all cores.
+    /// [`SegmentIndex::new`] with the sort of the cell keys and the subtrees of the tree's
+    /// top levels on all cores (the same index).
     ///
     /// # Errors
     /// As [`SegmentIndex::new`].
@@ -442,7 +443,7 @@ impl SegmentIndex {
 
     fn build(set: SegmentsView<'_>, parallel: bool) -> Result<Self, Error> {
         check_u32(set.len())?;
-        let bvh = Bvh8::build(set.len(), |i| set.at(i));
+        let bvh = Bvh8::build(set.len(), |i| set.at(i), parallel);
         let (grid, sorted) =
             match Grid::build(set.len(), |i| set.at(i), None, 0.0, Layout::Cubes, parallel) {
                 Some((grid, rows)) => (Some(grid), rows_to_batch(&rows, parallel)),

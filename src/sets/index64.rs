@@ -75,10 +75,23 @@ impl SegmentIndex64 {
     /// # Errors
     /// [`Error::TooManyObjects`] for more than `u32::MAX` segments.
     pub fn new<'a>(set: impl Into<Segments64View<'a>>) -> Result<Self, Error> {
-        let set = set.into();
+        Self::build(set.into(), false)
+    }
+
+    /// [`SegmentIndex64::new`] with the subtrees of the tree's top levels built on all
+    /// cores (the same index).
+    ///
+    /// # Errors
+    /// As [`SegmentIndex64::new`].
+    #[cfg(feature = "rayon")]
+    pub fn par_new<'a>(set: impl Into<Segments64View<'a>>) -> Result<Self, Error> {
+        Self::build(set.into(), true)
+    }
+
+    fn build(set: Segments64View<'_>, parallel: bool) -> Result<Self, Error> {
         check_u32(set.len())?;
         Ok(SegmentIndex64 {
-            bvh: Bvh8::build(set.len(), |i| set.at(i)),
+            bvh: Bvh8::build(set.len(), |i| set.at(i), parallel),
             len: set.len(),
         })
     }

@@ -62,6 +62,12 @@ fn check(
         bits(&want),
         "{what}: par_first_hits"
     );
+    let built_on_all = SegmentIndex64::par_new(&Segments64::from(walls)).unwrap();
+    assert_eq!(
+        bits(&built_on_all.first_hits(&rs, r, range).unwrap()),
+        bits(&want),
+        "{what}: par_new"
+    );
     // The same rays as origin and direction, where `P1 - P0` is the direction exactly.
     let origins: Vec<[f64; 3]> = rays.iter().map(|s| s.p0).collect();
     let directions: Vec<[f64; 3]> = rays.iter().map(Segment64::direction).collect();

@@ -119,8 +119,8 @@ fn check_self(
 }
 
 /// The pairs of `set` against `other` within `radius` (the pair radius `r(i, j)`):
-/// `_into` (over a used output), streamed, and from an index over `other` (sequential and
-/// parallel), against brute force.
+/// `_into` (over a used output), streamed, and from an index over `other` (built and
+/// queried on one thread, and on all cores), against brute force.
 fn check_pairs(
     set: &[Segment64],
     other: &[Segment64],
@@ -143,6 +143,8 @@ fn check_pairs(
         &want,
         &format!("{ctx} index"),
     );
+    #[cfg(feature = "rayon")]
+    let index = SegmentIndex64::par_new(&o).unwrap();
     #[cfg(feature = "rayon")]
     assert_same(
         &index.par_pairs_within(&s, radius).unwrap(),
