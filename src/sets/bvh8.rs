@@ -797,7 +797,8 @@ fn slab8_flat(node: &Node, prep: &RayPrep, bound: f32) -> (u32, [f32; 8]) {
     (hit.to_bitmask(), near.to_array())
 }
 
-#[cfg(test)]
+// The tree built on all cores against the one built on one: only with rayon.
+#[cfg(all(test, feature = "rayon"))]
 mod tests {
     use super::*;
 

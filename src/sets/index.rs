@@ -675,10 +675,7 @@ impl SegmentIndex {
                 let q = queries.at(i);
                 // With per-object radii the query's sphere reaches its own radius plus the
                 // largest member's (the grid's spheres are the bare members').
-                let reach = match radius {
-                    PairRadius::All(r) => r,
-                    PairRadius::Sum { .. } => radius.of_a(i) + max_member,
-                };
+                let reach = radius.reach(i, max_member);
                 if let Some(ball) = sphere(q.p0, q.p1) {
                     grid.near_all(&ball, reach, |pos| candidates.push((i as u32, pos)));
                 }

@@ -263,10 +263,7 @@ impl SegmentIndex64 {
             let mut hits = Vec::new();
             for i in first..first + len {
                 let q = queries.at(i);
-                let reach = match radius {
-                    PairRadius::All(r) => r,
-                    PairRadius::Sum { .. } => radius.of_a(i) + max_member,
-                };
+                let reach = radius.reach(i, max_member);
                 found.clear();
                 match self.bvh.reach_box(&q, reach) {
                     Some(bounds) => self.bvh.overlapping(bounds, &mut stack, |k| found.push(k)),

@@ -244,6 +244,16 @@ impl<'a, R: Real> PairRadius<'a, R> {
         }
     }
 
+    /// How far from `a[i]` a member of B within its pair's radius may lie, B's largest
+    /// radius being `max_b` ([`PairRadius::max_b`]): `r`, or `rA + max_b`.
+    #[inline]
+    pub(crate) fn reach(&self, i: usize, max_b: R) -> R {
+        match self {
+            PairRadius::All(r) => *r,
+            PairRadius::Sum { .. } => self.of_a(i) + max_b,
+        }
+    }
+
     /// The radius of the pair `a[i]`, `b[j]`: `r`, or `rA + rB` in `R`.
     #[inline]
     pub(crate) fn of(&self, i: usize, j: usize) -> R {
