@@ -945,20 +945,15 @@ pub(crate) fn first_hit_pair64(
 #[cfg(test)]
 mod tests {
     use super::morton_order;
+    use segbatch_testkit::Rng;
 
     /// The radix order is the comparison sort of `(code, index)`, on codes with many ties
     /// and on codes spread over all 30 bits.
     #[test]
     fn morton_order_is_the_sorted_order() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = Rng::new(7);
         for mask in [0x3fff_ffffu32, 0x3f, 0x3ff0_0c01] {
-            let codes: Vec<u32> = (0..5000).map(|_| next() as u32 & mask).collect();
+            let codes: Vec<u32> = (0..5000).map(|_| rng.next_u64() as u32 & mask).collect();
             let mut keys: Vec<u64> = (0..codes.len())
                 .map(|i| (u64::from(codes[i]) << 32) | i as u64)
                 .collect();
