@@ -11,15 +11,22 @@
 //!         touch        (capsules_touch_indexed, radius r/2, on 200K candidate pairs of the
 //!                       hair set of n segments, `testkit::sets::candidate_pairs` as in
 //!                       `segbatch bench --sets`; n = 20000 is the bench's)
+//!         rays         (SegmentIndex::first_hits_into: the 20K sight rays of `segbatch
+//!                       bench --scenes`, radius 0.3, range 10, against n walls on its
+//!                       250 x 250 floor, the index built once; n = 10000 is the sparse
+//!                       scene, 100000 the dense one)
 //! valgrind --tool=callgrind --branch-sim=yes target/release/examples/set_profile each1 100000 1
 //! ```
+//!
+//! Instructions a sight ray = (count with `rays 10000 4` - count with `rays 10000 1`) / (3 ·
+//! 20000): the index's build and the first cast are in both.
 use segbatch::pairs::{Radii, capsules_touch_indexed};
 use segbatch::sets::{
     SharedEndpoints, for_each_self_pair_within, par_for_each_self_pair_within,
     par_self_pairs_within, self_pairs_within,
 };
-use segbatch::{Options, Segments};
-use segbatch_testkit::sets::{candidate_pairs, hair};
+use segbatch::{Options, SegmentIndex, Segments};
+use segbatch_testkit::sets::{candidate_pairs, hair, rays, walls};
 use std::time::Instant;
 
 fn main() {
@@ -39,6 +46,20 @@ fn main() {
         Vec::new()
     };
     let radii = Radii::uniform(0.5, 0.5).expect("finite radii");
+    // The sight-ray scene (the seeds of `segbatch bench --scenes`): its index, its rays
+    // and one cast before the timed ones.
+    let (index, sight, mut first) = if mode == "rays" {
+        let level: Segments = walls(n, 250.0, 42).iter().copied().collect();
+        let index = SegmentIndex::new(&level).expect("finite walls");
+        let sight: Segments = rays(20_000, 250.0, 42 ^ 2).iter().copied().collect();
+        let mut first = Vec::new();
+        index
+            .first_hits_into(&sight, 0.3, 10.0, &mut first)
+            .expect("a valid radius and range");
+        (Some(index), sight, first)
+    } else {
+        (None, Segments::new(), Vec::new())
+    };
     for _ in 0..reps {
         let start = Instant::now();
         let hits = match mode.as_str() {
@@ -56,7 +77,14 @@ fn main() {
                 count
             }
             "touch" => capsules_touch_indexed(&set, &set, &candidates, radii).count_ones(),
-            other => panic!("unknown mode {other}: par, seq, each, each1 or touch"),
+            "rays" => {
+                let index = index.as_ref().expect("built for this mode");
+                index
+                    .first_hits_into(&sight, 0.3, 10.0, &mut first)
+                    .expect("a valid radius and range");
+                first.iter().flatten().count()
+            }
+            other => panic!("unknown mode {other}: par, seq, each, each1, touch or rays"),
         };
         let seconds = start.elapsed().as_secs_f64();
         println!("{mode} {n}: {hits} hits in {:.3} ms", seconds * 1e3);
