@@ -801,18 +801,15 @@ fn slab8_flat(node: &Node, prep: &RayPrep, bound: f32) -> (u32, [f32; 8]) {
 #[cfg(all(test, feature = "rayon"))]
 mod tests {
     use super::*;
+    use segbatch_testkit::Rng;
 
     /// `n` segments of length up to 2 at random in a box of side 100, from a fixed seed.
     fn segments(n: usize) -> Vec<Segment64> {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            (x >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Rng::new(11);
         (0..n)
             .map(|_| {
-                let p: [f64; 3] = core::array::from_fn(|_| 100.0 * next());
-                let q: [f64; 3] = core::array::from_fn(|c| p[c] + 2.0 * next() - 1.0);
+                let p: [f64; 3] = core::array::from_fn(|_| rng.range(0.0, 100.0));
+                let q: [f64; 3] = core::array::from_fn(|c| p[c] + rng.sym());
                 Segment64::new(p, q)
             })
             .collect()
