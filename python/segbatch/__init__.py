@@ -111,7 +111,7 @@ def _load_native():
         try:
             return importlib.import_module("._segbatch_v3", __name__)
         except ImportError:
-            pass  # a build with one extension (pip install, maturin develop)
+            pass  # a build with one copy (a target other than x86-64 Linux)
     return _baseline
 
 
@@ -162,9 +162,9 @@ MOTION_FLAGS = {
 }
 #: Values of the ``kind`` column of :func:`intersect2`.
 CROSSING = {"disjoint": 0, "point": 1, "overlap": 2}
-#: The SIMD level of the native extension in use (``"avx2+fma"``, ``"sse2"``, ...): the
-#: wheel built by ``python/build-wheel.sh`` holds a baseline and an x86-64-v3 build and
-#: picks at import (``SEGBATCH_SIMD=baseline`` forces the baseline one).
+#: The SIMD level of the native extension in use (``"avx2+fma"``, ``"sse2"``, ...): an
+#: x86-64 Linux build holds a baseline and an x86-64-v3 copy and picks at import
+#: (``SEGBATCH_SIMD=baseline`` forces the baseline one).
 SIMD_LEVEL = _native.simd_level()
 
 _F, _U8, _B = np.float32, np.uint8, np.bool_

@@ -30,6 +30,8 @@
 //! library's streamed forms (sequential or parallel) on the whole input, collect the blocks
 //! and sort them by `(i, j)`, as the collected forms return them.
 
+mod oracle;
+
 use numpy::ndarray::{ArrayView2, s};
 use numpy::{
     IntoPyArray, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
@@ -3368,6 +3370,13 @@ fn cpu_simd_level() -> &'static str {
     segbatch::simd::cpu_simd_level()
 }
 
+/// The tests' oracle: runs one query of the crate on raw files (the `oracle` module's
+/// docs), with the GIL released.
+#[pyfunction]
+fn _oracle(py: Python<'_>, args: Vec<String>) {
+    py.detach(|| oracle::run(&args));
+}
+
 /// The native module `segbatch._segbatch` (`segbatch._segbatch_v3` with the `v3-module`
 /// feature); the public API is `segbatch` (Python).
 #[cfg_attr(not(feature = "v3-module"), pymodule)]
@@ -3392,6 +3401,7 @@ fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cpu_has_x86_64_v3, m)?)?;
     m.add_function(wrap_pyfunction!(cpu_simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(rust_closest_points_seconds, m)?)?;
+    m.add_function(wrap_pyfunction!(_oracle, m)?)?;
     m.add("CHUNK", CHUNK)?;
     m.add("MAX_POOLS", MAX_POOLS)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,44 +1,17 @@
-"""Shared fixtures: the Rust oracle binary (python/oracle, built on demand) and inputs."""
-
-import os
-import pathlib
-import subprocess
+"""Shared fixtures: the Rust oracle (the extension's ``_oracle``) and inputs."""
 
 import numpy as np
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="session")
-def oracle():
-    """Path of segbatch-oracle: $SEGBATCH_ORACLE, else built with cargo (release) for the
-    SIMD level of the extension in use (the x86-64-v3 build by the repository's
-    configuration; a baseline x86-64 build when ``SEGBATCH_SIMD=baseline`` or the CPU
-    selected the baseline extension), since FMA changes the last bits."""
+def run_oracle(tmp_path_factory):
+    """run_oracle(query, a, b, *args) -> {name: raw bytes as numpy} from the Rust crate (the
+    extension's ``_oracle``, which calls the crate's API directly, built for the same SIMD
+    level as the extension in use); ``dtype="<f8"`` writes the inputs as float64 (the
+    oracle's ``*64`` queries)."""
     import segbatch
 
-    path = os.environ.get("SEGBATCH_ORACLE")
-    if path:
-        return path
-    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    if not target.is_absolute():
-        target = ROOT / target
-    env = dict(os.environ)
-    if segbatch.SIMD_LEVEL == "sse2":
-        env["RUSTFLAGS"] = "-C target-cpu=x86-64"
-        target = target / "oracle-sse2"
-        env["CARGO_TARGET_DIR"] = str(target)
-    subprocess.run(
-        ["cargo", "build", "--release", "--quiet", "-p", "segbatch-python", "--bin", "segbatch-oracle"], cwd=ROOT, check=True, env=env
-    )
-    return str(target / "release" / "segbatch-oracle")
-
-
-@pytest.fixture(scope="session")
-def run_oracle(oracle, tmp_path_factory):
-    """run_oracle(query, a, b, *args) -> {name: raw bytes as numpy} from the Rust crate;
-    ``dtype="<f8"`` writes the inputs as float64 (the oracle's ``*64`` queries)."""
     counter = [0]
 
     def run(query, a, b, *args, names, dtype="<f4"):
@@ -46,10 +19,7 @@ def run_oracle(oracle, tmp_path_factory):
         d = tmp_path_factory.mktemp(f"oracle{counter[0]}")
         np.ascontiguousarray(a, dtype=dtype).tofile(d / "a.bin")
         np.ascontiguousarray(b, dtype=dtype).tofile(d / "b.bin")
-        subprocess.run(
-            [oracle, query, str(d / "a.bin"), str(d / "b.bin"), str(d / "out"), *map(str, args)],
-            check=True,
-        )
+        segbatch._native._oracle([query, str(d / "a.bin"), str(d / "b.bin"), str(d / "out"), *map(str, args)])
         return {k: np.fromfile(d / "out" / f"{k}.bin", dtype=dt) for k, dt in names.items()}
 
     return run

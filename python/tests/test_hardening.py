@@ -2,6 +2,7 @@
 calls, and every memory layout NumPy can hand over (unaligned, strided, broadcast)."""
 
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -305,6 +306,9 @@ def test_simd_switch_picks_the_extension():
     r = run("import segbatch", "avx9000")
     assert "SEGBATCH_SIMD: expected 'auto' or 'baseline', got 'avx9000'" in r.stderr
     has_v3 = importlib.util.find_spec("segbatch._segbatch_v3") is not None
+    if sys.platform.startswith("linux") and platform.machine() == "x86_64":
+        # Every maturin build for x86-64 Linux packs the x86-64-v3 copy (python/build.rs).
+        assert has_v3
     picked_v3 = segbatch._native is not segbatch._baseline
     forced = os.environ.get("SEGBATCH_SIMD", "auto").strip().lower() == "baseline"
     assert picked_v3 == (has_v3 and segbatch._baseline.cpu_has_x86_64_v3() and not forced)

@@ -1,5 +1,5 @@
 """The set queries (2D crossing sets, index-pair narrow phase, capsule contacts, the reusable
-SegmentIndex) against the Rust crate bit for bit (python/oracle), against brute force over
+SegmentIndex) against the Rust crate bit for bit (the extension's ``_oracle``), against brute force over
 the pairwise functions, and against shapely; their errors."""
 
 import numpy as np

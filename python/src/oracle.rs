@@ -1,9 +1,12 @@
-//! `segbatch-oracle`: runs segbatch queries from Rust on raw little-endian `f32` files, so
-//! the Python tests can check the binding against the crate bit for bit, and times the
-//! Rust call for `python/bench.py`.
+//! The Python tests' oracle, `segbatch._segbatch._oracle(args)`: runs the crate's queries
+//! straight through its Rust API on raw little-endian `f32` files and writes raw results, so
+//! the tests can check the binding (array conversion, chunks, threads, interrupts) against
+//! the crate bit for bit. It lives in the extension so that each copy of it (baseline and
+//! x86-64-v3) is checked against the crate built for the same SIMD level, and so that the
+//! tests of an installed wheel need no Rust toolchain.
 //!
 //! ```text
-//! segbatch-oracle QUERY A B OUT_DIR [ARGS...]
+//! _oracle([QUERY, A, B, OUT_DIR, ARGS...])
 //!   closest EXTENT_A EXTENT_B     dist2 s t point_a point_b (x,y,z rows) flags
 //!   capsules RA RB                touch (u8)
 //!   intersect2                    kind s t s_end t_end dist2 point_a point_b flags
@@ -22,8 +25,6 @@
 //!   contacts64
 //!                                 the crate's f64 forms, same arguments and outputs, on raw
 //!                                 f64 files, writing f64 values
-//! segbatch-oracle bench A B REPS  best time of closest_points (all outputs), 1 and all
-//!                                 threads, on prepared batches and from flat rows (ns)
 //! ```
 //!
 //! Each output is `OUT_DIR/NAME.bin`: `f32` (`f64` for the f64 forms), `u8` or `u64`
@@ -35,7 +36,6 @@ use segbatch::planar::{Segment2, Segments2};
 use segbatch::sets::{Hit, Hit64, SharedEndpoints};
 use segbatch::{ClosestBatch, Extent, Options, Outputs, Segments, Segments64};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 fn read(path: &str) -> Vec<f32> {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -129,16 +129,14 @@ fn segs(path: &str) -> Segments {
     Segments::from_flat(&read(path)).expect("6 numbers per segment")
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+/// Runs `QUERY A B OUT_DIR [ARGS...]` (see the module docs); panics on a bad argument or
+/// file, which Python sees as a `PanicException` that fails the test.
+pub(crate) fn run(args: &[String]) {
     let arg = |k: usize| {
         args.get(k)
             .map(String::as_str)
             .unwrap_or_else(|| panic!("missing argument {k}"))
     };
-    if arg(0) == "bench" {
-        return bench(arg(1), arg(2), arg(3).parse().expect("REPS"));
-    }
     let (query, fa, fb, dir) = (arg(0), arg(1), arg(2), Path::new(arg(3)));
     std::fs::create_dir_all(dir).expect("output directory");
     match query {
@@ -439,59 +437,4 @@ fn main() {
         }
         q => panic!("unknown query {q}"),
     }
-}
-
-/// Best of `reps` timings of `f`, in nanoseconds.
-fn best(reps: usize, mut f: impl FnMut()) -> u128 {
-    (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_nanos()
-        })
-        .min()
-        .unwrap_or(0)
-}
-
-/// Times `closest_points_into` (all outputs, reused output) on the data of two files:
-/// prints one JSON object of best times in nanoseconds.
-fn bench(fa: &str, fb: &str, reps: usize) {
-    let (ra, rb) = (read(fa), read(fb));
-    let (a, b) = (
-        Segments::from_flat(&ra).expect("a"),
-        Segments::from_flat(&rb).expect("b"),
-    );
-    let opts = Options::SEGMENTS;
-    let mut o = ClosestBatch::new();
-    let seq = best(reps, || {
-        segbatch::pairs::closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
-    });
-    let par = best(reps, || {
-        segbatch::pairs::par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o)
-            .expect("lengths");
-    });
-    let seq_rows = best(reps, || {
-        let (a, b) = (
-            Segments::from_flat(&ra).expect("a"),
-            Segments::from_flat(&rb).expect("b"),
-        );
-        segbatch::pairs::closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o).expect("lengths");
-    });
-    let par_rows = best(reps, || {
-        let (a, b) = (
-            Segments::from_flat(&ra).expect("a"),
-            Segments::from_flat(&rb).expect("b"),
-        );
-        segbatch::pairs::par_closest_points_into(&a, &b, &opts, Outputs::ALL, &mut o)
-            .expect("lengths");
-    });
-    println!(
-        "{{\"pairs\": {}, \"threads\": {}, \"seq_batch_ns\": {seq}, \"par_batch_ns\": {par}, \"seq_rows_ns\": {seq_rows}, \"par_rows_ns\": {par_rows}}}",
-        a.len(),
-        rayon_threads()
-    );
-}
-
-fn rayon_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
 }
