@@ -7,7 +7,7 @@ contiguous columns, float32 or float64, both sides of one dtype: float64 in, flo
 ``N`` rows, written in place. Errors are ``ValueError`` / ``TypeError``, ``MemoryError`` for an output that
 cannot be allocated, ``KeyboardInterrupt`` from the calls that run in steps."""
 
-from typing import Dict, Optional, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -149,3 +149,6 @@ def rust_closest_points_seconds(
     outputs: str = "all",
     input: str = "batches",
 ) -> float: ...
+
+# The tests' oracle: one query of the crate on raw files (python/src/oracle.rs).
+def _oracle(args: List[str]) -> None: ...
