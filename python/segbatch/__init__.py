@@ -99,19 +99,25 @@ from . import _segbatch as _baseline
 
 
 def _load_native():
-    """The native extension to use: the x86-64-v3 (AVX2 + FMA) copy when the wheel has one
-    and the CPU runs it, else the baseline build. ``SEGBATCH_SIMD=baseline`` forces the
-    baseline build; ``SEGBATCH_SIMD=auto`` (default) chooses."""
+    """The native extension to use: the best copy the CPU runs, x86-64-v4 (AVX-512), then
+    x86-64-v3 (AVX2 + FMA), then the baseline build (SSE2). ``SEGBATCH_SIMD=v3`` goes no
+    higher than the v3 copy, ``SEGBATCH_SIMD=baseline`` forces the baseline build;
+    ``SEGBATCH_SIMD=auto`` (default) takes the best."""
     import importlib
 
     choice = os.environ.get("SEGBATCH_SIMD", "auto").strip().lower() or "auto"
-    if choice not in ("auto", "baseline"):
-        raise ImportError(f"SEGBATCH_SIMD: expected 'auto' or 'baseline', got {choice!r}")
-    if choice == "auto" and _baseline.cpu_has_x86_64_v3():
+    if choice not in ("auto", "v3", "baseline"):
+        raise ImportError(f"SEGBATCH_SIMD: expected 'auto', 'v3' or 'baseline', got {choice!r}")
+    copies = []
+    if choice == "auto" and _baseline.cpu_has_x86_64_v4():
+        copies.append("._segbatch_v4")
+    if choice in ("auto", "v3") and _baseline.cpu_has_x86_64_v3():
+        copies.append("._segbatch_v3")
+    for name in copies:
         try:
-            return importlib.import_module("._segbatch_v3", __name__)
+            return importlib.import_module(name, __name__)
         except ImportError:
-            pass  # a build with one copy (a target other than x86-64 Linux)
+            pass  # a build with one module (a target other than x86-64 Linux)
     return _baseline
 
 
@@ -162,9 +168,9 @@ MOTION_FLAGS = {
 }
 #: Values of the ``kind`` column of :func:`intersect2`.
 CROSSING = {"disjoint": 0, "point": 1, "overlap": 2}
-#: The SIMD level of the native extension in use (``"avx2+fma"``, ``"sse2"``, ...): an
-#: x86-64 Linux build holds a baseline and an x86-64-v3 copy and picks at import
-#: (``SEGBATCH_SIMD=baseline`` forces the baseline one).
+#: The SIMD level of the native extension in use (``"avx512f+fma"``, ``"avx2+fma"``,
+#: ``"sse2"``): an x86-64 Linux build holds a baseline, an x86-64-v3 and an x86-64-v4 copy
+#: and picks the best the CPU runs at import (``SEGBATCH_SIMD=v3`` or ``baseline`` caps it).
 SIMD_LEVEL = _native.simd_level()
 
 _F, _U8, _B = np.float32, np.uint8, np.bool_

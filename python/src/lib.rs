@@ -3364,6 +3364,35 @@ fn cpu_has_x86_64_v3() -> bool {
     }
 }
 
+/// Does this CPU run x86-64-v4 code (x86-64-v3 and AVX512F, AVX512BW, AVX512CD, AVX512DQ,
+/// AVX512VL)? The Python layer imports the x86-64-v4 copy of the extension only then.
+#[pyfunction]
+fn cpu_has_x86_64_v4() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        cpu_has_x86_64_v3()
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512cd")
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("avx512vl")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The SIMD copies of the extension the build made beside this module (`"v3"`, `"v4"`):
+/// python/build.rs lists them.
+#[pyfunction]
+fn simd_copies() -> Vec<&'static str> {
+    env!("SEGBATCH_SIMD_COPIES_BUILT")
+        .split(',')
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
 /// The best SIMD level the running CPU supports (the library's `cpu_simd_level`).
 #[pyfunction]
 fn cpu_simd_level() -> &'static str {
@@ -3378,9 +3407,14 @@ fn _oracle(py: Python<'_>, args: Vec<String>) {
 }
 
 /// The native module `segbatch._segbatch` (`segbatch._segbatch_v3` with the `v3-module`
-/// feature); the public API is `segbatch` (Python).
-#[cfg_attr(not(feature = "v3-module"), pymodule)]
+/// feature, `segbatch._segbatch_v4` with `v4-module`); the public API is `segbatch`
+/// (Python).
+#[cfg_attr(not(any(feature = "v3-module", feature = "v4-module")), pymodule)]
 #[cfg_attr(feature = "v3-module", pymodule(name = "_segbatch_v3"))]
+#[cfg_attr(
+    all(feature = "v4-module", not(feature = "v3-module")),
+    pymodule(name = "_segbatch_v4")
+)]
 fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(closest_points, m)?)?;
     m.add_function(wrap_pyfunction!(capsules_touch, m)?)?;
@@ -3399,6 +3433,8 @@ fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySegmentIndex>()?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(cpu_has_x86_64_v3, m)?)?;
+    m.add_function(wrap_pyfunction!(cpu_has_x86_64_v4, m)?)?;
+    m.add_function(wrap_pyfunction!(simd_copies, m)?)?;
     m.add_function(wrap_pyfunction!(cpu_simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(rust_closest_points_seconds, m)?)?;
     m.add_function(wrap_pyfunction!(_oracle, m)?)?;

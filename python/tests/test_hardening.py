@@ -304,16 +304,22 @@ def test_simd_switch_picks_the_extension():
     r = run("import segbatch; print(segbatch._native is segbatch._baseline, segbatch.SIMD_LEVEL)", "baseline")
     assert r.stdout.split()[0] == "True", r.stderr
     r = run("import segbatch", "avx9000")
-    assert "SEGBATCH_SIMD: expected 'auto' or 'baseline', got 'avx9000'" in r.stderr
-    has_v3 = importlib.util.find_spec("segbatch._segbatch_v3") is not None
+    assert "SEGBATCH_SIMD: expected 'auto', 'v3' or 'baseline', got 'avx9000'" in r.stderr
+    has = {v: importlib.util.find_spec(f"segbatch._segbatch_{v}") is not None for v in ("v3", "v4")}
+    # Every copy the build made is in the package (python/build.rs; both unless
+    # SEGBATCH_SIMD_COPIES said otherwise), and a build for x86-64 Linux makes one at least.
+    assert all(has[v] for v in segbatch._baseline.simd_copies())
     if sys.platform.startswith("linux") and platform.machine() == "x86_64":
-        # Every maturin build for x86-64 Linux packs the x86-64-v3 copy (python/build.rs).
-        assert has_v3
-    picked_v3 = segbatch._native is not segbatch._baseline
-    forced = os.environ.get("SEGBATCH_SIMD", "auto").strip().lower() == "baseline"
-    assert picked_v3 == (has_v3 and segbatch._baseline.cpu_has_x86_64_v3() and not forced)
-    if picked_v3:
-        # Both copies of a wheel: the same answers within the kernel's accuracy bound.
+        assert has["v3"]
+    # The copy each setting picks on this CPU: the best one it runs, capped by the setting.
+    runs = {"v4": segbatch._baseline.cpu_has_x86_64_v4(), "v3": segbatch._baseline.cpu_has_x86_64_v3()}
+    for simd, allowed in (("auto", ("v4", "v3")), ("v3", ("v3",)), ("baseline", ())):
+        want = next((f"segbatch._segbatch_{v}" for v in allowed if has[v] and runs[v]), "segbatch._segbatch")
+        r = run("import segbatch; print(segbatch._native.__name__)", simd)
+        assert r.stdout.split() == [want], (simd, r.stderr)
+    picked_copy = segbatch._native is not segbatch._baseline
+    if picked_copy:
+        # A SIMD copy and the baseline module: the same answers within the kernel's accuracy bound.
         a, b = SEG[:2000], SEG[::-1][:2000]
         fast = segbatch._native.simd_level(), segbatch.distance(a, b)
         code = (
