@@ -5,7 +5,8 @@
 //! as `segbatch._segbatch_v3` and for x86-64-v4 (AVX-512) as `segbatch._segbatch_v4`, and
 //! puts it beside the Python sources, where maturin packs it with the baseline build
 //! (x86-64, SSE2) it is making. `import segbatch` then picks the best copy the CPU runs;
-//! `segbatch._segbatch.simd_copies()` names the copies the build made.
+//! `segbatch._segbatch.simd_copies()` names the copies the build made (`None` for a build
+//! that was not asked for any list: a plain cargo build, another target).
 //!
 //! Why more builds and not one: `wide` picks its instructions at compile time only
 //! (`cfg(target_feature)`), so AVX-512, AVX2 and SSE2 kernels cannot come from one
@@ -37,13 +38,11 @@ fn main() {
         env::var_os(var).is_some()
     });
     let target = env::var("TARGET").unwrap_or_default();
-    // Plain cargo builds, the copies themselves and other targets: one module.
+    // Plain cargo builds, the copies themselves and other targets: one module, and no
+    // list of copies (`simd_copies()` is None).
     let listed = match env::var("SEGBATCH_SIMD_COPIES") {
         Ok(listed) if !a_copy && target == "x86_64-unknown-linux-gnu" => listed,
-        _ => {
-            println!("cargo:rustc-env=SEGBATCH_SIMD_COPIES_BUILT=");
-            return;
-        }
+        _ => return,
     };
     let wanted: Vec<_> = listed
         .split(',')
@@ -58,7 +57,7 @@ fn main() {
                 })
         })
         .collect();
-    // The copies this build makes, for `simd_copies()`.
+    // The copies this build makes (perhaps none), for `simd_copies()`.
     let names: Vec<&str> = wanted.iter().map(|(copy, _, _)| *copy).collect();
     println!(
         "cargo:rustc-env=SEGBATCH_SIMD_COPIES_BUILT={}",

@@ -3383,14 +3383,13 @@ fn cpu_has_x86_64_v4() -> bool {
     }
 }
 
-/// The SIMD copies of the extension the build made beside this module (`"v3"`, `"v4"`):
-/// python/build.rs lists them.
+/// The SIMD copies of the extension the build made beside this module (`"v3"`, `"v4"`;
+/// python/build.rs lists them), or `None` for a build that was not asked for a list (a
+/// plain cargo build, a target other than x86-64 Linux).
 #[pyfunction]
-fn simd_copies() -> Vec<&'static str> {
-    env!("SEGBATCH_SIMD_COPIES_BUILT")
-        .split(',')
-        .filter(|name| !name.is_empty())
-        .collect()
+fn simd_copies() -> Option<Vec<&'static str>> {
+    option_env!("SEGBATCH_SIMD_COPIES_BUILT")
+        .map(|listed| listed.split(',').filter(|name| !name.is_empty()).collect())
 }
 
 /// The best SIMD level the running CPU supports (the library's `cpu_simd_level`).
