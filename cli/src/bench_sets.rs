@@ -11,9 +11,10 @@
 //!   single-threaded peers deciding each candidate with parry3d's segment distance
 //!   ([`super::baselines`]): a sort-and-sweep on x, and parry3d's own BVH self-traversal.
 //!   The peers' pairs are compared with segbatch's; pairs found by only one side are
-//!   reported with their distance from the radius. On hair, the same sticks in `f64` moved
-//!   to UTM coordinates (500 km, 4 990 km) through `par_self_pairs_within64`, in the same
-//!   run, for the `f64` query's speed against the `f32` one's.
+//!   reported with their distance from the radius. On hair, the same sticks moved to UTM
+//!   coordinates (500 km, 4 990 km), in `f32` (rounded there, as a caller's data would be)
+//!   through `par_self_pairs_within` and in `f64` through `par_self_pairs_within64`, in
+//!   the same run, for their speed against the query at the origin.
 //! - **Index pairs**: 200K candidate pairs (a broad phase's output: pairs of a 20K capsule
 //!   set within `2r`, shuffled) through `capsules_touch_indexed`, against gathering the
 //!   pairs into two `Segments` batches and calling `capsules_touch`, end to end, one
@@ -341,6 +342,26 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             // The same sticks in `f64` at UTM coordinates: the `f64` query on the grid in
             // its local frame.
             let utm = [500_000.0, 4_990_000.0, 0.0];
+            // And in `f32`, moved there as a caller's `f32` data would be (each coordinate
+            // rounded to the `f32` grid at that offset, so a few pairs differ).
+            let (far_s, far_count) = if kind == "hair" {
+                let at = |p: [f32; 3]| core::array::from_fn(|k| (utm[k] + f64::from(p[k])) as f32);
+                let far: Segments = set_vec
+                    .iter()
+                    .map(|s| Segment::new(at(s.p0), at(s.p1)))
+                    .collect();
+                pool.install(|| {
+                    time_reps(reps, || {
+                        par_self_pairs_within(&far, R, SharedEndpoints::Keep).len()
+                    })
+                })
+            } else {
+                let none = Timing {
+                    wall: f64::NAN,
+                    cpu: f64::NAN,
+                };
+                (none, 0)
+            };
             let (wide_s, wide_count) = if kind == "hair" {
                 hair_times.push((n, ours_s));
                 let at = |p: [f32; 3]| core::array::from_fn(|k| utm[k] + f64::from(p[k]));
@@ -392,6 +413,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                     seq_s,
                     seq_count,
                 ),
+                (format!("segbatch f32 at UTM, {threads}t"), far_s, far_count),
                 (
                     format!("segbatch f64 at UTM, {threads}t"),
                     wide_s,
@@ -442,11 +464,13 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             if !wide_s.wall.is_nan() {
                 writeln!(
                     out,
-                    "{:>10} {:>8} {:>9}  f64 at UTM: {:.2}x the f32 query's speed by wall time, {:.2}x by CPU time",
+                    "{:>10} {:>8} {:>9}  at UTM: f32 {:.2}x and f64 {:.2}x the speed of f32 at the origin by wall time ({:.2}x, {:.2}x by CPU time)",
                     "",
                     "",
                     "",
+                    ours_s.wall / far_s.wall,
                     ours_s.wall / wide_s.wall,
+                    ours_s.cpu / far_s.cpu,
                     ours_s.cpu / wide_s.cpu
                 )?;
             }

@@ -1,16 +1,17 @@
 //! A local frame for the grid over `f64` coordinates: the grid's spheres are `f32`, and
-//! inflated by `256·ε` times each object's largest coordinate against rounding, so at UTM
-//! northings (5e6 m) a sphere would be 150 m too wide and every object a candidate of
-//! every other within a few hundred metres. In the frame the coordinates are the offsets
-//! from the centre of the set's bounding box, as small as the set is wide.
+//! inflated by `4·ε` times each object's largest coordinate for their rounding to `f32`,
+//! so at UTM northings (5e6 m) a sphere would be 2.4 m wider than the object, and the
+//! `f64` query no more selective than its input rounded to `f32`. In the frame the
+//! coordinates are the offsets from the centre of the set's bounding box, as small as the
+//! set is wide.
 
 /// The frame: `local = (x - origin)·scale`, subtracted and scaled in `f64`, then rounded
 /// to `f32`.
 ///
 /// Moving and scaling by a power of two change no pair's relation; the rounding to `f32`
 /// moves a coordinate by at most `ε/2` of its value in the frame (or `2^-150` where it
-/// underflows), well inside the spheres' inflation (relative to the same coordinates, plus
-/// `f32::MIN_POSITIVE`), so the sphere of an object in the frame still holds the exactly
+/// underflows), inside the spheres' inflation (relative to the same coordinates, plus
+/// `2^-72`), so the sphere of an object in the frame still holds the exactly
 /// moved object. The scale is 1 unless the set is wider than `2^63`; it never enlarges.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Frame<const D: usize> {

@@ -10,8 +10,17 @@ use wide::f32x8;
 
 /// Relative inflation of each sphere radius.
 pub(super) const SPHERE_REL: f32 = 1.0 + 4.0 * f32::EPSILON;
-/// Absolute inflation of each sphere radius, times the object's largest coordinate.
-pub(super) const SPHERE_ABS: f32 = 256.0 * f32::EPSILON;
+/// Absolute inflation of each sphere radius, times the object's largest coordinate: the
+/// rounding of its centre to `f32` (`ε/2` of each coordinate), and in a local frame the
+/// rounding of its end points (as much again), `√3·ε·S` in 3D (module docs of
+/// [`crate::sets`]: the kernel's own error is relative to the pair's extent and sits in
+/// [`SPHERE_REL`] and [`BOUND_REL`]).
+pub(super) const SPHERE_ABS: f32 = 4.0 * f32::EPSILON;
+/// Absolute inflation of each sphere radius, whatever the coordinates: the kernel's
+/// rounding where its values are subnormal (a squared distance that underflows to 0 is
+/// within any radius; the distance is then below `2^-74`), and an end point rounded into
+/// `f32`'s subnormal range (by a local frame) moved by up to `2^-150`.
+pub(super) const SPHERE_FLOOR: f64 = 1.0 / (1u128 << 72) as f64;
 /// Relative inflation of the sum `radA + radB + R`.
 pub(crate) const BOUND_REL: f32 = 1.0 + 16.0 * f32::EPSILON;
 /// Extra room in the cell edge over the largest distance two neighbours' centres can have,
@@ -50,13 +59,10 @@ pub(super) fn padded_sphere<const D: usize>(
         })
         .sum();
     let scale = p0.iter().chain(&p1).fold(0.0f32, |acc, x| acc.max(x.abs()));
-    // (`f32::MIN_POSITIVE` on top: an end point that rounded into `f32`'s subnormal range,
-    // as the crossing sets' local frame may round one, moved by up to `2^-150`, which no
-    // relative term covers.)
     let radius = 0.5 * len2.sqrt() * f64::from(SPHERE_REL)
-        + f64::from(SPHERE_ABS * scale)
+        + f64::from(SPHERE_ABS) * f64::from(scale)
         + f64::from(pad) * f64::from(SPHERE_REL)
-        + f64::from(f32::MIN_POSITIVE);
+        + SPHERE_FLOOR;
     Some((m, radius as f32))
 }
 

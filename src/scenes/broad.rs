@@ -5,9 +5,13 @@
 //! # Boxes
 //!
 //! Each object has a *tight* box, its core segment's bounds grown by its own radius and by
-//! a rounding allowance (`r·(1 + 16ε) + 256ε·S`, `S` its largest coordinate, as the
-//! spheres of [`crate::prune`] are inflated): two capsules the kernel finds touching
-//! (`dist2 <= (rA + rB)²` in `f32`) always have overlapping tight boxes. The *padded* box
+//! a rounding allowance, `r·(1 + 16ε) + 8ε·E + 2^-72` with `E` the segment's largest
+//! extent along an axis: two capsules the kernel finds touching (`dist2 <= (rA + rB)²` in
+//! `f32`) always have overlapping tight boxes. The kernel's error is relative to the
+//! pair's own extent (module docs of [`crate::sets`]), and the corners need no allowance
+//! for their own rounding to `f32`, however far from the origin: rounding is monotonic, so
+//! two corners that meet before it still meet after. (A sphere's centre does need one: a
+//! distance between rounded centres is not monotonic in them.) The *padded* box
 //! is the tight box grown by [`MARGIN`] times its largest extent, set when the object
 //! enters the grid and again only when its tight box leaves it.
 //!
@@ -48,8 +52,14 @@ pub const MARGIN: f32 = 0.25;
 
 /// Relative inflation of a radius against rounding (as the grid's spheres).
 const RADIUS_REL: f32 = 1.0 + 16.0 * f32::EPSILON;
-/// Absolute inflation, times the object's largest coordinate.
-const SCALE_ABS: f32 = 256.0 * f32::EPSILON;
+/// Inflation times the segment's largest extent along an axis: the kernel's error, which
+/// is relative to the pair's own extent (module docs of [`crate::sets`]): two capsules are
+/// reported only if their segments come within `rA + rB` (grown by a few `ε`) and `ε` times
+/// their lengths of each other.
+const EXTENT_REL: f32 = 8.0 * f32::EPSILON;
+/// Inflation whatever the coordinates: the kernel's rounding where its values are subnormal
+/// (as the grid's spheres).
+const FLOOR: f32 = 1.0 / (1u128 << 72) as f32;
 /// A resident's padded extent is at most this fraction of the cell edge, so the rounding of
 /// `x / edge` never moves a neighbour two cells away.
 const FILL: f64 = 0.999;
@@ -85,8 +95,8 @@ impl Aabb {
     /// The tight box of the capsule `(p0, p1, r)`, finite coordinates.
     #[inline]
     fn capsule(p0: [f32; 3], p1: [f32; 3], r: f32) -> Aabb {
-        let scale = p0.iter().chain(&p1).fold(0.0f32, |m, x| m.max(x.abs()));
-        let pad = r * RADIUS_REL + SCALE_ABS * scale;
+        let extent = (0..3).fold(0.0f32, |m, k| m.max((p1[k] - p0[k]).abs()));
+        let pad = r * RADIUS_REL + EXTENT_REL * extent + FLOOR;
         Aabb {
             lo: core::array::from_fn(|k| p0[k].min(p1[k]) - pad),
             hi: core::array::from_fn(|k| p0[k].max(p1[k]) + pad),

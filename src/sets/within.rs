@@ -195,11 +195,21 @@ pub(super) struct Probe {
     room: f32x8,
 }
 
-/// The refinement's room for rounding, times the largest coordinate of segment `p`: the
-/// rounding of the point-to-segment distance (`w`, `t` and `e` below, a few ε each of
-/// `|w| + |d|`, at most a few times that coordinate) and the kernel's own error (a few
-/// ε·S), with a wide margin.
-const REFINE_ABS: f32 = 128.0 * f32::EPSILON;
+/// The refinement's room for rounding, times `|w|₁ + |d|₁` of a lane (`w` from the
+/// segment's start to the sphere's centre, `d` its direction): the rounding of the
+/// point-to-segment distance (`w`, `t` and `e` below, a few `ε/2` each of `|w| + |d|`)
+/// and the kernel's own error, which is relative to the pair's extent (module docs of
+/// [`crate::sets`]): a pair of extent `L` is reported only if its segments come within
+/// the radius and `ε·L` of each other, and `L <= |w| + |d| + 3ρ`, the `ρ` part being in
+/// [`BOUND_REL`].
+const REFINE_REL: f32 = 8.0 * f32::EPSILON;
+/// The refinement's room, times the largest coordinate of the segment: a segment rounded
+/// into a local frame (the `f64` queries' probes) moved by up to `ε/2` of each
+/// coordinate.
+const REFINE_ABS: f32 = 2.0 * f32::EPSILON;
+/// The refinement's room whatever the coordinates: the kernel's rounding where its values
+/// are subnormal (as the spheres' floor).
+const REFINE_FLOOR: f32 = 1.0 / (1u128 << 72) as f32;
 /// Below this squared length of `p`, or squared bound, the refinement keeps every lane
 /// (`1/|d|²` or the squares would lose their precision to subnormals).
 const REFINE_TINY: f32 = 1.0 / (1u128 << 100) as f32;
@@ -224,14 +234,18 @@ impl Probe {
             d: d.map(f32x8::splat),
             inv_dd: f32x8::splat(1.0 / dd),
             radius: f32x8::splat(radius),
-            room: f32x8::splat(REFINE_ABS * scale),
+            room: f32x8::splat(
+                REFINE_ABS * scale
+                    + REFINE_REL * (d[0].abs() + d[1].abs() + d[2].abs())
+                    + REFINE_FLOOR,
+            ),
         })
     }
 
     /// The segment against the spheres `(c, ρ)` of the group at `j`: if it and a segment
     /// inside a sphere are within `r`, then `dist(p, c) <= ρ + r`, so a lane whose
-    /// point-to-segment distance exceeds that bound (grown by [`BOUND_REL`] and
-    /// [`REFINE_ABS`] for rounding) cannot be reported (with per-object radii
+    /// point-to-segment distance exceeds that bound (grown for rounding by [`BOUND_REL`]
+    /// and the room: [`REFINE_REL`], [`REFINE_ABS`], [`REFINE_FLOOR`]) cannot be reported (with per-object radii
     /// `r = rP + rQ` and `ρ` already holds `rQ`, so the bound is `ρ + rP`). It drops about
     /// half of the sphere test's candidates on short segments (a sphere around a stick is
     /// mostly empty) for less than the gathered kernel would spend on them. Lanes where
@@ -245,7 +259,9 @@ impl Probe {
         let t = (wd * self.inv_dd).max(f32x8::ZERO).min(f32x8::ONE);
         let e: [f32x8; 3] = core::array::from_fn(|k| w[k] - t * d[k]);
         let e2 = e[0].mul_add(e[0], e[1].mul_add(e[1], e[2] * e[2]));
-        let bound = (rad + self.radius).mul_add(f32x8::splat(BOUND_REL), self.room);
+        let w1 = w[0].abs() + w[1].abs() + w[2].abs();
+        let room = w1.mul_add(f32x8::splat(REFINE_REL), self.room);
+        let bound = (rad + self.radius).mul_add(f32x8::splat(BOUND_REL), room);
         let bound2 = bound * bound;
         let keep = e2.simd_le(bound2) | !e2.is_finite() | bound2.simd_lt(f32x8::splat(REFINE_TINY));
         bits & keep.to_bitmask()

@@ -259,10 +259,11 @@ impl Within64<'_, '_> {
 }
 
 /// Absolute inflation of each `f64` object's sphere, times its largest coordinate (in the
-/// caller's frame): the `f64` kernel's error bound, `8·ε·S` with `S` the largest
-/// coordinate of the pair, with the margin the `f32` spheres keep over the `f32` kernel's
-/// (`256·ε`). Each of a pair's spheres takes it for its own coordinates, so the two
-/// together cover it for the pair's largest.
+/// caller's frame): far above the `f64` kernel's error bound, `8·ε·S` with `S` the largest
+/// coordinate of the pair (its error is relative to the pair's extent, module docs of
+/// [`crate::sets`], and at UTM `256·ε·S` is still under a micrometre). Each of a pair's
+/// spheres takes it for its own coordinates, so the two together cover it for the pair's
+/// largest.
 pub(crate) const KERNEL_ABS64: f64 = 256.0 * f64::EPSILON;
 
 /// The value of the grid's rows that holds an object's growth ([`KERNEL_ABS64`] in the

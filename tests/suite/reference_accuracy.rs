@@ -171,8 +171,57 @@ fn check_symmetry((a, b): &Pair) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The one-sided bound the set queries' pruning relies on (module docs of `segbatch::sets`):
+/// the distance of two segments is never reported below the exact one by more than
+/// `2·ε·L`, `L = |A0 - B0| + |A1 - A0| + |B1 - B0|` the pair's own extent, whatever its
+/// distance from the origin (and `2^-73` where the squared distance is subnormal).
+fn check_local_bound(a: &Segment, b: &Segment) -> Result<(), TestCaseError> {
+    let c = reference::closest_points(a, b);
+    if !c.dist2.is_finite() {
+        return Ok(());
+    }
+    let (a0, a1, b0, b1) = (
+        vec::to64(a.p0),
+        vec::to64(a.p1),
+        vec::to64(b.p0),
+        vec::to64(b.p1),
+    );
+    let extent =
+        vec::norm(vec::sub(a0, b0)) + vec::norm(vec::sub(a1, a0)) + vec::norm(vec::sub(b1, b0));
+    let exact = oracle::oracle(a, b, Extent::Segment, Extent::Segment).distance;
+    // (The oracle's own error, about 1e-15 of the extent, on top.)
+    let floor = exact - (2.0 * EPS32 + 1e-13) * extent - 2f64.powi(-73);
+    prop_assert!(
+        f64::from(c.dist2).sqrt() >= floor,
+        "distance {} below the exact {exact} by more than 2·ε·{extent:e}: a = {a:?}, b = {b:?}",
+        c.distance()
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::default())]
+
+    /// [`check_local_bound`] on every finite class, moved as a caller would (an `f32`
+    /// addition) by up to 5e6 and scaled by `10^k`, `k` in -12..=12.
+    #[test]
+    fn never_nearer_than_the_pair_extent_allows(
+        pair in strategy::any_unscaled(),
+        k in -12i32..=12,
+        offset in prop_oneof![Just(0.0f64), 1e3f64..1e4, 4.9e6f64..5e6],
+    ) {
+        let scale = 10f64.powi(k);
+        let o = [offset as f32, (0.7 * offset) as f32, (-0.3 * offset) as f32];
+        let mv = |p: [f32; 3]| {
+            let q = p.map(|x| (f64::from(x) * scale) as f32);
+            core::array::from_fn(|i| q[i] + o[i] * scale as f32)
+        };
+        let (a, b) = pair;
+        check_local_bound(
+            &Segment::new(mv(a.p0), mv(a.p1)),
+            &Segment::new(mv(b.p0), mv(b.p1)),
+        )?;
+    }
 
     #[test]
     fn general(pair in strategy::general()) {

@@ -108,7 +108,8 @@ fn segment(rng: &mut Rng, centre: [f32; 3], len: f32) -> Segment {
     Segment::new(p0, p1)
 }
 
-fn new_object(rng: &mut Rng, side: f32) -> (Segment, f32) {
+/// An object in the cube of side `side` around `origin`.
+fn new_object(rng: &mut Rng, side: f32, origin: [f32; 3]) -> (Segment, f32) {
     let len = if rng.chance(0.1) {
         0.0
     } else {
@@ -120,7 +121,10 @@ fn new_object(rng: &mut Rng, side: f32) -> (Segment, f32) {
         rng.range_f32(0.05, 0.5)
     };
     let c = rng.cube_f32(side);
-    (segment(rng, c, len), r)
+    (
+        segment(rng, core::array::from_fn(|k| origin[k] + c[k]), len),
+        r,
+    )
 }
 
 fn shifted(s: &Segment, d: [f32; 3]) -> Segment {
@@ -182,11 +186,19 @@ fn apply(
 fn run(seed: u64) {
     let mut rng = Rng::new(seed);
     let n = 40 + rng.below(160) as usize;
-    // Dense enough for many touching pairs.
+    // Dense enough for many touching pairs; every third run at UTM-like coordinates, where
+    // the input's rounding is coarser than the objects and the rounding margins are tested
+    // at their scale.
     let side = (n as f32).cbrt() * rng.range_f32(0.6, 1.5);
+    let origin = match seed % 3 {
+        1 => [4.9e6, 4.9e5, 120.0],
+        2 => [-3e4, 1e5, 2e3],
+        _ => [0.0; 3],
+    };
+    let around = |c: [f32; 3]| -> [f32; 3] { core::array::from_fn(|k| origin[k] + c[k]) };
     let (mut scene, mut twin, mut model) = (Capsules::new(), Capsules::new(), Model::default());
     for _ in 0..n {
-        let (s, r) = new_object(&mut rng, side);
+        let (s, r) = new_object(&mut rng, side, origin);
         let id = scene.insert(s, r).unwrap();
         assert_eq!(twin.insert(s, r).unwrap(), id);
         model.set(id, Some((s, r)));
@@ -222,7 +234,7 @@ fn run(seed: u64) {
             4 => {
                 for (id, _, r) in model.live().collect::<Vec<_>>() {
                     if rng.chance(0.2) {
-                        let (s, _) = new_object(&mut rng, side);
+                        let (s, _) = new_object(&mut rng, side, origin);
                         apply([&mut scene, &mut twin], &mut model, |sc, m, first| {
                             sc.set(id, s).unwrap();
                             if first {
@@ -234,7 +246,7 @@ fn run(seed: u64) {
             }
             // Objects pile into one small region (one cell).
             5 => {
-                let c = rng.cube_f32(side);
+                let c = around(rng.cube_f32(side));
                 for (id, _, r) in model.live().collect::<Vec<_>>() {
                     if rng.chance(0.5) {
                         let d = rng.cube_f32(0.3);
@@ -263,7 +275,7 @@ fn run(seed: u64) {
                     }
                 }
                 for _ in 0..rng.below(12) {
-                    let (s, r) = new_object(&mut rng, side);
+                    let (s, r) = new_object(&mut rng, side, origin);
                     let id = scene.insert(s, r).unwrap();
                     assert_eq!(twin.insert(s, r).unwrap(), id);
                     assert!(model.objects.get(id as usize).is_none_or(|o| o.is_none()));
@@ -275,7 +287,7 @@ fn run(seed: u64) {
                 for (id, s, r) in model.live().collect::<Vec<_>>() {
                     let finite = s.p0.iter().all(|x| x.is_finite());
                     let s = if !finite {
-                        new_object(&mut rng, side).0
+                        new_object(&mut rng, side, origin).0
                     } else if rng.chance(0.1) {
                         Segment::new([f32::NAN, 0.0, 0.0], s.p1)
                     } else if rng.chance(0.05) {
@@ -309,7 +321,7 @@ fn run(seed: u64) {
             // Everything identical (once in a while), or nothing moves.
             _ => {
                 if rng.chance(0.3) {
-                    let c = rng.cube_f32(side);
+                    let c = around(rng.cube_f32(side));
                     let s = segment(&mut rng, c, 1.0);
                     for (id, _, r) in model.live().collect::<Vec<_>>() {
                         apply([&mut scene, &mut twin], &mut model, |sc, m, first| {
@@ -339,6 +351,70 @@ fn frames_of_random_motion_equal_brute_force() {
     for seed in 0..cases() {
         run(seed);
     }
+}
+
+/// Pairs of capsules whose radii sum to the kernel's distance (the smallest sum it reports
+/// as touching, or one `f32` step below), near the origin and at UTM-like coordinates:
+/// skew pairs, and pairs along two axes facing each other across the third, whose tight
+/// boxes then meet face to face, so the boxes' and the grid's rounding margins are what
+/// keeps them candidates.
+#[test]
+fn touching_thresholds_near_and_far_from_the_origin() {
+    let mut rng = Rng::new(91);
+    let (mut scene, mut twin, mut model) = (Capsules::new(), Capsules::new(), Model::default());
+    let mut add = |s: Segment, r: f32, model: &mut Model| {
+        let id = scene.insert(s, r).unwrap();
+        twin.insert(s, r).unwrap();
+        model.set(id, Some((s, r)));
+    };
+    for i in 0..800 {
+        let far = if i % 2 == 0 {
+            [4.9e6 + 40.0 * i as f32, 4.9e5 - 25.0 * i as f32, 300.0]
+        } else {
+            // Where the facing boxes' corners (along y) have fine ulps.
+            [40.0 * (i % 20) as f32, 0.5, 40.0 * (i / 20) as f32]
+        };
+        let (a, b) = if i % 4 < 2 {
+            let len = rng.range_f32(0.3, 3.0);
+            let a = segment(&mut rng, far, len);
+            let step = rng.cube_f32(2.0);
+            let len = rng.range_f32(0.3, 3.0);
+            (
+                a,
+                segment(&mut rng, core::array::from_fn(|k| far[k] + step[k]), len),
+            )
+        } else {
+            let [x, y, z] = far;
+            let (h, g) = (rng.range_f32(0.2, 1.5), rng.range_f32(0.1, 2.0));
+            (
+                Segment::new([x - h, y, z], [x + h, y, z]),
+                Segment::new([x, y + g, z - h], [x, y + g, z + h]),
+            )
+        };
+        let d2 = reference::closest_points(&a, &b).dist2;
+        let ra = d2.sqrt() * rng.range_f32(0.1, 0.9);
+        let mut rb = (d2.sqrt() - ra).max(0.0);
+        while (ra + rb) * (ra + rb) < d2 {
+            rb = rb.next_up();
+        }
+        while rb > 0.0 && (ra + rb.next_down()) * (ra + rb.next_down()) >= d2 {
+            rb = rb.next_down();
+        }
+        if rng.chance(0.3) {
+            rb = rb.next_down().max(0.0);
+        }
+        add(a, ra, &mut model);
+        add(b, rb, &mut model);
+    }
+    let mut previous = Vec::new();
+    check_frame(
+        &mut scene,
+        &mut twin,
+        &model,
+        &mut previous,
+        "threshold pairs",
+    );
+    assert!(previous.len() >= 500, "{} touching pairs", previous.len());
 }
 
 #[test]
@@ -470,8 +546,8 @@ fn manifolds_equal_the_reference() {
     let (mut a, mut b, mut ra, mut rb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for k in 0..4000 {
         let (x, y, p, q) = if k % 4 == 0 {
-            let (s, r) = new_object(&mut rng, 3.0);
-            let (t, q) = new_object(&mut rng, 3.0);
+            let (s, r) = new_object(&mut rng, 3.0, [0.0; 3]);
+            let (t, q) = new_object(&mut rng, 3.0, [0.0; 3]);
             (s, t, r, q)
         } else {
             near_parallel(&mut rng)
