@@ -39,7 +39,7 @@ use super::types::Crossing;
 use super::types::Segment2;
 use crate::batch::{Error, Soa, check_u32};
 use crate::forms::{query_forms, stream_forms};
-use crate::prune::{Grid, Kept, Layout, Narrow, Plan};
+use crate::prune::{Grid, Kept, Layout, Narrow, Plan, frame_rounding};
 use crate::real::fma;
 use crate::sets::hits::SharedEndpoints;
 
@@ -187,8 +187,20 @@ fn plan<E: Element>(set: Segments2View<'_, E>, skip: bool, parallel: bool) -> (P
         let at = |k: usize| ((c[k][i].into() - origin[k % 2]) * scale) as f32;
         Segment2::new([at(0), at(1)], [at(2), at(3)])
     };
-    let (grid, _) = Grid::build(set.len(), local, None, 0.0, Layout::Columns, parallel)
-        .expect("a grid for radius 0 and at most u32::MAX segments");
+    // Each sphere grows by its segment's rounding into the frame (module docs).
+    let rounding = |i: usize| {
+        let s = local(i);
+        frame_rounding(s.p0, s.p1)
+    };
+    let (grid, _) = Grid::build(
+        set.len(),
+        local,
+        Some(&rounding),
+        0.0,
+        Layout::Columns,
+        parallel,
+    )
+    .expect("a grid for radius 0 and at most u32::MAX segments");
     let ids = grid.ids();
     let mut sorted = Soa::zeroed(ids.len());
     for (col, from) in sorted.columns_mut().into_iter().zip(c) {

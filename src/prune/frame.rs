@@ -5,6 +5,19 @@
 //! coordinates are the offsets from the centre of the set's bounding box, as small as the
 //! set is wide.
 
+/// The growth that covers an object's rounding into a local frame, for its sphere (and the
+/// refinement's probe, which reads the same rows): each coordinate moves by at most `ε/2`
+/// of itself (or `2^-150` where it underflows, in the spheres' floor), so every point of
+/// the exactly moved segment `p0 .. p1` lies within `ε/2·max(|p0|, |p1|)` of the rounded
+/// one; twice that, rounded up.
+#[inline]
+pub(crate) fn rounding<const D: usize>(p0: [f32; D], p1: [f32; D]) -> f32 {
+    let norm2 = |p: [f32; D]| -> f64 { p.iter().map(|&x| f64::from(x) * f64::from(x)).sum() };
+    let g = f64::from(f32::EPSILON) * norm2(p0).max(norm2(p1)).sqrt();
+    let f = g as f32;
+    if f64::from(f) >= g { f } else { f.next_up() }
+}
+
 /// The frame: `local = (x - origin)·scale`, subtracted and scaled in `f64`, then rounded
 /// to `f32`.
 ///

@@ -91,7 +91,7 @@ mod spheres;
 mod store;
 mod stream;
 
-pub(crate) use frame::Frame;
+pub(crate) use frame::{Frame, rounding as frame_rounding};
 pub(crate) use grid::{Grid, Layout};
 pub use plan::MAX_BLOCK_HITS;
 pub(crate) use plan::{Narrow, Plan};

@@ -10,12 +10,12 @@ use wide::f32x8;
 
 /// Relative inflation of each sphere radius.
 pub(super) const SPHERE_REL: f32 = 1.0 + 4.0 * f32::EPSILON;
-/// Absolute inflation of each sphere radius, times the object's largest coordinate: the
-/// rounding of its centre to `f32` (`ε/2` of each coordinate), and in a local frame the
-/// rounding of its end points (as much again), `√3·ε·S` in 3D (module docs of
-/// [`crate::sets`]: the kernel's own error is relative to the pair's extent and sits in
-/// [`SPHERE_REL`] and [`BOUND_REL`]).
-pub(super) const SPHERE_ABS: f32 = 4.0 * f32::EPSILON;
+/// Absolute inflation of each sphere radius, times the Euclidean norm of its centre: the
+/// centre's rounding to `f32` (`ε/2` of each coordinate), with a margin of 2. (The
+/// kernel's own error is relative to the pair's extent and sits in [`SPHERE_REL`] and
+/// [`BOUND_REL`], module docs of [`crate::sets`]; objects rounded into a local frame carry
+/// that rounding in their own growth, [`super::frame::rounding`].)
+pub(super) const CENTRE_ABS: f64 = f32::EPSILON as f64;
 /// Absolute inflation of each sphere radius, whatever the coordinates: the kernel's
 /// rounding where its values are subnormal (a squared distance that underflows to 0 is
 /// within any radius; the distance is then below `2^-74`), and an end point rounded into
@@ -58,9 +58,9 @@ pub(super) fn padded_sphere<const D: usize>(
             d * d
         })
         .sum();
-    let scale = p0.iter().chain(&p1).fold(0.0f32, |acc, x| acc.max(x.abs()));
+    let centre2: f64 = m.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
     let radius = 0.5 * len2.sqrt() * f64::from(SPHERE_REL)
-        + f64::from(SPHERE_ABS) * f64::from(scale)
+        + CENTRE_ABS * centre2.sqrt()
         + f64::from(pad) * f64::from(SPHERE_REL)
         + SPHERE_FLOOR;
     Some((m, radius as f32))

@@ -203,10 +203,6 @@ pub(super) struct Probe {
 /// the radius and `ε·L` of each other, and `L <= |w| + |d| + 3ρ`, the `ρ` part being in
 /// [`BOUND_REL`].
 const REFINE_REL: f32 = 8.0 * f32::EPSILON;
-/// The refinement's room, times the largest coordinate of the segment: a segment rounded
-/// into a local frame (the `f64` queries' probes) moved by up to `ε/2` of each
-/// coordinate.
-const REFINE_ABS: f32 = 2.0 * f32::EPSILON;
 /// The refinement's room whatever the coordinates: the kernel's rounding where its values
 /// are subnormal (as the spheres' floor).
 const REFINE_FLOOR: f32 = 1.0 / (1u128 << 72) as f32;
@@ -219,7 +215,8 @@ impl Probe {
     /// for rounding, splat, when its squared length is a normal number above
     /// [`REFINE_TINY`]; `radius` is how far beyond the other's sphere a segment of a pair
     /// may lie (the query's radius, or with per-object radii the segment's own, the
-    /// other's being in its sphere).
+    /// other's being in its sphere; a segment rounded into a local frame adds its rounding,
+    /// [`crate::prune::frame_rounding`], as its sphere does).
     #[inline(always)]
     pub(super) fn of(seg: &Segment, radius: f32) -> Option<Probe> {
         let Segment { p0, p1 } = *seg;
@@ -228,24 +225,19 @@ impl Probe {
         if !(REFINE_TINY..=f32::MAX).contains(&dd) {
             return None;
         }
-        let scale = p0.iter().chain(&p1).fold(0.0f32, |m, x| m.max(x.abs()));
         Some(Probe {
             p0: p0.map(f32x8::splat),
             d: d.map(f32x8::splat),
             inv_dd: f32x8::splat(1.0 / dd),
             radius: f32x8::splat(radius),
-            room: f32x8::splat(
-                REFINE_ABS * scale
-                    + REFINE_REL * (d[0].abs() + d[1].abs() + d[2].abs())
-                    + REFINE_FLOOR,
-            ),
+            room: f32x8::splat(REFINE_REL * (d[0].abs() + d[1].abs() + d[2].abs()) + REFINE_FLOOR),
         })
     }
 
     /// The segment against the spheres `(c, ρ)` of the group at `j`: if it and a segment
     /// inside a sphere are within `r`, then `dist(p, c) <= ρ + r`, so a lane whose
     /// point-to-segment distance exceeds that bound (grown for rounding by [`BOUND_REL`]
-    /// and the room: [`REFINE_REL`], [`REFINE_ABS`], [`REFINE_FLOOR`]) cannot be reported (with per-object radii
+    /// and the room: [`REFINE_REL`], [`REFINE_FLOOR`]) cannot be reported (with per-object radii
     /// `r = rP + rQ` and `ρ` already holds `rQ`, so the bound is `ρ + rP`). It drops about
     /// half of the sphere test's candidates on short segments (a sphere around a stick is
     /// mostly empty) for less than the gathered kernel would spend on them. Lanes where

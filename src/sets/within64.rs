@@ -63,8 +63,8 @@ use crate::driver::Row;
 use crate::forms::{query_forms, stream_forms};
 use crate::pairs::{ClosestBatch64, Outputs, closest_points64_into, one_to_many64};
 use crate::prune::{
-    Frame, Grid, Kept, Layout, MAX_BLOCK_HITS, Narrow, Plan, SphereColumns, fill_each, ordered,
-    pad_slot,
+    Frame, Grid, Kept, Layout, MAX_BLOCK_HITS, Narrow, Plan, SphereColumns, fill_each,
+    frame_rounding, ordered, pad_slot,
 };
 use crate::segment::{Extent, Options, Segment, Segment64};
 use bytemuck::{Pod, Zeroable};
@@ -458,7 +458,10 @@ fn pruned64(
             radius.of_b(i - na)
         }
     };
-    let grow = |i: usize| frame.length(KERNEL_ABS64 * largest(&object(i)) + own(i));
+    let grow = |i: usize| {
+        let s = local(i);
+        frame.length(KERNEL_ABS64 * largest(&object(i)) + own(i)) + frame_rounding(s.p0, s.p1)
+    };
     let local_radius = frame.length(uniform);
     let (grid, local) = Grid::build(
         n,
