@@ -14,17 +14,17 @@
 //!
 //! # A local frame for the grid
 //!
-//! The grid's spheres are `f32`, and each is inflated by `4·ε` times its segment's largest
-//! coordinate for the rounding of its centre and end points to `f32`: in the caller's frame
-//! that grows with the distance from the origin (2.4 m at UTM northings, 5e6 m). So the
-//! grid is built over the set moved to a local frame: the centre of the set's bounding box
-//! subtracted in `f64` and, for a set wider than `2^62`, scaled by a power of two; then
-//! rounded to `f32`. Moving and scaling change no pair's relation, and the rounding to
-//! `f32` moves an end point by at most `ε/2` of its coordinate in the frame (or `2^-150`
-//! when it underflows), inside the inflation (relative to the same coordinate, plus
-//! `2^-72`), so the spheres still contain the exactly moved segments: every pair that
-//! meets is a candidate, in `f32` and `f64` alike. The narrow phase reads the caller's
-//! coordinates, unmoved: the grid never decides a result.
+//! The grid's spheres are `f32`, each inflated by `0.75·ε` times its centre's norm for its
+//! rounding to `f32`: in the caller's frame that grows with the distance from the origin
+//! (0.45 m at UTM northings, 5e6 m). So the grid is built over the set moved to a local
+//! frame: the centre of the set's bounding box subtracted in `f64` and, for a set wider
+//! than `2^62`, scaled by a power of two; then rounded to `f32`. Moving and scaling change
+//! no pair's relation, and the rounding to `f32` moves an end point by at most `ε/2` of
+//! its coordinate in the frame (or `2^-150` when it underflows): each sphere grows by that
+//! rounding ([`crate::prune::frame_rounding`]; the floor of `2^-72` covers underflow), so
+//! the spheres still contain the exactly moved segments: every pair that meets is a
+//! candidate, in `f32` and `f64` alike. The narrow phase reads the caller's coordinates,
+//! unmoved: the grid never decides a result.
 //!
 //! # Shared end points
 //!

@@ -1,9 +1,9 @@
 //! A local frame for the grid over `f64` coordinates: the grid's spheres are `f32`, and
-//! inflated by `4·ε` times each object's largest coordinate for their rounding to `f32`,
-//! so at UTM northings (5e6 m) a sphere would be 2.4 m wider than the object, and the
-//! `f64` query no more selective than its input rounded to `f32`. In the frame the
-//! coordinates are the offsets from the centre of the set's bounding box, as small as the
-//! set is wide.
+//! inflated by `0.75·ε` times their centre's norm for its rounding to `f32`, so at UTM
+//! northings (5e6 m) a sphere would be 0.45 m wider than the object and hold the `f64`
+//! object only with its end points' rounding added, the query no more selective than its
+//! input rounded to `f32`. In the frame the coordinates are the offsets from the centre of
+//! the set's bounding box, as small as the set is wide.
 
 /// The growth that covers an object's rounding into a local frame, for its sphere (and the
 /// refinement's probe, which reads the same rows): each coordinate moves by at most `ε/2`
@@ -23,8 +23,8 @@ pub(crate) fn rounding<const D: usize>(p0: [f32; D], p1: [f32; D]) -> f32 {
 ///
 /// Moving and scaling by a power of two change no pair's relation; the rounding to `f32`
 /// moves a coordinate by at most `ε/2` of its value in the frame (or `2^-150` where it
-/// underflows), inside the spheres' inflation (relative to the same coordinates, plus
-/// `2^-72`), so the sphere of an object in the frame still holds the exactly
+/// underflows), which each object's growth adds ([`rounding`]; the spheres' floor of
+/// `2^-72` covers underflow), so the sphere of an object in the frame still holds the exactly
 /// moved object. The scale is 1 unless the set is wider than `2^63`; it never enlarges.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Frame<const D: usize> {

@@ -58,10 +58,11 @@
 //!   reference_accuracy.rs) checks `|v| >= d - 2ε·L` against the `f64` oracle on every hard
 //!   class at offsets up to 5e6 and scales `10^-12 .. 10^12` (the largest seen is under
 //!   `ε·L`).
-//! - **Storage**: a centre rounded to `f32` moves by `ε/2` of each coordinate, and so does
-//!   an end point rounded into a local frame: each sphere radius grows by `4ε·S` (`S` the
-//!   object's largest coordinate; 2.4 m at UTM northings, five `f32` ulps there), and by
-//!   `2^-72` for the subnormal cases.
+//! - **Storage**: a centre rounded to `f32` moves by `ε/2` of each coordinate, so each
+//!   sphere radius grows by `0.75ε·|m|` (0.45 m at UTM northings, where `f32` itself
+//!   spaces coordinates 0.5 m apart), and by `2^-72` for the subnormal cases. An object rounded
+//!   into a local frame (the `f64` queries, the crossing sets) adds its end points'
+//!   rounding to its own growth, which the refinement reads too.
 //!
 //! Non-finite pairs, which can never be within a radius, may be skipped. The prefilter only
 //! decides which groups run, never what they report, so a query with and without it

@@ -17,7 +17,7 @@
 //! - the sets are moved to a local frame ([`Frame`]: the centre of their bounding box
 //!   subtracted in `f64`, scaled down by a power of two only beyond `2^63`) and rounded to
 //!   `f32`; the rounding moves a point by at most `ε/2` of its coordinate in the frame,
-//!   far inside the spheres' inflation (`256·ε` times the largest coordinate);
+//!   which each object's growth adds ([`frame_rounding`]);
 //! - each object's sphere is grown by [`KERNEL_ABS64`] times its largest coordinate in the
 //!   caller's frame (rounded up into the local one): 32 times the `f64` kernel's error bound
 //!   of `8·ε·S`, so an exact distance of up to `radius + 8·ε·S` (everything the kernel
@@ -33,7 +33,8 @@
 //! **What it costs.** In the local frame the spheres are as tight as the `f32` query's on
 //! the same scene moved to the origin: the coordinates are offsets within the set, so a set
 //! at UTM northings (5e6 m) or in ECEF metres costs what it costs near the origin (in the
-//! caller's frame `f32` spheres would be 150 m too wide at 5e6). The `f64` error term is
+//! caller's frame the `f32` spheres would be 0.45 m wider at 5e6, and the rounded objects
+//! another 0.6 m). The `f64` error term is
 //! `5.7e-14` of the coordinates (0.3 µm at 5e6), nothing next to any radius a caller asks
 //! for. A set spread over `2^63` is scaled and its small features share `f32` values, so
 //! candidates grow there, never results. The work over the `f32` query is the `f64`
