@@ -86,6 +86,82 @@ fn radii(set: &[Segment], rng: &mut Rng, base: f32) -> Vec<f32> {
     out
 }
 
+/// A scene on the half-metre grid, moved by an exact shift into the binade of 4.2e6-8.4e6,
+/// where `f32` spaces coordinates 0.5 m apart: every difference the kernel forms is the same
+/// as at the origin, so the radius queries (pruned by the grid in the caller's frame) give
+/// the same pairs with the same distances and parameters, bit for bit, and the same as brute
+/// force there. Segments are at least 3 m long, beyond the degenerate length at these
+/// coordinates (`2ε·|A0|`, about 1.7 m).
+#[test]
+fn radius_queries_are_the_same_far_from_the_origin() {
+    let mut rng = Rng::new(29);
+    let snap = |x: f32| (2.0 * x).round() / 2.0;
+    let scene: Vec<Segment> = (0..2000)
+        .map(|_| {
+            let c = rng.cube_f32(100.0).map(|x| snap(x + 110.0));
+            let d = rng.dir();
+            let len = rng.range_f32(3.0, 20.0);
+            let p1 = core::array::from_fn(|k| snap(c[k] + len * d[k] as f32).max(0.0));
+            Segment::new(c, p1)
+        })
+        .filter(|s| {
+            let d2: f32 = (0..3).map(|k| (s.p1[k] - s.p0[k]).powi(2)).sum();
+            d2 >= 9.0
+        })
+        .collect();
+    let shift = [4_900_000.0f32, 5_000_000.0, 4_500_000.0];
+    let far: Vec<Segment> = scene
+        .iter()
+        .map(|s| {
+            let mv = |p: [f32; 3]| core::array::from_fn(|k| p[k] + shift[k]);
+            Segment::new(mv(s.p0), mv(s.p1))
+        })
+        .collect();
+    // The shift is exact.
+    for (a, b) in scene.iter().zip(&far) {
+        for k in 0..3 {
+            assert_eq!(f64::from(b.p0[k]) - f64::from(a.p0[k]), f64::from(shift[k]));
+            assert_eq!(f64::from(b.p1[k]) - f64::from(a.p1[k]), f64::from(shift[k]));
+        }
+    }
+    let key = |h: &Hit| (h.i, h.j, h.dist2.to_bits(), h.s.to_bits(), h.t.to_bits());
+    let (near_set, far_set) = (Segments::from(&scene[..]), Segments::from(&far[..]));
+    let (half, far_half) = (
+        Segments::from(&scene[..scene.len() / 2]),
+        Segments::from(&far[..far.len() / 2]),
+    );
+    let far_index = SegmentIndex::new(&far_set).unwrap();
+    for r in [0.0, 0.5, 2.0] {
+        let near = self_pairs_within(&near_set, r, SharedEndpoints::Keep);
+        let got = self_pairs_within(&far_set, r, SharedEndpoints::Keep);
+        assert_eq!(
+            got.iter().map(key).collect::<Vec<_>>(),
+            near.iter().map(key).collect::<Vec<_>>(),
+            "self pairs within {r}"
+        );
+        if r == 2.0 {
+            let want = brute(&far, &far, r, &Options::SEGMENTS, true);
+            assert_same_hits(&got, &want, "far, brute force");
+        }
+        let near_ab = pairs_within(&half, &near_set, r);
+        assert!(
+            r == 0.0 || near_ab.len() > 100,
+            "{} pairs within {r}",
+            near_ab.len()
+        );
+        for got in [
+            pairs_within(&far_half, &far_set, r),
+            far_index.pairs_within(&far_half, r).unwrap(),
+        ] {
+            assert_eq!(
+                got.iter().map(key).collect::<Vec<_>>(),
+                near_ab.iter().map(key).collect::<Vec<_>>(),
+                "pairs within {r}"
+            );
+        }
+    }
+}
+
 #[test]
 fn hair_matches_brute_force() {
     let mut rng = Rng::new(1);
