@@ -339,47 +339,49 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                 })
             });
             assert_eq!(count, ours.len(), "the streaming form finds the same pairs");
-            // The same sticks in `f64` at UTM coordinates: the `f64` query on the grid in
-            // its local frame.
+            // The same sticks at UTM coordinates: in `f32`, moved there as a caller's `f32`
+            // data would be (each coordinate rounded to the `f32` grid at that offset, so a
+            // few pairs differ), and in `f64` (the `f64` query on the grid in its local
+            // frame).
             let utm = [500_000.0, 4_990_000.0, 0.0];
-            // And in `f32`, moved there as a caller's `f32` data would be (each coordinate
-            // rounded to the `f32` grid at that offset, so a few pairs differ).
-            let (far_s, far_count) = if kind == "hair" {
-                let at = |p: [f32; 3]| core::array::from_fn(|k| (utm[k] + f64::from(p[k])) as f32);
+            let not_run = (
+                Timing {
+                    wall: f64::NAN,
+                    cpu: f64::NAN,
+                },
+                0,
+            );
+            let ((far_s, far_count), (wide_s, wide_count)) = if kind == "hair" {
+                hair_times.push((n, ours_s));
                 let far: Segments = set_vec
                     .iter()
-                    .map(|s| Segment::new(at(s.p0), at(s.p1)))
-                    .collect();
-                pool.install(|| {
-                    time_reps(reps, || {
-                        par_self_pairs_within(&far, R, SharedEndpoints::Keep).len()
+                    .map(|s| {
+                        let at = |p: [f32; 3]| {
+                            core::array::from_fn(|k| (utm[k] + f64::from(p[k])) as f32)
+                        };
+                        Segment::new(at(s.p0), at(s.p1))
                     })
-                })
-            } else {
-                let none = Timing {
-                    wall: f64::NAN,
-                    cpu: f64::NAN,
-                };
-                (none, 0)
-            };
-            let (wide_s, wide_count) = if kind == "hair" {
-                hair_times.push((n, ours_s));
-                let at = |p: [f32; 3]| core::array::from_fn(|k| utm[k] + f64::from(p[k]));
+                    .collect();
                 let wide: Segments64 = set_vec
                     .iter()
-                    .map(|s| Segment64::new(at(s.p0), at(s.p1)))
+                    .map(|s| {
+                        let at = |p: [f32; 3]| core::array::from_fn(|k| utm[k] + f64::from(p[k]));
+                        Segment64::new(at(s.p0), at(s.p1))
+                    })
                     .collect();
                 pool.install(|| {
-                    time_reps(reps, || {
-                        par_self_pairs_within64(&wide, f64::from(R), SharedEndpoints::Keep).len()
-                    })
+                    (
+                        time_reps(reps, || {
+                            par_self_pairs_within(&far, R, SharedEndpoints::Keep).len()
+                        }),
+                        time_reps(reps, || {
+                            par_self_pairs_within64(&wide, f64::from(R), SharedEndpoints::Keep)
+                                .len()
+                        }),
+                    )
                 })
             } else {
-                let none = Timing {
-                    wall: f64::NAN,
-                    cpu: f64::NAN,
-                };
-                (none, 0)
+                (not_run, not_run)
             };
             let peer_reps = if n <= 100_000 { 3 } else { 1 };
             // The sweep grows like N^(5/3) on these sets (1M: over a minute on 1 core):

@@ -24,8 +24,9 @@ pub(crate) fn rounding<const D: usize>(p0: [f32; D], p1: [f32; D]) -> f32 {
 /// Moving and scaling by a power of two change no pair's relation; the rounding to `f32`
 /// moves a coordinate by at most `ε/2` of its value in the frame (or `2^-150` where it
 /// underflows), which each object's growth adds ([`rounding`]; the spheres' floor of
-/// `2^-72` covers underflow), so the sphere of an object in the frame still holds the exactly
-/// moved object. The scale is 1 unless the set is wider than `2^63`; it never enlarges.
+/// `2^-72` covers underflow), so the sphere of an object in the frame still holds the
+/// exactly moved object. The scale is 1 unless the set is wider than `2^63`; it never
+/// enlarges.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Frame<const D: usize> {
     origin: [f64; D],

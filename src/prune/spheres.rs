@@ -12,10 +12,10 @@ use wide::f32x8;
 pub(super) const SPHERE_REL: f32 = 1.0 + 4.0 * f32::EPSILON;
 /// Absolute inflation of each sphere radius, times the Euclidean norm of its centre: the
 /// centre's rounding to `f32` (`ε/2` of each coordinate, so at most `ε/2` of the norm;
-/// the sum of two halves rounds once), with a margin of 1.5. (The
-/// kernel's own error is relative to the pair's extent and sits in [`SPHERE_REL`] and
-/// [`BOUND_REL`], module docs of [`crate::sets`]; objects rounded into a local frame carry
-/// that rounding in their own growth, [`super::frame::rounding`].)
+/// the sum of two halves rounds once), with a margin of 1.5. (The kernel's own error is
+/// relative to the pair's extent and sits in [`SPHERE_REL`] and [`BOUND_REL`], module docs
+/// of [`crate::sets`]; objects rounded into a local frame carry that rounding in their own
+/// growth, [`super::frame::rounding`].)
 pub(super) const CENTRE_ABS: f64 = 0.75 * f32::EPSILON as f64;
 /// Absolute inflation of each sphere radius, whatever the coordinates: the kernel's
 /// rounding where its values are subnormal (a squared distance that underflows to 0 is

@@ -60,8 +60,8 @@
 //!   `ε·L`).
 //! - **Storage**: a centre rounded to `f32` moves by `ε/2` of each coordinate, so each
 //!   sphere radius grows by `0.75ε·|m|` (0.45 m at UTM northings, where `f32` itself
-//!   spaces coordinates 0.5 m apart), and by `2^-72` for the subnormal cases. An object rounded
-//!   into a local frame (the `f64` queries, the crossing sets) adds its end points'
+//!   spaces coordinates 0.5 m apart), and by `2^-72` for the subnormal cases. An object
+//!   rounded into a local frame (the `f64` queries, the crossing sets) adds its end points'
 //!   rounding to its own growth, which the refinement reads too.
 //!
 //! Non-finite pairs, which can never be within a radius, may be skipped. The prefilter only

@@ -237,8 +237,9 @@ impl Probe {
     /// The segment against the spheres `(c, ρ)` of the group at `j`: if it and a segment
     /// inside a sphere are within `r`, then `dist(p, c) <= ρ + r`, so a lane whose
     /// point-to-segment distance exceeds that bound (grown for rounding by [`BOUND_REL`]
-    /// and the room: [`REFINE_REL`], [`REFINE_FLOOR`]) cannot be reported (with per-object radii
-    /// `r = rP + rQ` and `ρ` already holds `rQ`, so the bound is `ρ + rP`). It drops about
+    /// and the room: [`REFINE_REL`], [`REFINE_FLOOR`]) cannot be reported (with
+    /// per-object radii `r = rP + rQ` and `ρ` already holds `rQ`, so the bound is
+    /// `ρ + rP`). It drops about
     /// half of the sphere test's candidates on short segments (a sphere around a stick is
     /// mostly empty) for less than the gathered kernel would spend on them. Lanes where
     /// the computation overflows (a non-finite `e²`) are kept.
