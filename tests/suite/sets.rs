@@ -119,9 +119,9 @@ fn radius_queries_are_the_same_far_from_the_origin() {
         .collect();
     // The shift is exact.
     for (a, b) in scene.iter().zip(&far) {
-        for k in 0..3 {
-            assert_eq!(f64::from(b.p0[k]) - f64::from(a.p0[k]), f64::from(shift[k]));
-            assert_eq!(f64::from(b.p1[k]) - f64::from(a.p1[k]), f64::from(shift[k]));
+        for (k, &d) in shift.iter().enumerate() {
+            assert_eq!(f64::from(b.p0[k]) - f64::from(a.p0[k]), f64::from(d));
+            assert_eq!(f64::from(b.p1[k]) - f64::from(a.p1[k]), f64::from(d));
         }
     }
     let key = |h: &Hit| (h.i, h.j, h.dist2.to_bits(), h.s.to_bits(), h.t.to_bits());
