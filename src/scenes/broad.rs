@@ -5,7 +5,7 @@
 //! # Boxes
 //!
 //! Each object has a *tight* box, its core segment's bounds grown by its own radius and by
-//! a rounding allowance, `r·(1 + 16ε) + 8ε·E + 2^-72` with `E` the segment's largest
+//! a rounding allowance, `r·(1 + 16ε) + 16ε·E + 2^-72` with `E` the segment's largest
 //! extent along an axis: two capsules the kernel finds touching (`dist2 <= (rA + rB)²` in
 //! `f32`) always have overlapping tight boxes. The kernel's error is relative to the
 //! pair's own extent (module docs of [`crate::sets`]), and the corners need no allowance
@@ -54,9 +54,9 @@ pub const MARGIN: f32 = 0.25;
 const RADIUS_REL: f32 = 1.0 + 16.0 * f32::EPSILON;
 /// Inflation times the segment's largest extent along an axis: the kernel's error, which
 /// is relative to the pair's own extent (module docs of [`crate::sets`]): two capsules are
-/// reported only if their segments come within `rA + rB` (grown by a few `ε`) and `ε` times
-/// their lengths of each other.
-const EXTENT_REL: f32 = 8.0 * f32::EPSILON;
+/// reported only if their segments come within `rA + rB` (grown by a few `ε`) and a few `ε`
+/// times their lengths of each other (`5.5ε·|d|` a segment without FMA, `|d| <= √3·E`).
+const EXTENT_REL: f32 = 16.0 * f32::EPSILON;
 /// Inflation whatever the coordinates: the kernel's rounding where its values are subnormal
 /// (as the grid's spheres).
 const FLOOR: f32 = 1.0 / (1u128 << 72) as f32;

@@ -2,7 +2,7 @@
 //! extents: the distance is within `8·f32::EPSILON·S` of the exact one, the reported
 //! parameters lie in their extents and really attain (within the same bound) the minimum,
 //! non-finite input is flagged and gives NaN, and swapping A and B swaps the answer; and
-//! the distance is never below the exact one by more than `2·ε` times the pair's own
+//! the distance is never below the exact one by more than `3·ε` times the pair's own
 //! extent, wherever the pair is (what the set queries' pruning relies on).
 //!
 //! Case counts come from `PROPTEST_CASES` (default 256 per property).
@@ -175,8 +175,10 @@ fn check_symmetry((a, b): &Pair) -> Result<(), TestCaseError> {
 
 /// The one-sided bound the set queries' pruning relies on (module docs of `segbatch::sets`):
 /// the distance of two segments is never reported below the exact one by more than
-/// `2·ε·L`, `L = |A0 - B0| + |A1 - A0| + |B1 - B0|` the pair's own extent, whatever its
-/// distance from the origin (and `2^-73` where the squared distance is subnormal).
+/// `3·ε·L`, `L = |A0 - B0| + |A1 - A0| + |B1 - B0|` the pair's own extent, whatever its
+/// distance from the origin (and `2^-73` where the squared distance is subnormal). The
+/// proven bound is about `ε·L` with FMA and `2.75·ε·L` without (each fused step rounds
+/// twice); the largest seen with FMA is under `ε·L`.
 fn check_local_bound(a: &Segment, b: &Segment) -> Result<(), TestCaseError> {
     let c = reference::closest_points(a, b);
     if !c.dist2.is_finite() {
@@ -192,10 +194,10 @@ fn check_local_bound(a: &Segment, b: &Segment) -> Result<(), TestCaseError> {
         vec::norm(vec::sub(a0, b0)) + vec::norm(vec::sub(a1, a0)) + vec::norm(vec::sub(b1, b0));
     let exact = oracle::oracle(a, b, Extent::Segment, Extent::Segment).distance;
     // (The oracle's own error, about 1e-15 of the extent, on top.)
-    let floor = exact - (2.0 * EPS32 + 1e-13) * extent - 2f64.powi(-73);
+    let floor = exact - (3.0 * EPS32 + 1e-13) * extent - 2f64.powi(-73);
     prop_assert!(
         f64::from(c.dist2).sqrt() >= floor,
-        "distance {} below the exact {exact} by more than 2·ε·{extent:e}: a = {a:?}, b = {b:?}",
+        "distance {} below the exact {exact} by more than 3·ε·{extent:e}: a = {a:?}, b = {b:?}",
         c.distance()
     );
     Ok(())
