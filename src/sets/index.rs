@@ -215,6 +215,9 @@ trait RaySource {
     fn check(&self) -> Result<(), Error>;
     /// Ray `i`'s origin and direction in `f64`.
     fn at(&self, i: usize) -> ([f64; 3], [f64; 3]);
+    /// Ray `i`'s origin in `f64` (the first of [`RaySource::at`], without reading the
+    /// direction).
+    fn origin(&self, i: usize) -> [f64; 3];
 }
 
 impl<T: Record<6, E> + Member, E: bytemuck::Pod + Into<f64>> RaySource for Rays<'_, T, E> {
@@ -245,6 +248,18 @@ impl<T: Record<6, E> + Member, E: bytemuck::Pod + Into<f64>> RaySource for Rays<
             } => (origins[i].map(Into::into), directions[i].map(Into::into)),
         }
     }
+
+    #[inline]
+    fn origin(&self, i: usize) -> [f64; 3] {
+        match self {
+            // A segment's columns are `P0`'s coordinates, then `P1`'s.
+            Rays::Segments(v) => {
+                let cols = v.columns();
+                core::array::from_fn(|c| cols[c][i].into())
+            }
+            Rays::Along { origins, .. } => origins[i].map(Into::into),
+        }
+    }
 }
 
 /// The origin `P0` and direction `P1 - P0` of a segment's ray (exact for widened `f32`).
@@ -260,13 +275,18 @@ fn dot64(p: [f64; 3], q: [f64; 3]) -> f64 {
     p[0] * q[0] + p[1] * q[1] + p[2] * q[2]
 }
 
-/// The contact radius of a ray from `origin` and a member: `max(radius, tolerance·S)`, `S`
-/// the largest coordinate magnitude of the origin and the member's end points.
-fn contact_radius(radius: f64, origin: [f64; 3], wall: &Segment64, tolerance: f64) -> f64 {
-    let s = [origin, wall.p0, wall.p1]
-        .iter()
-        .flatten()
-        .fold(0.0f64, |m, x| m.max(x.abs()));
+/// The largest coordinate magnitude of `p`.
+fn magnitude(p: &[f64; 3]) -> f64 {
+    p.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+}
+
+/// The contact radius of a ray and a member: `max(radius, tolerance·S)`, `S` the largest
+/// coordinate magnitude of the ray's origin (`origin_scale`, its [`magnitude`]) and the
+/// member's end points.
+fn contact_radius(radius: f64, origin_scale: f64, wall: &Segment64, tolerance: f64) -> f64 {
+    let s = origin_scale
+        .max(magnitude(&wall.p0))
+        .max(magnitude(&wall.p1));
     radius.max(tolerance * s)
 }
 
@@ -792,7 +812,9 @@ pub(super) fn first_hits_run<
     }
     // The rays in the order of their origins along a Morton curve over the set's box:
     // consecutive rays then walk the same nodes and walls while they are in cache.
-    let codes: Vec<u32> = (0..rays.len()).map(|i| bvh.morton(rays.at(i).0)).collect();
+    let codes: Vec<u32> = (0..rays.len())
+        .map(|i| bvh.morton(rays.origin(i)))
+        .collect();
     let order = morton_order(&codes);
     drop(codes);
     out.resize(rays.len(), None);
@@ -868,9 +890,12 @@ fn first_hit_of<W: Member>(
         return None;
     }
     let mut best: Option<FirstHit<W::Real>> = None;
+    let origin_scale = magnitude(&o);
     let mut decide = |k: usize| {
         let (wall, id) = bvh.wall(k);
-        if let Some(mut hit) = pair_hit(o, d, radius, range, wall) {
+        // The tree's members are finite, and so are the ray and (checked) its radius and
+        // range: the decision without [`pair_hit`]'s checks.
+        if let Some(mut hit) = decided_hit::<W>(o, d, radius, origin_scale, range, &wall.wide()) {
             hit.index = id;
             best = better(best, hit);
         }
@@ -910,8 +935,22 @@ fn pair_hit<W: Member>(
     {
         return None;
     }
-    let touch = contact_radius(radius, o, &wall, W::TOLERANCE);
-    let (u, point) = first_contact(o, d, touch, range, &wall)?;
+    decided_hit::<W>(o, d, radius, magnitude(&o), range, &wall)
+}
+
+/// [`pair_hit`] for a finite ray and member, a radius and range that are not NaN, and
+/// `origin_scale` the [`magnitude`] of `o`.
+#[inline]
+fn decided_hit<W: Member>(
+    o: [f64; 3],
+    d: [f64; 3],
+    radius: f64,
+    origin_scale: f64,
+    range: f64,
+    wall: &Segment64,
+) -> Option<FirstHit<W::Real>> {
+    let touch = contact_radius(radius, origin_scale, wall, W::TOLERANCE);
+    let (u, point) = first_contact(o, d, touch, range, wall)?;
     Some(FirstHit {
         index: 0,
         u: W::narrow(u),
