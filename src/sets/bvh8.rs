@@ -172,16 +172,15 @@ pub(crate) struct Bvh8<W> {
 
 /// What a ray needs for the slab tests, prepared once per ray.
 pub(crate) struct RayPrep {
-    /// Per axis, what the entry face's coordinate is reduced by: `o + g` rounded up for a
-    /// positive direction (the entry face is the low one), `o - g` rounded down for a
-    /// negative one (`g` the grown radius); for a zero direction, `o + g` rounded up.
-    entry_off: [f32x8; 3],
-    /// The same for the exit face (`o - g` rounded down, `o + g` rounded up, `o - g`).
-    exit_off: [f32x8; 3],
+    /// Per axis, what the low face's coordinate is reduced by: `o + g` rounded up (`g` the
+    /// grown radius). The low face is where a ray of positive direction enters and one
+    /// of negative direction leaves, so either way the reduction makes the parameter
+    /// smaller, entry earlier and exit later.
+    lo_off: [f32x8; 3],
+    /// The same for the high face: `o - g` rounded down.
+    hi_off: [f32x8; 3],
     /// `|d| / d_c` rounded to `f32`, per axis (0 for an axis with `d_c = 0`).
     inv: [f32x8; 3],
-    /// Per axis, which face the ray enters by: 0 the low, 1 the high.
-    entry: [usize; 3],
     /// True when a direction component is 0: those axes are containment tests.
     flat: bool,
     /// `|d|` in `f64`: distance along the ray is `u·|d|`.
@@ -431,7 +430,6 @@ impl<W: Member> Bvh8<W> {
         let g = g + SHIFT_ROUNDING * (g + 2.0 * s);
         let o: [f64; 3] = core::array::from_fn(|c| o[c] - self.centre[c]);
         let mut inv = [0.0f32; 3];
-        let mut entry = [0usize; 3];
         let mut flat = false;
         for c in 0..3 {
             if d[c] == 0.0 {
@@ -442,7 +440,6 @@ impl<W: Member> Bvh8<W> {
                     return None;
                 }
                 inv[c] = i as f32;
-                entry[c] = usize::from(d[c] < 0.0);
             }
         }
         let near: [f32; 3] = core::array::from_fn(|c| up(o[c] + g));
@@ -452,12 +449,10 @@ impl<W: Member> Bvh8<W> {
         if !(len.is_finite() && near.iter().chain(&far).all(|x| x.is_finite())) {
             return None;
         }
-        let pick = |c: usize, side: usize| [near[c], far[c]][side];
         Some(RayPrep {
-            entry_off: core::array::from_fn(|c| f32x8::splat(pick(c, entry[c]))),
-            exit_off: core::array::from_fn(|c| f32x8::splat(pick(c, 1 - entry[c]))),
+            lo_off: near.map(f32x8::splat),
+            hi_off: far.map(f32x8::splat),
             inv: inv.map(f32x8::splat),
-            entry,
             flat,
             len,
         })
@@ -764,14 +759,21 @@ fn sah_split(items: &mut [Item]) -> usize {
 /// The slab test of the grown ray against a node's eight boxes: the lanes entered no later
 /// than `bound` (a bit each) and their entry distances. Every direction component is
 /// non-zero.
+///
+/// Per axis, the low face's parameter is at most the high face's for a positive direction
+/// and at least it for a negative one (the reductions of [`RayPrep::lo_off`] and
+/// [`RayPrep::hi_off`] and each rounding keep the order), so the smaller of the two is the
+/// entry and the larger the exit, without a branch or an index on the direction's sign.
+/// Empty slots (low `+∞`, high `-∞`) come out entered on every axis; no mask names them.
 #[inline(always)]
 fn slab8(node: &Node, prep: &RayPrep, bound: f32) -> (u32, [f32; 8]) {
     let mut near = f32x8::splat(0.0);
     let mut far = f32x8::splat(bound);
     for c in 0..3 {
-        let e = prep.entry[c];
-        near = near.fast_max((node.b[c][e] - prep.entry_off[c]) * prep.inv[c]);
-        far = far.fast_min((node.b[c][1 - e] - prep.exit_off[c]) * prep.inv[c]);
+        let lo = (node.b[c][0] - prep.lo_off[c]) * prep.inv[c];
+        let hi = (node.b[c][1] - prep.hi_off[c]) * prep.inv[c];
+        near = near.fast_max(lo.fast_min(hi));
+        far = far.fast_min(lo.fast_max(hi));
     }
     let hit = near.simd_le(far * f32x8::splat(SLACK));
     (hit.to_bitmask(), near.to_array())
@@ -783,14 +785,16 @@ fn slab8_flat(node: &Node, prep: &RayPrep, bound: f32) -> (u32, [f32; 8]) {
     let mut far = f32x8::splat(bound);
     let mut inside = f32x8::splat(0.0).simd_le(f32x8::splat(0.0));
     for c in 0..3 {
-        let e = prep.entry[c];
-        let (entry, exit) = (node.b[c][e], node.b[c][1 - e]);
+        let (lo_face, hi_face) = (node.b[c][0], node.b[c][1]);
         if prep.inv[c] == f32x8::splat(0.0) {
-            // Entry is the low face, its offset `o + g` rounded up; the exit `o - g`.
-            inside = inside & entry.simd_le(prep.entry_off[c]) & prep.exit_off[c].simd_le(exit);
+            // The grown origin within the faces: low face at most `o + g` rounded up, high
+            // face at least `o - g` rounded down.
+            inside = inside & lo_face.simd_le(prep.lo_off[c]) & prep.hi_off[c].simd_le(hi_face);
         } else {
-            near = near.fast_max((entry - prep.entry_off[c]) * prep.inv[c]);
-            far = far.fast_min((exit - prep.exit_off[c]) * prep.inv[c]);
+            let lo = (lo_face - prep.lo_off[c]) * prep.inv[c];
+            let hi = (hi_face - prep.hi_off[c]) * prep.inv[c];
+            near = near.fast_max(lo.fast_min(hi));
+            far = far.fast_min(lo.fast_max(hi));
         }
     }
     let hit = inside & near.simd_le(far * f32x8::splat(SLACK));
