@@ -186,9 +186,10 @@ fn apply(
 fn run(seed: u64) {
     let mut rng = Rng::new(seed);
     let n = 40 + rng.below(160) as usize;
-    // Dense enough for many touching pairs; every third run at UTM-like coordinates, where
+    // Dense enough for many touching pairs; one run in three at UTM-like coordinates, where
     // the input's rounding is coarser than the objects and the rounding margins are tested
-    // at their scale.
+    // at their scale, one in three at a moderate offset (coordinates of 1e4-1e5, the
+    // rounding between the two), the others at the origin.
     let side = (n as f32).cbrt() * rng.range_f32(0.6, 1.5);
     let origin = match seed % 3 {
         1 => [4.9e6, 4.9e5, 120.0],
@@ -199,9 +200,7 @@ fn run(seed: u64) {
     let (mut scene, mut twin, mut model) = (Capsules::new(), Capsules::new(), Model::default());
     for _ in 0..n {
         let (s, r) = new_object(&mut rng, side, origin);
-        let id = scene.insert(s, r).unwrap();
-        assert_eq!(twin.insert(s, r).unwrap(), id);
-        model.set(id, Some((s, r)));
+        insert(&mut scene, &mut twin, &mut model, s, r);
     }
     let mut previous = Vec::new();
     for frame in 0..40 {
@@ -276,10 +275,7 @@ fn run(seed: u64) {
                 }
                 for _ in 0..rng.below(12) {
                     let (s, r) = new_object(&mut rng, side, origin);
-                    let id = scene.insert(s, r).unwrap();
-                    assert_eq!(twin.insert(s, r).unwrap(), id);
-                    assert!(model.objects.get(id as usize).is_none_or(|o| o.is_none()));
-                    model.set(id, Some((s, r)));
+                    insert(&mut scene, &mut twin, &mut model, s, r);
                 }
             }
             // NaN objects, and back.
@@ -339,6 +335,19 @@ fn run(seed: u64) {
     check_frame(&mut scene, &mut twin, &model, &mut previous, &ctx);
 }
 
+/// Inserts `s` of radius `r` into the scene and its twin (which must give it the same id,
+/// one not live in the model) and into the model; returns the id.
+fn insert(scene: &mut Capsules, twin: &mut Capsules, model: &mut Model, s: Segment, r: f32) -> u32 {
+    let id = scene.insert(s, r).unwrap();
+    assert_eq!(twin.insert(s, r).unwrap(), id);
+    assert!(
+        model.objects.get(id as usize).is_none_or(|o| o.is_none()),
+        "id {id} is live"
+    );
+    model.set(id, Some((s, r)));
+    id
+}
+
 fn cases() -> u64 {
     std::env::var("PROPTEST_CASES")
         .ok()
@@ -362,11 +371,7 @@ fn frames_of_random_motion_equal_brute_force() {
 fn touching_thresholds_near_and_far_from_the_origin() {
     let mut rng = Rng::new(91);
     let (mut scene, mut twin, mut model) = (Capsules::new(), Capsules::new(), Model::default());
-    let mut add = |s: Segment, r: f32, model: &mut Model| {
-        let id = scene.insert(s, r).unwrap();
-        twin.insert(s, r).unwrap();
-        model.set(id, Some((s, r)));
-    };
+    let mut add = |s: Segment, r: f32| insert(&mut scene, &mut twin, &mut model, s, r);
     for i in 0..800 {
         let far = if i % 2 == 0 {
             [4.9e6 + 40.0 * i as f32, 4.9e5 - 25.0 * i as f32, 300.0]
@@ -403,8 +408,8 @@ fn touching_thresholds_near_and_far_from_the_origin() {
         if rng.chance(0.3) {
             rb = rb.next_down().max(0.0);
         }
-        add(a, ra, &mut model);
-        add(b, rb, &mut model);
+        add(a, ra);
+        add(b, rb);
     }
     let mut previous = Vec::new();
     check_frame(
@@ -423,32 +428,24 @@ fn large_and_tiny_objects_equal_brute_force() {
     // infinite radius, and points of radius zero.
     let mut rng = Rng::new(77);
     let (mut scene, mut twin, mut model) = (Capsules::new(), Capsules::new(), Model::default());
-    let mut add = |s: Segment, r: f32, model: &mut Model| {
-        let id = scene.insert(s, r).unwrap();
-        twin.insert(s, r).unwrap();
-        model.set(id, Some((s, r)));
-    };
+    let mut add = |s: Segment, r: f32| insert(&mut scene, &mut twin, &mut model, s, r);
     let far = [1e5f32, -2e5, 3e4];
     for _ in 0..150 {
         let c = rng.cube_f32(6.0);
         let c = core::array::from_fn(|k| far[k] + c[k]);
         let len = rng.range_f32(0.1, 1.0);
         let s = segment(&mut rng, c, len);
-        add(s, rng.range_f32(0.0, 0.3), &mut model);
+        add(s, rng.range_f32(0.0, 0.3));
     }
     for _ in 0..4 {
         let s = segment(&mut rng, far, 40.0);
-        add(s, 0.1, &mut model);
+        add(s, 0.1);
     }
     for _ in 0..20 {
         let c = rng.cube_f32(6.0);
-        add(Segment::new(c, c), 0.0, &mut model);
+        add(Segment::new(c, c), 0.0);
     }
-    add(
-        Segment::new([0.0; 3], [1.0, 0.0, 0.0]),
-        f32::INFINITY,
-        &mut model,
-    );
+    add(Segment::new([0.0; 3], [1.0, 0.0, 0.0]), f32::INFINITY);
     let mut previous = Vec::new();
     for frame in 0..10 {
         check_frame(
