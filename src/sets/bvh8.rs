@@ -173,11 +173,12 @@ pub(crate) struct Bvh8<W> {
 /// What a ray needs for the slab tests, prepared once per ray.
 pub(crate) struct RayPrep {
     /// Per axis, what the low face's coordinate is reduced by: `o + g` rounded up (`g` the
-    /// grown radius). The low face is where a ray of positive direction enters and one
-    /// of negative direction leaves, so either way the reduction makes the parameter
-    /// smaller, entry earlier and exit later.
+    /// grown radius). A ray of positive direction enters by the low face and one of
+    /// negative direction leaves by it; either way the rounding moves the face's parameter
+    /// outward (the entry earlier, the exit later).
     lo_off: [f32x8; 3],
-    /// The same for the high face: `o - g` rounded down.
+    /// The same for the high face: `o - g` rounded down (the exit of a positive direction,
+    /// the entry of a negative one).
     hi_off: [f32x8; 3],
     /// `|d| / d_c` rounded to `f32`, per axis (0 for an axis with `d_c = 0`).
     inv: [f32x8; 3],
