@@ -15,6 +15,9 @@
 //!                       bench --scenes`, radius 0.3, range 10, against n walls on its
 //!                       250 x 250 floor, the index built once; n = 10000 is the sparse
 //!                       scene, 100000 the dense one)
+//!         rays1        (the same with every ray a copy of one of them, ray 12345: the
+//!                       walk the same each time and in cache, for what a ray costs
+//!                       without waiting on memory and mispredicted branches)
 //! valgrind --tool=callgrind --branch-sim=yes target/release/examples/set_profile each1 100000 1
 //! ```
 //!
@@ -48,10 +51,14 @@ fn main() {
     let radii = Radii::uniform(0.5, 0.5).expect("finite radii");
     // The sight-ray scene of `segbatch bench --scenes` at its default seed (1: the walls'
     // seed, 1 ^ 2 the rays'): its index, its rays and one cast before the timed ones.
-    let (index, sight, mut first) = if mode == "rays" {
+    let (index, sight, mut first) = if mode == "rays" || mode == "rays1" {
         let level: Segments = walls(n, 250.0, 1).iter().copied().collect();
         let index = SegmentIndex::new(&level).expect("finite walls");
-        let sight: Segments = rays(20_000, 250.0, 1 ^ 2).iter().copied().collect();
+        let mut sight = rays(20_000, 250.0, 1 ^ 2);
+        if mode == "rays1" {
+            sight = vec![sight[12_345]; sight.len()];
+        }
+        let sight: Segments = sight.iter().copied().collect();
         let mut first = Vec::new();
         index
             .first_hits_into(&sight, 0.3, 10.0, &mut first)
@@ -77,14 +84,14 @@ fn main() {
                 count
             }
             "touch" => capsules_touch_indexed(&set, &set, &candidates, radii).count_ones(),
-            "rays" => {
+            "rays" | "rays1" => {
                 let index = index.as_ref().expect("built for this mode");
                 index
                     .first_hits_into(&sight, 0.3, 10.0, &mut first)
                     .expect("a valid radius and range");
                 first.iter().flatten().count()
             }
-            other => panic!("unknown mode {other}: par, seq, each, each1, touch or rays"),
+            other => panic!("unknown mode {other}: par, seq, each, each1, touch, rays or rays1"),
         };
         let seconds = start.elapsed().as_secs_f64();
         println!("{mode} {n}: {hits} hits in {:.3} ms", seconds * 1e3);

@@ -35,10 +35,11 @@
 //! at UTM northings (5e6 m) or in ECEF metres costs what it costs near the origin (in the
 //! caller's frame the `f32` spheres would be 0.45 m wider at 5e6, and the rounded objects
 //! another 0.6 m). The `f64` error term is `5.7e-14` of the coordinates (0.3 µm at 5e6),
-//! nothing next to any radius a caller asks for. A set spread over `2^63` is scaled and its small features share `f32` values, so
-//! candidates grow there, never results. The work over the `f32` query is the `f64`
-//! kernel (half the lanes a register), its gather (96 bytes a candidate) and the copy of
-//! the sets in grid order (64 bytes a segment): measured in docs/performance.md (sets).
+//! nothing next to any radius a caller asks for. A set spread over `2^63` is scaled and its
+//! small features share `f32` values, so candidates grow there, never results. The work
+//! over the `f32` query is the `f64` kernel (half the lanes a register), its gather (96
+//! bytes a candidate) and the copy of the sets in grid order (64 bytes a segment):
+//! measured in docs/performance.md (sets).
 //!
 //! # Brute force
 //!
