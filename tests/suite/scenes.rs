@@ -4,7 +4,8 @@
 //! and begin/end events bit for bit, sequential and parallel. Also the contact manifold
 //! rule of `capsule_contacts` against its scalar twin.
 //!
-//! Seeds: `PROPTEST_CASES` of them (default 16), each a run of frames.
+//! Seeds: 64 at proptest's default case count, scaling with `PROPTEST_CASES` as
+//! [`segbatch_testkit::sweep`] does (16 in `.ci/run`), each a run of frames.
 //!
 //! Every frame is also checked on the parallel form, so the file needs the `rayon` feature
 //! (on by default).
@@ -348,16 +349,9 @@ fn insert(scene: &mut Capsules, twin: &mut Capsules, model: &mut Model, s: Segme
     id
 }
 
-fn cases() -> u64 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(16)
-}
-
 #[test]
 fn frames_of_random_motion_equal_brute_force() {
-    for seed in 0..cases() {
+    for seed in 0..segbatch_testkit::sweep(64) as u64 {
         run(seed);
     }
 }
