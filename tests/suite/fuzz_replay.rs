@@ -4,7 +4,9 @@
 use std::path::Path;
 
 fn replay(target: &str, check: fn(&[u8]) -> Result<(), String>) {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/regressions")).join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(target);
     let mut count = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -43,13 +45,10 @@ fn sets_regressions_exercise_every_query() {
     use segbatch::planar::{Crossing, Segment2};
     use segbatch::reference;
     use segbatch_testkit::brute::{shares_endpoint, within};
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fuzz/regressions/sets"
-    ));
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/sets");
     let (mut selfs, mut ab, mut hits, mut crossings, mut duplicates, mut shared) =
         (0, 0, 0, 0, 0, 0);
-    for entry in std::fs::read_dir(dir).unwrap() {
+    for entry in std::fs::read_dir(&dir).unwrap() {
         let case =
             segbatch_testkit::fuzz::decode_set(&std::fs::read(entry.unwrap().path()).unwrap());
         let set = &case.set;
