@@ -36,7 +36,7 @@ macro_rules! query_forms {
         #[must_use]
         pub fn $name<$($lt,)* $($($tp: $bound),+)?>($($arg: $ty),*) -> $out {
             let mut out = <$out>::default();
-            $run($($arg,)* $($default,)* false, &mut out)
+            $run($($arg.into(),)* $($default,)* false, &mut out)
                 .unwrap_or_else(|e| panic!("segbatch: {e}"));
             out
         }
@@ -47,7 +47,7 @@ macro_rules! query_forms {
             $($opt: $oty,)*
             out: &mut $out,
         ) -> Result<(), crate::batch::Error> {
-            $run($($arg,)* $($opt,)* false, out)
+            $run($($arg.into(),)* $($opt,)* false, out)
         }
 
         #[doc = concat!("[`", stringify!($name), "`] on all cores, bitwise the same results.")]
@@ -58,7 +58,7 @@ macro_rules! query_forms {
         #[must_use]
         pub fn $par<$($lt,)* $($($tp: $bound),+)?>($($arg: $ty),*) -> $out {
             let mut out = <$out>::default();
-            $run($($arg,)* $($default,)* true, &mut out)
+            $run($($arg.into(),)* $($default,)* true, &mut out)
                 .unwrap_or_else(|e| panic!("segbatch: {e}"));
             out
         }
@@ -73,7 +73,7 @@ macro_rules! query_forms {
             $($opt: $oty,)*
             out: &mut $out,
         ) -> Result<(), crate::batch::Error> {
-            $run($($arg,)* $($opt,)* true, out)
+            $run($($arg.into(),)* $($opt,)* true, out)
         }
     };
 }
@@ -103,7 +103,7 @@ macro_rules! stream_forms {
             $($arg: $ty,)*
             mut sink: impl FnMut(&[$hit]) -> F,
         ) -> Result<(), crate::batch::Error> {
-            $run($($arg,)* false, &mut |block: &[$hit]| crate::prune::SinkFlow::go_on(sink(block)))
+            $run($($arg.into(),)* false, &mut |block: &[$hit]| crate::prune::SinkFlow::go_on(sink(block)))
         }
 
         #[doc = concat!(
@@ -120,7 +120,7 @@ macro_rules! stream_forms {
             $($arg: $ty,)*
             mut sink: impl FnMut(&[$hit]) -> F,
         ) -> Result<(), crate::batch::Error> {
-            $run($($arg,)* true, &mut |block: &[$hit]| crate::prune::SinkFlow::go_on(sink(block)))
+            $run($($arg.into(),)* true, &mut |block: &[$hit]| crate::prune::SinkFlow::go_on(sink(block)))
         }
     };
 }

@@ -443,14 +443,13 @@ fn run<L, const ENDPOINTS: bool, S>(
 }
 
 fn tracks<'a, 'b>(
-    a: impl Into<TracksView<'a>>,
-    b: impl Into<TracksView<'b>>,
+    a: TracksView<'a>,
+    b: TracksView<'b>,
     radii: Radii<'_>,
     window: Window,
     parallel: bool,
     out: &mut ContactBatch,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     let n = checked((a.len(), b.len()), &radii)?;
     out.reset(n, |_| true);
     let (a, b) = (a.raw_columns(), b.raw_columns());
@@ -459,13 +458,12 @@ fn tracks<'a, 'b>(
 }
 
 fn segments<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
     radii: Radii<'_>,
     parallel: bool,
     out: &mut ContactBatch,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     let n = checked((a.len(), b.len()), &radii)?;
     out.reset(n, |_| true);
     let (a, b) = (a.raw_columns(), b.raw_columns());
@@ -474,14 +472,13 @@ fn segments<'a, 'b>(
 }
 
 fn tracks64<'a, 'b>(
-    a: impl Into<Tracks64View<'a>>,
-    b: impl Into<Tracks64View<'b>>,
+    a: Tracks64View<'a>,
+    b: Tracks64View<'b>,
     radii: Radii<'_, f64>,
     window: Window64,
     parallel: bool,
     out: &mut ContactBatch64,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     let n = checked((a.len(), b.len()), &radii)?;
     out.reset(n, |_| true);
     let (a, b) = (a.raw_columns(), b.raw_columns());
@@ -490,13 +487,12 @@ fn tracks64<'a, 'b>(
 }
 
 fn segments64<'a, 'b>(
-    a: impl Into<Segments64View<'a>>,
-    b: impl Into<Segments64View<'b>>,
+    a: Segments64View<'a>,
+    b: Segments64View<'b>,
     radii: Radii<'_, f64>,
     parallel: bool,
     out: &mut ContactBatch64,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     let n = checked((a.len(), b.len()), &radii)?;
     out.reset(n, |_| true);
     let (a, b) = (a.raw_columns(), b.raw_columns());

@@ -480,13 +480,12 @@ fn run<L: MotionLane, const ENDPOINTS: bool, S: GroupStore<Lanes = CpaLanes<L>>>
 }
 
 fn tracks<'a, 'b>(
-    a: impl Into<TracksView<'a>>,
-    b: impl Into<TracksView<'b>>,
+    a: TracksView<'a>,
+    b: TracksView<'b>,
     window: Window,
     parallel: bool,
     out: &mut CpaBatch,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     check_len("batches a and b", a.len(), b.len())?;
     out.reset(a.len(), |_| true);
     let cols = pair_columns(a.raw_columns(), b.raw_columns());
@@ -495,12 +494,11 @@ fn tracks<'a, 'b>(
 }
 
 fn segments<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
     parallel: bool,
     out: &mut CpaBatch,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     check_len("batches a and b", a.len(), b.len())?;
     out.reset(a.len(), |_| true);
     let cols = pair_columns(a.raw_columns(), b.raw_columns());
@@ -509,13 +507,12 @@ fn segments<'a, 'b>(
 }
 
 fn tracks64<'a, 'b>(
-    a: impl Into<Tracks64View<'a>>,
-    b: impl Into<Tracks64View<'b>>,
+    a: Tracks64View<'a>,
+    b: Tracks64View<'b>,
     window: Window64,
     parallel: bool,
     out: &mut CpaBatch64,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     check_len("batches a and b", a.len(), b.len())?;
     out.reset(a.len(), |_| true);
     let cols = pair_columns(a.raw_columns(), b.raw_columns());
@@ -524,12 +521,11 @@ fn tracks64<'a, 'b>(
 }
 
 fn segments64<'a, 'b>(
-    a: impl Into<Segments64View<'a>>,
-    b: impl Into<Segments64View<'b>>,
+    a: Segments64View<'a>,
+    b: Segments64View<'b>,
     parallel: bool,
     out: &mut CpaBatch64,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     check_len("batches a and b", a.len(), b.len())?;
     out.reset(a.len(), |_| true);
     let cols = pair_columns(a.raw_columns(), b.raw_columns());

@@ -429,14 +429,13 @@ impl<const C: usize, const CA: usize, const CB: usize> TouchInput<C> for Gathere
 
 /// Checks, sizes `out` and runs the query, sequentially or on all cores.
 fn touch<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
     radii: Radii<'_>,
     options: &Options,
     parallel: bool,
     out: &mut PairMask,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     out.reset(0);
     let pair = pair_columns(&a, &b)?;
     radii.check_len(a.len())?;
@@ -575,14 +574,13 @@ pub(super) fn run_touch64<'r, P, Q>(
 }
 
 fn touch64<'a, 'b>(
-    a: impl Into<Segments64View<'a>>,
-    b: impl Into<Segments64View<'b>>,
+    a: Segments64View<'a>,
+    b: Segments64View<'b>,
     radii: Radii64<'_>,
     options: &Options,
     parallel: bool,
     out: &mut PairMask,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     out.reset(0);
     let pair = pair_columns(&a, &b)?;
     radii.check_len(a.len())?;

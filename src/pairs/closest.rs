@@ -364,7 +364,20 @@ pub fn closest_points_width_into<'a, 'b>(
     width: Width,
     out: &mut ClosestBatch,
 ) -> Result<(), Error> {
-    closest_width(a.into(), b.into(), options, outputs, width, false, out)
+    closest_at_width(a.into(), b.into(), options, outputs, width, out)
+}
+
+/// [`closest_points_width_into`] after its conversions: a body of its own, so that the
+/// inlined driver is compiled once, in this crate, not in every caller.
+fn closest_at_width(
+    a: SegmentsView<'_>,
+    b: SegmentsView<'_>,
+    options: &Options,
+    outputs: Outputs,
+    width: Width,
+    out: &mut ClosestBatch,
+) -> Result<(), Error> {
+    closest_width(a, b, options, outputs, width, false, out)
 }
 
 /// The pairwise closest points at `width`, on all cores when `parallel`. Inlined for the
@@ -436,33 +449,24 @@ pub(super) fn pair_columns<'v, T: Record<6, E>, E: Pod>(
 }
 
 fn closest_pairs<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
     options: &Options,
     outputs: Outputs,
     parallel: bool,
     out: &mut ClosestBatch,
 ) -> Result<(), Error> {
-    closest_width(
-        a.into(),
-        b.into(),
-        options,
-        outputs,
-        Width::BUILD,
-        parallel,
-        out,
-    )
+    closest_width(a, b, options, outputs, Width::BUILD, parallel, out)
 }
 
 fn one_to_many<'b>(
     one: &Segment,
-    many: impl Into<SegmentsView<'b>>,
+    many: SegmentsView<'b>,
     options: &Options,
     outputs: Outputs,
     parallel: bool,
     out: &mut ClosestBatch,
 ) -> Result<(), Error> {
-    let many = many.into();
     let params = options.params();
     let narrow = OneToMany {
         a0: V3::splat(one.p0),
@@ -633,14 +637,13 @@ pub(super) fn drive64<const C: usize, K: PairKernel<C, F64Lanes, Lanes = Lanes<F
 }
 
 fn closest_pairs64<'a, 'b>(
-    a: impl Into<Segments64View<'a>>,
-    b: impl Into<Segments64View<'b>>,
+    a: Segments64View<'a>,
+    b: Segments64View<'b>,
     options: &Options,
     outputs: Outputs,
     parallel: bool,
     out: &mut ClosestBatch64,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     let cols = pair_columns(&a, &b)?;
     let kernel = Pairwise::<F64Lanes> {
         splat: Splat::new(&options.params64()),
@@ -701,13 +704,12 @@ query_forms! {
 
 pub(crate) fn one_to_many64<'b>(
     one: &Segment64,
-    many: impl Into<Segments64View<'b>>,
+    many: Segments64View<'b>,
     options: &Options,
     outputs: Outputs,
     parallel: bool,
     out: &mut ClosestBatch64,
 ) -> Result<(), Error> {
-    let many = many.into();
     let kernel = OneToMany::<F64Lanes> {
         a0: V3::splat(one.p0),
         a1: V3::splat(one.p1),

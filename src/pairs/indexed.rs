@@ -41,15 +41,14 @@ fn gathered<'v>(
 }
 
 fn closest_indexed<'a, 'b, 'p>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
     pairs: &'p [(u32, u32)],
     options: &Options,
     outputs: Outputs,
     parallel: bool,
     out: &mut ClosestBatch,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     check_pairs(pairs, a.len(), b.len())?;
     let rows = Rows::new(a.columns(), b.columns(), pairs.len());
     let input = gathered(&a, &b, pairs, rows.as_ref());
@@ -130,15 +129,14 @@ fn with_radius<'c, E>(cols: [&'c [E]; 6], r: &'c [E]) -> [&'c [E]; 7] {
 }
 
 fn touch_indexed<'a, 'b, 'p>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
     pairs: &'p [(u32, u32)],
     radii: Radii<'_>,
     options: &Options,
     parallel: bool,
     out: &mut PairMask,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     out.reset(0);
     radii.check_objects(a.len(), b.len())?;
     check_pairs(pairs, a.len(), b.len())?;
@@ -612,15 +610,14 @@ where
 }
 
 fn contacts<'a, 'b, 'p>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
     pairs: &'p [(u32, u32)],
     radii: Radii<'_>,
     options: &Options,
     parallel: bool,
     out: &mut Vec<CapsuleContact>,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     let closest = |block: &[(u32, u32)], batch: &mut ClosestBatch| {
         closest_indexed(a, b, block, options, Outputs::ALL, false, batch).expect("pairs checked");
     };
@@ -681,15 +678,14 @@ fn gathered64<'v>(
 }
 
 fn closest_indexed64<'a, 'b, 'p>(
-    a: impl Into<Segments64View<'a>>,
-    b: impl Into<Segments64View<'b>>,
+    a: Segments64View<'a>,
+    b: Segments64View<'b>,
     pairs: &'p [(u32, u32)],
     options: &Options,
     outputs: Outputs,
     parallel: bool,
     out: &mut ClosestBatch64,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     check_pairs(pairs, a.len(), b.len())?;
     let kernel = Pairwise::<F64Lanes> {
         splat: Splat::new(&options.params64()),
@@ -735,15 +731,14 @@ query_forms! {
 }
 
 fn touch_indexed64<'a, 'b, 'p>(
-    a: impl Into<Segments64View<'a>>,
-    b: impl Into<Segments64View<'b>>,
+    a: Segments64View<'a>,
+    b: Segments64View<'b>,
     pairs: &'p [(u32, u32)],
     radii: Radii64<'_>,
     options: &Options,
     parallel: bool,
     out: &mut PairMask,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     out.reset(0);
     radii.check_objects(a.len(), b.len())?;
     check_pairs(pairs, a.len(), b.len())?;
@@ -793,15 +788,14 @@ query_forms! {
 }
 
 fn contacts64<'a, 'b, 'p>(
-    a: impl Into<Segments64View<'a>>,
-    b: impl Into<Segments64View<'b>>,
+    a: Segments64View<'a>,
+    b: Segments64View<'b>,
     pairs: &'p [(u32, u32)],
     radii: Radii64<'_>,
     options: &Options,
     parallel: bool,
     out: &mut Vec<CapsuleContact64>,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     let closest = |block: &[(u32, u32)], batch: &mut ClosestBatch64| {
         closest_indexed64(a, b, block, options, Outputs::ALL, false, batch).expect("pairs checked");
     };

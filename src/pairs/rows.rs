@@ -331,13 +331,13 @@ fn rows_to_slices(
 }
 
 fn view_to_slices<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
     options: &Options,
     parallel: bool,
     out: ClosestSlices<'_>,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
+    let (a, b) = (a, b);
     let cols = pair_columns(&a, &b)?;
     drive_slices(options, cols, a.len(), parallel, out)
 }
@@ -395,7 +395,7 @@ pub fn closest_points_to_slices<'a, 'b>(
     options: &Options,
     out: ClosestSlices<'_>,
 ) -> Result<(), Error> {
-    view_to_slices(a, b, options, false, out)
+    view_to_slices(a.into(), b.into(), options, false, out)
 }
 
 /// [`closest_points_to_slices`] on all cores, bitwise the same results.
@@ -409,5 +409,5 @@ pub fn par_closest_points_to_slices<'a, 'b>(
     options: &Options,
     out: ClosestSlices<'_>,
 ) -> Result<(), Error> {
-    view_to_slices(a, b, options, true, out)
+    view_to_slices(a.into(), b.into(), options, true, out)
 }

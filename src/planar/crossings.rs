@@ -212,12 +212,11 @@ fn plan<E: Element>(set: Segments2View<'_, E>, skip: bool, parallel: bool) -> (P
 }
 
 fn crossings<'a, E: Element>(
-    set: impl Into<Segments2View<'a, E>>,
+    set: Segments2View<'a, E>,
     shared: SharedEndpoints,
     parallel: bool,
     out: &mut Vec<CrossHit<E>>,
 ) -> Result<(), Error> {
-    let set = set.into();
     out.clear();
     check_u32(set.len())?;
     let (plan, narrow) = plan(set, shared == SharedEndpoints::Skip, parallel);
@@ -282,12 +281,11 @@ query_forms! {
 }
 
 fn each<'a, E: Element>(
-    set: impl Into<Segments2View<'a, E>>,
+    set: Segments2View<'a, E>,
     shared: SharedEndpoints,
     parallel: bool,
     sink: &mut dyn FnMut(&[CrossHit<E>]) -> bool,
 ) -> Result<(), Error> {
-    let set = set.into();
     check_u32(set.len())?;
     let (plan, narrow) = plan(set, shared == SharedEndpoints::Skip, parallel);
     plan.each(&narrow, parallel, <[CrossHit<E>]>::to_vec, |block| {

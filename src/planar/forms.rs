@@ -90,12 +90,11 @@ impl PairKernel<8> for Intersect2 {
 }
 
 fn run<'a, 'b>(
-    a: impl Into<SoaView<'a, Segment2, 4>>,
-    b: impl Into<SoaView<'b, Segment2, 4>>,
+    a: SoaView<'a, Segment2, 4>,
+    b: SoaView<'b, Segment2, 4>,
     parallel: bool,
     out: &mut Intersections2,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     check_len("2D batches a and b", a.len(), b.len())?;
     let n = a.len();
     out.reset(n, |_| true);
@@ -137,13 +136,12 @@ query_forms! {
 }
 
 fn run_indexed<'a, 'b, 'p>(
-    a: impl Into<SoaView<'a, Segment2, 4>>,
-    b: impl Into<SoaView<'b, Segment2, 4>>,
+    a: SoaView<'a, Segment2, 4>,
+    b: SoaView<'b, Segment2, 4>,
     pairs: &'p [(u32, u32)],
     parallel: bool,
     out: &mut Intersections2,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     check_pairs(pairs, a.len(), b.len())?;
     let n = pairs.len();
     out.reset(n, |_| true);

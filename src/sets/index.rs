@@ -461,6 +461,20 @@ impl SegmentIndex {
         Self::build(set.into(), true)
     }
 
+    /// Every form of the first hits in one body for this index's types: the public forms
+    /// only convert their arguments, so the walk is compiled once, in this crate, not in
+    /// each caller for each argument type.
+    fn hits(
+        &self,
+        rays: Rays<'_>,
+        radius: PerRay<'_>,
+        range: PerRay<'_>,
+        parallel: bool,
+        out: &mut Vec<Option<FirstHit>>,
+    ) -> Result<(), Error> {
+        first_hits_run(&self.bvh, rays, radius, range, parallel, out)
+    }
+
     fn build(set: SegmentsView<'_>, parallel: bool) -> Result<Self, Error> {
         check_u32(set.len())?;
         let bvh = Bvh8::build(set.len(), |i| set.at(i), parallel);
@@ -504,14 +518,7 @@ impl SegmentIndex {
         range: impl Into<PerRay<'p>>,
     ) -> Result<Vec<Option<FirstHit>>, Error> {
         let mut out = Vec::new();
-        first_hits_run(
-            &self.bvh,
-            rays.into(),
-            radius.into(),
-            range.into(),
-            false,
-            &mut out,
-        )?;
+        self.hits(rays.into(), radius.into(), range.into(), false, &mut out)?;
         Ok(out)
     }
 
@@ -527,14 +534,7 @@ impl SegmentIndex {
         range: impl Into<PerRay<'p>>,
         out: &mut Vec<Option<FirstHit>>,
     ) -> Result<(), Error> {
-        first_hits_run(
-            &self.bvh,
-            rays.into(),
-            radius.into(),
-            range.into(),
-            false,
-            out,
-        )
+        self.hits(rays.into(), radius.into(), range.into(), false, out)
     }
 
     /// [`first_hits`](Self::first_hits) on all cores, bitwise the same results.
@@ -549,14 +549,7 @@ impl SegmentIndex {
         range: impl Into<PerRay<'p>>,
     ) -> Result<Vec<Option<FirstHit>>, Error> {
         let mut out = Vec::new();
-        first_hits_run(
-            &self.bvh,
-            rays.into(),
-            radius.into(),
-            range.into(),
-            true,
-            &mut out,
-        )?;
+        self.hits(rays.into(), radius.into(), range.into(), true, &mut out)?;
         Ok(out)
     }
 
@@ -572,14 +565,7 @@ impl SegmentIndex {
         range: impl Into<PerRay<'p>>,
         out: &mut Vec<Option<FirstHit>>,
     ) -> Result<(), Error> {
-        first_hits_run(
-            &self.bvh,
-            rays.into(),
-            radius.into(),
-            range.into(),
-            true,
-            out,
-        )
+        self.hits(rays.into(), radius.into(), range.into(), true, out)
     }
 
     /// Every pair of a query segment `queries[i]` and a member `set[j]` within `radius`,

@@ -88,6 +88,20 @@ impl SegmentIndex64 {
         Self::build(set.into(), true)
     }
 
+    /// Every form of the first hits in one body for this index's types: the public forms
+    /// only convert their arguments, so the walk is compiled once, in this crate, not in
+    /// each caller for each argument type.
+    fn hits(
+        &self,
+        rays: Rays64<'_>,
+        radius: PerRay64<'_>,
+        range: PerRay64<'_>,
+        parallel: bool,
+        out: &mut Vec<Option<FirstHit64>>,
+    ) -> Result<(), Error> {
+        first_hits_run(&self.bvh, rays, radius, range, parallel, out)
+    }
+
     fn build(set: Segments64View<'_>, parallel: bool) -> Result<Self, Error> {
         check_u32(set.len())?;
         Ok(SegmentIndex64 {
@@ -126,14 +140,7 @@ impl SegmentIndex64 {
         range: impl Into<PerRay64<'p>>,
     ) -> Result<Vec<Option<FirstHit64>>, Error> {
         let mut out = Vec::new();
-        first_hits_run(
-            &self.bvh,
-            rays.into(),
-            radius.into(),
-            range.into(),
-            false,
-            &mut out,
-        )?;
+        self.hits(rays.into(), radius.into(), range.into(), false, &mut out)?;
         Ok(out)
     }
 
@@ -149,14 +156,7 @@ impl SegmentIndex64 {
         range: impl Into<PerRay64<'p>>,
         out: &mut Vec<Option<FirstHit64>>,
     ) -> Result<(), Error> {
-        first_hits_run(
-            &self.bvh,
-            rays.into(),
-            radius.into(),
-            range.into(),
-            false,
-            out,
-        )
+        self.hits(rays.into(), radius.into(), range.into(), false, out)
     }
 
     /// [`first_hits`](Self::first_hits) on all cores, bitwise the same results.
@@ -171,14 +171,7 @@ impl SegmentIndex64 {
         range: impl Into<PerRay64<'p>>,
     ) -> Result<Vec<Option<FirstHit64>>, Error> {
         let mut out = Vec::new();
-        first_hits_run(
-            &self.bvh,
-            rays.into(),
-            radius.into(),
-            range.into(),
-            true,
-            &mut out,
-        )?;
+        self.hits(rays.into(), radius.into(), range.into(), true, &mut out)?;
         Ok(out)
     }
 
@@ -331,13 +324,6 @@ impl SegmentIndex64 {
         range: impl Into<PerRay64<'p>>,
         out: &mut Vec<Option<FirstHit64>>,
     ) -> Result<(), Error> {
-        first_hits_run(
-            &self.bvh,
-            rays.into(),
-            radius.into(),
-            range.into(),
-            true,
-            out,
-        )
+        self.hits(rays.into(), radius.into(), range.into(), true, out)
     }
 }

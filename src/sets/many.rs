@@ -72,13 +72,12 @@ query_forms! {
 /// The matrix into `out`, sequentially or (when `parallel`, above
 /// [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)) in blocks of rows on all cores.
 fn matrix<'a, 'b>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
     options: &Options,
     parallel: bool,
     out: &mut Vec<f32>,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     let (na, nb) = (a.len(), b.len());
     size_matrix(out, na, nb, "dist2_matrix output")?;
     let splat = Splat::new(&options.params());
@@ -203,13 +202,12 @@ query_forms! {
 /// [`TILE_B`] columns of B (the driver's `f64` loop, the distances only), copied into the
 /// row.
 fn matrix64<'a, 'b>(
-    a: impl Into<Segments64View<'a>>,
-    b: impl Into<Segments64View<'b>>,
+    a: Segments64View<'a>,
+    b: Segments64View<'b>,
     options: &Options,
     parallel: bool,
     out: &mut Vec<f64>,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
     let (na, nb) = (a.len(), b.len());
     size_matrix(out, na, nb, "dist2_matrix64 output")?;
     let rows = |rows: Range<usize>, chunk: &mut [f64]| {

@@ -66,12 +66,12 @@ query_forms! {
 }
 
 fn self_within<'a, 'r>(
-    set: impl Into<SegmentsView<'a>>,
-    radius: impl Into<Radius<'r>>,
+    set: SegmentsView<'a>,
+    radius: Radius<'r>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
-    super::within::self_within(set.into(), radius.into(), shared, options, parallel, out)
+    super::within::self_within(set, radius, shared, options, parallel, out)
 }

@@ -558,15 +558,14 @@ fn stream(
 }
 
 fn each_self<'a, 'r>(
-    set: impl Into<SegmentsView<'a>>,
-    radius: impl Into<Radius<'r>>,
+    set: SegmentsView<'a>,
+    radius: Radius<'r>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]) -> bool,
 ) -> Result<(), Error> {
-    let set = set.into();
-    let radius = PairRadius::one_set(radius.into(), set.len())?;
+    let radius = PairRadius::one_set(radius, set.len())?;
     check_u32(set.len())?;
     let skip = shared == SharedEndpoints::Skip;
     stream(set, None, (radius, skip), options, parallel, sink);
@@ -574,15 +573,14 @@ fn each_self<'a, 'r>(
 }
 
 fn each_pair<'a, 'b, 'r>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radius: impl Into<Radius<'r>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
+    radius: Radius<'r>,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit]) -> bool,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
-    let radius = PairRadius::two_sets(radius.into(), a.len(), b.len())?;
+    let radius = PairRadius::two_sets(radius, a.len(), b.len())?;
     check_u32(a.len().max(b.len()))?;
     stream(a, Some(b), (radius, false), options, parallel, sink);
     Ok(())
@@ -708,12 +706,12 @@ query_forms! {
 }
 
 fn within_forms<'a, 'b, 'r>(
-    a: impl Into<SegmentsView<'a>>,
-    b: impl Into<SegmentsView<'b>>,
-    radius: impl Into<Radius<'r>>,
+    a: SegmentsView<'a>,
+    b: SegmentsView<'b>,
+    radius: Radius<'r>,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit>,
 ) -> Result<(), Error> {
-    within_sets(a.into(), b.into(), radius.into(), options, parallel, out)
+    within_sets(a, b, radius, options, parallel, out)
 }

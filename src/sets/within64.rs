@@ -632,23 +632,15 @@ query_forms! {
 }
 
 fn within64<'a, 'b, 'r>(
-    a: impl Into<Segments64View<'a>>,
-    b: impl Into<Segments64View<'b>>,
-    radius: impl Into<Radius64<'r>>,
+    a: Segments64View<'a>,
+    b: Segments64View<'b>,
+    radius: Radius64<'r>,
     options: &Options,
     parallel: bool,
     out: &mut Vec<Hit64>,
 ) -> Result<(), Error> {
     let what = "pairs_within64 output";
-    let (a, b) = (a.into(), b.into());
-    collected64(
-        a,
-        Some(b),
-        (radius.into(), false),
-        options,
-        parallel,
-        (what, out),
-    )
+    collected64(a, Some(b), (radius, false), options, parallel, (what, out))
 }
 
 query_forms! {
@@ -707,8 +699,8 @@ query_forms! {
 }
 
 fn self_within64<'a, 'r>(
-    set: impl Into<Segments64View<'a>>,
-    radius: impl Into<Radius64<'r>>,
+    set: Segments64View<'a>,
+    radius: Radius64<'r>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
@@ -716,45 +708,30 @@ fn self_within64<'a, 'r>(
 ) -> Result<(), Error> {
     let what = "self_pairs_within64 output";
     let skip = shared == SharedEndpoints::Skip;
-    collected64(
-        set.into(),
-        None,
-        (radius.into(), skip),
-        options,
-        parallel,
-        (what, out),
-    )
+    collected64(set, None, (radius, skip), options, parallel, (what, out))
 }
 
 fn each_self64<'a, 'r>(
-    set: impl Into<Segments64View<'a>>,
-    radius: impl Into<Radius64<'r>>,
+    set: Segments64View<'a>,
+    radius: Radius64<'r>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit64]) -> bool,
 ) -> Result<(), Error> {
     let skip = shared == SharedEndpoints::Skip;
-    streamed64(
-        set.into(),
-        None,
-        (radius.into(), skip),
-        options,
-        parallel,
-        sink,
-    )
+    streamed64(set, None, (radius, skip), options, parallel, sink)
 }
 
 fn each_pair64<'a, 'b, 'r>(
-    a: impl Into<Segments64View<'a>>,
-    b: impl Into<Segments64View<'b>>,
-    radius: impl Into<Radius64<'r>>,
+    a: Segments64View<'a>,
+    b: Segments64View<'b>,
+    radius: Radius64<'r>,
     options: &Options,
     parallel: bool,
     sink: &mut dyn FnMut(&[PairHit64]) -> bool,
 ) -> Result<(), Error> {
-    let (a, b) = (a.into(), b.into());
-    streamed64(a, Some(b), (radius.into(), false), options, parallel, sink)
+    streamed64(a, Some(b), (radius, false), options, parallel, sink)
 }
 
 stream_forms! {
