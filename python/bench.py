@@ -1,6 +1,6 @@
 """Benchmarks of the Python binding against the Rust call and against shapely, in one run.
 
-    python python/bench.py [--pairs 1048576] [--rounds 7] [--skip-dask]
+    python python/bench.py [--pairs 1048576] [--repeat 7] [--skip-dask]
 
 1. 3D closest points of N pairs (float32, segment against segment), from Python, against
    the library's own call on the same data in the same process
@@ -153,11 +153,11 @@ def dask_check():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=1 << 20)
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--skip-dask", action="store_true")
     args = ap.parse_args()
-    closest(args.pairs, args.rounds)
-    shapely_2d(args.pairs, args.rounds)
+    closest(args.pairs, args.repeat)
+    shapely_2d(args.pairs, args.repeat)
     if not args.skip_dask:
         dask_check()
 

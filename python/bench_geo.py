@@ -1,7 +1,7 @@
 """Street-network crossings: segbatch.geo against shapely 2 (STRtree) and NumPy, and the
-same query on Dask, in one run (medians of ``--rounds`` runs, 3 by default).
+same query on Dask, in one run (medians of ``--repeat`` runs, 3 by default).
 
-    python python/bench_geo.py [--blocks 200] [--lines 60000] [--hard 4000] [--rounds 3] [--skip-dask]
+    python python/bench_geo.py [--blocks 200] [--lines 60000] [--hard 4000] [--repeat 3] [--skip-dask]
 
 The network (``python/tests/geodata.py``): a grid of ``blocks`` x ``blocks`` city blocks of
 100 m whose streets are LineStrings of 1 to 3 blocks meeting at shared nodes, plus
@@ -125,9 +125,9 @@ def streets(args):
     geoms = street_network(blocks=args.blocks, random_lines=args.lines, seed=1)
     p = sg.pieces(geoms)
     print(f"street network: {len(geoms)} geometries, {len(p)} pieces (segments); shapely {shapely.__version__}, "
-          f"{os.cpu_count()} cores, SIMD {segbatch.SIMD_LEVEL}; medians of {args.rounds} runs, seconds")
+          f"{os.cpu_count()} cores, SIMD {segbatch.SIMD_LEVEL}; medians of {args.repeat} runs, seconds")
     r = {}
-    for _ in range(args.rounds):
+    for _ in range(args.repeat):
         for name, f in (
             ("shapely STRtree", lambda: strtree_pairs(geoms)),
             ("numpy grid", lambda: numpy_rows(geoms)),
@@ -218,14 +218,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--blocks", type=int, default=200)
     ap.add_argument("--lines", type=int, default=60000)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--hard", type=int, default=4000)
     ap.add_argument("--skip-dask", action="store_true")
     args = ap.parse_args()
     geoms = streets(args)
-    hard(args.hard, args.rounds)
+    hard(args.hard, args.repeat)
     if not args.skip_dask:
-        dask_streets(geoms, args.rounds)
+        dask_streets(geoms, args.repeat)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """float64 against float32 on the same data, in the same run: the cost of float64 in,
 float64 out (python/README.md, Precision).
 
-    python python/bench_precision.py [--pairs 1048576] [--rounds 7] [--threads N]
+    python python/bench_precision.py [--pairs 1048576] [--repeat 7] [--threads N]
 
 The data are UTM-like (x about 480 km, y about 4,990 km, segments up to 100 m); float32
 gets the same values rounded. Each round times every query once in each precision
@@ -28,7 +28,7 @@ import segbatch
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=1 << 20)
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--threads", type=int, default=None)
     args = ap.parse_args()
     rng = np.random.default_rng(0)
@@ -49,14 +49,14 @@ def main():
         f"self_pairs_within r=2 ({m} segments)": lambda a, b: segbatch.self_pairs_within(a[:m], 2.0, threads=th),
     }
     times = {(q, p): [] for q in queries for p in ("float32", "float64")}
-    for _ in range(args.rounds):
+    for _ in range(args.repeat):
         for q, f in queries.items():
             for p, (a, b) in (("float32", (a32, b32)), ("float64", (a64, b64))):
                 t = time.perf_counter()
                 f(a, b)
                 times[q, p].append(time.perf_counter() - t)
     print(f"{n} pairs, UTM coordinates, threads={th or 'all'}, SIMD {segbatch.SIMD_LEVEL}; "
-          f"median of {args.rounds} interleaved rounds, ms")
+          f"median of {args.repeat} interleaved rounds, ms")
     print(f"{'query':44} {'float32':>9} {'float64':>9} {'f64/f32':>8}")
     for q in queries:
         t32, t64 = (statistics.median(times[q, p]) * 1e3 for p in ("float32", "float64"))
