@@ -332,20 +332,12 @@ fn first_contact(
     if to_wall(o).0 <= r2 {
         best = Some(0.0);
     } else {
-        let mut keep = |u: f64| {
-            if (0.0..=range).contains(&u) && best.is_none_or(|b| u < b) {
-                best = Some(u);
-            }
-        };
-        let dd = dot64(d, d);
-        for p in [w0, w1] {
-            let q = sub64(o, p);
-            if let Some(u) = entry_root(dd, dot64(d, q), dot64(q, q) - r2) {
-                keep(u);
-            }
-        }
+        let within = |u: f64| (0.0..=range).contains(&u);
         if ww > 0.0 {
-            // The cylinder: components perpendicular to the wall.
+            // The cylinder: components perpendicular to the wall. The capsule lies inside
+            // it, so where the ray enters it over the member (the projection inside), it
+            // enters the capsule: the end spheres, inside the cylinder too, are entered no
+            // earlier.
             let perp = |x: [f64; 3]| {
                 let k = dot64(x, w) / ww;
                 [x[0] - k * w[0], x[1] - k * w[1], x[2] - k * w[2]]
@@ -354,8 +346,19 @@ fn first_contact(
             if let Some(u) = entry_root(dot64(v, v), dot64(q, v), dot64(q, q) - r2) {
                 let c = [o[0] + u * d[0], o[1] + u * d[1], o[2] + u * d[2]];
                 let t = dot64(sub64(c, w0), w) / ww;
-                if (0.0..=1.0).contains(&t) {
-                    keep(u);
+                if within(u) && (0.0..=1.0).contains(&t) {
+                    best = Some(u);
+                }
+            }
+        }
+        if best.is_none() {
+            let dd = dot64(d, d);
+            for p in [w0, w1] {
+                let q = sub64(o, p);
+                if let Some(u) = entry_root(dd, dot64(d, q), dot64(q, q) - r2) {
+                    if within(u) && best.is_none_or(|b| u < b) {
+                        best = Some(u);
+                    }
                 }
             }
         }
@@ -398,8 +401,11 @@ fn finite(p: &[f64; 3]) -> bool {
 /// starts in contact, else the smallest root in `[0, range]` of `|c(u) - X|² = r²` over
 /// the member's two end points and its cylinder (where the projection falls inside the
 /// member). The distance along the ray is convex, so the first contact is where the ray
-/// enters the capsule around the member: one of those roots. A ray or member with a NaN
-/// or infinite coordinate touches nothing.
+/// enters the capsule around the member: one of those roots. The capsule and its end
+/// spheres lie inside the infinite cylinder, so a cylinder root within range whose
+/// projection falls inside the member is that entry, and the end points' roots are
+/// computed only without one. A ray or member with a NaN or infinite coordinate touches
+/// nothing.
 ///
 /// [`reference::first_hit`](crate::reference::first_hit) is that decision for one ray and
 /// one member; [`SegmentIndex::first_hits`] returns, for every ray, the minimum over the
