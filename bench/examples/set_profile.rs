@@ -18,6 +18,7 @@
 //!         rays1        (the same with every ray a copy of one of them, ray 12345: the
 //!                       walk the same each time and in cache, for what a ray costs
 //!                       without waiting on memory and mispredicted branches)
+//!         prays        (the rays of `rays` through par_first_hits_into, on all cores)
 //! valgrind --tool=callgrind --branch-sim=yes target/release/examples/set_profile each1 100000 1
 //! ```
 //!
@@ -51,7 +52,7 @@ fn main() {
     let radii = Radii::uniform(0.5, 0.5).expect("finite radii");
     // The sight-ray scene of `segbatch bench --scenes` at its default seed (1: the walls'
     // seed, 1 ^ 2 the rays'): its index, its rays and one cast before the timed ones.
-    let (index, sight, mut first) = if mode == "rays" || mode == "rays1" {
+    let (index, sight, mut first) = if ["rays", "rays1", "prays"].contains(&mode.as_str()) {
         let level: Segments = walls(n, 250.0, 1).iter().copied().collect();
         let index = SegmentIndex::new(&level).expect("finite walls");
         let mut sight = rays(20_000, 250.0, 1 ^ 2);
@@ -84,14 +85,19 @@ fn main() {
                 count
             }
             "touch" => capsules_touch_indexed(&set, &set, &candidates, radii).count_ones(),
-            "rays" | "rays1" => {
+            "rays" | "rays1" | "prays" => {
                 let index = index.as_ref().expect("built for this mode");
-                index
-                    .first_hits_into(&sight, 0.3, 10.0, &mut first)
-                    .expect("a valid radius and range");
+                if mode == "prays" {
+                    index.par_first_hits_into(&sight, 0.3, 10.0, &mut first)
+                } else {
+                    index.first_hits_into(&sight, 0.3, 10.0, &mut first)
+                }
+                .expect("a valid radius and range");
                 first.iter().flatten().count()
             }
-            other => panic!("unknown mode {other}: par, seq, each, each1, touch, rays or rays1"),
+            other => {
+                panic!("unknown mode {other}: par, seq, each, each1, touch, rays, rays1 or prays")
+            }
         };
         let seconds = start.elapsed().as_secs_f64();
         println!("{mode} {n}: {hits} hits in {:.3} ms", seconds * 1e3);
