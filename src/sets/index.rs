@@ -355,10 +355,11 @@ fn first_contact(
             let dd = dot64(d, d);
             for p in [w0, w1] {
                 let q = sub64(o, p);
-                if let Some(u) = entry_root(dd, dot64(d, q), dot64(q, q) - r2) {
-                    if within(u) && best.is_none_or(|b| u < b) {
-                        best = Some(u);
-                    }
+                if let Some(u) = entry_root(dd, dot64(d, q), dot64(q, q) - r2)
+                    && within(u)
+                    && best.is_none_or(|b| u < b)
+                {
+                    best = Some(u);
                 }
             }
         }
