@@ -1,0 +1,718 @@
+//! The two precisions behind one generic body a query: `Real` names, for `f32` and
+//! `f64`, the library's types and calls each query uses.
+
+use super::*;
+
+/// A coordinate type the binding computes in: `f32`, or `f64` for world coordinates
+/// (UTM, ECEF), with the library's types and calls of that precision. Every query is
+/// written once over it; which one runs is decided by the input's dtype ([`is_f64`]).
+pub(crate) trait Real:
+    numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static
+{
+    /// The NumPy dtype name, for messages.
+    const DTYPE: &'static str;
+    /// A segment record (`x0, y0, z0, x1, y1, z1`).
+    type Segment: Record<6, Self> + Send + Sync;
+    /// A track record (`px, py, pz, vx, vy, vz`).
+    type Track: Record<6, Self> + Send + Sync;
+    /// The result batch of the closest-points query.
+    type Closest: Default + Send + 'static;
+    /// The result batch of the closest-approach queries.
+    type Cpa: Default + Send + 'static;
+    /// A pair of a radius query.
+    type Hit: Copy + Send + Default;
+    /// A pair of a streamed radius query (`i`, `j`, `dist2`).
+    type PairHit: Copy + Send;
+    /// The scratch of [`Real::params_into`].
+    type Gather: Default + Send;
+    /// A time window `[0, end]`.
+    type Window: Copy + Send + Sync;
+    /// The radii of a capsule query.
+    type Radii<'r>: Copy + Send + Sync;
+    /// An index over a static set of segments (first hits of thick rays).
+    type Index: Send + Sync;
+    /// The result batch of the first-contact queries.
+    type Contact: Default + Send + 'static;
+
+    /// The square root (the `distance` column from `dist2`).
+    fn sqrt(self) -> Self;
+    /// `x` in this precision (Python numbers are `f64`; `f32` rounds as NumPy does).
+    fn from_f64(x: f64) -> Self;
+    /// The library's uniform radii.
+    fn uniform_radii<'r>(a: Self, b: Self) -> Result<Self::Radii<'r>, segbatch::Error>;
+    /// The library's radii of one per pair.
+    fn per_pair_radii<'r>(a: &'r [Self], b: &'r [Self])
+    -> Result<Self::Radii<'r>, segbatch::Error>;
+    /// The library's radii of one per object of each set.
+    fn per_object_radii<'r>(
+        a: &'r [Self],
+        b: &'r [Self],
+    ) -> Result<Self::Radii<'r>, segbatch::Error>;
+    /// The library's `first_contact_into` of this precision.
+    fn first_contact_into(
+        a: SoaView<'_, Self::Track, 6, Self>,
+        b: SoaView<'_, Self::Track, 6, Self>,
+        radii: Self::Radii<'_>,
+        window: Self::Window,
+        out: &mut Self::Contact,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `first_contact_segments_into` of this precision.
+    fn first_contact_segments_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        radii: Self::Radii<'_>,
+        out: &mut Self::Contact,
+    ) -> Result<(), segbatch::Error>;
+    /// A first-contact chunk's columns: `hit`, `t`, `flags`.
+    fn contact_res(out: &Self::Contact) -> (&[bool], &[Self], &[u8]);
+    /// The library's `dist2_matrix_into` of this precision.
+    fn dist2_matrix_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        options: &Options,
+        out: &mut Vec<Self>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `closest_points_indexed_into` of this precision, every output.
+    fn closest_indexed_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        parallel: bool,
+        out: &mut Self::Closest,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `capsules_touch_indexed_into` of this precision.
+    fn capsules_indexed_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        radii: Self::Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `capsule_contacts_into` of this precision.
+    #[allow(clippy::too_many_arguments)]
+    fn contacts_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        radii: Self::Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut Vec<CapsuleContact<Self>>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `capsules_touch_into` of this precision.
+    fn capsules_touch_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        radii: Self::Radii<'_>,
+        options: &Options,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error>;
+    /// The window `[0, end]`, or `None` for a negative or NaN end.
+    fn window(end: f64) -> Option<Self::Window>;
+    /// The library's `closest_points_into` of this precision, every output.
+    fn closest_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        options: &Options,
+        out: &mut Self::Closest,
+    ) -> Result<(), segbatch::Error>;
+    /// A closest-points chunk's columns.
+    fn closest_res(out: &Self::Closest) -> Res<'_, Self>;
+    /// The library's `cpa_into` of this precision.
+    fn cpa_into(
+        a: SoaView<'_, Self::Track, 6, Self>,
+        b: SoaView<'_, Self::Track, 6, Self>,
+        window: Self::Window,
+        out: &mut Self::Cpa,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's `cpa_segments_into` of this precision.
+    fn cpa_segments_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        out: &mut Self::Cpa,
+    ) -> Result<(), segbatch::Error>;
+    /// A closest-approach chunk's columns.
+    fn cpa_res(out: &Self::Cpa) -> Res<'_, Self>;
+    /// A hit's row: `i`, `j`, `dist2`, `s`, `t`.
+    fn hit(h: &Self::Hit) -> (u32, u32, Self, Self, Self);
+    /// The hit of these values.
+    fn make_hit(i: u32, j: u32, dist2: Self, s: Self, t: Self) -> Self::Hit;
+    /// A streamed pair: `i`, `j`, `dist2`.
+    fn pair_hit(h: &Self::PairHit) -> (u32, u32, Self);
+    /// The closest-points parameters (every column but the points) of the index `pairs`
+    /// of `a` and `b`, by the kernel and `options` of the radius queries: their `s` and
+    /// `t` bit for bit.
+    fn params_into(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        gather: &mut Self::Gather,
+        out: &mut Self::Closest,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's streamed `for_each_pair_within` of this precision (its `par_` form
+    /// when `parallel`).
+    fn for_each_pair_within(
+        a: SoaView<'_, Self::Segment, 6, Self>,
+        b: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[Self::PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's streamed `for_each_self_pair_within` of this precision.
+    fn for_each_self_pair_within(
+        set: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        shared: SharedEndpoints,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[Self::PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error>;
+    /// The library's index of this precision over `set`.
+    fn index_new(
+        set: SoaView<'_, Self::Segment, 6, Self>,
+        parallel: bool,
+    ) -> Result<Self::Index, segbatch::Error>;
+    /// The library's `first_hits` of this precision.
+    fn first_hits(
+        index: &Self::Index,
+        rays: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        range: Self,
+        parallel: bool,
+    ) -> Result<Vec<Option<FirstHit<Self>>>, segbatch::Error>;
+    /// The library's index `pairs_within` of this precision, the queries' indices offset
+    /// by `first` (the queries are a part of the caller's, starting at `first`).
+    fn index_pairs_within(
+        index: &Self::Index,
+        queries: SoaView<'_, Self::Segment, 6, Self>,
+        radius: Self,
+        first: u32,
+        parallel: bool,
+    ) -> Result<Vec<Self::Hit>, segbatch::Error>;
+}
+
+/// The result columns of one chunk, whatever the query and precision (empty where the
+/// query has none), copied out by name by [`copy_out`].
+pub(crate) struct Res<'a, E> {
+    pub(crate) dist2: &'a [E],
+    pub(crate) s: &'a [E],
+    pub(crate) t: &'a [E],
+    pub(crate) point_a: [&'a [E]; 3],
+    pub(crate) point_b: [&'a [E]; 3],
+    pub(crate) flags: &'a [u8],
+}
+
+impl Real for f32 {
+    const DTYPE: &'static str = "float32";
+    type Segment = Segment;
+    type Track = Track;
+    type Closest = ClosestBatch;
+    type Cpa = CpaBatch;
+    type Hit = Hit;
+    type PairHit = PairHit;
+    type Gather = ();
+    type Window = Window;
+    type Radii<'r> = Radii<'r>;
+    type Index = segbatch::SegmentIndex;
+    type Contact = ContactBatch;
+
+    fn sqrt(self) -> Self {
+        self.sqrt()
+    }
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn window(end: f64) -> Option<Window> {
+        Window::new(end as f32)
+    }
+    fn uniform_radii<'r>(a: f32, b: f32) -> Result<Radii<'r>, segbatch::Error> {
+        Radii::uniform(a, b)
+    }
+    fn per_pair_radii<'r>(a: &'r [f32], b: &'r [f32]) -> Result<Radii<'r>, segbatch::Error> {
+        Radii::per_pair(a, b)
+    }
+    fn per_object_radii<'r>(a: &'r [f32], b: &'r [f32]) -> Result<Radii<'r>, segbatch::Error> {
+        Radii::per_object(a, b)
+    }
+    fn first_contact_into(
+        a: SoaView<'_, Track, 6>,
+        b: SoaView<'_, Track, 6>,
+        radii: Radii<'_>,
+        window: Window,
+        out: &mut ContactBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact_into(a, b, radii, window, out)
+    }
+    fn first_contact_segments_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        radii: Radii<'_>,
+        out: &mut ContactBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact_segments_into(a, b, radii, out)
+    }
+    fn contact_res(o: &ContactBatch) -> (&[bool], &[f32], &[u8]) {
+        (o.hit(), o.t(), bytemuck::cast_slice(o.flags()))
+    }
+    fn dist2_matrix_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        options: &Options,
+        out: &mut Vec<f32>,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::sets::dist2_matrix_into(a, b, options, out)
+    }
+    fn closest_indexed_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        parallel: bool,
+        out: &mut ClosestBatch,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{closest_points_indexed_into, par_closest_points_indexed_into};
+        if parallel {
+            par_closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        } else {
+            closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        }
+    }
+    fn capsules_indexed_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        radii: Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsules_touch_indexed_into, par_capsules_touch_indexed_into};
+        if parallel {
+            par_capsules_touch_indexed_into(a, b, pairs, radii, options, out)
+        } else {
+            capsules_touch_indexed_into(a, b, pairs, radii, options, out)
+        }
+    }
+    fn contacts_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        radii: Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut Vec<CapsuleContact>,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsule_contacts_into, par_capsule_contacts_into};
+        if parallel {
+            par_capsule_contacts_into(a, b, pairs, radii, options, out)
+        } else {
+            capsule_contacts_into(a, b, pairs, radii, options, out)
+        }
+    }
+    fn capsules_touch_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        radii: Radii<'_>,
+        options: &Options,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::capsules_touch_into(a, b, radii, options, out)
+    }
+    fn closest_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        options: &Options,
+        out: &mut ClosestBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::closest_points_into(a, b, options, Outputs::ALL, out)
+    }
+    fn closest_res(o: &ClosestBatch) -> Res<'_, f32> {
+        Res {
+            dist2: o.dist2(),
+            s: o.s(),
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn cpa_into(
+        a: SoaView<'_, Track, 6>,
+        b: SoaView<'_, Track, 6>,
+        window: Window,
+        out: &mut CpaBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa_into(a, b, window, out)
+    }
+    fn cpa_segments_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        out: &mut CpaBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa_segments_into(a, b, out)
+    }
+    fn cpa_res(o: &CpaBatch) -> Res<'_, f32> {
+        Res {
+            dist2: o.dist2(),
+            s: &[],
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn hit(h: &Hit) -> (u32, u32, f32, f32, f32) {
+        (h.i, h.j, h.dist2, h.s, h.t)
+    }
+    fn make_hit(i: u32, j: u32, dist2: f32, s: f32, t: f32) -> Hit {
+        Hit { i, j, dist2, s, t }
+    }
+    fn pair_hit(h: &PairHit) -> (u32, u32, f32) {
+        (h.i, h.j, h.dist2)
+    }
+    fn params_into(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        _: &mut (),
+        out: &mut ClosestBatch,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::closest_points_indexed_into(a, b, pairs, options, Outputs::PARAMS, out)
+    }
+    fn for_each_pair_within(
+        a: SoaView<'_, Segment, 6>,
+        b: SoaView<'_, Segment, 6>,
+        radius: f32,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_pair_within(a, b, radius, options, sink)
+        } else {
+            segbatch::sets::for_each_pair_within(a, b, radius, options, sink)
+        }
+    }
+    fn for_each_self_pair_within(
+        set: SoaView<'_, Segment, 6>,
+        radius: f32,
+        shared: SharedEndpoints,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_self_pair_within(set, radius, shared, options, sink)
+        } else {
+            segbatch::sets::for_each_self_pair_within(set, radius, shared, options, sink)
+        }
+    }
+    fn index_new(
+        set: SoaView<'_, Segment, 6>,
+        parallel: bool,
+    ) -> Result<segbatch::SegmentIndex, segbatch::Error> {
+        if parallel {
+            segbatch::SegmentIndex::par_new(set)
+        } else {
+            segbatch::SegmentIndex::new(set)
+        }
+    }
+    fn first_hits(
+        index: &segbatch::SegmentIndex,
+        rays: SoaView<'_, Segment, 6>,
+        radius: f32,
+        range: f32,
+        parallel: bool,
+    ) -> Result<Vec<Option<FirstHit>>, segbatch::Error> {
+        if parallel {
+            index.par_first_hits(rays, radius, range)
+        } else {
+            index.first_hits(rays, radius, range)
+        }
+    }
+    fn index_pairs_within(
+        index: &segbatch::SegmentIndex,
+        queries: SoaView<'_, Segment, 6>,
+        radius: f32,
+        first: u32,
+        parallel: bool,
+    ) -> Result<Vec<Hit>, segbatch::Error> {
+        let found = if parallel {
+            index.par_pairs_within(queries, radius)
+        } else {
+            index.pairs_within(queries, radius)
+        }?;
+        Ok(found
+            .into_iter()
+            .map(|h| Hit {
+                i: h.i + first,
+                ..h
+            })
+            .collect())
+    }
+}
+
+impl Real for f64 {
+    const DTYPE: &'static str = "float64";
+    type Segment = Segment64;
+    type Track = Track64;
+    type Closest = ClosestBatch64;
+    type Cpa = CpaBatch64;
+    type Hit = Hit64;
+    type PairHit = PairHit64;
+    type Gather = (Segments64, Segments64);
+    type Window = Window64;
+    type Radii<'r> = Radii64<'r>;
+    type Index = SegmentIndex64;
+    type Contact = ContactBatch64;
+
+    fn sqrt(self) -> Self {
+        self.sqrt()
+    }
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    fn window(end: f64) -> Option<Window64> {
+        Window64::new(end)
+    }
+    fn uniform_radii<'r>(a: f64, b: f64) -> Result<Radii64<'r>, segbatch::Error> {
+        Radii64::uniform(a, b)
+    }
+    fn per_pair_radii<'r>(a: &'r [f64], b: &'r [f64]) -> Result<Radii64<'r>, segbatch::Error> {
+        Radii64::per_pair(a, b)
+    }
+    fn per_object_radii<'r>(a: &'r [f64], b: &'r [f64]) -> Result<Radii64<'r>, segbatch::Error> {
+        Radii64::per_object(a, b)
+    }
+    fn first_contact_into(
+        a: Tracks64View<'_>,
+        b: Tracks64View<'_>,
+        radii: Radii64<'_>,
+        window: Window64,
+        out: &mut ContactBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact64_into(a, b, radii, window, out)
+    }
+    fn first_contact_segments_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        radii: Radii64<'_>,
+        out: &mut ContactBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::first_contact_segments64_into(a, b, radii, out)
+    }
+    fn contact_res(o: &ContactBatch64) -> (&[bool], &[f64], &[u8]) {
+        (o.hit(), o.t(), bytemuck::cast_slice(o.flags()))
+    }
+    fn dist2_matrix_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        options: &Options,
+        out: &mut Vec<f64>,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::sets::dist2_matrix64_into(a, b, options, out)
+    }
+    fn closest_indexed_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        parallel: bool,
+        out: &mut ClosestBatch64,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{closest_points64_indexed_into, par_closest_points64_indexed_into};
+        if parallel {
+            par_closest_points64_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        } else {
+            closest_points64_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+        }
+    }
+    fn capsules_indexed_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        radii: Radii64<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsules_touch64_indexed_into, par_capsules_touch64_indexed_into};
+        if parallel {
+            par_capsules_touch64_indexed_into(a, b, pairs, radii, options, out)
+        } else {
+            capsules_touch64_indexed_into(a, b, pairs, radii, options, out)
+        }
+    }
+    fn contacts_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        radii: Radii64<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut Vec<CapsuleContact64>,
+    ) -> Result<(), segbatch::Error> {
+        use segbatch::pairs::{capsule_contacts64_into, par_capsule_contacts64_into};
+        if parallel {
+            par_capsule_contacts64_into(a, b, pairs, radii, options, out)
+        } else {
+            capsule_contacts64_into(a, b, pairs, radii, options, out)
+        }
+    }
+    fn capsules_touch_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        radii: Radii64<'_>,
+        options: &Options,
+        out: &mut PairMask,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::capsules_touch64_into(a, b, radii, options, out)
+    }
+    fn closest_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        options: &Options,
+        out: &mut ClosestBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::pairs::closest_points64_into(a, b, options, Outputs::ALL, out)
+    }
+    fn closest_res(o: &ClosestBatch64) -> Res<'_, f64> {
+        Res {
+            dist2: o.dist2(),
+            s: o.s(),
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn cpa_into(
+        a: Tracks64View<'_>,
+        b: Tracks64View<'_>,
+        window: Window64,
+        out: &mut CpaBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa64_into(a, b, window, out)
+    }
+    fn cpa_segments_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        out: &mut CpaBatch64,
+    ) -> Result<(), segbatch::Error> {
+        segbatch::motion::cpa_segments64_into(a, b, out)
+    }
+    fn cpa_res(o: &CpaBatch64) -> Res<'_, f64> {
+        Res {
+            dist2: o.dist2(),
+            s: &[],
+            t: o.t(),
+            point_a: o.point_a(),
+            point_b: o.point_b(),
+            flags: bytemuck::cast_slice(o.flags()),
+        }
+    }
+    fn hit(h: &Hit64) -> (u32, u32, f64, f64, f64) {
+        (h.i, h.j, h.dist2, h.s, h.t)
+    }
+    fn make_hit(i: u32, j: u32, dist2: f64, s: f64, t: f64) -> Hit64 {
+        Hit64 { i, j, dist2, s, t }
+    }
+    fn pair_hit(h: &PairHit64) -> (u32, u32, f64) {
+        (h.i, h.j, h.dist2)
+    }
+    /// The pairs' segments gathered into two batches (the crate has no indexed `f64`
+    /// closest points), then `closest_points64_into`: a pair's values do not depend on
+    /// where it sits in a batch.
+    fn params_into(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        (ga, gb): &mut (Segments64, Segments64),
+        out: &mut ClosestBatch64,
+    ) -> Result<(), segbatch::Error> {
+        ga.clear();
+        gb.clear();
+        let at = |v: &Segments64View<'_>, k: u32| v.get(k as usize).expect("a hit names a member");
+        ga.extend(pairs.iter().map(|&(i, _)| at(&a, i)));
+        gb.extend(pairs.iter().map(|&(_, j)| at(&b, j)));
+        segbatch::pairs::closest_points64_into(&*ga, &*gb, options, Outputs::PARAMS, out)
+    }
+    fn for_each_pair_within(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        radius: f64,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_pair_within64(a, b, radius, options, sink)
+        } else {
+            segbatch::sets::for_each_pair_within64(a, b, radius, options, sink)
+        }
+    }
+    fn for_each_self_pair_within(
+        set: Segments64View<'_>,
+        radius: f64,
+        shared: SharedEndpoints,
+        options: &Options,
+        parallel: bool,
+        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        if parallel {
+            segbatch::sets::par_for_each_self_pair_within64(set, radius, shared, options, sink)
+        } else {
+            segbatch::sets::for_each_self_pair_within64(set, radius, shared, options, sink)
+        }
+    }
+    fn index_new(
+        set: Segments64View<'_>,
+        parallel: bool,
+    ) -> Result<SegmentIndex64, segbatch::Error> {
+        if parallel {
+            SegmentIndex64::par_new(set)
+        } else {
+            SegmentIndex64::new(set)
+        }
+    }
+    fn first_hits(
+        index: &SegmentIndex64,
+        rays: Segments64View<'_>,
+        radius: f64,
+        range: f64,
+        parallel: bool,
+    ) -> Result<Vec<Option<FirstHit64>>, segbatch::Error> {
+        if parallel {
+            index.par_first_hits(rays, radius, range)
+        } else {
+            index.first_hits(rays, radius, range)
+        }
+    }
+    fn index_pairs_within(
+        index: &SegmentIndex64,
+        queries: Segments64View<'_>,
+        radius: f64,
+        first: u32,
+        parallel: bool,
+    ) -> Result<Vec<Hit64>, segbatch::Error> {
+        let found = if parallel {
+            index.par_pairs_within(queries, radius)
+        } else {
+            index.pairs_within(queries, radius)
+        }?;
+        Ok(found
+            .into_iter()
+            .map(|h| Hit64 {
+                i: h.i + first,
+                ..h
+            })
+            .collect())
+    }
+}
