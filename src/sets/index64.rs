@@ -17,8 +17,8 @@
 
 use super::bvh8::Bvh8;
 
-use super::index::{FirstHit64, PerRay64, Rays64, first_hits_run, in_blocks};
 use super::radius::{PairRadius, Radius64};
+use super::rays::{FirstHit64, PerRay64, Rays64, first_hits_run, in_blocks};
 use super::within64::{Hit64, within};
 use crate::batch::{Error, Segments64, Segments64View, check_u32};
 use crate::pairs::{ClosestBatch64, Outputs, closest_points64_into};

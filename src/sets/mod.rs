@@ -78,6 +78,7 @@ mod index;
 mod index64;
 mod many;
 mod radius;
+mod rays;
 mod self_pairs;
 mod within;
 mod within64;
@@ -86,8 +87,7 @@ pub use crate::prune::{MAX_BLOCK_HITS, SinkFlow};
 pub use hits::Hit;
 pub use hits::SharedEndpoints;
 pub use hits::{TILE_A, TILE_B};
-pub use index::{FirstHit, FirstHit64, PerRay, PerRay64, Rays, Rays64, SegmentIndex};
-pub(crate) use index::{first_hit_pair, first_hit_pair64};
+pub use index::SegmentIndex;
 pub use index64::SegmentIndex64;
 pub use many::{dist2_matrix, dist2_matrix_into};
 pub use many::{dist2_matrix64, dist2_matrix64_into};
@@ -96,6 +96,8 @@ pub use many::{par_dist2_matrix, par_dist2_matrix_into};
 #[cfg(feature = "rayon")]
 pub use many::{par_dist2_matrix64, par_dist2_matrix64_into};
 pub use radius::{Radius, Radius64};
+pub use rays::{FirstHit, FirstHit64, PerRay, PerRay64, Rays, Rays64};
+pub(crate) use rays::{first_hit_pair, first_hit_pair64};
 #[cfg(feature = "rayon")]
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
 pub use self_pairs::{self_pairs_within, self_pairs_within_into};
