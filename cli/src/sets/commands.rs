@@ -1,0 +1,447 @@
+//! The subcommands: each reads its sets, runs the library's streamed query and writes
+//! the hits as they come.
+
+use std::ops::{ControlFlow, Range};
+use std::path::Path;
+use std::time::Instant;
+
+use segbatch::planar::{CrossHit, Element, Segments2, par_for_each_crossing_pair};
+use segbatch::sets::{
+    FirstHit, FirstHit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints,
+    par_for_each_pair_within, par_for_each_pair_within64, par_for_each_self_pair_within,
+    par_for_each_self_pair_within64,
+};
+use segbatch::{Flags, Options, Segment, Segment64, SegmentIndex, Segments, Segments64, reference};
+
+use crate::error::CliError;
+use crate::io::{Format, Precision, Real, SEGMENTS2, SEGMENTS3, is_std_stream, show, thread_pool};
+use crate::run::{format_of, same_file};
+
+use super::args::{CrossArgs, PairsArgs, RaycastArgs, SetOptions};
+use super::input::{SetOf, read_set};
+use super::output::{CROSS_COLUMNS, HitWriter, PAIR_COLUMNS, RAYCAST_COLUMNS, Value, real};
+
+/// The input and output formats, and the checks shared by the set subcommands.
+fn formats(
+    inputs: &[&Path],
+    format: Option<Format>,
+    output: &Path,
+    output_format: Option<Format>,
+) -> Result<(Vec<Format>, Format), CliError> {
+    let ins = inputs
+        .iter()
+        .map(|p| format_of(p, format, "input"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let out = match output_format.or_else(|| Format::from_path(output)) {
+        Some(f) => f,
+        None if is_std_stream(output) => Format::Csv,
+        None => ins[0],
+    };
+    for input in inputs {
+        if same_file(input, output) {
+            return Err(CliError::usage(format!(
+                "{}: the output is an input file; write the results to another file",
+                show(output)
+            )));
+        }
+    }
+    Ok((ins, out))
+}
+
+fn library_error(e: segbatch::Error) -> CliError {
+    CliError::usage(format!("the query failed: {e}"))
+}
+
+/// The output path: `-o FILE`, or `-` (standard output) without it.
+fn output_path(out: &SetOptions) -> &Path {
+    out.output.as_deref().unwrap_or(Path::new("-"))
+}
+
+/// Below this coordinate magnitude a pair's distance may be resolved below f32's normal
+/// range (the kernel's accuracy is a few ε times the pair's scale): only such pairs can
+/// have a squared distance that underflowed rather than one that is 0 within the bar.
+const TINY_SCALE: f32 = 1e-12;
+
+/// A pair's record: `i, j, distance, flags`. A squared distance outside f32's normal
+/// range (0 or subnormal for a pair of tiny coordinates: closest points less than about
+/// 1.1e-19 apart; `inf`: more than about 1.8e19) cannot carry the distance, so it is
+/// recomputed from the two segments in f64: when that distance is not 0, it is written
+/// (rounded to f32) with the flag 16 ([`Flags::DIST2_OUT_OF_RANGE`]).
+fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
+    let mut distance = h.dist2.sqrt();
+    let mut flags = 0;
+    if !(h.dist2 >= f32::MIN_POSITIVE && h.dist2.is_finite())
+        && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize))
+    {
+        let scale = [sa.p0, sa.p1, sb.p0, sb.p1]
+            .iter()
+            .flatten()
+            .fold(0.0f32, |m, x| m.max(x.abs()));
+        if h.dist2.is_infinite() || scale < TINY_SCALE {
+            let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
+            let exact = reference::closest_points64(&wide(sa), &wide(sb)).distance();
+            if exact != 0.0 && exact.is_finite() {
+                distance = exact as f32;
+                flags = Flags::DIST2_OUT_OF_RANGE.bits();
+            }
+        }
+    }
+    [
+        Value::U32(h.i),
+        Value::U32(h.j),
+        Value::F32(distance),
+        Value::U8(flags),
+    ]
+}
+
+/// `text` (a `--radius` or `--range` checked by its parser) in the run's precision `R`; an
+/// f32 run refuses a finite number beyond f32's range.
+fn number<R: Real>(text: &str, what: &str) -> Result<R, CliError> {
+    let x: R = text
+        .parse()
+        .map_err(|_| CliError::usage(format!("--{what}: '{text}' is not a number")))?;
+    let wide: f64 = x.into();
+    let asked: f64 = text.parse().unwrap_or(f64::INFINITY);
+    if wide.is_infinite() && asked.is_finite() {
+        return Err(CliError::usage(format!(
+            "--{what} {text} is beyond f32's range: pass --precision f64"
+        )));
+    }
+    Ok(x)
+}
+
+/// The set commands' queries in one precision: the library's `f32` set queries and index
+/// or their `f64` twins, through one interface, so each command is written once.
+trait SetReal: Real {
+    /// A set of 3D segments in this precision.
+    type Set: SetOf<6, Real = Self> + Sync;
+    /// A hit of the streamed pair queries.
+    type Hit;
+    /// The index of the first hits.
+    type Index;
+    /// The number of segments.
+    fn count(set: &Self::Set) -> usize;
+    /// Every pair `i < j` of `set` within `radius`, streamed to `sink`, on all threads.
+    fn self_pairs(
+        set: &Self::Set,
+        radius: Self,
+        shared: SharedEndpoints,
+        sink: &mut dyn FnMut(&[Self::Hit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error>;
+    /// Every pair of `a[i]` and `b[j]` within `radius`, streamed to `sink`, on all threads.
+    fn pairs(
+        a: &Self::Set,
+        b: &Self::Set,
+        radius: Self,
+        sink: &mut dyn FnMut(&[Self::Hit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error>;
+    /// A pair's record: `i, j, distance, flags`.
+    fn pair_values(h: &Self::Hit, a: &Self::Set, b: &Self::Set) -> [Value; 4];
+    /// The index over `walls`.
+    fn index(walls: &Self::Set) -> Result<Self::Index, segbatch::Error>;
+    /// The first hits of the rays `rays[block]`, on all threads.
+    fn first_hits(
+        index: &Self::Index,
+        rays: &Self::Set,
+        block: Range<usize>,
+        radius: Self,
+        range: Self,
+    ) -> Result<Vec<Option<FirstHit<Self>>>, segbatch::Error>;
+}
+
+impl SetReal for f32 {
+    type Set = Segments;
+    type Hit = PairHit;
+    type Index = SegmentIndex;
+    fn count(set: &Segments) -> usize {
+        set.len()
+    }
+    fn self_pairs(
+        set: &Segments,
+        radius: f32,
+        shared: SharedEndpoints,
+        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        par_for_each_self_pair_within(set, radius, shared, &Options::SEGMENTS, sink)
+    }
+    fn pairs(
+        a: &Segments,
+        b: &Segments,
+        radius: f32,
+        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        par_for_each_pair_within(a, b, radius, &Options::SEGMENTS, sink)
+    }
+    fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
+        pair_values(h, a, b)
+    }
+    fn index(walls: &Segments) -> Result<SegmentIndex, segbatch::Error> {
+        SegmentIndex::par_new(walls)
+    }
+    fn first_hits(
+        index: &SegmentIndex,
+        rays: &Segments,
+        block: Range<usize>,
+        radius: f32,
+        range: f32,
+    ) -> Result<Vec<Option<FirstHit>>, segbatch::Error> {
+        index.par_first_hits(rays.view(block), radius, range)
+    }
+}
+
+impl SetReal for f64 {
+    type Set = Segments64;
+    type Hit = PairHit64;
+    type Index = SegmentIndex64;
+    fn count(set: &Segments64) -> usize {
+        set.len()
+    }
+    fn self_pairs(
+        set: &Segments64,
+        radius: f64,
+        shared: SharedEndpoints,
+        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        par_for_each_self_pair_within64(set, radius, shared, &Options::SEGMENTS, sink)
+    }
+    fn pairs(
+        a: &Segments64,
+        b: &Segments64,
+        radius: f64,
+        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
+    ) -> Result<(), segbatch::Error> {
+        par_for_each_pair_within64(a, b, radius, &Options::SEGMENTS, sink)
+    }
+    /// In f64 the squared distance of any two segments of ordinary coordinates is a normal
+    /// number: the flag 16 marks only one that left f64's range (coordinates beyond about
+    /// 1e154, or closest points less than about 1.5e-154 apart), whose distance is then
+    /// the square root of the kernel's value.
+    fn pair_values(h: &PairHit64, _: &Segments64, _: &Segments64) -> [Value; 4] {
+        let normal = h.dist2 == 0.0 || (h.dist2 >= f64::MIN_POSITIVE && h.dist2.is_finite());
+        let flags = if normal {
+            0
+        } else {
+            Flags::DIST2_OUT_OF_RANGE.bits()
+        };
+        [
+            Value::U32(h.i),
+            Value::U32(h.j),
+            Value::F64(h.dist2.sqrt()),
+            Value::U8(flags),
+        ]
+    }
+    fn index(walls: &Segments64) -> Result<SegmentIndex64, segbatch::Error> {
+        SegmentIndex64::new(walls)
+    }
+    fn first_hits(
+        index: &SegmentIndex64,
+        rays: &Segments64,
+        block: Range<usize>,
+        radius: f64,
+        range: f64,
+    ) -> Result<Vec<Option<FirstHit64>>, segbatch::Error> {
+        index.par_first_hits(rays.view(block), radius, range)
+    }
+}
+
+/// Runs `segbatch pairs`.
+pub fn run_pairs(args: &PairsArgs) -> Result<(), CliError> {
+    match args.out.precision {
+        Precision::F32 => pairs_in::<f32>(args),
+        Precision::F64 => pairs_in::<f64>(args),
+    }
+}
+
+/// Runs `segbatch pairs` in the precision `R`.
+fn pairs_in<R: SetReal>(args: &PairsArgs) -> Result<(), CliError> {
+    let start = Instant::now();
+    let radius: R = number(&args.radius, "radius")?;
+    let mut inputs = vec![args.input.as_path()];
+    inputs.extend(args.against.as_deref());
+    let target = output_path(&args.out);
+    let (in_formats, out_format) = formats(&inputs, args.format, target, args.out.output_format)?;
+    let pool = thread_pool(args.out.threads, "pairs", args.out.quiet)?;
+    let wait = args.out.wait();
+    let a: R::Set = read_set(&args.input, &SEGMENTS3, in_formats[0], wait)?;
+    let b: Option<R::Set> = match &args.against {
+        Some(path) => Some(read_set(path, &SEGMENTS3, in_formats[1], wait)?),
+        None => None,
+    };
+    let read = start.elapsed().as_secs_f64();
+    let mut writer = HitWriter::create(target, out_format, &PAIR_COLUMNS, R::PRECISION)?;
+    let shared = if args.skip_shared {
+        SharedEndpoints::Skip
+    } else {
+        SharedEndpoints::Keep
+    };
+    let other = b.as_ref().unwrap_or(&a);
+    let query = pool.install(|| {
+        let mut sink = |block: &[R::Hit]| {
+            writer.write_block(block, |h, put| put(&R::pair_values(h, &a, other)))
+        };
+        match &b {
+            None => R::self_pairs(&a, radius, shared, &mut sink),
+            Some(b) => R::pairs(&a, b, radius, &mut sink),
+        }
+    });
+    query.map_err(library_error)?;
+    let records = writer.finish()?;
+    if !args.out.quiet {
+        let secs = start.elapsed().as_secs_f64();
+        let against = b.as_ref().map_or(String::new(), |b| {
+            format!(
+                " against {} ({} segments)",
+                show(args.against.as_deref().expect("b comes from --against")),
+                R::count(b)
+            )
+        });
+        eprintln!(
+            "segbatch pairs: {} segments from {}{against} -> {records} pairs within {} in \
+             {} ({}, {}) in {secs:.2} s (reading {read:.2} s; {:.1} M segments/s)",
+            R::count(&a),
+            show(&args.input),
+            args.radius,
+            show(target),
+            out_format.name(),
+            R::PRECISION.name(),
+            (R::count(&a) + b.as_ref().map_or(0, R::count)) as f64 / secs / 1e6
+        );
+    }
+    Ok(())
+}
+
+/// Runs `segbatch cross`.
+pub fn run_cross(args: &CrossArgs) -> Result<(), CliError> {
+    match args.out.precision {
+        Precision::F32 => cross_in::<f32>(args),
+        Precision::F64 => cross_in::<f64>(args),
+    }
+}
+
+/// Runs `segbatch cross` in the precision `E`: read, decided (exactly, in either) and
+/// written.
+fn cross_in<E>(args: &CrossArgs) -> Result<(), CliError>
+where
+    E: Real + Element,
+    Segments2<E>: SetOf<4, Real = E>,
+{
+    let start = Instant::now();
+    let target = output_path(&args.out);
+    let (in_formats, out_format) =
+        formats(&[&args.input], args.format, target, args.out.output_format)?;
+    let pool = thread_pool(args.out.threads, "cross", args.out.quiet)?;
+    let set: Segments2<E> = read_set(&args.input, &SEGMENTS2, in_formats[0], args.out.wait())?;
+    let mut writer = HitWriter::create(target, out_format, &CROSS_COLUMNS, E::PRECISION)?;
+    let shared = if args.skip_shared {
+        SharedEndpoints::Skip
+    } else {
+        SharedEndpoints::Keep
+    };
+    let query = pool.install(|| {
+        par_for_each_crossing_pair(&set, shared, |block: &[CrossHit<E>]| {
+            writer.write_block(block, |h, put| {
+                let p = h.point(&set).expect("the hit names a segment of the set");
+                put(&[
+                    Value::U32(h.i),
+                    Value::U32(h.j),
+                    Value::Kind(h.kind),
+                    real(p[0]),
+                    real(p[1]),
+                ]);
+            })
+        })
+    });
+    query.map_err(library_error)?;
+    let records = writer.finish()?;
+    if !args.out.quiet {
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "segbatch cross: {} segments from {} -> {records} meeting pairs in {} ({}, {}) in \
+             {secs:.2} s",
+            set.len(),
+            show(&args.input),
+            show(target),
+            out_format.name(),
+            E::PRECISION.name(),
+        );
+    }
+    Ok(())
+}
+
+/// Runs `segbatch raycast`.
+pub fn run_raycast(args: &RaycastArgs) -> Result<(), CliError> {
+    match args.out.precision {
+        Precision::F32 => raycast_in::<f32>(args),
+        Precision::F64 => raycast_in::<f64>(args),
+    }
+}
+
+/// Runs `segbatch raycast` in the precision `R`.
+fn raycast_in<R: SetReal>(args: &RaycastArgs) -> Result<(), CliError> {
+    let start = Instant::now();
+    let radius: R = number(&args.radius, "radius")?;
+    let range: R = number(&args.range, "range")?;
+    let target = output_path(&args.out);
+    let (in_formats, out_format) = formats(
+        &[&args.walls, &args.rays],
+        args.format,
+        target,
+        args.out.output_format,
+    )?;
+    if args.walls == args.rays && is_std_stream(&args.walls) {
+        return Err(CliError::usage(
+            "WALLS and RAYS are both standard input: read one of them from a file",
+        ));
+    }
+    let pool = thread_pool(args.out.threads, "raycast", args.out.quiet)?;
+    let wait = args.out.wait();
+    let walls: R::Set = read_set(&args.walls, &SEGMENTS3, in_formats[0], wait)?;
+    let rays: R::Set = read_set(&args.rays, &SEGMENTS3, in_formats[1], wait)?;
+    let mut writer = HitWriter::create(target, out_format, &RAYCAST_COLUMNS, R::PRECISION)?;
+    // Rays in blocks, so the results held at once stay bounded whatever the ray count.
+    const RAYS_PER_BLOCK: usize = 1 << 16;
+    pool.install(|| -> Result<(), CliError> {
+        let index = R::index(&walls).map_err(library_error)?;
+        let mut first = 0;
+        while first < R::count(&rays) {
+            let end = R::count(&rays).min(first + RAYS_PER_BLOCK);
+            let hits =
+                R::first_hits(&index, &rays, first..end, radius, range).map_err(library_error)?;
+            let rows: Vec<(u32, FirstHit<R>)> = hits
+                .iter()
+                .enumerate()
+                .filter_map(|(k, h)| h.map(|h| ((first + k) as u32, h)))
+                .collect();
+            writer.write(&rows, |(ray, h), put| {
+                put(&[
+                    Value::U32(*ray),
+                    Value::U32(h.index),
+                    real(h.u),
+                    real(h.point[0]),
+                    real(h.point[1]),
+                    real(h.point[2]),
+                ]);
+            })?;
+            first = end;
+        }
+        Ok(())
+    })?;
+    let records = writer.finish()?;
+    if !args.out.quiet {
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "segbatch raycast: {} rays from {} against {} walls from {} (radius {}, range {}) \
+             -> {records} hits in {} ({}, {}) in {secs:.2} s",
+            R::count(&rays),
+            show(&args.rays),
+            R::count(&walls),
+            show(&args.walls),
+            args.radius,
+            args.range,
+            show(target),
+            out_format.name(),
+            R::PRECISION.name(),
+        );
+    }
+    Ok(())
+}

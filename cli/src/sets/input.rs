@@ -1,0 +1,107 @@
+//! Input: a whole set of records, read and checked before any output is written.
+
+use std::path::Path;
+use std::time::Duration;
+
+use segbatch::{Record, Soa};
+
+use crate::error::CliError;
+use crate::io::{Format, Input, Layout, Real};
+
+/// Records read per chunk.
+const CHUNK_RECORDS: usize = 64 * 1024;
+
+/// A set of `C`-number records in one precision that [`read_set`] fills: a batch of `f32`
+/// or of `f64` columns.
+pub trait SetOf<const C: usize>: Sized {
+    /// The number type of the records.
+    type Real: Real;
+    /// An empty set with room for `n` records.
+    fn with_capacity(n: usize) -> Self;
+    /// Appends records given as rows of `C` numbers.
+    fn extend_rows(&mut self, rows: &[[Self::Real; C]]);
+}
+
+macro_rules! set_of {
+    ($real:ty) => {
+        impl<T: Record<C, $real>, const C: usize> SetOf<C> for Soa<T, C, $real> {
+            type Real = $real;
+            fn with_capacity(n: usize) -> Self {
+                Soa::with_capacity(n)
+            }
+            fn extend_rows(&mut self, rows: &[[$real; C]]) {
+                self.extend_from_slice(bytemuck::cast_slice::<[$real; C], T>(rows));
+            }
+        }
+    };
+}
+set_of!(f32);
+set_of!(f64);
+
+/// Reads the whole set of `C`-number records in `path` through the readers `run` uses
+/// ([`Input`]: CSV lines of at most 64 KiB, `.npy` headers checked before the data, raw
+/// sizes, `-` and `/dev/stdin`, FIFOs opened without blocking and awaited `wait` at most),
+/// in the set's precision (a float64 `.npy` read as `f32` is an error that says so),
+/// checking everything: a bad file is one message naming the file, the record and the
+/// field. Memory is the set and one chunk.
+pub fn read_set<S: SetOf<C>, const C: usize>(
+    path: &Path,
+    layout: &'static Layout,
+    format: Format,
+    wait: Duration,
+) -> Result<S, CliError> {
+    let mut input = Input::<S::Real, C>::open(path, layout, format, wait)?;
+    let mut set = S::with_capacity(0);
+    if input.total_bytes > 0
+        && let Some(n) = input.total_pairs.and_then(|n| usize::try_from(n).ok())
+    {
+        // A regular file whose size was checked against its records.
+        set = S::with_capacity(n);
+    }
+    let mut chunk: Vec<[S::Real; C]> = Vec::new();
+    while input.read_chunk(&mut chunk, CHUNK_RECORDS)? > 0 {
+        set.extend_rows(&chunk);
+    }
+    Ok(set)
+}
+
+// ---------------------------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::{SEGMENTS2, SEGMENTS3};
+    use segbatch::Segments;
+    use segbatch::planar::Segments2;
+
+    #[test]
+    fn csv_records_and_headers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        std::fs::write(&path, "x0,y0,x1,y1\n0,0,1,1\n 2 , 3 ,4,5\n").unwrap();
+        let read = |path: &Path| {
+            read_set::<Segments2, 4>(path, &SEGMENTS2, Format::Csv, Duration::ZERO)
+                .map_err(|e| e.message)
+        };
+        let set = read(&path).unwrap();
+        assert_eq!(set.len(), 2);
+        assert_eq!(
+            set.get(1),
+            Some(segbatch::planar::Segment2::new([2.0, 3.0], [4.0, 5.0]))
+        );
+        std::fs::write(&path, "0,0,1,1\n0,0,1\n").unwrap();
+        let err = read(&path).unwrap_err();
+        assert!(
+            err.contains("line 2 (segment 1): 3 columns, expected 4"),
+            "{err}"
+        );
+        std::fs::write(&path, "0,0,0,1,1,1\n0,0,0,1,x,1\n").unwrap();
+        let err = read_set::<Segments, 6>(&path, &SEGMENTS3, Format::Csv, Duration::ZERO)
+            .map_err(|e| e.message)
+            .unwrap_err();
+        assert!(
+            err.contains("column 5 (p1.y): 'x' is not a number"),
+            "{err}"
+        );
+    }
+}
