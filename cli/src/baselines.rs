@@ -2,8 +2,9 @@
 //! without segbatch's set queries, all scalar and single-threaded, each deciding a
 //! candidate pair with parry3d's segment distance.
 //!
-//! - [`sweep_parry`]: sort-and-sweep on x over the segments' bounding boxes, y and z boxes
-//!   compared before the distance (about forty lines, the way such a peer is usually written).
+//! - [`sweep_parry`]: sort-and-sweep on x over the segments' bounding boxes grown by `r/2`,
+//!   y and z intervals compared before the distance: about forty lines, written the way a
+//!   careful user writes one (laid out in sweep order, the interval tests without branches).
 //! - [`bvh_parry`]: parry3d's own BVH (`Bvh::from_leaves`, binned SAH build) over the boxes
 //!   inflated by `r/2`, its self-traversal (`traverse_bvtt_single_tree`) naming the
 //!   candidate pairs.
@@ -30,36 +31,39 @@ fn bounds(s: &Segment, margin: f32) -> ([f32; 3], [f32; 3]) {
     (lo, hi)
 }
 
-/// A box for the sweep: low x, high x, low (y, z), high (y, z), the segment's index.
-type SweepBox = (f32, f32, [f32; 2], [f32; 2], u32);
-
-/// Every pair within `r` by sort-and-sweep on x (boxes sorted by their low x; each box
-/// scans forward while the next box starts within `r` of its high x, rejecting on y and z
-/// first), each candidate decided by parry3d's segment distance.
+/// Every pair within `r` by sort-and-sweep on x, each candidate decided by parry3d's
+/// segment distance. The boxes are grown by `r/2` once, the segments laid out in the
+/// sweep's order (the x intervals, the y and z intervals and parry3d's segments in three
+/// arrays, each read in sequence); each box finds by binary search the boxes that start
+/// inside its x interval and tests their y and z intervals, combined without branches, so
+/// the one branch a candidate takes is the one that usually fails.
 pub fn sweep_parry(set: &[Segment], r: f32) -> Vec<(u32, u32)> {
-    let mut boxes: Vec<SweepBox> = set
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let (lo, hi) = bounds(s, 0.0);
-            (lo[0], hi[0], [lo[1], lo[2]], [hi[1], hi[2]], i as u32)
-        })
-        .collect();
-    boxes.sort_unstable_by(|p, q| p.0.total_cmp(&q.0));
-    let segs: Vec<ParrySegment> = set.iter().map(parry).collect();
+    // Slightly more than r/2, so rounding in the box arithmetic never drops a pair.
+    let margin = 0.5 * r * (1.0 + 1e-5);
+    let low_x = |s: &Segment| s.p0[0].min(s.p1[0]);
+    let mut order: Vec<u32> = (0..set.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| low_x(&set[a as usize]).total_cmp(&low_x(&set[b as usize])));
+    let mut x = Vec::with_capacity(set.len());
+    let mut yz = Vec::with_capacity(set.len());
+    let mut segs = Vec::with_capacity(set.len());
+    for &i in &order {
+        let s = &set[i as usize];
+        let (lo, hi) = bounds(s, margin);
+        x.push([lo[0], hi[0]]);
+        yz.push([lo[1], hi[1], lo[2], hi[2]]);
+        segs.push(parry(s));
+    }
     let pose = Pose::IDENTITY;
     let mut out = Vec::new();
-    for (k, &(_, hi_x, lo, hi, i)) in boxes.iter().enumerate() {
-        let reach = hi_x + r;
-        for &(lo_x2, _, lo2, hi2, j) in &boxes[k + 1..] {
-            if lo_x2 > reach {
-                break;
-            }
-            if lo2[0] > hi[0] + r || lo[0] > hi2[0] + r || lo2[1] > hi[1] + r || lo[1] > hi2[1] + r
+    for a in 0..set.len() {
+        let (hi_x, p) = (x[a][1], yz[a]);
+        let end = a + 1 + x[a + 1..].partition_point(|v| v[0] <= hi_x);
+        for b in a + 1..end {
+            let q = yz[b];
+            if (q[0] <= p[1]) & (p[0] <= q[1]) & (q[2] <= p[3]) & (p[2] <= q[3])
+                && distance_segment_segment(&pose, &segs[a], &segs[b]) <= r
             {
-                continue;
-            }
-            if distance_segment_segment(&pose, &segs[i as usize], &segs[j as usize]) <= r {
+                let (i, j) = (order[a], order[b]);
                 out.push((i.min(j), i.max(j)));
             }
         }

@@ -389,9 +389,9 @@ impl<const D: usize> Plan<D> {
     /// A counting sort on `i` in two steps, so that neither scatters across the whole
     /// output (a one-pass scatter of millions of hits missed cache on every write), both on
     /// all cores when `parallel`: each task's block is ordered by bucket ([`BUCKET_ROWS`]
-    /// consecutive `i`) within itself; then each bucket gathers its runs from every block
-    /// into a cache-resident copy, where they are counted, placed by `i` and each `i`'s
-    /// hits sorted by `j`, and is converted into its own slice of `out`. `O(n + K)`.
+    /// consecutive `i`) within itself; then each bucket counts its runs in every block by
+    /// `i` and places them from there into a cache-resident copy, where each `i`'s hits
+    /// are sorted by `j`, and is converted into its own slice of `out`. `O(n + K)`.
     ///
     /// # Errors
     /// [`Error::OutOfMemory`] (naming `what`) as soon as the blocks or `out` cannot grow
@@ -462,28 +462,24 @@ impl<const D: usize> Plan<D> {
             parts.push((b, part));
             rest = tail;
         }
-        // Each bucket's runs are read from the blocks once, into a cache-resident copy;
-        // there they are counted, placed by `i` and sorted by `j` as the compact hits, and
-        // the output is written once, in order.
+        // Each bucket's runs are counted by `i`, then placed by `i` from the blocks into a
+        // cache-resident copy, where each `i`'s compact hits are sorted by `j`; the output
+        // is written once, in order.
         let place = |(b, part): (usize, &mut [T])| {
             let first = b * BUCKET_ROWS;
             let row = |h: &N::Hit| N::pair(h).0 as usize - first;
-            let mut gathered: Vec<N::Hit> = Vec::with_capacity(part.len());
-            for run in runs(b) {
-                gathered.extend_from_slice(run);
-            }
             let mut starts = vec![0u32; BUCKET_ROWS + 1];
-            for h in &gathered {
+            for h in runs(b).flatten() {
                 starts[row(h) + 1] += 1;
             }
             for r in 0..BUCKET_ROWS {
                 starts[r + 1] += starts[r];
             }
             let mut next = starts.clone();
-            let mut placed = gathered.clone();
-            for h in gathered {
-                let slot = &mut next[row(&h)];
-                placed[*slot as usize] = h;
+            let mut placed = vec![N::Hit::default(); part.len()];
+            for h in runs(b).flatten() {
+                let slot = &mut next[row(h)];
+                placed[*slot as usize] = *h;
                 *slot += 1;
             }
             for w in starts.windows(2) {
