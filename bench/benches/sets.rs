@@ -1,9 +1,9 @@
 //! Set queries against scalar peers built on parry3d 0.31, in the same run.
 //!
 //! Groups (filter with `cargo bench -p segbatch-bench --bench sets -- <group>`):
-//! - `hair` and `clustered`: all pairs within `r` of 100K, 1M and 4M short segments
-//!   (`segbatch_testkit::sets::hair`: length ~2r, ~10 neighbours each; `clustered`: the
-//!   same in dense blobs): `par_self_pairs_within` on a 2-thread pool, against a scalar
+//! - `hair`, `grass` and `clustered`: all pairs within `r` of 100K, 1M and 4M short
+//!   segments (`segbatch_testkit::sets::hair`: length ~2r, ~10 neighbours each; `grass`:
+//!   strands of the same length rooted on a floor; `clustered`: hair in dense blobs): `par_self_pairs_within` on a 2-thread pool, against a scalar
 //!   sort-and-sweep on x with y/z box rejection and parry3d's segment distance per
 //!   candidate (`sweep_parry`), and parry3d's own BVH self-traversal followed by the same
 //!   distance (`bvh_parry`). The peers run at 100K and 1M (at 4M each takes tens of seconds
@@ -24,7 +24,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use segbatch::pairs::*;
 use segbatch::sets::*;
 use segbatch::*;
-use segbatch_testkit::sets::{candidate_pairs, clustered, hair, rays, walls};
+use segbatch_testkit::sets::{candidate_pairs, clustered, grass, hair, rays, walls};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -72,6 +72,7 @@ fn set_group(c: &mut Criterion, kind: &str) {
     for n in [100_000, 1_000_000, 4_000_000] {
         let set_vec = match kind {
             "hair" => hair(n, R, [0.0; 3], 1),
+            "grass" => grass(n, R, 1),
             _ => clustered(n, R, 1),
         };
         let set = Segments::from(&set_vec[..]);
@@ -118,6 +119,10 @@ fn set_group(c: &mut Criterion, kind: &str) {
 
 fn hair_sets(c: &mut Criterion) {
     set_group(c, "hair");
+}
+
+fn grass_sets(c: &mut Criterion) {
+    set_group(c, "grass");
 }
 
 fn clustered_sets(c: &mut Criterion) {
@@ -185,5 +190,12 @@ fn first_hits(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, hair_sets, clustered_sets, index_pairs, first_hits);
+criterion_group!(
+    benches,
+    hair_sets,
+    grass_sets,
+    clustered_sets,
+    index_pairs,
+    first_hits
+);
 criterion_main!(benches);

@@ -4,7 +4,9 @@
 //! # What is measured
 //!
 //! - **All pairs within r** of one set of short segments ([`segbatch_testkit::sets::hair`]:
-//!   length about `2r`, about ten neighbours within `r` each; and
+//!   length about `2r`, about ten neighbours within `r` each;
+//!   [`segbatch_testkit::sets::grass`]: strands of the same length rooted on a floor, a
+//!   layer two to three `r` thick, as many neighbours; and
 //!   [`segbatch_testkit::sets::clustered`]: the same segments packed into dense blobs) at
 //!   100K, 1M and 4M segments: `par_self_pairs_within` on the bench's threads (and its
 //!   streaming form counting the hits, which stores none), against two scalar
@@ -35,7 +37,7 @@ use segbatch::sets::{
 };
 use segbatch::{Extent, Options, Segment, Segment64, SegmentIndex, Segments, Segments64};
 use segbatch_testkit::sets::{
-    candidate_pairs, clustered, hair, rays as city_rays, walls as city_walls,
+    candidate_pairs, clustered, grass, hair, rays as city_rays, walls as city_walls,
 };
 
 use super::baselines::{bvh_parry, differences, sweep_parry};
@@ -104,6 +106,7 @@ fn label(n: usize) -> String {
 fn generate(kind: &str, n: usize, seed: u64) -> Vec<Segment> {
     match kind {
         "hair" => hair(n, R, [0.0; 3], seed),
+        "grass" => grass(n, R, seed),
         _ => clustered(n, R, seed),
     }
 }
@@ -262,7 +265,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let kinds: &[&str] = if args.quick {
         &["hair"]
     } else {
-        &["hair", "clustered"]
+        &["hair", "grass", "clustered"]
     };
     let pool = segbatch_cli::io::thread_pool(args.threads, "bench", false)?;
     let threads = pool.current_num_threads();
@@ -287,7 +290,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(out)?;
     writeln!(
         out,
-        "all pairs within r (hair: length ~2r, ~10 neighbours each; clustered: the same in dense blobs)"
+        "all pairs within r (hair: length ~2r, ~10 neighbours each; grass: the same rooted on a floor; clustered: hair in dense blobs)"
     )?;
     writeln!(
         out,

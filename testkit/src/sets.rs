@@ -2,8 +2,10 @@
 //! tests' inputs, one generator each.
 //!
 //! - [`hair`]: short segments (length about `2r`, random directions) spread uniformly
-//!   through a cube sized so that each has about ten neighbours within `r`: hair, grass,
+//!   through a cube sized so that each has about ten neighbours within `r`: hair,
 //!   particle trails, a capsule broad phase.
+//! - [`grass`]: strands rooted on a floor, leaning up to 30°: a thin layer of the same
+//!   density of neighbours.
 //! - [`clustered`]: the same segments packed into a few dense blobs (a thousandth of the
 //!   set each), with a tenth of the set spread thinly around them.
 //! - [`degenerate`]: the grid's worst cases: every segment on one line along x, or every
@@ -67,6 +69,30 @@ pub fn clustered(n: usize, r: f32, seed: u64) -> Vec<Segment> {
         }
     }
     out
+}
+
+/// The side of the square floor of [`grass`]: about ten strands within `r` of each.
+pub fn grass_side(n: usize, r: f32) -> f32 {
+    r * (n as f32 * 0.45).sqrt()
+}
+
+/// `n` grass strands on a square floor (`z = 0`, side [`grass_side`]): rooted at random,
+/// of length `1.5r .. 2.5r`, leaning up to 30° from the vertical in a random direction. A
+/// layer two to three `r` thick, unlike [`hair`]'s cube: the grid's cells are mostly one
+/// deep.
+pub fn grass(n: usize, r: f32, seed: u64) -> Vec<Segment> {
+    let mut rng = Rng::new(seed);
+    let side = grass_side(n, r);
+    (0..n)
+        .map(|_| {
+            let root = [rng.range_f32(0.0, side), rng.range_f32(0.0, side), 0.0];
+            let len = rng.range_f32(1.5 * r, 2.5 * r);
+            let lean = rng.range_f32(0.0, core::f32::consts::FRAC_PI_6);
+            let turn = rng.range_f32(0.0, core::f32::consts::TAU);
+            let d = [lean.sin() * turn.cos(), lean.sin() * turn.sin(), lean.cos()];
+            Segment::new(root, core::array::from_fn(|k| root[k] + len * d[k]))
+        })
+        .collect()
 }
 
 /// The grid's worst cases, `n` segments: `collinear` puts them all on the x axis (random

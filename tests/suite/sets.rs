@@ -174,6 +174,15 @@ fn hair_matches_brute_force() {
 }
 
 #[test]
+fn grass_matches_brute_force() {
+    // A floor of strands: the grid's cells one deep in z, crowded in x and y.
+    let r = 0.05;
+    let set = sets::grass(1500, r, 14);
+    check_self(&set, r, "grass");
+    check_pairs(&set[..600], &set[600..], r, "grass");
+}
+
+#[test]
 fn clustered_matches_brute_force() {
     let r = 0.05;
     let set = sets::clustered(2000, r, 12);
