@@ -1,11 +1,13 @@
-//! Thick sight rays against static walls, one thread, segbatch and its peer in the same
-//! run: 20K rays of radius 0.3 from eye height on a city floor, against 100K walls (dense)
+//! Thick sight rays against static walls, one thread and two, segbatch and its peer in the
+//! same run: 20K rays of radius 0.3 from eye height on a city floor, against 100K walls (dense)
 //! and 10K walls (sparse), ranges 10 and 50.
 //!
 //! - `segbatch`: [`SegmentIndex::first_hits_into`] (the index built once, the output
 //!   reused);
 //! - `parry`: parry3d's `Bvh::cast_ray` over the walls as capsules of the same radius
-//!   (`cli/src/ray_peer.rs`, shared with `segbatch bench --scenes`).
+//!   (`cli/src/ray_peer.rs`, shared with `segbatch bench --scenes`);
+//! - `segbatch_2t` and `parry_2t`: the same on a 2-thread pool
+//!   ([`SegmentIndex::par_first_hits_into`]; parry3d's casts in a rayon `par_iter`).
 //!
 //! Before timing, the setup checks that both find the same wall for every ray (or walls
 //! hit at the same parameter, a tie either may break), and that the index agrees bit for
@@ -46,6 +48,10 @@ fn brute(walls: &[Segment], ray: &Segment, range: f32) -> Option<FirstHit> {
 }
 
 fn sight_rays(c: &mut Criterion) {
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
     let sight = rays(20_000, SIDE, 2);
     let ray_set = Segments::from(&sight);
     for (name, n_walls) in [("dense", 100_000), ("sparse", 10_000)] {
@@ -85,6 +91,19 @@ fn sight_rays(c: &mut Criterion) {
             group.bench_function("parry", |b| {
                 b.iter(|| {
                     peer.cast(&sight, range, &mut theirs);
+                    black_box(&theirs);
+                })
+            });
+            group.bench_function("segbatch_2t", |b| {
+                b.iter(|| {
+                    two.install(|| index.par_first_hits_into(&ray_set, RADIUS, range, &mut ours))
+                        .unwrap();
+                    black_box(&ours);
+                })
+            });
+            group.bench_function("parry_2t", |b| {
+                b.iter(|| {
+                    two.install(|| peer.par_cast(&sight, range, &mut theirs));
                     black_box(&theirs);
                 })
             });

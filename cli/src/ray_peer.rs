@@ -34,11 +34,22 @@ impl ParryWalls {
     /// refilled.
     pub fn cast(&self, rays: &[Segment], range: f32, out: &mut Vec<Option<(u32, f32)>>) {
         out.clear();
-        out.extend(rays.iter().map(|s| {
-            let ray = Ray::new(Vec3::from_array(s.p0), Vec3::from_array(s.direction()));
-            self.bvh.cast_ray(&ray, range, |i, best| {
-                self.capsules[i as usize].cast_local_ray(&ray, best, true)
-            })
-        }));
+        out.extend(rays.iter().map(|s| self.first(s, range)));
+    }
+
+    /// [`ParryWalls::cast`] on the current rayon pool's threads, the rays in order.
+    pub fn par_cast(&self, rays: &[Segment], range: f32, out: &mut Vec<Option<(u32, f32)>>) {
+        use rayon::prelude::*;
+        rays.par_iter()
+            .map(|s| self.first(s, range))
+            .collect_into_vec(out);
+    }
+
+    /// The first wall of one ray within `range` and its parameter.
+    fn first(&self, s: &Segment, range: f32) -> Option<(u32, f32)> {
+        let ray = Ray::new(Vec3::from_array(s.p0), Vec3::from_array(s.direction()));
+        self.bvh.cast_ray(&ray, range, |i, best| {
+            self.capsules[i as usize].cast_local_ray(&ray, best, true)
+        })
     }
 }
