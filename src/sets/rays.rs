@@ -412,12 +412,7 @@ pub(super) fn first_hits_run<
     }
     // The rays in the order of their origins along a Morton curve over the set's box:
     // consecutive rays then walk the same nodes and walls while they are in cache.
-    let codes: Vec<u32> = (0..rays.len())
-        .map(|i| bvh.morton(rays.origin(i)))
-        .collect();
-    let order = morton_order(&codes);
-    drop(codes);
-    out.resize(rays.len(), None);
+    let code = |i: usize| bvh.morton(rays.origin(i));
     // The first hit of ray `i`.
     let hit = |i: u32, stack: &mut Vec<(u32, f32)>| {
         let i = i as usize;
@@ -427,21 +422,29 @@ pub(super) fn first_hits_run<
     #[cfg(feature = "rayon")]
     if parallel {
         use rayon::prelude::*;
-        let parts: Vec<Vec<Option<FirstHit<W::Real>>>> = order
-            .par_chunks(RAY_BLOCK)
-            .map(|part| {
-                let mut stack = Vec::new();
-                part.iter().map(|&i| hit(i, &mut stack)).collect()
-            })
-            .collect();
-        for (part, hits) in order.chunks(RAY_BLOCK).zip(parts) {
-            for (&i, h) in part.iter().zip(hits) {
-                out[i as usize] = h;
-            }
+        let codes: Vec<u32> = (0..rays.len()).into_par_iter().map(code).collect();
+        let order = morton_order(&codes);
+        drop(codes);
+        // The hits in that order, runs of at least a block of rays a task; then each
+        // ray's hit read back into its place.
+        let mut walked = Vec::new();
+        order
+            .par_iter()
+            .with_min_len(RAY_BLOCK)
+            .map_init(Vec::new, |stack, &i| hit(i, stack))
+            .collect_into_vec(&mut walked);
+        let mut place = vec![0u32; order.len()];
+        for (k, &i) in order.iter().enumerate() {
+            place[i as usize] = k as u32;
         }
+        out.par_extend(place.par_iter().map(|&k| walked[k as usize]));
         return Ok(());
     }
     let _ = parallel;
+    let codes: Vec<u32> = (0..rays.len()).map(code).collect();
+    let order = morton_order(&codes);
+    drop(codes);
+    out.resize(rays.len(), None);
     let mut stack = Vec::new();
     for &i in &order {
         out[i as usize] = hit(i, &mut stack);
@@ -449,14 +452,16 @@ pub(super) fn first_hits_run<
     Ok(())
 }
 
-/// The indices `0..codes.len()` ordered by their 30-bit Morton codes, ties by index: three
-/// stable counting passes over ten bits each (least significant first), a few operations
-/// a ray where a comparison sort of `(code, index)` keys took about a hundred.
+/// The indices `0..codes.len()` ordered by the top twenty bits of their 30-bit Morton
+/// codes (cells of about a hundredth of the box's extent a side, finer than the rays'
+/// coherence needs), ties by index: two stable counting passes over ten bits each (least
+/// significant first), a few operations a ray where a comparison sort of `(code, index)`
+/// keys took about a hundred.
 fn morton_order(codes: &[u32]) -> Vec<u32> {
     const BITS: u32 = 10;
     let mut order: Vec<u32> = (0..codes.len() as u32).collect();
     let mut next = vec![0u32; codes.len()];
-    for pass in 0..3 {
+    for pass in 1..3 {
         let digit = |i: u32| ((codes[i as usize] >> (pass * BITS)) & ((1 << BITS) - 1)) as usize;
         let mut start = [0u32; 1 << BITS];
         for &i in &order {
@@ -586,15 +591,15 @@ mod tests {
     use super::morton_order;
     use segbatch_testkit::Rng;
 
-    /// The radix order is the comparison sort of `(code, index)`, on codes with many ties
-    /// and on codes spread over all 30 bits.
+    /// The radix order is the comparison sort of `(code >> 10, index)`, on codes with many
+    /// ties and on codes spread over all 30 bits.
     #[test]
     fn morton_order_is_the_sorted_order() {
         let mut rng = Rng::new(7);
-        for mask in [0x3fff_ffffu32, 0x3f, 0x3ff0_0c01] {
+        for mask in [0x3fff_ffffu32, 0x3f, 0xfc00, 0x3ff0_0c01] {
             let codes: Vec<u32> = (0..5000).map(|_| rng.next_u64() as u32 & mask).collect();
             let mut keys: Vec<u64> = (0..codes.len())
-                .map(|i| (u64::from(codes[i]) << 32) | i as u64)
+                .map(|i| (u64::from(codes[i] >> 10) << 32) | i as u64)
                 .collect();
             keys.sort_unstable();
             let sorted: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
