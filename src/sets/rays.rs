@@ -352,7 +352,7 @@ fn finite(p: &[f64; 3]) -> bool {
     p.iter().all(|x| x.is_finite())
 }
 
-/// Rays per task of the parallel first hits.
+/// Queries a task of the parallel index queries (at least, for the first hits' walk).
 const RAY_BLOCK: usize = 256;
 
 /// The results of `n` queries in order, appended to `out`: `block(first, len)` gives those
