@@ -47,6 +47,10 @@
 
 use crate::batch::Segments;
 
+/// Dirty objects a task when their pairs are found on all cores.
+#[cfg(feature = "rayon")]
+const DIRTY_TASK: usize = 256;
+
 /// Padding of a box, as a fraction of its largest extent.
 pub const MARGIN: f32 = 0.25;
 
@@ -192,6 +196,7 @@ impl Broad {
         radii: &[f32],
         live: &[bool],
         non_finite: &mut Vec<u32>,
+        parallel: bool,
     ) {
         let n = live.len();
         self.tight.resize(n, Aabb::default());
@@ -202,12 +207,32 @@ impl Broad {
             self.reset();
         }
         let [x0, y0, z0, x1, y1, z1] = segs.columns();
-        for i in 0..n {
-            let p0 = [x0[i], y0[i], z0[i]];
-            let p1 = [x1[i], y1[i], z1[i]];
-            let finite = p0.iter().chain(&p1).all(|x| x.is_finite());
-            if !live[i] || !finite {
-                if live[i] {
+        let ends = |i: usize| ([x0[i], y0[i], z0[i]], [x1[i], y1[i], z1[i]]);
+        let finite = |(p0, p1): &([f32; 3], [f32; 3])| p0.iter().chain(p1).all(|x| x.is_finite());
+        // Every live object's tight box (on all cores when `parallel`), then the marking.
+        let tight_box = |i: usize, tight: &mut Aabb| {
+            let (p0, p1) = ends(i);
+            if live[i] && finite(&(p0, p1)) {
+                *tight = Aabb::capsule(p0, p1, radii[i]);
+            }
+        };
+        #[cfg(feature = "rayon")]
+        if parallel {
+            use rayon::prelude::*;
+            self.tight
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(4096)
+                .for_each(|(i, tight)| tight_box(i, tight));
+        }
+        if !parallel || cfg!(not(feature = "rayon")) {
+            for (i, tight) in self.tight.iter_mut().enumerate() {
+                tight_box(i, tight);
+            }
+        }
+        for (i, &alive) in live.iter().enumerate() {
+            if !alive || !finite(&ends(i)) {
+                if alive {
                     non_finite.push(i as u32);
                 }
                 if self.place[i] != Place::Out {
@@ -216,8 +241,7 @@ impl Broad {
                 }
                 continue;
             }
-            let tight = Aabb::capsule(p0, p1, radii[i]);
-            self.tight[i] = tight;
+            let tight = self.tight[i];
             if self.place[i] == Place::Out || !self.fat[i].contains(&tight) {
                 self.fat[i] = tight.padded();
                 self.mark(i);
@@ -238,21 +262,26 @@ impl Broad {
             }
         }
         self.sort_entries();
-        self.find_pairs();
+        self.find_pairs(parallel);
         for &i in &self.dirty_list {
             self.dirty[i as usize] = false;
         }
         self.dirty_list.clear();
     }
 
-    /// The kept pairs whose tight boxes overlap, appended to `out` in `(i, j)` order.
-    pub(crate) fn candidates(&self, out: &mut Vec<(u32, u32)>) {
+    /// The kept pairs whose tight boxes overlap, appended to `out` in `(i, j)` order, on all
+    /// cores when `parallel`.
+    pub(crate) fn candidates(&self, parallel: bool, out: &mut Vec<(u32, u32)>) {
         let tight = &self.tight;
-        out.extend(
-            self.pairs
-                .iter()
-                .filter(|&&(i, j)| tight[i as usize].overlaps(&tight[j as usize])),
-        );
+        let overlap = |&&(i, j): &&(u32, u32)| tight[i as usize].overlaps(&tight[j as usize]);
+        #[cfg(feature = "rayon")]
+        if parallel {
+            use rayon::prelude::*;
+            out.par_extend(self.pairs.par_iter().with_min_len(4096).filter(overlap));
+            return;
+        }
+        let _ = parallel;
+        out.extend(self.pairs.iter().filter(overlap));
     }
 
     /// The place object `i` belongs in by its padded box.
@@ -371,56 +400,88 @@ impl Broad {
     }
 
     /// Drops the kept pairs naming a dirty object and adds the dirty objects' pairs.
-    fn find_pairs(&mut self) {
+    fn find_pairs(&mut self, parallel: bool) {
         let dirty = &self.dirty;
         self.pairs
             .retain(|&(i, j)| !dirty[i as usize] && !dirty[j as usize]);
         let mut fresh = core::mem::take(&mut self.fresh);
         fresh.clear();
-        let g = &self.grid;
-        for &i in &self.dirty_list {
-            let iu = i as usize;
-            let fat = self.fat[iu];
-            let mut visit = |j: u32, other: &Aabb| {
-                // The box first: it fails for most, and `dirty[j]` is a random read.
-                if j != i && fat.overlaps(other) && !(j < i && dirty[j as usize]) {
-                    fresh.push((i.min(j), i.max(j)));
-                }
-            };
-            match self.place[iu] {
-                Place::Out => continue,
-                Place::Cell { .. } => {
-                    let (c, _) = g.coords(fat.lo);
-                    let x0 = c[0].saturating_sub(1);
-                    let x1 = (c[0] + 1).min(g.dims[0] - 1);
-                    for z in c[2].saturating_sub(1)..=(c[2] + 1).min(g.dims[2] - 1) {
-                        for y in c[1].saturating_sub(1)..=(c[1] + 1).min(g.dims[1] - 1) {
-                            let a = self.start[g.index([x0, y, z])] as usize;
-                            let b = self.start[g.index([x1, y, z]) + 1] as usize;
-                            for e in &self.entries[a..b] {
-                                visit(e.id, &e.fat);
-                            }
-                        }
-                    }
-                    for &j in &self.big {
-                        visit(j, &self.fat[j as usize]);
-                    }
-                }
-                Place::Big => {
-                    for e in &self.entries {
-                        visit(e.id, &e.fat);
-                    }
-                    for &j in &self.big {
-                        visit(j, &self.fat[j as usize]);
-                    }
-                }
-            }
-        }
+        self.dirty_pairs(parallel, &mut fresh);
         fresh.sort_unstable();
         self.merged.clear();
         merge(&self.pairs, &fresh, &mut self.merged);
         core::mem::swap(&mut self.pairs, &mut self.merged);
         self.fresh = fresh;
+    }
+
+    /// Appends the padded-box pairs of every dirty object (in no particular order), on all
+    /// cores when `parallel` and there are many.
+    fn dirty_pairs(&self, parallel: bool, fresh: &mut Vec<(u32, u32)>) {
+        #[cfg(feature = "rayon")]
+        if parallel && self.dirty_list.len() > 2 * DIRTY_TASK {
+            use rayon::prelude::*;
+            let parts: Vec<Vec<(u32, u32)>> = self
+                .dirty_list
+                .par_chunks(DIRTY_TASK)
+                .map(|ids| {
+                    let mut part = Vec::new();
+                    for &i in ids {
+                        self.pairs_of(i, &mut part);
+                    }
+                    part
+                })
+                .collect();
+            fresh.extend(parts.into_iter().flatten());
+            return;
+        }
+        let _ = parallel;
+        for &i in &self.dirty_list {
+            self.pairs_of(i, fresh);
+        }
+    }
+
+    /// Appends the padded-box pairs of dirty object `i`: with every object of its own and
+    /// the neighbouring cells and every big one, but with a dirty `j < i` (that one adds
+    /// the pair).
+    fn pairs_of(&self, i: u32, fresh: &mut Vec<(u32, u32)>) {
+        let dirty = &self.dirty;
+        let g = &self.grid;
+        let iu = i as usize;
+        let fat = self.fat[iu];
+        let mut visit = |j: u32, other: &Aabb| {
+            // The box first: it fails for most, and `dirty[j]` is a random read.
+            if j != i && fat.overlaps(other) && !(j < i && dirty[j as usize]) {
+                fresh.push((i.min(j), i.max(j)));
+            }
+        };
+        match self.place[iu] {
+            Place::Out => {}
+            Place::Cell { .. } => {
+                let (c, _) = g.coords(fat.lo);
+                let x0 = c[0].saturating_sub(1);
+                let x1 = (c[0] + 1).min(g.dims[0] - 1);
+                for z in c[2].saturating_sub(1)..=(c[2] + 1).min(g.dims[2] - 1) {
+                    for y in c[1].saturating_sub(1)..=(c[1] + 1).min(g.dims[1] - 1) {
+                        let a = self.start[g.index([x0, y, z])] as usize;
+                        let b = self.start[g.index([x1, y, z]) + 1] as usize;
+                        for e in &self.entries[a..b] {
+                            visit(e.id, &e.fat);
+                        }
+                    }
+                }
+                for &j in &self.big {
+                    visit(j, &self.fat[j as usize]);
+                }
+            }
+            Place::Big => {
+                for e in &self.entries {
+                    visit(e.id, &e.fat);
+                }
+                for &j in &self.big {
+                    visit(j, &self.fat[j as usize]);
+                }
+            }
+        }
     }
 }
 

@@ -322,8 +322,9 @@ impl Capsules {
         self.run(report, false, out);
     }
 
-    /// [`frame_into`](Capsules::frame_into) with the kernel on all cores (feature `rayon`):
-    /// the same frame, bit for bit.
+    /// [`frame_into`](Capsules::frame_into) on all cores (feature `rayon`): the tight boxes,
+    /// the moved objects' new pairs, the candidates and the kernel; the same frame, bit for
+    /// bit.
     #[cfg(feature = "rayon")]
     pub fn par_frame_into(&mut self, report: Report, out: &mut Frame) {
         self.run(report, true, out);
@@ -351,10 +352,15 @@ impl Capsules {
         out.began.clear();
         out.ended.clear();
         out.non_finite.clear();
-        self.broad
-            .update(&self.segs, &self.radii, &self.live, &mut out.non_finite);
+        self.broad.update(
+            &self.segs,
+            &self.radii,
+            &self.live,
+            &mut out.non_finite,
+            parallel,
+        );
         self.candidates.clear();
-        self.broad.candidates(&mut self.candidates);
+        self.broad.candidates(parallel, &mut self.candidates);
         out.candidates = self.candidates.len();
         self.narrow(report, parallel, out);
         if report.contains(Report::EVENTS) {

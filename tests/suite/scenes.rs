@@ -356,6 +356,49 @@ fn frames_of_random_motion_equal_brute_force() {
     }
 }
 
+/// Thousands of objects, a third of them teleported and the rest moved a little every
+/// frame: well over a few hundred dirty objects a frame, so the parallel form finds their
+/// pairs on several tasks; both forms against brute force, frame after frame.
+#[test]
+fn many_dirty_objects_a_frame_equal_brute_force() {
+    let mut rng = Rng::new(404);
+    let (mut scene, mut twin, mut model) = (Capsules::new(), Capsules::new(), Model::default());
+    let (n, side) = (2500, 7.0);
+    for _ in 0..n {
+        let (s, r) = new_object(&mut rng, side, [0.0; 3]);
+        insert(&mut scene, &mut twin, &mut model, s, r);
+    }
+    let mut previous = Vec::new();
+    for frame in 0..4 {
+        check_frame(
+            &mut scene,
+            &mut twin,
+            &model,
+            &mut previous,
+            &format!("frame {frame}"),
+        );
+        assert!(
+            previous.len() > 1000,
+            "frame {frame}: {} pairs",
+            previous.len()
+        );
+        let all: Vec<Segment> = (0..scene.id_bound())
+            .map(|i| {
+                let (s, r) = model.objects[i].expect("no removals");
+                let s = if rng.chance(0.35) {
+                    new_object(&mut rng, side, [0.0; 3]).0
+                } else {
+                    shifted(&s, rng.cube_f32(0.05))
+                };
+                model.set(i as u32, Some((s, r)));
+                s
+            })
+            .collect();
+        scene.set_all(&all).unwrap();
+        twin.set_all(&all).unwrap();
+    }
+}
+
 /// Pairs of capsules whose radii sum to the kernel's distance (the smallest sum it reports
 /// as touching, or one `f32` step below), near the origin and at UTM-like coordinates:
 /// skew pairs, and pairs along two axes facing each other across the third, whose tight
