@@ -216,20 +216,7 @@ impl Broad {
                 *tight = Aabb::capsule(p0, p1, radii[i]);
             }
         };
-        #[cfg(feature = "rayon")]
-        if parallel {
-            use rayon::prelude::*;
-            self.tight
-                .par_iter_mut()
-                .enumerate()
-                .with_min_len(4096)
-                .for_each(|(i, tight)| tight_box(i, tight));
-        }
-        if !parallel || cfg!(not(feature = "rayon")) {
-            for (i, tight) in self.tight.iter_mut().enumerate() {
-                tight_box(i, tight);
-            }
-        }
+        each_box(&mut self.tight, parallel, tight_box);
         for (i, &alive) in live.iter().enumerate() {
             if !alive || !finite(&ends(i)) {
                 if alive {
@@ -482,6 +469,24 @@ impl Broad {
                 }
             }
         }
+    }
+}
+
+/// `f(i, &mut boxes[i])` for every box, on all cores when `parallel`.
+fn each_box(boxes: &mut [Aabb], parallel: bool, f: impl Fn(usize, &mut Aabb) + Sync) {
+    #[cfg(feature = "rayon")]
+    if parallel {
+        use rayon::prelude::*;
+        boxes
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(4096)
+            .for_each(|(i, b)| f(i, b));
+        return;
+    }
+    let _ = parallel;
+    for (i, b) in boxes.iter_mut().enumerate() {
+        f(i, b);
     }
 }
 
