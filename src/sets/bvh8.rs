@@ -186,12 +186,12 @@ pub(crate) struct RayPrep {
     /// grown radius). A ray of positive direction enters by the low face and one of
     /// negative direction leaves by it; either way the rounding moves the face's parameter
     /// outward (the entry earlier, the exit later).
-    lo_off: [f32x8; 3],
+    lo_off: [f32; 3],
     /// The same for the high face: `o - g` rounded down (the exit of a positive direction,
     /// the entry of a negative one).
-    hi_off: [f32x8; 3],
+    hi_off: [f32; 3],
     /// `|d| / d_c` rounded to `f32`, per axis (0 for an axis with `d_c = 0`).
-    inv: [f32x8; 3],
+    inv: [f32; 3],
     /// True when a direction component is 0: those axes are containment tests.
     flat: bool,
     /// The direction's octant: bit `c` set for a negative component `c`.
@@ -466,9 +466,9 @@ impl<W: Member> Bvh8<W> {
         }
         Some(RayPrep {
             octant: (0..3).fold(0, |m, c| m | usize::from(d[c] < 0.0) << c),
-            lo_off: near.map(f32x8::splat),
-            hi_off: far.map(f32x8::splat),
-            inv: inv.map(f32x8::splat),
+            lo_off: near,
+            hi_off: far,
+            inv,
             flat,
             len,
         })
@@ -813,8 +813,9 @@ fn slab8(node: &Node, prep: &RayPrep, bound: f32) -> (u32, [f32; 8]) {
     let mut near = f32x8::splat(0.0);
     let mut far = f32x8::splat(bound);
     for c in 0..3 {
-        let lo = (node.b[c][0] - prep.lo_off[c]) * prep.inv[c];
-        let hi = (node.b[c][1] - prep.hi_off[c]) * prep.inv[c];
+        let inv = f32x8::splat(prep.inv[c]);
+        let lo = (node.b[c][0] - f32x8::splat(prep.lo_off[c])) * inv;
+        let hi = (node.b[c][1] - f32x8::splat(prep.hi_off[c])) * inv;
         near = near.fast_max(lo.fast_min(hi));
         far = far.fast_min(lo.fast_max(hi));
     }
@@ -829,13 +830,15 @@ fn slab8_flat(node: &Node, prep: &RayPrep, bound: f32) -> (u32, [f32; 8]) {
     let mut inside = f32x8::splat(0.0).simd_le(f32x8::splat(0.0));
     for c in 0..3 {
         let (lo_face, hi_face) = (node.b[c][0], node.b[c][1]);
-        if prep.inv[c] == f32x8::splat(0.0) {
+        let (lo_off, hi_off) = (f32x8::splat(prep.lo_off[c]), f32x8::splat(prep.hi_off[c]));
+        if prep.inv[c] == 0.0 {
             // The grown origin within the faces: low face at most `o + g` rounded up, high
             // face at least `o - g` rounded down.
-            inside = inside & lo_face.simd_le(prep.lo_off[c]) & prep.hi_off[c].simd_le(hi_face);
+            inside = inside & lo_face.simd_le(lo_off) & hi_off.simd_le(hi_face);
         } else {
-            let lo = (lo_face - prep.lo_off[c]) * prep.inv[c];
-            let hi = (hi_face - prep.hi_off[c]) * prep.inv[c];
+            let inv = f32x8::splat(prep.inv[c]);
+            let lo = (lo_face - lo_off) * inv;
+            let hi = (hi_face - hi_off) * inv;
             near = near.fast_max(lo.fast_min(hi));
             far = far.fast_min(lo.fast_max(hi));
         }
