@@ -7,10 +7,14 @@
 //! walls as capsules of the same radius (`ray_peer`, the leanest user code), one thread
 //! each, then both on two threads (segbatch's `par_first_hits_into`; parry3d's casts in a
 //! rayon `par_iter` collected in order). Rounds are interleaved (segbatch, parry, segbatch
-//! on two threads, parry on two, ...) and the medians reported, so both see the same
-//! machine load; each timed pass follows an untimed one of its own, as frames follow each
-//! other (a pass timed just after the other side's found the idle core slow to wake: a
-//! two-thread pass after a one-thread one took up to 1.8x as long). Before timing, every ray's
+//! on two threads, parry on two, then the next round with parry first at each thread
+//! count) and the medians reported, so both see the same machine load and each goes first
+//! in half the rounds; each timed pass follows an untimed one of its own, as frames follow
+//! each other. On a shared machine the idle core is often slow to wake: a pass timed just
+//! after the other side's took up to 1.8x as long, and with segbatch always first on two
+//! threads (just after parry's one-thread pass) a third of its two-thread passes on the
+//! sparse walls took the time of one thread while parry's, which always followed it, did
+//! not. Before timing, every ray's
 //! wall is checked against parry's (ties at the same parameter may go either way) and a
 //! sample of rays against brute force over [`reference::first_hit`], bit for bit.
 
@@ -127,20 +131,33 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                 times[k].push(t.elapsed().as_secs_f64());
                 Ok::<(), CliError>(())
             };
-            for _ in 0..rounds {
-                time(0, &mut || first(&mut ours))?;
-                time(1, &mut || {
-                    peer.cast(&sight, range, &mut theirs);
-                    Ok(())
-                })?;
-                time(2, &mut || {
-                    two.install(|| index.par_first_hits_into(&ray_set, RADIUS, range, &mut ours))
-                        .map_err(|e| CliError::failed(format!("first hits: {e}")))
-                })?;
-                time(3, &mut || {
-                    two.install(|| peer.par_cast(&sight, range, &mut theirs));
-                    Ok(())
-                })?;
+            // Which side goes first alternates from round to round: the first two-thread
+            // pass after the one-thread ones finds the pool's idle core slowest to wake.
+            for round in 0..rounds {
+                let order = if round % 2 == 0 {
+                    [0, 1, 2, 3]
+                } else {
+                    [1, 0, 3, 2]
+                };
+                for k in order {
+                    match k {
+                        0 => time(0, &mut || first(&mut ours))?,
+                        1 => time(1, &mut || {
+                            peer.cast(&sight, range, &mut theirs);
+                            Ok(())
+                        })?,
+                        2 => time(2, &mut || {
+                            two.install(|| {
+                                index.par_first_hits_into(&ray_set, RADIUS, range, &mut ours)
+                            })
+                            .map_err(|e| CliError::failed(format!("first hits: {e}")))
+                        })?,
+                        _ => time(3, &mut || {
+                            two.install(|| peer.par_cast(&sight, range, &mut theirs));
+                            Ok(())
+                        })?,
+                    }
+                }
             }
             let [a, b, c, d] = times.map(median);
             writeln!(
