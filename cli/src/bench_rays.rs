@@ -12,9 +12,9 @@
 //! in half the rounds; each timed pass follows an untimed one of its own, as frames follow
 //! each other. On a shared machine the idle core is often slow to wake: a pass timed just
 //! after the other side's took up to 1.8x as long, and with segbatch always first on two
-//! threads (just after parry's one-thread pass) a third of its two-thread passes on the
-//! sparse walls took the time of one thread while parry's, which always followed it, did
-//! not. Before timing, every ray's
+//! threads (just after parry's one-thread pass) one to three of its seven two-thread
+//! passes on the sparse walls took nearly the time of one thread, parry's, which always
+//! followed it, one in two runs. Before timing, every ray's
 //! wall is checked against parry's (ties at the same parameter may go either way) and a
 //! sample of rays against brute force over [`reference::first_hit`], bit for bit.
 

@@ -428,11 +428,10 @@ pub(super) fn first_hits_run<
     #[cfg(feature = "rayon")]
     if parallel {
         use rayon::prelude::*;
-        // One pass on all cores, with nothing on one thread between its parts: a core left
-        // idle between passes was often slow to come back on a shared machine (a pass of 20K
-        // rays took the time of one thread in about one run of three). Each task orders
-        // its own run of rays: a quarter of the rays a thread as a run walks as fast as all
-        // of them in one order.
+        // One pass on all cores: each task orders, walks and writes back its own run of
+        // rays (a quarter of a thread's share), so nothing runs on one thread between parts
+        // and no second list in ray order is needed. One order over all the rays, walked
+        // on all cores and written back on one, took as long on two threads.
         let run = rays
             .len()
             .div_ceil(4 * rayon::current_num_threads())
