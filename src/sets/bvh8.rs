@@ -72,6 +72,12 @@
 //! taken, so the order only decides how soon a hit prunes, never what is found. The ray's
 //! set-up rounds outward without a data-dependent branch: at a few hundred nanoseconds a
 //! ray, each mispredicted branch is a visible share.
+//!
+//! Rays walk two at a time ([`Bvh8::cast2`]), a node of each in turn, their states (stack
+//! top and bound) in registers: a node visit waits on the node's load and then its slab
+//! test before the next node is known, and the other ray's visit fills the wait. With the
+//! walk free of branches on what was entered, this takes 0.91-0.94x the time of one ray at
+//! a time; with the state of each walk kept in a struct between steps it took longer.
 
 use wide::f32x8;
 
@@ -544,48 +550,98 @@ impl<W> Bvh8<W> {
         stack[0] = (0, 0.0);
         let mut top = 1;
         while top > 0 {
-            top -= 1;
-            let (index, near) = stack[top];
-            if near > bound {
-                continue;
-            }
-            let node = &self.nodes[index as usize];
-            let (mask, nears) = if prep.flat {
-                slab8_flat(node, prep, bound)
-            } else {
-                slab8(node, prep, bound)
-            };
-            // The entered walls, then the entered nodes.
-            let mut bits = mask & node.leaves;
-            while bits != 0 {
-                let lane = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if nears[lane] <= bound {
-                    bound = bound.min(visit((node.child[lane] & !LEAF) as usize));
-                }
-            }
-            if node.inner == 0 {
-                continue;
-            }
-            // Every lane written, the entered ones kept: farthest first along the ray's
-            // octant, so the nearest is on top.
-            if stack.len() < top + 8 {
-                stack.resize(top + 8, (0, 0.0));
-            }
-            let inner = mask & node.inner;
-            let [b0, b1, b2] = node.order[prep.octant];
-            let mut order = u32::from_le_bytes([b0, b1, b2, 0]);
-            let slots: &mut [(u32, f32); 8] =
-                (&mut stack[top..top + 8]).try_into().expect("eight slots");
-            let mut count = 0;
-            for _ in 0..8 {
-                let lane = (order & 7) as usize;
-                order >>= 3;
-                slots[count & 7] = (node.child[lane], nears[lane]);
-                count += ((inner >> lane) & 1) as usize;
-            }
-            top += count;
+            self.step(prep, &mut bound, stack, &mut top, &mut visit);
         }
+    }
+
+    /// [`Bvh8::cast`] for two rays at once, a node of each in turn (then the rest of the
+    /// longer walk alone): each walk waits on a node's load and slab test before it knows
+    /// its next node, and the other ray's step fills that wait. `visit_a` and `visit_b` are
+    /// the two rays' `visit`.
+    pub(crate) fn cast2(
+        &self,
+        preps: [&RayPrep; 2],
+        bounds: [f32; 2],
+        stacks: [&mut Vec<(u32, f32)>; 2],
+        mut visit_a: impl FnMut(usize) -> f32,
+        mut visit_b: impl FnMut(usize) -> f32,
+    ) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let [sa, sb] = stacks;
+        for stack in [&mut *sa, &mut *sb] {
+            if stack.len() < 8 {
+                stack.resize(8, (0, 0.0));
+            }
+            stack[0] = (0, 0.0);
+        }
+        let [mut ba, mut bb] = bounds;
+        let (mut ta, mut tb) = (1usize, 1usize);
+        while ta > 0 && tb > 0 {
+            self.step(preps[0], &mut ba, sa, &mut ta, &mut visit_a);
+            self.step(preps[1], &mut bb, sb, &mut tb, &mut visit_b);
+        }
+        while ta > 0 {
+            self.step(preps[0], &mut ba, sa, &mut ta, &mut visit_a);
+        }
+        while tb > 0 {
+            self.step(preps[1], &mut bb, sb, &mut tb, &mut visit_b);
+        }
+    }
+
+    /// One step of a walk: its top entry (`stack[..top]` holds the entered nodes, each with
+    /// its entry distance) taken and, when entered before `bound`, its node visited: the
+    /// entered walls decided by `visit`, which lowers `bound` after a better hit, then the
+    /// entered nodes pushed, every lane written in the node's order for the ray's octant
+    /// (the farthest first) and `top` moved past the entered ones only.
+    #[inline(always)]
+    fn step(
+        &self,
+        prep: &RayPrep,
+        bound: &mut f32,
+        stack: &mut Vec<(u32, f32)>,
+        top: &mut usize,
+        visit: &mut impl FnMut(usize) -> f32,
+    ) {
+        *top -= 1;
+        let (index, near) = stack[*top];
+        if near > *bound {
+            return;
+        }
+        let node = &self.nodes[index as usize];
+        let (mask, nears) = if prep.flat {
+            slab8_flat(node, prep, *bound)
+        } else {
+            slab8(node, prep, *bound)
+        };
+        let mut bits = mask & node.leaves;
+        while bits != 0 {
+            let lane = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if nears[lane] <= *bound {
+                *bound = bound.min(visit((node.child[lane] & !LEAF) as usize));
+            }
+        }
+        if node.inner == 0 {
+            return;
+        }
+        let t = *top;
+        if stack.len() < t + 8 {
+            stack.resize(t + 8, (0, 0.0));
+        }
+        let inner = mask & node.inner;
+        let [b0, b1, b2] = node.order[prep.octant];
+        let mut order = u32::from_le_bytes([b0, b1, b2, 0]);
+        let slots: &mut [(u32, f32); 8] = (&mut stack[t..t + 8]).try_into().expect("eight slots");
+        let mut count = 0;
+        for _ in 0..8 {
+            let lane = (order & 7) as usize;
+            order >>= 3;
+            slots[count & 7] = (node.child[lane], nears[lane]);
+            count += ((inner >> lane) & 1) as usize;
+        }
+        *top = t + count;
     }
 }
 

@@ -4,7 +4,7 @@
 //! [`SegmentIndex`](super::SegmentIndex) and [`SegmentIndex64`](super::SegmentIndex64)
 //! document the semantics; both run this one driver over their members' precision.
 
-use super::bvh8::{Bvh8, Member};
+use super::bvh8::{Bvh8, Member, RayPrep};
 use crate::batch::{Error, Record, Soa, SoaView, check_len, check_u32};
 use crate::segment::{Segment, Segment64};
 
@@ -413,15 +413,25 @@ pub(super) fn first_hits_run<
     // The hits of the rays `first..first + hits.len()`, cast in the order of their origins
     // along a Morton curve over the set's box: consecutive rays then walk the same nodes and
     // walls while they are in cache.
-    let cast = |first: usize, hits: &mut [Option<FirstHit<W::Real>>], stack: &mut Vec<_>| {
+    let cast = |first: usize, hits: &mut [Option<FirstHit<W::Real>>], stacks: &mut [Vec<_>; 2]| {
         let codes: Vec<u32> = (first..first + hits.len())
             .map(|i| bvh.morton(rays.origin(i)))
             .collect();
-        for k in morton_order(&codes) {
+        let query = |k: u32| {
             let i = first + k as usize;
             let (o, d) = rays.at(i);
-            hits[k as usize] =
-                first_hit_of(bvh, o, d, radius.get(i).into(), range.get(i).into(), stack);
+            Query::new(o, d, radius.get(i).into(), range.get(i).into())
+        };
+        // Two rays at a time, a node of each in turn: each one's node load and slab test
+        // overlap the other's.
+        let order = morton_order(&codes);
+        let mut pairs = order.chunks_exact(2);
+        for pair in &mut pairs {
+            let (a, b) = (pair[0] as usize, pair[1] as usize);
+            [hits[a], hits[b]] = first_hits_of_two(bvh, [query(pair[0]), query(pair[1])], stacks);
+        }
+        if let [k] = *pairs.remainder() {
+            hits[k as usize] = first_hit_of(bvh, &query(k), &mut stacks[0]);
         }
     };
     out.resize(rays.len(), None);
@@ -438,11 +448,13 @@ pub(super) fn first_hits_run<
             .max(RAY_BLOCK);
         out.par_chunks_mut(run)
             .enumerate()
-            .for_each_init(Vec::new, |stack, (k, hits)| cast(k * run, hits, stack));
+            .for_each_init(<[Vec<_>; 2]>::default, |stacks, (k, hits)| {
+                cast(k * run, hits, stacks)
+            });
         return Ok(());
     }
     let _ = parallel;
-    cast(0, out, &mut Vec::new());
+    cast(0, out, &mut Default::default());
     Ok(())
 }
 
@@ -475,45 +487,111 @@ fn morton_order(codes: &[u32]) -> Vec<u32> {
     order
 }
 
-/// The first hit of the ray from `o` along `d`: the tree's nearest-first walk, each member
-/// it reaches decided by [`pair_hit`]; every member for a ray the slab test cannot take.
-fn first_hit_of<W: Member>(
-    bvh: &Bvh8<W>,
+/// A ray's query in `f64`: origin, direction, radius and range, and the origin's
+/// [`magnitude`], which every decision of the ray scales its tolerance by.
+struct Query {
     o: [f64; 3],
     d: [f64; 3],
     radius: f64,
     range: f64,
-    stack: &mut Vec<(u32, f32)>,
-) -> Option<FirstHit<W::Real>> {
-    if !(finite(&o) && finite(&d)) || bvh.is_empty() {
-        return None;
+    origin_scale: f64,
+}
+
+impl Query {
+    fn new(o: [f64; 3], d: [f64; 3], radius: f64, range: f64) -> Self {
+        let origin_scale = magnitude(&o);
+        Query {
+            o,
+            d,
+            radius,
+            range,
+            origin_scale,
+        }
     }
-    let mut best: Option<FirstHit<W::Real>> = None;
-    let origin_scale = magnitude(&o);
-    let mut decide = |k: usize| {
+
+    /// The ray's slab-test set-up ([`Bvh8::prepare`]), for a finite ray and a tree with
+    /// members; `None` when the ray cannot walk the tree.
+    fn walkable<W: Member>(&self, bvh: &Bvh8<W>) -> Option<RayPrep> {
+        if finite(&self.o) && finite(&self.d) && !bvh.is_empty() {
+            bvh.prepare(self.o, self.d, self.radius)
+        } else {
+            None
+        }
+    }
+
+    /// Member `k` (tree order) decided for this ray, the better hit kept in `best`.
+    fn decide<W: Member>(&self, bvh: &Bvh8<W>, k: usize, best: &mut Option<FirstHit<W::Real>>) {
         let (wall, id) = bvh.wall(k);
         // The tree's members are finite, and so are the ray and (checked) its radius and
         // range: the decision without [`pair_hit`]'s checks.
+        let Query {
+            o,
+            d,
+            radius,
+            range,
+            origin_scale,
+        } = *self;
         if let Some(mut hit) = decided_hit::<W>(o, d, radius, origin_scale, range, &wall.wide()) {
             hit.index = id;
-            best = better(best, hit);
+            *best = better(*best, hit);
         }
-        best
-    };
-    match bvh.prepare(o, d, radius) {
+    }
+}
+
+/// The first hit of the ray of `q`: the tree's nearest-first walk, each member it reaches
+/// decided by [`pair_hit`]; every member for a ray the slab test cannot take.
+fn first_hit_of<W: Member>(
+    bvh: &Bvh8<W>,
+    q: &Query,
+    stack: &mut Vec<(u32, f32)>,
+) -> Option<FirstHit<W::Real>> {
+    if !(finite(&q.o) && finite(&q.d)) || bvh.is_empty() {
+        return None;
+    }
+    let mut best: Option<FirstHit<W::Real>> = None;
+    match q.walkable(bvh) {
         Some(prep) => {
-            let start = prep.bound(range);
+            let start = prep.bound(q.range);
             bvh.cast(&prep, start, stack, |k| {
-                decide(k).map_or(start, |b| prep.bound(b.u.into()))
+                q.decide(bvh, k, &mut best);
+                best.map_or(start, |b| prep.bound(b.u.into()))
             });
         }
         None => {
             for k in 0..bvh.len() {
-                decide(k);
+                q.decide(bvh, k, &mut best);
             }
         }
     }
     best
+}
+
+/// The first hits of two rays ([`first_hit_of`] each), walked together when the slab test
+/// can take both.
+fn first_hits_of_two<W: Member>(
+    bvh: &Bvh8<W>,
+    [qa, qb]: [Query; 2],
+    [sa, sb]: &mut [Vec<(u32, f32)>; 2],
+) -> [Option<FirstHit<W::Real>>; 2] {
+    let (Some(pa), Some(pb)) = (qa.walkable(bvh), qb.walkable(bvh)) else {
+        return [first_hit_of(bvh, &qa, sa), first_hit_of(bvh, &qb, sa)];
+    };
+    let (start_a, start_b) = (pa.bound(qa.range), pb.bound(qb.range));
+    let (mut best_a, mut best_b) = (None, None);
+    bvh.cast2(
+        [&pa, &pb],
+        [start_a, start_b],
+        [sa, sb],
+        |k| {
+            qa.decide(bvh, k, &mut best_a);
+            best_a.map_or(start_a, |b| pa.bound(b.u.into()))
+        },
+        |k| {
+            qb.decide(bvh, k, &mut best_b);
+            best_b.map_or(start_b, |b| pb.bound(b.u.into()))
+        },
+    );
+    [best_a, best_b]
 }
 
 /// The first hit of the ray from `o` along `d` on one member: `None` unless the sphere of
