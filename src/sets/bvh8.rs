@@ -590,11 +590,11 @@ impl<W> Bvh8<W> {
         }
     }
 
-    /// One step of a walk: its top entry (`stack[..top]` holds the entered nodes, each with
-    /// its entry distance) taken and, when entered before `bound`, its node visited: the
-    /// entered walls decided by `visit`, which lowers `bound` after a better hit, then the
-    /// entered nodes pushed, every lane written in the node's order for the ray's octant
-    /// (the farthest first) and `top` moved past the entered ones only.
+    /// One step of a walk (`top` at least 1): its top entry (`stack[..top]` holds the
+    /// entered nodes, each with its entry distance) taken and, when entered before `bound`,
+    /// its node visited: the entered walls decided by `visit`, which lowers `bound` after a
+    /// better hit, then the entered nodes pushed, every lane written in the node's order
+    /// for the ray's octant (the farthest first) and `top` moved past the entered ones.
     #[inline(always)]
     fn step(
         &self,
