@@ -549,7 +549,7 @@ fn first_hit_of<W: Member>(
         return None;
     }
     let mut best: Option<FirstHit<W::Real>> = None;
-    match q.walkable(bvh) {
+    match bvh.prepare(q.o, q.d, q.radius) {
         Some(prep) => {
             let start = prep.bound(q.range);
             bvh.cast(&prep, start, stack, |k| {
