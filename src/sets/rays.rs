@@ -4,7 +4,7 @@
 //! [`SegmentIndex`](super::SegmentIndex) and [`SegmentIndex64`](super::SegmentIndex64)
 //! document the semantics; both run this one driver over their members' precision.
 
-use super::bvh8::{Bvh8, Member, RayPrep};
+use super::bvh8::{Bvh8, Member, RayPrep, Stack, Walks};
 use crate::batch::{Error, Record, Soa, SoaView, check_len, check_u32};
 use crate::segment::{Segment, Segment64};
 
@@ -413,7 +413,7 @@ pub(super) fn first_hits_run<
     // The hits of the rays `first..first + hits.len()`, cast in the order of their origins
     // along a Morton curve over the set's box: consecutive rays then walk the same nodes and
     // walls while they are in cache.
-    let cast = |first: usize, hits: &mut [Option<FirstHit<W::Real>>], stacks: &mut [Vec<_>; 2]| {
+    let cast = |first: usize, hits: &mut [Option<FirstHit<W::Real>>], stacks: &mut [Stack; WALKS]| {
         let codes: Vec<u32> = (first..first + hits.len())
             .map(|i| bvh.morton(rays.origin(i)))
             .collect();
@@ -422,17 +422,15 @@ pub(super) fn first_hits_run<
             let (o, d) = rays.at(i);
             Query::new(o, d, radius.get(i).into(), range.get(i).into())
         };
-        // Two rays at a time, a node of each in turn: each one's node load and slab test
-        // overlap the other's.
         let order = morton_order(&codes);
-        let mut pairs = order.chunks_exact(2);
-        for pair in &mut pairs {
-            let (a, b) = (pair[0] as usize, pair[1] as usize);
-            [hits[a], hits[b]] = first_hits_of_two(bvh, [query(pair[0]), query(pair[1])], stacks);
-        }
-        if let [k] = *pairs.remainder() {
-            hits[k as usize] = first_hit_of(bvh, &query(k), &mut stacks[0]);
-        }
+        let mut run = Run {
+            bvh,
+            order: order.iter(),
+            query,
+            hits,
+            slots: Default::default(),
+        };
+        bvh.cast_all(&mut run, stacks);
     };
     out.resize(rays.len(), None);
     #[cfg(feature = "rayon")]
@@ -448,7 +446,7 @@ pub(super) fn first_hits_run<
             .max(RAY_BLOCK);
         out.par_chunks_mut(run)
             .enumerate()
-            .for_each_init(<[Vec<_>; 2]>::default, |stacks, (k, hits)| {
+            .for_each_init(<[Stack; WALKS]>::default, |stacks, (k, hits)| {
                 cast(k * run, hits, stacks)
             });
         return Ok(());
@@ -489,6 +487,7 @@ fn morton_order(codes: &[u32]) -> Vec<u32> {
 
 /// A ray's query in `f64`: origin, direction, radius and range, and the origin's
 /// [`magnitude`], which every decision of the ray scales its tolerance by.
+#[derive(Clone, Copy, Default)]
 struct Query {
     o: [f64; 3],
     d: [f64; 3],
@@ -538,60 +537,83 @@ impl Query {
     }
 }
 
-/// The first hit of the ray of `q`: the tree's nearest-first walk, each member it reaches
-/// decided by [`pair_hit`]; every member for a ray the slab test cannot take.
-fn first_hit_of<W: Member>(
-    bvh: &Bvh8<W>,
-    q: &Query,
-    stack: &mut Vec<(u32, f32)>,
-) -> Option<FirstHit<W::Real>> {
-    if !(finite(&q.o) && finite(&q.d)) || bvh.is_empty() {
-        return None;
-    }
-    let mut best: Option<FirstHit<W::Real>> = None;
-    match bvh.prepare(q.o, q.d, q.radius) {
-        Some(prep) => {
-            let start = prep.bound(q.range);
-            bvh.cast(&prep, start, stack, |k| {
-                q.decide(bvh, k, &mut best);
-                best.map_or(start, |b| prep.bound(b.u.into()))
-            });
+/// Rays walked at once by [`Bvh8::cast_all`] (its most): four walks keep more node loads in
+/// flight than two, which still waited on memory.
+const WALKS: usize = 4;
+
+/// A ray's walk in progress: its position in the run, query, starting bound and best hit
+/// so far.
+struct Slot<R> {
+    ray: u32,
+    q: Query,
+    start: f32,
+    best: Option<FirstHit<R>>,
+}
+
+impl<R> Default for Slot<R> {
+    fn default() -> Self {
+        Slot {
+            ray: 0,
+            q: Query::default(),
+            start: 0.0,
+            best: None,
         }
-        None => {
-            for k in 0..bvh.len() {
-                q.decide(bvh, k, &mut best);
-            }
+    }
+}
+
+/// The first hits of a run of rays as [`Bvh8::cast_all`] walks them: the queue of rays (in
+/// the order of their origins), the walks in progress and the run's hits.
+struct Run<'b, W: Member, Q> {
+    bvh: &'b Bvh8<W>,
+    order: core::slice::Iter<'b, u32>,
+    /// Ray `k` of the run's query.
+    query: Q,
+    hits: &'b mut [Option<FirstHit<W::Real>>],
+    slots: [Slot<W::Real>; WALKS],
+}
+
+impl<W: Member, Q: Fn(u32) -> Query> Walks for Run<'_, W, Q> {
+    fn next(&mut self, slot: usize) -> Option<(RayPrep, f32)> {
+        for &ray in self.order.by_ref() {
+            let q = (self.query)(ray);
+            let Some(prep) = q.walkable(self.bvh) else {
+                self.hits[ray as usize] = unwalked(self.bvh, &q);
+                continue;
+            };
+            let start = prep.bound(q.range);
+            self.slots[slot] = Slot {
+                ray,
+                q,
+                start,
+                best: None,
+            };
+            return Some((prep, start));
+        }
+        None
+    }
+
+    fn visit(&mut self, slot: usize, prep: &RayPrep, k: usize) -> f32 {
+        let s = &mut self.slots[slot];
+        s.q.decide(self.bvh, k, &mut s.best);
+        s.best.map_or(s.start, |b| prep.bound(b.u.into()))
+    }
+
+    fn done(&mut self, slot: usize) {
+        let s = &self.slots[slot];
+        self.hits[s.ray as usize] = s.best;
+    }
+}
+
+/// The first hit of a ray the tree cannot walk ([`Query::walkable`]): none for a ray that
+/// is not finite, else the best of every member.
+fn unwalked<W: Member>(bvh: &Bvh8<W>, q: &Query) -> Option<FirstHit<W::Real>> {
+    let mut best = None;
+    if finite(&q.o) && finite(&q.d) {
+        for k in 0..bvh.len() {
+            q.decide(bvh, k, &mut best);
         }
     }
     best
-}
-
-/// The first hits of two rays ([`first_hit_of`] each), walked together when the slab test
-/// can take both.
-fn first_hits_of_two<W: Member>(
-    bvh: &Bvh8<W>,
-    [qa, qb]: [Query; 2],
-    [sa, sb]: &mut [Vec<(u32, f32)>; 2],
-) -> [Option<FirstHit<W::Real>>; 2] {
-    let (Some(pa), Some(pb)) = (qa.walkable(bvh), qb.walkable(bvh)) else {
-        return [first_hit_of(bvh, &qa, sa), first_hit_of(bvh, &qb, sa)];
-    };
-    let (start_a, start_b) = (pa.bound(qa.range), pb.bound(qb.range));
-    let (mut best_a, mut best_b) = (None, None);
-    bvh.cast2(
-        [&pa, &pb],
-        [start_a, start_b],
-        [sa, sb],
-        |k| {
-            qa.decide(bvh, k, &mut best_a);
-            best_a.map_or(start_a, |b| pa.bound(b.u.into()))
-        },
-        |k| {
-            qb.decide(bvh, k, &mut best_b);
-            best_b.map_or(start_b, |b| pb.bound(b.u.into()))
-        },
-    );
-    [best_a, best_b]
 }
 
 /// The first hit of the ray from `o` along `d` on one member: `None` unless the sphere of
