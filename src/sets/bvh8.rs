@@ -220,9 +220,10 @@ fn up(x: f64) -> f32 {
     // `+ 0.0` turns -0 into +0, whose successor is the bits plus one.
     let y = (x as f32) + 0.0;
     let bits = y.to_bits() as i32;
-    // The successor of a positive float is its bits plus one, of a negative one minus one.
-    let next = f32::from_bits(bits.wrapping_add((bits >> 31) | 1) as u32);
-    [y, next][usize::from(f64::from(y) < x)]
+    // The successor of a positive float is its bits plus one, of a negative one minus one;
+    // taken by a product with 0 or 1, which compiles to no branch (a select did).
+    let step = ((bits >> 31) | 1) * i32::from(f64::from(y) < x);
+    f32::from_bits(bits.wrapping_add(step) as u32)
 }
 
 /// The greatest `f32` at or below `x` (see [`up`]).
@@ -445,15 +446,21 @@ impl<W: Member> Bvh8<W> {
     /// The slab-test set-up of the ray from `o` along `d` grown by `radius`, or `None` when
     /// a direction component is too small for the test, the grown origin leaves f32's range
     /// or the tree has no boxes (the caller decides such a ray against every member). `o`
-    /// and `d` are finite.
-    pub(crate) fn prepare(&self, o: [f64; 3], d: [f64; 3], radius: f64) -> Option<RayPrep> {
+    /// and `d` are finite; `origin_scale` is the largest coordinate magnitude of `o`.
+    pub(crate) fn prepare(
+        &self,
+        o: [f64; 3],
+        d: [f64; 3],
+        radius: f64,
+        origin_scale: f64,
+    ) -> Option<RayPrep> {
         if self.nodes.is_empty() {
             return None;
         }
         let len = d.iter().map(|x| x * x).sum::<f64>().sqrt();
         // The contact radius of any pair is at most `max(radius, TOLERANCE·s)` (see
         // `contact_radius`), `s` also bounding the centre's magnitude.
-        let s = o.iter().fold(self.scale, |m, x| m.max(x.abs()));
+        let s = self.scale.max(origin_scale);
         let g = radius.max(W::TOLERANCE * s);
         let g = g + SHIFT_ROUNDING * (g + 2.0 * s);
         let o: [f64; 3] = core::array::from_fn(|c| o[c] - self.centre[c]);

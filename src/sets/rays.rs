@@ -512,7 +512,7 @@ impl Query {
     /// members; `None` when the ray cannot walk the tree.
     fn walkable<W: Member>(&self, bvh: &Bvh8<W>) -> Option<RayPrep> {
         if finite(&self.o) && finite(&self.d) && !bvh.is_empty() {
-            bvh.prepare(self.o, self.d, self.radius)
+            bvh.prepare(self.o, self.d, self.radius, self.origin_scale)
         } else {
             None
         }
