@@ -1003,6 +1003,30 @@ fn slab8_flat(node: &Node, prep: &RayPrep, bound: f32) -> (u32, f32x8) {
     (hit.to_bitmask(), near)
 }
 
+#[cfg(test)]
+mod rounding {
+    use super::{down, up};
+    use segbatch_testkit::Rng;
+
+    /// `up` is the least `f32` at or above `x` and `down` the greatest at or below, for
+    /// values of every sign and scale, exact `f32` values, their neighbours and zeros.
+    #[test]
+    fn up_and_down_are_the_nearest_f32_outward() {
+        let mut rng = Rng::new(5);
+        let mut xs = vec![0.0, -0.0, 1.0, -1.0, 1e-45, -1e-45, 3e38, -3e38];
+        for _ in 0..20_000 {
+            let x = rng.sym() * 10f64.powi((rng.next_u64() % 78) as i32 - 45);
+            let f = x as f32;
+            xs.extend([x, f64::from(f), f64::from(f.next_up()), f64::from(f.next_down())]);
+        }
+        for x in xs {
+            let (u, d) = (up(x), down(x));
+            assert!(f64::from(u) >= x && f64::from(u.next_down()) < x, "up({x:e}) = {u:e}");
+            assert!(f64::from(d) <= x && f64::from(d.next_up()) > x, "down({x:e}) = {d:e}");
+        }
+    }
+}
+
 // The tree built on all cores against the one built on one: only with rayon.
 #[cfg(all(test, feature = "rayon"))]
 mod tests {
