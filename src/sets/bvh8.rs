@@ -587,9 +587,11 @@ impl<W> Bvh8<W> {
     /// waits on a node's load and slab test before it knows its next node, and the others'
     /// steps fill that wait. A slot whose walk ends takes the next ray at once, so `N`
     /// walks stay in flight until the queue is empty. Each walk visits, nearest box first,
-    /// every member whose box its grown ray enters before its bound. The tree has nodes.
+    /// every member whose box its grown ray enters before its bound. Without nodes no ray can
+    /// walk ([`Walks::next`] decides such rays itself).
     pub(crate) fn cast_all<const N: usize>(&self, walks: &mut impl Walks, stacks: &mut [Stack; N]) {
-        debug_assert!(!self.nodes.is_empty() && (1..=4).contains(&N));
+        // The steps below are written out for four slots.
+        const { assert!(N >= 1 && N <= 4) };
         let mut preps = [RayPrep::default(); N];
         let mut bounds = [0.0f32; N];
         let mut tops = [0usize; N];
