@@ -682,7 +682,11 @@ impl<W> Bvh8<W> {
 /// how many there are: a permutation of the lanes into that order, then one that packs the
 /// entered ones (their positions spread to bytes by `pdep` and gathered by `pext`), and
 /// two stores of eight lanes, without a branch on which lanes were entered.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "bmi2"))]
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    target_feature = "bmi2"
+))]
 #[inline(always)]
 fn push(
     (nodes, near_slots): (&mut [u32], &mut [f32]),
@@ -692,10 +696,9 @@ fn push(
     nears: f32x8,
 ) -> usize {
     use safe_arch::{
-        cast_to_m256_from_m256i, convert_to_i16_m256i_from_lower8_u8_m128i, m256i,
-        move_mask_m256, population_deposit_u64, population_extract_u64, set_i64_m128i_s,
-        set_splat_i32_m256i, shl_imm_u32_m256i, shr_each_u32_m256i, shuffle_av_f32_all_m256,
-        shuffle_av_i32_all_m256i,
+        cast_to_m256_from_m256i, convert_to_i16_m256i_from_lower8_u8_m128i, m256i, move_mask_m256,
+        population_deposit_u64, population_extract_u64, set_i64_m128i_s, set_splat_i32_m256i,
+        shl_imm_u32_m256i, shr_each_u32_m256i, shuffle_av_f32_all_m256, shuffle_av_i32_all_m256i,
     };
     let [b0, b1, b2] = node.order[octant];
     let order = set_splat_i32_m256i(i32::from_le_bytes([b0, b1, b2, 0]));
@@ -724,7 +727,11 @@ fn push(
 
 /// [`push`] without AVX2 and BMI2: every lane written in the order, each at the first slot
 /// past the entered ones written before it.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "bmi2")))]
+#[cfg(not(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    target_feature = "bmi2"
+)))]
 #[inline(always)]
 fn push(
     (nodes, near_slots): (&mut [u32], &mut [f32]),
@@ -1019,12 +1026,23 @@ mod rounding {
         for _ in 0..20_000 {
             let x = rng.sym() * 10f64.powi((rng.next_u64() % 78) as i32 - 45);
             let f = x as f32;
-            xs.extend([x, f64::from(f), f64::from(f.next_up()), f64::from(f.next_down())]);
+            xs.extend([
+                x,
+                f64::from(f),
+                f64::from(f.next_up()),
+                f64::from(f.next_down()),
+            ]);
         }
         for x in xs {
             let (u, d) = (up(x), down(x));
-            assert!(f64::from(u) >= x && f64::from(u.next_down()) < x, "up({x:e}) = {u:e}");
-            assert!(f64::from(d) <= x && f64::from(d.next_up()) > x, "down({x:e}) = {d:e}");
+            assert!(
+                f64::from(u) >= x && f64::from(u.next_down()) < x,
+                "up({x:e}) = {u:e}"
+            );
+            assert!(
+                f64::from(d) <= x && f64::from(d.next_up()) > x,
+                "down({x:e}) = {d:e}"
+            );
         }
     }
 }

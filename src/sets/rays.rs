@@ -413,25 +413,26 @@ pub(super) fn first_hits_run<
     // The hits of the rays `first..first + hits.len()`, cast in the order of their origins
     // along a Morton curve over the set's box: consecutive rays then walk the same nodes and
     // walls while they are in cache.
-    let cast = |first: usize, hits: &mut [Option<FirstHit<W::Real>>], stacks: &mut [Stack; WALKS]| {
-        let codes: Vec<u32> = (first..first + hits.len())
-            .map(|i| bvh.morton(rays.origin(i)))
-            .collect();
-        let query = |k: u32| {
-            let i = first + k as usize;
-            let (o, d) = rays.at(i);
-            Query::new(o, d, radius.get(i).into(), range.get(i).into())
+    let cast =
+        |first: usize, hits: &mut [Option<FirstHit<W::Real>>], stacks: &mut [Stack; WALKS]| {
+            let codes: Vec<u32> = (first..first + hits.len())
+                .map(|i| bvh.morton(rays.origin(i)))
+                .collect();
+            let query = |k: u32| {
+                let i = first + k as usize;
+                let (o, d) = rays.at(i);
+                Query::new(o, d, radius.get(i).into(), range.get(i).into())
+            };
+            let order = morton_order(&codes);
+            let mut run = Run {
+                bvh,
+                order: order.iter(),
+                query,
+                hits,
+                slots: Default::default(),
+            };
+            bvh.cast_all(&mut run, stacks);
         };
-        let order = morton_order(&codes);
-        let mut run = Run {
-            bvh,
-            order: order.iter(),
-            query,
-            hits,
-            slots: Default::default(),
-        };
-        bvh.cast_all(&mut run, stacks);
-    };
     out.resize(rays.len(), None);
     #[cfg(feature = "rayon")]
     if parallel {
