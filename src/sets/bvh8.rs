@@ -554,6 +554,7 @@ pub(crate) struct Stack {
 
 impl Stack {
     /// The stack holding the root alone, with room for a node's eight pushes above it.
+    #[inline(always)]
     fn start(&mut self) {
         self.room(1);
         (self.nodes[0], self.nears[0]) = (0, 0.0);
@@ -700,7 +701,7 @@ fn push(
         population_deposit_u64, population_extract_u64, set_i64_m128i_s, set_splat_i32_m256i,
         shl_imm_u32_m256i, shr_each_u32_m256i, shuffle_av_f32_all_m256, shuffle_av_i32_all_m256i,
     };
-    let [b0, b1, b2] = node.order[octant];
+    let [b0, b1, b2] = node.order[octant & 7];
     let order = set_splat_i32_m256i(i32::from_le_bytes([b0, b1, b2, 0]));
     // Position k of the push order holds lane `lanes[k]`.
     let lanes = shr_each_u32_m256i(order, m256i::from([0u32, 3, 6, 9, 12, 15, 18, 21]))
@@ -741,7 +742,7 @@ fn push(
     nears: f32x8,
 ) -> usize {
     let nears = nears.to_array();
-    let [b0, b1, b2] = node.order[octant];
+    let [b0, b1, b2] = node.order[octant & 7];
     let mut order = u32::from_le_bytes([b0, b1, b2, 0]);
     let mut count = 0;
     for _ in 0..8 {
