@@ -680,14 +680,11 @@ impl<W> Bvh8<W> {
 
 /// Writes the lanes of `entered` (child nodes of `node` the ray enters, `nears` their entry
 /// distances) into the eight slots `into`, in the node's order for `octant`, and returns
-/// how many there are: a permutation of the lanes into that order, then one that packs the
-/// entered ones (their positions spread to bytes by `pdep` and gathered by `pext`), and
-/// two stores of eight lanes, without a branch on which lanes were entered.
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "avx2",
-    target_feature = "bmi2"
-))]
+/// how many there are, without a branch on which lanes were entered. With AVX2 and BMI2: a
+/// permutation of the lanes into that order, then one that packs the entered ones (their
+/// positions spread to bytes by `pdep` and gathered by `pext`), and two stores of eight
+/// lanes. Without: every lane written in the order, each at the first slot past the
+/// entered ones written before it.
 #[inline(always)]
 fn push(
     (nodes, near_slots): (&mut [u32], &mut [f32]),
@@ -696,63 +693,62 @@ fn push(
     entered: u32,
     nears: f32x8,
 ) -> usize {
-    use safe_arch::{
-        cast_to_m256_from_m256i, convert_to_i16_m256i_from_lower8_u8_m128i, m256i, move_mask_m256,
-        population_deposit_u64, population_extract_u64, set_i64_m128i_s, set_splat_i32_m256i,
-        shl_imm_u32_m256i, shr_each_u32_m256i, shuffle_av_f32_all_m256, shuffle_av_i32_all_m256i,
-    };
     let [b0, b1, b2] = node.order[octant & 7];
-    let order = set_splat_i32_m256i(i32::from_le_bytes([b0, b1, b2, 0]));
-    // Position k of the push order holds lane `lanes[k]`.
-    let lanes = shr_each_u32_m256i(order, m256i::from([0u32, 3, 6, 9, 12, 15, 18, 21]))
-        & set_splat_i32_m256i(7);
-    // Bit k: the lane at position k is entered.
-    let bit = shl_imm_u32_m256i::<31>(shr_each_u32_m256i(
-        set_splat_i32_m256i(entered as i32),
-        lanes,
-    ));
-    let pushed = move_mask_m256(cast_to_m256_from_m256i(bit)) as u64;
-    // The entered positions packed to the low bytes, in order.
-    let spread = population_deposit_u64(pushed, 0x0101_0101_0101_0101) * 0xff;
-    let packed = population_extract_u64(0x0706_0504_0302_0100, spread);
-    let pick = shuffle_av_i32_all_m256i(
-        lanes,
-        convert_to_i16_m256i_from_lower8_u8_m128i(set_i64_m128i_s(packed as i64)),
-    );
-    let children = shuffle_av_i32_all_m256i(m256i::from(node.child), pick);
-    let near = shuffle_av_f32_all_m256(bytemuck::cast(nears), pick);
-    nodes.copy_from_slice(&<[u32; 8]>::from(children));
-    near_slots.copy_from_slice(&<[f32; 8]>::from(near));
-    pushed.count_ones() as usize
-}
-
-/// [`push`] without AVX2 and BMI2: every lane written in the order, each at the first slot
-/// past the entered ones written before it.
-#[cfg(not(all(
-    target_arch = "x86_64",
-    target_feature = "avx2",
-    target_feature = "bmi2"
-)))]
-#[inline(always)]
-fn push(
-    (nodes, near_slots): (&mut [u32], &mut [f32]),
-    node: &Node,
-    octant: usize,
-    entered: u32,
-    nears: f32x8,
-) -> usize {
-    let nears = nears.to_array();
-    let [b0, b1, b2] = node.order[octant & 7];
-    let mut order = u32::from_le_bytes([b0, b1, b2, 0]);
-    let mut count = 0;
-    for _ in 0..8 {
-        let lane = (order & 7) as usize;
-        order >>= 3;
-        nodes[count & 7] = node.child[lane];
-        near_slots[count & 7] = nears[lane];
-        count += ((entered >> lane) & 1) as usize;
+    let order = u32::from_le_bytes([b0, b1, b2, 0]);
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "avx2",
+        target_feature = "bmi2"
+    ))]
+    {
+        use safe_arch::{
+            cast_to_m256_from_m256i, convert_to_i16_m256i_from_lower8_u8_m128i, m256i,
+            move_mask_m256, population_deposit_u64, population_extract_u64, set_i64_m128i_s,
+            set_splat_i32_m256i, shl_imm_u32_m256i, shr_each_u32_m256i, shuffle_av_f32_all_m256,
+            shuffle_av_i32_all_m256i,
+        };
+        // Position k of the push order holds lane `lanes[k]`.
+        let lanes = shr_each_u32_m256i(
+            set_splat_i32_m256i(order as i32),
+            m256i::from([0u32, 3, 6, 9, 12, 15, 18, 21]),
+        ) & set_splat_i32_m256i(7);
+        // Bit k: the lane at position k is entered.
+        let bit = shl_imm_u32_m256i::<31>(shr_each_u32_m256i(
+            set_splat_i32_m256i(entered as i32),
+            lanes,
+        ));
+        let pushed = move_mask_m256(cast_to_m256_from_m256i(bit)) as u64;
+        // The entered positions packed to the low bytes, in order.
+        let spread = population_deposit_u64(pushed, 0x0101_0101_0101_0101) * 0xff;
+        let packed = population_extract_u64(0x0706_0504_0302_0100, spread);
+        let pick = shuffle_av_i32_all_m256i(
+            lanes,
+            convert_to_i16_m256i_from_lower8_u8_m128i(set_i64_m128i_s(packed as i64)),
+        );
+        let children = shuffle_av_i32_all_m256i(m256i::from(node.child), pick);
+        let near = shuffle_av_f32_all_m256(bytemuck::cast(nears), pick);
+        nodes.copy_from_slice(&<[u32; 8]>::from(children));
+        near_slots.copy_from_slice(&<[f32; 8]>::from(near));
+        pushed.count_ones() as usize
     }
-    count
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "avx2",
+        target_feature = "bmi2"
+    )))]
+    {
+        let nears = nears.to_array();
+        let mut order = order;
+        let mut count = 0;
+        for _ in 0..8 {
+            let lane = (order & 7) as usize;
+            order >>= 3;
+            nodes[count & 7] = node.child[lane];
+            near_slots[count & 7] = nears[lane];
+            count += ((entered >> lane) & 1) as usize;
+        }
+        count
+    }
 }
 
 impl<W> Bvh8<W> {
