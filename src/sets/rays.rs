@@ -539,8 +539,8 @@ impl Query {
 }
 
 /// Rays walked at once by [`Bvh8::cast_all`] (its most): four walks keep more node loads in
-/// flight than two, which still waited on memory (0.92x the time of two with the packed
-/// push; three measured the same as four).
+/// flight than two, which still waited on memory (with the packed push, 0.92x the time of
+/// two with the loop push; three measured the same as four).
 const WALKS: usize = 4;
 
 /// A ray's walk in progress: its position in the run, query, starting bound and best hit
