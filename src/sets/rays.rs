@@ -440,7 +440,8 @@ pub(super) fn first_hits_run<
         // One pass on all cores: each task orders, walks and writes back its own run of
         // rays (a quarter of a thread's share), so nothing runs on one thread between parts
         // and no second list in ray order is needed. One order over all the rays, walked
-        // on all cores and written back on one, took as long on two threads.
+        // on all cores and written back on one, took as long on two threads; gathered back
+        // on all cores, 1.08x as long.
         let run = rays
             .len()
             .div_ceil(4 * rayon::current_num_threads())
