@@ -45,7 +45,12 @@
 //! dirty a frame, so the grid work follows what moved; a frame of teleports costs one
 //! build.
 
+use wide::f32x8;
+
 use crate::batch::Segments;
+
+/// Objects whose tight boxes are computed at once.
+const LANES: usize = 8;
 
 /// Dirty objects a task when their pairs are found on all cores.
 #[cfg(feature = "rayon")]
@@ -96,8 +101,9 @@ impl Aabb {
         (0..3).fold(0.0f32, |m, k| m.max(self.hi[k] - self.lo[k]))
     }
 
-    /// The tight box of the capsule `(p0, p1, r)`, finite coordinates.
-    #[inline]
+    /// The tight box of the capsule `(p0, p1, r)`, finite coordinates: the statement of
+    /// what [`tight_boxes`] computes eight lanes at once.
+    #[cfg(test)]
     fn capsule(p0: [f32; 3], p1: [f32; 3], r: f32) -> Aabb {
         let extent = (0..3).fold(0.0f32, |m, k| m.max((p1[k] - p0[k]).abs()));
         let pad = r * RADIUS_REL + EXTENT_REL * extent + FLOOR;
@@ -173,6 +179,8 @@ pub(crate) struct Broad {
     place: Vec<Place>,
     dirty: Vec<bool>,
     dirty_list: Vec<u32>,
+    /// Per chunk of [`LANES`] objects, those live with finite ends (a bit each).
+    ok: Vec<u8>,
     grid: Geometry,
     /// `start[c] .. start[c + 1]`: the entries of cell `c`.
     start: Vec<u32>,
@@ -206,19 +214,16 @@ impl Broad {
         if self.grid.inv > 0.0 && self.big.len().max(self.outside) > 32 + n / 16 {
             self.reset();
         }
-        let [x0, y0, z0, x1, y1, z1] = segs.columns();
-        let ends = |i: usize| ([x0[i], y0[i], z0[i]], [x1[i], y1[i], z1[i]]);
-        let finite = |(p0, p1): &([f32; 3], [f32; 3])| p0.iter().chain(p1).all(|x| x.is_finite());
-        // Every live object's tight box (on all cores when `parallel`), then the marking.
-        let tight_box = |i: usize, tight: &mut Aabb| {
-            let (p0, p1) = ends(i);
-            if live[i] && finite(&(p0, p1)) {
-                *tight = Aabb::capsule(p0, p1, radii[i]);
-            }
-        };
-        each_box(&mut self.tight, parallel, tight_box);
+        // Every object's tight box, eight at a time (on all cores when `parallel`), written
+        // for the live objects with finite ends, which `ok` marks (a bit each); then the
+        // marking.
+        let columns = segs.columns();
+        self.ok.resize(n.div_ceil(LANES), 0);
+        each_chunk(&mut self.tight, &mut self.ok, parallel, |chunk, boxes| {
+            tight_boxes(chunk * LANES, boxes, &columns, radii, live)
+        });
         for (i, &alive) in live.iter().enumerate() {
-            if !alive || !finite(&ends(i)) {
+            if self.ok[i / LANES] >> (i % LANES) & 1 == 0 {
                 if alive {
                     non_finite.push(i as u32);
                 }
@@ -472,22 +477,71 @@ impl Broad {
     }
 }
 
-/// `f(i, &mut boxes[i])` for every box, on all cores when `parallel`.
-fn each_box(boxes: &mut [Aabb], parallel: bool, f: impl Fn(usize, &mut Aabb) + Sync) {
+/// `ok[k] = f(k, boxes of chunk k)` for every chunk of [`LANES`] boxes (the last may be
+/// shorter), on all cores when `parallel`.
+fn each_chunk(
+    boxes: &mut [Aabb],
+    ok: &mut [u8],
+    parallel: bool,
+    f: impl Fn(usize, &mut [Aabb]) -> u8 + Sync,
+) {
     #[cfg(feature = "rayon")]
     if parallel {
         use rayon::prelude::*;
         boxes
-            .par_iter_mut()
+            .par_chunks_mut(LANES)
+            .zip(ok.par_iter_mut())
             .enumerate()
-            .with_min_len(4096)
-            .for_each(|(i, b)| f(i, b));
+            .with_min_len(512)
+            .for_each(|(k, (chunk, bits))| *bits = f(k, chunk));
         return;
     }
     let _ = parallel;
-    for (i, b) in boxes.iter_mut().enumerate() {
-        f(i, b);
+    for (k, (chunk, bits)) in boxes.chunks_mut(LANES).zip(ok.iter_mut()).enumerate() {
+        *bits = f(k, chunk);
     }
+}
+
+/// The tight boxes ([`Aabb::capsule`]) of the objects `first..first + boxes.len()` (at
+/// most [`LANES`]) into `boxes`, computed eight lanes at once, written only for the live
+/// objects with finite ends; those are the bits of the result.
+#[inline]
+fn tight_boxes(
+    first: usize,
+    boxes: &mut [Aabb],
+    columns: &[&[f32]; 6],
+    radii: &[f32],
+    live: &[bool],
+) -> u8 {
+    let n = boxes.len();
+    let load = |col: &[f32]| {
+        let mut lanes = [0.0f32; LANES];
+        lanes[..n].copy_from_slice(&col[first..first + n]);
+        f32x8::from(lanes)
+    };
+    let [x0, y0, z0, x1, y1, z1] = columns.map(load);
+    let (p0, p1) = ([x0, y0, z0], [x1, y1, z1]);
+    let infinity = f32x8::splat(f32::INFINITY);
+    let finite = (0..3).fold(0xff, |m, k| {
+        m & (p0[k].abs().simd_lt(infinity) & p1[k].abs().simd_lt(infinity)).to_bitmask()
+    });
+    let extent = (0..3).fold(f32x8::splat(0.0), |m, k| m.max((p1[k] - p0[k]).abs()));
+    let pad = load(radii) * f32x8::splat(RADIUS_REL)
+        + f32x8::splat(EXTENT_REL) * extent
+        + f32x8::splat(FLOOR);
+    let lo: [[f32; LANES]; 3] = core::array::from_fn(|k| (p0[k].min(p1[k]) - pad).to_array());
+    let hi: [[f32; LANES]; 3] = core::array::from_fn(|k| (p0[k].max(p1[k]) + pad).to_array());
+    let mut ok = 0u8;
+    for (lane, b) in boxes.iter_mut().enumerate() {
+        if live[first + lane] && finite >> lane & 1 == 1 {
+            *b = Aabb {
+                lo: [lo[0][lane], lo[1][lane], lo[2][lane]],
+                hi: [hi[0][lane], hi[1][lane], hi[2][lane]],
+            };
+            ok |= 1 << lane;
+        }
+    }
+    ok
 }
 
 /// The sorted union of two sorted, disjoint lists.
@@ -505,4 +559,62 @@ fn merge(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
     }
     out.extend_from_slice(&a[x..]);
     out.extend_from_slice(&b[y..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Aabb, LANES, tight_boxes};
+    use segbatch_testkit::Rng;
+
+    /// The eight-lane tight boxes are [`Aabb::capsule`]'s, bit for bit, at every scale and
+    /// in a short last chunk; the lanes of dead or non-finite objects are left as they were
+    /// and their bits clear.
+    #[test]
+    fn tight_boxes_are_the_scalar_boxes() {
+        let mut rng = Rng::new(11);
+        for round in 0..200 {
+            let n = 1 + round % LANES;
+            let scale = rng.pow10(-30, 30) as f32;
+            let mut columns: [Vec<f32>; 6] = Default::default();
+            for col in &mut columns {
+                col.extend((0..n).map(|_| rng.sym() as f32 * scale));
+            }
+            let radii: Vec<f32> = (0..n).map(|_| rng.range_f32(0.0, 2.0) * scale).collect();
+            let live: Vec<bool> = (0..n).map(|_| !rng.chance(0.1)).collect();
+            if rng.chance(0.3) {
+                let at = rng.below(n as u64) as usize;
+                columns[rng.below(6) as usize][at] =
+                    [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][rng.below(3) as usize];
+            }
+            let keep = Aabb {
+                lo: [7.0; 3],
+                hi: [-7.0; 3],
+            };
+            let mut boxes = vec![keep; n];
+            let cols: [&[f32]; 6] = core::array::from_fn(|c| &columns[c][..]);
+            let ok = tight_boxes(0, &mut boxes, &cols, &radii, &live);
+            for (i, b) in boxes.iter().enumerate() {
+                let p0 = [columns[0][i], columns[1][i], columns[2][i]];
+                let p1 = [columns[3][i], columns[4][i], columns[5][i]];
+                let finite = p0.iter().chain(&p1).all(|x| x.is_finite());
+                assert_eq!(
+                    ok >> i & 1 == 1,
+                    live[i] && finite,
+                    "round {round}, lane {i}"
+                );
+                let want = if live[i] && finite {
+                    Aabb::capsule(p0, p1, radii[i])
+                } else {
+                    keep
+                };
+                let bits = |a: &Aabb| {
+                    a.lo.iter()
+                        .chain(&a.hi)
+                        .map(|x| x.to_bits())
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(bits(b), bits(&want), "round {round}, lane {i}");
+            }
+        }
+    }
 }
