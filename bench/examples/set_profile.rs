@@ -19,12 +19,17 @@
 //!                       walk the same each time and in cache, for what a ray costs
 //!                       without waiting on memory and mispredicted branches)
 //!         prays        (the rays of `rays` through par_first_hits_into, on all cores)
+//!         frames       (Capsules::frame_into with contacts on the moving scene of
+//!                       `segbatch bench --scenes`, n capsules, reps frames (at most 60)
+//!                       after the untimed frame 0; n = 50000 is the bench's)
 //! valgrind --tool=callgrind --branch-sim=yes target/release/examples/set_profile each1 100000 1
 //! ```
 //!
 //! Instructions a sight ray = (count with `rays 10000 4` - count with `rays 10000 1`) / (3 ·
-//! 20000): the index's build and the first cast are in both.
+//! 20000): the index's build and the first cast are in both. Instructions an object a
+//! frame = (count with `frames 50000 20` - count with `frames 50000 0`) / (20 · 50000).
 use segbatch::pairs::{Radii, capsules_touch_indexed};
+use segbatch::scenes::{Capsules, Frame, Report};
 use segbatch::sets::{
     SharedEndpoints, for_each_self_pair_within, par_for_each_self_pair_within,
     par_self_pairs_within, self_pairs_within,
@@ -32,6 +37,12 @@ use segbatch::sets::{
 use segbatch::{Options, SegmentIndex, Segments};
 use segbatch_testkit::sets::{candidate_pairs, hair, rays, walls};
 use std::time::Instant;
+
+// The moving scene of `segbatch bench --scenes`: the CLI's own `cli/src/scene_peers.rs`,
+// included (the CLI is a binary crate); only its scene is used here.
+#[path = "../../cli/src/scene_peers.rs"]
+#[allow(dead_code)]
+mod scene_peers;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -42,6 +53,10 @@ fn main() {
     };
     let n = number(1_000_000);
     let reps = number(3);
+    if mode == "frames" {
+        frames(n, reps);
+        return;
+    }
     let set: Segments = hair(n, 1.0, [0.0; 3], 1).iter().copied().collect();
     let keep = SharedEndpoints::Keep;
     let candidates = if mode == "touch" {
@@ -101,5 +116,29 @@ fn main() {
         };
         let seconds = start.elapsed().as_secs_f64();
         println!("{mode} {n}: {hits} hits in {:.3} ms", seconds * 1e3);
+    }
+}
+
+/// `reps` frames (at most the bench's 60) of `n` moving capsules, each timed: the frame's
+/// new end points (`set_all`) and `frame_into` with contacts. The scene's 60 frames are
+/// made whatever `reps`, so that counts with different `reps` differ by the frames alone.
+fn frames(n: usize, reps: usize) {
+    let scene = scene_peers::scene(n, 61, 1);
+    let mut capsules = Capsules::new();
+    for (s, &r) in scene.frames[0].iter().zip(&scene.radii) {
+        capsules.insert(*s, r).expect("valid radii");
+    }
+    let mut frame = Frame::new();
+    capsules.frame_into(Report::CONTACTS, &mut frame);
+    for ends in scene.frames[1..].iter().take(reps) {
+        let start = Instant::now();
+        capsules.set_all(ends).expect("one segment an id");
+        capsules.frame_into(Report::CONTACTS, &mut frame);
+        let seconds = start.elapsed().as_secs_f64();
+        println!(
+            "frames {n}: {} pairs in {:.3} ms",
+            frame.pairs().len(),
+            seconds * 1e3
+        );
     }
 }
