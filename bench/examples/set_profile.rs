@@ -22,6 +22,7 @@
 //!         frames       (Capsules::frame_into with contacts on the moving scene of
 //!                       `segbatch bench --scenes`, n capsules, reps frames (at most 60)
 //!                       after the untimed frame 0; n = 50000 is the bench's)
+//!         pframes      (the frames of `frames` through par_frame_into, on all cores)
 //! valgrind --tool=callgrind --branch-sim=yes target/release/examples/set_profile each1 100000 1
 //! ```
 //!
@@ -53,8 +54,8 @@ fn main() {
     };
     let n = number(1_000_000);
     let reps = number(3);
-    if mode == "frames" {
-        frames(n, reps);
+    if mode == "frames" || mode == "pframes" {
+        frames(n, reps, mode == "pframes");
         return;
     }
     let set: Segments = hair(n, 1.0, [0.0; 3], 1).iter().copied().collect();
@@ -111,7 +112,9 @@ fn main() {
                 first.iter().flatten().count()
             }
             other => {
-                panic!("unknown mode {other}: par, seq, each, each1, touch, rays, rays1 or prays")
+                panic!(
+                    "unknown mode {other}: par, seq, each, each1, touch, rays, rays1, prays, frames or pframes"
+                )
             }
         };
         let seconds = start.elapsed().as_secs_f64();
@@ -120,9 +123,10 @@ fn main() {
 }
 
 /// `reps` frames (at most the bench's 60) of `n` moving capsules, each timed: the frame's
-/// new end points (`set_all`) and `frame_into` with contacts. The scene's 60 frames are
-/// made whatever `reps`, so that counts with different `reps` differ by the frames alone.
-fn frames(n: usize, reps: usize) {
+/// new end points (`set_all`) and `frame_into` with contacts (`par_frame_into` when
+/// `parallel`). The scene's 60 frames are made whatever `reps`, so that counts with
+/// different `reps` differ by the frames alone.
+fn frames(n: usize, reps: usize, parallel: bool) {
     let scene = scene_peers::scene(n, 61, 1);
     let mut capsules = Capsules::new();
     for (s, &r) in scene.frames[0].iter().zip(&scene.radii) {
@@ -133,7 +137,11 @@ fn frames(n: usize, reps: usize) {
     for ends in scene.frames[1..].iter().take(reps) {
         let start = Instant::now();
         capsules.set_all(ends).expect("one segment an id");
-        capsules.frame_into(Report::CONTACTS, &mut frame);
+        if parallel {
+            capsules.par_frame_into(Report::CONTACTS, &mut frame);
+        } else {
+            capsules.frame_into(Report::CONTACTS, &mut frame);
+        }
         let seconds = start.elapsed().as_secs_f64();
         println!(
             "frames {n}: {} pairs in {:.3} ms",
