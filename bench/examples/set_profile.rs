@@ -143,10 +143,8 @@ fn frames(n: usize, reps: usize, parallel: bool) {
             capsules.frame_into(Report::CONTACTS, &mut frame);
         }
         let seconds = start.elapsed().as_secs_f64();
-        println!(
-            "frames {n}: {} pairs in {:.3} ms",
-            frame.pairs().len(),
-            seconds * 1e3
-        );
+        let mode = if parallel { "pframes" } else { "frames" };
+        let pairs = frame.pairs().len();
+        println!("{mode} {n}: {pairs} pairs in {:.3} ms", seconds * 1e3);
     }
 }
