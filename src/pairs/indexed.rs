@@ -406,11 +406,10 @@ pub(crate) fn contact<S: Core>(
     (b, rb): (&S, S::F),
     (c, d, dist2): ([S::F; 3], [S::F; 3], S::F),
 ) -> Option<CapsuleContact<S::F>> {
-    let r = ra + rb;
-    // NaN (non-finite input) never touches.
-    if dist2.is_nan() || dist2 > r * r {
+    if !touches(dist2, ra, rb) {
         return None;
     }
+    let r = ra + rb;
     let normal = contact_normal(a, b, c, d);
     Some(CapsuleContact {
         pair,
@@ -421,6 +420,14 @@ pub(crate) fn contact<S: Core>(
         point_a: core::array::from_fn(|k| c[k] - ra * normal[k]),
         point_b: core::array::from_fn(|k| d[k] + rb * normal[k]),
     })
+}
+
+/// True when cores at squared distance `dist2` are within `ra + rb`: the contact test
+/// (NaN, from non-finite input, never touches).
+#[inline]
+fn touches<F: ContactReal>(dist2: F, ra: F, rb: F) -> bool {
+    let r = ra + rb;
+    !(dist2.is_nan() || dist2 > r * r)
 }
 
 /// Core directions within this sine of parallel get a two-point manifold (about 0.57°; the
@@ -561,7 +568,12 @@ fn contacts_block<S, E, B>(
             );
             let (i, j) = (i as usize, j as usize);
             let (ra, rb) = radii.of(i, j);
-            let points = manifold(named, (&a.at(i), ra), (&b.at(j), rb), batch.closest_at(k));
+            let closest = batch.closest_at(k);
+            // Most candidates do not touch: their segments are not read again.
+            if !touches(closest.2, ra, rb) {
+                continue;
+            }
+            let points = manifold(named, (&a.at(i), ra), (&b.at(j), rb), closest);
             out.extend(points.into_iter().flatten());
         }
     }
