@@ -164,7 +164,7 @@ impl Entry {
 }
 
 /// A padded box against which entries are tested eight lanes at once: the high corner,
-/// then the low corner negated, then two lanes that pass whatever an entry holds there.
+/// then the low corner negated, then two lanes the test ignores (an entry's id and spare).
 /// An entry's box meets it when its first six lanes are at most the row's: `lo <= hi'`
 /// and `-hi <= -lo'`, exactly (negation is exact).
 struct Row(f32x8);

@@ -442,7 +442,7 @@ pub(super) fn first_hits_run<
         // second list in ray order is needed. The runs are as long as they can be: the
         // fewer rays a run has, the farther apart its consecutive rays start and the less
         // of the tree one ray leaves in cache for the next (runs of a quarter of a
-        // thread's share took 1.7x the time on the dense walls of Zen 3's 1 MB L2). One
+        // thread's share took 1.5-1.7x the time on the dense walls of Zen 3's 1 MB L2). One
         // order over all the rays, walked on all cores and written back on one, took as
         // long on two threads; gathered back on all cores, 1.08x as long.
         let run = rays
