@@ -73,10 +73,13 @@
 //! set-up rounds outward without a data-dependent branch: at a few hundred nanoseconds a
 //! ray, each mispredicted branch is a visible share.
 //!
-//! The lanes entered are pushed without a loop where AVX2 and BMI2 are there: one lane
-//! permutation into the octant's order, one that packs the entered lanes (their positions
-//! spread to bytes by `pdep`, gathered by `pext`), two stores of eight lanes; 11% fewer
-//! instructions a sparse ray than writing the eight lanes one by one (the fallback).
+//! The lanes entered are pushed without a loop where AVX2 is there: one lane permutation
+//! into the octant's order, one that packs the entered lanes (their positions read from a
+//! table of 256 entries, 2 KB, indexed by which positions were entered), two stores of
+//! eight lanes; 11% fewer instructions a sparse ray than writing the eight lanes one by one
+//! (the fallback). The table replaced BMI2's `pdep` and `pext`, which compute the same
+//! positions in three instructions but are microcode on Zen 1 and Zen 2: with them a
+//! sparse frame took 1.6x as long on Zen 1 (docs/performance.md).
 //!
 //! Four rays walk at once ([`Bvh8::cast_all`]), a node of each in turn, and a walk that
 //! ends hands its slot to the next ray at once: a node visit waits on the node's load and
@@ -678,13 +681,33 @@ impl<W> Bvh8<W> {
     }
 }
 
+/// For each set of entered positions (bit `k`: position `k` of the push order is entered),
+/// those positions in order, one a byte from the lowest, the bytes past them 0.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+const PACKED: [u64; 256] = {
+    let mut table = [0; 256];
+    let mut set = 0;
+    while set < 256 {
+        let (mut position, mut count, mut bytes) = (0, 0, 0u64);
+        while position < 8 {
+            if (set >> position) & 1 == 1 {
+                bytes |= (position as u64) << (8 * count);
+                count += 1;
+            }
+            position += 1;
+        }
+        table[set] = bytes;
+        set += 1;
+    }
+    table
+};
+
 /// Writes the lanes of `entered` (child nodes of `node` the ray enters, `nears` their entry
 /// distances) into the eight slots `into`, in the node's order for `octant`, and returns
-/// how many there are, without a branch on which lanes were entered. With AVX2 and BMI2: a
+/// how many there are, without a branch on which lanes were entered. With AVX2: a
 /// permutation of the lanes into that order, then one that packs the entered ones (their
-/// positions spread to bytes by `pdep` and gathered by `pext`), and two stores of eight
-/// lanes. Without: every lane written in the order, each at the first slot past the
-/// entered ones written before it.
+/// positions read from [`PACKED`]), and two stores of eight lanes. Without: every lane
+/// written in the order, each at the first slot past the entered ones written before it.
 #[inline(always)]
 fn push(
     (nodes, near_slots): (&mut [u32], &mut [f32]),
@@ -695,17 +718,12 @@ fn push(
 ) -> usize {
     let [b0, b1, b2] = node.order[octant & 7];
     let order = u32::from_le_bytes([b0, b1, b2, 0]);
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "avx2",
-        target_feature = "bmi2"
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     {
         use safe_arch::{
             cast_to_m256_from_m256i, convert_to_i16_m256i_from_lower8_u8_m128i, m256i,
-            move_mask_m256, population_deposit_u64, population_extract_u64, set_i64_m128i_s,
-            set_splat_i32_m256i, shl_imm_u32_m256i, shr_each_u32_m256i, shuffle_av_f32_all_m256,
-            shuffle_av_i32_all_m256i,
+            move_mask_m256, set_i64_m128i_s, set_splat_i32_m256i, shl_imm_u32_m256i,
+            shr_each_u32_m256i, shuffle_av_f32_all_m256, shuffle_av_i32_all_m256i,
         };
         // Position k of the push order holds lane `lanes[k]`.
         let lanes = shr_each_u32_m256i(
@@ -717,10 +735,9 @@ fn push(
             set_splat_i32_m256i(entered as i32),
             lanes,
         ));
-        let pushed = move_mask_m256(cast_to_m256_from_m256i(bit)) as u64;
+        let pushed = move_mask_m256(cast_to_m256_from_m256i(bit)) as usize & 0xff;
         // The entered positions packed to the low bytes, in order.
-        let spread = population_deposit_u64(pushed, 0x0101_0101_0101_0101) * 0xff;
-        let packed = population_extract_u64(0x0706_0504_0302_0100, spread);
+        let packed = PACKED[pushed];
         let pick = shuffle_av_i32_all_m256i(
             lanes,
             convert_to_i16_m256i_from_lower8_u8_m128i(set_i64_m128i_s(packed as i64)),
@@ -731,11 +748,7 @@ fn push(
         near_slots.copy_from_slice(&<[f32; 8]>::from(near));
         pushed.count_ones() as usize
     }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "avx2",
-        target_feature = "bmi2"
-    )))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     {
         let nears = nears.to_array();
         let mut order = order;
