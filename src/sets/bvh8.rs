@@ -193,6 +193,8 @@ pub(crate) struct Bvh8<W> {
     centre: [f64; 3],
     /// Per axis, 1024 over the box's extent: the Morton cells a unit.
     cells: [f64; 3],
+    /// The entries a walk's stack needs ([`stack_room`]).
+    stack_room: usize,
 }
 
 /// What a ray needs for the slab tests, prepared once per ray.
@@ -276,6 +278,7 @@ impl<W: Member> Bvh8<W> {
             lo,
             cells: core::array::from_fn(|c| 1024.0 / (hi[c] - lo[c])),
             centre,
+            stack_room: 0,
         };
         let boxed = items
             .iter()
@@ -289,6 +292,7 @@ impl<W: Member> Bvh8<W> {
                 tree.ids.push(it.id);
             }
         }
+        tree.stack_room = stack_room(&tree.nodes);
         tree
     }
 
@@ -403,6 +407,7 @@ impl<W: Member> Bvh8<W> {
             lo: self.lo,
             centre: self.centre,
             cells: self.cells,
+            stack_room: 0,
         }
     }
 
@@ -556,21 +561,33 @@ pub(crate) struct Stack {
 }
 
 impl Stack {
-    /// The stack holding the root alone, with room for a node's eight pushes above it.
-    #[inline(always)]
-    fn start(&mut self) {
-        self.room(1);
-        (self.nodes[0], self.nears[0]) = (0, 0.0);
-    }
-
-    /// Room for eight pushes above the first `top` entries.
-    #[inline(always)]
-    fn room(&mut self, top: usize) {
-        if self.nodes.len() < top + 8 {
-            self.nodes.resize(top + 8, 0);
-            self.nears.resize(top + 8, 0.0);
+    /// At least `room` entries.
+    fn grow(&mut self, room: usize) {
+        if self.nodes.len() < room {
+            self.nodes.resize(room, 0);
+            self.nears.resize(room, 0.0);
         }
     }
+}
+
+/// The most entries a walk's stack holds, with the eight lanes of a push: a node of level
+/// `L` (the root's is 1) is taken with at most seven entries left by each of its `L - 1`
+/// ancestors' pushes below it (the entries above the one its path took were taken before
+/// it, with their subtrees), and writes eight lanes above them. Children come after their
+/// parents in `nodes`, so one pass finds every node's level.
+fn stack_room(nodes: &[Node]) -> usize {
+    let mut level = vec![1usize; nodes.len()];
+    let mut deepest = 0;
+    for (k, node) in nodes.iter().enumerate() {
+        deepest = deepest.max(level[k]);
+        let mut inner = node.inner;
+        while inner != 0 {
+            let lane = inner.trailing_zeros() as usize;
+            inner &= inner - 1;
+            level[node.child[lane] as usize] = level[k] + 1;
+        }
+    }
+    7 * deepest.saturating_sub(1) + 8
 }
 
 /// What [`Bvh8::cast_all`] walks: a queue of rays, each walked in one of `N` slots, and
@@ -599,12 +616,18 @@ impl<W> Bvh8<W> {
         let mut preps = [RayPrep::default(); N];
         let mut bounds = [0.0f32; N];
         let mut tops = [0usize; N];
-        // Slot `k` takes the next ray, if any.
+        // Sized once for the tree's depth, the stacks are taken as slices: no check of
+        // their room, nor reload of their vectors' lengths, a visit.
+        for stack in stacks.iter_mut() {
+            stack.grow(self.stack_room);
+        }
+        let stacks = stacks.each_mut().map(|s| (&mut s.nodes[..], &mut s.nears[..]));
+        // Slot `k` takes the next ray, if any: its stack holds the root alone.
         macro_rules! fill {
             ($k:expr) => {
                 if let Some((prep, bound)) = walks.next($k) {
                     (preps[$k], bounds[$k], tops[$k]) = (prep, bound, 1);
-                    stacks[$k].start();
+                    (stacks[$k].0[0], stacks[$k].1[0]) = (0, 0.0);
                 }
             };
         }
@@ -617,7 +640,7 @@ impl<W> Bvh8<W> {
                     self.step(
                         &preps[$k],
                         &mut bounds[$k],
-                        &mut stacks[$k],
+                        (&mut *stacks[$k].0, &mut *stacks[$k].1),
                         &mut tops[$k],
                         &mut |m| walks.visit($k, &preps[$k], m),
                     );
@@ -646,15 +669,15 @@ impl<W> Bvh8<W> {
         &self,
         prep: &RayPrep,
         bound: &mut f32,
-        stack: &mut Stack,
+        (stack_nodes, stack_nears): (&mut [u32], &mut [f32]),
         top: &mut usize,
         visit: &mut impl FnMut(usize) -> f32,
     ) {
         *top -= 1;
-        if stack.nears[*top] > *bound {
+        if stack_nears[*top] > *bound {
             return;
         }
-        let node = &self.nodes[stack.nodes[*top] as usize];
+        let node = &self.nodes[stack_nodes[*top] as usize];
         let (mask, nears) = if prep.flat {
             slab8_flat(node, prep, *bound)
         } else {
@@ -675,8 +698,7 @@ impl<W> Bvh8<W> {
             return;
         }
         let t = *top;
-        stack.room(t);
-        let into = (&mut stack.nodes[t..t + 8], &mut stack.nears[t..t + 8]);
+        let into = (&mut stack_nodes[t..t + 8], &mut stack_nears[t..t + 8]);
         *top = t + push(into, node, prep.octant, mask & node.inner, nears);
     }
 }
