@@ -621,7 +621,9 @@ impl<W> Bvh8<W> {
         for stack in stacks.iter_mut() {
             stack.grow(self.stack_room);
         }
-        let stacks = stacks.each_mut().map(|s| (&mut s.nodes[..], &mut s.nears[..]));
+        let stacks = stacks
+            .each_mut()
+            .map(|s| (&mut s.nodes[..], &mut s.nears[..]));
         // Slot `k` takes the next ray, if any: its stack holds the root alone.
         macro_rules! fill {
             ($k:expr) => {
