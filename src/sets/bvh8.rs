@@ -488,12 +488,15 @@ impl<W: Member> Bvh8<W> {
         let near: [f32; 3] = core::array::from_fn(|c| up(o[c] + g));
         let far: [f32; 3] = core::array::from_fn(|c| down(o[c] - g));
         // A grown origin beyond f32's range (a radius near f32::MAX) cannot be tested this
-        // way either.
-        if !(len.is_finite() && near.iter().chain(&far).all(|x| x.is_finite())) {
+        // way either. (The tests are written out, without an iterator: a ray's set-up is a
+        // sizeable share of a short walk.)
+        let finite = |x: [f32; 3]| x[0].is_finite() & x[1].is_finite() & x[2].is_finite();
+        if !(len.is_finite() & finite(near) & finite(far)) {
             return None;
         }
+        let negative = |c: usize| usize::from(d[c] < 0.0) << c;
         Some(RayPrep {
-            octant: (0..3).fold(0, |m, c| m | usize::from(d[c] < 0.0) << c),
+            octant: negative(0) | negative(1) | negative(2),
             lo_off: near,
             hi_off: far,
             inv,

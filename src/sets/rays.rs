@@ -248,7 +248,7 @@ fn dot64(p: [f64; 3], q: [f64; 3]) -> f64 {
 
 /// The largest coordinate magnitude of `p`.
 fn magnitude(p: &[f64; 3]) -> f64 {
-    p.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+    0.0f64.max(p[0].abs()).max(p[1].abs()).max(p[2].abs())
 }
 
 /// The contact radius of a ray and a member: `max(radius, tolerance·S)`, `S` the largest
@@ -349,7 +349,7 @@ fn better<R: PartialOrd>(a: Option<FirstHit<R>>, b: FirstHit<R>) -> Option<First
 }
 
 fn finite(p: &[f64; 3]) -> bool {
-    p.iter().all(|x| x.is_finite())
+    p[0].is_finite() & p[1].is_finite() & p[2].is_finite()
 }
 
 /// Queries a task of the parallel index queries (at least, for the first hits' walk).
