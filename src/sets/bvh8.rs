@@ -71,7 +71,10 @@
 //! often. Every entry keeps its entry distance, checked against the bound when it is
 //! taken, so the order only decides how soon a hit prunes, never what is found. The ray's
 //! set-up rounds outward without a data-dependent branch: at a few hundred nanoseconds a
-//! ray, each mispredicted branch is a visible share.
+//! ray, each mispredicted branch is a visible share. Each walk's stack is sized once for
+//! the tree's depth (seven entries for each level above the node taken, and the eight lanes
+//! of its push) and walked as slices, so a visit neither checks its room nor reloads the
+//! stack's length (3% of a sparse ray's instructions).
 //!
 //! The lanes entered are pushed without a loop where AVX2 is there: one lane permutation
 //! into the octant's order, one that packs the entered lanes (their positions read from a
