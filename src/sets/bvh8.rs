@@ -1087,6 +1087,41 @@ mod rounding {
     }
 }
 
+#[cfg(test)]
+mod depth {
+    use super::*;
+
+    /// The deepest level under node `k` (its own is `level`), by recursion.
+    fn deepest(nodes: &[Node], k: usize, level: usize) -> usize {
+        let node = &nodes[k];
+        (0..8)
+            .filter(|&lane| node.inner >> lane & 1 == 1)
+            .map(|lane| deepest(nodes, node.child[lane] as usize, level + 1))
+            .fold(level, usize::max)
+    }
+
+    /// Walls along x whose lengths and gaps grow by 1.5 each: the surface area heuristic
+    /// splits the largest few off at every level, so the tree is more than twice as deep as
+    /// a balanced one of 200 walls (three levels), and its stack room follows its depth.
+    #[test]
+    fn the_stack_room_follows_an_unbalanced_tree_s_depth() {
+        let walls: Vec<Segment> = (0..200)
+            .map(|k| {
+                let x = 1.5f32.powi(k);
+                let y = (k % 3) as f32;
+                Segment::new([x, y, 0.0], [1.5 * x, y, 0.0])
+            })
+            .collect();
+        let tree = Bvh8::build(walls.len(), |i| walls[i], false);
+        let levels = deepest(&tree.nodes, 0, 1);
+        assert!(levels >= 7, "{levels} levels");
+        assert_eq!(tree.stack_room, 7 * (levels - 1) + 8);
+        // One wall: the root alone.
+        let few = Bvh8::build(1, |i| walls[i], false);
+        assert_eq!(few.stack_room, 8);
+    }
+}
+
 // The tree built on all cores against the one built on one: only with rayon.
 #[cfg(all(test, feature = "rayon"))]
 mod tests {
