@@ -880,10 +880,10 @@ fn eight_groups(items: &mut [Item]) -> Vec<(usize, usize)> {
         else {
             break;
         };
-        let part = &mut items[start..end];
-        let mid = start + sah_split(part);
-        groups[k] = (start, mid, area(&items[start..mid]));
-        groups.push((mid, end, area(&items[mid..end])));
+        let (cut, left, right) = sah_split(&mut items[start..end]);
+        let mid = start + cut;
+        groups[k] = (start, mid, left);
+        groups.push((mid, end, right));
     }
     groups.sort_unstable_by_key(|&(start, _, _)| start);
     groups
@@ -927,10 +927,13 @@ fn box_area(lo: [f32; 3], hi: [f32; 3]) -> f32 {
 /// Bins of the surface area heuristic, per axis.
 const BINS: usize = 16;
 
-/// Reorders `items` (at least two) and returns where to split them: the binned surface
-/// area heuristic over the box centres (the split minimising the sum of each side's box
-/// area times its count), or the middle when the centres coincide.
-fn sah_split(items: &mut [Item]) -> usize {
+/// Reorders `items` (at least two) and returns where to split them, with the areas
+/// ([`box_area`]) of the two sides' boxes: the binned surface area heuristic over the box
+/// centres (the split minimising the sum of each side's box area times its count), or the
+/// middle when the centres coincide. The bins of the three axes fill in one pass over the
+/// items, and the chosen cut's side boxes come from the bins' sweeps, so the caller reads
+/// the items no more for them.
+fn sah_split(items: &mut [Item]) -> (usize, f32, f32) {
     let mut clo = [f32::INFINITY; 3];
     let mut chi = [f32::NEG_INFINITY; 3];
     for it in items.iter() {
@@ -946,32 +949,33 @@ fn sah_split(items: &mut [Item]) -> usize {
     let bin = |axis: usize, it: &Item| {
         (((it.centre(axis) - clo[axis]) * scale[axis]) as usize).min(bins - 1)
     };
-    let mut best: Option<(f32, usize, usize)> = None;
-    for axis in 0..3 {
-        if chi[axis] - clo[axis] <= 0.0 {
-            continue;
-        }
-        let mut count = [0usize; BINS];
-        let mut blo = [[f32::INFINITY; 3]; BINS];
-        let mut bhi = [[f32::NEG_INFINITY; 3]; BINS];
-        for it in items.iter() {
+    let spans: [bool; 3] = core::array::from_fn(|axis| chi[axis] - clo[axis] > 0.0);
+    let mut count = [[0usize; BINS]; 3];
+    let mut blo = [[[f32::INFINITY; 3]; BINS]; 3];
+    let mut bhi = [[[f32::NEG_INFINITY; 3]; BINS]; 3];
+    for it in items.iter() {
+        for axis in (0..3).filter(|&axis| spans[axis]) {
             let b = bin(axis, it);
-            count[b] += 1;
+            count[axis][b] += 1;
             for c in 0..3 {
-                blo[b][c] = blo[b][c].min(it.lo[c]);
-                bhi[b][c] = bhi[b][c].max(it.hi[c]);
+                blo[axis][b][c] = blo[axis][b][c].min(it.lo[c]);
+                bhi[axis][b][c] = bhi[axis][b][c].max(it.hi[c]);
             }
         }
-        // Right sides' costs from the top bin down, then the left sides from the bottom.
+    }
+    // The best cut: its cost, axis and last bin on the left, and the sides' areas.
+    let mut best: Option<(f32, usize, usize, f32, f32)> = None;
+    for axis in (0..3).filter(|&axis| spans[axis]) {
+        let (count, blo, bhi) = (&count[axis], &blo[axis], &bhi[axis]);
+        // Right sides' areas from the top bin down, then the left sides from the bottom.
         let mut right = [0.0f32; BINS];
-        let (mut lo, mut hi, mut n) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3], 0usize);
+        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
         for b in (1..bins).rev() {
             for c in 0..3 {
                 lo[c] = lo[c].min(blo[b][c]);
                 hi[c] = hi[c].max(bhi[b][c]);
             }
-            n += count[b];
-            right[b] = box_area(lo, hi) * n as f32;
+            right[b] = box_area(lo, hi);
         }
         let (mut lo, mut hi, mut n) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3], 0usize);
         for b in 0..bins - 1 {
@@ -983,14 +987,15 @@ fn sah_split(items: &mut [Item]) -> usize {
             if n == 0 || n == items.len() {
                 continue;
             }
-            let cost = box_area(lo, hi) * n as f32 + right[b + 1];
-            if best.is_none_or(|(c, _, _)| cost < c) {
-                best = Some((cost, axis, b));
+            let left = box_area(lo, hi);
+            let cost = left * n as f32 + right[b + 1] * (items.len() - n) as f32;
+            if best.is_none_or(|(c, ..)| cost < c) {
+                best = Some((cost, axis, b, left, right[b + 1]));
             }
         }
     }
     match best {
-        Some((_, axis, cut)) => {
+        Some((_, axis, cut, left, right)) => {
             let mut mid = 0;
             for k in 0..items.len() {
                 if bin(axis, &items[k]) <= cut {
@@ -998,9 +1003,12 @@ fn sah_split(items: &mut [Item]) -> usize {
                     mid += 1;
                 }
             }
-            mid
+            (mid, left, right)
         }
-        None => items.len() / 2,
+        None => {
+            let mid = items.len() / 2;
+            (mid, area(&items[..mid]), area(&items[mid..]))
+        }
     }
 }
 
