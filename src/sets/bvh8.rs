@@ -1098,6 +1098,7 @@ mod rounding {
 #[cfg(test)]
 mod depth {
     use super::*;
+    use segbatch_testkit::sets::growing_walls;
 
     /// The deepest level under node `k` (its own is `level`), by recursion.
     fn deepest(nodes: &[Node], k: usize, level: usize) -> usize {
@@ -1108,17 +1109,14 @@ mod depth {
             .fold(level, usize::max)
     }
 
-    /// Walls along x whose lengths and gaps grow by 1.5 each: the surface area heuristic
-    /// splits the largest few off at every level, so the tree is more than twice as deep as
-    /// a balanced one of 200 walls (three levels), and its stack room follows its depth.
+    /// A tree over [`growing_walls`] is more than twice as deep as a balanced one of 200
+    /// walls (three levels), and its stack room follows its depth.
     #[test]
     fn the_stack_room_follows_an_unbalanced_tree_s_depth() {
-        let walls: Vec<Segment> = (0..200)
-            .map(|k| {
-                let x = 1.5f32.powi(k);
-                let y = (k % 3) as f32;
-                Segment::new([x, y, 0.0], [1.5 * x, y, 0.0])
-            })
+        // The test kit's segments are those of the crate as its dependency: copied over.
+        let walls: Vec<Segment> = growing_walls(200)
+            .iter()
+            .map(|w| Segment::new(w.p0, w.p1))
             .collect();
         let tree = Bvh8::build(walls.len(), |i| walls[i], false);
         let levels = deepest(&tree.nodes, 0, 1);

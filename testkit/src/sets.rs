@@ -131,6 +131,19 @@ pub fn walls(n: usize, side: f32, seed: u64) -> Vec<Segment> {
         .collect()
 }
 
+/// `n` walls along x (at most 200) whose lengths and gaps grow by 1.5 each, on three rows
+/// (`y` = 0, 1, 2): the surface area heuristic splits the largest few off at every level,
+/// so a tree over them is more than twice as deep as a balanced one.
+pub fn growing_walls(n: usize) -> Vec<Segment> {
+    (0..n.min(200) as i32)
+        .map(|k| {
+            let x = 1.5f32.powi(k);
+            let y = (k % 3) as f32;
+            Segment::new([x, y, 0.0], [1.5 * x, y, 0.0])
+        })
+        .collect()
+}
+
 /// `n` sight rays over the same floor: origin at eye height inside it, unit direction
 /// mostly horizontal (`p0` the origin, `p1 - p0` the direction).
 pub fn rays(n: usize, side: f32, seed: u64) -> Vec<Segment> {

@@ -387,18 +387,12 @@ fn invalid_arguments_are_errors() {
     );
 }
 
-/// Walls along x whose lengths and gaps grow by 1.5 each make a tree more than twice as
-/// deep as a balanced one: rays along the row, at every range, walk its whole depth with
-/// the stack at its fullest, and find brute force's walls, bit for bit.
+/// [`sets::growing_walls`] make a tree more than twice as deep as a balanced one: rays
+/// along its rows, at every range, walk its whole depth with the stack at its fullest, and
+/// find brute force's walls, bit for bit.
 #[test]
 fn an_unbalanced_tree_is_walked_to_its_depth() {
-    let walls: Vec<Segment> = (0..200)
-        .map(|k| {
-            let x = 1.5f32.powi(k);
-            let y = (k % 3) as f32;
-            Segment::new([x, y, 0.0], [1.5 * x, y, 0.0])
-        })
-        .collect();
+    let walls = sets::growing_walls(200);
     let mut rays = Vec::new();
     for k in (0..200).step_by(7) {
         let x = 1.5f32.powi(k) * 1.2;
