@@ -393,7 +393,8 @@ fn invalid_arguments_are_errors() {
 #[test]
 fn an_unbalanced_tree_is_walked_to_its_depth() {
     let walls = sets::growing_walls(200);
-    // Along the middle row from its start, then between the rows both ways from along them.
+    // Along the middle row from its start, then half a unit beside the rows, from points
+    // along them, one way and the other.
     let mut rays = vec![Segment::new([-1.0, 1.0, 0.0], [0.0, 1.0, 0.0])];
     for k in (0..200).step_by(7) {
         let x = 1.5f32.powi(k) * 1.2;
