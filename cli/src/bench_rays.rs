@@ -9,12 +9,14 @@
 //! rayon `par_iter` collected in order). Rounds are interleaved (segbatch, parry, segbatch
 //! on two threads, parry on two, then the next round with parry first at each thread
 //! count) and the medians reported, so both see the same machine load and each goes first
-//! in half the rounds; each timed pass follows an untimed one of its own, as frames follow
-//! each other. On a shared machine the idle core is often slow to wake: a pass timed just
-//! after the other side's took up to 1.8x as long, and with segbatch always first on two
-//! threads (just after parry's one-thread pass) one to three of its seven two-thread
-//! passes on the sparse walls took nearly the time of one thread, parry's, which always
-//! followed it, one in two runs. Before timing, every ray's
+//! in half the rounds. Each timed pass follows untimed ones of its own for at least
+//! [`WARM_UP`], as frames follow each other: after a one-thread phase the OS can wake both
+//! of the pool's workers on one core and take about 10 ms to move one to the idle core
+//! (seen on an Intel Xeon VM: the two halves of a pass on the same CPU, `sched_getcpu`, for
+//! the first 8-10 ms of two-thread work after the one-thread passes). One untimed pass
+//! absorbed that for parry's 5-12 ms passes and not for segbatch's 2-5 ms ones, so
+//! whichever side came first after the one-thread passes was timed on one core: a warm-up
+//! of the same wall time gives both sides the same start. Before timing, every ray's
 //! wall is checked against parry's (ties at the same parameter may go either way) and a
 //! sample of rays against brute force over [`reference::first_hit`], bit for bit.
 
@@ -33,6 +35,9 @@ use crate::error::CliError;
 const SIDE: f32 = 250.0;
 /// The agents' radius.
 const RADIUS: f32 = 0.3;
+
+/// The least wall time of untimed passes before each timed one.
+const WARM_UP: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Median of `xs` (not empty).
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -120,12 +125,16 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                      parry3d, {sample_off} sampled rays differ from brute force"
                 )));
             }
-            // Each timed pass follows an untimed one of the same code on the same threads,
-            // as in a frame loop: its own data in cache and its cores awake, whichever
-            // side ran before.
+            // Each timed pass follows untimed ones of the same code on the same threads for
+            // `WARM_UP`, as in a frame loop: its own data in cache and its threads on their
+            // cores, whichever side ran before.
             let mut times = [(); 4].map(|()| Vec::new());
             let mut time = |k: usize, pass: &mut dyn FnMut() -> Result<(), CliError>| {
+                let warm = Instant::now();
                 pass()?;
+                while warm.elapsed() < WARM_UP {
+                    pass()?;
+                }
                 let t = Instant::now();
                 pass()?;
                 times[k].push(t.elapsed().as_secs_f64());
