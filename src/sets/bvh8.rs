@@ -91,7 +91,7 @@
 //! push, four walks take 0.92x the time of two rays in turn with the loop push (whole
 //! `set_profile rays` runs, build included, dense and sparse; docs/performance.md).
 
-use wide::f32x8;
+use wide::{f32x4, f32x8};
 
 use super::within64::KERNEL_ABS64;
 use crate::segment::{Segment, Segment64};
@@ -164,18 +164,12 @@ struct Node {
     order: [[u8; 3]; 8],
 }
 
-/// A wall's bounds and the centre of its box while building.
+/// A wall's index and bounds while building.
 #[derive(Clone, Copy)]
 struct Item {
     id: u32,
     lo: [f32; 3],
     hi: [f32; 3],
-}
-
-impl Item {
-    fn centre(&self, c: usize) -> f32 {
-        self.lo[c] * 0.5 + self.hi[c] * 0.5
-    }
 }
 
 /// The tree over the finite members of a set.
@@ -837,27 +831,24 @@ impl<W> Bvh8<W> {
 /// nearest entered child ends on top; empty slots last. Lane `k` of the order in bits
 /// `3k..3k + 3`.
 fn push_order(lo: &[[f32; 8]; 3], hi: &[[f32; 8]; 3], child: &[u32; 8], octant: usize) -> [u8; 3] {
-    // How far along the diagonal the box starts.
-    let start = |k: usize| -> f32 {
-        (0..3)
-            .map(|c| {
+    // How far along the diagonal each box starts (empty slots last), computed once for the
+    // sort's comparisons.
+    let key: [f32; 8] = core::array::from_fn(|k| {
+        if child[k] == EMPTY {
+            f32::NEG_INFINITY
+        } else {
+            let along = |c: usize| {
                 if octant >> c & 1 == 1 {
                     -hi[c][k]
                 } else {
                     lo[c][k]
                 }
-            })
-            .sum()
-    };
-    let key = |k: usize| {
-        if child[k] == EMPTY {
-            f32::NEG_INFINITY
-        } else {
-            start(k)
+            };
+            along(0) + along(1) + along(2)
         }
-    };
+    });
     let mut lanes: [u32; 8] = core::array::from_fn(|k| k as u32);
-    lanes.sort_by(|&a, &b| key(b as usize).total_cmp(&key(a as usize)));
+    lanes.sort_by(|&a, &b| key[b as usize].total_cmp(&key[a as usize]));
     let bits = lanes
         .iter()
         .enumerate()
@@ -934,54 +925,71 @@ const BINS: usize = 16;
 /// items, and the chosen cut's side boxes come from the bins' sweeps, so the caller reads
 /// the items no more for them.
 fn sah_split(items: &mut [Item]) -> (usize, f32, f32) {
-    let mut clo = [f32::INFINITY; 3];
-    let mut chi = [f32::NEG_INFINITY; 3];
+    // An item's box centre, the three axes in four lanes (the last unused).
+    let centre = |it: &Item| {
+        let lo = f32x4::from([it.lo[0], it.lo[1], it.lo[2], 0.0]);
+        let hi = f32x4::from([it.hi[0], it.hi[1], it.hi[2], 0.0]);
+        lo * f32x4::splat(0.5) + hi * f32x4::splat(0.5)
+    };
+    // The items are finite: minima and maxima without NaN handling, here and below.
+    let (mut clo, mut chi) = (f32x4::splat(f32::INFINITY), f32x4::splat(f32::NEG_INFINITY));
     for it in items.iter() {
-        for c in 0..3 {
-            clo[c] = clo[c].min(it.centre(c));
-            chi[c] = chi[c].max(it.centre(c));
-        }
+        let c = centre(it);
+        clo = clo.fast_min(c);
+        chi = chi.fast_max(c);
     }
     // As many bins as items, up to BINS: a small group's split costs what it holds.
     let bins = items.len().min(BINS);
-    // The bin of an item's centre along `axis` (an axis the centres span).
-    let scale: [f32; 3] = core::array::from_fn(|c| bins as f32 / (chi[c] - clo[c]));
-    let bin = |axis: usize, it: &Item| {
-        (((it.centre(axis) - clo[axis]) * scale[axis]) as usize).min(bins - 1)
+    let span = (chi - clo).to_array();
+    let spans: [bool; 3] = core::array::from_fn(|axis| span[axis] > 0.0);
+    let scale = f32x4::splat(bins as f32) / (chi - clo);
+    let top = f32x4::splat((bins - 1) as f32);
+    // An item's bin along each axis: a NaN (`0 · inf`, along an axis the centres do not
+    // span) taken to bin 0, a position past the top bin to the top bin.
+    let bin_of = |it: &Item| {
+        let at = (centre(it) - clo) * scale;
+        at.fast_max(f32x4::ZERO)
+            .fast_min(top)
+            .fast_trunc_int()
+            .to_array()
     };
-    let spans: [bool; 3] = core::array::from_fn(|axis| chi[axis] - clo[axis] > 0.0);
+    // Each bin's box as one row of eight lanes, the low corner and the negated high corner
+    // (lanes 3 and 7 unused), so that an item widens it by one minimum. Every axis is
+    // binned, without a branch on whether it spans (the cuts below skip one that does not).
     let mut count = [[0usize; BINS]; 3];
-    let mut blo = [[[f32::INFINITY; 3]; BINS]; 3];
-    let mut bhi = [[[f32::NEG_INFINITY; 3]; BINS]; 3];
+    let mut boxes = [[f32x8::splat(f32::INFINITY); BINS]; 3];
     for it in items.iter() {
-        for axis in (0..3).filter(|&axis| spans[axis]) {
-            let b = bin(axis, it);
+        let row = f32x8::from([
+            it.lo[0], it.lo[1], it.lo[2], 0.0, -it.hi[0], -it.hi[1], -it.hi[2], 0.0,
+        ]);
+        let at = bin_of(it);
+        for axis in 0..3 {
+            let b = at[axis] as usize;
             count[axis][b] += 1;
-            for c in 0..3 {
-                blo[axis][b][c] = blo[axis][b][c].min(it.lo[c]);
-                bhi[axis][b][c] = bhi[axis][b][c].max(it.hi[c]);
-            }
+            boxes[axis][b] = boxes[axis][b].fast_min(row);
         }
     }
     // The best cut: its cost, axis and last bin on the left, and the sides' areas.
     let mut best: Option<(f32, usize, usize, f32, f32)> = None;
     for axis in (0..3).filter(|&axis| spans[axis]) {
-        let (count, blo, bhi) = (&count[axis], &blo[axis], &bhi[axis]);
+        let (count, boxes) = (&count[axis], &boxes[axis]);
         // Right sides' areas from the top bin down, then the left sides from the bottom.
         let mut right = [0.0f32; BINS];
         let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
         for b in (1..bins).rev() {
+            let corners = boxes[b].to_array();
             for c in 0..3 {
-                lo[c] = lo[c].min(blo[b][c]);
-                hi[c] = hi[c].max(bhi[b][c]);
+                lo[c] = lo[c].min(corners[c]);
+                hi[c] = hi[c].max(-corners[4 + c]);
             }
             right[b] = box_area(lo, hi);
         }
         let (mut lo, mut hi, mut n) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3], 0usize);
         for b in 0..bins - 1 {
+            let corners = boxes[b].to_array();
             for c in 0..3 {
-                lo[c] = lo[c].min(blo[b][c]);
-                hi[c] = hi[c].max(bhi[b][c]);
+                lo[c] = lo[c].min(corners[c]);
+                hi[c] = hi[c].max(-corners[4 + c]);
             }
             n += count[b];
             if n == 0 || n == items.len() {
@@ -998,7 +1006,7 @@ fn sah_split(items: &mut [Item]) -> (usize, f32, f32) {
         Some((_, axis, cut, left, right)) => {
             let mut mid = 0;
             for k in 0..items.len() {
-                if bin(axis, &items[k]) <= cut {
+                if bin_of(&items[k])[axis] as usize <= cut {
                     items.swap(k, mid);
                     mid += 1;
                 }
