@@ -324,7 +324,10 @@ impl Capsules {
 
     /// [`frame_into`](Capsules::frame_into) on all cores (feature `rayon`): the tight boxes,
     /// the moved objects' new pairs, the candidates and the kernel; the same frame, bit for
-    /// bit.
+    /// bit. Its parallel passes are short (under a millisecond each at 50K objects), so it
+    /// gains where the pool's threads are awake when a pass starts: on the 2-core VMs of
+    /// docs/performance.md ("Moving scenes") a 50K-object frame took about the time of
+    /// `frame_into`, the second worker often arriving after a pass had ended.
     #[cfg(feature = "rayon")]
     pub fn par_frame_into(&mut self, report: Report, out: &mut Frame) {
         // The whole frame on a thread of the pool. From a thread outside it, the caller
