@@ -417,3 +417,55 @@ fn an_unbalanced_tree_is_walked_to_its_depth() {
         );
     }
 }
+
+/// Trees whose cuts find no span to bin: copies of one wall (every centre the same), walls
+/// whose centres lie a subnormal step apart (the bins' scale overflows to infinity) and
+/// walls of one point, each among a few ordinary walls: every form finds brute force's
+/// walls, bit for bit.
+#[test]
+fn walls_without_a_span_to_cut() {
+    let base = sets::walls(40, 10.0, 95);
+    let one = Segment::new([4.0, 5.0, 0.0], [6.0, 5.0, 3.0]);
+    let copies: Vec<Segment> = vec![one; 70];
+    let step = f32::from_bits(1); // the least subnormal
+    let subnormal: Vec<Segment> = (0..70)
+        .map(|k| {
+            let dx = step * k as f32;
+            Segment::new([dx, 5.0, 0.0], [dx, 5.0, 3.0])
+        })
+        .collect();
+    let point: Vec<Segment> = vec![Segment::new([5.0, 5.0, 1.5], [5.0, 5.0, 1.5]); 70];
+    for (name, cluster, [cx, cy, cz]) in [
+        ("copies", copies, [5.0, 5.0, 1.5]),
+        ("subnormal", subnormal, [0.0, 5.0, 1.5]),
+        ("point", point, [5.0, 5.0, 1.5]),
+    ] {
+        let walls: Vec<Segment> = base.iter().copied().chain(cluster).collect();
+        // Ordinary rays, and rays aimed at the cluster from around it.
+        let mut rays = sets::rays(150, 10.0, 96);
+        for k in 0..24 {
+            let a = k as f32 * core::f32::consts::TAU / 24.0;
+            let (x, y, z) = (
+                cx + 3.0 * a.cos(),
+                cy + 3.0 * a.sin(),
+                cz + 0.2 * (k % 3) as f32,
+            );
+            rays.push(Segment::new([x, y, z], [cx, cy, cz]));
+        }
+        // The rays reach the cluster: its walls are among the hits.
+        let index = SegmentIndex::new(&Segments::from(&walls)).unwrap();
+        let hits = index.first_hits(&Segments::from(&rays), 0.3, 20.0).unwrap();
+        let on_cluster = hits.iter().flatten().filter(|h| h.index >= 40).count();
+        assert!(on_cluster >= 10, "{name}: {on_cluster} hits on the cluster");
+        let n = rays.len();
+        for (r, range) in [(0.0, f32::INFINITY), (0.3, 20.0), (1.0, 5.0)] {
+            check_index(
+                &walls,
+                &rays,
+                &vec![r; n],
+                &vec![range; n],
+                &format!("{name}, r {r} range {range}"),
+            );
+        }
+    }
+}
