@@ -45,7 +45,7 @@
 //! --scenes` visit 14-21% fewer nodes (counted as docs/performance.md, "First hits",
 //! says). A cut's pass over its walls bins the three axes at once in SIMD lanes, each
 //! bin's box one row of eight lanes (the low corner and the negated high corner) that a
-//! wall widens by one minimum: 0.70x the time of scalar binning for the same tree. Walls
+//! wall widens by one minimum: about 0.7x the time of scalar binning for the same tree. Walls
 //! are stored in the tree's depth-first order, so the walls under one subtree are near each
 //! other in memory. The parallel build (`par_new`) builds the subtrees of the top two
 //! levels as separate fragments on all cores and appends them in their parents' order,
