@@ -372,6 +372,14 @@ impl<T: Record<C, E>, const C: usize, E: Cell + Pod> Soa<T, C, E> {
         self.len += 1;
     }
 
+    /// Makes room for at least `additional` more records, so that as many pushes allocate
+    /// nothing.
+    pub fn reserve(&mut self, additional: usize) {
+        for col in &mut self.cols {
+            col.reserve(additional);
+        }
+    }
+
     /// Appends records from an AoS slice in one pass.
     pub fn extend_from_slice(&mut self, records: &[T]) {
         let old = self.len;

@@ -53,6 +53,14 @@ impl Segment {
     }
 }
 
+impl From<[[f32; 3]; 2]> for Segment {
+    /// The segment from the first point to the second.
+    #[inline]
+    fn from([p0, p1]: [[f32; 3]; 2]) -> Self {
+        Self { p0, p1 }
+    }
+}
+
 /// A 3D segment from `p0` to `p1` in double precision: [`Segment`]'s `f64` twin (six `f64`,
 /// `#[repr(C)]`, [`Pod`]), for coordinates where `f32` loses the resolution needed
 /// (geographic ECEF metres, kilometre-scale worlds in millimetres).

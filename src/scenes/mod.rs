@@ -7,10 +7,12 @@
 //! frames instead:
 //!
 //! - **objects** have stable `u32` ids ([`Capsules::insert`], [`Capsules::remove`]), a core
-//!   segment and their own radius (0 for a bare segment). They move one by one
+//!   segment and their own radius (0 for a bare segment). They arrive one by one
+//!   ([`Capsules::insert`]) or in bulk ([`Capsules::insert_all`]), and move one by one
 //!   ([`Capsules::set`]) or all at once from a slice of end points
 //!   ([`Capsules::set_all`], [`Capsules::set_all_flat`]), written in place into the set's
-//!   SoA columns;
+//!   SoA columns. The bulk forms take the engine's own pairs of points (glam's and mint's
+//!   `[Vec3; 2]` with those features) as well as [`Segment`]s;
 //! - **the broad phase** (see below) keeps padded boxes in a
 //!   hashed grid and the list of padded-box pairs; a frame re-bins only the objects that
 //!   left their padded box and finds only their new pairs;
@@ -57,6 +59,7 @@ use crate::pairs::{
     CapsuleContact, PairMask, Radii, capsule_contacts_into, capsules_touch_indexed_into,
 };
 use crate::segment::{Options, Segment};
+use crate::sets::radius::{PairRadius, Radius};
 use broad::Broad;
 
 bitflags::bitflags! {
@@ -183,6 +186,22 @@ impl Capsules {
         Self::default()
     }
 
+    /// An empty set with room for `n` objects: as many inserts allocate nothing.
+    #[must_use]
+    pub fn with_capacity(n: usize) -> Self {
+        let mut set = Self::default();
+        set.reserve(n);
+        set
+    }
+
+    /// Makes room for at least `additional` more objects, so that as many inserts (one by
+    /// one or with [`insert_all`](Capsules::insert_all)) allocate nothing.
+    pub fn reserve(&mut self, additional: usize) {
+        self.segs.reserve(additional);
+        self.radii.reserve(additional);
+        self.live.reserve(additional);
+    }
+
     /// Number of objects in the set.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -236,6 +255,55 @@ impl Capsules {
         Ok(id as u32)
     }
 
+    /// Adds many capsules at once and returns their ids, in the order of `segments`: each
+    /// id as [`insert`](Capsules::insert) would give it (ids removed before the last frame
+    /// first, smallest first, then new ones). `segments` may be [`Segment`]s or an engine's
+    /// own pairs of points (`[glam::Vec3; 2]`, `[glam::Vec3A; 2]`, `[mint::Point3<f32>; 2]`
+    /// with the `glam`/`mint` features: anything that converts into a [`Segment`]);
+    /// `radius` is one radius for every object (an `f32`) or one an object (a slice, as
+    /// [`Radius::Each`]).
+    ///
+    /// ```
+    /// use segbatch::scenes::{Capsules, Report};
+    /// use segbatch::Segment;
+    /// let rods: Vec<[[f32; 3]; 2]> = (0..4).map(|k| [[k as f32, 0.0, 0.0], [k as f32, 1.0, 0.0]]).collect();
+    /// let mut scene = Capsules::with_capacity(rods.len());
+    /// let ids = scene.insert_all(&rods, &[0.5, 0.5, 0.5, 0.1][..])?;
+    /// assert_eq!(ids, [0, 1, 2, 3]);
+    /// // 1 apart: touching where the two radii sum to 1.
+    /// assert_eq!(scene.frame(Report::empty()).pairs(), &[(0, 1), (1, 2)]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Nothing is inserted on an error: [`Error::InvalidRadius`] for a negative or NaN
+    /// radius (with the index of the first one in a list); [`Error::LengthMismatch`] for a
+    /// list of radii whose length is not `segments.len()`, or for [`Radius::Sides`];
+    /// [`Error::TooManyObjects`] when the ids would not fit in a `u32`.
+    pub fn insert_all<'r, S: Copy + Into<Segment>>(
+        &mut self,
+        segments: &[S],
+        radius: impl Into<Radius<'r>>,
+    ) -> Result<Vec<u32>, Error> {
+        let radius = PairRadius::one_set(radius.into(), segments.len())?;
+        let reused = segments.len().min(self.free.len());
+        check_u32(self.live.len() + (segments.len() - reused))?;
+        self.reserve(segments.len() - reused);
+        let ids = segments
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| {
+                let r = match radius {
+                    PairRadius::All(r) => r,
+                    PairRadius::Sum { a, .. } => a.map_or(0.0, |radii| radii[k]),
+                };
+                self.insert(s.into(), r)
+                    .expect("radius and id room checked")
+            })
+            .collect();
+        Ok(ids)
+    }
+
     /// Removes object `id`, returning its segment and radius (`None` for an id that names
     /// no object). Its pairs end in the next frame.
     pub fn remove(&mut self, id: u32) -> Option<(Segment, f32)> {
@@ -272,21 +340,41 @@ impl Capsules {
 
     /// Moves every object at once: `segments[id]` is object `id`'s new segment, for every
     /// id below [`id_bound`](Capsules::id_bound) (entries of ids that name no object are
-    /// ignored). Written in place into the set's columns, without allocating.
+    /// ignored). Written in place into the set's columns, without allocating. `segments`
+    /// may be [`Segment`]s or an engine's own pairs of points, as for
+    /// [`insert_all`](Capsules::insert_all):
+    ///
+    /// ```
+    /// # macro_rules! example { ($glam:ident) => {{ use $glam as glam;
+    /// use glam::Vec3;
+    /// use segbatch::scenes::{Capsules, Report};
+    /// let mut bodies: Vec<[Vec3; 2]> = (0..3).map(|k| [Vec3::X * k as f32, Vec3::new(k as f32, 1.0, 0.0)]).collect();
+    /// let mut scene = Capsules::new();
+    /// scene.insert_all(&bodies, 0.25).unwrap();
+    /// assert!(scene.frame(Report::empty()).pairs().is_empty()); // 1 apart, radii 0.25
+    /// for p in &mut bodies[1] {
+    ///     *p += Vec3::X * 0.6; // the engine's step, in its own types
+    /// }
+    /// scene.set_all(&bodies).unwrap();
+    /// assert_eq!(scene.frame(Report::empty()).pairs(), &[(1, 2)]); // 0.4 apart
+    /// # }}}
+    /// # #[cfg(feature = "glam033")] example!(glam033);
+    /// # #[cfg(feature = "glam034")] example!(glam034);
+    /// ```
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] when `segments.len() != id_bound()` (nothing is moved).
-    pub fn set_all(&mut self, segments: &[Segment]) -> Result<(), Error> {
+    pub fn set_all<S: Copy + Into<Segment>>(&mut self, segments: &[S]) -> Result<(), Error> {
         crate::batch::check_len(
             "segments and the set's ids",
             self.live.len(),
             segments.len(),
         )?;
-        let flat: &[[f32; 6]] = bytemuck::cast_slice(segments);
-        for (k, col) in self.segs.columns_mut().into_iter().enumerate() {
-            for (dst, r) in col.iter_mut().zip(flat) {
-                *dst = r[k];
-            }
+        let [x0, y0, z0, x1, y1, z1] = self.segs.columns_mut();
+        for (i, &s) in segments.iter().enumerate() {
+            let Segment { p0, p1 } = s.into();
+            (x0[i], y0[i], z0[i]) = (p0[0], p0[1], p0[2]);
+            (x1[i], y1[i], z1[i]) = (p1[0], p1[1], p1[2]);
         }
         Ok(())
     }
@@ -305,7 +393,7 @@ impl Capsules {
             });
         }
         // `Segment` is six `f32` with alignment 4: the cast cannot fail.
-        self.set_all(bytemuck::cast_slice(flat))
+        self.set_all::<Segment>(bytemuck::cast_slice(flat))
     }
 
     /// The frame's answer with a new [`Frame`]: see [`frame_into`](Capsules::frame_into).

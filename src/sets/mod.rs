@@ -77,7 +77,7 @@ pub(crate) mod hits;
 mod index;
 mod index64;
 mod many;
-mod radius;
+pub(crate) mod radius;
 mod rays;
 mod self_pairs;
 mod within;

@@ -5,6 +5,7 @@
 
 use segbatch::pairs::rows;
 use segbatch::planar::{Segment2, Segments2};
+use segbatch::scenes::{Capsules, Report};
 use segbatch::{Segment, Segments};
 
 fn sample() -> Vec<Segment> {
@@ -14,6 +15,17 @@ fn sample() -> Vec<Segment> {
             Segment::new([x, -x, 0.5 * x], [1.0 - x, 2.0 * x, -3.0])
         })
         .collect()
+}
+
+/// Two scenes hold the same objects and give the same frame.
+fn assert_scenes_equal(a: &mut Capsules, b: &mut Capsules) {
+    assert_eq!(a.id_bound(), b.id_bound());
+    for id in 0..a.id_bound() as u32 {
+        assert_eq!(a.get(id), b.get(id));
+    }
+    let (fa, fb) = (a.frame(Report::CONTACTS), b.frame(Report::CONTACTS));
+    assert_eq!(fa.pairs(), fb.pairs());
+    assert!(!fa.pairs().is_empty());
 }
 
 /// The glam tests for one glam version: `glam_tests!(glam crate)`.
@@ -39,6 +51,27 @@ macro_rules! glam_tests {
                 let want = Segments::from(&segments);
                 assert_eq!(Segments::from(&v3[..]), want);
                 assert_eq!(Segments::from(&v3a[..]), want);
+            }
+
+            #[test]
+            fn glam_positions_move_a_scene() {
+                let segments = sample();
+                let mut v3: Vec<[Vec3; 2]> = segments.iter().map(|&s| s.into()).collect();
+                let v3a: Vec<[Vec3A; 2]> = segments.iter().map(|&s| s.into()).collect();
+                let (mut engine, mut twin) = (Capsules::new(), Capsules::new());
+                assert_eq!(engine.insert_all(&v3, 0.5), twin.insert_all(&segments, 0.5));
+                assert_scenes_equal(&mut engine, &mut twin);
+                for (k, p) in v3.iter_mut().enumerate() {
+                    p[1] += Vec3::splat(0.25 * k as f32);
+                }
+                let moved: Vec<Segment> = v3.iter().map(|&p| p.into()).collect();
+                engine.set_all(&v3).unwrap();
+                twin.set_all(&moved).unwrap();
+                assert_scenes_equal(&mut engine, &mut twin);
+                engine.set_all(&v3a).unwrap();
+                twin.set_all(&segments).unwrap();
+                assert_scenes_equal(&mut engine, &mut twin);
+                assert!(engine.set_all(&v3[1..]).is_err());
             }
 
             #[test]
@@ -83,4 +116,8 @@ fn mint_segments_round_trip_and_batches_match() {
     let mp: Vec<mint::Point3<f32>> =
         rows(Segments::from(&segments).columns()[..3].try_into().unwrap()).collect();
     assert_eq!(mp[2], mint::Point3::from(segments[2].p0));
+    let (mut engine, mut twin) = (Capsules::new(), Capsules::new());
+    assert_eq!(engine.insert_all(&m, 0.5), twin.insert_all(&segments, 0.5));
+    engine.set_all(&m).unwrap();
+    assert_scenes_equal(&mut engine, &mut twin);
 }

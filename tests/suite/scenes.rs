@@ -13,6 +13,7 @@
 
 use segbatch::pairs::*;
 use segbatch::scenes::{Capsules, Frame, Report};
+use segbatch::sets::Radius;
 use segbatch::*;
 use segbatch_testkit::Rng;
 
@@ -549,6 +550,88 @@ fn bad_input_is_refused() {
     let _ = scene.frame(Report::empty());
     assert_eq!(scene.insert(s, 0.5), Ok(id));
     assert_eq!(scene.len(), 2);
+}
+
+#[test]
+fn bulk_inserts_equal_single_inserts() {
+    let mut rng = Rng::new(91);
+    let objects: Vec<(Segment, f32)> = (0..300)
+        .map(|_| new_object(&mut rng, 6.0, [0.0; 3]))
+        .collect();
+    let (segments, radii): (Vec<Segment>, Vec<f32>) = objects.iter().copied().unzip();
+    // Two scenes with the same history of removals, so ids are reused: one inserts one
+    // by one, the other in bulk; every id, object and frame agrees.
+    let mut single = Capsules::new();
+    let mut bulk = Capsules::with_capacity(40);
+    for scene in [&mut single, &mut bulk] {
+        for &(s, r) in &objects[..40] {
+            scene.insert(s, r).unwrap();
+        }
+        for id in [3, 17, 5] {
+            scene.remove(id).unwrap();
+        }
+        let _ = scene.frame(Report::empty());
+        scene.remove(30).unwrap(); // freed in this frame: not reused before the next
+    }
+    let want: Vec<u32> = objects[40..]
+        .iter()
+        .map(|&(s, r)| single.insert(s, r).unwrap())
+        .collect();
+    let got = bulk.insert_all(&segments[40..], &radii[40..]).unwrap();
+    assert_eq!(got, want);
+    assert_eq!(&got[..3], &[3, 5, 17]); // the removed ids first, smallest first
+    assert_eq!(bulk.len(), single.len());
+    for id in 0..single.id_bound() as u32 {
+        assert_eq!(bulk.get(id), single.get(id), "object {id}");
+    }
+    let (a, b) = (single.frame(Report::CONTACTS), bulk.frame(Report::CONTACTS));
+    assert_eq!(a.pairs(), b.pairs());
+    assert_eq!(bits(a.contacts()), bits(b.contacts()));
+    // One radius for all.
+    let mut one = Capsules::new();
+    assert_eq!(one.insert_all(&segments[..3], 0.25), Ok(vec![0, 1, 2]));
+    assert!((0..3).all(|id| one.get(id).unwrap().1 == 0.25));
+}
+
+#[test]
+fn bulk_inserts_refuse_bad_input_whole() {
+    let s = Segment::new([0.0; 3], [1.0, 0.0, 0.0]);
+    let mut scene = Capsules::new();
+    scene.insert(s, 1.0).unwrap();
+    let refused = [
+        (
+            scene.insert_all(&[s, s, s], &[0.5, f32::NAN, -1.0][..]),
+            Error::InvalidRadius { index: Some(1) },
+        ),
+        (
+            scene.insert_all(&[s, s], -0.5),
+            Error::InvalidRadius { index: None },
+        ),
+    ];
+    for (got, want) in refused {
+        assert_eq!(got, Err(want));
+    }
+    assert!(matches!(
+        scene.insert_all(&[s, s], &[0.5][..]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    let sides = Radius::Sides(&[0.5, 0.5], &[0.5, 0.5]);
+    assert!(matches!(
+        scene.insert_all(&[s, s], sides),
+        Err(Error::LengthMismatch { .. })
+    ));
+    // Nothing was inserted by the refused calls.
+    assert_eq!((scene.len(), scene.id_bound()), (1, 1));
+    assert_eq!(scene.insert_all(&[s; 0], 0.5), Ok(vec![]));
+    scene.reserve(1000);
+    assert_eq!(
+        scene.insert_all(&[[[0.0; 3], [0.0, 1.0, 0.0]]], 0.5),
+        Ok(vec![1])
+    );
+    assert_eq!(
+        scene.get(1),
+        Some((Segment::new([0.0; 3], [0.0, 1.0, 0.0]), 0.5))
+    );
 }
 
 /// Near-parallel capsule pairs, overlapping or not, at angles around the manifold's limit.
