@@ -24,6 +24,47 @@ pub const MAX_NPY_HEADER_DEPTH: usize = 3;
 /// to 60 KiB, needs fewer; this many take well under a second (`cli/tests/suite/fuzz_replay.rs`).
 pub const NPY_HEADER_PARSE_CALLS: usize = 200_000;
 
+/// The share of [`memory_limit`] one input set held in memory may take: a quarter (the
+/// set's columns grow by doubling, and the query needs about as much again for its grid or
+/// index), so an endless stream (such as `/dev/zero`) or a file larger than the machine can
+/// hold is refused with one line, before the allocator would abort the process.
+pub const SET_MEMORY_SHARE: u64 = 4;
+
+/// The memory this process may use, in bytes: the smallest of the machine's physical
+/// memory (`MemTotal` in `/proc/meminfo`), the container's cgroup limit
+/// (`/sys/fs/cgroup/memory.max`) and the process's address-space and data-segment limits
+/// (`ulimit -v`: `RLIMIT_AS`, `RLIMIT_DATA`). `None` when none of them is known.
+pub fn memory_limit() -> Option<u64> {
+    let mut limits = Vec::new();
+    if let Ok(text) = std::fs::read_to_string("/proc/meminfo")
+        && let Some(kib) = text
+            .lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|rest| {
+                rest.trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
+    {
+        limits.push(kib.saturating_mul(1024));
+    }
+    if let Ok(text) = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        && let Ok(bytes) = text.trim().parse::<u64>()
+    {
+        limits.push(bytes);
+    }
+    #[cfg(unix)]
+    for resource in [
+        rustix::process::Resource::As,
+        rustix::process::Resource::Data,
+    ] {
+        limits.extend(rustix::process::getrlimit(resource).current);
+    }
+    limits.into_iter().min()
+}
+
 /// One input pair: `a.p0, a.p1, b.p0, b.p1`.
 pub type Pair<T = f32> = [T; 12];
 
@@ -203,26 +244,89 @@ impl Error {
     }
 }
 
-/// A file format.
+/// A file format, and for raw data the number type it holds.
+///
+/// What a file stores comes from its name (or `--format`, or a `.npy` header), never from
+/// the run's precision alone: a `.f32` file holds `f32` and a `.f64` file `f64` whatever the
+/// run computes in. Only raw data whose name does not say its type (`.raw`, `.bin`,
+/// `--format raw`) is taken to hold numbers of the run's precision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// Comma-separated text
     Csv,
     /// NumPy .npy
     Npy,
-    /// Raw little-endian binary
+    /// Raw little-endian numbers of the run's precision (.raw, .bin)
     Raw,
+    /// Raw little-endian f32 (.f32)
+    F32,
+    /// Raw little-endian f64 (.f64)
+    F64,
 }
 
 impl Format {
-    /// The format named by a file's extension: `.csv`, `.npy`, or `.f32`, `.raw`, `.bin`.
+    /// The format named by a file's extension: `.csv` (`.txt`), `.npy`, `.f32`, `.f64`, or
+    /// `.raw`, `.bin` (raw of the run's precision).
     pub fn from_path(path: &Path) -> Option<Format> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
             "csv" | "txt" => Some(Format::Csv),
             "npy" => Some(Format::Npy),
-            "f32" | "raw" | "bin" => Some(Format::Raw),
+            "f32" => Some(Format::F32),
+            "f64" => Some(Format::F64),
+            "raw" | "bin" => Some(Format::Raw),
             _ => None,
+        }
+    }
+
+    /// The format of a file named `path` given `explicit` (`--format`), else its extension.
+    /// `--format raw` keeps the number type that a `.f32` or `.f64` name gives (it says
+    /// "raw", not which numbers); any other `--format` replaces what the name says.
+    pub fn of(path: &Path, explicit: Option<Format>) -> Option<Format> {
+        let named = Format::from_path(path);
+        match explicit {
+            Some(Format::Raw) => match named {
+                Some(typed @ (Format::F32 | Format::F64)) => Some(typed),
+                _ => Some(Format::Raw),
+            },
+            Some(f) => Some(f),
+            None => named,
+        }
+    }
+
+    /// True for the raw formats (`raw`, `f32`, `f64`).
+    pub fn is_raw(self) -> bool {
+        matches!(self, Format::Raw | Format::F32 | Format::F64)
+    }
+
+    /// The number type raw data of this format holds in a run of `precision`: the type
+    /// the format names (`f32`, `f64`), else the run's. `None` for CSV (text, parsed in the
+    /// run's precision) and `.npy` (its header says).
+    pub fn raw_type(self, precision: Precision) -> Option<Precision> {
+        match self {
+            Format::Raw => Some(precision),
+            Format::F32 => Some(Precision::F32),
+            Format::F64 => Some(Precision::F64),
+            Format::Csv | Format::Npy => None,
+        }
+    }
+
+    /// The format a run of `precision` writes for an output of this format, or the
+    /// message saying why it cannot: a `.f32` output holds `f32`, a `.f64` one `f64`, so
+    /// an output whose named type is not the run's is refused (a run never narrows its
+    /// results, and writes no type its name does not say).
+    pub fn output_in(self, precision: Precision, name: &str) -> Result<Format, String> {
+        match self.raw_type(precision) {
+            Some(stored) if stored != precision => Err(format!(
+                "{name}: the output is raw {} (its name or --output-format) and this run \
+                 writes {} (its --precision): name it .{} (or .raw, .bin), or pass \
+                 --precision {}",
+                stored.name(),
+                precision.name(),
+                precision.name(),
+                stored.name()
+            )),
+            _ => Ok(self),
         }
     }
 
@@ -231,13 +335,17 @@ impl Format {
         match self {
             Format::Csv => "CSV",
             Format::Npy => ".npy",
-            Format::Raw => "raw f32",
+            Format::Raw => "raw",
+            Format::F32 => "raw f32",
+            Format::F64 => "raw f64",
         }
     }
 
-    /// The format's name in messages about a run in `precision` (`raw f64` in `f64`).
+    /// The format's name in messages about a run in `precision` (`raw` is `raw f32` or
+    /// `raw f64`).
     pub fn name_in(self, precision: Precision) -> &'static str {
         match (self, precision) {
+            (Format::Raw, Precision::F32) => "raw f32",
             (Format::Raw, Precision::F64) => "raw f64",
             _ => self.name(),
         }
