@@ -480,14 +480,14 @@ fn an_endless_input_to_a_set_command_is_one_line_not_an_abort() {
     std::fs::write(&walls, raw32(&records::<6>(10, 3))).unwrap();
     let out = d.join("out.csv");
     for args in [
-        format!("pairs - --format f32 --radius 1 -o '{}'", s(&out)),
+        format!("pairs - --format raw --radius 1 -o '{}'", s(&out)),
         format!(
-            "pairs - --format f64 --precision f64 --radius 1 -o '{}'",
+            "pairs - --format raw --precision f64 --radius 1 -o '{}'",
             s(&out)
         ),
         format!("cross - --format raw -o '{}'", s(&out)),
         format!(
-            "raycast '{}' - --format f32 --radius 0 --range 1 -o '{}'",
+            "raycast '{}' - --format raw --radius 0 --range 1 -o '{}'",
             s(&walls),
             s(&out)
         ),
@@ -516,7 +516,7 @@ fn an_endless_input_to_run_keeps_memory_bounded() {
     let d = dir.path();
     let out = d.join("out.f32");
     let run = with_endless_stdin(&format!(
-        "ulimit -v {MEMORY_KIB} && ulimit -f 20000 && exec \"$SEGBATCH\" run - --format f32 \
+        "ulimit -v {MEMORY_KIB} && ulimit -f 20000 && exec \"$SEGBATCH\" run - --format raw \
          -o '{}' --outputs distance",
         s(&out)
     ));
