@@ -24,43 +24,50 @@ pub const MAX_NPY_HEADER_DEPTH: usize = 3;
 /// to 60 KiB, needs fewer; this many take well under a second (`cli/tests/suite/fuzz_replay.rs`).
 pub const NPY_HEADER_PARSE_CALLS: usize = 200_000;
 
-/// The share of [`memory_limit`] one input set held in memory may take: a quarter (the
+/// The share of [`memory_headroom`] one input set held in memory may take: a quarter (the
 /// set's columns grow by doubling, and the query needs about as much again for its grid or
 /// index), so an endless stream (such as `/dev/zero`) or a file larger than the machine can
 /// hold is refused with one line, before the allocator would abort the process.
 pub const SET_MEMORY_SHARE: u64 = 4;
 
-/// The memory this process may use, in bytes: the smallest of the machine's physical
-/// memory (`MemTotal` in `/proc/meminfo`), the container's cgroup limit
-/// (`/sys/fs/cgroup/memory.max`) and the process's address-space and data-segment limits
-/// (`ulimit -v`: `RLIMIT_AS`, `RLIMIT_DATA`). `None` when none of them is known.
-pub fn memory_limit() -> Option<u64> {
-    let mut limits = Vec::new();
-    if let Ok(text) = std::fs::read_to_string("/proc/meminfo")
-        && let Some(kib) = text
-            .lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .and_then(|rest| {
-                rest.trim()
-                    .trim_end_matches("kB")
-                    .trim()
-                    .parse::<u64>()
-                    .ok()
-            })
-    {
-        limits.push(kib.saturating_mul(1024));
+/// The memory this process may still take, in bytes: the smallest of the machine's physical
+/// memory (`MemTotal` in `/proc/meminfo`), what the container's cgroup allows beyond its use
+/// (`memory.max` less `memory.current` in `/sys/fs/cgroup`), and what the process's limits
+/// leave beyond its present size (`ulimit -v`: `RLIMIT_AS` less `VmSize`, and
+/// `RLIMIT_DATA` less `VmData`, from `/proc/self/status`: the threads' stacks and
+/// allocator arenas already reserve a few hundred MB of address space). `None` when none of
+/// them is known.
+pub fn memory_headroom() -> Option<u64> {
+    /// The number of kB after `key` in a `/proc` file's text, in bytes.
+    fn kib(text: &str, key: &str) -> Option<u64> {
+        let rest = text.lines().find_map(|l| l.strip_prefix(key))?;
+        let kib = rest
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse::<u64>()
+            .ok()?;
+        Some(kib.saturating_mul(1024))
     }
-    if let Ok(text) = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
-        && let Ok(bytes) = text.trim().parse::<u64>()
-    {
-        limits.push(bytes);
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let number = |path: &str| read(path).and_then(|t| t.trim().parse::<u64>().ok());
+    let mut limits = Vec::new();
+    limits.extend(read("/proc/meminfo").and_then(|t| kib(&t, "MemTotal:")));
+    if let Some(max) = number("/sys/fs/cgroup/memory.max") {
+        let used = number("/sys/fs/cgroup/memory.current").unwrap_or(0);
+        limits.push(max.saturating_sub(used));
     }
     #[cfg(unix)]
-    for resource in [
-        rustix::process::Resource::As,
-        rustix::process::Resource::Data,
-    ] {
-        limits.extend(rustix::process::getrlimit(resource).current);
+    {
+        let status = read("/proc/self/status").unwrap_or_default();
+        for (resource, key) in [
+            (rustix::process::Resource::As, "VmSize:"),
+            (rustix::process::Resource::Data, "VmData:"),
+        ] {
+            if let Some(limit) = rustix::process::getrlimit(resource).current {
+                limits.push(limit.saturating_sub(kib(&status, key).unwrap_or(0)));
+            }
+        }
     }
     limits.into_iter().min()
 }

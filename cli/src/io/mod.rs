@@ -41,7 +41,7 @@
 //!
 //! Memory is bounded whatever the input: a chunk of pairs, one CSV line of at most
 //! [`MAX_LINE_BYTES`], one `.npy` header of at most [`MAX_NPY_HEADER_BYTES`]. A reader that
-//! keeps what it reads (the set commands) bounds it by [`memory_limit`] and
+//! keeps what it reads (the set commands) bounds it by [`memory_headroom`] and
 //! [`SET_MEMORY_SHARE`], so an endless stream ends in one message, not an abort.
 
 mod common;

@@ -19,7 +19,7 @@ Inputs: a file, - or /dev/stdin (standard input: name its --format), or a FIFO
 Memory: the input set plus a constant (the grid, one block of hits of the
 library's bounded size, one buffer of formatted records), whatever the number of
 hits: the hits are streamed to the output as they are found, at disk speed. A
-set that would take more than a quarter of the memory the process may use (an
+set that would take more than a quarter of the memory the process may still take (an
 endless stream such as /dev/zero, a file larger than the machine holds) is
 refused with one line (exit 1).
 

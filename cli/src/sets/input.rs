@@ -6,7 +6,7 @@ use std::time::Duration;
 use segbatch::{Record, Soa};
 
 use crate::error::CliError;
-use crate::io::{Format, Input, Layout, Real, SET_MEMORY_SHARE, memory_limit};
+use crate::io::{Format, Input, Layout, Real, SET_MEMORY_SHARE, memory_headroom};
 
 /// Records read per chunk.
 const CHUNK_RECORDS: usize = 64 * 1024;
@@ -44,7 +44,7 @@ set_of!(f64);
 /// in the set's precision (a float64 `.npy` read as `f32` is an error that says so),
 /// checking everything: a bad file is one message naming the file, the record and the
 /// field. Memory is the set and one chunk; a set that would take more than
-/// `1 /` [`SET_MEMORY_SHARE`] of [`memory_limit`] (an endless stream such as `/dev/zero`,
+/// `1 /` [`SET_MEMORY_SHARE`] of [`memory_headroom`] (an endless stream such as `/dev/zero`,
 /// a file larger than the machine holds) is refused with one line (exit status 1) before
 /// it is allocated, never left to the allocator's abort.
 pub fn read_set<S: SetOf<C>, const C: usize>(
@@ -55,7 +55,7 @@ pub fn read_set<S: SetOf<C>, const C: usize>(
 ) -> Result<S, CliError> {
     let mut input = Input::<S::Real, C>::open(path, layout, format, wait)?;
     let record = std::mem::size_of::<[S::Real; C]>() as u64;
-    let budget = memory_limit().map(|limit| limit / SET_MEMORY_SHARE);
+    let budget = memory_headroom().map(|limit| limit / SET_MEMORY_SHARE);
     let mib = |bytes: u64| bytes.div_ceil(1 << 20);
     let name = input.name().to_owned();
     let too_big = |records: u64, goes_on: bool| {
@@ -72,8 +72,8 @@ pub fn read_set<S: SetOf<C>, const C: usize>(
             };
             CliError::failed(format!(
                 "{}: {what}: a set is held in memory and may take at most {} MiB here (a \
-                 quarter of the {} MiB this process may use): an endless stream (such as \
-                 /dev/zero), or a set larger than this machine can query",
+                 quarter of the {} MiB this process may still take): an endless stream (such \
+                 as /dev/zero), or a set larger than this machine can query",
                 name,
                 mib(budget),
                 mib(budget.saturating_mul(SET_MEMORY_SHARE))
