@@ -12,7 +12,10 @@
 # cli/tests/suite/fuzz_replay.rs). Prints libFuzzer's final stats (the execution count).
 # FUZZ_BUILD_ARGS adds cargo-fuzz flags, e.g. "--no-trace-compares --target-dir target/no-tc"
 # (no comparison tracing: the checks are the same, libFuzzer is guided by edge coverage only,
-# and the sets target runs about 1.8x as many executions a second; docs/fuzzing.md).
+# and the sets target runs about 1.8x as many executions a second; docs/fuzzing.md), or
+# "-a --target-dir target/debug-assertions" (debug assertions and overflow checks on in the
+# release build, so an arithmetic overflow or a failed debug_assert! is a crash too; its own
+# target directory keeps the build without them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 target=${1:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer args]}

@@ -480,6 +480,9 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     // the work, so an unusable path fails at once; they are written whole at the end.
     let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
     let open = |path: &std::path::Path| Sink::open(path).map_err(CliError::from);
+    if let Some(path) = &args.plot {
+        check_plot_path(path)?;
+    }
     let mut plot_sink = args.plot.as_deref().map(open).transpose()?;
     let mut json_sink = match &args.json {
         Some(path) if !to_stdout => Some(open(path)?),
@@ -630,6 +633,21 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The plot is SVG text: a `--plot` path whose extension is not `.svg` (a `.png`, a
+/// `.pdf`) would hold text its name does not promise, so it is refused before any work. A
+/// path without an extension (a FIFO, a device, `-`) is written as SVG.
+fn check_plot_path(path: &std::path::Path) -> Result<(), CliError> {
+    match path.extension() {
+        Some(ext) if !ext.eq_ignore_ascii_case("svg") => Err(CliError::usage(format!(
+            "{}: --plot writes SVG, and this name says .{}: name it .svg (convert the SVG \
+             to other formats with another tool)",
+            path.display(),
+            ext.to_string_lossy()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn write_preamble(

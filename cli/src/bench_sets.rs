@@ -63,6 +63,17 @@ fn cpu_seconds() -> f64 {
     }
 }
 
+/// `num / den` as `1.5x` with `decimals` decimals, or `-` when either time is too short to
+/// measure (CPU time comes in ticks of 10 ms: a run of one tiny set takes 0 of them, and
+/// 0 / 0 is no ratio) or unknown (NaN).
+fn ratio(num: f64, den: f64, decimals: usize) -> String {
+    if num > 0.0 && den > 0.0 && num.is_finite() && den.is_finite() {
+        format!("{:.decimals$}x", num / den)
+    } else {
+        "-".to_owned()
+    }
+}
+
 /// A timing: median wall seconds and median CPU seconds (all threads) per call.
 #[derive(Clone, Copy)]
 struct Timing {
@@ -237,13 +248,13 @@ fn first_hits(
     ] {
         writeln!(
             out,
-            "{:<52} {:>9.1} {:>9.1} {:>10.2} {:>8.1}x {:>8.1}x",
+            "{:<52} {:>9.1} {:>9.1} {:>10.2} {:>9} {:>9}",
             name,
             t.wall * 1e3,
             t.cpu * 1e3,
             n_rays as f64 / t.wall / 1e6,
-            brute_s.wall / t.wall,
-            brute_s.cpu / t.cpu
+            ratio(brute_s.wall, t.wall, 1),
+            ratio(brute_s.cpu, t.cpu, 1)
         )?;
     }
     writeln!(
@@ -441,7 +452,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                 }
                 writeln!(
                     out,
-                    "{:>10} {:>8} {:>9}  {:<38} {:>8.3} {:>8.2} {:>8.2} {:>7.1}x {:>6.1}x",
+                    "{:>10} {:>8} {:>9}  {:<38} {:>8.3} {:>8.2} {:>8.2} {:>8} {:>7}",
                     kind,
                     label(n),
                     pairs,
@@ -449,8 +460,8 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                     t.wall,
                     t.cpu,
                     n as f64 / t.wall / 1e6,
-                    t.wall / ours_s.wall,
-                    t.cpu / ours_s.cpu
+                    ratio(t.wall, ours_s.wall, 1),
+                    ratio(t.cpu, ours_s.cpu, 1)
                 )?;
             }
             writeln!(
@@ -469,14 +480,14 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             if !wide_s.wall.is_nan() {
                 writeln!(
                     out,
-                    "{:>10} {:>8} {:>9}  at UTM: f32 {:.2}x and f64 {:.2}x the speed of f32 at the origin by wall time ({:.2}x, {:.2}x by CPU time)",
+                    "{:>10} {:>8} {:>9}  at UTM: f32 {} and f64 {} the speed of f32 at the origin by wall time ({}, {} by CPU time)",
                     "",
                     "",
                     "",
-                    ours_s.wall / far_s.wall,
-                    ours_s.wall / wide_s.wall,
-                    ours_s.cpu / far_s.cpu,
-                    ours_s.cpu / wide_s.cpu
+                    ratio(ours_s.wall, far_s.wall, 2),
+                    ratio(ours_s.wall, wide_s.wall, 2),
+                    ratio(ours_s.cpu, far_s.cpu, 2),
+                    ratio(ours_s.cpu, wide_s.cpu, 2)
                 )?;
             }
             out.flush()?;
@@ -488,11 +499,11 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     ) {
         writeln!(
             out,
-            "growth: hair {} takes {:.2}x the wall time of {} ({:.2}x the CPU time; linear: 4.0x)",
+            "growth: hair {} takes {} the wall time of {} ({} the CPU time; linear: 4.0x)",
             label(n4),
-            t4.wall / t1.wall,
+            ratio(t4.wall, t1.wall, 2),
             label(n1),
-            t4.cpu / t1.cpu
+            ratio(t4.cpu, t1.cpu, 2)
         )?;
     }
 
@@ -571,11 +582,11 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     ] {
         writeln!(
             out,
-            "{:<46} {:>9.3} {:>10.1} {:>11.1}x",
+            "{:<46} {:>9.3} {:>10.1} {:>12}",
             name,
             f.seconds * 1e3,
             want as f64 / f.seconds / 1e6,
-            base.seconds / f.seconds
+            ratio(base.seconds, f.seconds, 1)
         )?;
     }
     writeln!(

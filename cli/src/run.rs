@@ -27,18 +27,21 @@ Closest points of every pair in a file, written to another file.
 
 Input: 12 numbers per pair, a.p0, a.p1, b.p0, b.p1 (x, y, z each), as
   CSV   12 numbers per row, optional header row (a first row without numbers)
-  .npy  float32 '<f4', C order, shape (N, 12) or (N, 4, 3)
-        (with --precision f64: float64 '<f8' too)
-  raw   little-endian f32, 48 bytes per pair, no header (.f32, .raw, .bin)
-        (with --precision f64: little-endian f64, 96 bytes per pair)
-The format comes from the extension (.csv, .npy, .f32/.raw/.bin) or --format.
+  .npy  float32 '<f4' or float64 '<f8', C order, shape (N, 12) or (N, 4, 3)
+  raw   little-endian numbers, no header: .f32 holds f32 (48 bytes per pair),
+        .f64 holds f64 (96 bytes per pair), .raw and .bin the run's precision
+The format comes from the extension or --format csv|npy|f32|f64|raw.
 
-Precision: --precision f32 (the default) reads, computes and writes f32;
---precision f64 reads f64 (CSV numbers parsed as f64), computes with the f64
-kernel and writes f64 (CSV: the shortest text that reads back to the same f64;
-.npy '<f8'; raw f64). A float64 .npy without --precision f64 is an error that
-says so (it is never narrowed to f32); a float32 .npy with --precision f64 is
-widened exactly. --tolerance stays an f32 value (widened); --radius is read in
+Precision: what the run computes and writes, never what a file holds (its
+extension, --format or .npy header says that). --precision f32 (the default)
+computes and writes f32; --precision f64 computes with the f64 kernel and writes
+f64 (CSV: the shortest text that reads back to the same f64; .npy '<f8'; raw
+f64). f32 data (.f32, a float32 .npy) in an f64 run is widened exactly; f64
+data (.f64, a float64 .npy) in an f32 run is an error that names --precision
+f64 (never narrowed). CSV numbers are parsed in the run's precision. An output
+named .f32 or .f64 must be the run's precision; one whose name gives no format
+is written in the input's (the summary says so).
+--tolerance stays an f32 value (widened); --radius is read in
 the run's precision.
 
 Output: one record per pair (or, with --radius, per pair within R), columns
@@ -82,7 +85,7 @@ Examples:
 /// Arguments of `segbatch run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Input file of segment pairs (.csv, .npy, or raw .f32/.raw/.bin); - for standard input
+    /// Input file of segment pairs (.csv, .npy, or raw .f32/.f64/.raw/.bin); - for standard input
     #[arg(value_name = "INPUT")]
     pub input: PathBuf,
 
@@ -90,7 +93,8 @@ pub struct RunArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 
-    /// Input format, instead of guessing from the extension
+    /// Input format, instead of guessing from the extension (raw keeps a .f32 or .f64
+    /// name's number type)
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<Format>,
 
@@ -106,7 +110,7 @@ pub struct RunArgs {
     #[arg(long = "b", value_name = "EXTENT", value_parser = parse_extent, default_value = "segment")]
     pub extent_b: Extent,
 
-    /// Numbers read, computed and written as f32 or f64 (a float64 .npy needs f64)
+    /// Numbers computed and written as f32 or f64 (f32 data is widened; f64 data needs f64)
     #[arg(long, value_name = "PRECISION", default_value = "f32")]
     pub precision: Precision,
 
@@ -199,20 +203,58 @@ pub(crate) fn parse_radius_text(text: &str) -> Result<String, String> {
     }
 }
 
-/// The format of `path`: `explicit`, else from the extension.
+/// The format of `path`: `explicit`, else from the extension (see [`Format::of`]: a
+/// `.f32` or `.f64` name keeps its number type under `--format raw`).
 pub(crate) fn format_of(
     path: &Path,
     explicit: Option<Format>,
     what: &str,
 ) -> Result<Format, CliError> {
-    explicit.or_else(|| Format::from_path(path)).ok_or_else(|| {
+    Format::of(path, explicit).ok_or_else(|| {
         CliError::usage(format!(
-            "{}: cannot tell the {what} format from the extension: name it .csv, .npy or \
-             .f32, or pass --{}format csv|npy|raw",
+            "{}: cannot tell the {what} format from the extension: name it .csv, .npy, .f32 \
+             or .f64, or pass --{}format csv|npy|f32|f64|raw",
             show(path),
             if what == "output" { "output-" } else { "" }
         ))
     })
+}
+
+/// The format of the output `path` of a run of `precision`: `explicit`, else its
+/// extension, else `inherited` (the input's container: raw of the run's precision for
+/// any raw input), with the note for the summary that says so; an output whose format
+/// names another number type than the run's is refused ([`Format::output_in`]).
+pub(crate) fn output_format_of(
+    path: &Path,
+    explicit: Option<Format>,
+    inherited: Format,
+    precision: Precision,
+) -> Result<(Format, Option<String>), CliError> {
+    let (format, note) = match Format::of(path, explicit) {
+        Some(f) => (f, None),
+        None => {
+            let f = if inherited.is_raw() {
+                Format::Raw
+            } else {
+                inherited
+            };
+            let why = if path.extension().is_some() {
+                "its extension names no format"
+            } else {
+                "it has no extension"
+            };
+            let note = format!(
+                "written as {} like the input, as {why} (name it .csv, .npy, .f32 or .f64, or \
+                 pass --output-format)",
+                f.name_in(precision)
+            );
+            (f, (!is_std_stream(path)).then_some(note))
+        }
+    };
+    let format = format
+        .output_in(precision, &show(path))
+        .map_err(CliError::usage)?;
+    Ok((format, note))
 }
 
 /// True when `output` names the same file as `input` (also through links).
@@ -362,13 +404,8 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
         None => None,
     };
     let in_format = format_of(&args.input, args.format, "input")?;
-    let out_format = match args
-        .output_format
-        .or_else(|| Format::from_path(&args.output))
-    {
-        Some(f) => f,
-        None => format_of(&args.output, None, "output").unwrap_or(in_format),
-    };
+    let (out_format, out_note) =
+        output_format_of(&args.output, args.output_format, in_format, T::PRECISION)?;
     if same_file(&args.input, &args.output) {
         return Err(CliError::usage(format!(
             "{}: the output is the input file; write the results to another file",
@@ -473,6 +510,9 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
             line.push_str(&format!("; {} within radius {r}", summary.records));
         }
         eprintln!("{line}");
+        if let Some(note) = out_note {
+            eprintln!("segbatch run: {}: {note}", show(&args.output));
+        }
         if summary.non_finite > 0 {
             eprintln!(
                 "segbatch run: {} pairs had a NaN or infinite input coordinate: their \

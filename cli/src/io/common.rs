@@ -24,6 +24,54 @@ pub const MAX_NPY_HEADER_DEPTH: usize = 3;
 /// to 60 KiB, needs fewer; this many take well under a second (`cli/tests/suite/fuzz_replay.rs`).
 pub const NPY_HEADER_PARSE_CALLS: usize = 200_000;
 
+/// The share of [`memory_headroom`] one input set held in memory may take: a quarter (the
+/// set's columns grow by doubling, and the query needs about as much again for its grid or
+/// index), so an endless stream (such as `/dev/zero`) or a file larger than the machine can
+/// hold is refused with one line, before the allocator would abort the process.
+pub const SET_MEMORY_SHARE: u64 = 4;
+
+/// The memory this process may still take, in bytes: the smallest of the machine's physical
+/// memory (`MemTotal` in `/proc/meminfo`), what the container's cgroup allows beyond its use
+/// (`memory.max` less `memory.current` in `/sys/fs/cgroup`), and what the process's limits
+/// leave beyond its present size (`ulimit -v`: `RLIMIT_AS` less `VmSize`, and
+/// `RLIMIT_DATA` less `VmData`, from `/proc/self/status`: the threads' stacks and
+/// allocator arenas already reserve a few hundred MB of address space). `None` when none of
+/// them is known.
+pub fn memory_headroom() -> Option<u64> {
+    /// The number of kB after `key` in a `/proc` file's text, in bytes.
+    fn kib(text: &str, key: &str) -> Option<u64> {
+        let rest = text.lines().find_map(|l| l.strip_prefix(key))?;
+        let kib = rest
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse::<u64>()
+            .ok()?;
+        Some(kib.saturating_mul(1024))
+    }
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let number = |path: &str| read(path).and_then(|t| t.trim().parse::<u64>().ok());
+    let mut limits = Vec::new();
+    limits.extend(read("/proc/meminfo").and_then(|t| kib(&t, "MemTotal:")));
+    if let Some(max) = number("/sys/fs/cgroup/memory.max") {
+        let used = number("/sys/fs/cgroup/memory.current").unwrap_or(0);
+        limits.push(max.saturating_sub(used));
+    }
+    #[cfg(unix)]
+    {
+        let status = read("/proc/self/status").unwrap_or_default();
+        for (resource, key) in [
+            (rustix::process::Resource::As, "VmSize:"),
+            (rustix::process::Resource::Data, "VmData:"),
+        ] {
+            if let Some(limit) = rustix::process::getrlimit(resource).current {
+                limits.push(limit.saturating_sub(kib(&status, key).unwrap_or(0)));
+            }
+        }
+    }
+    limits.into_iter().min()
+}
+
 /// One input pair: `a.p0, a.p1, b.p0, b.p1`.
 pub type Pair<T = f32> = [T; 12];
 
@@ -203,26 +251,89 @@ impl Error {
     }
 }
 
-/// A file format.
+/// A file format, and for raw data the number type it holds.
+///
+/// What a file stores comes from its name (or `--format`, or a `.npy` header), never from
+/// the run's precision alone: a `.f32` file holds `f32` and a `.f64` file `f64` whatever the
+/// run computes in. Only raw data whose name does not say its type (`.raw`, `.bin`,
+/// `--format raw`) is taken to hold numbers of the run's precision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// Comma-separated text
     Csv,
     /// NumPy .npy
     Npy,
-    /// Raw little-endian binary
+    /// Raw little-endian numbers of the run's precision (.raw, .bin)
     Raw,
+    /// Raw little-endian f32 (.f32)
+    F32,
+    /// Raw little-endian f64 (.f64)
+    F64,
 }
 
 impl Format {
-    /// The format named by a file's extension: `.csv`, `.npy`, or `.f32`, `.raw`, `.bin`.
+    /// The format named by a file's extension: `.csv` (`.txt`), `.npy`, `.f32`, `.f64`, or
+    /// `.raw`, `.bin` (raw of the run's precision).
     pub fn from_path(path: &Path) -> Option<Format> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
             "csv" | "txt" => Some(Format::Csv),
             "npy" => Some(Format::Npy),
-            "f32" | "raw" | "bin" => Some(Format::Raw),
+            "f32" => Some(Format::F32),
+            "f64" => Some(Format::F64),
+            "raw" | "bin" => Some(Format::Raw),
             _ => None,
+        }
+    }
+
+    /// The format of a file named `path` given `explicit` (`--format`), else its extension.
+    /// `--format raw` keeps the number type that a `.f32` or `.f64` name gives (it says
+    /// "raw", not which numbers); any other `--format` replaces what the name says.
+    pub fn of(path: &Path, explicit: Option<Format>) -> Option<Format> {
+        let named = Format::from_path(path);
+        match explicit {
+            Some(Format::Raw) => match named {
+                Some(typed @ (Format::F32 | Format::F64)) => Some(typed),
+                _ => Some(Format::Raw),
+            },
+            Some(f) => Some(f),
+            None => named,
+        }
+    }
+
+    /// True for the raw formats (`raw`, `f32`, `f64`).
+    pub fn is_raw(self) -> bool {
+        matches!(self, Format::Raw | Format::F32 | Format::F64)
+    }
+
+    /// The number type raw data of this format holds in a run of `precision`: the type
+    /// the format names (`f32`, `f64`), else the run's. `None` for CSV (text, parsed in the
+    /// run's precision) and `.npy` (its header says).
+    pub fn raw_type(self, precision: Precision) -> Option<Precision> {
+        match self {
+            Format::Raw => Some(precision),
+            Format::F32 => Some(Precision::F32),
+            Format::F64 => Some(Precision::F64),
+            Format::Csv | Format::Npy => None,
+        }
+    }
+
+    /// The format a run of `precision` writes for an output of this format, or the
+    /// message saying why it cannot: a `.f32` output holds `f32`, a `.f64` one `f64`, so
+    /// an output whose named type is not the run's is refused (a run never narrows its
+    /// results, and writes no type its name does not say).
+    pub fn output_in(self, precision: Precision, name: &str) -> Result<Format, String> {
+        match self.raw_type(precision) {
+            Some(stored) if stored != precision => Err(format!(
+                "{name}: the output is raw {} (its name or --output-format) and this run \
+                 writes {} (its --precision): name it .{} (or .raw, .bin), or pass \
+                 --precision {}",
+                stored.name(),
+                precision.name(),
+                precision.name(),
+                stored.name()
+            )),
+            _ => Ok(self),
         }
     }
 
@@ -231,13 +342,17 @@ impl Format {
         match self {
             Format::Csv => "CSV",
             Format::Npy => ".npy",
-            Format::Raw => "raw f32",
+            Format::Raw => "raw",
+            Format::F32 => "raw f32",
+            Format::F64 => "raw f64",
         }
     }
 
-    /// The format's name in messages about a run in `precision` (`raw f64` in `f64`).
+    /// The format's name in messages about a run in `precision` (`raw` is `raw f32` or
+    /// `raw f64`).
     pub fn name_in(self, precision: Precision) -> &'static str {
         match (self, precision) {
+            (Format::Raw, Precision::F32) => "raw f32",
             (Format::Raw, Precision::F64) => "raw f64",
             _ => self.name(),
         }

@@ -16,8 +16,15 @@
 //! - `.npy`: little-endian float32 (`<f4`), C order, shape `(N, 12)` or `(N, 4, 3)`; in
 //!   `f64` also float64 (`<f8`). A float32 array read in `f64` is widened (exactly); a
 //!   float64 array in `f32` is an error that names `--precision f64` (never narrowed);
-//! - raw: little-endian numbers of the run's precision, 48 (`f32`) or 96 (`f64`) bytes per
-//!   pair, no header.
+//! - raw: little-endian numbers, no header: `.f32` (`--format f32`) holds `f32`, 48 bytes
+//!   per pair, `.f64` (`--format f64`) `f64`, 96 bytes per pair, and `.raw`, `.bin`
+//!   (`--format raw`) numbers of the run's precision.
+//!
+//! What a file stores comes from its format ([`Format`]: the extension or `--format`, and a
+//! `.npy` header), what a run computes from its [`Precision`]: stored `f32` in an `f64` run
+//! is widened (exactly), stored `f64` in an `f32` run is an [`Error::Data`] that names
+//! `--precision f64` (never narrowed). An output named `.f32` or `.f64` must be the run's
+//! precision ([`Format::output_in`]).
 //!
 //! Outputs are one record per pair (or per pair within `--radius`), with the selected
 //! columns in this order: `index` (u64, only with `--radius`), `distance`, `s`, `t`,
@@ -33,7 +40,9 @@
 //! [`Error::Pipe`] (the reader of the output went away: status 141, 128 + SIGPIPE).
 //!
 //! Memory is bounded whatever the input: a chunk of pairs, one CSV line of at most
-//! [`MAX_LINE_BYTES`], one `.npy` header of at most [`MAX_NPY_HEADER_BYTES`].
+//! [`MAX_LINE_BYTES`], one `.npy` header of at most [`MAX_NPY_HEADER_BYTES`]. A reader that
+//! keeps what it reads (the set commands) bounds it by [`memory_headroom`] and
+//! [`SET_MEMORY_SHARE`], so an endless stream ends in one message, not an abort.
 
 mod common;
 mod read;

@@ -95,7 +95,8 @@ pub(super) struct BinaryPairs {
     sized: bool,
     /// A `.npy` input (for messages).
     npy: bool,
-    /// The precision of the stored numbers: the run's, or `f32` widened in an `f64` run.
+    /// The precision of the stored numbers (from the file's name, `--format` or `.npy`
+    /// header): the run's, or `f32` widened in an `f64` run.
     stored: Precision,
     /// The stored `f32` numbers of a chunk, before they are widened (an `f64` run of a
     /// float32 `.npy`).
@@ -383,9 +384,20 @@ impl<T: Real, const N: usize> Input<T, N> {
         assert_eq!(layout.width(), N, "a layout of N numbers");
         let noun = layout.noun;
         let kind = match format {
-            Format::Raw => {
-                let pair_bytes = T::PRECISION.bytes() * N as u64;
-                let p = T::PRECISION.name();
+            Format::Raw | Format::F32 | Format::F64 => {
+                let stored = format.raw_type(T::PRECISION).expect("a raw format");
+                if stored.bytes() > T::PRECISION.bytes() {
+                    return Err(Error::Data(format!(
+                        "{name}: raw {} input (its name or --format) and this run is {}: pass \
+                         --precision {} to compute in {} (stored numbers are never narrowed)",
+                        stored.name(),
+                        T::PRECISION.name(),
+                        stored.name(),
+                        stored.name()
+                    )));
+                }
+                let pair_bytes = stored.bytes() * N as u64;
+                let p = stored.name();
                 if let Some(size) = size
                     && size % pair_bytes != 0
                 {
@@ -403,7 +415,7 @@ impl<T: Real, const N: usize> Input<T, N> {
                     header_bytes: 0,
                     sized: size.is_some(),
                     npy: false,
-                    stored: T::PRECISION,
+                    stored,
                     narrow: Vec::new(),
                     record_bytes: pair_bytes,
                     layout,
@@ -445,6 +457,11 @@ impl<T: Real, const N: usize> Input<T, N> {
         })
     }
 
+    /// The input's name in messages (`standard input` for `-`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Records read so far.
     pub fn pairs_read(&self) -> u64 {
         self.pairs
@@ -481,7 +498,8 @@ impl<T: Real, const N: usize> Input<T, N> {
                         }
                     }
                 } else {
-                    // Stored f32, widened: `open_npy` accepts nothing else.
+                    // Stored f32, widened: the raw reader and `open_npy` accept nothing
+                    // else (a stored f64 in an f32 run is refused when opened).
                     let mut narrow = std::mem::take(&mut binary.narrow);
                     narrow.clear();
                     narrow.resize(n * N, 0.0);
@@ -633,6 +651,17 @@ pub fn read_all<T: Real, const N: usize>(
     sized: bool,
     chunk: usize,
 ) -> Result<u64, Error> {
+    read_records::<T, N>(bytes, layout, format, sized, chunk).map(|r| r.len() as u64)
+}
+
+/// [`read_all`], returning the records read.
+pub fn read_records<T: Real, const N: usize>(
+    bytes: &[u8],
+    layout: &'static Layout,
+    format: Format,
+    sized: bool,
+    chunk: usize,
+) -> Result<Vec<[T; N]>, Error> {
     let size = sized.then_some(bytes.len() as u64);
     if size == Some(0) {
         return Err(Error::Data(format!(
@@ -643,8 +672,11 @@ pub fn read_all<T: Real, const N: usize>(
     let reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(bytes.to_vec()));
     let mut input = Input::<T, N>::from_reader("input".into(), layout, reader, format, size)?;
     let mut buf = Vec::new();
-    while input.read_chunk(&mut buf, chunk)? > 0 {}
-    Ok(input.pairs_read())
+    let mut records = Vec::new();
+    while input.read_chunk(&mut buf, chunk)? > 0 {
+        records.extend_from_slice(&buf);
+    }
+    Ok(records)
 }
 
 /// The readers' fuzz target (`fuzz/fuzz_targets/readers.rs`) and its replayed regressions:
@@ -655,12 +687,93 @@ pub fn read_all<T: Real, const N: usize>(
 /// When a reader panics, or breaks one of these rules: a raw input is read exactly when its
 /// length is a positive multiple of 48 (96 in `f64`), as that many pairs; a CSV input gives
 /// the same outcome as a file and as a stream; a `.npy` stream gives the same count as the
-/// file when the file is accepted; every message is one line.
+/// file when the file is accepted; every message is one line; and the stored type rules of
+/// [`fuzz_stored_types`].
 pub fn fuzz_readers(data: &[u8]) {
     fuzz_readers_in::<f32, 12>(data, &PAIRS);
     fuzz_readers_in::<f64, 12>(data, &PAIRS);
     fuzz_readers_in::<f32, 6>(data, &SEGMENTS3);
     fuzz_readers_in::<f32, 4>(data, &SEGMENTS2);
+    fuzz_stored_types::<12>(data, &PAIRS);
+    fuzz_stored_types::<6>(data, &SEGMENTS3);
+    fuzz_stored_types::<4>(data, &SEGMENTS2);
+}
+
+/// The records' numbers as `f64` bit patterns (a widened `f32` is exact, NaN payloads
+/// included, so equal patterns mean the same numbers).
+fn widened_bits<T: Real, const N: usize>(records: &[[T; N]]) -> Vec<u64> {
+    records
+        .iter()
+        .flatten()
+        .map(|&x| Into::<f64>::into(x).to_bits())
+        .collect()
+}
+
+/// The stored type of [`fuzz_readers`], checked on `data` as a file and as a stream: what
+/// a file stores comes from its format, the run's precision only says what is computed.
+/// - raw `f32` (`.f32`, `--format f32`) is read exactly when its length is a positive
+///   multiple of `4 N` bytes, as the little-endian `f32` numbers of `data`, in either
+///   precision (widened in `f64`);
+/// - raw `f64` in an `f32` run is always refused, with a message naming `--precision f64`
+///   (never narrowed; an empty file is refused as empty first); in an `f64` run it is `raw`
+///   of that run;
+/// - `raw` (no type named) is the run's precision: `f32` in `f32`, `f64` in `f64`;
+/// - a `.npy` file read in `f32` is read in `f64` as the same numbers, widened.
+///
+/// # Panics
+/// When one of these rules is broken.
+pub fn fuzz_stored_types<const N: usize>(data: &[u8], layout: &'static Layout) {
+    let chunk = 1 + data.get(1).map_or(0, |&b| usize::from(b % 16));
+    let width = 4 * N;
+    let whole = !data.is_empty() && data.len().is_multiple_of(width);
+    let stored: Vec<u64> = data
+        .chunks_exact(4)
+        .map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])).to_bits())
+        .collect();
+    for sized in [true, false] {
+        let r32 = read_records::<f32, N>(data, layout, Format::F32, sized, chunk)
+            .map(|r| widened_bits(&r));
+        let r64 = read_records::<f64, N>(data, layout, Format::F32, sized, chunk)
+            .map(|r| widened_bits(&r));
+        for (run, r) in [("f32", &r32), ("f64", &r64)] {
+            match r {
+                Ok(bits) => {
+                    assert!(whole, "raw f32 of {} bytes accepted in {run}", data.len());
+                    assert_eq!(bits, &stored, "raw f32 in {run}: not the stored numbers");
+                }
+                Err(e) => assert!(
+                    !whole,
+                    "raw f32 of {} bytes refused in {run}: {e:?}",
+                    data.len()
+                ),
+            }
+        }
+        let raw32 = read_records::<f32, N>(data, layout, Format::Raw, sized, chunk)
+            .map(|r| widened_bits(&r));
+        assert_eq!(raw32, r32, "raw in f32 is not raw f32");
+        // An empty file is refused as empty before its format is looked at.
+        let narrowed = read_records::<f32, N>(data, layout, Format::F64, sized, chunk);
+        match narrowed {
+            Err(Error::Data(m)) if m.contains("--precision f64") => {}
+            Err(Error::Data(m)) if sized && data.is_empty() && m.contains("empty") => {}
+            other => panic!("raw f64 in an f32 run: {other:?}"),
+        }
+        let f64_in_64 = read_records::<f64, N>(data, layout, Format::F64, sized, chunk);
+        let raw64 = read_records::<f64, N>(data, layout, Format::Raw, sized, chunk);
+        assert_eq!(
+            f64_in_64.map(|r| widened_bits(&r)),
+            raw64.map(|r| widened_bits(&r)),
+            "raw f64 in f64 is not raw of the run"
+        );
+        if let Ok(narrow) = read_records::<f32, N>(data, layout, Format::Npy, sized, chunk) {
+            let wide = read_records::<f64, N>(data, layout, Format::Npy, sized, chunk);
+            assert_eq!(
+                wide.map(|r| widened_bits(&r)),
+                Ok(widened_bits(&narrow)),
+                "a .npy read in f32 differs in f64"
+            );
+        }
+    }
 }
 
 /// [`fuzz_readers`] in the precision `T`, records of `N` numbers.

@@ -18,7 +18,10 @@ Inputs: a file, - or /dev/stdin (standard input: name its --format), or a FIFO
 
 Memory: the input set plus a constant (the grid, one block of hits of the
 library's bounded size, one buffer of formatted records), whatever the number of
-hits: the hits are streamed to the output as they are found, at disk speed.
+hits: the hits are streamed to the output as they are found, at disk speed. A
+set that would take more than a quarter of the memory the process may still take (an
+endless stream such as /dev/zero, a file larger than the machine holds) is
+refused with one line (exit 1).
 
 The output is written to a temporary file beside the target and renamed onto it
 only on success: an error, a full disk, a file-size limit (ulimit -f) or a signal
@@ -46,15 +49,16 @@ query (self_pairs_within / pairs_within), in O(N log N + K) work for K pairs.
 
 Input: 6 numbers per segment, p0 then p1 (x, y, z each), as
   CSV   6 numbers per row, optional header row (a first row without numbers)
-  .npy  float32 '<f4', C order, shape (N, 6) or (N, 2, 3)
-        (with --precision f64: float64 '<f8')
-  raw   little-endian f32, 24 bytes per segment, no header (.f32, .raw, .bin)
-        (with --precision f64: f64, 48 bytes per segment)
+  .npy  float32 '<f4' or float64 '<f8', C order, shape (N, 6) or (N, 2, 3)
+  raw   little-endian, no header: .f32 f32 (24 bytes per segment), .f64 f64
+        (48 bytes per segment), .raw and .bin the run's precision
 
-Precision: --precision f64 reads, computes and writes f64 (the grid prunes in a
-local frame, the f64 kernel decides): what world coordinates need (UTM, ECEF),
-where f32 keeps 0.5 m at 5,000 km. A float64 .npy without --precision f64 is an
-error (never narrowed).
+Precision: --precision f64 computes and writes f64 (the grid prunes in a local
+frame, the f64 kernel decides): what world coordinates need (UTM, ECEF), where
+f32 keeps 0.5 m at 5,000 km. What a file holds comes from its extension,
+--format or .npy header, not from --precision: f32 data in an f64 run is
+widened exactly; f64 data (.f64, a float64 .npy) in an f32 run is an error
+(never narrowed).
 
 Output: one record per pair, columns i, j (0-based segment indices, u32),
 distance (f32, or f64) and flags (u8): CSV with a header row (to standard output
@@ -87,15 +91,15 @@ pairs are exactly the brute-force ones, in O(N log N + K) work for K pairs.
 
 Input: 4 numbers per segment, p0 then p1 (x, y each), as
   CSV   4 numbers per row, optional header row (a first row without numbers)
-  .npy  float32 '<f4', C order, shape (N, 4) or (N, 2, 2)
-        (with --precision f64: float64 '<f8')
-  raw   little-endian f32, 16 bytes per segment, no header (.f32, .raw, .bin)
-        (with --precision f64: f64, 32 bytes per segment)
+  .npy  float32 '<f4' or float64 '<f8', C order, shape (N, 4) or (N, 2, 2)
+  raw   little-endian, no header: .f32 f32 (16 bytes per segment), .f64 f64
+        (32 bytes per segment), .raw and .bin the run's precision
 
 Precision: whether two segments meet is decided exactly for the coordinates as
-read, in either precision. --precision f64 reads, computes and writes f64: what
-street networks in UTM or other projected coordinates need (f32 keeps 0.5 m at
-5,000 km). A float64 .npy without --precision f64 is an error (never narrowed).
+read, in either precision. --precision f64 computes and writes f64: what street
+networks in UTM or other projected coordinates need (f32 keeps 0.5 m at 5,000
+km). f32 data in an f64 run is widened exactly; f64 data (.f64, a float64 .npy)
+in an f32 run is an error (never narrowed).
 
 Output: one record per pair, columns i, j (u32), kind (point or overlap; in
 binary outputs a u8, 1 point, 2 overlap) and x, y (f32, or f64 with --precision
@@ -133,10 +137,11 @@ results are exactly those of the brute-force minimum of reference::first_hit
 over every wall.
 
 Input: WALLS and RAYS, 6 numbers per segment, p0 then p1 (x, y, z each), as CSV
-(optional header row), .npy float32 (N, 6) or (N, 2, 3), or raw little-endian
-f32 (24 bytes a segment); with --precision f64, float64 .npy and f64 raw (48
-bytes a segment), computed and written in f64 (world coordinates: the hits are
-those of reference::first_hit64).
+(optional header row), .npy float32 or float64 (N, 6) or (N, 2, 3), or raw
+little-endian (.f32: 24 bytes a segment, .f64: 48, .raw/.bin: the run's
+precision). --precision f64 computes and writes f64 (world coordinates: the hits
+are those of reference::first_hit64); f32 data is widened, f64 data in an f32
+run is an error (never narrowed).
 
 Output: one record per ray that hits, columns ray, wall (u32), u, x, y, z (f32,
 or f64; x, y, z the contact point on the wall): CSV with a header row (to stdout
@@ -167,7 +172,7 @@ fn parse_range(text: &str) -> Result<String, String> {
 /// Arguments of `segbatch raycast`.
 #[derive(Debug, Args)]
 pub struct RaycastArgs {
-    /// Wall segments (.csv, .npy, or raw .f32/.raw/.bin)
+    /// Wall segments (.csv, .npy, or raw .f32/.f64/.raw/.bin)
     #[arg(value_name = "WALLS")]
     pub walls: PathBuf,
 
@@ -183,7 +188,8 @@ pub struct RaycastArgs {
     #[arg(long, value_name = "L", value_parser = parse_range, allow_negative_numbers = true)]
     pub range: String,
 
-    /// Input format, instead of guessing from the extensions
+    /// Input format, instead of guessing from the extensions (raw keeps a .f32 or .f64
+    /// name's number type)
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<Format>,
 
@@ -194,8 +200,8 @@ pub struct RaycastArgs {
 /// The input and output options the set subcommands share.
 #[derive(Debug, Args)]
 pub struct SetOptions {
-    /// Output file; its format comes from its extension; - for standard output [default: CSV
-    /// to standard output]
+    /// Output file; its format comes from its extension, else the input's; - for standard
+    /// output [default: CSV to standard output]
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -203,7 +209,7 @@ pub struct SetOptions {
     #[arg(long, value_name = "FORMAT")]
     pub output_format: Option<Format>,
 
-    /// Numbers read, computed and written as f32 or f64 (a float64 .npy needs f64)
+    /// Numbers computed and written as f32 or f64 (f32 data is widened; f64 data needs f64)
     #[arg(long, value_name = "PRECISION", default_value = "f32")]
     pub precision: Precision,
 
@@ -230,7 +236,7 @@ impl SetOptions {
 /// Arguments of `segbatch pairs`.
 #[derive(Debug, Args)]
 pub struct PairsArgs {
-    /// Input file of 3D segments (.csv, .npy, or raw .f32/.raw/.bin)
+    /// Input file of 3D segments (.csv, .npy, or raw .f32/.f64/.raw/.bin)
     #[arg(value_name = "SEGMENTS")]
     pub input: PathBuf,
 
@@ -246,7 +252,8 @@ pub struct PairsArgs {
     #[arg(long, conflicts_with = "against")]
     pub skip_shared: bool,
 
-    /// Input format, instead of guessing from the extension
+    /// Input format, instead of guessing from the extension (raw keeps a .f32 or .f64
+    /// name's number type)
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<Format>,
 
@@ -257,7 +264,7 @@ pub struct PairsArgs {
 /// Arguments of `segbatch cross`.
 #[derive(Debug, Args)]
 pub struct CrossArgs {
-    /// Input file of 2D segments (.csv, .npy, or raw .f32/.raw/.bin)
+    /// Input file of 2D segments (.csv, .npy, or raw .f32/.f64/.raw/.bin)
     #[arg(value_name = "SEGMENTS2D")]
     pub input: PathBuf,
 
@@ -265,7 +272,8 @@ pub struct CrossArgs {
     #[arg(long)]
     pub skip_shared: bool,
 
-    /// Input format, instead of guessing from the extension
+    /// Input format, instead of guessing from the extension (raw keeps a .f32 or .f64
+    /// name's number type)
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<Format>,
 

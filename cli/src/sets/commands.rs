@@ -15,27 +15,30 @@ use segbatch::{Flags, Options, Segment, Segment64, SegmentIndex, Segments, Segme
 
 use crate::error::CliError;
 use crate::io::{Format, Precision, Real, SEGMENTS2, SEGMENTS3, is_std_stream, show, thread_pool};
-use crate::run::{format_of, same_file};
+use crate::run::{format_of, output_format_of, same_file};
 
 use super::args::{CrossArgs, PairsArgs, RaycastArgs, SetOptions};
 use super::input::{SetOf, read_set};
 use super::output::{CROSS_COLUMNS, HitWriter, PAIR_COLUMNS, RAYCAST_COLUMNS, Value, real};
 
-/// The input and output formats, and the checks shared by the set subcommands.
+/// The input formats, the output format (CSV on standard output unless named) with the
+/// summary's note when the output's name gives none, and the checks shared by the set
+/// subcommands.
 fn formats(
     inputs: &[&Path],
     format: Option<Format>,
     output: &Path,
     output_format: Option<Format>,
-) -> Result<(Vec<Format>, Format), CliError> {
+    precision: Precision,
+) -> Result<(Vec<Format>, Format, Option<String>), CliError> {
     let ins = inputs
         .iter()
         .map(|p| format_of(p, format, "input"))
         .collect::<Result<Vec<_>, _>>()?;
-    let out = match output_format.or_else(|| Format::from_path(output)) {
-        Some(f) => f,
-        None if is_std_stream(output) => Format::Csv,
-        None => ins[0],
+    let (out, note) = if is_std_stream(output) && output_format.is_none() {
+        (Format::Csv, None)
+    } else {
+        output_format_of(output, output_format, ins[0], precision)?
     };
     for input in inputs {
         if same_file(input, output) {
@@ -45,7 +48,7 @@ fn formats(
             )));
         }
     }
-    Ok((ins, out))
+    Ok((ins, out, note))
 }
 
 fn library_error(e: segbatch::Error) -> CliError {
@@ -259,7 +262,13 @@ fn pairs_in<R: SetReal>(args: &PairsArgs) -> Result<(), CliError> {
     let mut inputs = vec![args.input.as_path()];
     inputs.extend(args.against.as_deref());
     let target = output_path(&args.out);
-    let (in_formats, out_format) = formats(&inputs, args.format, target, args.out.output_format)?;
+    let (in_formats, out_format, note) = formats(
+        &inputs,
+        args.format,
+        target,
+        args.out.output_format,
+        R::PRECISION,
+    )?;
     let pool = thread_pool(args.out.threads, "pairs", args.out.quiet)?;
     let wait = args.out.wait();
     let a: R::Set = read_set(&args.input, &SEGMENTS3, in_formats[0], wait)?;
@@ -302,10 +311,13 @@ fn pairs_in<R: SetReal>(args: &PairsArgs) -> Result<(), CliError> {
             show(&args.input),
             args.radius,
             show(target),
-            out_format.name(),
+            out_format.name_in(R::PRECISION),
             R::PRECISION.name(),
             (R::count(&a) + b.as_ref().map_or(0, R::count)) as f64 / secs / 1e6
         );
+        if let Some(note) = &note {
+            eprintln!("segbatch pairs: {}: {note}", show(target));
+        }
     }
     Ok(())
 }
@@ -327,8 +339,13 @@ where
 {
     let start = Instant::now();
     let target = output_path(&args.out);
-    let (in_formats, out_format) =
-        formats(&[&args.input], args.format, target, args.out.output_format)?;
+    let (in_formats, out_format, note) = formats(
+        &[&args.input],
+        args.format,
+        target,
+        args.out.output_format,
+        E::PRECISION,
+    )?;
     let pool = thread_pool(args.out.threads, "cross", args.out.quiet)?;
     let set: Segments2<E> = read_set(&args.input, &SEGMENTS2, in_formats[0], args.out.wait())?;
     let mut writer = HitWriter::create(target, out_format, &CROSS_COLUMNS, E::PRECISION)?;
@@ -361,9 +378,12 @@ where
             set.len(),
             show(&args.input),
             show(target),
-            out_format.name(),
+            out_format.name_in(E::PRECISION),
             E::PRECISION.name(),
         );
+        if let Some(note) = &note {
+            eprintln!("segbatch cross: {}: {note}", show(target));
+        }
     }
     Ok(())
 }
@@ -382,11 +402,12 @@ fn raycast_in<R: SetReal>(args: &RaycastArgs) -> Result<(), CliError> {
     let radius: R = number(&args.radius, "radius")?;
     let range: R = number(&args.range, "range")?;
     let target = output_path(&args.out);
-    let (in_formats, out_format) = formats(
+    let (in_formats, out_format, note) = formats(
         &[&args.walls, &args.rays],
         args.format,
         target,
         args.out.output_format,
+        R::PRECISION,
     )?;
     if args.walls == args.rays && is_std_stream(&args.walls) {
         return Err(CliError::usage(
@@ -439,9 +460,12 @@ fn raycast_in<R: SetReal>(args: &RaycastArgs) -> Result<(), CliError> {
             args.radius,
             args.range,
             show(target),
-            out_format.name(),
+            out_format.name_in(R::PRECISION),
             R::PRECISION.name(),
         );
+        if let Some(note) = &note {
+            eprintln!("segbatch raycast: {}: {note}", show(target));
+        }
     }
     Ok(())
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use segbatch::{Record, Soa};
 
 use crate::error::CliError;
-use crate::io::{Format, Input, Layout, Real};
+use crate::io::{Format, Input, Layout, Real, SET_MEMORY_SHARE, memory_headroom};
 
 /// Records read per chunk.
 const CHUNK_RECORDS: usize = 64 * 1024;
@@ -43,7 +43,10 @@ set_of!(f64);
 /// sizes, `-` and `/dev/stdin`, FIFOs opened without blocking and awaited `wait` at most),
 /// in the set's precision (a float64 `.npy` read as `f32` is an error that says so),
 /// checking everything: a bad file is one message naming the file, the record and the
-/// field. Memory is the set and one chunk.
+/// field. Memory is the set and one chunk; a set that would take more than
+/// `1 /` [`SET_MEMORY_SHARE`] of [`memory_headroom`] (an endless stream such as `/dev/zero`,
+/// a file larger than the machine holds) is refused with one line (exit status 1) before
+/// it is allocated, never left to the allocator's abort.
 pub fn read_set<S: SetOf<C>, const C: usize>(
     path: &Path,
     layout: &'static Layout,
@@ -51,15 +54,49 @@ pub fn read_set<S: SetOf<C>, const C: usize>(
     wait: Duration,
 ) -> Result<S, CliError> {
     let mut input = Input::<S::Real, C>::open(path, layout, format, wait)?;
+    let record = std::mem::size_of::<[S::Real; C]>() as u64;
+    let budget = memory_headroom().map(|limit| limit / SET_MEMORY_SHARE);
+    let mib = |bytes: u64| bytes.div_ceil(1 << 20);
+    let name = input.name().to_owned();
+    let too_big = |records: u64, goes_on: bool| {
+        let budget = budget.unwrap_or(u64::MAX);
+        (records.saturating_mul(record) > budget).then(|| {
+            let what = if goes_on {
+                format!("{records} {}s read and the input goes on", layout.noun)
+            } else {
+                format!(
+                    "{records} {}s need {} MiB",
+                    layout.noun,
+                    mib(records.saturating_mul(record))
+                )
+            };
+            CliError::failed(format!(
+                "{}: {what}: a set is held in memory and may take at most {} MiB here (a \
+                 quarter of the {} MiB this process may still take): an endless stream (such \
+                 as /dev/zero), or a set larger than this machine can query",
+                name,
+                mib(budget),
+                mib(budget.saturating_mul(SET_MEMORY_SHARE))
+            ))
+        })
+    };
     let mut set = S::with_capacity(0);
     if input.total_bytes > 0
-        && let Some(n) = input.total_pairs.and_then(|n| usize::try_from(n).ok())
+        && let Some(n) = input.total_pairs
     {
         // A regular file whose size was checked against its records.
-        set = S::with_capacity(n);
+        if let Some(e) = too_big(n, false) {
+            return Err(e);
+        }
+        set = S::with_capacity(usize::try_from(n).unwrap_or(0));
     }
     let mut chunk: Vec<[S::Real; C]> = Vec::new();
+    let mut records = 0u64;
     while input.read_chunk(&mut chunk, CHUNK_RECORDS)? > 0 {
+        records += chunk.len() as u64;
+        if let Some(e) = too_big(records, true) {
+            return Err(e);
+        }
         set.extend_rows(&chunk);
     }
     Ok(set)

@@ -14,7 +14,9 @@
 //! Inputs are sets of records, 6 numbers a 3D segment (`p0`, `p1`; x, y, z each) or 4 a
 //! 2D one (x, y each), in the formats of `segbatch run`: CSV rows (an optional header row),
 //! `.npy` float32 arrays of shape `(N, 6)` or `(N, 2, 3)` (`(N, 4)` or `(N, 2, 2)` in 2D),
-//! or raw little-endian `f32`. The whole set is read and checked before any output is
+//! or raw little-endian numbers (`.f32`, `.f64`, or the run's precision for `.raw`, `.bin`;
+//! `f32` data is widened in an `f64` run, `f64` data is never narrowed), with `.npy` float64
+//! arrays too. The whole set is read and checked before any output is
 //! written, and the output goes to a temporary file renamed onto the target only on
 //! success, so a bad input gives one `error:` line (file, record, field), exit code 2 and
 //! no output.

@@ -139,7 +139,7 @@ impl HitWriter {
                 }
                 out.push(b'\n');
             }
-            Format::Raw | Format::Npy => {
+            Format::Raw | Format::F32 | Format::F64 | Format::Npy => {
                 for v in values {
                     match *v {
                         Value::U32(x) => out.extend_from_slice(&x.to_le_bytes()),

@@ -709,7 +709,8 @@ fn help_texts_describe_each_subcommand() {
     for needle in [
         "--precision <PRECISION>",
         "- f64: 64-bit floats",
-        "A float64 .npy without --precision f64 is an error",
+        "in an f32 run is an error that names --precision",
+        ".f32 holds f32",
         "96 bytes per pair",
     ] {
         assert!(

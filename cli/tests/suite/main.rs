@@ -16,5 +16,7 @@ mod common;
 mod fuzz_replay;
 /// Hardening of `run`.
 mod hardening;
+/// Hardening of what inputs hold (stored types, endless streams) and of output names.
+mod hardening_inputs;
 /// Hardening of the set commands and of `bench`'s outputs.
 mod hardening_sets;
