@@ -22,8 +22,10 @@ or ``(N, 6)`` (``x0, y0, z0, x1, y1, z1``); 2D segments are ``(N, 2, 2)`` or ``(
   it as a whole (the set queries convert their sets to columns once, as for rows).
 - ``float32`` data that is not 4-byte aligned (``np.frombuffer`` at an odd offset, some
   Dask or Arrow buffers): copied once, aligned. Nothing else is required of the layout.
-- ``float64`` (NumPy arrays or :class:`SegmentColumns`), in any of the layouts above: float64
-  in, float64 out. :func:`closest_points`, :func:`distance`, :func:`cpa`,
+- ``float64`` (NumPy arrays or :class:`SegmentColumns`), in any of the layouts above and in
+  either byte order (a big-endian ``'>f8'`` array is converted to the machine's order once,
+  never narrowed; so is a big-endian ``'>f4'``, which stays float32): float64 in, float64
+  out. :func:`closest_points`, :func:`distance`, :func:`cpa`,
   :func:`cpa_segments`, :func:`capsules_touch`, :func:`first_contact`,
   :func:`first_contact_segments`, :func:`pairs_within`, :func:`self_pairs_within`,
   :func:`dist2_matrix`, :func:`intersect2`, :func:`crossing_pairs`, the ``*_indexed``
@@ -241,7 +243,7 @@ class SegmentColumns:
             if arr.ndim != 1:
                 raise ValueError(f"column {k}: expected a 1-D array, got shape {arr.shape}")
             arrays.append(arr)
-        dtype = np.float64 if any(a.dtype == np.float64 for a in arrays) else np.float32
+        dtype = np.float64 if any(_is_wide(a.dtype) for a in arrays) else np.float32
         cols = [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
         if len(cols) not in (4, 6):
             raise ValueError(f"expected 4 (2D) or 6 (3D) columns, got {len(cols)}")
@@ -280,12 +282,24 @@ def _check_dtype(arr: np.ndarray, name: str) -> None:
         )
 
 
+def _is_wide(dtype) -> bool:
+    """Whether ``dtype`` is float64 (in either byte order) or a wider float (``longdouble``):
+    data that runs in float64. Comparing with ``np.float64`` would miss the big-endian
+    ``'>f8'`` (NumPy compares byte orders too) and narrow it to float32."""
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        return False
+    return dtype.kind == "f" and dtype.itemsize >= 8
+
+
 def _precision(*sides) -> type:
     """The dtype a query computes in: ``np.float64`` when any side is float64 data (a NumPy
-    array or :class:`SegmentColumns` of float64), else ``np.float32`` (float32, float16,
-    integers, Python lists)."""
+    array or :class:`SegmentColumns` of float64, either byte order, any strides, or a wider
+    float), else ``np.float32`` (float32 of either byte order, float16, integers, Python
+    lists)."""
     for x in sides:
-        if not isinstance(x, (list, tuple)) and getattr(x, "dtype", None) == np.float64:
+        if not isinstance(x, (list, tuple)) and _is_wide(getattr(x, "dtype", None)):
             return np.float64
     return np.float32
 
