@@ -55,15 +55,20 @@ the number of CPUs this process may use is clamped to it with a ``RuntimeWarning
 results are bit for bit the same whatever the thread count, and bit for bit those of the
 Rust crate.
 
-Ctrl-C (``SIGINT``) raises ``KeyboardInterrupt`` within a fraction of a second in the
-pairwise queries, :func:`dist2_matrix` and the :class:`SegmentIndex` queries: they run in
-steps of about 40 ms (sized as they go: pairs, matrix rows, rays or query segments) with
-the GIL released and check for signals between steps. ``out=`` arrays then hold the steps
-done so far; new outputs are dropped. The set queries :func:`pairs_within`,
-:func:`self_pairs_within` and :func:`crossing_pairs` stream their hits in blocks and check
-for signals every 20 ms: a Ctrl-C stops the query at its next block and the hits found so
-far are dropped (in float64 too). The ``*_indexed`` functions and the :class:`SegmentIndex` build are one
-library call each and see Ctrl-C when it returns.
+Ctrl-C (``SIGINT``) raises ``KeyboardInterrupt`` within a fraction of a second in every
+call that can run long, on one thread or on all, and nothing half-built is returned. The
+pairwise queries, :func:`dist2_matrix`, the ``*_indexed`` functions,
+:func:`capsule_contacts`, float64 :func:`intersect2` and the :class:`SegmentIndex` queries
+run in steps of about 40 ms (sized as they go: pairs, matrix rows, rays or query segments)
+with the GIL released and check for signals between steps; ``out=`` arrays then hold the
+steps done so far, new outputs are dropped. The set queries :func:`pairs_within`,
+:func:`self_pairs_within` and :func:`crossing_pairs` run on a thread of their own while
+the calling thread checks for signals every 20 ms: a Ctrl-C asks the query to stop, which
+it sees between its pieces of work (milliseconds apart, whether or not it has found
+pairs), and the hits found so far are dropped unsorted; a query still building its grid
+is left to end in the background after 200 ms. The :class:`SegmentIndex` build,
+one library call that cannot be stopped, runs on a thread of its own: the Ctrl-C is
+raised at once and the build ends in the background.
 
 Memory
 ------
