@@ -7,11 +7,12 @@ Each case runs in a subprocess (a stray ``SIGINT`` must never reach pytest): the
 builds a workload, calibrates its size so that the call would run for ``target`` seconds
 uninterrupted, says ``ready`` and calls it; the parent sends ``SIGINT`` ``delay`` seconds
 later and times the child's answer. The calls stop at their next check (a step, a task of
-the set queries' grid, a block of hits, a slice of the sort or of the columns that follow),
+the set queries' grid, a few thousand candidate pairs, a slice of the sort or of the
+columns that follow; a grid still being built is left to end in the background),
 so the latency is tens of milliseconds on an idle machine; the bound is one second, for
-loaded CI machines. The set-query cases with many hits are interrupted late: before the
-fix, a stopped query still sorted the hits it had gathered (seconds, more the longer it had
-run), and one without hits never saw the stop at all.
+loaded CI machines. The set-query cases with many hits are interrupted late, when sorting
+the hits gathered so far would take seconds (a stopped query drops them unsorted), and the
+ones without hits check that a query sees the stop when no block of hits comes.
 """
 
 import signal
@@ -139,12 +140,13 @@ CHILD = textwrap.dedent(
 )
 
 # (workload, threads, seconds into the call when SIGINT is sent, seconds the call would
-# run). The dense set queries and crossings are interrupted after seconds of hits; the
-# others early (the sparse ones after their grid is built).
+# run). The dense set queries (whose gathered hits would take 1-2 s to sort there) and
+# crossings are interrupted after seconds of hits; the others early (the sparse ones during
+# or after their grid's build).
 CASES = [
-    ("self_dense", "1", 2.5, 6), ("self_dense", "all", 2.5, 6),
-    ("self_dense64", "all", 2.5, 6),
-    ("pairs_dense", "all", 2.5, 6),
+    ("self_dense", "1", 3.5, 7), ("self_dense", "all", 3.5, 7),
+    ("self_dense64", "all", 3.5, 7),
+    ("pairs_dense", "all", 3.5, 7),
     ("self_sparse", "1", 1.0, 4), ("self_sparse", "all", 1.0, 4),
     ("self_sparse64", "1", 1.0, 4), ("pairs_sparse", "all", 1.0, 4),
     ("self_rays", "1", 0.5, 4), ("self_rays", "all", 0.5, 4), ("pairs_rays", "all", 0.5, 4),

@@ -276,9 +276,10 @@ BYTE_ORDER_CALLS = {
 
 @pytest.mark.parametrize("name", sorted(BYTE_ORDER_CALLS))
 def test_any_byte_order_and_strides_keep_the_precision(pairs, name):
-    """A float64 array is float64 in and out whatever its byte order and strides (a
-    big-endian ``'>f8'`` array was narrowed to float32), and a float32 one float32: the
-    native-order contiguous call's results, bit for bit."""
+    """A float64 array is float64 in and out whatever its byte order and strides (NumPy's
+    ``dtype == np.float64`` is false for a big-endian ``'>f8'`` array, which must not be
+    narrowed), and a float32 one float32: the native-order contiguous call's results, bit
+    for bit."""
     call = BYTE_ORDER_CALLS[name]
     rng = np.random.default_rng(3)
     local = pairs[:300].copy()
