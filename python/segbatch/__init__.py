@@ -22,8 +22,10 @@ or ``(N, 6)`` (``x0, y0, z0, x1, y1, z1``); 2D segments are ``(N, 2, 2)`` or ``(
   it as a whole (the set queries convert their sets to columns once, as for rows).
 - ``float32`` data that is not 4-byte aligned (``np.frombuffer`` at an odd offset, some
   Dask or Arrow buffers): copied once, aligned. Nothing else is required of the layout.
-- ``float64`` (NumPy arrays or :class:`SegmentColumns`), in any of the layouts above: float64
-  in, float64 out. :func:`closest_points`, :func:`distance`, :func:`cpa`,
+- ``float64`` (NumPy arrays or :class:`SegmentColumns`), in any of the layouts above and in
+  either byte order (a big-endian ``'>f8'`` array is converted to the machine's order once,
+  never narrowed; so is a big-endian ``'>f4'``, which stays float32): float64 in, float64
+  out. :func:`closest_points`, :func:`distance`, :func:`cpa`,
   :func:`cpa_segments`, :func:`capsules_touch`, :func:`first_contact`,
   :func:`first_contact_segments`, :func:`pairs_within`, :func:`self_pairs_within`,
   :func:`dist2_matrix`, :func:`intersect2`, :func:`crossing_pairs`, the ``*_indexed``
@@ -53,15 +55,20 @@ the number of CPUs this process may use is clamped to it with a ``RuntimeWarning
 results are bit for bit the same whatever the thread count, and bit for bit those of the
 Rust crate.
 
-Ctrl-C (``SIGINT``) raises ``KeyboardInterrupt`` within a fraction of a second in the
-pairwise queries, :func:`dist2_matrix` and the :class:`SegmentIndex` queries: they run in
-steps of about 40 ms (sized as they go: pairs, matrix rows, rays or query segments) with
-the GIL released and check for signals between steps. ``out=`` arrays then hold the steps
-done so far; new outputs are dropped. The set queries :func:`pairs_within`,
-:func:`self_pairs_within` and :func:`crossing_pairs` stream their hits in blocks and check
-for signals every 20 ms: a Ctrl-C stops the query at its next block and the hits found so
-far are dropped (in float64 too). The ``*_indexed`` functions and the :class:`SegmentIndex` build are one
-library call each and see Ctrl-C when it returns.
+Ctrl-C (``SIGINT``) raises ``KeyboardInterrupt`` within a fraction of a second in every
+call that can run long, on one thread or on all, and nothing half-built is returned. The
+pairwise queries, :func:`dist2_matrix`, the ``*_indexed`` functions,
+:func:`capsule_contacts`, float64 :func:`intersect2` and the :class:`SegmentIndex` queries
+run in steps of about 40 ms (sized as they go: pairs, matrix rows, rays or query segments)
+with the GIL released and check for signals between steps; ``out=`` arrays then hold the
+steps done so far, new outputs are dropped. The set queries :func:`pairs_within`,
+:func:`self_pairs_within` and :func:`crossing_pairs` run on a thread of their own while
+the calling thread checks for signals every 20 ms: a Ctrl-C asks the query to stop, which
+it sees between its pieces of work (milliseconds apart, whether or not it has found
+pairs), and the hits found so far are dropped unsorted; a query still building its grid
+is left to end in the background after 200 ms. The :class:`SegmentIndex` build,
+one library call that cannot be stopped, runs on a thread of its own: the Ctrl-C is
+raised at once and the build ends in the background.
 
 Memory
 ------
@@ -241,7 +248,7 @@ class SegmentColumns:
             if arr.ndim != 1:
                 raise ValueError(f"column {k}: expected a 1-D array, got shape {arr.shape}")
             arrays.append(arr)
-        dtype = np.float64 if any(a.dtype == np.float64 for a in arrays) else np.float32
+        dtype = np.float64 if any(_is_wide(a.dtype) for a in arrays) else np.float32
         cols = [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
         if len(cols) not in (4, 6):
             raise ValueError(f"expected 4 (2D) or 6 (3D) columns, got {len(cols)}")
@@ -280,12 +287,24 @@ def _check_dtype(arr: np.ndarray, name: str) -> None:
         )
 
 
+def _is_wide(dtype) -> bool:
+    """Whether ``dtype`` is float64 (in either byte order) or a wider float (``longdouble``):
+    data that runs in float64. Comparing with ``np.float64`` would miss the big-endian
+    ``'>f8'`` (NumPy compares byte orders too) and narrow it to float32."""
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        return False
+    return dtype.kind == "f" and dtype.itemsize >= 8
+
+
 def _precision(*sides) -> type:
     """The dtype a query computes in: ``np.float64`` when any side is float64 data (a NumPy
-    array or :class:`SegmentColumns` of float64), else ``np.float32`` (float32, float16,
-    integers, Python lists)."""
+    array or :class:`SegmentColumns` of float64, either byte order, any strides, or a wider
+    float), else ``np.float32`` (float32 of either byte order, float16, integers, Python
+    lists)."""
     for x in sides:
-        if not isinstance(x, (list, tuple)) and getattr(x, "dtype", None) == np.float64:
+        if not isinstance(x, (list, tuple)) and _is_wide(getattr(x, "dtype", None)):
             return np.float64
     return np.float32
 

@@ -155,7 +155,7 @@ def map_blocks(func: Callable, a, b, *args, outputs=None, **kwargs):
     spec, dtype, _ = _spec(func, outputs)
     # A float64 side makes the queries with a float64 path compute in float64: their float
     # columns come back so.
-    f64 = func.__name__ in segbatch._FLOAT64_PAIRWISE and np.float64 in (a.dtype, b.dtype)
+    f64 = func.__name__ in segbatch._FLOAT64_PAIRWISE and segbatch._precision(a, b) == np.float64
     if spec is not None:
         kwargs["outputs"] = list(spec)
         if f64:
@@ -503,7 +503,9 @@ def _prepare2(part, columns, geometry: Optional[str]):
         x = x.reshape(x.shape[0], -1) if x.ndim == 3 else x
     if x.ndim != 2 or x.shape[1] != 4:
         raise ValueError(f"segments: expected 2D segments of shape (N, 4) or (N, 2, 2), got {x.shape}")
-    if x.dtype not in (np.float32, np.float64):
+    if x.dtype.kind == "f" and x.dtype.itemsize == 4:
+        x = x.astype(np.float32, copy=False)  # either byte order: float32 stays float32
+    elif x.dtype != np.float64:
         x = x.astype(np.float64)
     return np.ascontiguousarray(x), None
 

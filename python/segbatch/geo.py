@@ -177,14 +177,21 @@ class Pieces:
         return _frame(self, self if other is None else other, result, points)
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def _snap_origin(lo, hi) -> np.ndarray:
     """The centre of the box ``lo .. hi``, snapped to a multiple of the float32 spacing of
     the box's largest coordinate on each axis: an origin on that grid shifts every
-    coordinate already exact in float32 exactly."""
+    coordinate already exact in float32 exactly. An axis with coordinates beyond float32's
+    range has none exact in float32: its centre is taken as it is (in float64, halved
+    before adding so that it cannot overflow)."""
     lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
     big = np.maximum(np.abs(lo), np.abs(hi))
-    step = np.spacing(big.astype(np.float32)).astype(np.float64)
-    return np.round(0.5 * (lo + hi) / step) * step
+    centre = 0.5 * lo + 0.5 * hi
+    f32 = big <= _F32_MAX
+    step = np.spacing(np.where(f32, big, 0).astype(np.float32)).astype(np.float64)
+    return np.where(f32, np.round(centre / step) * step, centre)
 
 
 def _origin(segments: np.ndarray, dim: int, origin) -> Optional[np.ndarray]:
@@ -342,11 +349,14 @@ def _is_vertex(t) -> bool:
     return pa.types.is_fixed_size_list(t) and t.list_size in (2, 3, 4)
 
 
-def _vertex_coords(values, dim: int, column: str) -> np.ndarray:
-    """(V, dim) coordinates of a GeoArrow vertex array (struct or interleaved)."""
+def _vertex_coords(values, dim: int, column: str):
+    """(V, dim) coordinates of a GeoArrow vertex array (struct or interleaved), one row a
+    vertex, and which vertices are null (a null vertex or a null coordinate of one), or
+    None when none is."""
     import pyarrow as pa
 
     t = values.type
+    null = np.asarray(values.is_null().to_numpy(zero_copy_only=False), dtype=bool)
     if pa.types.is_struct(t):
         names = [t.field(k).name for k in range(t.num_fields)]
         children = dict(zip(names, values.flatten()))
@@ -354,19 +364,42 @@ def _vertex_coords(values, dim: int, column: str) -> np.ndarray:
         names = list(t.value_field.name) if t.value_field.name in ("xy", "xyz", "xym", "xyzm") else None
         if names is None:
             names = ["x", "y", "z", "m"][: t.list_size] if t.list_size != 3 else ["x", "y", "z"]
-        flat = values.flatten().to_numpy(zero_copy_only=False).reshape(-1, t.list_size)
+        # The values of every vertex, null ones included (`flatten` would drop a null
+        # vertex's values and shift every later vertex).
+        size = t.list_size
+        child = values.values.slice(values.offset * size, len(values) * size)
+        null |= np.asarray(child.is_null().to_numpy(zero_copy_only=False), dtype=bool).reshape(-1, size).any(axis=1)
+        flat = child.to_numpy(zero_copy_only=False).reshape(-1, size)
         children = {n: flat[:, k] for k, n in enumerate(names)}
     want = ["x", "y", "z"][:dim]
     if dim == 3 and "z" not in children:
         raise ValueError(
             f"column {column!r}: its coordinates are {''.join(names)} (no z); pass dim=2 for 2D geometry"
         )
+    for n in want:
+        if not isinstance(children[n], np.ndarray):
+            null |= np.asarray(children[n].is_null().to_numpy(zero_copy_only=False), dtype=bool)
     cols = [np.asarray(children[n] if isinstance(children[n], np.ndarray)
                        else children[n].to_numpy(zero_copy_only=False)) for n in want]
     dtype = np.result_type(*[c.dtype for c in cols])
     if dtype.kind != "f":
         dtype = np.dtype(np.float64)
-    return np.stack(cols, axis=1).astype(dtype, copy=False)
+    return np.stack(cols, axis=1).astype(dtype, copy=False), (null if null.any() else None)
+
+
+def _no_null_vertex(null, v_start, v_count, row, column: str) -> None:
+    """Raises ``ValueError`` naming the first row of a line (vertex ranges ``v_start``,
+    ``v_count``, one a part, of rows ``row``) with a null vertex: a line cannot skip one."""
+    if null is None:
+        return
+    first, group, within = _ranges(v_start, v_count)
+    bad = np.flatnonzero(null[first])
+    if len(bad):
+        k = bad[np.argmin(np.asarray(row)[group[bad]])]  # the first of the least row
+        raise ValueError(
+            f"column {column!r}: row {int(np.asarray(row)[group[k]])} has a null vertex (vertex "
+            f"{int(within[k])} of its part); a line's vertices must all be given"
+        )
 
 
 def _valid(arr) -> np.ndarray:
@@ -399,8 +432,9 @@ def _from_arrow(arr, dim: int, column: str, extension: Optional[str] = None, enc
     if _is_list(t) and _is_vertex(t.value_type):  # linestring
         off = arr.offsets.to_numpy()
         counts = np.where(_valid(arr), np.diff(off), 0)
-        coords = _vertex_coords(arr.values, dim, column)
+        coords, null = _vertex_coords(arr.values, dim, column)
         rows = np.arange(n, dtype=np.int64)
+        _no_null_vertex(null, off[:-1], counts, rows, column)
         return _from_vertices(coords, off[:-1], counts, rows, np.zeros(n, np.int64), n, dim, crs=crs)
     if _is_list(t) and _is_list(t.value_type) and _is_vertex(t.value_type.value_type):  # multilinestring
         o1 = arr.offsets.to_numpy()
@@ -408,7 +442,8 @@ def _from_arrow(arr, dim: int, column: str, extension: Optional[str] = None, enc
         inner = arr.values
         o2 = inner.offsets.to_numpy()
         counts = np.where(_valid(inner)[part_idx], o2[part_idx + 1] - o2[part_idx], 0)
-        coords = _vertex_coords(inner.values, dim, column)
+        coords, null = _vertex_coords(inner.values, dim, column)
+        _no_null_vertex(null, o2[part_idx], counts, row, column)
         return _from_vertices(coords, o2[part_idx], counts, row, part, n, dim, crs=crs)
     if _is_vertex(t):
         raise TypeError(f"column {column!r} holds Point geometry ({t}); {_ADVICE['Point']}")
@@ -678,7 +713,11 @@ def _meeting(p: Pieces, origin, exact: bool, threads):
     if exact:
         h = _exact_pairs(p.segments, threads)
     else:
-        h = segbatch.crossing_pairs(local.astype(np.float32), threads=threads)
+        # Coordinates beyond float32's range about the origin become infinite (never
+        # meeting), as float32 input does: rounded without NumPy's overflow warning.
+        with np.errstate(over="ignore"):
+            rounded = local.astype(np.float32)
+        h = segbatch.crossing_pairs(rounded, threads=threads)
     return {k: h[k] for k in ("i", "j", "s", "kind")}
 
 

@@ -14,6 +14,9 @@ pub(crate) enum Failure {
     Pool(String),
     /// A panic inside the native code (a bug): `RuntimeError`, never a `PanicException`.
     Panic(String),
+    /// The work saw its [`Stop`] requested (a Ctrl-C, see [`interruptible`]) and ended
+    /// without a result: `KeyboardInterrupt` (the caller has raised it already).
+    Interrupted,
 }
 
 impl From<segbatch::Error> for Failure {
@@ -34,6 +37,7 @@ impl From<Failure> for PyErr {
             )),
             Failure::Pool(e) => PyRuntimeError::new_err(format!("thread pool: {e}")),
             Failure::Panic(e) => PyRuntimeError::new_err(format!("segbatch internal error: {e}")),
+            Failure::Interrupted => PyKeyboardInterrupt::new_err(()),
         }
     }
 }
@@ -103,62 +107,136 @@ where
     Ok(())
 }
 
-/// How often [`interruptible`] checks for Ctrl-C while a streamed set query runs.
+/// How often [`interruptible`] checks for Ctrl-C.
 pub(crate) const POLL: std::time::Duration = std::time::Duration::from_millis(20);
 
+/// How long [`interruptible`] waits, after a Ctrl-C, for its work to see the stop before
+/// raising `KeyboardInterrupt` anyway (the work then ends in the background).
+pub(crate) const GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// Runs `work(parallel, stop)` on a thread of its own, on `threads` (the library's
-/// sequential form for one thread, its parallel form otherwise), while this thread waits
-/// with the GIL released and takes it back every [`POLL`] to check for signals. A Ctrl-C
-/// sets `stop`, which the streamed query's sink answers with `ControlFlow::Break` at its
-/// next block: the query ends within a block a thread, its partial output is dropped, and
-/// `KeyboardInterrupt` is raised (nothing half-built is returned). The check has to run
-/// on this thread, Python's main thread when the caller is on it: Python delivers signals
-/// only there.
-pub(crate) fn interruptible<R: Send>(
+/// sequential form for one thread, its parallel form otherwise) with `stop` watched
+/// (`segbatch::sets::Stop::watch`), while this thread waits with the GIL released and takes
+/// it back every [`POLL`] to check for signals. A Ctrl-C requests `stop`, which the
+/// library's streamed queries see between their pieces of work (before each task of the
+/// grid and every few thousand candidate pairs within one, on every thread, whether or not
+/// hits come) and the binding's own loops check every [`CHECK_EVERY`] items ([`checked`]),
+/// and raises the signal's exception (`KeyboardInterrupt`) as soon as the work has ended,
+/// or after [`GRACE`] when it is in a stretch without checks (the set's grid is built
+/// before the first one): the work then ends in the background at its next check. Either
+/// way its result is dropped; nothing half-built is returned. The work owns its data (the
+/// callers copy the sets, as the queries need columns anyway), so it can outlive the call.
+/// The check for signals has to run on this thread, Python's main thread when the caller
+/// is on it: Python delivers signals only there.
+pub(crate) fn interruptible<R: Send + 'static>(
     py: Python<'_>,
     threads: Threads,
-    work: impl FnOnce(bool, &AtomicBool) -> Result<R, Failure> + Send,
+    work: impl FnOnce(bool, &Stop) -> Result<R, Failure> + Send + 'static,
 ) -> PyResult<R> {
-    let stop = AtomicBool::new(false);
+    let stop = Stop::new();
     let parallel = threads.parallel();
-    std::thread::scope(|scope| {
-        let (tx, mut rx) = mpsc::channel();
-        let stop = &stop;
-        scope.spawn(move || {
-            let _ = tx.send(guarded(|| threads.install(|| work(parallel, stop))?));
-        });
-        loop {
-            let (back, got) = py.detach(move || {
-                let got = rx.recv_timeout(POLL);
-                (rx, got)
-            });
-            rx = back;
-            match got {
-                Ok(result) => return Ok(result?),
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err(PyRuntimeError::new_err(
-                        "segbatch internal error: lost a result",
-                    ));
-                }
-            }
-            if let Err(e) = py.check_signals() {
-                stop.store(true, Ordering::Relaxed);
-                // The work ends at its next block; its result is dropped.
-                py.detach(move || drop(rx.recv()));
-                return Err(e);
-            }
-        }
+    let watched = stop.clone();
+    let rx = spawn(move || {
+        // Watched on the thread that runs the query: the pool's when `threads` has one.
+        threads.install(|| watched.watch(|| work(parallel, &watched)))?
+    })?;
+    wait(py, rx, |rx| {
+        stop.request();
+        py.detach(move || drop(rx.recv_timeout(GRACE)));
     })
 }
 
-/// The sink's answer once `stop` is set (see [`interruptible`]).
-pub(crate) fn go_on(stop: &AtomicBool) -> ControlFlow<()> {
-    if stop.load(Ordering::Relaxed) {
+/// Runs `work()` (one library call that cannot be stopped, on data it owns) on a thread of
+/// its own while this thread waits with the GIL released, checking for signals every
+/// [`POLL`]. A Ctrl-C raises `KeyboardInterrupt` at once; the work goes on in the
+/// background, and its result is dropped when it ends.
+pub(crate) fn detached<R: Send + 'static>(
+    py: Python<'_>,
+    work: impl FnOnce() -> Result<R, Failure> + Send + 'static,
+) -> PyResult<R> {
+    let rx = spawn(work)?;
+    wait(py, rx, drop)
+}
+
+/// The result of `work()`, run (guarded) on a new thread, as a channel.
+fn spawn<R: Send + 'static>(
+    work: impl FnOnce() -> Result<R, Failure> + Send + 'static,
+) -> Result<mpsc::Receiver<Result<R, Failure>>, Failure> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("segbatch-call".into())
+        .spawn(move || {
+            let _ = tx.send(guarded(work));
+        })
+        .map_err(|e| Failure::Pool(e.to_string()))?;
+    Ok(rx)
+}
+
+/// The result `rx` brings, waited for with the GIL released and a check for signals every
+/// [`POLL`]; on a signal, `interrupted(rx)` runs and the signal's exception is raised.
+fn wait<R>(
+    py: Python<'_>,
+    mut rx: mpsc::Receiver<Result<R, Failure>>,
+    interrupted: impl FnOnce(mpsc::Receiver<Result<R, Failure>>),
+) -> PyResult<R>
+where
+    Result<R, Failure>: Send,
+{
+    loop {
+        let (back, got) = py.detach(move || {
+            let got = rx.recv_timeout(POLL);
+            (rx, got)
+        });
+        rx = back;
+        match got {
+            Ok(result) => return Ok(result?),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err(
+                    "segbatch internal error: lost a result",
+                ));
+            }
+        }
+        if let Err(e) = py.check_signals() {
+            interrupted(rx);
+            return Err(e);
+        }
+    }
+}
+
+/// The sink's answer once `stop` is requested (see [`interruptible`]).
+pub(crate) fn go_on(stop: &Stop) -> ControlFlow<()> {
+    if stop.is_requested() {
         ControlFlow::Break(())
     } else {
         ControlFlow::Continue(())
     }
+}
+
+/// Items a loop of the binding handles between two checks of its [`Stop`] ([`checked`]):
+/// well under a millisecond of work each.
+pub(crate) const CHECK_EVERY: usize = 1 << 14;
+
+/// `Err(Failure::Interrupted)` once `stop` is requested: the check of the binding's own
+/// loops over a query's output (sorting and converting hits), every [`CHECK_EVERY`] items.
+pub(crate) fn checked(stop: &Stop) -> Result<(), Failure> {
+    if stop.is_requested() {
+        Err(Failure::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// `f(k)` for every `k` of `0..n` in order, with a check of `stop` every [`CHECK_EVERY`].
+pub(crate) fn each_checked(n: usize, stop: &Stop, mut f: impl FnMut(usize)) -> Result<(), Failure> {
+    let mut start = 0;
+    while start < n {
+        checked(stop)?;
+        let end = n.min(start + CHECK_EVERY);
+        (start..end).for_each(&mut f);
+        start = end;
+    }
+    Ok(())
 }
 
 /// Appends `block` to `out` with `try_reserve`: `Break` with the failure kept in `failed`

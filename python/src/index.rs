@@ -14,7 +14,10 @@ pub(crate) enum AnyIndex {
     F64(Box<SegmentIndex64>),
 }
 
-/// Builds the index of `E` over `set`.
+/// Builds the index of `E` over `set`: a copy of the set as columns (in steps, with a
+/// check for Ctrl-C between them), then the library's build on it, one call that cannot be
+/// stopped, run [`detached`]: a Ctrl-C raises `KeyboardInterrupt` at once, and the build
+/// ends in the background, its index dropped.
 pub(crate) fn index_of<E: Real>(
     py: Python<'_>,
     set: &Bound<'_, PyAny>,
@@ -22,10 +25,13 @@ pub(crate) fn index_of<E: Real>(
 ) -> PyResult<E::Index> {
     let hs = Held::<E>::new(set, "set", 6)?;
     let ss = hs.src::<6>("set")?;
-    call(py, threads, |parallel| {
-        let mut buf = Whole::new();
-        let v = ss.whole(&mut buf)?;
-        E::index_new(v, parallel).map_err(Failure::Lib)
+    let cols = owned_columns(py, &ss, "copy of the index's segments")?;
+    let parallel = threads.parallel();
+    detached(py, move || {
+        let v = columns_view::<E::Segment, 6, E>(&cols);
+        threads
+            .install(|| E::index_new(v, parallel))?
+            .map_err(Failure::Lib)
     })
 }
 
@@ -155,7 +161,7 @@ pub(crate) fn index_pairs_of<'py, E: Real>(
     }
     let radius = E::from_f64(radius);
     let parallel = threads.parallel();
-    let mut hits: Vec<E::Hit> = Vec::new();
+    let mut hits = HitColumns::<E>::new();
     stepped(py, sq.len(), RAY_STEP, RAY_STEP_MAX, |r| {
         let mut buf = Whole::new();
         let part = sq.sub(r.clone());
@@ -164,12 +170,10 @@ pub(crate) fn index_pairs_of<'py, E: Real>(
         let first = u32::try_from(r.start).expect("at most u32::MAX queries");
         let found =
             threads.install(|| E::index_pairs_within(index, v, radius, first, parallel))??;
-        hits.try_reserve(found.len())
-            .map_err(|_| Failure::Memory("pairs_within output", hits.len() + found.len()))?;
-        hits.extend(found);
-        Ok(())
+        // Each step's columns made in the step (the output never passes through the GIL).
+        hits.extend(&found)
     })?;
-    hits_dict::<E>(py, &hits)
+    hits.into_dict(py)
 }
 
 /// Query segments or rays in the first step of the [`PySegmentIndex`] queries (see

@@ -154,6 +154,20 @@ impl<'a, const C: usize, E: Real> Src<'a, C, E> {
         }
     }
 
+    /// Appends the records `range` to `cols`, column by column (a copy the caller owns).
+    pub(crate) fn append_columns(&self, range: Range<usize>, cols: &mut [Vec<E>; C]) {
+        for (k, col) in cols.iter_mut().enumerate() {
+            match self {
+                Src::Cols(c) => col.extend_from_slice(&c[k][range.clone()]),
+                Src::Rows(rows) => {
+                    let records: &[[E; C]] = bytemuck::cast_slice(rows);
+                    col.extend(records[range.clone()].iter().map(|r| r[k]));
+                }
+                Src::Strided(v) => col.extend(v.slice(s![range.clone(), k]).iter().copied()),
+            }
+        }
+    }
+
     /// The whole side as a batch view: the caller's columns, or rows and strided arrays
     /// converted to columns once into `buf`.
     pub(crate) fn whole<'s, T: Record<C, E>>(
@@ -181,6 +195,33 @@ impl<'a, const C: usize, E: Real> Src<'a, C, E> {
         };
         Ok(SoaView::from_columns(cols).expect("columns of equal length"))
     }
+}
+
+/// The whole side `src` copied into columns of its own, in steps with a check for Ctrl-C
+/// between them ([`stepped`]): the form a call hands to a thread that may outlive it
+/// ([`interruptible`], [`detached`]).
+pub(crate) fn owned_columns<E: Real, const C: usize>(
+    py: Python<'_>,
+    src: &Src<'_, C, E>,
+    what: &'static str,
+) -> PyResult<[Vec<E>; C]> {
+    let n = src.len();
+    let mut cols: [Vec<E>; C] = core::array::from_fn(|_| Vec::new());
+    for col in &mut cols {
+        *col = try_vec(n, what)?;
+    }
+    stepped(py, n, STEP, STEP, |r| {
+        src.append_columns(r, &mut cols);
+        Ok(())
+    })?;
+    Ok(cols)
+}
+
+/// Columns of equal length as a batch view.
+pub(crate) fn columns_view<T: Record<C, E>, const C: usize, E: Real>(
+    cols: &[Vec<E>; C],
+) -> SoaView<'_, T, C, E> {
+    SoaView::from_columns(core::array::from_fn(|k| &cols[k][..])).expect("columns of equal length")
 }
 
 /// The columns of a whole side converted once by [`Src::whole`] (empty for an input

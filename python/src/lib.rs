@@ -14,8 +14,10 @@
 //!
 //! Long calls run in steps of about 40 ms with the GIL released and check for Ctrl-C
 //! between steps (`stepped`); the streamed set queries run on a thread of their own while
-//! the calling thread checks for Ctrl-C and, on one, makes their sink stop them
-//! (`interruptible`); outputs that cannot be allocated are `MemoryError`
+//! the calling thread checks for Ctrl-C and, on one, requests their `Stop`, which the
+//! library's queries and the binding's own loops check within milliseconds
+//! (`interruptible`); the index build, which cannot be stopped, is left to end in the
+//! background (`detached`); outputs that cannot be allocated are `MemoryError`
 //! (`Failure`), never an abort; a panic is a `RuntimeError`, never a `PanicException`.
 //!
 //! `closest_points` hands either form to the library's `closest_points_rows_to_slices` /
@@ -60,7 +62,9 @@ use numpy::{
     IntoPyArray, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyReadwriteArray1, PyReadwriteArray2, PyUntypedArray, PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
@@ -75,7 +79,7 @@ use segbatch::planar::{
     CrossHit, Element as Plane2, Intersections2, Segment2, Segment2_64, Segments2, Segments2View,
 };
 use segbatch::sets::{
-    FirstHit, FirstHit64, Hit, Hit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints,
+    FirstHit, FirstHit64, Hit, Hit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints, Stop,
 };
 use segbatch::{
     ClosestBatch, Extent, Options, Outputs, Record, Segment, Segment64, Segments64, Segments64View,
@@ -83,7 +87,6 @@ use segbatch::{
 };
 use std::collections::HashMap;
 use std::ops::{ControlFlow, Range};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
 /// Pairs per chunk of a pairwise query: 4096 pairs of 3D segments are 192 KiB of input

@@ -3,45 +3,109 @@
 
 use super::*;
 
-/// `f` of every item as a new vector, or `MemoryError` when it cannot be allocated.
-pub(crate) fn column<T, U>(
-    items: &[T],
-    what: &'static str,
-    f: impl Fn(&T) -> U,
-) -> PyResult<Vec<U>> {
-    let mut v = try_vec(items.len(), what)?;
-    v.extend(items.iter().map(f));
-    Ok(v)
+/// The columns of a radius query's hits: `i`, `j` (int64), `dist2`, `s`, `t` (in the
+/// precision `E`), made on the worker's side (without the GIL, checking the stop) and
+/// handed to NumPy without a copy.
+pub(crate) struct HitColumns<E> {
+    pub(crate) i: Vec<i64>,
+    pub(crate) j: Vec<i64>,
+    pub(crate) dist2: Vec<E>,
+    pub(crate) s: Vec<E>,
+    pub(crate) t: Vec<E>,
 }
 
-/// Hits as a dict of columns (`i`, `j` as int64, the others in the precision `E`).
-pub(crate) fn hits_dict<'py, E: Real>(
-    py: Python<'py>,
-    hits: &[E::Hit],
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    let hit = E::hit;
-    d.set_item(
-        "i",
-        column(hits, "i column", |h| i64::from(hit(h).0))?.into_pyarray(py),
-    )?;
-    d.set_item(
-        "j",
-        column(hits, "j column", |h| i64::from(hit(h).1))?.into_pyarray(py),
-    )?;
-    d.set_item(
-        "dist2",
-        column(hits, "dist2 column", |h| hit(h).2)?.into_pyarray(py),
-    )?;
-    d.set_item(
-        "s",
-        column(hits, "s column", |h| hit(h).3)?.into_pyarray(py),
-    )?;
-    d.set_item(
-        "t",
-        column(hits, "t column", |h| hit(h).4)?.into_pyarray(py),
-    )?;
-    Ok(d)
+impl<E: Real> HitColumns<E> {
+    pub(crate) fn new() -> Self {
+        HitColumns {
+            i: Vec::new(),
+            j: Vec::new(),
+            dist2: Vec::new(),
+            s: Vec::new(),
+            t: Vec::new(),
+        }
+    }
+
+    /// Appends `hits` (room reserved fallibly: `MemoryError`, never an abort).
+    pub(crate) fn extend(&mut self, hits: &[E::Hit]) -> Result<(), Failure> {
+        let n = self.i.len() + hits.len();
+        let short = || Failure::Memory("pairs_within output", n);
+        let more = hits.len();
+        self.i.try_reserve(more).map_err(|_| short())?;
+        self.j.try_reserve(more).map_err(|_| short())?;
+        self.dist2.try_reserve(more).map_err(|_| short())?;
+        self.s.try_reserve(more).map_err(|_| short())?;
+        self.t.try_reserve(more).map_err(|_| short())?;
+        for h in hits {
+            let (i, j, dist2, s, t) = E::hit(h);
+            self.i.push(i64::from(i));
+            self.j.push(i64::from(j));
+            self.dist2.push(dist2);
+            self.s.push(s);
+            self.t.push(t);
+        }
+        Ok(())
+    }
+
+    /// The columns of `hits`, [`CHECK_EVERY`] hits between checks of `stop`.
+    pub(crate) fn of(hits: &[E::Hit], stop: &Stop) -> Result<Self, Failure> {
+        let mut c = HitColumns::new();
+        for part in hits.chunks(CHECK_EVERY) {
+            checked(stop)?;
+            c.extend(part)?;
+        }
+        Ok(c)
+    }
+
+    /// As a dict of NumPy arrays (each takes its vector over, no copy).
+    pub(crate) fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        dict(
+            py,
+            vec![
+                ("i", self.i.into_pyarray(py).into_any()),
+                ("j", self.j.into_pyarray(py).into_any()),
+                ("dist2", self.dist2.into_pyarray(py).into_any()),
+                ("s", self.s.into_pyarray(py).into_any()),
+                ("t", self.t.into_pyarray(py).into_any()),
+            ],
+        )
+    }
+}
+
+/// `hits` sorted by `(i, j)` (`i < n`; each pair once), as the library's collected forms
+/// sort: counted by `i`, placed, and each `i`'s few hits sorted by `j`, in `O(n + K)` (no
+/// comparison sort over the whole output), with a check of `stop` every [`CHECK_EVERY`]
+/// hits or rows (a stopped query's hits are never sorted; an interrupt during the sort of
+/// a finished one is seen within it).
+pub(crate) fn by_row<H: Copy + Default>(
+    hits: Vec<H>,
+    n: usize,
+    pair: impl Fn(&H) -> (u32, u32),
+    what: &'static str,
+    stop: &Stop,
+) -> Result<Vec<H>, Failure> {
+    checked(stop)?;
+    let i_of = |h: &H| pair(h).0 as usize;
+    let mut starts = try_vec::<usize>(n + 1, what)?;
+    starts.resize(n + 1, 0);
+    each_checked(hits.len(), stop, |k| starts[i_of(&hits[k]) + 1] += 1)?;
+    for k in 0..n {
+        starts[k + 1] += starts[k];
+    }
+    let mut placed = try_vec::<H>(hits.len(), what)?;
+    placed.resize(hits.len(), H::default());
+    let mut next = try_vec::<usize>(n + 1, what)?;
+    next.extend_from_slice(&starts);
+    each_checked(hits.len(), stop, |k| {
+        let h = hits[k];
+        let slot = &mut next[i_of(&h)];
+        placed[*slot] = h;
+        *slot += 1;
+    })?;
+    drop(hits);
+    each_checked(n, stop, |i| {
+        placed[starts[i]..starts[i + 1]].sort_unstable_by_key(|h| pair(h).1);
+    })?;
+    Ok(placed)
 }
 
 /// The hits of a streamed radius query as they arrive (see [`interruptible`]): each
@@ -54,12 +118,12 @@ pub(crate) struct Found<'s, E: Real> {
     pub(crate) params: E::Closest,
     pub(crate) gather: E::Gather,
     pub(crate) what: &'static str,
-    pub(crate) stop: &'s AtomicBool,
+    pub(crate) stop: &'s Stop,
     pub(crate) failed: Option<Failure>,
 }
 
 impl<'s, E: Real> Found<'s, E> {
-    pub(crate) fn new(what: &'static str, stop: &'s AtomicBool) -> Self {
+    pub(crate) fn new(what: &'static str, stop: &'s Stop) -> Self {
         Found {
             hits: Vec::new(),
             pairs: Vec::new(),
@@ -105,36 +169,19 @@ impl<'s, E: Real> Found<'s, E> {
         ControlFlow::Continue(())
     }
 
-    /// The hits sorted by `(i, j)` (`i < n`), or why the query stopped: counted by `i`,
-    /// placed, and each `i`'s few hits sorted by `j`, in `O(n + K)`, as the library's
-    /// collected forms sort (no comparison sort over the whole output).
-    pub(crate) fn sorted(self, n: usize) -> Result<Vec<E::Hit>, Failure> {
+    /// The columns of the hits sorted by `(i, j)` (`i < n`), or why the query stopped
+    /// (`Failure::Interrupted` once the stop is requested: a stopped query's hits are
+    /// dropped unsorted).
+    pub(crate) fn columns(self, n: usize) -> Result<HitColumns<E>, Failure> {
         if let Some(f) = self.failed {
             return Err(f);
         }
-        let hits = self.hits;
-        let i_of = |h: &E::Hit| E::hit(h).0 as usize;
-        let mut starts = try_vec::<usize>(n + 1, self.what)?;
-        starts.resize(n + 1, 0);
-        for h in &hits {
-            starts[i_of(h) + 1] += 1;
-        }
-        for k in 0..n {
-            starts[k + 1] += starts[k];
-        }
-        let mut placed = try_vec::<E::Hit>(hits.len(), self.what)?;
-        placed.resize(hits.len(), E::Hit::default());
-        let mut next = starts.clone();
-        for h in &hits {
-            let slot = &mut next[i_of(h)];
-            placed[*slot] = *h;
-            *slot += 1;
-        }
-        drop(hits);
-        for w in starts.windows(2) {
-            placed[w[0]..w[1]].sort_unstable_by_key(|h| E::hit(h).1);
-        }
-        Ok(placed)
+        let pair = |h: &E::Hit| {
+            let (i, j, ..) = E::hit(h);
+            (i, j)
+        };
+        let sorted = by_row(self.hits, n, pair, self.what, self.stop)?;
+        HitColumns::of(&sorted, self.stop)
     }
 }
 
@@ -172,16 +219,17 @@ pub(crate) fn pairs_within_of<'py, E: Real>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (ha, hb) = (Held::<E>::new(a, "a", 6)?, Held::new(b, "b", 6)?);
     let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-    let radius = E::from_f64(radius);
-    let hits = interruptible(py, threads, |parallel, stop| {
-        let (mut ba, mut bb) = (Whole::new(), Whole::new());
-        let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
+    let ca = owned_columns(py, &sa, "copy of a")?;
+    let cb = owned_columns(py, &sb, "copy of b")?;
+    let (radius, opts) = (E::from_f64(radius), *opts);
+    let hits = interruptible(py, threads, move |parallel, stop| {
+        let (va, vb) = (columns_view(&ca), columns_view(&cb));
         let mut found = Found::<E>::new("pairs_within output", stop);
-        let mut sink = |b: &[E::PairHit]| found.add(va, vb, opts, b);
-        E::for_each_pair_within(va, vb, radius, opts, parallel, &mut sink)?;
-        found.sorted(va.len())
+        let mut sink = |b: &[E::PairHit]| found.add(va, vb, &opts, b);
+        E::for_each_pair_within(va, vb, radius, &opts, parallel, &mut sink)?;
+        found.columns(va.len())
     })?;
-    hits_dict::<E>(py, &hits)
+    hits.into_dict(py)
 }
 
 /// Every pair `i < j` of `set` within `radius`, in `float64` for `float64` input.
@@ -220,33 +268,21 @@ pub(crate) fn self_pairs_within_of<'py, E: Real>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let hs = Held::<E>::new(set, "set", 6)?;
     let ss = hs.src::<6>("set")?;
-    let radius = E::from_f64(radius);
-    let hits = interruptible(py, threads, |parallel, stop| {
-        let mut buf = Whole::new();
-        let v = ss.whole(&mut buf)?;
+    let cols = owned_columns(py, &ss, "copy of the set")?;
+    let (radius, opts) = (E::from_f64(radius), *opts);
+    let hits = interruptible(py, threads, move |parallel, stop| {
+        let v = columns_view(&cols);
         let mut found = Found::<E>::new("self_pairs_within output", stop);
-        let mut sink = |b: &[E::PairHit]| found.add(v, v, opts, b);
-        E::for_each_self_pair_within(v, radius, shared, opts, parallel, &mut sink)?;
-        found.sorted(v.len())
+        let mut sink = |b: &[E::PairHit]| found.add(v, v, &opts, b);
+        E::for_each_self_pair_within(v, radius, shared, &opts, parallel, &mut sink)?;
+        found.columns(v.len())
     })?;
-    hits_dict::<E>(py, &hits)
-}
-
-/// Runs `f(parallel)` on `threads` with the GIL released: the library's sequential form
-/// for one thread, its parallel form otherwise (one library call: no check for Ctrl-C
-/// until it returns).
-pub(crate) fn call<R: Send>(
-    py: Python<'_>,
-    threads: Threads,
-    f: impl FnOnce(bool) -> Result<R, Failure> + Send,
-) -> PyResult<R> {
-    let parallel = threads.parallel();
-    Ok(py.detach(|| guarded(|| threads.install(|| f(parallel))?))?)
+    hits.into_dict(py)
 }
 
 /// Index pairs from an `(K, 2)` C-contiguous uint32 array (the Python layer checks the
-/// values and converts), as the library takes them.
-pub(crate) fn index_pairs(pairs: &PyReadonlyArray2<'_, u32>) -> PyResult<Vec<(u32, u32)>> {
+/// values and converts), as its flat numbers (`i, j` of each pair), borrowed.
+pub(crate) fn index_pairs<'a>(pairs: &'a PyReadonlyArray2<'_, u32>) -> PyResult<&'a [u32]> {
     let flat = pairs
         .as_slice()
         .map_err(|_| PyValueError::new_err("pairs: the array must be C-contiguous"))?;
@@ -256,12 +292,7 @@ pub(crate) fn index_pairs(pairs: &PyReadonlyArray2<'_, u32>) -> PyResult<Vec<(u3
             pairs.shape()
         )));
     }
-    Ok(flat
-        .as_chunks::<2>()
-        .0
-        .iter()
-        .map(|&[i, j]| (i, j))
-        .collect())
+    Ok(flat)
 }
 
 /// Radii of an indexed query: two numbers, or one radius per object of each set.
@@ -287,16 +318,6 @@ pub(crate) fn object_radii<'a, E: Real>(
     .map_err(lib_error)
 }
 
-/// Points as an `(K, 3)` array.
-pub(crate) fn points3<'py, E: Real>(
-    py: Python<'py>,
-    p: Vec<[E; 3]>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let n = p.len();
-    let flat: Vec<E> = bytemuck::cast_slice(&p).to_vec();
-    Ok(flat.into_pyarray(py).reshape([n, 3])?.into_any())
-}
-
 /// A dict of named columns.
 pub(crate) fn dict<'py>(
     py: Python<'py>,
@@ -309,11 +330,21 @@ pub(crate) fn dict<'py>(
     Ok(d)
 }
 
+/// Flat `(K, 3)` values as an array.
+pub(crate) fn points3<'py, E: Real>(py: Python<'py>, p: Vec<E>) -> PyResult<Bound<'py, PyAny>> {
+    let n = p.len() / 3;
+    Ok(p.into_pyarray(py).reshape([n, 3])?.into_any())
+}
+
+/// Index pairs per step of the indexed queries at most (see [`IndexedArgs::steps`]).
+pub(crate) const PAIRS_STEP: usize = 64 * CHUNK;
+
 /// The sides, index pairs and options of an indexed query, as passed from Python.
 pub(crate) struct IndexedArgs<'a, 'py> {
     pub(crate) a: &'a Bound<'py, PyAny>,
     pub(crate) b: &'a Bound<'py, PyAny>,
-    pub(crate) pairs: Vec<(u32, u32)>,
+    /// The pairs' numbers, `i, j` of each.
+    pub(crate) pairs: &'a [u32],
     pub(crate) opts: Options,
     pub(crate) threads: Threads,
 }
@@ -322,7 +353,7 @@ impl<'a, 'py> IndexedArgs<'a, 'py> {
     pub(crate) fn new(
         a: &'a Bound<'py, PyAny>,
         b: &'a Bound<'py, PyAny>,
-        pairs: &PyReadonlyArray2<'py, u32>,
+        pairs: &'a PyReadonlyArray2<'py, u32>,
         (extent_a, extent_b, tolerance): (&str, &str, Option<f32>),
         threads: Option<usize>,
     ) -> PyResult<Self> {
@@ -335,27 +366,48 @@ impl<'a, 'py> IndexedArgs<'a, 'py> {
         })
     }
 
-    /// Runs `f(a, b, pairs, options, parallel)` on both sides as whole views of `E`, with
-    /// the GIL released (one library call).
-    pub(crate) fn run<E: Real, R: Send>(
+    /// The number of index pairs.
+    pub(crate) fn len(&self) -> usize {
+        self.pairs.len() / 2
+    }
+
+    /// Runs `f(a, b, pairs, options, parallel, first)` on both sides as whole views of `E`
+    /// and on consecutive parts of the index pairs (`first` the position of a part's first
+    /// pair), each part one library call on `threads` with the GIL released, in steps of at
+    /// most [`PAIRS_STEP`] pairs with a check for Ctrl-C between them ([`stepped`]): a
+    /// pair's result does not depend on the others, so the parts give the whole call's
+    /// results bit for bit.
+    pub(crate) fn steps<E: Real>(
         &self,
         py: Python<'_>,
-        f: impl FnOnce(
+        mut f: impl FnMut(
             SoaView<'_, E::Segment, 6, E>,
             SoaView<'_, E::Segment, 6, E>,
             &[(u32, u32)],
             &Options,
             bool,
-        ) -> Result<R, segbatch::Error>
+            usize,
+        ) -> Result<(), Failure>
         + Send,
-    ) -> PyResult<R> {
+    ) -> PyResult<()> {
         let (ha, hb) = (Held::<E>::new(self.a, "a", 6)?, Held::new(self.b, "b", 6)?);
         let (sa, sb) = (ha.src::<6>("a")?, hb.src::<6>("b")?);
-        let (pairs, opts) = (&self.pairs, &self.opts);
-        call(py, self.threads, |parallel| {
-            let (mut ba, mut bb) = (Whole::new(), Whole::new());
-            let (va, vb) = (sa.whole(&mut ba)?, sb.whole(&mut bb)?);
-            f(va, vb, pairs, opts, parallel).map_err(Failure::Lib)
+        let (mut ba, mut bb) = (Whole::new(), Whole::new());
+        let (va, vb) = py.detach(|| guarded(|| Ok((sa.whole(&mut ba)?, sb.whole(&mut bb)?))))?;
+        let (flat, opts, threads) = (self.pairs, &self.opts, self.threads);
+        let parallel = threads.parallel();
+        let mut part = Vec::new();
+        stepped(py, self.len(), 8 * CHUNK, PAIRS_STEP, |r| {
+            part.clear();
+            part.extend(
+                flat[2 * r.start..2 * r.end]
+                    .as_chunks::<2>()
+                    .0
+                    .iter()
+                    .map(|&[i, j]| (i, j)),
+            );
+            let part = &part;
+            threads.install(|| f(va, vb, part, opts, parallel, r.start))?
         })
     }
 }
@@ -388,27 +440,38 @@ pub(crate) fn closest_indexed_of<'py, E: Real>(
     py: Python<'py>,
     args: &IndexedArgs<'_, 'py>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let o = args.run::<E, _>(py, |va, vb, pairs, opts, parallel| {
-        let mut out = E::Closest::default();
-        E::closest_indexed_into(va, vb, pairs, opts, parallel, &mut out).map(|()| out)
+    let k = args.len();
+    let mut dist2 = try_vec::<E>(k, "dist2 column")?;
+    let mut distance = try_vec::<E>(k, "distance column")?;
+    let mut s = try_vec::<E>(k, "s column")?;
+    let mut t = try_vec::<E>(k, "t column")?;
+    let mut point_a = try_vec::<E>(3 * k, "point_a column")?;
+    let mut point_b = try_vec::<E>(3 * k, "point_b column")?;
+    let mut flags = try_vec::<u8>(k, "flags column")?;
+    let mut out = E::Closest::default();
+    args.steps::<E>(py, |va, vb, pairs, opts, parallel, _| {
+        E::closest_indexed_into(va, vb, pairs, opts, parallel, &mut out)?;
+        let r = E::closest_res(&out);
+        dist2.extend_from_slice(r.dist2);
+        distance.extend(r.dist2.iter().map(|d| d.sqrt()));
+        s.extend_from_slice(r.s);
+        t.extend_from_slice(r.t);
+        for (p, c) in [(&mut point_a, r.point_a), (&mut point_b, r.point_b)] {
+            p.extend((0..r.dist2.len()).flat_map(|q| [c[0][q], c[1][q], c[2][q]]));
+        }
+        flags.extend_from_slice(r.flags);
+        Ok(())
     })?;
-    let r = E::closest_res(&o);
-    let rows = |c: [&[E]; 3]| {
-        (0..r.dist2.len())
-            .map(|k| [c[0][k], c[1][k], c[2][k]])
-            .collect()
-    };
-    let distance: Vec<E> = r.dist2.iter().map(|d| d.sqrt()).collect();
     dict(
         py,
         vec![
-            ("dist2", r.dist2.to_vec().into_pyarray(py).into_any()),
+            ("dist2", dist2.into_pyarray(py).into_any()),
             ("distance", distance.into_pyarray(py).into_any()),
-            ("s", r.s.to_vec().into_pyarray(py).into_any()),
-            ("t", r.t.to_vec().into_pyarray(py).into_any()),
-            ("point_a", points3(py, rows(r.point_a))?),
-            ("point_b", points3(py, rows(r.point_b))?),
-            ("flags", r.flags.to_vec().into_pyarray(py).into_any()),
+            ("s", s.into_pyarray(py).into_any()),
+            ("t", t.into_pyarray(py).into_any()),
+            ("point_a", points3(py, point_a)?),
+            ("point_b", points3(py, point_b)?),
+            ("flags", flags.into_pyarray(py).into_any()),
         ],
     )
 }
@@ -432,14 +495,11 @@ pub(crate) fn capsules_touch_indexed<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let args = IndexedArgs::new(a, b, &pairs, (extent_a, extent_b, tolerance), threads)?;
     let radii = (radius_a, radius_b);
-    let mask = if is_f64(a) {
+    let touch = if is_f64(a) {
         capsules_indexed_of::<f64>(py, &args, radii)
     } else {
         capsules_indexed_of::<f32>(py, &args, radii)
     }?;
-    let touch: Vec<bool> = (0..args.pairs.len())
-        .map(|k| mask.get(k) == Some(true))
-        .collect();
     Ok(touch.into_pyarray(py).into_any())
 }
 
@@ -448,16 +508,20 @@ pub(crate) fn capsules_indexed_of<'py, E: Real>(
     py: Python<'py>,
     args: &IndexedArgs<'_, 'py>,
     (radius_a, radius_b): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
-) -> PyResult<PairMask> {
+) -> PyResult<Vec<bool>> {
     let (ra, rb) = (
         RadiusArg::<E>::new(radius_a, "radius_a")?,
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = object_radii(&ra, &rb)?;
-    args.run::<E, _>(py, |va, vb, pairs, opts, parallel| {
-        let mut out = PairMask::new();
-        E::capsules_indexed_into(va, vb, pairs, radii, opts, parallel, &mut out).map(|()| out)
-    })
+    let mut touch = try_vec::<bool>(args.len(), "capsules_touch_indexed output")?;
+    let mut mask = PairMask::new();
+    args.steps::<E>(py, |va, vb, pairs, opts, parallel, _| {
+        E::capsules_indexed_into(va, vb, pairs, radii, opts, parallel, &mut mask)?;
+        touch.extend((0..pairs.len()).map(|k| mask.get(k) == Some(true)));
+        Ok(())
+    })?;
+    Ok(touch)
 }
 
 /// The contacts of the touching capsules among the index pairs (in `float64` for
@@ -486,7 +550,8 @@ pub(crate) fn capsule_contacts<'py>(
     }
 }
 
-/// [`capsule_contacts`] in the precision of `E`.
+/// [`capsule_contacts`] in the precision of `E`: each step's contacts appended to the
+/// columns, their `pair` offset by the step's first pair.
 pub(crate) fn contacts_of<'py, E: Real>(
     py: Python<'py>,
     args: &IndexedArgs<'_, 'py>,
@@ -497,63 +562,104 @@ pub(crate) fn contacts_of<'py, E: Real>(
         RadiusArg::new(radius_b, "radius_b")?,
     );
     let radii = object_radii(&ra, &rb)?;
-    let c = args.run::<E, _>(py, |va, vb, pairs, opts, parallel| {
-        let mut out = Vec::new();
-        E::contacts_into(va, vb, pairs, radii, opts, parallel, &mut out).map(|()| out)
+    let (mut pair, mut i, mut j) = (Vec::<i64>::new(), Vec::<i64>::new(), Vec::<i64>::new());
+    let (mut normal, mut depth) = (Vec::<E>::new(), Vec::<E>::new());
+    let (mut point_a, mut point_b) = (Vec::<E>::new(), Vec::<E>::new());
+    let mut c = Vec::new();
+    args.steps::<E>(py, |va, vb, pairs, opts, parallel, first| {
+        c.clear();
+        E::contacts_into(va, vb, pairs, radii, opts, parallel, &mut c)?;
+        let n = pair.len() + c.len();
+        let short = || Failure::Memory("capsule_contacts output", n);
+        for col in [&mut pair, &mut i, &mut j] {
+            col.try_reserve(c.len()).map_err(|_| short())?;
+        }
+        depth.try_reserve(c.len()).map_err(|_| short())?;
+        for col in [&mut normal, &mut point_a, &mut point_b] {
+            col.try_reserve(3 * c.len()).map_err(|_| short())?;
+        }
+        for x in &c {
+            pair.push(first as i64 + i64::from(x.pair));
+            i.push(i64::from(x.i));
+            j.push(i64::from(x.j));
+            normal.extend(x.normal);
+            depth.push(x.depth);
+            point_a.extend(x.point_a);
+            point_b.extend(x.point_b);
+        }
+        Ok(())
     })?;
-    let pair: Vec<i64> = c.iter().map(|x| i64::from(x.pair)).collect();
-    let i: Vec<i64> = c.iter().map(|x| i64::from(x.i)).collect();
-    let j: Vec<i64> = c.iter().map(|x| i64::from(x.j)).collect();
-    let depth: Vec<E> = c.iter().map(|x| x.depth).collect();
     dict(
         py,
         vec![
             ("pair", pair.into_pyarray(py).into_any()),
             ("i", i.into_pyarray(py).into_any()),
             ("j", j.into_pyarray(py).into_any()),
-            ("normal", points3(py, c.iter().map(|x| x.normal).collect())?),
+            ("normal", points3(py, normal)?),
             ("depth", depth.into_pyarray(py).into_any()),
-            (
-                "point_a",
-                points3(py, c.iter().map(|x| x.point_a).collect())?,
-            ),
-            (
-                "point_b",
-                points3(py, c.iter().map(|x| x.point_b).collect())?,
-            ),
+            ("point_a", points3(py, point_a)?),
+            ("point_b", points3(py, point_b)?),
         ],
     )
 }
 
-/// The crossing pairs as a dict of columns: `i`, `j` (int64), `s`, `kind` (uint8) and
-/// `point` (`(K, 2)`, `set[i].at(s)`), the floats in the set's precision.
-pub(crate) fn crossing_dict<'py, E>(
-    py: Python<'py>,
-    set: Segments2View<'_, E>,
-    hits: &[CrossHit<E>],
-) -> PyResult<Bound<'py, PyDict>>
-where
-    E: Plane2 + numpy::Element,
-{
-    let i = column(hits, "i column", |h| i64::from(h.i))?;
-    let j = column(hits, "j column", |h| i64::from(h.j))?;
-    let s = column(hits, "s column", |h| h.s)?;
-    let kind = column(hits, "kind column", |h| h.kind as u8)?;
-    let mut point = try_vec::<E>(2 * hits.len(), "point column").map_err(PyErr::from)?;
-    for h in hits {
-        point.extend(h.point(set).expect("the hit names a segment of the set"));
+/// The columns of the crossing pairs: `i`, `j` (int64), `s`, `kind` (uint8) and `point`
+/// (`(K, 2)`, `set[i].at(s)`), the floats in the set's precision, made on the worker's
+/// side and handed to NumPy without a copy.
+pub(crate) struct CrossColumns<E> {
+    i: Vec<i64>,
+    j: Vec<i64>,
+    s: Vec<E>,
+    kind: Vec<u8>,
+    point: Vec<E>,
+}
+
+impl<E: Plane2 + numpy::Element> CrossColumns<E> {
+    /// The columns of `hits` (of `set`), [`CHECK_EVERY`] hits between checks of `stop`.
+    pub(crate) fn of(
+        set: Segments2View<'_, E>,
+        hits: &[CrossHit<E>],
+        stop: &Stop,
+    ) -> Result<Self, Failure> {
+        let n = hits.len();
+        let mut c = CrossColumns {
+            i: try_vec(n, "i column")?,
+            j: try_vec(n, "j column")?,
+            s: try_vec(n, "s column")?,
+            kind: try_vec(n, "kind column")?,
+            point: try_vec(2 * n, "point column")?,
+        };
+        for part in hits.chunks(CHECK_EVERY) {
+            checked(stop)?;
+            c.i.extend(part.iter().map(|h| i64::from(h.i)));
+            c.j.extend(part.iter().map(|h| i64::from(h.j)));
+            c.s.extend(part.iter().map(|h| h.s));
+            c.kind.extend(part.iter().map(|h| h.kind as u8));
+            for h in part {
+                c.point
+                    .extend(h.point(set).expect("the hit names a segment of the set"));
+            }
+        }
+        Ok(c)
     }
-    let n = hits.len();
-    dict(
-        py,
-        vec![
-            ("i", i.into_pyarray(py).into_any()),
-            ("j", j.into_pyarray(py).into_any()),
-            ("s", s.into_pyarray(py).into_any()),
-            ("kind", kind.into_pyarray(py).into_any()),
-            ("point", point.into_pyarray(py).reshape([n, 2])?.into_any()),
-        ],
-    )
+
+    /// As a dict of NumPy arrays.
+    pub(crate) fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        let n = self.i.len();
+        dict(
+            py,
+            vec![
+                ("i", self.i.into_pyarray(py).into_any()),
+                ("j", self.j.into_pyarray(py).into_any()),
+                ("s", self.s.into_pyarray(py).into_any()),
+                ("kind", self.kind.into_pyarray(py).into_any()),
+                (
+                    "point",
+                    self.point.into_pyarray(py).reshape([n, 2])?.into_any(),
+                ),
+            ],
+        )
+    }
 }
 
 /// Every pair `i < j` of a 2D set that meets (`float32`).
@@ -569,22 +675,26 @@ pub(crate) fn crossing_pairs<'py>(
     let hs = Held::new(set, "set", 4)?;
     let ss = hs.src::<4>("set")?;
     let shared = shared_endpoints(skip_shared);
-    let mut buf = Whole::<Segment2, 4>::new();
-    let (v, hits) = interruptible(py, threads, |parallel, stop| {
-        let v = ss.whole(&mut buf)?;
-        Ok((v, crossing_hits(v, shared, parallel, stop)?))
+    let cols = owned_columns(py, &ss, "copy of the set")?;
+    let columns = interruptible(py, threads, move |parallel, stop| {
+        crossing_columns(
+            columns_view::<Segment2, 4, f32>(&cols),
+            shared,
+            parallel,
+            stop,
+        )
     })?;
-    crossing_dict(py, v, &hits)
+    columns.into_dict(py)
 }
 
-/// The crossing pairs of `set`, sorted by `(i, j)`, from the streamed query (which `stop`
-/// ends at its next block; see [`interruptible`]).
-pub(crate) fn crossing_hits<E: Plane2>(
+/// The columns of the crossing pairs of `set`, sorted by `(i, j)`, from the streamed query
+/// (which a requested `stop` ends at its next piece of work; see [`interruptible`]).
+pub(crate) fn crossing_columns<E: Plane2 + numpy::Element>(
     set: Segments2View<'_, E>,
     shared: SharedEndpoints,
     parallel: bool,
-    stop: &AtomicBool,
-) -> Result<Vec<CrossHit<E>>, Failure> {
+    stop: &Stop,
+) -> Result<CrossColumns<E>, Failure> {
     let (mut out, mut failed) = (Vec::new(), None);
     let mut sink = |b: &[CrossHit<E>]| {
         go_on(stop)?;
@@ -598,12 +708,9 @@ pub(crate) fn crossing_hits<E: Plane2>(
     if let Some(f) = failed {
         return Err(f);
     }
-    if parallel {
-        out.par_sort_unstable_by_key(|h| (h.i, h.j));
-    } else {
-        out.sort_unstable_by_key(|h| (h.i, h.j));
-    }
-    Ok(out)
+    let what = "crossing_pairs output";
+    let sorted = by_row(out, set.len(), |h| (h.i, h.j), what, stop)?;
+    CrossColumns::of(set, &sorted, stop)
 }
 
 /// [`crossing_pairs`] for a `float64` set (`(N, 4)`, C-contiguous), computed and returned
@@ -619,16 +726,18 @@ pub(crate) fn crossing_pairs64<'py>(
     let threads = Threads::new(threads)?;
     let flat = rows64(&set, "segments")?;
     let shared = shared_endpoints(skip_shared);
-    let batch: Segments2<f64> = Segments2::from(bytemuck::cast_slice::<f64, Segment2_64>(flat));
-    let hits = interruptible(py, threads, |parallel, stop| {
-        crossing_hits(batch.as_view(), shared, parallel, stop)
+    let records = bytemuck::cast_slice::<f64, Segment2_64>(flat);
+    let batch: Segments2<f64> = py.detach(|| Segments2::from(records));
+    let columns = interruptible(py, threads, move |parallel, stop| {
+        crossing_columns(batch.as_view(), shared, parallel, stop)
     })?;
-    crossing_dict(py, batch.as_view(), &hits)
+    columns.into_dict(py)
 }
 
 /// 2D crossings and closest points of `float64` pairs (`(N, 4)` C-contiguous each),
 /// computed by the `f64` reference pair by pair (on the pool's threads) and written into
-/// the `out` arrays by name: `kind`, `flags` (uint8), the others float64.
+/// the `out` arrays by name: `kind`, `flags` (uint8), the others float64; in steps with a
+/// check for Ctrl-C between them ([`stepped`]).
 #[pyfunction]
 #[pyo3(signature = (a, b, out, threads))]
 pub(crate) fn intersect2_64<'py>(
@@ -638,7 +747,6 @@ pub(crate) fn intersect2_64<'py>(
     out: &Bound<'py, PyDict>,
     threads: Option<usize>,
 ) -> PyResult<()> {
-    use rayon::prelude::*;
     let threads = Threads::new(threads)?;
     let (fa, fb) = (rows64(&a, "a")?, rows64(&b, "b")?);
     if fa.len() != fb.len() {
@@ -650,23 +758,13 @@ pub(crate) fn intersect2_64<'py>(
     }
     let sa: &[Segment2_64] = bytemuck::cast_slice(fa);
     let sb: &[Segment2_64] = bytemuck::cast_slice(fb);
-    let x = call(py, threads, |parallel| {
-        let mut v = try_vec(sa.len(), "intersect2 results")?;
-        if parallel {
-            sa.par_iter()
-                .zip(sb)
-                .map(|(p, q)| segbatch::reference::intersect2_64(p, q))
-                .collect_into_vec(&mut v);
-        } else {
-            v.extend(
-                sa.iter()
-                    .zip(sb)
-                    .map(|(p, q)| segbatch::reference::intersect2_64(p, q)),
-            );
-        }
-        Ok(v)
-    })?;
-    let n = x.len();
+    let n = sa.len();
+    type X = segbatch::planar::Intersection2<f64>;
+    // The out arrays by kind, borrowed for writing, each with the values it takes.
+    type Writes<A, V> = Vec<(A, fn(&X) -> V)>;
+    let mut u8s: Writes<PyReadwriteArray1<u8>, u8> = Vec::new();
+    let mut f64s: Writes<PyReadwriteArray1<f64>, f64> = Vec::new();
+    let mut points: Writes<PyReadwriteArray2<f64>, [f64; 2]> = Vec::new();
     for (name, arr) in out.iter() {
         let name: String = name.extract()?;
         let wrong = || {
@@ -676,51 +774,110 @@ pub(crate) fn intersect2_64<'py>(
         };
         match name.as_str() {
             "kind" | "flags" => {
-                let mut col = arr
+                let col = arr
                     .extract::<PyReadwriteArray1<u8>>()
                     .map_err(|_| wrong())?;
-                let col = col.as_slice_mut().map_err(|_| wrong())?;
-                for (d, r) in col.iter_mut().zip(&x) {
-                    *d = if name == "kind" {
-                        r.kind as u8
-                    } else {
-                        r.flags.bits()
-                    };
-                }
+                let value: fn(&X) -> u8 = if name == "kind" {
+                    |r| r.kind as u8
+                } else {
+                    |r| r.flags.bits()
+                };
+                u8s.push((col, value));
             }
             "point_a" | "point_b" => {
-                let mut col = arr
+                let col = arr
                     .extract::<PyReadwriteArray2<f64>>()
                     .map_err(|_| wrong())?;
-                let col = col.as_slice_mut().map_err(|_| wrong())?;
-                for (d, r) in col.chunks_exact_mut(2).zip(&x) {
-                    d.copy_from_slice(if name == "point_a" {
-                        &r.point_a
-                    } else {
-                        &r.point_b
-                    });
-                }
+                let value: fn(&X) -> [f64; 2] = if name == "point_a" {
+                    |r| r.point_a
+                } else {
+                    |r| r.point_b
+                };
+                points.push((col, value));
             }
             other => {
-                let value = |r: &segbatch::planar::Intersection2<f64>| match other {
-                    "s" => r.s,
-                    "t" => r.t,
-                    "s_end" => r.s_end,
-                    "t_end" => r.t_end,
-                    "dist2" => r.dist2,
-                    _ => r.dist2.sqrt(),
-                };
-                let mut col = arr
+                let col = arr
                     .extract::<PyReadwriteArray1<f64>>()
                     .map_err(|_| wrong())?;
-                let col = col.as_slice_mut().map_err(|_| wrong())?;
-                for (d, r) in col.iter_mut().zip(&x) {
-                    *d = value(r);
-                }
+                let value: fn(&X) -> f64 = match other {
+                    "s" => |r| r.s,
+                    "t" => |r| r.t,
+                    "s_end" => |r| r.s_end,
+                    "t_end" => |r| r.t_end,
+                    "dist2" => |r| r.dist2,
+                    _ => |r| r.dist2.sqrt(),
+                };
+                f64s.push((col, value));
             }
         }
     }
-    Ok(())
+    let wrong =
+        |what: &str| PyTypeError::new_err(format!("out: {what} must be {n} contiguous rows"));
+    let mut u8s = u8s
+        .iter_mut()
+        .map(|(c, f)| {
+            Ok((
+                c.as_slice_mut()
+                    .ok()
+                    .filter(|c| c.len() == n)
+                    .ok_or_else(|| wrong("kind and flags"))?,
+                *f,
+            ))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut f64s = f64s
+        .iter_mut()
+        .map(|(c, f)| {
+            Ok((
+                c.as_slice_mut()
+                    .ok()
+                    .filter(|c| c.len() == n)
+                    .ok_or_else(|| wrong("a column"))?,
+                *f,
+            ))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut points = points
+        .iter_mut()
+        .map(|(c, f)| {
+            Ok((
+                c.as_slice_mut()
+                    .ok()
+                    .filter(|c| c.len() == 2 * n)
+                    .ok_or_else(|| wrong("a point column"))?,
+                *f,
+            ))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let parallel = threads.parallel();
+    let mut x: Vec<X> = Vec::new();
+    // About a microsecond a pair: steps of at most 64K pairs.
+    stepped(py, n, 1024, 16 * CHUNK, |r| {
+        let (pa, pb) = (&sa[r.clone()], &sb[r.clone()]);
+        let one = |(p, q): (&Segment2_64, &Segment2_64)| segbatch::reference::intersect2_64(p, q);
+        if parallel {
+            threads.install(|| pa.par_iter().zip(pb).map(one).collect_into_vec(&mut x))?;
+        } else {
+            x.clear();
+            x.extend(pa.iter().zip(pb).map(one));
+        }
+        for (col, value) in &mut u8s {
+            for (d, v) in col[r.clone()].iter_mut().zip(&x) {
+                *d = value(v);
+            }
+        }
+        for (col, value) in &mut f64s {
+            for (d, v) in col[r.clone()].iter_mut().zip(&x) {
+                *d = value(v);
+            }
+        }
+        for (col, value) in &mut points {
+            for (d, v) in col[2 * r.start..2 * r.end].chunks_exact_mut(2).zip(&x) {
+                d.copy_from_slice(&value(v));
+            }
+        }
+        Ok(())
+    })
 }
 
 /// The numbers of an `(N, 4)` C-contiguous `float64` array (the Python layer converts).

@@ -244,3 +244,62 @@ def test_dist2_matrix(pairs):
     every = segbatch.closest_points(np.repeat(a, 200, axis=0), np.tile(b, (300, 1)), outputs="dist2")
     same(m.ravel(), every["dist2"])
     same(segbatch.dist2_matrix(a, b, threads=1), m)
+
+
+def _byte_orders(x):
+    """``x`` as big-endian arrays: contiguous, Fortran-ordered and strided."""
+    big = x.astype(x.dtype.newbyteorder(">"))
+    wide = np.zeros((2 * len(x), x.shape[1]), big.dtype)
+    wide[::2] = x
+    return {"big": big, "big-fortran": np.asfortranarray(big), "big-strided": wide[::2]}
+
+
+# Every function with a float64 path, as f(a, b) on 3D inputs of equal length (2D for the
+# crossings and intersect2: the first four columns).
+BYTE_ORDER_CALLS = {
+    "closest_points": lambda a, b: segbatch.closest_points(a, b),
+    "distance": lambda a, b: segbatch.distance(a, b),
+    "capsules_touch": lambda a, b: segbatch.capsules_touch(a, b, 0.5, 0.25),
+    "cpa": lambda a, b: segbatch.cpa(a, b, window=3.0),
+    "first_contact": lambda a, b: segbatch.first_contact(a, b, 0.5, 0.5),
+    "pairs_within": lambda a, b: segbatch.pairs_within(a, b, 2.0),
+    "self_pairs_within": lambda a, b: segbatch.self_pairs_within(a, 2.0),
+    "dist2_matrix": lambda a, b: segbatch.dist2_matrix(a[:50], b[:40]),
+    "closest_points_indexed": lambda a, b: segbatch.closest_points_indexed(a, b, [[0, 1], [5, 2]]),
+    "capsule_contacts": lambda a, b: segbatch.capsule_contacts(a, b, [[0, 1], [5, 2]], 9.0, 9.0),
+    "first_hits": lambda a, b: segbatch.SegmentIndex(b).first_hits(a, 0.25, 5.0),
+    "index_pairs_within": lambda a, b: segbatch.SegmentIndex(b).pairs_within(a, 2.0),
+    "crossing_pairs": lambda a, b: segbatch.crossing_pairs(a[:, :4]),
+    "intersect2": lambda a, b: segbatch.intersect2(a[:, :4], b[:, :4]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BYTE_ORDER_CALLS))
+def test_any_byte_order_and_strides_keep_the_precision(pairs, name):
+    """A float64 array is float64 in and out whatever its byte order and strides (NumPy's
+    ``dtype == np.float64`` is false for a big-endian ``'>f8'`` array, which must not be
+    narrowed), and a float32 one float32: the native-order contiguous call's results, bit
+    for bit."""
+    call = BYTE_ORDER_CALLS[name]
+    rng = np.random.default_rng(3)
+    local = pairs[:300].copy()
+    local[:, :6] = np.clip(local[:, :6], -20, 20)
+    local[:, 6:] = local[:, :6] + rng.normal(0, 1, (300, 6))
+    local = np.nan_to_num(local) + 0.1234567890123  # off the float32 grid
+    for dtype in (np.float64, np.float32):
+        a, b = local[:, :6].astype(dtype), local[:, 6:].astype(dtype)
+        ref = call(a, b)
+        floats = [v for v in (ref.values() if isinstance(ref, dict) else [ref]) if v.dtype.kind == "f"]
+        assert all(v.dtype == dtype for v in floats), name  # capsules_touch: bool only
+        for label, x in _byte_orders(a).items():
+            y = _byte_orders(b)[label]
+            for got in (call(x, y), call(x, b), call(a, y)):
+                if isinstance(ref, dict):
+                    assert got.keys() == ref.keys()
+                    for k in ref:
+                        same(got[k], ref[k])
+                else:
+                    same(got, ref)
+    # SegmentColumns of big-endian float64 columns stay float64.
+    cols = segbatch.SegmentColumns([c.astype(">f8") for c in local[:, :6].T])
+    assert cols.dtype == np.float64

@@ -389,3 +389,70 @@ def test_exact_kinds_and_parameters():
     assert [1, 3, 0, 0, 1, 0.5, 4.0, 0.0] in rows
     assert not ((df["row_i"] == 0) & (df["row_j"] == 4)).any()
     assert set(zip(*sg.intersecting_rows(g))) == as_set(strtree_pairs(np.array(g, dtype=object)))
+
+
+def _vertices(xy, null, interleaved):
+    """A GeoArrow vertex array of ``xy`` with the vertices ``null`` null: interleaved
+    (``fixed_size_list<double>[2]``) or separated (``struct<x, y>``)."""
+    mask = pa.array(null)
+    if interleaved:
+        flat = pa.array(np.asarray(xy, np.float64).ravel())
+        return pa.FixedSizeListArray.from_arrays(flat, 2, mask=mask)
+    xy = np.asarray(xy, np.float64)
+    return pa.StructArray.from_arrays([pa.array(xy[:, 0]), pa.array(xy[:, 1])], names=["x", "y"], mask=mask)
+
+
+@pytest.mark.parametrize("interleaved", [True, False])
+def test_a_null_vertex_is_a_value_error_naming_the_row(interleaved):
+    # Three lines of 2, 3 and 2 vertices; vertex 1 of line 1 (vertex 3 overall) is null.
+    xy = [(0, 0), (1, 1), (2, 0), (3, 3), (4, 0), (5, 5), (6, 0)]
+    null = [False, False, False, True, False, False, False]
+    offsets = pa.array([0, 2, 5, 7], pa.int32())
+    lines = pa.ListArray.from_arrays(offsets, _vertices(xy, null, interleaved))
+    with pytest.raises(ValueError, match=r"row 1 has a null vertex \(vertex 1 of its part\)"):
+        sg.pieces(lines)
+    with pytest.raises(ValueError, match=r"row 0 has a null vertex"):
+        sg.pieces(lines.slice(1))  # rows are the positions of the column given
+    assert len(sg.pieces(lines.slice(2))) == 1  # the null vertex is not in this slice
+    # The same vertex in a MultiLineString of row 0 (its second part).
+    multi = pa.ListArray.from_arrays(pa.array([0, 2, 3], pa.int32()), lines)
+    with pytest.raises(ValueError, match=r"row 0 has a null vertex \(vertex 1 of its part\)"):
+        sg.crossing_pairs(multi)
+    # A missing line (a null row) is still a row without pieces, and a null coordinate of a
+    # struct vertex is a null vertex too.
+    whole = [False] * 7
+    missing = pa.ListArray.from_arrays(offsets, _vertices(xy, whole, interleaved), mask=pa.array([False, True, False]))
+    assert sg.pieces(missing).row.tolist() == [0, 2]
+    if not interleaved:
+        x = pa.array([0.0, 1, 2, None, 4, 5, 6])
+        v = pa.StructArray.from_arrays([x, pa.array(np.arange(7.0))], names=["x", "y"])
+        with pytest.raises(ValueError, match="row 1 has a null vertex"):
+            sg.pieces(pa.ListArray.from_arrays(offsets, v))
+
+
+def test_coordinates_beyond_float32_keep_their_pairs_and_warn_nothing():
+    import warnings
+
+    # Lines about 1e39 (beyond float32's 3.4e38): two crossing in (5e38, 5e38), a third
+    # 1e30 from the second, and the same lines at the origin scaled down, for comparison.
+    g = [
+        shapely.LineString([(0, 0), (1e39, 1e39)]),
+        shapely.LineString([(0, 1e39), (1e39, 0)]),
+        shapely.LineString([(1e39 + 1e30, 0), (1e39 + 2e30, 0)]),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's "overflow encountered in cast" included
+        near = sg.pairs_within(g, 2e30)
+        crossing = sg.crossing_pairs(g)
+        rows = sg.intersecting_rows(g)
+        rounded = sg.crossing_pairs(g, exact=False)  # float32: beyond its range, nothing
+        o = sg.pieces(g).local()[1]
+    assert np.isfinite(o).all()
+    assert list(zip(near["row_i"], near["row_j"])) == [(0, 1), (1, 2)]
+    assert np.isfinite(near["distance"]).all()
+    # Within the f64 kernel's bound, relative to the pair's extent (about 1e39 here).
+    assert np.allclose(near["distance"], [0.0, 1e30], rtol=0, atol=8 * np.finfo(np.float64).eps * 2e39)
+    assert list(zip(crossing["row_i"], crossing["row_j"])) == [(0, 1)]
+    assert (crossing["x"].iloc[0], crossing["y"].iloc[0]) == (5e38, 5e38)
+    assert [r.tolist() for r in rows] == [[0], [1]]
+    assert len(rounded) == 0

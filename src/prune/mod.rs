@@ -99,5 +99,5 @@ pub(crate) use spheres::{
     BOUND_REL, SphereColumns, each_bit, lane_bits, pad_slot, rows_to_batch, sphere,
 };
 pub(crate) use store::{Kept, fill_each};
-pub use stream::SinkFlow;
 pub(crate) use stream::ordered;
+pub use stream::{SinkFlow, Stop};

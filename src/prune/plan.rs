@@ -4,7 +4,7 @@
 use super::grid::Grid;
 use super::spheres::SphereColumns;
 use super::store::{GROUPS, Group, Kept, grow, par_map};
-use super::stream::ordered;
+use super::stream::{ordered, stop_requested};
 use crate::batch::Error;
 use crate::columns::LANES;
 use core::ops::Range;
@@ -165,9 +165,12 @@ impl<const D: usize, N: Narrow<D>> Pending<D, N> {
         }
     }
 
-    /// Decides the pending candidates (dropped once the query stopped).
+    /// Decides the pending candidates (dropped once the query stopped, or once a watched
+    /// [`Stop`](super::Stop) is requested: the check within a task, every [`FLUSH`]
+    /// candidates).
     fn flush(&mut self, narrow: &N, ids: &[u32], out: &mut Out<'_, N::Hit>) {
         let candidates = &self.candidates[..core::mem::take(&mut self.count)];
+        out.stopped = out.stopped || stop_requested();
         if out.stopped {
             return;
         }
@@ -334,7 +337,10 @@ impl<const D: usize> Plan<D> {
         match task {
             Task::Cells { cells, objects } => {
                 let spheres = &self.grid.spheres;
+                // Also a check of a watched stop, every store of groups (a crowded cell
+                // may make many of them before its candidates fill a flush).
                 let mut decide = |groups: &mut Kept<Group>| {
+                    out.stopped = out.stopped || stop_requested();
                     pending.groups(narrow, ids, spheres, groups.take(), &mut out);
                     !out.stopped
                 };
@@ -349,6 +355,9 @@ impl<const D: usize> Plan<D> {
             }
             Task::Big(big) => {
                 for k in big.clone() {
+                    // A big object meets the others through box queries over the cells
+                    // (every cell for the longest): a check of a watched stop each.
+                    out.stopped = out.stopped || stop_requested();
                     if out.stopped {
                         break;
                     }

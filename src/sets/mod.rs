@@ -7,7 +7,7 @@
 //! | the same in `f64` ([`Segments64`](crate::Segments64)) | [`dist2_matrix64`] | [`dist2_matrix64_into`] | [`par_dist2_matrix64`], [`par_dist2_matrix64_into`] |
 //! | every A against every B: the pairs within a radius, one for all or one an object ([`Radius`]; [`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] |
 //! | all pairs `i < j` of one set within a radius, one for all or one an object ([`Radius`]) | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] |
-//! | the same two, streamed as compact [`PairHit`]s in blocks of at most [`MAX_BLOCK_HITS`] (a sink may stop them: [`SinkFlow`]) | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] |
+//! | the same two, streamed as compact [`PairHit`]s in blocks of at most [`MAX_BLOCK_HITS`] (a sink may stop them: [`SinkFlow`]; so may another thread: [`Stop`]) | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] |
 //! | first hits of thick rays (segments or origin + direction: [`Rays`]; `f64`: [`SegmentIndex64`]), pairs within a radius (one for all, one a query, or one a query and one a member) of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`], [`SegmentIndex64::first_hits`], [`SegmentIndex64::pairs_within`] | [`SegmentIndex::first_hits_into`], [`SegmentIndex64::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`], [`SegmentIndex64::par_first_hits`], [`SegmentIndex64::par_pairs_within`] |
 //! | `f64`: the pairs within a radius, one for all or one an object ([`Radius64`]; the grid in a local frame, the `f64` kernel deciding; [`Hit64`]s) | [`pairs_within64`], [`self_pairs_within64`] | [`pairs_within64_into`], [`self_pairs_within64_into`] | `par_…` of each |
 //! | `f64`: the same two, streamed as [`PairHit64`]s | [`for_each_pair_within64`], [`for_each_self_pair_within64`] | (the same) | [`par_for_each_pair_within64`], [`par_for_each_self_pair_within64`] |
@@ -83,7 +83,7 @@ mod self_pairs;
 mod within;
 mod within64;
 
-pub use crate::prune::{MAX_BLOCK_HITS, SinkFlow};
+pub use crate::prune::{MAX_BLOCK_HITS, SinkFlow, Stop};
 pub use hits::Hit;
 pub use hits::SharedEndpoints;
 pub use hits::{TILE_A, TILE_B};
