@@ -13,8 +13,9 @@
 //!
 //! A change that moves results on purpose rewrites the column of the build that runs it:
 //! `SEGBATCH_GOLDEN_BITS=write cargo test --release -p segbatch --test suite -- golden_bits`
-//! (the `fused` column on x86-64-v3), then the same with
-//! `RUSTFLAGS="-C target-cpu=x86-64" CARGO_TARGET_DIR=target/sse2` (the `unfused` one).
+//! (the `fused` column on x86-64-v3), then the same with `--features same-bits` (the
+//! `unfused` one; a plain SSE2 build, `RUSTFLAGS="-C target-cpu=x86-64"
+//! CARGO_TARGET_DIR=target/sse2`, writes the same).
 
 use segbatch::pairs::{ClosestBatch64, closest_points64_into};
 use segbatch::planar::{Intersections2, Segments2, crossing_pairs_into, intersect2_into};
