@@ -12,6 +12,9 @@
 //! Without `avx512f` the 16-lane `f32` and 8-lane `f64` types are two 8- or 4-lane halves,
 //! so the wide figures only mean something in a build that has it.
 
+// The raw instructions' throughput: `wide`'s own methods, not the crate's `lanes::Twin`.
+#![allow(clippy::disallowed_methods)]
+
 use std::hint::black_box;
 use std::time::Instant;
 use wide::{f32x8, f32x16, f64x4, f64x8};

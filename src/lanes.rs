@@ -13,9 +13,9 @@
 //! instruction and one multiplication where converting lane by lane costs some fifty.
 
 use crate::columns::LANES;
-use crate::real::Real;
+use crate::real::{FUSED_MUL_ADD, Real};
 use bytemuck::Pod;
-use wide::{f32x8, f32x16, f64x4, f64x8, i32x8, i32x16, u8x32, u32x8, u32x16, u64x4, u64x8};
+use wide::{f32x4, f32x8, f32x16, f64x4, f64x8, i32x8, i32x16, u8x32, u32x8, u32x16, u64x4, u64x8};
 
 /// Three coordinates, one lane vector each (eight lanes unless said otherwise): the
 /// kernels' `[f32; 3]`.
@@ -64,20 +64,107 @@ impl<L: Lane> V3<L> {
     }
 }
 
+/// The vector twins of the reference's scalar [`fma`](crate::real::fma),
+/// [`fms`](crate::real::fms), [`fnma`](crate::real::fnma), [`min_ps`](crate::real::min_ps)
+/// and [`max_ps`](crate::real::max_ps), for every `wide` float type the crate uses: the
+/// only way its vector code multiplies-and-adds or takes a minimum or maximum (clippy's
+/// `disallowed-methods` in `clippy.toml` rejects `wide`'s own `mul_add`, `fast_max`, `max`
+/// and the like outside this file).
+///
+/// `wide` lets these five depend on the instruction set, and the reference cannot follow
+/// what it does not know:
+/// - `wide`'s `mul_add` is fused with `fma` and on aarch64 (NEON), unfused elsewhere.
+///   [`Twin::fma`] is fused exactly when
+///   [`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD) says so: as `wide` in a default
+///   build, never with the `same-bits` feature.
+/// - `wide`'s `fast_max` is `maxps` on x86 (`self > rhs ? self : rhs`: the second operand
+///   when either is NaN, and when the two are equal, `-0` against `+0` included) but
+///   `fmax` on NEON (NaN when either is NaN, `+0` above `-0`). [`Twin::max_ps`] is the
+///   `maxps` rule on every instruction set (`maxps` itself on x86, a compare and a select
+///   elsewhere), so NEON builds give x86's bits; likewise [`Twin::min_ps`].
+pub(crate) trait Twin: Copy {
+    /// `self·a + b`, rounded once when [`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD),
+    /// else twice: the reference's `fma`.
+    fn fma(self, a: Self, b: Self) -> Self;
+    /// `self·a - b`: the reference's `fms`.
+    fn fms(self, a: Self, b: Self) -> Self;
+    /// `b - self·a`: the reference's `fnma`.
+    fn fnma(self, a: Self, b: Self) -> Self;
+    /// `self < rhs ? self : rhs` per lane (`minps`): the reference's `min_ps`.
+    fn min_ps(self, rhs: Self) -> Self;
+    /// `self > rhs ? self : rhs` per lane (`maxps`): the reference's `max_ps`.
+    fn max_ps(self, rhs: Self) -> Self;
+}
+
+/// [`Twin`] for the `wide` float type `$f`.
+macro_rules! twin {
+    ($f:ident) => {
+        #[allow(clippy::disallowed_methods)] // the one place `wide`'s own forms are used
+        impl Twin for $f {
+            #[inline(always)]
+            fn fma(self, a: Self, b: Self) -> Self {
+                if FUSED_MUL_ADD {
+                    $f::mul_add(self, a, b)
+                } else {
+                    self * a + b
+                }
+            }
+            #[inline(always)]
+            fn fms(self, a: Self, b: Self) -> Self {
+                if FUSED_MUL_ADD {
+                    $f::mul_sub(self, a, b)
+                } else {
+                    self * a - b
+                }
+            }
+            #[inline(always)]
+            fn fnma(self, a: Self, b: Self) -> Self {
+                if FUSED_MUL_ADD {
+                    $f::mul_neg_add(self, a, b)
+                } else {
+                    b - self * a
+                }
+            }
+            #[inline(always)]
+            fn min_ps(self, rhs: Self) -> Self {
+                if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+                    $f::fast_min(self, rhs)
+                } else {
+                    self.simd_lt(rhs).select(self, rhs)
+                }
+            }
+            #[inline(always)]
+            fn max_ps(self, rhs: Self) -> Self {
+                if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+                    $f::fast_max(self, rhs)
+                } else {
+                    self.simd_gt(rhs).select(self, rhs)
+                }
+            }
+        }
+    };
+}
+
+twin!(f32x4);
+twin!(f32x8);
+twin!(f32x16);
+twin!(f64x4);
+twin!(f64x8);
+
 /// A vector of float lanes the kernels are written over once: `wide::f32x8` (AVX2, or two
 /// SSE2 halves) or `wide::f32x16` (one AVX-512 register with `avx512f`, else two `f32x8`),
 /// and their `f64` twins `wide::f64x4` and `wide::f64x8` (the same rules), each with its
 /// scalar type [`Lane::Elem`], the one the generic reference runs in.
 ///
-/// Only what the kernels use, with `wide`'s meaning: masks are lane vectors with all bits
-/// set in selected lanes, `fast_min`/`fast_max` are `minps`/`maxps`, `mul_add` is fused
-/// exactly when [`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD) says so (for both
-/// types: `wide` fuses `f32x16` with `avx512f` + `fma`, and splits it into two `f32x8`
-/// otherwise, which fuse with `fma`). Each method is a plain forward to `wide`'s inherent
+/// Only what the kernels use, with `wide`'s meaning and names, except for the five
+/// operations whose result `wide` lets depend on the instruction set: `mul_add`,
+/// `mul_sub`, `mul_neg_add`, `fast_min` and `fast_max` are [`Twin`]'s (fused exactly when
+/// [`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD) says so, `minps`/`maxps`'s rule on
+/// every instruction set). Every other method is a plain forward to `wide`'s inherent
 /// method of the same name, so a kernel written over `L: Lane` compiles to what it would
 /// have written against the concrete type.
 pub(crate) trait Lane:
-    Copy
+    Twin
     + Send
     + Sync
     + core::ops::Add<Output = Self>
@@ -109,15 +196,16 @@ pub(crate) trait Lane:
     const HALF: Self;
     /// `x` in every lane.
     fn splat(x: Self::Elem) -> Self;
-    /// `self·a + b`.
+    /// `self·a + b`: [`Twin::fma`] (`wide`'s name, so that a generic kernel reads like one
+    /// written against `wide`).
     fn mul_add(self, a: Self, b: Self) -> Self;
-    /// `self·a - b`.
+    /// `self·a - b`: [`Twin::fms`].
     fn mul_sub(self, a: Self, b: Self) -> Self;
-    /// `b - self·a`.
+    /// `b - self·a`: [`Twin::fnma`].
     fn mul_neg_add(self, a: Self, b: Self) -> Self;
-    /// `minps(self, rhs)`.
+    /// `self < rhs ? self : rhs`: [`Twin::min_ps`].
     fn fast_min(self, rhs: Self) -> Self;
-    /// `maxps(self, rhs)`.
+    /// `self > rhs ? self : rhs`: [`Twin::max_ps`].
     fn fast_max(self, rhs: Self) -> Self;
     /// `|self|`.
     fn abs(self) -> Self;
@@ -181,23 +269,23 @@ macro_rules! lane {
             }
             #[inline(always)]
             fn mul_add(self, a: Self, b: Self) -> Self {
-                $f::mul_add(self, a, b)
+                Twin::fma(self, a, b)
             }
             #[inline(always)]
             fn mul_sub(self, a: Self, b: Self) -> Self {
-                $f::mul_sub(self, a, b)
+                Twin::fms(self, a, b)
             }
             #[inline(always)]
             fn mul_neg_add(self, a: Self, b: Self) -> Self {
-                $f::mul_neg_add(self, a, b)
+                Twin::fnma(self, a, b)
             }
             #[inline(always)]
             fn fast_min(self, rhs: Self) -> Self {
-                $f::fast_min(self, rhs)
+                Twin::min_ps(self, rhs)
             }
             #[inline(always)]
             fn fast_max(self, rhs: Self) -> Self {
-                $f::fast_max(self, rhs)
+                Twin::max_ps(self, rhs)
             }
             #[inline(always)]
             fn abs(self) -> Self {
@@ -392,13 +480,13 @@ pub(crate) fn sub2x8(u: V2, v: V2) -> V2 {
 /// `u·v` in 2D, as the 2D reference's `dot2`.
 #[inline(always)]
 pub(crate) fn dot2x8(u: V2, v: V2) -> f32x8 {
-    u.x.mul_add(v.x, u.y * v.y)
+    u.x.fma(v.x, u.y * v.y)
 }
 
 /// The 2D cross product (perp-dot) `u.x·v.y - u.y·v.x`, as the 2D reference's `cross2`.
 #[inline(always)]
 pub(crate) fn cross2x8(u: V2, v: V2) -> f32x8 {
-    u.x.mul_sub(v.y, u.y * v.x)
+    u.x.fms(v.y, u.y * v.x)
 }
 
 /// `max(lo, min(hi, x))` with `maxps`/`minps`, as `reference::clamp`.
@@ -413,7 +501,7 @@ pub(crate) fn clamp8<L: Lane>(x: L, lo: L, hi: L) -> L {
 pub(crate) fn probe8(xs: &[f32x8]) -> f32x8 {
     let zero = f32x8::ZERO;
     xs.iter()
-        .fold(zero, |acc, &x| x.mul_add(zero, acc))
+        .fold(zero, |acc, &x| x.fma(zero, acc))
         .simd_ne(zero)
 }
 
@@ -478,10 +566,11 @@ pub(crate) fn mask_bools(mask: f32x8) -> [bool; LANES] {
 /// The lane type of the `f64` queries, chosen by the build: `wide::f64x8` (one AVX-512
 /// register) when the build has `avx512f`, else `wide::f64x4` (one AVX2 register, or two
 /// SSE2 halves; an `f64x8` there is two `f64x4` with twice the register pressure).
-#[cfg(target_feature = "avx512f")]
+#[cfg(all(target_feature = "avx512f", not(feature = "same-bits")))]
 pub(crate) type F64Lanes = wide::f64x8;
 /// The lane type of the `f64` queries, chosen by the build: `wide::f64x8` (one AVX-512
 /// register) when the build has `avx512f`, else `wide::f64x4` (one AVX2 register, or two
-/// SSE2 halves; an `f64x8` there is two `f64x4` with twice the register pressure).
-#[cfg(not(target_feature = "avx512f"))]
+/// SSE2 halves; an `f64x8` there is two `f64x4` with twice the register pressure). Always
+/// `f64x4` with the `same-bits` feature.
+#[cfg(not(all(target_feature = "avx512f", not(feature = "same-bits"))))]
 pub(crate) type F64Lanes = wide::f64x4;

@@ -119,12 +119,29 @@ macro_rules! real {
 real!(f32, u32, 23, 127, 0xff, 80, 4097.0);
 real!(f64, u64, 52, 1023, 0x7ff, 640, 134_217_729.0);
 
-/// True when this build fuses multiply-adds in the kernel (`wide` uses `vfmadd` with the
-/// `fma` target feature, and NEON's fused multiply-add on aarch64); the reference then fuses
-/// the same operations, so both round identically.
-pub const FUSED_MUL_ADD: bool = cfg!(any(
-    target_feature = "fma",
-    all(target_arch = "aarch64", target_feature = "neon")
+/// True when this build fuses multiply-adds in the kernel; the reference then fuses the
+/// same operations, so both round identically.
+///
+/// In a default build this is what `wide` does: `vfmadd` with the `fma` target feature
+/// (x86-64-v3, v4), NEON's `fmla` on aarch64 (every aarch64 build has NEON: the Linux,
+/// Apple and Windows targets all enable it), and separate multiplies and adds otherwise
+/// (plain x86-64, SSE2). aarch64 fuses because its vector multiply-add is fused whatever
+/// the flags, and the reference follows the kernel, not the other way round: unfusing the
+/// kernel there would cost a second instruction per multiply-add and a rounding error,
+/// for bits no other default build would share (the unfused default build, SSE2, is slower
+/// and differs from it in every product). The scalar `mul_add` the reference calls is one `fmadd` there,
+/// as on x86-64-v3; on SSE2 it would be a call into libm's `fma`, which is why the
+/// reference's helpers call it only when this is true.
+///
+/// With the `same-bits` feature this is false on every CPU: kernel and reference round
+/// every product and every sum separately, as a plain SSE2 build does, so every build
+/// (SSE2, AVX2, AVX-512, aarch64) gives the SSE2 build's bits.
+pub const FUSED_MUL_ADD: bool = cfg!(all(
+    not(feature = "same-bits"),
+    any(
+        target_feature = "fma",
+        all(target_arch = "aarch64", target_feature = "neon")
+    )
 ));
 
 // Scalar twins of the `wide` operations the kernel uses, so both round identically.
@@ -159,8 +176,11 @@ pub(crate) fn fnma<F: Real>(x: F, y: F, z: F) -> F {
     }
 }
 
-/// `x > y ? x : y`, the x86 `maxps` rule the kernel's `fast_max` follows (never sees NaN
-/// here: non-finite pairs have returned already).
+/// `x > y ? x : y`, the x86 `maxps` rule the kernel's `fast_max` follows on every
+/// instruction set ([`Twin::max_ps`](crate::lanes::Twin::max_ps): NEON's own `fmax` would
+/// give `+0` for `-0` against `+0`, and NaN for NaN), so a `-0` clamped to `[0, 1]` stays
+/// `-0` on every CPU. Never sees NaN in a kept lane: non-finite pairs have returned
+/// already.
 #[inline(always)]
 pub(crate) fn max_ps<F: Real>(x: F, y: F) -> F {
     if x > y { x } else { y }

@@ -9,6 +9,11 @@
 /// The instruction set the kernel was compiled for: `"avx512f+fma"`, `"avx2+fma"`,
 /// `"avx"`, `"sse4.1"`, `"sse2"`, `"neon"`, `"simd128"` or `"scalar"`.
 ///
+/// `"neon"` is every aarch64 build (Graviton, Apple silicon: the aarch64 targets all enable
+/// NEON): `wide::f32x8` is two 128-bit NEON registers there, with fused multiply-adds, so
+/// the kernel rounds as on x86-64-v3 (docs/architecture.md, "Which builds give the same
+/// bits").
+///
 /// `wide::f32x8` uses 256-bit AVX registers (with FMA when available) on every AVX build; an
 /// AVX-512 build is reported as such because it is what the compiler targets, and there the
 /// closest-points kernel runs 16 lanes (`wide::f32x16`, one 512-bit register):
@@ -30,6 +35,13 @@ pub const SIMD_LEVEL: &str = if cfg!(all(target_feature = "avx512f", target_feat
 } else {
     "scalar"
 };
+
+/// True in a build with the `same-bits` feature: every result is the same bits on every CPU
+/// (x86-64 with SSE2, AVX2 or AVX-512, aarch64), those of a default plain-SSE2 build. No
+/// multiply-add is fused ([`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD) is false) and
+/// the kernels run 8 lanes (`f64`: 4) whatever the CPU. [`SIMD_LEVEL`] still names the
+/// instructions the build uses.
+pub const SAME_BITS: bool = cfg!(feature = "same-bits");
 
 /// Pairs per vector in the closest-points kernel of this build: 16 with `avx512f`, else 8
 /// ([`Width::BUILD`](crate::pairs::Width::BUILD)).
@@ -88,4 +100,19 @@ pub fn simd_upgrade() -> Option<&'static str> {
     };
     let cpu = cpu_simd_level();
     (rank(cpu) > rank(SIMD_LEVEL)).then_some(cpu)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_level_names_the_architecture() {
+        if cfg!(target_arch = "aarch64") {
+            assert_eq!(super::SIMD_LEVEL, "neon");
+            assert_eq!(super::cpu_simd_level(), "neon");
+        }
+        if cfg!(target_arch = "x86_64") {
+            assert!(super::SIMD_LEVEL.starts_with("avx") || super::SIMD_LEVEL.starts_with("sse"));
+        }
+        assert_eq!(super::SAME_BITS, cfg!(feature = "same-bits"));
+    }
 }

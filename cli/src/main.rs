@@ -56,9 +56,14 @@ fn long_version() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TEXT.get_or_init(|| {
         let mut text = format!(
-            "{} (SIMD build: {}, CPU: {})",
+            "{} (SIMD build: {}{}, CPU: {})",
             env!("CARGO_PKG_VERSION"),
             segbatch::simd::SIMD_LEVEL,
+            if segbatch::simd::SAME_BITS {
+                ", same bits on every CPU"
+            } else {
+                ""
+            },
             segbatch::simd::cpu_simd_level()
         );
         if let Some(hint) = simd_upgrade_hint() {

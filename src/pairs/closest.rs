@@ -321,8 +321,9 @@ pub enum Width {
 
 impl Width {
     /// What this build uses: [`Width::X16`] with `avx512f`, else [`Width::X8`] (`wide`'s
-    /// `f32x8` has no AVX-512 path, and without it `f32x16` is two `f32x8`).
-    pub const BUILD: Width = if cfg!(target_feature = "avx512f") {
+    /// `f32x8` has no AVX-512 path, and without it `f32x16` is two `f32x8`). Always
+    /// [`Width::X8`] with the `same-bits` feature (one width, one code path on every CPU).
+    pub const BUILD: Width = if cfg!(all(target_feature = "avx512f", not(feature = "same-bits"))) {
         Width::X16
     } else {
         Width::X8

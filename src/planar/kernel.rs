@@ -59,7 +59,7 @@
 use super::types::sealed::Plane;
 use super::types::{Crossing, Intersection2, Segment2};
 use crate::columns::LANES;
-use crate::lanes::{V2, bits8, bytes8, clamp8, cross2x8, dot2x8, mask_bytes, probe8, sub2x8};
+use crate::lanes::{Twin, V2, bits8, bytes8, clamp8, cross2x8, dot2x8, mask_bytes, probe8, sub2x8};
 use crate::motion::types::MotionFlags;
 use crate::real::{clamp, fma, fms, fnma, max_ps, min_ps, probe};
 use wide::{f32x8, u32x8};
@@ -339,13 +339,13 @@ fn setup2(a0: V2, a1: V2, b0: V2, b1: V2) -> Setup2 {
     let d_a = sub2x8(a1, a0);
     let d_b = sub2x8(b1, b0);
     let r = sub2x8(a0, b0);
-    let scale2_a = dot2x8(a0, a0).fast_max(dot2x8(a1, a1));
-    let scale2_b = dot2x8(b0, b0).fast_max(dot2x8(b1, b1));
+    let scale2_a = dot2x8(a0, a0).max_ps(dot2x8(a1, a1));
+    let scale2_b = dot2x8(b0, b0).max_ps(dot2x8(b1, b1));
     let length_rel2 = f32x8::splat(LENGTH_REL * LENGTH_REL);
     let (a_, e) = (dot2x8(d_a, d_a), dot2x8(d_b, d_b));
     let coords = [a0.x, a0.y, a1.x, a1.y, b0.x, b0.y, b1.x, b1.y];
     let non_finite = probe8(&coords);
-    let m = coords.iter().fold(f32x8::ZERO, |m, x| m.fast_max(x.abs()));
+    let m = coords.iter().fold(f32x8::ZERO, |m, x| m.max_ps(x.abs()));
     let in_range = m.simd_ge(f32x8::splat(RANGE_LO)) & m.simd_le(f32x8::splat(RANGE_HI));
     Setup2 {
         d_a,
@@ -358,7 +358,7 @@ fn setup2(a0: V2, a1: V2, b0: V2, b1: V2) -> Setup2 {
         b_: dot2x8(d_a, d_b),
         c: dot2x8(d_a, r),
         f: dot2x8(d_b, r),
-        scale2: scale2_a.fast_max(scale2_b),
+        scale2: scale2_a.max_ps(scale2_b),
         degenerate_a: a_.simd_le(length_rel2 * scale2_a),
         degenerate_b: e.simd_le(length_rel2 * scale2_b),
         denom: cross2x8(d_a, d_b),
@@ -379,8 +379,7 @@ fn orient8(p: V2, q: V2, r: V2) -> (f32x8, f32x8) {
     let (u, w) = (sub2x8(q, p), sub2x8(r, p));
     let (l, rr) = (u.x * w.y, u.y * w.x);
     let det = l - rr;
-    let bound =
-        f32x8::splat(ORIENT_REL).mul_add(l.abs() + rr.abs(), f32x8::splat(f32::MIN_POSITIVE));
+    let bound = f32x8::splat(ORIENT_REL).fma(l.abs() + rr.abs(), f32x8::splat(f32::MIN_POSITIVE));
     (det.simd_gt(bound), det.simd_lt(-bound))
 }
 
@@ -450,11 +449,11 @@ pub(crate) fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes
     }
     let s_num = cross2x8(d_b, r);
     let s = clamp8(s_num / denom, zero, one);
-    let t = clamp8(b_.mul_add(s, f) / e, zero, one);
-    let s = clamp8(b_.mul_sub(t, c) / a_, zero, one);
+    let t = clamp8(b_.fma(s, f) / e, zero, one);
+    let s = clamp8(b_.fms(t, c) / a_, zero, one);
     let v = V2 {
-        x: t.mul_neg_add(d_b.x, s.mul_add(d_a.x, r.x)),
-        y: t.mul_neg_add(d_b.y, s.mul_add(d_a.y, r.y)),
+        x: t.fnma(d_b.x, s.fma(d_a.x, r.x)),
+        y: t.fnma(d_b.y, s.fma(d_a.y, r.y)),
     };
     let dist2 = dot2x8(v, v);
     let (point, exactly_collinear) = meet8(a0, a1, b0, b1, f32x8::ZERO);
@@ -476,12 +475,12 @@ pub(crate) fn intersect8_general(a0: V2, a1: V2, b0: V2, b1: V2) -> Option<Lanes
         s_end: s,
         t_end: t,
         point_a: V2 {
-            x: s.mul_add(d_a.x, a0.x),
-            y: s.mul_add(d_a.y, a0.y),
+            x: s.fma(d_a.x, a0.x),
+            y: s.fma(d_a.y, a0.y),
         },
         point_b: V2 {
-            x: t.mul_add(d_b.x, b0.x),
-            y: t.mul_add(d_b.y, b0.y),
+            x: t.fma(d_b.x, b0.x),
+            y: t.fma(d_b.y, b0.y),
         },
         dist2,
         flags: [MotionFlags::empty(); LANES],
@@ -532,8 +531,8 @@ pub(crate) fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
     let s_b0 = -c / a_overlap;
     let k = b_ / a_overlap;
     let s_b1 = k + s_b0;
-    let lo = zero.fast_max(s_b0.fast_min(s_b1));
-    let hi = one.fast_min(s_b0.fast_max(s_b1));
+    let lo = zero.max_ps(s_b0.min_ps(s_b1));
+    let hi = one.min_ps(s_b0.max_ps(s_b1));
 
     // Meeting, decided exactly (module docs, step 5).
     let (meet, exactly_collinear) = meet8(a0, a1, b0, b1, non_finite | out_of_range);
@@ -545,22 +544,22 @@ pub(crate) fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
     // 5. Closest points.
     let s_first = degenerate.select(zero, parallel.select((lo + hi) * f32x8::HALF, s_cross));
     let s = clamp8(s_first, zero, one);
-    let t = degenerate_b.select(zero, clamp8(b_.mul_add(s, f) / e_safe, zero, one));
-    let s = degenerate_a.select(zero, clamp8(b_.mul_sub(t, c) / a_safe, zero, one));
+    let t = degenerate_b.select(zero, clamp8(b_.fma(s, f) / e_safe, zero, one));
+    let s = degenerate_a.select(zero, clamp8(b_.fms(t, c) / a_safe, zero, one));
     let v = V2 {
-        x: t.mul_neg_add(d_b.x, s.mul_add(d_a.x, r.x)),
-        y: t.mul_neg_add(d_b.y, s.mul_add(d_a.y, r.y)),
+        x: t.fnma(d_b.x, s.fma(d_a.x, r.x)),
+        y: t.fnma(d_b.y, s.fma(d_a.y, r.y)),
     };
     let dist2 = dot2x8(v, v);
     let point = meet & !overlap;
 
     // The overlap's ends, in order (as the reference).
     let (lo, hi) = (
-        clamp8(lo.fast_min(hi), zero, one),
-        clamp8(lo.fast_max(hi), zero, one),
+        clamp8(lo.min_ps(hi), zero, one),
+        clamp8(lo.max_ps(hi), zero, one),
     );
-    let t_lo = clamp8(b_.mul_add(lo, f) / e_overlap, zero, one);
-    let t_hi = clamp8(b_.mul_add(hi, f) / e_overlap, zero, one);
+    let t_lo = clamp8(b_.fma(lo, f) / e_overlap, zero, one);
+    let t_hi = clamp8(b_.fma(hi, f) / e_overlap, zero, one);
 
     let kind = (point.to_bits() & u32x8::splat(Crossing::Point as u32))
         | (overlap.to_bits() & u32x8::splat(Crossing::Overlap as u32));
@@ -574,12 +573,12 @@ pub(crate) fn intersect8(a0: V2, a1: V2, b0: V2, b1: V2) -> Lanes2 {
         | bits8(parallel | overlap, MotionFlags::PARALLEL.bits())
         | bits8(collinear | overlap, MotionFlags::COLLINEAR.bits());
     let point_a = V2 {
-        x: s_out.mul_add(d_a.x, a0.x),
-        y: s_out.mul_add(d_a.y, a0.y),
+        x: s_out.fma(d_a.x, a0.x),
+        y: s_out.fma(d_a.y, a0.y),
     };
     let point_b = V2 {
-        x: t_out.mul_add(d_b.x, b0.x),
-        y: t_out.mul_add(d_b.y, b0.y),
+        x: t_out.fma(d_b.x, b0.x),
+        y: t_out.fma(d_b.y, b0.y),
     };
     let (kind, flags, [s_out, t_out, s_end, t_end, dist2], point_a, point_b) = if non_finite.any() {
         let nan = f32x8::splat(f32::NAN);

@@ -5,6 +5,7 @@ use super::store::{fill_columns, fill_each};
 use crate::batch::{Record, Soa, padded_len};
 use crate::columns::LANES;
 use crate::driver::Row;
+use crate::lanes::Twin;
 use core::ops::Range;
 use wide::f32x8;
 
@@ -182,7 +183,7 @@ pub(super) fn near_lanes<const D: usize>(
     let mut dm2 = f32x8::ZERO;
     for (c, x) in centre.iter().zip(m) {
         let d = *c - *x;
-        dm2 = d.mul_add(d, dm2);
+        dm2 = d.fma(d, dm2);
     }
     let bound = (rad_j + *rad + radius) * f32x8::splat(BOUND_REL);
     dm2.simd_le(bound * bound).to_bitmask()

@@ -52,6 +52,7 @@
 //! dirty a frame, so the grid work follows what moved; a frame of teleports costs one
 //! build.
 
+use crate::lanes::Twin;
 use wide::f32x8;
 
 use crate::batch::Segments;
@@ -577,12 +578,12 @@ fn tight_boxes(
     let finite = (0..3).fold(0xff, |m, k| {
         m & (p0[k].abs().simd_lt(infinity) & p1[k].abs().simd_lt(infinity)).to_bitmask()
     });
-    let extent = (0..3).fold(f32x8::splat(0.0), |m, k| m.max((p1[k] - p0[k]).abs()));
+    let extent = (0..3).fold(f32x8::splat(0.0), |m, k| m.max_ps((p1[k] - p0[k]).abs()));
     let pad = load(radii) * f32x8::splat(RADIUS_REL)
         + f32x8::splat(EXTENT_REL) * extent
         + f32x8::splat(FLOOR);
-    let lo: [[f32; LANES]; 3] = core::array::from_fn(|k| (p0[k].min(p1[k]) - pad).to_array());
-    let hi: [[f32; LANES]; 3] = core::array::from_fn(|k| (p0[k].max(p1[k]) + pad).to_array());
+    let lo: [[f32; LANES]; 3] = core::array::from_fn(|k| (p0[k].min_ps(p1[k]) - pad).to_array());
+    let hi: [[f32; LANES]; 3] = core::array::from_fn(|k| (p0[k].max_ps(p1[k]) + pad).to_array());
     let mut ok = 0u8;
     for (lane, b) in boxes.iter_mut().enumerate() {
         if live[first + lane] && finite >> lane & 1 == 1 {

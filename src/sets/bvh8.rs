@@ -93,6 +93,7 @@
 //! push, four walks take 0.92x the time of two rays in turn with the loop push (whole
 //! `set_profile rays` runs, build included, dense and sparse; docs/performance.md).
 
+use crate::lanes::Twin;
 use wide::{f32x4, f32x8};
 
 use super::within64::KERNEL_ABS64;
@@ -937,8 +938,8 @@ fn sah_split(items: &mut [Item]) -> (usize, f32, f32) {
     let (mut clo, mut chi) = (f32x4::splat(f32::INFINITY), f32x4::splat(f32::NEG_INFINITY));
     for it in items.iter() {
         let c = centre(it);
-        clo = clo.fast_min(c);
-        chi = chi.fast_max(c);
+        clo = clo.min_ps(c);
+        chi = chi.max_ps(c);
     }
     // As many bins as items, up to BINS: a small group's split costs what it holds.
     let bins = items.len().min(BINS);
@@ -950,8 +951,8 @@ fn sah_split(items: &mut [Item]) -> (usize, f32, f32) {
     // span) taken to bin 0, a position past the top bin to the top bin.
     let bin_of = |it: &Item| {
         let at = (centre(it) - clo) * scale;
-        at.fast_max(f32x4::ZERO)
-            .fast_min(top)
+        at.max_ps(f32x4::ZERO)
+            .min_ps(top)
             .fast_trunc_int()
             .to_array()
     };
@@ -968,7 +969,7 @@ fn sah_split(items: &mut [Item]) -> (usize, f32, f32) {
         for axis in 0..3 {
             let b = at[axis] as usize;
             count[axis][b] += 1;
-            boxes[axis][b] = boxes[axis][b].fast_min(row);
+            boxes[axis][b] = boxes[axis][b].min_ps(row);
         }
     }
     // The best cut: its cost, axis and last bin on the left, and the sides' areas.
@@ -1039,8 +1040,8 @@ fn slab8(node: &Node, prep: &RayPrep, bound: f32) -> (u32, f32x8) {
         let inv = f32x8::splat(prep.inv[c]);
         let lo = (node.b[c][0] - f32x8::splat(prep.lo_off[c])) * inv;
         let hi = (node.b[c][1] - f32x8::splat(prep.hi_off[c])) * inv;
-        near = near.fast_max(lo.fast_min(hi));
-        far = far.fast_min(lo.fast_max(hi));
+        near = near.max_ps(lo.min_ps(hi));
+        far = far.min_ps(lo.max_ps(hi));
     }
     let hit = near.simd_le(far * f32x8::splat(SLACK));
     (hit.to_bitmask(), near)
@@ -1062,8 +1063,8 @@ fn slab8_flat(node: &Node, prep: &RayPrep, bound: f32) -> (u32, f32x8) {
             let inv = f32x8::splat(prep.inv[c]);
             let lo = (lo_face - lo_off) * inv;
             let hi = (hi_face - hi_off) * inv;
-            near = near.fast_max(lo.fast_min(hi));
-            far = far.fast_min(lo.fast_max(hi));
+            near = near.max_ps(lo.min_ps(hi));
+            far = far.min_ps(lo.max_ps(hi));
         }
     }
     let hit = inside & near.simd_le(far * f32x8::splat(SLACK));

@@ -34,6 +34,7 @@ use crate::driver::Rows;
 use crate::driver::Side;
 use crate::forms::{query_forms, stream_forms};
 use crate::kernel::Splat;
+use crate::lanes::Twin;
 use crate::pairs::{ClosestBatch, Outputs, closest_rows_into};
 use crate::prune::{BOUND_REL, Grid, Kept, Layout, Narrow, Plan, SphereColumns, pad_slot};
 use crate::segment::{Closest, Extent, Flags, Options, Segment};
@@ -248,13 +249,13 @@ impl Probe {
         let (centre, rad) = spheres.group(j);
         let w: [f32x8; 3] = core::array::from_fn(|k| centre[k] - self.p0[k]);
         let d = &self.d;
-        let wd = w[0].mul_add(d[0], w[1].mul_add(d[1], w[2] * d[2]));
-        let t = (wd * self.inv_dd).max(f32x8::ZERO).min(f32x8::ONE);
+        let wd = w[0].fma(d[0], w[1].fma(d[1], w[2] * d[2]));
+        let t = (wd * self.inv_dd).max_ps(f32x8::ZERO).min_ps(f32x8::ONE);
         let e: [f32x8; 3] = core::array::from_fn(|k| w[k] - t * d[k]);
-        let e2 = e[0].mul_add(e[0], e[1].mul_add(e[1], e[2] * e[2]));
+        let e2 = e[0].fma(e[0], e[1].fma(e[1], e[2] * e[2]));
         let w1 = w[0].abs() + w[1].abs() + w[2].abs();
-        let room = w1.mul_add(f32x8::splat(REFINE_REL), self.room);
-        let bound = (rad + self.radius).mul_add(f32x8::splat(BOUND_REL), room);
+        let room = w1.fma(f32x8::splat(REFINE_REL), self.room);
+        let bound = (rad + self.radius).fma(f32x8::splat(BOUND_REL), room);
         let bound2 = bound * bound;
         let keep = e2.simd_le(bound2) | !e2.is_finite() | bound2.simd_lt(f32x8::splat(REFINE_TINY));
         bits & keep.to_bitmask()

@@ -19,6 +19,8 @@ mod first_hits;
 mod fuzz_replay;
 /// Golden cases.
 mod golden;
+/// The same bits across builds: result digests against a committed file.
+mod golden_bits;
 /// First hits in `f64` at the origin and at world coordinates.
 mod index64;
 /// The glam and mint conversions.
