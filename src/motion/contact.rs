@@ -209,7 +209,11 @@ fn beyond<F: MotionReal, const ENDPOINTS: bool>(
     const NON_FINITE: MotionFlags = MotionFlags::NON_FINITE;
     let ends = [a0, a1, b0, b1];
     let coordinates: [F; 12] = core::array::from_fn(|k| ends[k / 3][k % 3]);
-    if probe(&coordinates) || !(r_sum >= F::ZERO) {
+    let radius_valid = matches!(
+        r_sum.partial_cmp(&F::ZERO),
+        Some(core::cmp::Ordering::Greater | core::cmp::Ordering::Equal)
+    );
+    if probe(&coordinates) || !radius_valid {
         return Meeting {
             hit: false,
             t: F::NAN,
