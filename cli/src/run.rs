@@ -41,7 +41,7 @@ kernel and writes f64 (CSV: the shortest text that reads back to the same f64;
 says so (it is never narrowed to f32); a float32 .npy with --precision f64 is
 widened exactly. --tolerance and --radius are read in the run's precision (an f64
 run takes --tolerance 1e300 as it is; an f32 run refuses what f32 cannot hold).
-In f64 a pair is within a radius beyond about 1.3e154 (or below 1.5e-154) by the
+In f64 a pair is within a radius beyond about 1.3e154 (or below 2e-146) by the
 library's range rule: segments 1e300 apart are measured at a scale where their
 squared distance is finite, not read as inf. --radius inf keeps every pair of
 finite coordinates.
@@ -300,7 +300,7 @@ trait Kernel: Real {
     fn load(sides: &mut Self::Sides, segments: &[Self::Segment]);
     /// Whether pair `i` of the chunk (sides `a`, `b`, results `out`) lies within `r`:
     /// `distance <= r` in the precision; in f64, for a radius whose square leaves f64's
-    /// range (beyond about 1.3e154, below about 1.5e-154), the library's range rule
+    /// range (beyond about 1.3e154, below about 2e-146), the library's range rule
     /// (`within_radius64`), so that segments 1e300 apart are measured, not read as `inf`.
     fn within(
         a: &Self::Sides,
@@ -391,7 +391,7 @@ kernel!(
 );
 
 /// [`Kernel::within`] in f64: `distance <= r`, but for a radius whose square is not a
-/// normal f64 (0, or beyond about 1.3e154 or below 1.5e-154), where a squared distance that
+/// normal f64 (0, or beyond about 1.3e154 or below 2e-146), where a squared distance that
 /// left f64's range cannot be compared with it: a normal one is within exactly when R's
 /// square overflowed, any other decided by the library's range rule on the pair.
 fn within64(
@@ -402,11 +402,13 @@ fn within64(
     i: usize,
     r: f64,
 ) -> bool {
+    // The library's threshold: squares from 2^-968 (2^54 above the subnormal range).
+    let lo = f64::MIN_POSITIVE * 2f64.powi(54);
     let (d2, r2) = (out.dist2()[i], r * r);
-    if (f64::MIN_POSITIVE..=f64::MAX).contains(&r2) || r.is_infinite() {
+    if (lo..=f64::MAX).contains(&r2) || r.is_infinite() {
         return d2.sqrt() <= r;
     }
-    if (f64::MIN_POSITIVE..=f64::MAX).contains(&d2) || d2.is_nan() {
+    if (lo..=f64::MAX).contains(&d2) || d2.is_nan() {
         return r2.is_infinite() && !d2.is_nan();
     }
     let (Some(sa), Some(sb)) = (a.get(i), b.get(i)) else {

@@ -329,7 +329,8 @@ macro_rules! touch_f64 {
             }
             #[inline(always)]
             fn touch(lanes: &Lanes<Self>, r: Self, ends: [V3<Self>; 4]) -> u8 {
-                let (lo, hi) = ($lane::splat(f64::MIN_POSITIVE), $lane::splat(f64::MAX));
+                let lo = $lane::splat(crate::sets::radius::NORMAL_LO);
+                let hi = $lane::splat(f64::MAX);
                 let r2 = r * r;
                 let plain = (r2.simd_ge(lo) & r2.simd_le(hi)) | r.simd_eq($lane::splat(f64::INFINITY));
                 let normal = lanes.dist2.simd_ge(lo) & lanes.dist2.simd_le(hi);
@@ -660,7 +661,7 @@ query_forms! {
     /// Bit `i` is `dist2 <= r * r` with `r = rA + rB` in `f64` and `dist2` exactly
     /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)'s; for
     /// a radius sum whose square leaves `f64`'s range (beyond about `1.3e154`, below about
-    /// `1.5e-154`), the `f64` range rule of [`within_radius64`](crate::sets::within_radius64),
+    /// `2e-146`), the `f64` range rule of [`within_radius64`](crate::sets::within_radius64),
     /// so that capsules `1e300` apart touch exactly when the same capsules scaled to `1` do.
     /// An infinite radius touches every pair of finite segments.
     ///

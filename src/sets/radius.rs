@@ -272,15 +272,21 @@ impl<'a, R: Real> PairRadius<'a, R> {
 // ---------------------------------------------------------------------------------------
 // The `f64` range rule: decisions whose squares leave `f64`'s range.
 
+/// The smallest square the range rule takes as it is, `2^-968`: `2^54` times the smallest
+/// normal number, so that a squared distance this large carries no rounding of a subnormal
+/// partial product (one within `2^54` of the subnormal range may, and is not the scaled
+/// squared distance bit for bit).
+pub(crate) const NORMAL_LO: f64 = f64::MIN_POSITIVE * 18_014_398_509_481_984.0;
+
 /// True when `dist2 <= r²` in `f64` decides every pair within radius `r` rightly: `r` is
-/// `+∞` or its square is a normal number. A squared distance that left `f64`'s range is
+/// `+∞` or its square is a normal number (at least [`NORMAL_LO`]). A squared distance that left `f64`'s range is
 /// then on the right side of `r²` whatever its true value: one that overflowed (flagged
 /// `inf`) is beyond any radius whose square is finite, one that underflowed (`0` or
 /// subnormal) within any whose square is normal. (A radius of `0` is not plain: a squared
 /// distance that underflowed to `0` is not a distance of `0`.)
 #[inline(always)]
 pub(crate) fn plain64(r: f64) -> bool {
-    (f64::MIN_POSITIVE..=f64::MAX).contains(&(r * r)) || r == f64::INFINITY
+    (NORMAL_LO..=f64::MAX).contains(&(r * r)) || r == f64::INFINITY
 }
 
 /// The decision of every `f64` radius query, capsule test and contact: whether segments
@@ -299,7 +305,7 @@ pub(crate) fn within64(
 ) -> bool {
     if plain64(r) {
         dist2 <= r * r
-    } else if (f64::MIN_POSITIVE..=f64::MAX).contains(&dist2) {
+    } else if (NORMAL_LO..=f64::MAX).contains(&dist2) {
         r * r == f64::INFINITY
     } else {
         beyond64(dist2, r, pair)
@@ -317,7 +323,7 @@ fn beyond64(dist2: f64, r: f64, pair: impl FnOnce() -> (Segment64, Segment64, f6
     let huge = r * r == f64::INFINITY;
     if huge != (dist2 == f64::INFINITY) {
         // A squared distance that underflowed is within a radius above about 1.3e154, one
-        // that overflowed beyond a radius below about 1.5e-154 (or 0).
+        // that overflowed beyond a radius below about 2e-146 (or 0).
         return huge;
     }
     let (a, b, s, t) = pair();
@@ -334,7 +340,7 @@ fn beyond64(dist2: f64, r: f64, pair: impl FnOnce() -> (Segment64, Segment64, f6
 /// forms, `(A0 - B0) + s·dA - t·dB`, at a power-of-two scale where neither it nor its
 /// square under- or overflows, scaled back (`+∞` beyond `f64::MAX`). NaN for a NaN `dist2`.
 pub(crate) fn distance64(a: &Segment64, b: &Segment64, s: f64, t: f64, dist2: f64) -> f64 {
-    if dist2.is_nan() || (f64::MIN_POSITIVE..=f64::MAX).contains(&dist2) {
+    if dist2.is_nan() || (NORMAL_LO..=f64::MAX).contains(&dist2) {
         return dist2.sqrt();
     }
     let (v, e) = separation64(a, b, s, t, 0.0);

@@ -149,11 +149,12 @@ fn shares_endpoint(a: &Segment64, b: &Segment64) -> bool {
 /// can reproduce them pair by pair.
 ///
 /// **The `f64` range rule.** It is `closest.dist2 <= radius²` in `f64` whenever `radius²`
-/// is a normal number (`radius` from about `1.5e-154` to `1.3e154`), or `radius` is `0` or
+/// is at least `2^-968` and finite (`radius` from about `2e-146` to `1.3e154`), or `radius` is
 /// `+∞`: a squared distance that left `f64`'s range is then on the right side of `radius²`
 /// whatever its true value (one that overflowed, `+∞` and flagged
 /// [`Flags::DIST2_OUT_OF_RANGE`](crate::Flags::DIST2_OUT_OF_RANGE), is beyond any such
-/// radius; one that underflowed within it). Beyond, when the squared distance and
+/// radius; one that underflowed within it). For a radius of `0` (a squared distance that
+/// underflowed to `0` is not a distance of `0`) and beyond, when the squared distance and
 /// `radius²` both overflowed (segments more than about `1.3e154` apart, a larger radius)
 /// or both underflowed, the pair is decided at a scale where neither does: the kernel's
 /// separation `(A0 - B0) + s·dA - t·dB` formed from the end points scaled by one power of
@@ -186,10 +187,10 @@ pub fn within_radius64(a: &Segment64, b: &Segment64, closest: &Closest64, radius
 }
 
 /// The distance of `f64` segments `a` and `b` whose closest points are `closest`, finite
-/// whenever it is representable: `closest.distance()` (`sqrt(dist2)`) when `dist2` is a
-/// normal number; else (`0`, subnormal or `+∞`: segments more than about `1.3e154` apart,
-/// or closest points less than about `1.5e-154` apart), the kernel's separation at `(s, t)` measured at a power-of-two scale and scaled
-/// back (see [`within_radius64`]): `+∞` only beyond `f64::MAX`. NaN for a pair with a
+/// whenever it is representable: `closest.distance()` (`sqrt(dist2)`) when `dist2` is at
+/// least `2^-968` and finite; else (segments more than about `1.3e154` apart, closest
+/// points less than about `2e-146` apart) the kernel's separation at `(s, t)` measured at
+/// a power-of-two scale and scaled back (see [`within_radius64`]): `+∞` only beyond `f64::MAX`. NaN for a pair with a
 /// non-finite coordinate.
 #[must_use]
 pub fn pair_distance64(a: &Segment64, b: &Segment64, closest: &Closest64) -> f64 {
