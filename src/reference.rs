@@ -371,7 +371,7 @@ pub fn capsule_contact(
         (0, 0, 0),
         (a, radius_a),
         (b, radius_b),
-        (c.point_a, c.point_b, c.dist2),
+        (c.point_a, c.point_b, c.dist2, c.s, c.t),
     )
 }
 
@@ -405,6 +405,6 @@ pub fn capsule_contact64(
         (0, 0, 0),
         (a, radius_a),
         (b, radius_b),
-        (c.point_a, c.point_b, c.dist2),
+        (c.point_a, c.point_b, c.dist2, c.s, c.t),
     )
 }

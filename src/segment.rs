@@ -383,8 +383,10 @@ impl Closest64 {
 pub struct Tolerance {
     /// Length threshold relative to the magnitude of the side's coordinates.
     pub length_rel: f32,
-    /// Absolute length threshold, in the units of the coordinates.
-    pub length_abs: f32,
+    /// Absolute length threshold, in the units of the coordinates: an `f64`, read as given by
+    /// the `f64` queries and rounded to the nearest `f32` by the `f32` ones (an `f32`
+    /// widened, as [`Tolerance::absolute`] stores it, comes back exactly).
+    pub length_abs: f64,
     /// Sine of the largest angle still treated as parallel.
     pub parallel_sin: f32,
 }
@@ -403,6 +405,15 @@ impl Tolerance {
     /// make no sense).
     #[must_use]
     pub const fn absolute(epsilon: f32) -> Tolerance {
+        Tolerance::absolute64(epsilon as f64)
+    }
+
+    /// [`Tolerance::absolute`] with an `f64` epsilon, for the `f64` queries, which read it as
+    /// given: an epsilon beyond `f32`'s range (say `1e300`) or finer than `f32` holds (the
+    /// `f32` queries round it to the nearest `f32`). An epsilon whose square overflows
+    /// `f64` (above about `1.3e154`) makes every side degenerate.
+    #[must_use]
+    pub const fn absolute64(epsilon: f64) -> Tolerance {
         Tolerance {
             length_rel: 0.0,
             length_abs: epsilon,
@@ -459,13 +470,15 @@ impl Options {
         let (lo_a, hi_a) = self.extent_a.bounds();
         let (lo_b, hi_b) = self.extent_b.bounds();
         let t = self.tolerance;
+        // The `f32` queries read the absolute tolerance rounded to `f32`.
+        let length_abs = t.length_abs as f32;
         Params {
             lo_a,
             hi_a,
             lo_b,
             hi_b,
             length_rel2: t.length_rel * t.length_rel,
-            length_abs2: t.length_abs * t.length_abs,
+            length_abs2: length_abs * length_abs,
             parallel_sin2: t.parallel_sin * t.parallel_sin,
             accurate_cross: self.extent_a != Extent::Segment && self.extent_b != Extent::Segment,
         }
@@ -475,7 +488,8 @@ impl Options {
 impl Options {
     /// The constants of an `f64` call: [`Options::params`] in double precision. The
     /// default tolerance becomes its `f64` form (`length_rel = parallel_sin = 2·f64::EPSILON`,
-    /// the same number of ulps); any other tolerance is taken as given, widened to `f64`.
+    /// the same number of ulps); any other tolerance is taken as given (its `f32` values
+    /// widened, its absolute length as the `f64` it is).
     #[inline]
     pub(crate) fn params64(&self) -> Params<f64> {
         let p = self.params();
@@ -485,7 +499,7 @@ impl Options {
             let t = self.tolerance;
             (
                 f64::from(t.length_rel),
-                f64::from(t.length_abs),
+                t.length_abs,
                 f64::from(t.parallel_sin),
             )
         };

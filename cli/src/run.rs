@@ -10,12 +10,13 @@ use segbatch::pairs::{
     ClosestBatch64, closest_points_into, closest_points64_into, par_closest_points_into,
     par_closest_points64_into,
 };
+use segbatch::sets::within_radius64;
 use segbatch::{
     ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segment64, Segments, Segments64,
-    Tolerance,
+    Tolerance, reference,
 };
 
-use super::args::{parse_extent, parse_tolerance};
+use super::args::parse_extent;
 use super::io::{
     Columns, Format, Input, Output, PAIRS, Pair, Precision, Real, Results, is_std_stream, show,
     thread_pool,
@@ -40,9 +41,12 @@ f64). f32 data (.f32, a float32 .npy) in an f64 run is widened exactly; f64
 data (.f64, a float64 .npy) in an f32 run is an error that names --precision
 f64 (never narrowed). CSV numbers are parsed in the run's precision. An output
 named .f32 or .f64 must be the run's precision; one whose name gives no format
-is written in the input's (the summary says so).
---tolerance stays an f32 value (widened); --radius is read in
-the run's precision.
+is written in the input's (the summary says so). --tolerance and --radius are
+read in the run's precision (an f64 run takes --tolerance 1e300 as it is; an
+f32 run refuses what f32 cannot hold). In f64 a pair is within a radius beyond
+about 1.3e154 (or below 2e-146) by the library's range rule: segments 1e300
+apart are measured at a scale where their squared distance is finite, not read
+as inf. --radius inf keeps every pair of finite coordinates.
 
 Output: one record per pair (or, with --radius, per pair within R), columns
   index     (u64, with --radius only) the pair's 0-based position in the input
@@ -114,15 +118,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "PRECISION", default_value = "f32")]
     pub precision: Precision,
 
-    /// Absolute degenerate-length tolerance, in coordinate units [default: scale-free]
-    #[arg(long, value_name = "EPS", value_parser = parse_tolerance)]
-    pub tolerance: Option<f32>,
+    /// Absolute degenerate-length tolerance, in coordinate units, read in the run's precision
+    /// [default: scale-free]
+    #[arg(long, value_name = "EPS", value_parser = parse_tolerance_text)]
+    pub tolerance: Option<String>,
 
     /// Columns to write: comma-separated from distance, params, points, flags, or all
     #[arg(long, value_name = "LIST", value_parser = parse_columns, default_value = "all")]
     pub outputs: Columns,
 
-    /// Write only the pairs with distance <= R, each with its input index
+    /// Write only the pairs with distance <= R (inf: every pair of finite coordinates), each
+    /// with its input index
     #[arg(long, value_name = "R", value_parser = parse_radius_text, allow_negative_numbers = true)]
     pub radius: Option<String>,
 
@@ -186,20 +192,40 @@ pub(crate) fn parse_wait(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Checks `--radius` as a finite f64 >= 0 and keeps its text, which each run reads in its
-/// own precision (an f64 run compares with the f64 nearest R, not a widened f32; an f32
-/// run refuses a radius beyond f32's range).
+/// Checks `--radius` as a number >= 0 (`inf` included: an infinite radius holds every
+/// pair of finite coordinates, as in the library) and keeps its text, which each run reads
+/// in its own precision (an f64 run compares with the f64 nearest R, not a widened f32; an
+/// f32 run refuses a finite radius beyond f32's range).
 pub(crate) fn parse_radius_text(text: &str) -> Result<String, String> {
     let r: f64 = text
         .trim()
         .parse()
         .map_err(|_| format!("'{text}' is not a number"))?;
-    if r.is_finite() && r >= 0.0 {
+    if r >= 0.0 {
         Ok(text.trim().to_owned())
     } else {
         Err(format!(
-            "the radius must be a finite number >= 0, got {text}"
+            "the radius must be a number >= 0 (inf for every pair), got {text}"
         ))
+    }
+}
+
+/// Checks `--tolerance` as a finite number >= 0 in f64 and keeps its text, which each run
+/// reads in its own precision: an f64 run takes `1e300` as it is, an f32 run refuses a
+/// tolerance beyond f32's range, naming `--precision f64`.
+pub(crate) fn parse_tolerance_text(text: &str) -> Result<String, String> {
+    let eps: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    if eps.is_nan() {
+        Err("the tolerance must be a number >= 0, not NaN".to_owned())
+    } else if eps < 0.0 {
+        Err(format!("the tolerance must be >= 0, got {eps}"))
+    } else if eps.is_infinite() {
+        Err("the tolerance must be finite".to_owned())
+    } else {
+        Ok(text.trim().to_owned())
     }
 }
 
@@ -313,6 +339,18 @@ trait Kernel: Real {
     fn segment(p0: [Self; 3], p1: [Self; 3]) -> Self::Segment;
     /// Replaces the sides in `sides` with `segments`.
     fn load(sides: &mut Self::Sides, segments: &[Self::Segment]);
+    /// Whether pair `i` of the chunk (sides `a`, `b`, results `out`) lies within `r`:
+    /// `distance <= r` in the precision; in f64, for a radius whose square leaves f64's
+    /// range (beyond about 1.3e154, below about 2e-146), the library's range rule
+    /// (`within_radius64`), so that segments 1e300 apart are measured, not read as `inf`.
+    fn within(
+        a: &Self::Sides,
+        b: &Self::Sides,
+        options: &Options,
+        out: &Self::Batch,
+        i: usize,
+        r: Self,
+    ) -> bool;
     /// Closest points of `a[i]` and `b[i]` into `out`: on this thread alone when `single`,
     /// else on the current pool.
     fn closest(
@@ -326,7 +364,7 @@ trait Kernel: Real {
 }
 
 macro_rules! kernel {
-    ($t:ty, $segment:ty, $sides:ty, $batch:ty, $seq:ident, $par:ident) => {
+    ($t:ty, $segment:ty, $sides:ty, $batch:ty, $seq:ident, $par:ident, $within:expr) => {
         impl Kernel for $t {
             type Segment = $segment;
             type Sides = $sides;
@@ -343,6 +381,16 @@ macro_rules! kernel {
             fn load(sides: &mut $sides, segments: &[$segment]) {
                 sides.clear();
                 sides.extend_from_slice(segments);
+            }
+            fn within(
+                a: &$sides,
+                b: &$sides,
+                options: &Options,
+                out: &$batch,
+                i: usize,
+                r: $t,
+            ) -> bool {
+                $within(a, b, options, out, i, r)
             }
             fn closest(
                 a: &$sides,
@@ -368,7 +416,10 @@ kernel!(
     Segments,
     ClosestBatch,
     closest_points_into,
-    par_closest_points_into
+    par_closest_points_into,
+    |_: &Segments, _: &Segments, _: &Options, out: &ClosestBatch, i: usize, r: f32| {
+        out.dist2()[i].sqrt() <= r
+    }
 );
 kernel!(
     f64,
@@ -376,8 +427,37 @@ kernel!(
     Segments64,
     ClosestBatch64,
     closest_points64_into,
-    par_closest_points64_into
+    par_closest_points64_into,
+    within64
 );
+
+/// [`Kernel::within`] in f64: `distance <= r`, but for a radius whose square is not a
+/// normal f64 (0, or beyond about 1.3e154 or below 2e-146), where a squared distance that
+/// left f64's range cannot be compared with it: a normal one is within exactly when R's
+/// square overflowed, any other decided by the library's range rule on the pair.
+fn within64(
+    a: &Segments64,
+    b: &Segments64,
+    options: &Options,
+    out: &ClosestBatch64,
+    i: usize,
+    r: f64,
+) -> bool {
+    // The library's threshold: squares from 2^-968 (2^54 above the subnormal range).
+    let lo = f64::MIN_POSITIVE * 2f64.powi(54);
+    let (d2, r2) = (out.dist2()[i], r * r);
+    if (lo..=f64::MAX).contains(&r2) || r.is_infinite() {
+        return d2.sqrt() <= r;
+    }
+    if (lo..=f64::MAX).contains(&d2) || d2.is_nan() {
+        return r2.is_infinite() && !d2.is_nan();
+    }
+    let (Some(sa), Some(sb)) = (a.get(i), b.get(i)) else {
+        return false;
+    };
+    let c = reference::closest_points64_with(&sa, &sb, options);
+    within_radius64(&sa, &sb, &c, r)
+}
 
 /// Runs `segbatch run`.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
@@ -393,7 +473,8 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
     let radius: Option<T> = match args.radius.as_deref() {
         Some(text) => {
             let r: T = text.parse().expect("checked by parse_radius_text");
-            if !r.into().is_finite() {
+            let asked: f64 = text.parse().expect("checked by parse_radius_text");
+            if r.into().is_infinite() && asked.is_finite() {
                 return Err(CliError::usage(format!(
                     "--radius {text} is beyond the range of f32 (about 3.4e38): pass \
                      --precision f64"
@@ -425,8 +506,17 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
     let mut output = Output::<T>::create(&args.output, out_format, columns, known_rows)?;
 
     let mut options = Options::new(args.extent_a, args.extent_b);
-    if let Some(eps) = args.tolerance {
-        options = options.with_tolerance(Tolerance::absolute(eps));
+    if let Some(text) = &args.tolerance {
+        // In the run's precision: an f32 run reads the f32 nearest EPS (widened exactly),
+        // an f64 run the f64 nearest (1e300 included).
+        let eps: T = text.parse().expect("checked by parse_tolerance_text");
+        if !eps.into().is_finite() {
+            return Err(CliError::usage(format!(
+                "--tolerance {text} is beyond the range of f32 (about 3.4e38): pass \
+                 --precision f64"
+            )));
+        }
+        options = options.with_tolerance(Tolerance::absolute64(eps.into()));
     }
     // Flags are always computed: the summary counts the non-finite pairs.
     let outputs = Outputs {
@@ -474,11 +564,9 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
             let within = radius.map(|r| {
                 selected.clear();
                 selected.extend(
-                    out.dist2()
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, d2)| d2.sqrt() <= r)
-                        .map(|(i, _)| i as u32),
+                    (0..out.dist2().len())
+                        .filter(|&i| T::within(&a, &b, &options, &out, i, r))
+                        .map(|i| i as u32),
                 );
                 &selected[..]
             });

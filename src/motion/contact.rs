@@ -23,6 +23,16 @@
 //!    the window). A hit when `t <= T`.
 //! 3. Otherwise **no contact** in the window: `t = +∞`.
 //!
+//! A pair whose terms are not all finite takes `beyond`: a NaN or infinite coordinate (or a
+//! NaN `R`) gives no hit and `t` NaN ([`MotionFlags::NON_FINITE`]); an **infinite `R`
+//! touches everything at the start** (`t = 0`, [`MotionFlags::TOUCHING_AT_START`], as an
+//! infinite radius touches every pair in `capsules_touch` and the radius queries); and
+//! finite inputs whose squares overflowed (separations beyond about `1.3e154` in `f64`,
+//! `1.8e19` in `f32`) are solved again scaled by the power of two that brings the largest
+//! input into `[1, 2)`: every term is homogeneous in the lengths, so `t` is the one of the
+//! same scene in the ordinary range. The kernel's masked path hands the lanes its probe
+//! flagged to the same scalar code, so it stays the reference's twin.
+//!
 //! Near a tangent contact the time itself is ill-conditioned (the distance barely changes
 //! with `t`), but the distance at the reported time is within a few ulps of `R`, which is
 //! what `tests/suite/motion.rs` checks against an f64 oracle.
@@ -160,11 +170,7 @@ pub(crate) fn contact_pair<F: MotionReal, const ENDPOINTS: bool>(
         w0[0], w0[1], w0[2], dv[0], dv[1], dv[2], r_sum, ww, rr, a, b, disc,
     ]);
     if non_finite {
-        return Meeting {
-            hit: false,
-            t: F::NAN,
-            flags: MotionFlags::NON_FINITE,
-        };
+        return beyond::<F, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
     }
     Meeting {
         hit: touching || hit_later,
@@ -175,6 +181,64 @@ pub(crate) fn contact_pair<F: MotionReal, const ENDPOINTS: bool>(
             MotionFlags::empty()
         },
     }
+}
+
+/// [`contact_pair`] for a pair whose probe found a non-finite value, in this order:
+///
+/// - an input that is NaN or infinite (a coordinate, or a NaN `R`): no hit, `t` NaN,
+///   [`MotionFlags::NON_FINITE`];
+/// - an infinite `R` (finite inputs): it touches everything, at the start: hit, `t = 0`,
+///   [`MotionFlags::TOUCHING_AT_START`] (as `capsules_touch` and the radius queries, where
+///   an infinite radius holds every finite pair);
+/// - finite inputs whose squares overflowed (coordinates, velocities or `R` beyond about
+///   `1.3e154` in `f64`, `1.8e19` in `f32`): the pair solved again with every input and
+///   `R` scaled by the power of two `σ` that brings the largest into `[1, 2)`. Positions,
+///   velocities (or end positions) and `R` are all lengths, so `t` is unchanged by the
+///   scaling, which is exact but for inputs under `2^-p` of the largest (their rounding
+///   moves `t` by no more than it moves the distance).
+#[cold]
+#[inline(never)]
+fn beyond<F: MotionReal, const ENDPOINTS: bool>(
+    a0: [F; 3],
+    a1: [F; 3],
+    b0: [F; 3],
+    b1: [F; 3],
+    r_sum: F,
+    t_end: F,
+) -> Meeting<F> {
+    const NON_FINITE: MotionFlags = MotionFlags::NON_FINITE;
+    let ends = [a0, a1, b0, b1];
+    let coordinates: [F; 12] = core::array::from_fn(|k| ends[k / 3][k % 3]);
+    let radius_valid = matches!(
+        r_sum.partial_cmp(&F::ZERO),
+        Some(core::cmp::Ordering::Greater | core::cmp::Ordering::Equal)
+    );
+    if probe(&coordinates) || !radius_valid {
+        return Meeting {
+            hit: false,
+            t: F::NAN,
+            flags: NON_FINITE,
+        };
+    }
+    if r_sum == F::INFINITY {
+        return Meeting {
+            hit: true,
+            t: F::ZERO,
+            flags: MotionFlags::TOUCHING_AT_START,
+        };
+    }
+    let largest = coordinates.iter().fold(r_sum, |m, &x| max_ps(m, x.abs()));
+    let (sigma, _) = largest.magnitude_scale();
+    let scale = |p: [F; 3]| p.map(|x| x * sigma);
+    // Scaled into `[1, 2)`, no square overflows: `contact_pair` does not come back here.
+    contact_pair::<F, ENDPOINTS>(
+        scale(a0),
+        scale(a1),
+        scale(b0),
+        scale(b1),
+        r_sum * sigma,
+        t_end,
+    )
 }
 
 // ---------------------------------------------------------------------------------------
@@ -369,6 +433,65 @@ struct ContactKernel<L, const ENDPOINTS: bool> {
     r_sum: L,
 }
 
+/// Lane `k` of `x`.
+#[inline(always)]
+fn lane<L: MotionLane>(x: &L, k: usize) -> L::Elem {
+    bytemuck::cast_slice::<L, L::Elem>(core::slice::from_ref(x))[k]
+}
+
+/// The lanes of a group whose probe found a non-finite value (flagged
+/// [`MotionFlags::NON_FINITE`] by [`contact8`]) decided again, one at a time, by the
+/// reference ([`contact_pair`], whose non-finite case is [`beyond`]: an infinite `R`, or
+/// finite inputs whose squares overflowed, get their answer there), so the kernel stays its
+/// twin bit for bit. Only the masked path reaches here, and it does only for groups with
+/// such a lane.
+#[cold]
+#[inline(never)]
+fn decide_beyond<L: MotionLane, const ENDPOINTS: bool>(
+    lanes: &mut ContactLanes<L>,
+    x: &[L; 12],
+    r_sum: L,
+    t_end: L,
+) {
+    for k in 0..L::WIDTH {
+        if !lanes.flags.as_ref()[k].contains(MotionFlags::NON_FINITE) {
+            continue;
+        }
+        let p = |c: usize| [lane(&x[c], k), lane(&x[c + 1], k), lane(&x[c + 2], k)];
+        let m = contact_pair::<L::Elem, ENDPOINTS>(
+            p(0),
+            p(3),
+            p(6),
+            p(9),
+            lane(&r_sum, k),
+            lane(&t_end, k),
+        );
+        lanes.hit.as_mut()[k] = m.hit;
+        bytemuck::cast_slice_mut::<L, L::Elem>(core::slice::from_mut(&mut lanes.t))[k] = m.t;
+        lanes.flags.as_mut()[k] = m.flags;
+    }
+}
+
+/// [`contact8`], then [`decide_beyond`] when some lane was flagged non-finite.
+#[inline(always)]
+fn contact8_masked<L: MotionLane, const ENDPOINTS: bool>(
+    x: &[L; 12],
+    r_sum: L,
+    t_end: L,
+) -> ContactLanes<L> {
+    let (a0, a1, b0, b1) = points(x);
+    let mut lanes = contact8::<L, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
+    if lanes
+        .flags
+        .as_ref()
+        .iter()
+        .any(|f| f.contains(MotionFlags::NON_FINITE))
+    {
+        decide_beyond::<L, ENDPOINTS>(&mut lanes, x, r_sum, t_end);
+    }
+    lanes
+}
+
 impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<12, L> for ContactKernel<L, ENDPOINTS> {
     type Lanes = ContactLanes<L>;
     #[inline(always)]
@@ -378,8 +501,7 @@ impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<12, L> for ContactKernel<L
     }
     #[inline(always)]
     fn masked(&self, x: [L; 12]) -> ContactLanes<L> {
-        let (a0, a1, b0, b1) = points(&x);
-        contact8::<L, ENDPOINTS>(a0, a1, b0, b1, self.r_sum, self.t_end)
+        contact8_masked::<L, ENDPOINTS>(&x, self.r_sum, self.t_end)
     }
 }
 
@@ -393,8 +515,8 @@ impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<14, L> for ContactKernel<L
     }
     #[inline(always)]
     fn masked(&self, x: [L; 14]) -> ContactLanes<L> {
-        let (a0, a1, b0, b1) = points(&x);
-        contact8::<L, ENDPOINTS>(a0, a1, b0, b1, x[12] + x[13], self.t_end)
+        let pair: [L; 12] = core::array::from_fn(|c| x[c]);
+        contact8_masked::<L, ENDPOINTS>(&pair, x[12] + x[13], self.t_end)
     }
 }
 

@@ -289,9 +289,9 @@ impl MotionReal for f64 {
 
 /// A lane type the motion kernels run on ([`MotionReal`] lanes), with how its masks become
 /// stored [`MotionFlags`], one byte a lane.
-pub(crate) trait MotionLane: Lane<Elem: MotionReal> {
+pub(crate) trait MotionLane: Lane<Elem: MotionReal> + bytemuck::Pod {
     /// One flag set per lane: `[MotionFlags; WIDTH]`, a group of the flags column.
-    type Flags: Copy + Send;
+    type Flags: Copy + Send + AsRef<[MotionFlags]> + AsMut<[MotionFlags]>;
     /// No flag in any lane.
     const NO_FLAGS: Self::Flags;
     /// `flag` in the lanes of `mask`, empty elsewhere.
@@ -299,7 +299,7 @@ pub(crate) trait MotionLane: Lane<Elem: MotionReal> {
     /// Flag bits (below 256) per lane as flag sets.
     fn bits_flags(bits: Self::Bits) -> Self::Flags;
     /// One `bool` per lane: `[bool; WIDTH]`, a group of a `bool` column.
-    type Bools: Copy + Send;
+    type Bools: Copy + Send + AsMut<[bool]>;
     /// The lanes of `mask` as `bool`s.
     fn mask_bools(mask: Self) -> Self::Bools;
 }

@@ -12,15 +12,17 @@ use crate::columns::GroupStore;
 use crate::columns::LANES;
 use crate::driver::{self, Gathered, Halves, Input, PairKernel};
 use crate::forms::query_forms;
-use crate::kernel::{Splat, closest8_general, closest8_masked};
+use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
 use crate::lanes::{F64Lanes, Lane, V3};
 use crate::real::Real;
-use crate::segment::Options;
+use crate::segment::{Options, Segment64};
 use wide::{f32x8, f32x16, f64x4, f64x8};
 
 /// Validated radii for the capsule and sphere queries ([`capsules_touch`],
-/// [`first_contact`](crate::motion::first_contact)): every radius is zero or positive (not
-/// negative, not NaN), checked once when the value is made.
+/// [`first_contact`](crate::motion::first_contact)): every radius is zero, positive or `+∞`
+/// (not negative, not NaN), checked once when the value is made. An infinite radius
+/// touches everything: every pair of finite segments touches, and spheres make contact at
+/// `t = 0` ([`MotionFlags::TOUCHING_AT_START`](crate::motion::MotionFlags::TOUCHING_AT_START)).
 ///
 /// ```
 /// use segbatch::Error;
@@ -295,10 +297,29 @@ trait TouchLanes: Lane {
     type Touch;
     /// The touch bits of a group from its squared distances and radius sums.
     fn touch_bits(dist2: Self, r: Self) -> Self::Touch;
+    /// The touch bits of the group `lanes` of the pairs `(a0, a1)`, `(b0, b1)` with radius
+    /// sums `r`: [`TouchLanes::touch_bits`] in `f32` (its documented rule); in `f64` the
+    /// range rule ([`within64`](crate::sets::radius::within64)), which looks at a lane
+    /// again only when its radius sum is not plain and its squared distance not a normal
+    /// number (a few comparisons a group otherwise).
+    #[inline(always)]
+    fn touch(lanes: &Lanes<Self>, r: Self, _: [V3<Self>; 4]) -> Self::Touch {
+        Self::touch_bits(lanes.dist2, r)
+    }
 }
 
-/// [`TouchLanes`] for `$lane`s of at most eight lanes: the bits in one byte.
-macro_rules! touch_byte {
+/// [`TouchLanes`] for the `f32` lane types of at most eight lanes: the bits in one byte.
+impl TouchLanes for f32x8 {
+    type Touch = u8;
+    #[inline(always)]
+    fn touch_bits(dist2: Self, r: Self) -> u8 {
+        dist2.simd_le(r * r).to_bitmask() as u8
+    }
+}
+
+/// [`TouchLanes`] for the `f64` lane types: the bits in one byte, and the `f64` range
+/// rule for the lanes that need it.
+macro_rules! touch_f64 {
     ($($lane:ident),*) => {$(
         impl TouchLanes for $lane {
             type Touch = u8;
@@ -306,11 +327,57 @@ macro_rules! touch_byte {
             fn touch_bits(dist2: Self, r: Self) -> u8 {
                 dist2.simd_le(r * r).to_bitmask() as u8
             }
+            #[inline(always)]
+            fn touch(lanes: &Lanes<Self>, r: Self, ends: [V3<Self>; 4]) -> u8 {
+                let lo = $lane::splat(crate::sets::radius::NORMAL_LO);
+                let hi = $lane::splat(f64::MAX);
+                let r2 = r * r;
+                let plain = (r2.simd_ge(lo) & r2.simd_le(hi)) | r.simd_eq($lane::splat(f64::INFINITY));
+                let normal = lanes.dist2.simd_ge(lo) & lanes.dist2.simd_le(hi);
+                let beyond = (!plain & !normal).to_bitmask() as u8;
+                if beyond == 0 {
+                    // A normal squared distance against a radius that is not plain: within
+                    // exactly when the radius's square overflowed.
+                    let bits = Self::touch_bits(lanes.dist2, r);
+                    let huge = (!plain & r2.simd_eq($lane::splat(f64::INFINITY))).to_bitmask() as u8;
+                    return (bits & plain.to_bitmask() as u8) | huge;
+                }
+                touch_beyond64(lanes, r, ends)
+            }
         }
     )*};
 }
 
-touch_byte!(f32x8, f64x4, f64x8);
+touch_f64!(f64x4, f64x8);
+
+/// [`TouchLanes::touch`] in `f64` for a group with lanes the range rule must decide
+/// (`beyond`): every lane by [`within64`](crate::sets::radius::within64) from its values.
+#[cold]
+#[inline(never)]
+fn touch_beyond64<L: Lane<Elem = f64> + bytemuck::Pod>(
+    lanes: &Lanes<L>,
+    r: L,
+    ends: [V3<L>; 4],
+) -> u8 {
+    let lane =
+        |x: &L, k: usize| -> f64 { bytemuck::cast_slice::<L, f64>(core::slice::from_ref(x))[k] };
+    let point = |p: &V3<L>, k: usize| [lane(&p.x, k), lane(&p.y, k), lane(&p.z, k)];
+    let mut bits = 0u8;
+    for k in 0..L::WIDTH {
+        let pair = || {
+            (
+                Segment64::new(point(&ends[0], k), point(&ends[1], k)),
+                Segment64::new(point(&ends[2], k), point(&ends[3], k)),
+                lane(&lanes.s, k),
+                lane(&lanes.t, k),
+            )
+        };
+        if crate::sets::radius::within64(lane(&lanes.dist2, k), lane(&r, k), pair) {
+            bits |= 1 << k;
+        }
+    }
+    bits
+}
 
 impl TouchLanes for f32x16 {
     type Touch = Bits16;
@@ -344,19 +411,20 @@ impl<L: TouchLanes> PairKernel<12, L> for UniformCapsules<L> {
     fn general(&self, load: impl Fn() -> [L; 12]) -> Option<L::Touch> {
         let (a0, a1, b0, b1) = points(&load());
         closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
-            .map(|l| L::touch_bits(l.dist2, self.r))
+            .map(|l| L::touch(&l, self.r, [a0, a1, b0, b1]))
     }
     const SPECIAL: bool = true;
     #[inline(always)]
     fn special(&self, load: impl Fn() -> [L; 12]) -> Option<L::Touch> {
         let (a0, a1, b0, b1) = points(&load());
         closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
-            .map(|l| L::touch_bits(l.dist2, self.r))
+            .map(|l| L::touch(&l, self.r, [a0, a1, b0, b1]))
     }
     #[inline(always)]
     fn masked(&self, x: [L; 12]) -> L::Touch {
         let (a0, a1, b0, b1) = points(&x);
-        L::touch_bits(closest8_masked(a0, a1, b0, b1, &self.splat).dist2, self.r)
+        let l = closest8_masked(a0, a1, b0, b1, &self.splat);
+        L::touch(&l, self.r, [a0, a1, b0, b1])
     }
 }
 
@@ -372,7 +440,7 @@ impl<L: TouchLanes> PairKernel<14, L> for PerPairCapsules<L> {
         let x = load();
         let (a0, a1, b0, b1) = radius_points(&x);
         closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
-            .map(|l| L::touch_bits(l.dist2, x[6] + x[13]))
+            .map(|l| L::touch(&l, x[6] + x[13], [a0, a1, b0, b1]))
     }
     const SPECIAL: bool = true;
     #[inline(always)]
@@ -380,15 +448,13 @@ impl<L: TouchLanes> PairKernel<14, L> for PerPairCapsules<L> {
         let x = load();
         let (a0, a1, b0, b1) = radius_points(&x);
         closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
-            .map(|l| L::touch_bits(l.dist2, x[6] + x[13]))
+            .map(|l| L::touch(&l, x[6] + x[13], [a0, a1, b0, b1]))
     }
     #[inline(always)]
     fn masked(&self, x: [L; 14]) -> L::Touch {
         let (a0, a1, b0, b1) = radius_points(&x);
-        L::touch_bits(
-            closest8_masked(a0, a1, b0, b1, &self.splat).dist2,
-            x[6] + x[13],
-        )
+        let l = closest8_masked(a0, a1, b0, b1, &self.splat);
+        L::touch(&l, x[6] + x[13], [a0, a1, b0, b1])
     }
 }
 
@@ -593,7 +659,11 @@ query_forms! {
     /// Does capsule `(a[i], rA)` touch capsule `(b[i], rB)`, for every `i`, in `f64`:
     /// [`capsules_touch`]'s twin for [`Segments64`](crate::Segments64) and [`Radii64`].
     /// Bit `i` is `dist2 <= r * r` with `r = rA + rB` in `f64` and `dist2` exactly
-    /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)'s.
+    /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)'s; for
+    /// a radius sum whose square leaves `f64`'s range (beyond about `1.3e154`, below about
+    /// `2e-146`), the `f64` range rule of [`within_radius64`](crate::sets::within_radius64),
+    /// so that capsules `1e300` apart touch exactly when the same capsules scaled to `1` do.
+    /// An infinite radius touches every pair of finite segments.
     ///
     /// ```
     /// use segbatch::{Segment64, Segments64};

@@ -257,7 +257,6 @@ pub(crate) trait ContactReal: Real + From<f32> {
     fn min(self, other: Self) -> Self;
     fn clamp(self, lo: Self, hi: Self) -> Self;
     fn is_finite(self) -> bool;
-    fn is_nan(self) -> bool;
     fn total_cmp(&self, other: &Self) -> core::cmp::Ordering;
 }
 
@@ -286,10 +285,6 @@ macro_rules! contact_real {
                 $f::is_finite(self)
             }
             #[inline(always)]
-            fn is_nan(self) -> bool {
-                $f::is_nan(self)
-            }
-            #[inline(always)]
             fn total_cmp(&self, other: &Self) -> core::cmp::Ordering {
                 $f::total_cmp(self, other)
             }
@@ -312,34 +307,86 @@ pub(crate) trait Core: Copy {
     fn direction(&self) -> [Self::F; 3];
     /// `p0 + u·(p1 - p0)`.
     fn at(&self, u: Self::F) -> [Self::F; 3];
+    /// The core with both end points times `sigma`.
+    fn scaled(&self, sigma: Self::F) -> Self;
+    /// Whether cores at squared distance `dist2` (the kernel's) are within `r = rA + rB`:
+    /// `dist2 <= r²` (NaN never touches); in `f64` the range rule
+    /// ([`within64`](crate::sets::radius::within64)), which reads the cores and their
+    /// parameters `(s, t)` from `pair` only for a radius whose square is not normal.
+    fn touches(
+        dist2: Self::F,
+        r: Self::F,
+        pair: impl FnOnce() -> (Self, Self, Self::F, Self::F),
+    ) -> bool;
+    /// The distance of cores `a`, `b` whose closest points are at parameters `(s, t)` and
+    /// squared distance `dist2`: `sqrt(dist2)`; in `f64`, recomputed at a power-of-two
+    /// scale when `dist2` left the normal range (finite whenever representable).
+    fn distance(a: &Self, b: &Self, s: Self::F, t: Self::F, dist2: Self::F) -> Self::F;
 }
 
-/// [`Core`] for the segment type `$s` of scalar `$f`.
-macro_rules! core_of {
-    ($($s:ident: $f:ident),*) => {$(
-        impl Core for $s {
-            type F = $f;
-            #[inline(always)]
-            fn p0(&self) -> [$f; 3] {
-                self.p0
-            }
-            #[inline(always)]
-            fn p1(&self) -> [$f; 3] {
-                self.p1
-            }
-            #[inline(always)]
-            fn direction(&self) -> [$f; 3] {
-                $s::direction(self)
-            }
-            #[inline(always)]
-            fn at(&self, u: $f) -> [$f; 3] {
-                $s::at(self, u)
-            }
-        }
-    )*};
+impl Core for Segment {
+    type F = f32;
+    #[inline(always)]
+    fn p0(&self) -> [f32; 3] {
+        self.p0
+    }
+    #[inline(always)]
+    fn p1(&self) -> [f32; 3] {
+        self.p1
+    }
+    #[inline(always)]
+    fn direction(&self) -> [f32; 3] {
+        Segment::direction(self)
+    }
+    #[inline(always)]
+    fn at(&self, u: f32) -> [f32; 3] {
+        Segment::at(self, u)
+    }
+    #[inline(always)]
+    fn scaled(&self, sigma: f32) -> Self {
+        Segment::new(self.p0.map(|x| x * sigma), self.p1.map(|x| x * sigma))
+    }
+    #[inline(always)]
+    fn touches(dist2: f32, r: f32, _: impl FnOnce() -> (Self, Self, f32, f32)) -> bool {
+        !(dist2.is_nan() || dist2 > r * r)
+    }
+    #[inline(always)]
+    fn distance(_: &Self, _: &Self, _: f32, _: f32, dist2: f32) -> f32 {
+        dist2.sqrt()
+    }
 }
 
-core_of!(Segment: f32, Segment64: f64);
+impl Core for Segment64 {
+    type F = f64;
+    #[inline(always)]
+    fn p0(&self) -> [f64; 3] {
+        self.p0
+    }
+    #[inline(always)]
+    fn p1(&self) -> [f64; 3] {
+        self.p1
+    }
+    #[inline(always)]
+    fn direction(&self) -> [f64; 3] {
+        Segment64::direction(self)
+    }
+    #[inline(always)]
+    fn at(&self, u: f64) -> [f64; 3] {
+        Segment64::at(self, u)
+    }
+    #[inline(always)]
+    fn scaled(&self, sigma: f64) -> Self {
+        Segment64::new(self.p0.map(|x| x * sigma), self.p1.map(|x| x * sigma))
+    }
+    #[inline(always)]
+    fn touches(dist2: f64, r: f64, pair: impl FnOnce() -> (Self, Self, f64, f64)) -> bool {
+        crate::sets::radius::within64(dist2, r, pair)
+    }
+    #[inline(always)]
+    fn distance(a: &Self, b: &Self, s: f64, t: f64, dist2: f64) -> f64 {
+        crate::sets::radius::distance64(a, b, s, t, dist2)
+    }
+}
 
 /// `v / |v|`, scaled by its largest component first; `None` for a zero or non-finite `v`.
 fn unit<F: ContactReal>(v: [F; 3]) -> Option<[F; 3]> {
@@ -372,14 +419,32 @@ fn perpendicular<F: ContactReal>(d: [F; 3]) -> Option<[F; 3]> {
     unit(cross(d, e))
 }
 
+/// `u - v`, or `u/2 - v/2` when a difference overflows (points spanning more than the
+/// largest float): the same direction, for [`unit`].
+fn separation<F: ContactReal>(u: [F; 3], v: [F; 3]) -> [F; 3] {
+    let d = core::array::from_fn(|k| u[k] - v[k]);
+    if d.iter().all(|x: &F| x.is_finite()) {
+        d
+    } else {
+        core::array::from_fn(|k| F::HALF * u[k] - F::HALF * v[k])
+    }
+}
+
 /// The contact normal of capsules with cores `a`, `b` and closest points `c`, `d` (see the
 /// module docs).
 fn contact_normal<S: Core>(a: &S, b: &S, c: [S::F; 3], d: [S::F; 3]) -> [S::F; 3] {
-    if let Some(n) = unit(core::array::from_fn(|k| c[k] - d[k])) {
+    if let Some(n) = unit(separation(c, d)) {
         return n;
     }
     let (da, db) = (a.direction(), b.direction());
-    if let Some(n) = unit(cross(da, db)) {
+    // (When the product of two huge directions overflows, the same cross product of the
+    // directions scaled by powers of two, which changes no bit of its unit vector.)
+    let normed = |d: [S::F; 3]| {
+        let m = d.iter().fold(S::F::ZERO, |acc, &x| acc.max(x.abs()));
+        let (sigma, _) = m.magnitude_scale();
+        d.map(|x| x * sigma)
+    };
+    if let Some(n) = unit(cross(da, db)).or_else(|| unit(cross(normed(da), normed(db)))) {
         let half = S::F::HALF;
         let (ma, mb) = (a.at(half), b.at(half));
         let towards = n[0] * (ma[0] - mb[0]) + n[1] * (ma[1] - mb[1]) + n[2] * (ma[2] - mb[2]);
@@ -394,19 +459,36 @@ fn contact_normal<S: Core>(a: &S, b: &S, c: [S::F; 3], d: [S::F; 3]) -> [S::F; 3
         .unwrap_or([S::F::ZERO, S::F::ZERO, S::F::ONE])
 }
 
+/// `p + r·n`, a contact point on a capsule's surface: `p` itself where the normal's
+/// component `n` is zero and the radius infinite (an infinite radius touches everything,
+/// its points lie at infinity along the normal, and `0·∞` would be NaN). `p - r·n` is this
+/// with `-r`, bit for bit.
+#[inline]
+fn surface<F: ContactReal>(p: F, r: F, n: F) -> F {
+    if n == F::ZERO && (r == F::INFINITY || r == F::NEG_INFINITY) {
+        p
+    } else {
+        p + r * n
+    }
+}
+
 /// Who a contact names: the position of its pair in the list and the pair's objects
 /// `(pair, i, j)`.
 pub(crate) type Named = (u32, u32, u32);
 
+/// The closest points of a pair as the contact rule reads them: the point on A, the point
+/// on B, the squared distance and the parameters `(s, t)`.
+pub(crate) type Closest3<F> = ([F; 3], [F; 3], F, F, F);
+
 /// The contact of capsules `(a, ra)` and `(b, rb)` whose cores' closest points are `c`
-/// and `d` at squared distance `dist2`, when they touch.
+/// and `d` (at parameters `s`, `t`) at squared distance `dist2`, when they touch.
 pub(crate) fn contact<S: Core>(
     (pair, i, j): Named,
     (a, ra): (&S, S::F),
     (b, rb): (&S, S::F),
-    (c, d, dist2): ([S::F; 3], [S::F; 3], S::F),
+    (c, d, dist2, s, t): Closest3<S::F>,
 ) -> Option<CapsuleContact<S::F>> {
-    if !touches(dist2, ra, rb) {
+    if !touches::<S>(dist2, ra, rb, || (*a, *b, s, t)) {
         return None;
     }
     let r = ra + rb;
@@ -416,18 +498,27 @@ pub(crate) fn contact<S: Core>(
         i,
         j,
         normal,
-        depth: r - dist2.sqrt(),
-        point_a: core::array::from_fn(|k| c[k] - ra * normal[k]),
-        point_b: core::array::from_fn(|k| d[k] + rb * normal[k]),
+        // (An infinite radius is infinitely deep, however far apart the cores.)
+        depth: if r == S::F::INFINITY {
+            r
+        } else {
+            r - S::distance(a, b, s, t, dist2)
+        },
+        point_a: core::array::from_fn(|k| surface(c[k], -ra, normal[k])),
+        point_b: core::array::from_fn(|k| surface(d[k], rb, normal[k])),
     })
 }
 
 /// True when cores at squared distance `dist2` are within `ra + rb`: the contact test
-/// (NaN, from non-finite input, never touches).
+/// (NaN, from non-finite input, never touches; [`Core::touches`]).
 #[inline]
-fn touches<F: ContactReal>(dist2: F, ra: F, rb: F) -> bool {
-    let r = ra + rb;
-    !(dist2.is_nan() || dist2 > r * r)
+fn touches<S: Core>(
+    dist2: S::F,
+    ra: S::F,
+    rb: S::F,
+    pair: impl FnOnce() -> (S, S, S::F, S::F),
+) -> bool {
+    S::touches(dist2, ra + rb, pair)
 }
 
 /// Core directions within this sine of parallel get a two-point manifold (about 0.57°; the
@@ -442,10 +533,54 @@ fn sub<F: ContactReal>(u: [F; 3], v: [F; 3]) -> [F; 3] {
     core::array::from_fn(|k| u[k] - v[k])
 }
 
+/// [`overlap_ends_at`] for cores of any size: when a product of lengths the parallel test
+/// forms (`|dA|²`, `|dB|²`, `sin²·|dA|²·|dB|²`, `|dA × dB|²`) overflows or underflows (cores
+/// longer than about `2^31` in `f32`, `2^255` in `f64`, or as short), the cores are
+/// solved scaled by the power of two that brings their largest coordinate into `[1, 2)`,
+/// their depths and points scaled back: exactly the contacts of the same cores in the
+/// ordinary range, scaled. Every other pair is solved as it is, bit for bit.
+fn overlap_ends<S: Core>(
+    named: Named,
+    (a, ra): (&S, S::F),
+    (b, rb): (&S, S::F),
+    normal: [S::F; 3],
+) -> Option<[CapsuleContact<S::F>; 2]> {
+    let (da, db) = (a.direction(), b.direction());
+    let (la2, lb2) = (dot(da, da), dot(db, db));
+    let nn = {
+        let n = cross(da, db);
+        dot(n, n)
+    };
+    let sin = S::F::from(MANIFOLD_SIN);
+    let p = sin * sin * la2 * lb2;
+    let normal_value = |x: S::F| x >= S::F::MIN_POSITIVE && x <= S::F::MAX;
+    let zero = |d: [S::F; 3]| d.iter().all(|&x| x == S::F::ZERO);
+    let in_range = (normal_value(la2) || zero(da))
+        && (normal_value(lb2) || zero(db))
+        && (normal_value(p) || zero(da) || zero(db))
+        && nn.is_finite();
+    let m = [a.p0(), a.p1(), b.p0(), b.p1()]
+        .iter()
+        .flatten()
+        .fold(S::F::ZERO, |acc, &x| acc.max(x.abs()));
+    if in_range || m == S::F::ZERO || !m.is_finite() {
+        return overlap_ends_at(named, (a, ra), (b, rb), normal);
+    }
+    let (sigma, inv) = m.magnitude_scale();
+    let (sa, sb) = (a.scaled(sigma), b.scaled(sigma));
+    let ends = overlap_ends_at(named, (&sa, ra * sigma), (&sb, rb * sigma), normal)?;
+    Some(ends.map(|c| CapsuleContact {
+        depth: c.depth * inv,
+        point_a: c.point_a.map(|x| x * inv),
+        point_b: c.point_b.map(|x| x * inv),
+        ..c
+    }))
+}
+
 /// The two ends of the overlap of B's projection onto A, when the cores are within
 /// [`MANIFOLD_SIN`] of parallel and the overlap has a length: the contact points and
 /// depths measured along `normal` at `s = lo` and `s = hi`, both touching.
-fn overlap_ends<S: Core>(
+fn overlap_ends_at<S: Core>(
     (pair, i, j): Named,
     (a, ra): (&S, S::F),
     (b, rb): (&S, S::F),
@@ -486,8 +621,8 @@ fn overlap_ends<S: Core>(
             j,
             normal,
             depth,
-            point_a: core::array::from_fn(|k| c[k] - ra * normal[k]),
-            point_b: core::array::from_fn(|k| d[k] + rb * normal[k]),
+            point_a: core::array::from_fn(|k| surface(c[k], -ra, normal[k])),
+            point_b: core::array::from_fn(|k| surface(d[k], rb, normal[k])),
         })
     };
     Some([end(lo)?, end(hi)?])
@@ -500,7 +635,7 @@ pub(crate) fn manifold<S: Core>(
     named: Named,
     (a, ra): (&S, S::F),
     (b, rb): (&S, S::F),
-    closest: ([S::F; 3], [S::F; 3], S::F),
+    closest: Closest3<S::F>,
 ) -> [Option<CapsuleContact<S::F>>; 2] {
     let Some(one) = contact(named, (a, ra), (b, rb), closest) else {
         return [None, None];
@@ -518,7 +653,7 @@ const CONTACT_BLOCK: usize = 4096;
 /// A closest-points batch the contact query reads: point on A, point on B and squared
 /// distance of result `k` ([`ClosestBatch`], [`ClosestBatch64`]).
 trait ClosestAt<F>: Default {
-    fn closest_at(&self, k: usize) -> ([F; 3], [F; 3], F);
+    fn closest_at(&self, k: usize) -> Closest3<F>;
 }
 
 /// [`ClosestAt`] for `$batch`.
@@ -526,9 +661,9 @@ macro_rules! closest_at {
     ($($batch:ident: $f:ident),*) => {$(
         impl ClosestAt<$f> for $batch {
             #[inline]
-            fn closest_at(&self, k: usize) -> ([$f; 3], [$f; 3], $f) {
+            fn closest_at(&self, k: usize) -> Closest3<$f> {
                 let hit = self.get(k).expect("one result a pair");
-                (hit.point_a, hit.point_b, hit.dist2)
+                (hit.point_a, hit.point_b, hit.dist2, hit.s, hit.t)
             }
         }
     )*};
@@ -569,8 +704,10 @@ fn contacts_block<S, E, B>(
             let (i, j) = (i as usize, j as usize);
             let (ra, rb) = radii.of(i, j);
             let closest = batch.closest_at(k);
-            // Most candidates do not touch: their segments are not read again.
-            if !touches(closest.2, ra, rb) {
+            // Most candidates do not touch: their segments are not read again (but for a
+            // radius beyond `f64`'s range rule).
+            let pair = || (a.at(i), b.at(j), closest.3, closest.4);
+            if !touches::<S>(closest.2, ra, rb, pair) {
                 continue;
             }
             let points = manifold(named, (&a.at(i), ra), (&b.at(j), rb), closest);

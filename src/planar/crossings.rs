@@ -37,10 +37,10 @@
 use super::element::{Element, Segments2, Segments2View};
 use super::types::Crossing;
 use super::types::Segment2;
+use super::types::lerp;
 use crate::batch::{Error, Soa, check_u32};
 use crate::forms::{query_forms, stream_forms};
 use crate::prune::{Grid, Kept, Layout, Narrow, Plan, frame_rounding};
-use crate::real::fma;
 use crate::sets::hits::SharedEndpoints;
 
 /// A pair of a 2D crossing set: `set[i]` meets `set[j]` (`i < j`), 16 bytes in `f32`,
@@ -82,7 +82,7 @@ impl<E: Element> CrossHit<E> {
     #[must_use]
     pub fn point<'a>(&self, set: impl Into<Segments2View<'a, E>>) -> Option<[E; 2]> {
         let [p0, p1]: [[E; 2]; 2] = set.into().get(self.i as usize)?.into();
-        Some(core::array::from_fn(|k| fma(self.s, p1[k] - p0[k], p0[k])))
+        Some(core::array::from_fn(|k| lerp(self.s, p0[k], p1[k])))
     }
 }
 

@@ -94,6 +94,22 @@ pub struct Segment2 {
     pub p1: [f32; 2],
 }
 
+/// `p0 + u·(p1 - p0)`, one coordinate, as `fma(u, p1 - p0, p0)`; when the difference
+/// overflows (the ends more than the largest float apart, say `-f32::MAX` and `f32::MAX`)
+/// the same with both ends halved, then doubled. Halving such ends and doubling a point
+/// between them are exact, so this is the point the unrounded difference would give,
+/// finite for `u` in `[0, 1]`, and every other point is the plain formula's, bit for bit.
+#[inline(always)]
+pub(crate) fn lerp<F: Real>(u: F, p0: F, p1: F) -> F {
+    let d = p1 - p0;
+    if d * F::ZERO == F::ZERO {
+        fma(u, d, p0)
+    } else {
+        let half = fma(u, p1 * F::HALF - p0 * F::HALF, p0 * F::HALF);
+        half + half
+    }
+}
+
 impl Segment2 {
     /// A segment from `p0` to `p1`.
     #[inline]
@@ -102,11 +118,15 @@ impl Segment2 {
         Segment2 { p0, p1 }
     }
 
-    /// The point at parameter `u`: `p0 + u·(p1 - p0)`.
+    /// The point at parameter `u`: `p0 + u·(p1 - p0)`, finite wherever it is (a segment
+    /// spanning more than the largest float included: the difference is then taken of the
+    /// halved ends).
     #[must_use]
     pub fn at(&self, u: f32) -> [f32; 2] {
-        let d = [self.p1[0] - self.p0[0], self.p1[1] - self.p0[1]];
-        [fma(u, d[0], self.p0[0]), fma(u, d[1], self.p0[1])]
+        [
+            lerp(u, self.p0[0], self.p1[0]),
+            lerp(u, self.p0[1], self.p1[1]),
+        ]
     }
 }
 
@@ -142,11 +162,15 @@ impl Segment2_64 {
         Segment2_64 { p0, p1 }
     }
 
-    /// The point at parameter `u`: `p0 + u·(p1 - p0)`.
+    /// The point at parameter `u`: `p0 + u·(p1 - p0)`, finite wherever it is (a segment
+    /// spanning more than the largest float included: the difference is then taken of the
+    /// halved ends).
     #[must_use]
     pub fn at(&self, u: f64) -> [f64; 2] {
-        let d = [self.p1[0] - self.p0[0], self.p1[1] - self.p0[1]];
-        [fma(u, d[0], self.p0[0]), fma(u, d[1], self.p0[1])]
+        [
+            lerp(u, self.p0[0], self.p1[0]),
+            lerp(u, self.p0[1], self.p1[1]),
+        ]
     }
 }
 

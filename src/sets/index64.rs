@@ -301,8 +301,9 @@ impl SegmentIndex64 {
             .expect("two gathers of one length");
         let (d, s, t) = (closest.dist2(), closest.s(), closest.t());
         hits.extend(candidates.iter().enumerate().filter_map(|(c, &(i, k))| {
-            let j = self.bvh.wall(k as usize).1;
-            within(d[c], radius.of(i as usize, j as usize)).then_some(Hit64 {
+            let (wall, j) = self.bvh.wall(k as usize);
+            let pair = || (queries.at(i as usize), *wall, s[c], t[c]);
+            within(d[c], radius.of(i as usize, j as usize), pair).then_some(Hit64 {
                 i,
                 j,
                 dist2: d[c],

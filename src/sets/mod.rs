@@ -111,8 +111,9 @@ pub use within::{
     par_pairs_within_into,
 };
 pub use within64::{
-    Hit64, PairHit64, for_each_pair_within64, for_each_self_pair_within64, pairs_within64,
-    pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
+    Hit64, PairHit64, for_each_pair_within64, for_each_self_pair_within64, pair_distance64,
+    pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
+    within_radius64,
 };
 #[cfg(feature = "rayon")]
 pub use within64::{

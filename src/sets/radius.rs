@@ -9,7 +9,8 @@
 //! brute-force tiles, static index) asks for the radius of a pair.
 
 use crate::batch::{Error, check_len};
-use crate::real::Real;
+use crate::real::{Real, dot, fma, fnma, sub};
+use crate::segment::Segment64;
 
 /// The radius of a set query: one for every pair, or one per object, in the query's
 /// precision (`R`: `f32`, or `f64` for the `f64` queries, [`Radius64`]).
@@ -19,7 +20,11 @@ use crate::real::Real;
 /// `f32` the decision is the one of [`within_radius`](crate::sets::within_radius) with that
 /// radius: the kernel's `dist2 <= (rI + rJ)²` in `f32`, or in `f64` for a pair whose
 /// squared distance left `f32`'s range; in `f64` it is the `f64` kernel's
-/// `dist2 <= (rI + rJ)²`. Radii are zero (a bare segment), positive or `+∞`.
+/// `dist2 <= (rI + rJ)²`, by the `f64` range rule of
+/// [`within_radius64`](crate::sets::within_radius64) where the square leaves `f64`'s range.
+/// Radii are zero (a bare segment), positive or `+∞`: an infinite radius holds every pair
+/// of finite segments, as in every query of the crate (capsule tests and contacts, first
+/// contacts at `t = 0`, first hits at `u = 0`).
 ///
 /// | variant | [`self_pairs_within`](crate::sets::self_pairs_within) | [`pairs_within`](crate::sets::pairs_within), [`SegmentIndex::pairs_within`](crate::SegmentIndex::pairs_within) |
 /// |---|---|---|
@@ -262,4 +267,151 @@ impl<'a, R: Real> PairRadius<'a, R> {
             PairRadius::Sum { .. } => self.of_a(i) + self.of_b(j),
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The `f64` range rule: decisions whose squares leave `f64`'s range.
+
+/// The smallest square the range rule takes as it is, `2^-968`: `2^54` times the smallest
+/// normal number, so that a squared distance this large carries no rounding of a subnormal
+/// partial product (one within `2^54` of the subnormal range may, and is not the scaled
+/// squared distance bit for bit).
+pub(crate) const NORMAL_LO: f64 = f64::MIN_POSITIVE * 18_014_398_509_481_984.0;
+
+/// True when `dist2 <= r²` in `f64` decides every pair within radius `r` rightly: `r` is
+/// `+∞` or its square is a normal number (at least [`NORMAL_LO`]). A squared distance that left `f64`'s range is
+/// then on the right side of `r²` whatever its true value: one that overflowed (flagged
+/// `inf`) is beyond any radius whose square is finite, one that underflowed (`0` or
+/// subnormal) within any whose square is normal. (A radius of `0` is not plain: a squared
+/// distance that underflowed to `0` is not a distance of `0`.)
+#[inline(always)]
+pub(crate) fn plain64(r: f64) -> bool {
+    (NORMAL_LO..=f64::MAX).contains(&(r * r)) || r == f64::INFINITY
+}
+
+/// The decision of every `f64` radius query, capsule test and contact: whether segments
+/// whose closest points the `f64` kernel put at parameters `(s, t)` and squared distance
+/// `dist2` lie within `r` of each other. `dist2 <= r²` whenever `r` is [`plain64`] (the
+/// common path: nothing else is read); for another radius (`0`, or a square that left the
+/// range) a normal `dist2` is within exactly when `r²` overflowed; only when the squared
+/// distance left the range too (`0`, subnormal or `+∞`) are the pair and the radius
+/// decided scaled by one power of two ([`beyond64`]). `pair` gives the two segments and
+/// `(s, t)`, read only then. A NaN `dist2` is never within.
+#[inline(always)]
+pub(crate) fn within64(
+    dist2: f64,
+    r: f64,
+    pair: impl FnOnce() -> (Segment64, Segment64, f64, f64),
+) -> bool {
+    if plain64(r) {
+        dist2 <= r * r
+    } else if (NORMAL_LO..=f64::MAX).contains(&dist2) {
+        r * r == f64::INFINITY
+    } else {
+        beyond64(dist2, r, pair)
+    }
+}
+
+/// [`within64`] for a radius that is not [`plain64`] and a squared distance that is not a
+/// normal number: the pair and the radius scaled by one power of two.
+#[cold]
+#[inline(never)]
+fn beyond64(dist2: f64, r: f64, pair: impl FnOnce() -> (Segment64, Segment64, f64, f64)) -> bool {
+    if dist2.is_nan() {
+        return false;
+    }
+    let huge = r * r == f64::INFINITY;
+    if huge != (dist2 == f64::INFINITY) {
+        // A squared distance that underflowed is within a radius above about 1.3e154, one
+        // that overflowed beyond a radius below about 2e-146 (or 0).
+        return huge;
+    }
+    let (a, b, s, t) = pair();
+    let (v, e) = separation64(&a, &b, s, t, r);
+    if !v.iter().all(|x| x.is_finite()) {
+        return dist2 <= r * r;
+    }
+    let re = shift64(r, e);
+    dot(v, v) <= re * re
+}
+
+/// `|a(s) - b(t)|`, finite whenever it is representable: `sqrt(dist2)` for a normal
+/// `dist2` (the kernel's squared distance at `(s, t)`), else the separation the kernel
+/// forms, `(A0 - B0) + s·dA - t·dB`, at a power-of-two scale where neither it nor its
+/// square under- or overflows, scaled back (`+∞` beyond `f64::MAX`). NaN for a NaN `dist2`.
+pub(crate) fn distance64(a: &Segment64, b: &Segment64, s: f64, t: f64, dist2: f64) -> f64 {
+    if dist2.is_nan() || (NORMAL_LO..=f64::MAX).contains(&dist2) {
+        return dist2.sqrt();
+    }
+    let (v, e) = separation64(a, b, s, t, 0.0);
+    if !v.iter().all(|x| x.is_finite()) {
+        return dist2.sqrt();
+    }
+    shift64(dot(v, v).sqrt(), -e)
+}
+
+/// The separation `(A0 - B0) + s·dA - t·dB`, formed from the end points scaled by `2^e`
+/// as the kernel forms it (`fnma(t, dB, fma(s, dA, r))`), and `e`: chosen so that the
+/// larger of the separation and `extra·2^e` (the radius) lies in about `[1, 2)`, no scaled
+/// coordinate or partial sum above `2^1020`. Scaling by a power of two commutes with every
+/// rounding that stays normal, so its square is the kernel's squared distance times
+/// `4^e`, bit for bit, wherever that product is a normal number.
+fn separation64(a: &Segment64, b: &Segment64, s: f64, t: f64, extra: f64) -> ([f64; 3], i32) {
+    let at = |e: i32| -> ([f64; 3], f64) {
+        let sc = |p: [f64; 3]| p.map(|x| shift64(x, e));
+        let (a0, a1, b0, b1) = (sc(a.p0), sc(a.p1), sc(b.p0), sc(b.p1));
+        let (r, da, db) = (sub(a0, b0), sub(a1, a0), sub(b1, b0));
+        let mut big = 0.0f64;
+        let v = core::array::from_fn(|k| {
+            let w = fma(s, da[k], r[k]);
+            big = big.max(w.abs()).max((t * db[k]).abs());
+            fnma(t, db[k], w)
+        });
+        let big = [a0, a1, b0, b1]
+            .iter()
+            .flatten()
+            .fold(big, |m, x| m.max(x.abs()));
+        (v, big)
+    };
+    let largest = [a.p0, a.p1, b.p0, b.p1]
+        .iter()
+        .flatten()
+        .fold(extra, |m, x| m.max(x.abs()));
+    if !(largest > 0.0 && largest.is_finite()) {
+        return (at(0).0, 0);
+    }
+    // First at the scale of the largest value, where nothing overflows: the separation's
+    // size, to a factor of two unless it underflowed there.
+    let e1 = -exponent64(largest);
+    let (v1, big1) = at(e1);
+    let m = v1.iter().fold(shift64(extra, e1), |m, x| m.max(x.abs()));
+    let room = if big1 > 0.0 && big1.is_finite() {
+        1020 - exponent64(big1)
+    } else {
+        0
+    };
+    let up = if m > 0.0 { -exponent64(m) } else { room };
+    let e = e1 + up.min(room);
+    (at(e).0, e)
+}
+
+/// `e` with `x = f·2^e`, `f` in `[1, 2)`, for a finite `x > 0` (a subnormal's leading bit).
+fn exponent64(x: f64) -> i32 {
+    if x < f64::MIN_POSITIVE {
+        exponent64(x * pow2(64)) - 64
+    } else {
+        ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023
+    }
+}
+
+/// `2^n` for `n` in `[-1022, 1023]`.
+fn pow2(n: i32) -> f64 {
+    f64::from_bits(((1023 + n) as u64) << 52)
+}
+
+/// `x·2^by`, in two exact factors (a result in the subnormal range may round).
+fn shift64(x: f64, by: i32) -> f64 {
+    let by = by.clamp(-2044, 2046);
+    let half = by / 2;
+    x * pow2(half) * pow2(by - half)
 }

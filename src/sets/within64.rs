@@ -9,7 +9,8 @@
 //! # The grid in `f32`, the decision in `f64`
 //!
 //! The grid only names candidates; the `f64` kernel decides each one (`dist2 <= r²` in
-//! `f64`, `r` the pair's radius), so the pairs and values are exactly those of brute force over
+//! `f64`, `r` the pair's radius, by the `f64` range rule of [`within_radius64`] where `r²`
+//! leaves `f64`'s range), so the pairs and values are exactly those of brute force over
 //! [`reference::closest_points64_with`](crate::reference::closest_points64_with), whatever
 //! the grid names. What the grid must do is name every pair the kernel reports, and it
 //! does so in `f32`, with the machinery of the `f32` queries unchanged:
@@ -43,12 +44,23 @@
 //!
 //! # Brute force
 //!
-//! Rays and lines (unbounded), a radius whose square overflows (every finite pair is within
-//! it, as brute force decides `dist2 <= ∞`) and a side of at most [`FEW`] objects take tiles:
+//! Rays and lines (unbounded), a radius whose square overflows (above about `1.3e154`: the
+//! range rule decides its pairs) and a side of at most [`FEW`] objects take tiles:
 //! each row `a[i]` against a tile of [`TILE_B`] segments of B through the driver's
 //! one-to-many loop over the `f64` lane type, into a scratch batch that stays in L1, in
 //! blocks of [`TILE_A`] rows by `MAX_BLOCK_HITS / TILE_A` columns (so a streamed block never
 //! holds more than [`MAX_BLOCK_HITS`] hits).
+//!
+//! # The edges of `f64`'s range
+//!
+//! Two segments more than about `1.3e154` apart have a squared distance that overflows
+//! (`+∞`, flagged [`Flags::DIST2_OUT_OF_RANGE`](crate::Flags::DIST2_OUT_OF_RANGE)), and
+//! closest points less than about `1.5e-154` apart one that underflows. Against a radius
+//! whose square is a normal number that changes no decision; against a larger or smaller
+//! one (`1e300`, `1e-200`) it would, so such a pair is decided at a power-of-two scale
+//! where neither square leaves the range ([`within_radius64`], the `f64` range rule): the
+//! decisions of a scene at `1e300` are those of the same scene scaled to `1`. An infinite
+//! radius holds every finite pair.
 //!
 //! Members with a NaN or infinite coordinate are never within any radius: the grid leaves
 //! them out, the tiles find their `dist2` NaN ([`count_non_finite`](crate::sets::count_non_finite)
@@ -67,7 +79,7 @@ use crate::prune::{
     Frame, Grid, Kept, Layout, MAX_BLOCK_HITS, Narrow, Plan, SphereColumns, fill_each,
     frame_rounding, ordered, pad_slot,
 };
-use crate::segment::{Extent, Options, Segment, Segment64};
+use crate::segment::{Closest64, Extent, Options, Segment, Segment64};
 use bytemuck::{Pod, Zeroable};
 use core::ops::Range;
 
@@ -126,15 +138,70 @@ fn shares_endpoint(a: &Segment64, b: &Segment64) -> bool {
     [a.p0, a.p1].iter().any(|p| *p == b.p0 || *p == b.p1)
 }
 
+/// Whether `f64` segments `a` and `b`, whose closest points are `closest` (from any `f64`
+/// closest-points query or
+/// [`reference::closest_points64_with`](crate::reference::closest_points64_with)), lie
+/// within `radius` of each other: the decision every `f64` radius query
+/// ([`pairs_within64`], [`self_pairs_within64`], their streamed forms,
+/// [`SegmentIndex64::pairs_within`](crate::sets::SegmentIndex64::pairs_within)), capsule
+/// test ([`capsules_touch64`](crate::pairs::capsules_touch64) and its indexed form) and
+/// contact ([`capsule_contacts64`](crate::pairs::capsule_contacts64)) makes, so a caller
+/// can reproduce them pair by pair.
+///
+/// **The `f64` range rule.** It is `closest.dist2 <= radius²` in `f64` whenever `radius²`
+/// is at least `2^-968` and finite (`radius` from about `2e-146` to `1.3e154`), or `radius` is
+/// `+∞`: a squared distance that left `f64`'s range is then on the right side of `radius²`
+/// whatever its true value (one that overflowed, `+∞` and flagged
+/// [`Flags::DIST2_OUT_OF_RANGE`](crate::Flags::DIST2_OUT_OF_RANGE), is beyond any such
+/// radius; one that underflowed within it). For a radius of `0` (a squared distance that
+/// underflowed to `0` is not a distance of `0`) and beyond, when the squared distance and
+/// `radius²` both overflowed (segments more than about `1.3e154` apart, a larger radius)
+/// or both underflowed, the pair is decided at a scale where neither does: the kernel's
+/// separation `(A0 - B0) + s·dA - t·dB` formed from the end points scaled by one power of
+/// two `2^e` (chosen from the pair's size and the separation's, so that the larger of it
+/// and `radius·2^e` is about 1), its square against `(radius·2^e)²`. Scaling by a power of
+/// two changes no rounding that stays normal, so the pair is within the radius exactly
+/// when the same pair and radius scaled into the ordinary range are: the decisions of a
+/// scene at `1e300` are those of the scene at `1`, bit for bit. The radius of a pair of
+/// capsules is `rA + rB` summed in `f64` (an infinite sum holds every finite pair).
+///
+/// A pair with a non-finite coordinate (NaN `dist2`) is never within any radius.
+///
+/// ```
+/// use segbatch::{Flags, Segment64};
+/// use segbatch::reference::closest_points64;
+/// use segbatch::sets::{pair_distance64, within_radius64};
+/// // Two parallel segments 2e300 apart: their squared distance overflows.
+/// let a = Segment64::new([0.0, 0.0, 0.0], [1e300, 0.0, 0.0]);
+/// let b = Segment64::new([0.0, 2e300, 0.0], [1e300, 2e300, 0.0]);
+/// let c = closest_points64(&a, &b);
+/// assert_eq!(c.dist2, f64::INFINITY);
+/// assert!(c.flags.contains(Flags::DIST2_OUT_OF_RANGE));
+/// assert!(!within_radius64(&a, &b, &c, 1.9e300));
+/// assert!(within_radius64(&a, &b, &c, 2e300));
+/// assert_eq!(pair_distance64(&a, &b, &c), 2e300);
+/// ```
+#[must_use]
+pub fn within_radius64(a: &Segment64, b: &Segment64, closest: &Closest64, radius: f64) -> bool {
+    within(closest.dist2, radius, || (*a, *b, closest.s, closest.t))
+}
+
+/// The distance of `f64` segments `a` and `b` whose closest points are `closest`, finite
+/// whenever it is representable: `closest.distance()` (`sqrt(dist2)`) when `dist2` is at
+/// least `2^-968` and finite; else (segments more than about `1.3e154` apart, closest
+/// points less than about `2e-146` apart) the kernel's separation at `(s, t)` measured at
+/// a power-of-two scale and scaled back (see [`within_radius64`]): `+∞` only beyond `f64::MAX`. NaN for a pair with a
+/// non-finite coordinate.
+#[must_use]
+pub fn pair_distance64(a: &Segment64, b: &Segment64, closest: &Closest64) -> f64 {
+    super::radius::distance64(a, b, closest.s, closest.t, closest.dist2)
+}
+
 /// Columns of B a brute-force block covers: a block of [`TILE_A`] rows then holds at most
 /// [`MAX_BLOCK_HITS`] hits.
 const BRUTE_COLS: usize = MAX_BLOCK_HITS / TILE_A;
 
-/// True when the kernel's `dist2` is within the pair's radius `r`: `dist2 <= r²` in `f64`.
-#[inline]
-pub(super) fn within(dist2: f64, r: f64) -> bool {
-    dist2 <= r * r
-}
+pub(super) use super::radius::within64 as within;
 
 /// One brute-force radius query: rows of `a` against columns of `b`.
 struct Within64<'v, 'o> {
@@ -174,8 +241,9 @@ impl Within64<'_, '_> {
                 .expect("one-to-many takes every input");
                 let (s, t) = (scratch.s(), scratch.t());
                 for (k, &dist2) in scratch.dist2().iter().enumerate() {
-                    if within(dist2, self.radius.of(i, lo + k))
-                        && !(self.skip_shared && shares_endpoint(&one, &tile.get(k).expect("k")))
+                    let pair = || (one, tile.at(k), s[k], t[k]);
+                    if within(dist2, self.radius.of(i, lo + k), pair)
+                        && !(self.skip_shared && shares_endpoint(&one, &tile.at(k)))
                     {
                         // The queries check that their sets have at most `u32::MAX` objects.
                         out.push(Hit64 {
@@ -401,7 +469,8 @@ impl Narrow<3> for Near64 {
                 [] => self.uniform,
                 own => own[p as usize] + own[q as usize],
             };
-            let keep = within(d[k], r) && !(self.skip_shared && shares_endpoint(a, b));
+            let keep = within(d[k], r, || (*a, *b, s[k], t[k]))
+                && !(self.skip_shared && shares_endpoint(a, b));
             let hit = Hit64 {
                 i: ids[p as usize],
                 j: ids[q as usize].wrapping_sub(b_first),

@@ -7,21 +7,24 @@
 //! little-endian `f32`: a.p0, a.p1, b.p0, b.p1), at most [`MAX_PAIRS`] pairs (so groups of
 //! 8 lanes and every tail length occur).
 
-use segbatch::pairs::closest_points_into;
+use segbatch::motion::{Contact64, first_contact_segments64};
+use segbatch::pairs::{Radii64, capsules_touch64, closest_points_into};
 use segbatch::planar::{
     CrossHit, Crossing, Segment2, Segments2, crossing_pairs, for_each_crossing_pair,
 };
 use segbatch::sets::{
-    FirstHit, Hit, PairHit, SharedEndpoints, for_each_pair_within, for_each_self_pair_within,
-    pairs_within, self_pairs_within,
+    FirstHit, Hit, Hit64, PairHit, SegmentIndex64, SharedEndpoints, for_each_pair_within,
+    for_each_self_pair_within, pair_distance64, pairs_within, pairs_within64, self_pairs_within,
+    self_pairs_within64, within_radius64,
 };
 use segbatch::{
-    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, SegmentIndex, Segments,
-    Tolerance, reference,
+    Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segment64, SegmentIndex,
+    Segments, Segments64, Tolerance, reference,
 };
 
 use crate::brute;
 use crate::oracle::{exact, exact_short_unbounded_as_point};
+use crate::range64::{room_up, shift, shift_set};
 
 /// The most pairs one input decodes to.
 pub const MAX_PAIRS: usize = 40;
@@ -57,7 +60,7 @@ pub fn decode(data: &[u8]) -> (Options, Vec<(Segment, Segment)>) {
     if head & 0x80 != 0 && rest.len() >= 12 {
         options = options.with_tolerance(Tolerance {
             length_rel: f32_at(rest, 0),
-            length_abs: f32_at(rest, 4),
+            length_abs: f64::from(f32_at(rest, 4)),
             parallel_sin: f32_at(rest, 8),
         });
         pairs_bytes = &rest[12..];
@@ -139,6 +142,7 @@ pub fn kernel_vs_reference(data: &[u8]) -> Result<(), String> {
         return Ok(());
     }
     check(&kernel(&options, &pairs), "the pairs")?;
+    range64_twins(data, &pairs)?;
     // The same pairs over and over, at least `TILED_PAIRS` of them: long enough for the
     // driver's adaptive choice ("Adaptive paths" in `segbatch`'s driver) to leave the lean
     // path when enough groups miss it, every pair in several lane positions. Only worth
@@ -279,6 +283,199 @@ pub fn kernel_vs_oracle(data: &[u8]) -> Result<(), String> {
         let e = distance_error(a, b, &options, &k);
         if e > DISTANCE_BOUND {
             return fail(format!("distance error {e:.2} ε·S > {DISTANCE_BOUND}"));
+        }
+    }
+    range64_rescaled(data, &pairs)
+}
+
+// ---------------------------------------------------------------------------------------
+// The f64 range rule: scaled copies at the edges of f64's range.
+
+/// The power of two the range checks scale by, from the input's last byte: `2^500` to
+/// `2^1020` (the set's room allowing; squares overflow) for an odd byte, `2^-520` to
+/// `2^-774` for an even one (squares underflow).
+#[must_use]
+pub fn edge_exponent_of(data: &[u8], room: i32) -> i32 {
+    let b = i32::from(data.last().copied().unwrap_or(0));
+    if b & 1 == 1 && room > 500 {
+        (500 + (b >> 1) * 4).min(room)
+    } else {
+        -(520 + (b >> 1) * 2)
+    }
+}
+
+/// The pairs widened to `f64`, the finite ones.
+fn widened_pairs(pairs: &[(Segment, Segment)]) -> Vec<Segment64> {
+    let wide = |s: &Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
+    pairs
+        .iter()
+        .filter(|(a, b)| {
+            [a.p0, a.p1, b.p0, b.p1]
+                .iter()
+                .flatten()
+                .all(|x| x.is_finite())
+        })
+        .flat_map(|(a, b)| [wide(a), wide(b)])
+        .collect()
+}
+
+/// A radius for pair `k` at distance `d`: `d`, one ulp above or below it, half or twice it,
+/// or `+∞`.
+fn radius_for(k: usize, d: f64) -> f64 {
+    match k % 6 {
+        0 => d,
+        1 => d.next_up(),
+        2 => d.next_down().max(0.0),
+        3 => 0.5 * d,
+        4 => 2.0 * d,
+        _ => f64::INFINITY,
+    }
+}
+
+fn same_contact(x: &Contact64, y: &Contact64) -> bool {
+    x.hit == y.hit
+        && x.flags == y.flags
+        && (x.t.to_bits() == y.t.to_bits() || (x.t.is_nan() && y.t.is_nan()))
+}
+
+/// Fuzz target (a), `f64` part: the pairs widened and scaled to an edge of `f64`'s range
+/// ([`edge_exponent_of`]); the batched `capsules_touch64` (uniform and per-pair radii at the
+/// pair's threshold) is `within_radius64` over the reference pair by pair, and the batched
+/// `first_contact_segments64` (infinite radii included) is
+/// `reference::first_contact_segments64`.
+///
+/// # Errors
+/// A description of the first pair that differs.
+pub fn range64_twins(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), String> {
+    let wide = widened_pairs(pairs);
+    let Some(scaled) = shift_set(&wide, edge_exponent_of(data, room_up(&wide))) else {
+        return Ok(());
+    };
+    let (a, b): (Vec<Segment64>, Vec<Segment64>) =
+        scaled.chunks_exact(2).map(|p| (p[0], p[1])).unzip();
+    if a.is_empty() {
+        return Ok(());
+    }
+    let refs: Vec<_> = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| reference::closest_points64(x, y))
+        .collect();
+    let radii: Vec<f64> = refs
+        .iter()
+        .enumerate()
+        .map(|(k, c)| radius_for(k, pair_distance64(&a[k], &b[k], c)))
+        .collect();
+    let (sa, sb) = (Segments64::from(&a[..]), Segments64::from(&b[..]));
+    let half: Vec<f64> = radii.iter().map(|r| 0.5 * r).collect();
+    let mask = capsules_touch64(
+        &sa,
+        &sb,
+        Radii64::per_pair(&half, &half).map_err(|e| e.to_string())?,
+    );
+    for k in 0..a.len() {
+        let want = within_radius64(&a[k], &b[k], &refs[k], half[k] + half[k]);
+        if mask.get(k) != Some(want) {
+            return Err(format!(
+                "capsules_touch64 pair {k} at the range's edge: {:?}, the rule {want}\n a = {:?}\n b = {:?}\n r = {:e}\n {:?}",
+                mask.get(k),
+                a[k],
+                b[k],
+                radii[k],
+                refs[k]
+            ));
+        }
+    }
+    let r0 = radii[0];
+    let mask = capsules_touch64(
+        &sa,
+        &sb,
+        Radii64::uniform(r0, 0.0).map_err(|e| e.to_string())?,
+    );
+    for k in 0..a.len() {
+        let want = within_radius64(&a[k], &b[k], &refs[k], r0);
+        if mask.get(k) != Some(want) {
+            return Err(format!(
+                "capsules_touch64 (uniform {r0:e}) pair {k}: the rule {want}"
+            ));
+        }
+    }
+    let contacts = first_contact_segments64(
+        &sa,
+        &sb,
+        Radii64::per_pair(&half, &half).map_err(|e| e.to_string())?,
+    );
+    for (k, got) in contacts.iter().enumerate() {
+        let want = reference::first_contact_segments64(&a[k], half[k], &b[k], half[k]);
+        if !same_contact(&got, &want) {
+            return Err(format!(
+                "first_contact_segments64 pair {k} at the range's edge: {got:?}, reference {want:?}\n a = {:?}\n b = {:?}",
+                a[k], b[k]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Fuzz target (b), `f64` part: the pairs (in the documented range) widened, against
+/// their copies scaled to an edge of `f64`'s range ([`edge_exponent_of`]): the same
+/// parameters, the same decision against radii at each pair's threshold, the distance
+/// times the scale (the rescaled oracle), and the same first contact.
+///
+/// # Errors
+/// A description of the first pair that differs.
+pub fn range64_rescaled(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), String> {
+    let wide = widened_pairs(pairs);
+    let k = edge_exponent_of(data, room_up(&wide));
+    let Some(scaled) = shift_set(&wide, k) else {
+        return Ok(());
+    };
+    for (n, (p, q)) in wide.chunks_exact(2).zip(scaled.chunks_exact(2)).enumerate() {
+        let (c, ck) = (
+            reference::closest_points64(&p[0], &p[1]),
+            reference::closest_points64(&q[0], &q[1]),
+        );
+        let fail = |what: String| {
+            Err(format!(
+                "pair {n} scaled by 2^{k}: {what}\n a = {:?}\n b = {:?}\n ordinary {c:?}\n scaled {ck:?}",
+                p[0], p[1]
+            ))
+        };
+        if (c.s.to_bits(), c.t.to_bits()) != (ck.s.to_bits(), ck.t.to_bits()) {
+            return fail("other parameters".into());
+        }
+        let d = c.dist2.sqrt();
+        if c.dist2 >= f64::MIN_POSITIVE {
+            let want = shift(d, k);
+            let got = pair_distance64(&q[0], &q[1], &ck);
+            if got.to_bits() != want.to_bits() {
+                return fail(format!(
+                    "distance {got:e}, the ordinary one scaled {want:e}"
+                ));
+            }
+        }
+        for j in 0..6 {
+            let r = radius_for(j, d);
+            let want = c.dist2 <= r * r;
+            if within_radius64(&q[0], &q[1], &ck, shift(r, k)) != want {
+                return fail(format!(
+                    "decided otherwise than at the ordinary scale, r = {r:e}"
+                ));
+            }
+            // First contacts scaled up, where squares overflow and the pair is solved
+            // again scaled (scaled down, squares underflow as in every closed form).
+            let (x, y) = (
+                reference::first_contact_segments64(&p[0], 0.5 * r, &p[1], 0.5 * r),
+                reference::first_contact_segments64(
+                    &q[0],
+                    shift(0.5 * r, k),
+                    &q[1],
+                    shift(0.5 * r, k),
+                ),
+            );
+            if k > 0 && !same_contact(&x, &y) {
+                return fail(format!("first contact {y:?}, ordinary {x:?} (r = {r:e})"));
+            }
         }
     }
     Ok(())
@@ -606,6 +803,86 @@ fn check_sets(case: &SetCase) -> Result<(), String> {
         return Err(format!(
             "for_each_crossing_pair: {streamed:?}\n crossing_pairs {got:?}"
         ));
+    }
+    // Meeting points: finite for finite segments (walls across the whole f32 range too),
+    // on the segment's box.
+    for h in crossing_pairs(&flat) {
+        let p = h.point(&flat).ok_or("a hit names a segment of the set")?;
+        let seg = flat
+            .get(h.i as usize)
+            .ok_or("a hit names a segment of the set")?;
+        let inside = (0..2).all(|k| {
+            let (lo, hi) = (seg.p0[k].min(seg.p1[k]), seg.p0[k].max(seg.p1[k]));
+            p[k] >= lo && p[k] <= hi
+        });
+        if !inside {
+            return Err(format!(
+                "CrossHit::point {p:?} of {h:?} is off its segment {seg:?}"
+            ));
+        }
+    }
+    check_sets64(case)
+}
+
+/// Fuzz target (d), `f64` part: the set widened to `f64` and scaled to an edge of `f64`'s
+/// range (the input's last byte, [`edge_exponent_of`]): the `f64` radius queries (self, A
+/// against B, the index's pairs) report the pairs of the unscaled set with the radius
+/// scaled alike, with the same parameters (the rescaled oracle of the range rule).
+fn check_sets64(case: &SetCase) -> Result<(), String> {
+    let wide: Vec<Segment64> = case
+        .set
+        .iter()
+        .filter(|s| s.p0.iter().chain(&s.p1).all(|x| x.is_finite()))
+        .map(|s| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from)))
+        .collect();
+    let r = f64::from(case.radius);
+    // Up (an odd byte) or down (an even one), by the set's size and whether it skips shared
+    // end points.
+    let byte = (case.set.len() as u8).wrapping_mul(37) | u8::from(!case.skip_shared);
+    let k = edge_exponent_of(&[byte], room_up(&wide));
+    let (Some(scaled), rk) = (shift_set(&wide, k), shift(r, k)) else {
+        return Ok(());
+    };
+    if !rk.is_finite() || (rk > 0.0 && shift(rk, -k) != r) {
+        return Ok(());
+    }
+    let keys = |h: &[Hit64]| -> Vec<(u32, u32, u64, u64)> {
+        let mut v: Vec<_> = h
+            .iter()
+            .map(|h| (h.i, h.j, h.s.to_bits(), h.t.to_bits()))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let (all, allk) = (Segments64::from(&wide[..]), Segments64::from(&scaled[..]));
+    let shared = SharedEndpoints::Keep;
+    let (want, got) = (
+        self_pairs_within64(&all, r, shared),
+        self_pairs_within64(&allk, rk, shared),
+    );
+    if keys(&want) != keys(&got) {
+        return Err(format!(
+            "self_pairs_within64 at 2^{k} (r {rk:e}): {:?}\n ordinary {:?}",
+            keys(&got),
+            keys(&want)
+        ));
+    }
+    let split = case.split.min(wide.len());
+    let (a, b) = (
+        Segments64::from(&wide[..split]),
+        Segments64::from(&wide[split..]),
+    );
+    let (ak, bk) = (
+        Segments64::from(&scaled[..split]),
+        Segments64::from(&scaled[split..]),
+    );
+    let want = pairs_within64(&a, &b, r);
+    if keys(&want) != keys(&pairs_within64(&ak, &bk, rk)) {
+        return Err(format!("pairs_within64 at 2^{k} (r {rk:e})"));
+    }
+    let index = SegmentIndex64::new(&bk).map_err(|e| e.to_string())?;
+    if keys(&want) != keys(&index.pairs_within(&ak, rk).map_err(|e| e.to_string())?) {
+        return Err(format!("SegmentIndex64::pairs_within at 2^{k} (r {rk:e})"));
     }
     Ok(())
 }

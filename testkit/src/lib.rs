@@ -12,6 +12,8 @@
 //!   oracle. [`pairs64`]: the hard classes in `f64` (angles to 1e-15 rad, offsets of
 //!   1e12, scales of 1e±200, non-finite). [`motion64`]: moving pairs in `f64` and (feature
 //!   `exact`) the exact closest-approach oracle.
+//! - [`range64`]: the oracle of the `f64` range rule: scenes scaled by a power of two to the
+//!   edges of `f64`'s range decide as the scenes themselves.
 //! - [`brute`]: brute force over the scalar reference, and bitwise comparisons of hit lists.
 //! - [`sets`]: whole sets for the set queries (hair, clustered, degenerate, walls and rays).
 //! - `strategy` (feature `proptest`): every generator as a proptest strategy.
@@ -35,6 +37,7 @@ pub mod oracle2d;
 pub mod oracle64;
 pub mod pairs;
 pub mod pairs64;
+pub mod range64;
 mod rng;
 pub mod sets;
 #[cfg(feature = "proptest")]

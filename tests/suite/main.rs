@@ -13,6 +13,9 @@ mod accuracy64;
 mod batch64;
 /// The whole finite `f32` range through the kernel and the reference.
 mod edge_range;
+/// The edges of `f64`'s range (scaled copies against the ordinary scale), meeting points of
+/// segments spanning the float range, infinite radii.
+mod f64_range;
 /// First hits of thick rays at every range and radius.
 mod first_hits;
 /// Saved fuzz inputs replayed.

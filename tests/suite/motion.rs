@@ -431,8 +431,10 @@ proptest! {
         }
         // A NaN or negative radius is no longer a lane: `Radii::per_pair` refuses it, naming
         // the first such pair, and the scalar reference flags its pair. An infinite radius
-        // is a valid `Radii` and a non-finite lane of the kernel: it stands in for a refused
-        // one below, so the kernel still sees a non-finite radius in that lane.
+        // is a valid `Radii` and a non-finite lane of the kernel's probe: it stands in for a
+        // refused one below, so the kernel still sees a non-finite radius in that lane (and
+        // decides it by the rule: it touches everything at the start, unless a coordinate
+        // is non-finite too).
         let ra: Vec<f32> = pairs.iter().map(|p| p.ra).collect();
         let rb: Vec<f32> = pairs.iter().map(|p| p.rb).collect();
         let invalid: Vec<usize> = (0..n).filter(|&i| !(ra[i] >= 0.0 && rb[i] >= 0.0)).collect();
@@ -468,7 +470,13 @@ proptest! {
                     prop_assert!(ci.flags == MotionFlags::NON_FINITE && ci.dist2.is_nan() && ci.t.is_nan());
                 }
                 let ki = k.get(i).unwrap();
-                prop_assert!(ki.flags == MotionFlags::NON_FINITE && !ki.hit && ki.t.is_nan());
+                let p = &pairs[i];
+                let finite = [p.a.p0, p.a.p1, p.b.p0, p.b.p1].iter().flatten().all(|x| x.is_finite());
+                if finite && (p.ra == f32::INFINITY || p.rb == f32::INFINITY) {
+                    prop_assert!(ki.flags == MotionFlags::TOUCHING_AT_START && ki.hit && ki.t == 0.0);
+                } else {
+                    prop_assert!(ki.flags == MotionFlags::NON_FINITE && !ki.hit && ki.t.is_nan());
+                }
                 let xi = x.get(i).unwrap();
                 prop_assert!(xi.flags == MotionFlags::NON_FINITE && xi.dist2.is_nan() && xi.kind == Crossing::Disjoint);
             } else {

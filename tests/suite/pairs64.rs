@@ -15,6 +15,7 @@ use segbatch::pairs::{
     capsules_touch64_indexed_into, capsules_touch64_into, closest_points64_indexed,
     closest_points64_indexed_into,
 };
+use segbatch::sets::within_radius64;
 use segbatch::{Closest64, Error, Extent, Options, Outputs, Segment64, Segments64, reference};
 use segbatch_testkit::Rng;
 use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general};
@@ -49,8 +50,13 @@ fn radii_for(rng: &mut Rng, (a, b): &Pair64, options: &Options) -> (f64, f64) {
 
 /// The reference's answer: `dist2 <= (rA + rB)²`, the sum and square in `f64`.
 fn touches(a: &Segment64, ra: f64, b: &Segment64, rb: f64, options: &Options) -> bool {
-    let r = ra + rb;
-    reference::closest_points64_with(a, b, options).dist2 <= r * r
+    // The f64 range rule: `dist2 <= r²` wherever `r²` is a normal number.
+    within_radius64(
+        a,
+        b,
+        &reference::closest_points64_with(a, b, options),
+        ra + rb,
+    )
 }
 
 /// The bits of a mask as `bool`s.
@@ -305,7 +311,11 @@ fn check_indexed(
         );
         let (ri, rj) = (ra[i as usize], rb[j as usize]);
         let r = ri + rj;
-        assert_eq!(mask.get(k), Some(want.dist2 <= r * r), "touch, pair {k}");
+        assert_eq!(
+            mask.get(k),
+            Some(within_radius64(&sa, &sb, &want, r)),
+            "touch, pair {k}"
+        );
         if same_set && i == j {
             continue;
         }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use segbatch::planar::{CrossHit, Element, Segments2, par_for_each_crossing_pair};
 use segbatch::sets::{
-    FirstHit, FirstHit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints,
+    FirstHit, FirstHit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints, pair_distance64,
     par_for_each_pair_within, par_for_each_pair_within64, par_for_each_self_pair_within,
     par_for_each_self_pair_within64,
 };
@@ -216,20 +216,23 @@ impl SetReal for f64 {
         par_for_each_pair_within64(a, b, radius, &Options::SEGMENTS, sink)
     }
     /// In f64 the squared distance of any two segments of ordinary coordinates is a normal
-    /// number: the flag 16 marks only one that left f64's range (coordinates beyond about
-    /// 1e154, or closest points less than about 1.5e-154 apart), whose distance is then
-    /// the square root of the kernel's value.
-    fn pair_values(h: &PairHit64, _: &Segments64, _: &Segments64) -> [Value; 4] {
+    /// number: the flag 16 marks only one that left f64's range (segments more than about
+    /// 1.3e154 apart, or closest points less than about 1.5e-154 apart), whose distance is
+    /// then measured by the library at a power-of-two scale (`pair_distance64`): finite
+    /// whenever it is representable (segments 1e300 apart read 1e300, not inf).
+    fn pair_values(h: &PairHit64, a: &Segments64, b: &Segments64) -> [Value; 4] {
         let normal = h.dist2 == 0.0 || (h.dist2 >= f64::MIN_POSITIVE && h.dist2.is_finite());
-        let flags = if normal {
-            0
-        } else {
-            Flags::DIST2_OUT_OF_RANGE.bits()
-        };
+        let mut distance = h.dist2.sqrt();
+        let mut flags = 0;
+        if !normal && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize)) {
+            let c = reference::closest_points64(&sa, &sb);
+            distance = pair_distance64(&sa, &sb, &c);
+            flags = Flags::DIST2_OUT_OF_RANGE.bits();
+        }
         [
             Value::U32(h.i),
             Value::U32(h.j),
-            Value::F64(h.dist2.sqrt()),
+            Value::F64(distance),
             Value::U8(flags),
         ]
     }

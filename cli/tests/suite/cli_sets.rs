@@ -751,11 +751,11 @@ fn bad_inputs_give_one_line_exit_2_and_no_output() {
     let g = s(&good);
     usage(
         &["pairs", g, "--radius=-1"],
-        "the radius must be a finite number >= 0",
+        "the radius must be a number >= 0",
     );
     usage(
         &["pairs", g, "--radius", "nan"],
-        "the radius must be a finite number >= 0",
+        "the radius must be a number >= 0",
     );
     usage(&["pairs", g], "--radius");
     usage(

@@ -329,9 +329,10 @@ fn messages_name_the_real_problem() {
     ] {
         let run = segbatch(&args);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
-        // A radius must be finite; a range may be inf.
+        // A radius and a range may be inf, never negative.
         assert!(
-            run.stderr.contains("must be a finite number >= 0")
+            run.stderr
+                .contains("the radius must be a number >= 0 (inf for every pair)")
                 || run
                     .stderr
                     .contains("the range must be a number >= 0 (inf for no limit)"),

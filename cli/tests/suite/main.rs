@@ -12,6 +12,8 @@ mod cli_run;
 mod cli_sets;
 /// What the tests share: running the binary, temporary files, errors, FIFOs, signals.
 mod common;
+/// f64 at the edges of its range, infinite radii, meeting points across the float range.
+mod f64_range;
 /// Saved inputs of the readers' fuzz target.
 mod fuzz_replay;
 /// Hardening of `run`.
