@@ -10,7 +10,7 @@ use segbatch::pairs::{
     ClosestBatch64, closest_points_into, closest_points64_into, par_closest_points_into,
     par_closest_points64_into,
 };
-use segbatch::sets::within_radius64;
+use segbatch::sets::{pair_distance64, within_radius64};
 use segbatch::{
     ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segment64, Segments, Segments64,
     Tolerance, reference,
@@ -56,7 +56,8 @@ Output: one record per pair (or, with --radius, per pair within R), columns
   flags     bits: 1 degenerate A, 2 degenerate B, 4 parallel, 8 non-finite input,
             16 squared distance beyond f32's range (beyond ~1.8e19 or, at coordinates
             below ~1e-19, below ~1e-19: distance inf or rounded; points still right;
-            in f64 beyond f64's: ~1.3e154 and ~1.5e-154)
+            in f64 beyond f64's: ~1.3e154 and ~2e-146, where the distance is
+            measured at a power-of-two scale and written finite)
 in the output's format: CSV with a header row; raw packed little-endian records
 in that order (u64 index, f32 (f64) values, u8 flags); .npy a structured array
 with those field names (a plain float32 (float64) vector when distance is the
@@ -351,6 +352,18 @@ trait Kernel: Real {
         i: usize,
         r: Self,
     ) -> bool;
+    /// The distances of the chunk's pairs whose squared distance left the precision's range
+    /// though the distance did not, as `(i, distance)` in order of `i`, into `far` (cleared
+    /// first). In f64 (pairs more than about 1.3e154 or less than about 2e-146 apart) the
+    /// library's `pair_distance64`, finite wherever the distance is representable; in f32
+    /// none: such a pair keeps `inf` (or 0) with its `DIST2_OUT_OF_RANGE` flag.
+    fn far_distances(
+        a: &Self::Sides,
+        b: &Self::Sides,
+        options: &Options,
+        out: &Self::Batch,
+        far: &mut Vec<(u32, Self)>,
+    );
     /// Closest points of `a[i]` and `b[i]` into `out`: on this thread alone when `single`,
     /// else on the current pool.
     fn closest(
@@ -364,7 +377,8 @@ trait Kernel: Real {
 }
 
 macro_rules! kernel {
-    ($t:ty, $segment:ty, $sides:ty, $batch:ty, $seq:ident, $par:ident, $within:expr) => {
+    ($t:ty, $segment:ty, $sides:ty, $batch:ty, $seq:ident, $par:ident, $within:expr,
+     $far:expr) => {
         impl Kernel for $t {
             type Segment = $segment;
             type Sides = $sides;
@@ -391,6 +405,16 @@ macro_rules! kernel {
                 r: $t,
             ) -> bool {
                 $within(a, b, options, out, i, r)
+            }
+            fn far_distances(
+                a: &$sides,
+                b: &$sides,
+                options: &Options,
+                out: &$batch,
+                far: &mut Vec<(u32, $t)>,
+            ) {
+                far.clear();
+                $far(a, b, options, out, far);
             }
             fn closest(
                 a: &$sides,
@@ -419,7 +443,8 @@ kernel!(
     par_closest_points_into,
     |_: &Segments, _: &Segments, _: &Options, out: &ClosestBatch, i: usize, r: f32| {
         out.dist2()[i].sqrt() <= r
-    }
+    },
+    |_: &Segments, _: &Segments, _: &Options, _: &ClosestBatch, _: &mut Vec<(u32, f32)>| {}
 );
 kernel!(
     f64,
@@ -428,8 +453,74 @@ kernel!(
     ClosestBatch64,
     closest_points64_into,
     par_closest_points64_into,
-    within64
+    within64,
+    far_distances64
 );
+
+/// The library's threshold of the f64 range rule: squares from 2^-968 (2^54 above the
+/// subnormal range) to `f64::MAX` are compared as they are.
+const PLAIN_SQUARES64: std::ops::RangeInclusive<f64> =
+    f64::MIN_POSITIVE * 9.007_199_254_740_992e15..=f64::MAX;
+
+/// [`Kernel::far_distances`] in f64: each pair whose finite-coordinate squared distance is
+/// outside [`PLAIN_SQUARES64`], measured by `pair_distance64` on the reference's closest
+/// points (the kernel's, bit for bit).
+fn far_distances64(
+    a: &Segments64,
+    b: &Segments64,
+    options: &Options,
+    out: &ClosestBatch64,
+    far: &mut Vec<(u32, f64)>,
+) {
+    for (i, &d2) in out.dist2().iter().enumerate() {
+        if d2.is_nan() || d2 == 0.0 || PLAIN_SQUARES64.contains(&d2) {
+            continue;
+        }
+        let (Some(sa), Some(sb)) = (a.get(i), b.get(i)) else {
+            continue;
+        };
+        let c = reference::closest_points64_with(&sa, &sb, options);
+        far.push((i as u32, pair_distance64(&sa, &sb, &c)));
+    }
+}
+
+/// A chunk's result columns with the distances of its far pairs
+/// ([`Kernel::far_distances`]) in place of `sqrt(dist2)`.
+struct Measured<'a, B: Results> {
+    batch: &'a B,
+    far: &'a [(u32, B::Real)],
+}
+
+impl<B: Results> Results for Measured<'_, B> {
+    type Real = B::Real;
+    fn rows(&self) -> usize {
+        self.batch.rows()
+    }
+    fn dist2(&self) -> &[B::Real] {
+        self.batch.dist2()
+    }
+    fn distance(&self, i: usize) -> B::Real {
+        match self.far.binary_search_by_key(&(i as u32), |&(k, _)| k) {
+            Ok(k) => self.far[k].1,
+            Err(_) => self.batch.distance(i),
+        }
+    }
+    fn s(&self) -> &[B::Real] {
+        self.batch.s()
+    }
+    fn t(&self) -> &[B::Real] {
+        self.batch.t()
+    }
+    fn point_a(&self) -> [&[B::Real]; 3] {
+        self.batch.point_a()
+    }
+    fn point_b(&self) -> [&[B::Real]; 3] {
+        self.batch.point_b()
+    }
+    fn flags(&self) -> &[Flags] {
+        self.batch.flags()
+    }
+}
 
 /// [`Kernel::within`] in f64: `distance <= r`, but for a radius whose square is not a
 /// normal f64 (0, or beyond about 1.3e154 or below 2e-146), where a squared distance that
@@ -443,13 +534,11 @@ fn within64(
     i: usize,
     r: f64,
 ) -> bool {
-    // The library's threshold: squares from 2^-968 (2^54 above the subnormal range).
-    let lo = f64::MIN_POSITIVE * 2f64.powi(54);
     let (d2, r2) = (out.dist2()[i], r * r);
-    if (lo..=f64::MAX).contains(&r2) || r.is_infinite() {
+    if PLAIN_SQUARES64.contains(&r2) || r.is_infinite() {
         return d2.sqrt() <= r;
     }
-    if (lo..=f64::MAX).contains(&d2) || d2.is_nan() {
+    if PLAIN_SQUARES64.contains(&d2) || d2.is_nan() {
         return r2.is_infinite() && !d2.is_nan();
     }
     let (Some(sa), Some(sb)) = (a.get(i), b.get(i)) else {
@@ -537,6 +626,7 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
         let mut b = T::sides(chunk);
         let mut out = T::batch();
         let mut selected: Vec<u32> = Vec::new();
+        let mut far: Vec<(u32, T)> = Vec::new();
         let mut summary = Summary::default();
         loop {
             let base = input.pairs_read();
@@ -570,7 +660,14 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
                 );
                 &selected[..]
             });
-            output.write(&out, base, within)?;
+            if columns.distance {
+                T::far_distances(&a, &b, &options, &out, &mut far);
+            }
+            let measured = Measured {
+                batch: &out,
+                far: &far,
+            };
+            output.write(&measured, base, within)?;
             progress.set_position(input.bytes_read());
         }
         Ok(summary)

@@ -1,4 +1,4 @@
-//! The edges of `f64`'s range and infinite radii: the hardening issue's items 2, 3 and 6.
+//! The edges of `f64`'s range, infinite radii and meeting points across the float range.
 //!
 //! - **The `f64` range rule** (`sets::within_radius64`): scaled copies of the hard classes
 //!   (coordinates and radii of `1e150` to `1e300`, where squared distances and squared radii
@@ -138,7 +138,7 @@ fn scaled_copies_at_fixed_exponents() {
 }
 
 #[test]
-fn the_issue_s_cases() {
+fn segments_2e300_apart_decide_and_measure_as_scaled() {
     // Parallel segments 2e300 apart: dist2 overflows, and a radius of 1.9e300 (whose square
     // overflows too) used to hold them.
     let a = Segment64::new([0.0, 0.0, 0.0], [1e300, 0.0, 0.0]);

@@ -171,6 +171,11 @@ pub trait Results: Sync {
     fn rows(&self) -> usize;
     /// Squared distances.
     fn dist2(&self) -> &[Self::Real];
+    /// The distance of pair `i`: `sqrt(dist2)` unless the columns know better (a squared
+    /// distance that left the range of its type, [`Results`] of `segbatch run` in f64).
+    fn distance(&self, i: usize) -> Self::Real {
+        self.dist2()[i].sqrt()
+    }
     /// Parameters along A (empty when not computed).
     fn s(&self) -> &[Self::Real];
     /// Parameters along B (empty when not computed).

@@ -489,7 +489,7 @@ pub(super) fn csv_row(out: &mut Vec<u8>, batch: &impl Results, base: u64, i: usi
         fields.push((base + i as u64).to_string());
     }
     if c.distance {
-        fields.push(num(batch.dist2()[i].sqrt()));
+        fields.push(num(batch.distance(i)));
     }
     if c.params {
         fields.push(num(batch.s()[i]));
@@ -519,7 +519,7 @@ pub(super) fn binary_row<B: Results>(
     }
     let mut f = |x: B::Real| x.put_le(out);
     if c.distance {
-        f(batch.dist2()[i].sqrt());
+        f(batch.distance(i));
     }
     if c.params {
         f(batch.s()[i]);

@@ -1,5 +1,5 @@
 //! The edges of f64's range, infinite radii and meeting points of segments spanning the
-//! float range, end to end (the hardening issue's items 2, 3 and 6): `pairs` and `run` in
+//! float range, end to end: `pairs` and `run` in
 //! f64 at 1e300 against the same scene scaled into the ordinary range (exactly, by a power
 //! of two), `--tolerance` read in the run's precision, `--radius inf`, and `cross` points
 //! of segments from `-MAX` to `MAX`.
@@ -117,7 +117,8 @@ fn run_in_f64_at_1e300_decides_as_the_pairs_scaled_into_range() {
         let c = reference::closest_points64(&sa, &sb);
         let r = shift(1e300, -1000);
         if c.dist2 <= r * r {
-            want.push(n.to_string());
+            // Its distance: the scaled copy's, scaled back (exact: a power of two).
+            want.push((n.to_string(), shift(c.dist2.sqrt(), 1000)));
         }
         values.extend(a0.iter().chain(&a1).chain(&b0).chain(&b1));
     }
@@ -137,7 +138,14 @@ fn run_in_f64_at_1e300_decides_as_the_pairs_scaled_into_range() {
         "-q",
     ]);
     let text = std::fs::read_to_string(&output).unwrap();
-    let got: Vec<String> = records(&text).into_iter().map(|f| f[0].clone()).collect();
+    // Every distance is beyond 1.3e154, its square beyond f64: written finite, flagged.
+    let got: Vec<(String, f64)> = records(&text)
+        .into_iter()
+        .map(|f| {
+            assert_eq!(f.last().unwrap(), "16", "DIST2_OUT_OF_RANGE: {f:?}");
+            (f[0].clone(), f[1].parse().unwrap())
+        })
+        .collect();
     assert_eq!(got, want);
 }
 
