@@ -133,17 +133,12 @@ pub fn parse_extent(text: &str) -> Result<Extent, String> {
     text.trim().parse().map_err(|e| format!("{e}"))
 }
 
-/// Parses a tolerance: a finite number `>= 0`.
+/// Parses a tolerance: a finite number `>= 0` (`run::parse_tolerance_text`) that `f32` holds.
 pub fn parse_tolerance(text: &str) -> Result<f32, String> {
-    let eps: f32 = text
-        .trim()
+    let eps: f32 = crate::run::parse_tolerance_text(text)?
         .parse()
-        .map_err(|_| format!("'{text}' is not a number"))?;
-    if eps.is_nan() {
-        Err("the tolerance must be a number >= 0, not NaN".to_owned())
-    } else if eps < 0.0 {
-        Err(format!("the tolerance must be >= 0, got {eps}"))
-    } else if eps.is_infinite() {
+        .expect("checked as a number");
+    if eps.is_infinite() {
         Err("the tolerance must be finite".to_owned())
     } else {
         Ok(eps)

@@ -457,10 +457,14 @@ kernel!(
     far_distances64
 );
 
-/// The library's threshold of the f64 range rule: squares from 2^-968 (2^54 above the
-/// subnormal range) to `f64::MAX` are compared as they are.
-const PLAIN_SQUARES64: std::ops::RangeInclusive<f64> =
-    f64::MIN_POSITIVE * 9.007_199_254_740_992e15..=f64::MAX;
+/// The smallest squared distance the library's f64 range rule takes as it is, `2^-968`
+/// (`2^54` times the smallest normal number): a square from here to `f64::MAX` is compared
+/// and rooted as it is; one outside is decided and measured at a power-of-two scale
+/// (`within_radius64`, `pair_distance64`).
+pub(crate) const RANGE_RULE_LO: f64 = f64::MIN_POSITIVE * 18_014_398_509_481_984.0;
+
+/// The squares the f64 range rule takes as they are.
+const PLAIN_SQUARES64: std::ops::RangeInclusive<f64> = RANGE_RULE_LO..=f64::MAX;
 
 /// [`Kernel::far_distances`] in f64: each pair whose finite-coordinate squared distance is
 /// outside [`PLAIN_SQUARES64`], measured by `pair_distance64` on the reference's closest

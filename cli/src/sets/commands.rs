@@ -15,7 +15,7 @@ use segbatch::{Flags, Options, Segment, Segment64, SegmentIndex, Segments, Segme
 
 use crate::error::CliError;
 use crate::io::{Format, Precision, Real, SEGMENTS2, SEGMENTS3, is_std_stream, show, thread_pool};
-use crate::run::{format_of, output_format_of, same_file};
+use crate::run::{RANGE_RULE_LO, format_of, output_format_of, same_file};
 
 use super::args::{CrossArgs, PairsArgs, RaycastArgs, SetOptions};
 use super::input::{SetOf, read_set};
@@ -217,11 +217,11 @@ impl SetReal for f64 {
     }
     /// In f64 the squared distance of any two segments of ordinary coordinates is a normal
     /// number: the flag 16 marks only one that left f64's range (segments more than about
-    /// 1.3e154 apart, or closest points less than about 1.5e-154 apart), whose distance is
+    /// 1.3e154 apart, or closest points less than about 2e-146 apart), whose distance is
     /// then measured by the library at a power-of-two scale (`pair_distance64`): finite
     /// whenever it is representable (segments 1e300 apart read 1e300, not inf).
     fn pair_values(h: &PairHit64, a: &Segments64, b: &Segments64) -> [Value; 4] {
-        let normal = h.dist2 == 0.0 || (h.dist2 >= f64::MIN_POSITIVE && h.dist2.is_finite());
+        let normal = h.dist2 == 0.0 || (RANGE_RULE_LO..=f64::MAX).contains(&h.dist2);
         let mut distance = h.dist2.sqrt();
         let mut flags = 0;
         if !normal && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize)) {
