@@ -17,6 +17,13 @@ query_forms! {
     /// one an object ([`Radius::Each`](crate::sets::Radius), from a slice): capsules, a pair
     /// reported when `distance <= radii[i] + radii[j]`, decided once.
     ///
+    /// The order by `(i, j)` is work of its own (the hits of each task bucketed by `i` and
+    /// sorted): a caller who does not need it collects the streaming form instead,
+    /// [`par_for_each_self_pair_within`](crate::sets::par_for_each_self_pair_within) with
+    /// `|block| hits.extend_from_slice(block)`: the same pairs as [`PairHit`](crate::sets::PairHit)s in the grid's
+    /// order (the same order on any number of threads), in less time
+    /// (docs/performance.md, "Set queries").
+    ///
     /// ```
     /// use segbatch::{Segment, Segments};
     /// use segbatch::sets::{self_pairs_within, SharedEndpoints};
