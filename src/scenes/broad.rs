@@ -226,8 +226,6 @@ pub(crate) struct Broad {
     dirty_list: Vec<u32>,
     /// Per chunk of [`LANES`] objects, those live with finite ends (a bit each).
     ok: Vec<u8>,
-    /// Per chunk of [`LANES`] objects, those the marking must see (a bit each).
-    look: Vec<u8>,
     grid: Geometry,
     /// `start[c] .. start[c + 1]`: the entries of cell `c`.
     start: Vec<u32>,
@@ -262,52 +260,27 @@ impl Broad {
             self.reset();
         }
         // Every object's tight box, eight at a time (on all cores when `parallel`), written
-        // for the live objects with finite ends, which `ok` marks (a bit each); `look`
-        // marks the objects the marking must see: those with a non-finite end or dead but
-        // placed, and those whose tight box left their padded box or that are not placed
-        // yet. On coherent motion that is a few in a hundred, so the marking visits them
-        // alone.
+        // for the live objects with finite ends, which `ok` marks (a bit each); then the
+        // marking.
         let columns = segs.columns();
-        let chunks = n.div_ceil(LANES);
-        self.ok.resize(chunks, 0);
-        self.look.resize(chunks, 0);
-        let (fat, place) = (&self.fat, &self.place);
-        each_chunk(
-            &mut self.tight,
-            &mut self.ok,
-            &mut self.look,
-            parallel,
-            |chunk, boxes| {
-                let first = chunk * LANES;
-                let lanes = first..first + boxes.len();
-                tight_boxes(
-                    first,
-                    boxes,
-                    &columns,
-                    radii,
-                    live,
-                    &fat[lanes.clone()],
-                    &place[lanes],
-                )
-            },
-        );
-        for chunk in 0..chunks {
-            let (ok, mut look) = (self.ok[chunk], self.look[chunk]);
-            while look != 0 {
-                let lane = look.trailing_zeros() as usize;
-                look &= look - 1;
-                let i = chunk * LANES + lane;
-                if ok >> lane & 1 == 0 {
-                    if live[i] {
-                        non_finite.push(i as u32);
-                    }
-                    if self.place[i] != Place::Out {
-                        self.place[i] = Place::Out;
-                        self.mark(i);
-                    }
-                    continue;
+        self.ok.resize(n.div_ceil(LANES), 0);
+        each_chunk(&mut self.tight, &mut self.ok, parallel, |chunk, boxes| {
+            tight_boxes(chunk * LANES, boxes, &columns, radii, live)
+        });
+        for (i, &alive) in live.iter().enumerate() {
+            if self.ok[i / LANES] >> (i % LANES) & 1 == 0 {
+                if alive {
+                    non_finite.push(i as u32);
                 }
-                self.fat[i] = self.tight[i].padded();
+                if self.place[i] != Place::Out {
+                    self.place[i] = Place::Out;
+                    self.mark(i);
+                }
+                continue;
+            }
+            let tight = self.tight[i];
+            if self.place[i] == Place::Out || !self.fat[i].contains(&tight) {
+                self.fat[i] = tight.padded();
                 self.mark(i);
                 // Placed below, once the grid exists; `Big` stands for "placed".
                 self.place[i] = Place::Big;
@@ -557,39 +530,34 @@ fn run_pairs(i: u32, row: &Row, run: &[Entry], dirty: &[bool], fresh: &mut Vec<(
     }
 }
 
-/// `(ok[k], look[k]) = f(k, boxes of chunk k)` for every chunk of [`LANES`] boxes (the
-/// last may be shorter), on all cores when `parallel`.
+/// `ok[k] = f(k, boxes of chunk k)` for every chunk of [`LANES`] boxes (the last may be
+/// shorter), on all cores when `parallel`.
 fn each_chunk(
     boxes: &mut [Aabb],
     ok: &mut [u8],
-    look: &mut [u8],
     parallel: bool,
-    f: impl Fn(usize, &mut [Aabb]) -> (u8, u8) + Sync,
+    f: impl Fn(usize, &mut [Aabb]) -> u8 + Sync,
 ) {
     #[cfg(feature = "rayon")]
     if parallel {
         use rayon::prelude::*;
         boxes
             .par_chunks_mut(LANES)
-            .zip(ok.par_iter_mut().zip(look.par_iter_mut()))
+            .zip(ok.par_iter_mut())
             .enumerate()
             .with_min_len(512)
-            .for_each(|(k, (chunk, (ok, look)))| (*ok, *look) = f(k, chunk));
+            .for_each(|(k, (chunk, bits))| *bits = f(k, chunk));
         return;
     }
     let _ = parallel;
-    let bits = ok.iter_mut().zip(look.iter_mut());
-    for (k, (chunk, (ok, look))) in boxes.chunks_mut(LANES).zip(bits).enumerate() {
-        (*ok, *look) = f(k, chunk);
+    for (k, (chunk, bits)) in boxes.chunks_mut(LANES).zip(ok.iter_mut()).enumerate() {
+        *bits = f(k, chunk);
     }
 }
 
 /// The tight boxes ([`Aabb::capsule`]) of the objects `first..first + boxes.len()` (at
 /// most [`LANES`]) into `boxes`, computed eight lanes at once, written only for the live
-/// objects with finite ends: those are the first bits of the result. The second are the
-/// objects the marking must see (`fat` and `place` are theirs): a live object whose tight
-/// box is not inside its padded box or that is not placed, a live object with a
-/// non-finite end, and a placed one that died.
+/// objects with finite ends; those are the bits of the result.
 #[inline]
 fn tight_boxes(
     first: usize,
@@ -597,9 +565,7 @@ fn tight_boxes(
     columns: &[&[f32]; 6],
     radii: &[f32],
     live: &[bool],
-    fat: &[Aabb],
-    place: &[Place],
-) -> (u8, u8) {
+) -> u8 {
     let n = boxes.len();
     let load = |col: &[f32]| {
         let mut lanes = [0.0f32; LANES];
@@ -618,21 +584,17 @@ fn tight_boxes(
         + f32x8::splat(FLOOR);
     let lo: [[f32; LANES]; 3] = core::array::from_fn(|k| (p0[k].min_ps(p1[k]) - pad).to_array());
     let hi: [[f32; LANES]; 3] = core::array::from_fn(|k| (p0[k].max_ps(p1[k]) + pad).to_array());
-    let (mut ok, mut look) = (0u8, 0u8);
+    let mut ok = 0u8;
     for (lane, b) in boxes.iter_mut().enumerate() {
-        let (alive, placed) = (live[first + lane], place[lane] != Place::Out);
-        if alive && finite >> lane & 1 == 1 {
+        if live[first + lane] && finite >> lane & 1 == 1 {
             *b = Aabb {
                 lo: [lo[0][lane], lo[1][lane], lo[2][lane]],
                 hi: [hi[0][lane], hi[1][lane], hi[2][lane]],
             };
             ok |= 1 << lane;
-            look |= u8::from(!placed || !fat[lane].contains(b)) << lane;
-        } else {
-            look |= u8::from(alive || placed) << lane;
         }
     }
-    (ok, look)
+    ok
 }
 
 /// The pairs of `pairs` whose `tight` boxes overlap, appended to `out` in order: each
@@ -669,7 +631,7 @@ fn merge(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Aabb, LANES, Place, tight_boxes};
+    use super::{Aabb, LANES, tight_boxes};
     use segbatch_testkit::Rng;
 
     /// The eight-lane tight boxes are [`Aabb::capsule`]'s, bit for bit, at every scale and
@@ -698,27 +660,7 @@ mod tests {
             };
             let mut boxes = vec![keep; n];
             let cols: [&[f32]; 6] = core::array::from_fn(|c| &columns[c][..]);
-            // Padded boxes the tight ones may or may not fit in, and objects placed or not.
-            let fat: Vec<Aabb> = (0..n)
-                .map(|_| {
-                    let (c, h) = (rng.sym() as f32 * scale, rng.range_f32(0.0, 4.0) * scale);
-                    Aabb {
-                        lo: [c - h; 3],
-                        hi: [c + h; 3],
-                    }
-                })
-                .collect();
-            let place: Vec<Place> = (0..n)
-                .map(|_| match rng.below(3) {
-                    0 => Place::Out,
-                    1 => Place::Big,
-                    _ => Place::Cell {
-                        cell: 0,
-                        outside: false,
-                    },
-                })
-                .collect();
-            let (ok, look) = tight_boxes(0, &mut boxes, &cols, &radii, &live, &fat, &place);
+            let ok = tight_boxes(0, &mut boxes, &cols, &radii, &live);
             for (i, b) in boxes.iter().enumerate() {
                 let p0 = [columns[0][i], columns[1][i], columns[2][i]];
                 let p1 = [columns[3][i], columns[4][i], columns[5][i]];
@@ -733,13 +675,6 @@ mod tests {
                 } else {
                     keep
                 };
-                let placed = place[i] != Place::Out;
-                let seen = if live[i] && finite {
-                    !placed || !fat[i].contains(&want)
-                } else {
-                    live[i] || placed
-                };
-                assert_eq!(look >> i & 1 == 1, seen, "round {round}, lane {i}");
                 let bits = |a: &Aabb| {
                     a.lo.iter()
                         .chain(&a.hi)
