@@ -104,6 +104,13 @@ impl<'r, F: Real> Radii<'r, F> {
         Ok(Radii(RadiiKind::PerPair { a, b }))
     }
 
+    /// [`per_object`](Radii::per_object) of radii the caller keeps valid (a scene's, checked
+    /// as each object enters): no pass over them.
+    pub(crate) fn per_object_valid(a: &'r [F], b: &'r [F]) -> Self {
+        debug_assert!(a.iter().chain(b).all(|&x| valid(x)));
+        Radii(RadiiKind::PerPair { a, b })
+    }
+
     /// `(a, b)` when the radii are uniform.
     #[must_use]
     pub fn as_uniform(&self) -> Option<(F, F)> {

@@ -48,7 +48,11 @@
 //! padded box *dirty*, re-pads and re-bins them, drops the kept pairs that name a dirty
 //! object and asks the grid for the dirty objects' new pairs (the smaller id of two dirty
 //! objects adds their pair). The kept list stays sorted by `(i, j)`; the frame's
-//! candidates are its pairs whose tight boxes overlap. On coherent motion few objects are
+//! candidates are its pairs whose tight boxes overlap, handed to the kernel in two lists:
+//! those among the pairs kept from the last frame, and those among the new pairs. The
+//! first needs no grid, so on two threads its filter and kernel run while the other
+//! thread sorts the grid's entries (a pass no second thread can share), and each side
+//! hands its larger passes to the pool. On coherent motion few objects are
 //! dirty a frame, so the grid work follows what moved; a frame of teleports costs one
 //! build.
 
@@ -227,36 +231,65 @@ pub(crate) struct Broad {
     /// Per chunk of [`LANES`] objects, those live with finite ends (a bit each).
     ok: Vec<u8>,
     grid: Geometry,
+    cells: Cells,
+    /// Padded-box pairs `(i, j)`, `i < j`, sorted.
+    pairs: Vec<(u32, u32)>,
+    /// The dirty objects' padded-box pairs of the frame, sorted.
+    fresh: Vec<(u32, u32)>,
+    merged: Vec<(u32, u32)>,
+    /// The frame's candidates among the pairs kept from the last frame, sorted.
+    kept_candidates: Vec<(u32, u32)>,
+    /// The frame's candidates among the fresh pairs, sorted.
+    fresh_candidates: Vec<(u32, u32)>,
+}
+
+/// The grid's contents.
+#[derive(Debug, Default)]
+struct Cells {
     /// `start[c] .. start[c + 1]`: the entries of cell `c`.
     start: Vec<u32>,
     entries: Vec<Entry>,
     big: Vec<u32>,
     /// Objects whose cell coordinates were clamped to the region.
     outside: usize,
-    /// Padded-box pairs `(i, j)`, `i < j`, sorted.
-    pairs: Vec<(u32, u32)>,
-    fresh: Vec<(u32, u32)>,
-    merged: Vec<(u32, u32)>,
+}
+
+/// What the neighbour search of the dirty objects reads.
+struct Search<'a> {
+    grid: &'a Geometry,
+    cells: &'a Cells,
+    fat: &'a [Aabb],
+    place: &'a [Place],
+    dirty: &'a [bool],
 }
 
 impl Broad {
     /// Brings the boxes, the grid and the kept pairs up to date with the objects
     /// (`segs[i]`, `radii[i]`, live when `live[i]`), appending the live objects with a
-    /// non-finite coordinate to `non_finite`.
-    pub(crate) fn update(
+    /// non-finite coordinate to `non_finite`, and hands the frame's candidates to `decide`
+    /// in two sorted lists: those among the pairs kept from the last frame (with `kept`)
+    /// and those among the dirty objects' new pairs (with `fresh`). The two sides share
+    /// nothing, so with `parallel` they run side by side on the pool (each on all cores
+    /// where it has enough work): the kept side's filter and kernel run while the other
+    /// sorts the grid's entries, which takes one thread.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn update<P: Send>(
         &mut self,
         segs: &Segments,
         radii: &[f32],
         live: &[bool],
         non_finite: &mut Vec<u32>,
         parallel: bool,
+        decide: &(impl Fn(&[(u32, u32)], &mut P) + Sync),
+        kept: &mut P,
+        fresh: &mut P,
     ) {
         let n = live.len();
         self.tight.resize(n, Aabb::default());
         self.fat.resize(n, Aabb::default());
         self.place.resize(n, Place::Out);
         self.dirty.resize(n, false);
-        if self.grid.inv > 0.0 && self.big.len().max(self.outside) > 32 + n / 16 {
+        if self.grid.inv > 0.0 && self.cells.big.len().max(self.cells.outside) > 32 + n / 16 {
             self.reset();
         }
         // Every object's tight box, eight at a time (on all cores when `parallel`), written
@@ -286,46 +319,75 @@ impl Broad {
                 self.place[i] = Place::Big;
             }
         }
-        if self.dirty_list.is_empty() {
-            return;
-        }
-        if self.grid.inv == 0.0 {
-            self.build_geometry();
-        }
-        for k in 0..self.dirty_list.len() {
-            let i = self.dirty_list[k] as usize;
-            if self.place[i] != Place::Out {
-                self.place[i] = self.place_of(i);
+        let moved = !self.dirty_list.is_empty();
+        if moved {
+            if self.grid.inv == 0.0 {
+                self.build_geometry();
+            }
+            for k in 0..self.dirty_list.len() {
+                let i = self.dirty_list[k] as usize;
+                if self.place[i] != Place::Out {
+                    self.place[i] = self.place_of(i);
+                }
             }
         }
-        self.sort_entries();
-        self.find_pairs(parallel);
-        for &i in &self.dirty_list {
-            self.dirty[i as usize] = false;
+        let Broad {
+            tight,
+            fat,
+            place,
+            dirty,
+            dirty_list,
+            grid,
+            cells,
+            pairs,
+            fresh: fresh_pairs,
+            kept_candidates,
+            fresh_candidates,
+            ..
+        } = self;
+        let (tight, dirty) = (&tight[..], &dirty[..]);
+        let new_side = || {
+            fresh_pairs.clear();
+            fresh_candidates.clear();
+            if moved {
+                cells.sort(grid, place, fat);
+                let search = Search {
+                    grid,
+                    cells,
+                    fat,
+                    place,
+                    dirty,
+                };
+                search.dirty_pairs(dirty_list, parallel, fresh_pairs);
+                fresh_pairs.sort_unstable();
+                overlapping(fresh_pairs, tight, fresh_candidates);
+            }
+            decide(fresh_candidates, fresh);
+        };
+        let kept_side = || {
+            if moved {
+                pairs.retain(|&(i, j)| !dirty[i as usize] && !dirty[j as usize]);
+            }
+            kept_candidates.clear();
+            overlapping_on(parallel, pairs, tight, kept_candidates);
+            decide(kept_candidates, kept);
+        };
+        both(parallel, new_side, kept_side);
+        if moved {
+            self.merged.clear();
+            merge(&self.pairs, &self.fresh, &mut self.merged);
+            core::mem::swap(&mut self.pairs, &mut self.merged);
+            for &i in &self.dirty_list {
+                self.dirty[i as usize] = false;
+            }
+            self.dirty_list.clear();
         }
-        self.dirty_list.clear();
     }
 
-    /// The kept pairs whose tight boxes overlap, appended to `out` in `(i, j)` order, on all
-    /// cores when `parallel`.
-    pub(crate) fn candidates(&self, parallel: bool, out: &mut Vec<(u32, u32)>) {
-        #[cfg(feature = "rayon")]
-        if parallel {
-            use rayon::prelude::*;
-            let parts: Vec<Vec<(u32, u32)>> = self
-                .pairs
-                .par_chunks(4096)
-                .map(|pairs| {
-                    let mut part = Vec::new();
-                    overlapping(pairs, &self.tight, &mut part);
-                    part
-                })
-                .collect();
-            out.extend(parts.into_iter().flatten());
-            return;
-        }
-        let _ = parallel;
-        overlapping(&self.pairs, &self.tight, out);
+    /// The frame's candidates, appended to `out` in `(i, j)` order: the two lists
+    /// [`update`](Broad::update) handed on, merged.
+    pub(crate) fn candidates(&self, out: &mut Vec<(u32, u32)>) {
+        merge(&self.kept_candidates, &self.fresh_candidates, out);
     }
 
     /// The place object `i` belongs in by its padded box.
@@ -404,15 +466,79 @@ impl Broad {
             dims: dims(edge).map(|d| d as usize),
         };
     }
+}
 
+impl Search<'_> {
+    /// Appends the padded-box pairs of every dirty object (in no particular order), on all
+    /// cores when `parallel` and there are many.
+    fn dirty_pairs(&self, dirty_list: &[u32], parallel: bool, fresh: &mut Vec<(u32, u32)>) {
+        #[cfg(feature = "rayon")]
+        if parallel && dirty_list.len() > 2 * DIRTY_TASK {
+            use rayon::prelude::*;
+            let parts: Vec<Vec<(u32, u32)>> = dirty_list
+                .par_chunks(DIRTY_TASK)
+                .map(|ids| {
+                    let mut part = Vec::new();
+                    for &i in ids {
+                        self.pairs_of(i, &mut part);
+                    }
+                    part
+                })
+                .collect();
+            fresh.extend(parts.into_iter().flatten());
+            return;
+        }
+        let _ = parallel;
+        for &i in dirty_list {
+            self.pairs_of(i, fresh);
+        }
+    }
+
+    /// Appends the padded-box pairs of dirty object `i`: with every object of its own and
+    /// the neighbouring cells and every big one, but with a dirty `j < i` (that one adds
+    /// the pair).
+    fn pairs_of(&self, i: u32, fresh: &mut Vec<(u32, u32)>) {
+        let dirty = self.dirty;
+        let (g, cells) = (self.grid, self.cells);
+        let iu = i as usize;
+        let fat = self.fat[iu];
+        let row = Row::new(&fat);
+        match self.place[iu] {
+            Place::Out => return,
+            Place::Cell { .. } => {
+                // From the cell before the low corner's to the high corner's (at most the
+                // one after: the object's extent is below the edge).
+                let (c, _) = g.coords(fat.lo);
+                let (h, _) = g.coords(fat.hi);
+                let top = |k: usize| h[k].min(c[k] + 1);
+                let x0 = c[0].saturating_sub(1);
+                for z in c[2].saturating_sub(1)..=top(2) {
+                    for y in c[1].saturating_sub(1)..=top(1) {
+                        let a = cells.start[g.index([x0, y, z])] as usize;
+                        let b = cells.start[g.index([top(0), y, z]) + 1] as usize;
+                        run_pairs(i, &row, &cells.entries[a..b], dirty, fresh);
+                    }
+                }
+            }
+            Place::Big => run_pairs(i, &row, &cells.entries, dirty, fresh),
+        }
+        for &j in &cells.big {
+            if j != i && fat.overlaps(&self.fat[j as usize]) && !(j < i && dirty[j as usize]) {
+                fresh.push((i.min(j), i.max(j)));
+            }
+        }
+    }
+}
+
+impl Cells {
     /// The entries sorted by cell (a counting sort) and the big objects, from the places.
-    fn sort_entries(&mut self) {
-        let cells = self.grid.cells();
+    fn sort(&mut self, grid: &Geometry, place: &[Place], fat: &[Aabb]) {
+        let cells = grid.cells();
         self.start.clear();
         self.start.resize(cells + 2, 0);
         self.big.clear();
         self.outside = 0;
-        for (i, p) in self.place.iter().enumerate() {
+        for (i, p) in place.iter().enumerate() {
             match *p {
                 Place::Cell { cell, outside } => {
                     self.start[cell as usize + 2] += 1;
@@ -430,90 +556,14 @@ impl Broad {
         self.entries.resize(total, Entry::default());
         // `start[c + 1]` is the next free slot of cell `c` while filling; afterwards it is
         // the start of cell `c + 1`, and `start[0] = 0` that of cell 0.
-        for (i, p) in self.place.iter().enumerate() {
+        for (i, p) in place.iter().enumerate() {
             if let Place::Cell { cell, .. } = *p {
                 let slot = &mut self.start[cell as usize + 1];
-                self.entries[*slot as usize] = Entry::new(i as u32, &self.fat[i]);
+                self.entries[*slot as usize] = Entry::new(i as u32, &fat[i]);
                 *slot += 1;
             }
         }
         self.start.truncate(cells + 1);
-    }
-
-    /// Drops the kept pairs naming a dirty object and adds the dirty objects' pairs.
-    fn find_pairs(&mut self, parallel: bool) {
-        let dirty = &self.dirty;
-        self.pairs
-            .retain(|&(i, j)| !dirty[i as usize] && !dirty[j as usize]);
-        let mut fresh = core::mem::take(&mut self.fresh);
-        fresh.clear();
-        self.dirty_pairs(parallel, &mut fresh);
-        fresh.sort_unstable();
-        self.merged.clear();
-        merge(&self.pairs, &fresh, &mut self.merged);
-        core::mem::swap(&mut self.pairs, &mut self.merged);
-        self.fresh = fresh;
-    }
-
-    /// Appends the padded-box pairs of every dirty object (in no particular order), on all
-    /// cores when `parallel` and there are many.
-    fn dirty_pairs(&self, parallel: bool, fresh: &mut Vec<(u32, u32)>) {
-        #[cfg(feature = "rayon")]
-        if parallel && self.dirty_list.len() > 2 * DIRTY_TASK {
-            use rayon::prelude::*;
-            let parts: Vec<Vec<(u32, u32)>> = self
-                .dirty_list
-                .par_chunks(DIRTY_TASK)
-                .map(|ids| {
-                    let mut part = Vec::new();
-                    for &i in ids {
-                        self.pairs_of(i, &mut part);
-                    }
-                    part
-                })
-                .collect();
-            fresh.extend(parts.into_iter().flatten());
-            return;
-        }
-        let _ = parallel;
-        for &i in &self.dirty_list {
-            self.pairs_of(i, fresh);
-        }
-    }
-
-    /// Appends the padded-box pairs of dirty object `i`: with every object of its own and
-    /// the neighbouring cells and every big one, but with a dirty `j < i` (that one adds
-    /// the pair).
-    fn pairs_of(&self, i: u32, fresh: &mut Vec<(u32, u32)>) {
-        let dirty = &self.dirty;
-        let g = &self.grid;
-        let iu = i as usize;
-        let fat = self.fat[iu];
-        let row = Row::new(&fat);
-        match self.place[iu] {
-            Place::Out => return,
-            Place::Cell { .. } => {
-                // From the cell before the low corner's to the high corner's (at most the
-                // one after: the object's extent is below the edge).
-                let (c, _) = g.coords(fat.lo);
-                let (h, _) = g.coords(fat.hi);
-                let top = |k: usize| h[k].min(c[k] + 1);
-                let x0 = c[0].saturating_sub(1);
-                for z in c[2].saturating_sub(1)..=top(2) {
-                    for y in c[1].saturating_sub(1)..=top(1) {
-                        let a = self.start[g.index([x0, y, z])] as usize;
-                        let b = self.start[g.index([top(0), y, z]) + 1] as usize;
-                        run_pairs(i, &row, &self.entries[a..b], dirty, fresh);
-                    }
-                }
-            }
-            Place::Big => run_pairs(i, &row, &self.entries, dirty, fresh),
-        }
-        for &j in &self.big {
-            if j != i && fat.overlaps(&self.fat[j as usize]) && !(j < i && dirty[j as usize]) {
-                fresh.push((i.min(j), i.max(j)));
-            }
-        }
     }
 }
 
@@ -595,6 +645,39 @@ fn tight_boxes(
         }
     }
     ok
+}
+
+/// Runs `a` and `b`, side by side on the pool when `parallel` (`b` for another thread to
+/// take), else one after the other.
+fn both(parallel: bool, a: impl FnOnce() + Send, b: impl FnOnce() + Send) {
+    #[cfg(feature = "rayon")]
+    if parallel {
+        rayon::join(a, b);
+        return;
+    }
+    let _ = parallel;
+    a();
+    b();
+}
+
+/// [`overlapping`], on all cores when `parallel`.
+fn overlapping_on(parallel: bool, pairs: &[(u32, u32)], tight: &[Aabb], out: &mut Vec<(u32, u32)>) {
+    #[cfg(feature = "rayon")]
+    if parallel {
+        use rayon::prelude::*;
+        let parts: Vec<Vec<(u32, u32)>> = pairs
+            .par_chunks(4096)
+            .map(|pairs| {
+                let mut part = Vec::new();
+                overlapping(pairs, tight, &mut part);
+                part
+            })
+            .collect();
+        out.extend(parts.into_iter().flatten());
+        return;
+    }
+    let _ = parallel;
+    overlapping(pairs, tight, out);
 }
 
 /// The pairs of `pairs` whose `tight` boxes overlap, appended to `out` in order: each

@@ -170,8 +170,82 @@ pub struct Capsules {
     freed: Vec<u32>,
     broad: Broad,
     candidates: Vec<(u32, u32)>,
-    mask: PairMask,
+    /// The kernel's answer on the candidates among the pairs kept from the last frame.
+    kept: Decided,
+    /// The kernel's answer on the candidates among the moved objects' new pairs.
+    fresh: Decided,
     previous: Vec<(u32, u32)>,
+}
+
+/// The kernel's answer on one sorted list of candidates: the touching pairs, in order, and
+/// with [`Report::CONTACTS`] their contacts (`pair` indexing `pairs`).
+#[derive(Debug, Default)]
+struct Decided {
+    pairs: Vec<(u32, u32)>,
+    contacts: Vec<CapsuleContact>,
+    mask: PairMask,
+}
+
+impl Decided {
+    /// Decides `candidates`: each once, with its two radii.
+    fn decide(
+        &mut self,
+        segs: &Segments,
+        radii: &[f32],
+        report: Report,
+        parallel: bool,
+        candidates: &[(u32, u32)],
+    ) {
+        self.pairs.clear();
+        self.contacts.clear();
+        let radii = Radii::per_object_valid(radii, radii);
+        if report.contains(Report::CONTACTS) {
+            contacts_into(parallel, segs, candidates, radii, &mut self.contacts)
+                .expect("candidates name live objects");
+            for c in &mut self.contacts {
+                let pair = candidates[c.pair as usize];
+                if self.pairs.last() != Some(&pair) {
+                    self.pairs.push(pair);
+                }
+                c.pair = (self.pairs.len() - 1) as u32;
+            }
+        } else {
+            touch_into(parallel, segs, candidates, radii, &mut self.mask)
+                .expect("candidates name live objects");
+            self.pairs
+                .extend(self.mask.iter_ones().map(|k| candidates[k]));
+        }
+    }
+}
+
+/// The touching pairs of `a` and `b` (disjoint) in `(i, j)` order, each with its contacts,
+/// appended to `pairs` and `contacts` (renumbered).
+fn merge_decided(
+    a: &Decided,
+    b: &Decided,
+    pairs: &mut Vec<(u32, u32)>,
+    contacts: &mut Vec<CapsuleContact>,
+) {
+    let (mut x, mut y) = (0, 0);
+    let (mut cx, mut cy) = (0, 0);
+    while x < a.pairs.len() || y < b.pairs.len() {
+        let from_a = y == b.pairs.len() || (x < a.pairs.len() && a.pairs[x] < b.pairs[y]);
+        let (side, k, c) = if from_a {
+            (a, &mut x, &mut cx)
+        } else {
+            (b, &mut y, &mut cy)
+        };
+        let at = pairs.len() as u32;
+        pairs.push(side.pairs[*k]);
+        while let Some(&contact) = side.contacts.get(*c).filter(|ct| ct.pair == *k as u32) {
+            contacts.push(CapsuleContact {
+                pair: at,
+                ..contact
+            });
+            *c += 1;
+        }
+        *k += 1;
+    }
 }
 
 /// True for a valid radius: zero, positive or `+∞` (as [`Radii`] takes them).
@@ -411,11 +485,11 @@ impl Capsules {
     }
 
     /// [`frame_into`](Capsules::frame_into) on all cores (feature `rayon`): the tight boxes,
-    /// the moved objects' new pairs, the candidates and the kernel; the same frame, bit for
-    /// bit. Its parallel passes are short (under a millisecond each at 50K objects), so it
-    /// gains where the pool's threads are awake when a pass starts: on the 2-core VMs of
-    /// docs/performance.md ("Moving scenes") a 50K-object frame took about the time of
-    /// `frame_into`, the second worker often arriving after a pass had ended.
+    /// the moved objects' new pairs, the candidates and the kernel, and the kept pairs'
+    /// candidates and kernel beside the grid's sort; the same frame, bit for bit. Its
+    /// passes are short (under a millisecond each at 50K objects), so what it gains depends
+    /// on how soon the pool's second thread starts: docs/performance.md ("Moving scenes")
+    /// has the figures.
     #[cfg(feature = "rayon")]
     pub fn par_frame_into(&mut self, report: Report, out: &mut Frame) {
         // The whole frame on a thread of the pool. From a thread outside it, the caller
@@ -447,17 +521,24 @@ impl Capsules {
         out.began.clear();
         out.ended.clear();
         out.non_finite.clear();
+        let (segs, radii) = (&self.segs, &self.radii[..]);
+        let decide = |candidates: &[(u32, u32)], part: &mut Decided| {
+            part.decide(segs, radii, report, parallel, candidates);
+        };
         self.broad.update(
-            &self.segs,
-            &self.radii,
+            segs,
+            radii,
             &self.live,
             &mut out.non_finite,
             parallel,
+            &decide,
+            &mut self.kept,
+            &mut self.fresh,
         );
         self.candidates.clear();
-        self.broad.candidates(parallel, &mut self.candidates);
+        self.broad.candidates(&mut self.candidates);
         out.candidates = self.candidates.len();
-        self.narrow(report, parallel, out);
+        merge_decided(&self.kept, &self.fresh, &mut out.pairs, &mut out.contacts);
         if report.contains(Report::EVENTS) {
             difference(&out.pairs, &self.previous, &mut out.began);
             difference(&self.previous, &out.pairs, &mut out.ended);
@@ -467,27 +548,6 @@ impl Capsules {
         self.free.append(&mut self.freed);
         // Smallest id first.
         self.free.sort_unstable_by(|a, b| b.cmp(a));
-    }
-
-    /// The kernel over the candidates: each decided once, with its two radii.
-    fn narrow(&mut self, report: Report, parallel: bool, out: &mut Frame) {
-        let radii = Radii::per_object(&self.radii, &self.radii).expect("radii checked on entry");
-        let pairs = &self.candidates;
-        if report.contains(Report::CONTACTS) {
-            contacts_into(parallel, &self.segs, pairs, radii, &mut out.contacts)
-                .expect("candidates name live objects");
-            for c in &mut out.contacts {
-                let pair = pairs[c.pair as usize];
-                if out.pairs.last() != Some(&pair) {
-                    out.pairs.push(pair);
-                }
-                c.pair = (out.pairs.len() - 1) as u32;
-            }
-        } else {
-            touch_into(parallel, &self.segs, pairs, radii, &mut self.mask)
-                .expect("candidates name live objects");
-            out.pairs.extend(self.mask.iter_ones().map(|k| pairs[k]));
-        }
     }
 }
 
