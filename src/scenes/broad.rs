@@ -551,8 +551,9 @@ impl Cells {
         for c in 2..cells + 2 {
             self.start[c] += self.start[c - 1];
         }
+        // Every slot is written below: the last frame's entries are overwritten, not
+        // cleared first (a fill of 32 bytes an object).
         let total = self.start[cells + 1] as usize;
-        self.entries.clear();
         self.entries.resize(total, Entry::default());
         // `start[c + 1]` is the next free slot of cell `c` while filling; afterwards it is
         // the start of cell `c + 1`, and `start[0] = 0` that of cell 0.
