@@ -686,7 +686,8 @@ swept_store!(SweptOut, f32x8);
 swept_store!(SweptOut64, F64Lanes);
 
 /// Swept capsules, any lane type: twenty-four input columns (A's sweep, then B's) with
-/// uniform radii, twenty-six with per-pair radii (the last two columns).
+/// uniform radii, twenty-six with per-pair or per-object radii (A's sweep and radius, then
+/// B's: the order of a gather from one set's thirteen columns).
 pub(crate) struct SweptKernel<L: Lane> {
     pub(crate) ra: L,
     pub(crate) rb: L,
@@ -713,8 +714,9 @@ impl<L: MotionLane> PairKernel<26, L> for SweptKernel<L> {
     }
     #[inline(always)]
     fn masked(&self, x: [L; 26]) -> SweptLanes<L> {
-        let pair: [L; 24] = core::array::from_fn(|c| x[c]);
-        swept8(&pair, x[24], x[25], &self.splat)
+        // A's twelve columns and radius, then B's.
+        let pair: [L; 24] = core::array::from_fn(|c| if c < 12 { x[c] } else { x[c + 1] });
+        swept8(&pair, x[12], x[25], &self.splat)
     }
 }
 
@@ -735,8 +737,9 @@ fn run<L, S>(
     let splat = Splat::new(&<L::Elem as MotionReal>::segment_params());
     if let Some((ra, rb)) = radii.as_per_pair() {
         let cols: [&[L::Elem]; 26] = core::array::from_fn(|k| match k {
-            0..24 => pair[k],
-            24 => ra,
+            0..12 => a[k],
+            12 => ra,
+            13..25 => b[k - 13],
             _ => rb,
         });
         let kernel = SweptKernel::<L> {
@@ -754,6 +757,31 @@ fn run<L, S>(
         };
         driver::run_on(parallel, &kernel, pair, n, out);
     }
+}
+
+/// The swept contacts of the index pairs `pairs` of one set of objects, each given by
+/// thirteen `f32` columns (its sweep's twelve, then its radius; the indices checked by the
+/// caller), into `out`: what [`Capsules`](crate::scenes::Capsules) decides its candidates
+/// with, bit for bit [`swept_pair`] of each pair.
+pub(crate) fn swept_indexed(
+    cols: [&[f32]; 13],
+    pairs: &[(u32, u32)],
+    parallel: bool,
+    out: &mut SweptBatch,
+) {
+    out.reset(pairs.len(), |_| true);
+    let input = driver::Gathered::<13, 13> {
+        a: cols,
+        b: cols,
+        pairs,
+        rows: None,
+    };
+    let kernel = SweptKernel::<f32x8> {
+        ra: f32x8::ZERO,
+        rb: f32x8::ZERO,
+        splat: Splat::new(&f32::segment_params()),
+    };
+    driver::run_on::<f32x8, 26, _, _>(parallel, &kernel, input, pairs.len(), out.out());
 }
 
 /// The number of pairs, after checking that `a`, `b` and per-pair radii have it.

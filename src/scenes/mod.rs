@@ -30,6 +30,36 @@
 //! brute force over the reference, every frame, whatever the history of moves and on any
 //! thread count.
 //!
+//! # Swept contacts
+//!
+//! A bullet one radius thick moving ten radii a frame is clear of a wall at both frames
+//! and passes through it in between. With [`Report::SWEPT`] a frame also reports every
+//! pair that touched at some time while the objects moved, each end point linearly, from
+//! their positions at the previous frame to these ([`Frame::swept`], with the first time
+//! and the contact, bit for bit
+//! [`reference::first_contact_capsules`](crate::reference::first_contact_capsules) of the
+//! two sweeps). The broad phase then gives each object the box of its whole motion (both
+//! positions, grown by its radius and the swept query's tolerance), so nothing thinner than
+//! a step is missed, and the kernel decides each candidate once; the touching pairs, their
+//! contacts and the begin/end events are those of the positions now, as without it.
+//!
+//! ```
+//! use segbatch::scenes::{Capsules, Report};
+//! use segbatch::Segment;
+//! let mut scene = Capsules::new();
+//! let wall = scene.insert(Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]), 0.05)?;
+//! let bullet = scene.insert(Segment::new([0.0, 0.0, 0.0], [0.1, 0.0, 0.0]), 0.05)?;
+//! scene.frame(Report::SWEPT);
+//! // One step later the bullet is 10 units further on: through the wall.
+//! scene.set(bullet, Segment::new([10.0, 0.0, 0.0], [10.1, 0.0, 0.0]))?;
+//! let frame = scene.frame(Report::SWEPT);
+//! assert!(frame.pairs().is_empty()); // not touching now
+//! let hit = frame.swept()[0];
+//! assert_eq!((hit.i, hit.j), (wall, bullet));
+//! assert!((hit.contact.t - 0.48).abs() < 1e-3); // its front end reached x = 4.9
+//! # Ok::<(), segbatch::Error>(())
+//! ```
+//!
 //! # The broad phase
 //!
 //! Three designs keep their structure between frames: a BVH of padded boxes refitted each
@@ -55,6 +85,7 @@ pub use broad::MARGIN;
 
 use crate::batch::Segments;
 use crate::batch::{Error, check_u32};
+use crate::motion::{SweptBatch, SweptContact, swept_indexed};
 use crate::pairs::{
     CapsuleContact, PairMask, Radii, capsule_contacts_into, capsules_touch_indexed_into,
 };
@@ -71,6 +102,11 @@ bitflags::bitflags! {
         /// The pairs that began and ended touching since the previous frame
         /// ([`Frame::began`], [`Frame::ended`]).
         const EVENTS = 2;
+        /// The pairs that touched at some time while the objects moved from their positions
+        /// at the previous frame to their positions now, with the first time and contact
+        /// ([`Frame::swept`]): continuous collision, so that nothing thinner than a step
+        /// passes through anything unseen.
+        const SWEPT = 4;
     }
 }
 
@@ -83,7 +119,23 @@ pub struct Frame {
     began: Vec<(u32, u32)>,
     ended: Vec<(u32, u32)>,
     non_finite: Vec<u32>,
+    swept: Vec<SweptHit>,
     candidates: usize,
+}
+
+/// A pair that touched during the step, from [`Report::SWEPT`]: objects `i < j` and the
+/// first contact of their motion from the previous frame's positions (`t = 0`) to this
+/// frame's (`t = 1`), A being object `i` and B object `j` (the normal points from `j`
+/// towards `i`), bit for bit
+/// [`reference::first_contact_capsules`](crate::reference::first_contact_capsules).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweptHit {
+    /// The smaller id.
+    pub i: u32,
+    /// The larger id.
+    pub j: u32,
+    /// The first contact (always a hit).
+    pub contact: SweptContact,
 }
 
 impl Frame {
@@ -130,6 +182,16 @@ impl Frame {
         &self.non_finite
     }
 
+    /// With [`Report::SWEPT`]: the pairs that touched at some time of the step from the
+    /// previous frame's positions to these, sorted by `(i, j)`, each with its first contact
+    /// (an object inserted since the previous frame starts where it was inserted; one that
+    /// was non-finite there touches nothing). Pairs touching now are among them (at the
+    /// latest at `t = 1`). Empty otherwise.
+    #[must_use]
+    pub fn swept(&self) -> &[SweptHit] {
+        &self.swept
+    }
+
     /// How many candidate pairs the kernel decided this frame (the broad phase's output).
     #[must_use]
     pub fn candidates(&self) -> usize {
@@ -160,6 +222,9 @@ impl Frame {
 #[derive(Debug, Default)]
 pub struct Capsules {
     segs: Segments,
+    /// The segments at the previous frame (or where inserted since): the start of the step
+    /// [`Report::SWEPT`] looks at.
+    start: Segments,
     radii: Vec<f32>,
     live: Vec<bool>,
     len: usize,
@@ -171,6 +236,7 @@ pub struct Capsules {
     broad: Broad,
     candidates: Vec<(u32, u32)>,
     mask: PairMask,
+    swept: SweptBatch,
     previous: Vec<(u32, u32)>,
 }
 
@@ -198,6 +264,7 @@ impl Capsules {
     /// one or with [`insert_all`](Capsules::insert_all)) allocate nothing.
     pub fn reserve(&mut self, additional: usize) {
         self.segs.reserve(additional);
+        self.start.reserve(additional);
         self.radii.reserve(additional);
         self.live.reserve(additional);
     }
@@ -241,6 +308,7 @@ impl Capsules {
         if let Some(id) = self.free.pop() {
             let i = id as usize;
             self.write(i, &segment);
+            write(&mut self.start, i, &segment);
             self.radii[i] = radius;
             self.live[i] = true;
             self.len += 1;
@@ -249,6 +317,7 @@ impl Capsules {
         let id = self.live.len();
         check_u32(id + 1)?;
         self.segs.push(segment);
+        self.start.push(segment);
         self.radii.push(radius);
         self.live.push(true);
         self.len += 1;
@@ -435,10 +504,7 @@ impl Capsules {
     }
 
     fn write(&mut self, i: usize, s: &Segment) {
-        let v = [s.p0[0], s.p0[1], s.p0[2], s.p1[0], s.p1[1], s.p1[2]];
-        for (col, x) in self.segs.columns_mut().into_iter().zip(v) {
-            col[i] = x;
-        }
+        write(&mut self.segs, i, s);
     }
 
     fn run(&mut self, report: Report, parallel: bool, out: &mut Frame) {
@@ -447,8 +513,11 @@ impl Capsules {
         out.began.clear();
         out.ended.clear();
         out.non_finite.clear();
+        out.swept.clear();
+        let swept = report.contains(Report::SWEPT);
         self.broad.update(
             &self.segs,
+            swept.then_some(&self.start),
             &self.radii,
             &self.live,
             &mut out.non_finite,
@@ -458,12 +527,24 @@ impl Capsules {
         self.broad.candidates(parallel, &mut self.candidates);
         out.candidates = self.candidates.len();
         self.narrow(report, parallel, out);
+        if swept {
+            self.narrow_swept(parallel, out);
+        }
         if report.contains(Report::EVENTS) {
             difference(&out.pairs, &self.previous, &mut out.began);
             difference(&self.previous, &out.pairs, &mut out.ended);
         }
         self.previous.clear();
         self.previous.extend_from_slice(&out.pairs);
+        // The next step starts here.
+        for (to, from) in self
+            .start
+            .columns_mut()
+            .into_iter()
+            .zip(self.segs.columns())
+        {
+            to.copy_from_slice(from);
+        }
         self.free.append(&mut self.freed);
         // Smallest id first.
         self.free.sort_unstable_by(|a, b| b.cmp(a));
@@ -488,6 +569,47 @@ impl Capsules {
                 .expect("candidates name live objects");
             out.pairs.extend(self.mask.iter_ones().map(|k| pairs[k]));
         }
+    }
+}
+
+impl Capsules {
+    /// The swept-capsule query over the candidates (boxes of the whole motion): each
+    /// decided once, the hits appended to `out.swept` in the candidates' `(i, j)` order.
+    fn narrow_swept(&mut self, parallel: bool, out: &mut Frame) {
+        let [x0, y0, z0, x1, y1, z1] = self.start.columns();
+        let [ex0, ey0, ez0, ex1, ey1, ez1] = self.segs.columns();
+        let cols = [
+            x0,
+            y0,
+            z0,
+            x1,
+            y1,
+            z1,
+            ex0,
+            ey0,
+            ez0,
+            ex1,
+            ey1,
+            ez1,
+            &self.radii[..],
+        ];
+        swept_indexed(cols, &self.candidates, parallel, &mut self.swept);
+        out.swept.extend(self.swept.hits().map(|k| {
+            let (i, j) = self.candidates[k];
+            SweptHit {
+                i,
+                j,
+                contact: self.swept.get(k).expect("k < len"),
+            }
+        }));
+    }
+}
+
+/// Writes segment `s` at index `i` of `segs`' columns.
+fn write(segs: &mut Segments, i: usize, s: &Segment) {
+    let v = [s.p0[0], s.p0[1], s.p0[2], s.p1[0], s.p1[1], s.p1[2]];
+    for (col, x) in segs.columns_mut().into_iter().zip(v) {
+        col[i] = x;
     }
 }
 

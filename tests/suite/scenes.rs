@@ -1,7 +1,8 @@
 //! The persistent capsule set ([`scenes::Capsules`]) against brute force over the
 //! reference, frame after frame: small moves, teleports, objects piling into one cell, all
-//! objects identical, inserts and removals mid-run, radius 0, NaN objects; pairs, contacts
-//! and begin/end events bit for bit, sequential and parallel. Also the contact manifold
+//! objects identical, inserts and removals mid-run, radius 0, NaN objects; pairs, contacts,
+//! begin/end events and swept contacts (`Report::SWEPT`, against the swept-capsule
+//! reference over every pair) bit for bit, sequential and parallel. Also the contact manifold
 //! rule of `capsule_contacts` against its scalar twin.
 //!
 //! Seeds: 64 at proptest's default case count, scaling with `PROPTEST_CASES` as
@@ -21,6 +22,9 @@ use segbatch_testkit::Rng;
 #[derive(Default)]
 struct Model {
     objects: Vec<Option<(Segment, f32)>>,
+    /// Where each object was at the previous frame (or where inserted since): the start of
+    /// the step `Report::SWEPT` looks at.
+    start: Vec<Segment>,
 }
 
 impl Model {
@@ -30,6 +34,42 @@ impl Model {
             self.objects.resize(i + 1, None);
         }
         self.objects[i] = v;
+    }
+
+    /// A new object's start is where it is inserted.
+    fn inserted(&mut self, id: u32, s: Segment) {
+        let i = id as usize;
+        if self.start.len() <= i {
+            self.start.resize(i + 1, Segment::default());
+        }
+        self.start[i] = s;
+    }
+
+    /// The frame is over: the next step starts where everything is now.
+    fn step_done(&mut self) {
+        for (i, o) in self.objects.iter().enumerate() {
+            if let Some((s, _)) = o {
+                self.start[i] = *s;
+            }
+        }
+    }
+
+    /// Brute force over the reference: the swept contacts of every live pair over the
+    /// step, as bits.
+    fn brute_swept(&self) -> Vec<(u32, u32, Vec<u32>)> {
+        let live: Vec<_> = self.live().collect();
+        let mut hits = Vec::new();
+        for (x, &(i, a, ra)) in live.iter().enumerate() {
+            for &(j, b, rb) in &live[x + 1..] {
+                let sa = motion::Sweep::new(self.start[i as usize], a);
+                let sb = motion::Sweep::new(self.start[j as usize], b);
+                let c = reference::first_contact_capsules(&sa, ra, &sb, rb);
+                if c.hit {
+                    hits.push((i, j, swept_bits(&c)));
+                }
+            }
+        }
+        hits
     }
 
     fn live(&self) -> impl Iterator<Item = (u32, Segment, f32)> + '_ {
@@ -87,6 +127,26 @@ fn bits(c: &[CapsuleContact]) -> Vec<(u32, u32, u32, Vec<u32>)> {
         .collect()
 }
 
+/// A swept contact as bits.
+fn swept_bits(c: &motion::SweptContact) -> Vec<u32> {
+    let t = [c.t];
+    let v = t
+        .iter()
+        .chain(&c.normal)
+        .chain(&c.point_a)
+        .chain(&c.point_b);
+    let mut b: Vec<u32> = v.map(|x| x.to_bits()).collect();
+    b.push(u32::from(c.flags.bits()));
+    b
+}
+
+fn frame_swept(f: &Frame) -> Vec<(u32, u32, Vec<u32>)> {
+    f.swept()
+        .iter()
+        .map(|h| (h.i, h.j, swept_bits(&h.contact)))
+        .collect()
+}
+
 /// An object as bits (NaN coordinates included).
 fn object_bits(o: Option<(Segment, f32)>) -> Option<Vec<u32>> {
     o.map(|(s, r)| {
@@ -140,11 +200,12 @@ fn shifted(s: &Segment, d: [f32; 3]) -> Segment {
 fn check_frame(
     scene: &mut Capsules,
     twin: &mut Capsules,
-    model: &Model,
+    model: &mut Model,
     previous: &mut Vec<(u32, u32)>,
     ctx: &str,
 ) {
     let (pairs, contacts, non_finite) = model.brute();
+    let swept = model.brute_swept();
     // The set query with per-object radii over the live objects names the same pairs.
     let live: Vec<(u32, Segment, f32)> = model.live().collect();
     let set: Segments = live.iter().map(|o| o.1).collect();
@@ -160,16 +221,23 @@ fn check_frame(
         "{ctx}: self_pairs_within with per-object radii"
     );
     let mut frame = Frame::new();
-    scene.frame_into(Report::CONTACTS | Report::EVENTS, &mut frame);
+    scene.frame_into(
+        Report::CONTACTS | Report::EVENTS | Report::SWEPT,
+        &mut frame,
+    );
+    assert_eq!(frame_swept(&frame), swept, "{ctx}: swept contacts");
     assert_eq!(frame.pairs(), &pairs[..], "{ctx}: pairs");
     assert_eq!(bits(frame.contacts()), bits(&contacts), "{ctx}: contacts");
     assert_eq!(frame.non_finite(), &non_finite[..], "{ctx}: non-finite ids");
     assert_eq!(frame.began(), &diff(&pairs, previous)[..], "{ctx}: began");
     assert_eq!(frame.ended(), &diff(previous, &pairs)[..], "{ctx}: ended");
-    // The twin runs pairs only, on all cores: the same pairs, no contacts or events.
+    // The twin runs pairs and swept contacts only, on all cores: the same pairs and swept
+    // contacts, no contacts or events.
     let mut par = Frame::new();
-    twin.par_frame_into(Report::empty(), &mut par);
+    twin.par_frame_into(Report::SWEPT, &mut par);
     assert_eq!(par.pairs(), &pairs[..], "{ctx}: parallel pairs");
+    assert_eq!(frame_swept(&par), swept, "{ctx}: parallel swept contacts");
+    model.step_done();
     assert!(par.contacts().is_empty() && par.began().is_empty());
     *previous = pairs;
 }
@@ -207,7 +275,7 @@ fn run(seed: u64) {
     let mut previous = Vec::new();
     for frame in 0..40 {
         let ctx = format!("seed {seed} frame {frame}");
-        check_frame(&mut scene, &mut twin, &model, &mut previous, &ctx);
+        check_frame(&mut scene, &mut twin, &mut model, &mut previous, &ctx);
         let kind = rng.below(10);
         let bound = scene.id_bound();
         match kind {
@@ -334,7 +402,7 @@ fn run(seed: u64) {
         }
     }
     let ctx = format!("seed {seed} last frame");
-    check_frame(&mut scene, &mut twin, &model, &mut previous, &ctx);
+    check_frame(&mut scene, &mut twin, &mut model, &mut previous, &ctx);
 }
 
 /// Inserts `s` of radius `r` into the scene and its twin (which must give it the same id,
@@ -347,6 +415,7 @@ fn insert(scene: &mut Capsules, twin: &mut Capsules, model: &mut Model, s: Segme
         "id {id} is live"
     );
     model.set(id, Some((s, r)));
+    model.inserted(id, s);
     id
 }
 
@@ -374,7 +443,7 @@ fn many_dirty_objects_a_frame_equal_brute_force() {
         check_frame(
             &mut scene,
             &mut twin,
-            &model,
+            &mut model,
             &mut previous,
             &format!("frame {frame}"),
         );
@@ -453,7 +522,7 @@ fn touching_thresholds_near_and_far_from_the_origin() {
     check_frame(
         &mut scene,
         &mut twin,
-        &model,
+        &mut model,
         &mut previous,
         "threshold pairs",
     );
@@ -489,7 +558,7 @@ fn large_and_tiny_objects_equal_brute_force() {
         check_frame(
             &mut scene,
             &mut twin,
-            &model,
+            &mut model,
             &mut previous,
             &format!("frame {frame}"),
         );
