@@ -759,29 +759,67 @@ fn run<L, S>(
     }
 }
 
-/// The swept contacts of the index pairs `pairs` of one set of objects, each given by
-/// thirteen `f32` columns (its sweep's twelve, then its radius; the indices checked by the
-/// caller), into `out`: what [`Capsules`](crate::scenes::Capsules) decides its candidates
-/// with, bit for bit [`swept_pair`] of each pair.
+/// The swept contacts of the index pairs `pairs` (indices checked by the caller) of sets
+/// given as columns, each object its sweep's twelve columns and, with per-object radii,
+/// its radius as a thirteenth: what [`first_contact_capsules_indexed`] and
+/// [`Capsules`](crate::scenes::Capsules) decide their pairs with, bit for bit
+/// [`swept_pair`] of each pair.
 pub(crate) fn swept_indexed(
-    cols: [&[f32]; 13],
+    a: [&[f32]; 12],
+    b: [&[f32]; 12],
     pairs: &[(u32, u32)],
+    radii: Radii<'_>,
     parallel: bool,
     out: &mut SweptBatch,
 ) {
     out.reset(pairs.len(), |_| true);
-    let input = driver::Gathered::<13, 13> {
-        a: cols,
-        b: cols,
-        pairs,
-        rows: None,
-    };
-    let kernel = SweptKernel::<f32x8> {
-        ra: f32x8::ZERO,
-        rb: f32x8::ZERO,
-        splat: Splat::new(&f32::segment_params()),
-    };
-    driver::run_on::<f32x8, 26, _, _>(parallel, &kernel, input, pairs.len(), out.out());
+    let splat = Splat::new(&f32::segment_params());
+    if let Some((ra, rb)) = radii.as_per_pair() {
+        fn with<'c>(c: [&'c [f32]; 12], r: &'c [f32]) -> [&'c [f32]; 13] {
+            core::array::from_fn(|k| if k < 12 { c[k] } else { r })
+        }
+        let input = driver::Gathered::<13, 13> {
+            a: with(a, ra),
+            b: with(b, rb),
+            pairs,
+            rows: None,
+        };
+        let kernel = SweptKernel::<f32x8> {
+            ra: f32x8::ZERO,
+            rb: f32x8::ZERO,
+            splat,
+        };
+        driver::run_on::<f32x8, 26, _, _>(parallel, &kernel, input, pairs.len(), out.out());
+    } else {
+        let (ra, rb) = radii.as_uniform().unwrap_or((0.0, 0.0));
+        let input = driver::Gathered::<12, 12> {
+            a,
+            b,
+            pairs,
+            rows: None,
+        };
+        let kernel = SweptKernel::<f32x8> {
+            ra: f32x8::splat(ra),
+            rb: f32x8::splat(rb),
+            splat,
+        };
+        driver::run_on::<f32x8, 24, _, _>(parallel, &kernel, input, pairs.len(), out.out());
+    }
+}
+
+fn sweeps_indexed<'a, 'b, 'p>(
+    a: SweepsView<'a>,
+    b: SweepsView<'b>,
+    pairs: &'p [(u32, u32)],
+    radii: Radii<'_>,
+    parallel: bool,
+    out: &mut SweptBatch,
+) -> Result<(), Error> {
+    out.reset(0, |_| true);
+    radii.check_objects(a.len(), b.len())?;
+    crate::batch::check_pairs(pairs, a.len(), b.len())?;
+    swept_indexed(a.columns(), b.columns(), pairs, radii, parallel, out);
+    Ok(())
 }
 
 /// The number of pairs, after checking that `a`, `b` and per-pair radii have it.
@@ -867,6 +905,42 @@ query_forms! {
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
+    into;
+}
+
+query_forms! {
+    /// [`first_contact_capsules`] of the index pairs `(a[i], b[j])` of `pairs`, gathered
+    /// straight from the sets' columns (a broad phase's candidates): result `k` is
+    /// [`reference::first_contact_capsules`](crate::reference::first_contact_capsules) of
+    /// the pair `pairs[k]`, bit for bit. Radii uniform or per object
+    /// ([`Radii::per_object`]).
+    ///
+    /// ```
+    /// use segbatch::motion::{first_contact_capsules_indexed, Sweep, Sweeps};
+    /// use segbatch::pairs::Radii;
+    /// use segbatch::Segment;
+    /// let wall = Sweep::fixed(Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]));
+    /// let fly = |y: f32| Sweep::new(
+    ///     Segment::new([0.0, y, 0.0], [0.1, y, 0.0]),
+    ///     Segment::new([10.0, y, 0.0], [10.1, y, 0.0]),
+    /// );
+    /// let set = Sweeps::from(&[wall, fly(0.0), fly(3.0)]);
+    /// let radii = [0.05, 0.05, 0.05];
+    /// let out = first_contact_capsules_indexed(&set, &set, &[(0, 1), (0, 2)], Radii::per_object(&radii, &radii)?);
+    /// assert_eq!(out.hit(), &[true, false]); // the second flies past the wall's end
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    pub fn first_contact_capsules_indexed / first_contact_capsules_indexed_into
+        / par_first_contact_capsules_indexed / par_first_contact_capsules_indexed_into
+        <'a, 'b, 'p>(a: impl Into<SweepsView<'a>>, b: impl Into<SweepsView<'b>>, pairs: &'p [(u32, u32)], radii: Radii<'_>)
+        with ()
+        -> SweptBatch = sweeps_indexed;
+    /// [`first_contact_capsules_indexed`] writing into `out` and reusing its buffers.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for a pair naming an element past the end of its set;
+    /// [`Error::LengthMismatch`] when per-object radii do not match their sets (`out` is
+    /// then empty).
     into;
 }
 

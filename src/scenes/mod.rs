@@ -578,22 +578,16 @@ impl Capsules {
     fn narrow_swept(&mut self, parallel: bool, out: &mut Frame) {
         let [x0, y0, z0, x1, y1, z1] = self.start.columns();
         let [ex0, ey0, ez0, ex1, ey1, ez1] = self.segs.columns();
-        let cols = [
-            x0,
-            y0,
-            z0,
-            x1,
-            y1,
-            z1,
-            ex0,
-            ey0,
-            ez0,
-            ex1,
-            ey1,
-            ez1,
-            &self.radii[..],
-        ];
-        swept_indexed(cols, &self.candidates, parallel, &mut self.swept);
+        let cols = [x0, y0, z0, x1, y1, z1, ex0, ey0, ez0, ex1, ey1, ez1];
+        let radii = Radii::per_object(&self.radii, &self.radii).expect("radii checked on entry");
+        swept_indexed(
+            cols,
+            cols,
+            &self.candidates,
+            radii,
+            parallel,
+            &mut self.swept,
+        );
         out.swept.extend(self.swept.hits().map(|k| {
             let (i, j) = self.candidates[k];
             SweptHit {

@@ -346,3 +346,90 @@ pub fn pair_scale(p: &SweptPair) -> f64 {
         .flatten()
         .fold(0.0f64, |m, x| m.max(x.abs()))
 }
+
+/// A scene of fast, thin capsules among thin walls, frame after frame (the swept benches'
+/// distribution): `sweeps[f][i]` is object `i`'s motion from frame `f` to frame `f + 1`.
+#[derive(Clone, Debug)]
+pub struct SweptScene {
+    /// Per step, every object's sweep.
+    pub sweeps: Vec<Vec<Sweep>>,
+    /// Per object, its radius.
+    pub radii: Vec<f32>,
+}
+
+/// `n` objects in a cube of side `∛(2.65·n)` (so that a bullet's swept box meets a few
+/// walls): half are fixed walls (radius 0.02, length 1-3, any direction),
+/// half bullets (radius 0.01, length 0.05) each flying in a straight line at 0.5-1.5 units
+/// (50-150 radii) a step; `steps` steps from `seed`.
+#[must_use]
+pub fn thin_fast_scene(n: usize, steps: usize, seed: u64) -> SweptScene {
+    let mut rng = Rng::new(seed);
+    let side = (n as f64 * 2.65).cbrt();
+    let walls = n / 2;
+    let mut radii = Vec::with_capacity(n);
+    let mut start: Vec<(V3, V3)> = Vec::with_capacity(n);
+    let mut vel: Vec<V3> = Vec::with_capacity(n);
+    for k in 0..n {
+        let c = [rng.unit() * side, rng.unit() * side, rng.unit() * side];
+        let d = unit(&mut rng);
+        if k < walls {
+            let h = rng.range(0.5, 1.5);
+            start.push((add_scaled(c, -h, d), add_scaled(c, h, d)));
+            vel.push([0.0; 3]);
+            radii.push(0.02);
+        } else {
+            let v = unit(&mut rng);
+            let speed = rng.range(0.5, 1.5);
+            start.push((c, add_scaled(c, 0.05, v)));
+            vel.push(v.map(|x| x * speed));
+            radii.push(0.01);
+        }
+    }
+    let at = |k: usize, f: usize| {
+        let (p0, p1) = start[k];
+        let s = f as f64;
+        seg(add_scaled(p0, s, vel[k]), add_scaled(p1, s, vel[k]))
+    };
+    let sweeps = (0..steps)
+        .map(|f| (0..n).map(|k| Sweep::new(at(k, f), at(k, f + 1))).collect())
+        .collect();
+    SweptScene { sweeps, radii }
+}
+
+/// The pairs `(i, j)`, `i < j`, sorted, whose swept boxes (the box of each sweep's four end
+/// positions grown by its radius plus a thousandth of it and `1e-5`) overlap: found by a
+/// sort and sweep on x. The candidates the swept benches hand every implementation.
+#[must_use]
+pub fn swept_candidates(sweeps: &[Sweep], radii: &[f32]) -> Vec<(u32, u32)> {
+    let boxes: Vec<([f32; 3], [f32; 3])> = sweeps
+        .iter()
+        .zip(radii)
+        .map(|(s, &r)| {
+            let pts = [s.start.p0, s.start.p1, s.end.p0, s.end.p1];
+            let pad = r * 1.001 + 1e-5;
+            let lo =
+                core::array::from_fn(|k| pts.iter().fold(f32::INFINITY, |m, p| m.min(p[k])) - pad);
+            let hi = core::array::from_fn(|k| {
+                pts.iter().fold(f32::NEG_INFINITY, |m, p| m.max(p[k])) + pad
+            });
+            (lo, hi)
+        })
+        .collect();
+    let mut order: Vec<u32> = (0..sweeps.len() as u32).collect();
+    order.sort_by(|&a, &b| boxes[a as usize].0[0].total_cmp(&boxes[b as usize].0[0]));
+    let mut pairs = Vec::new();
+    for (x, &i) in order.iter().enumerate() {
+        let (lo, hi) = boxes[i as usize];
+        for &j in &order[x + 1..] {
+            let (lo2, hi2) = boxes[j as usize];
+            if lo2[0] > hi[0] {
+                break;
+            }
+            if (1..3).all(|k| lo[k] <= hi2[k] && lo2[k] <= hi[k]) {
+                pairs.push((i.min(j), i.max(j)));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}

@@ -1,7 +1,7 @@
 //! Swept capsules (`motion::first_contact_capsules` and its `f64` twin): golden cases, the
 //! batched forms against the scalar reference bit for bit (every tail length, views,
 //! uniform and per-pair radii, non-finite neighbours, the parallel forms on batches long
-//! enough to split), and the reference against an `f64` oracle that finds the first contact
+//! enough to split; the indexed form on a broad phase's candidates), and the reference against an `f64` oracle that finds the first contact
 //! by branch and bound (`segbatch_testkit::swept`): no contact is ever skipped (no
 //! tunnelling), a reported hit has its gap within the tolerance, a miss never comes within
 //! the radii.
@@ -13,7 +13,8 @@ use segbatch::motion::*;
 use segbatch::pairs::{PAR_MIN_PAIRS, Radii, capsules_touch};
 use segbatch::{Segment, Segment64, Segments, reference};
 use segbatch_testkit::swept::{
-    SWEPT_KINDS, SweptPair, core_distance, first_below, pair_scale, swept_pairs,
+    SWEPT_KINDS, SweptPair, core_distance, first_below, pair_scale, swept_candidates, swept_pairs,
+    thin_fast_scene,
 };
 
 const EPS: f64 = f32::EPSILON as f64;
@@ -287,6 +288,83 @@ fn parallel_forms_split_and_agree_at_any_thread_count() {
         assert!(same_batch(&got, &want), "{threads} threads");
     }
     assert!(want.hits().count() > 0);
+}
+
+/// The indexed form on a broad phase's candidates (a scene of fast, thin capsules among
+/// thin walls, some members non-finite, plus every object against object 0): each result
+/// is the reference of its pair, with per-object and uniform radii, sequential and
+/// parallel at any thread count; bad pairs and radii are refused.
+#[test]
+fn indexed_equals_the_reference_of_each_pair() {
+    let sc = thin_fast_scene(600, 1, 7);
+    let mut sweeps = sc.sweeps[0].clone();
+    for k in (3..sweeps.len()).step_by(97) {
+        sweeps[k].end.p1[k % 3] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][k % 3];
+    }
+    let mut pairs = swept_candidates(&sweeps, &sc.radii);
+    let broad = pairs.len();
+    pairs.extend((0..sweeps.len() as u32).map(|j| (0, j)));
+    let set = Sweeps::from(&sweeps[..]);
+    let radii = &sc.radii[..];
+    let per_object = Radii::per_object(radii, radii).unwrap();
+    let got = first_contact_capsules_indexed(&set, &set, &pairs, per_object);
+    assert_eq!(got.len(), pairs.len());
+    for (k, &(i, j)) in pairs.iter().enumerate() {
+        let (i, j) = (i as usize, j as usize);
+        let want = reference::first_contact_capsules(&sweeps[i], radii[i], &sweeps[j], radii[j]);
+        assert!(
+            same_swept(&got.get(k).unwrap(), &want),
+            "pair {k} ({i}, {j})"
+        );
+    }
+    assert!(got.hits().filter(|&k| k < broad).count() > 0);
+    let uniform = Radii::uniform(0.02, 0.01).unwrap();
+    let got_uniform = first_contact_capsules_indexed(&set, &set, &pairs, uniform);
+    for (k, &(i, j)) in pairs.iter().enumerate() {
+        let (i, j) = (i as usize, j as usize);
+        let want = reference::first_contact_capsules(&sweeps[i], 0.02, &sweeps[j], 0.01);
+        assert!(
+            same_swept(&got_uniform.get(k).unwrap(), &want),
+            "uniform, pair {k}"
+        );
+    }
+    // Long enough to split across threads.
+    let many: Vec<(u32, u32)> = pairs
+        .iter()
+        .cycle()
+        .take(PAR_MIN_PAIRS * 3 + 7)
+        .copied()
+        .collect();
+    let want = first_contact_capsules_indexed(&set, &set, &many, per_object);
+    for threads in [1, 2, 3, 7] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let got =
+            pool.install(|| par_first_contact_capsules_indexed(&set, &set, &many, per_object));
+        assert!(same_batch(&got, &want), "{threads} threads");
+        let mut into = SweptBatch::new();
+        pool.install(|| {
+            par_first_contact_capsules_indexed_into(&set, &set, &many, per_object, &mut into)
+        })
+        .unwrap();
+        assert!(same_batch(&into, &want), "{threads} threads, into");
+    }
+    // Refused: a pair past the end, radii of the wrong length; `out` is then empty.
+    let mut out = SweptBatch::new();
+    let n = sweeps.len() as u32;
+    assert!(
+        first_contact_capsules_indexed_into(&set, &set, &[(0, 1), (1, n)], per_object, &mut out)
+            .is_err()
+    );
+    assert_eq!(out.len(), 0);
+    let short = Radii::per_object(&radii[1..], radii).unwrap();
+    assert!(first_contact_capsules_indexed_into(&set, &set, &[(0, 1)], short, &mut out).is_err());
+    assert!(
+        std::panic::catch_unwind(|| first_contact_capsules_indexed(&set, &set, &[(n, 0)], uniform))
+            .is_err()
+    );
 }
 
 // ---------------------------------------------------------------------------------------
