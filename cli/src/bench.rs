@@ -460,8 +460,11 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         return super::bench_sets::run(args, out);
     }
     if args.scenes {
-        // The moving capsule scene, then the sight rays (dense and sparse walls).
+        // The moving capsule scene, its swept contacts (fast, thin capsules and walls), then
+        // the sight rays (dense and sparse walls).
         super::bench_scenes::run(args, out)?;
+        writeln!(out)?;
+        super::bench_swept::run(args, out)?;
         writeln!(out)?;
         return super::bench_rays::run(args, out);
     }

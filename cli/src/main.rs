@@ -31,6 +31,7 @@ mod bench;
 mod bench_rays;
 mod bench_scenes;
 mod bench_sets;
+mod bench_swept;
 mod closest;
 mod error;
 mod plot;
