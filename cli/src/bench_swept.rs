@@ -23,17 +23,12 @@
 use std::io::Write;
 use std::time::Instant;
 
-use parry3d::bounding_volume::Aabb;
-use parry3d::math::{Pose, Vec3};
-use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
-use parry3d::query::{ShapeCastOptions, cast_shapes};
-use parry3d::shape::Capsule;
-use segbatch::motion::{Sweep, Sweeps, SweptBatch, first_contact_capsules_indexed_into};
-use segbatch::pairs::Radii;
+use parry3d::partitioning::BvhWorkspace;
 use segbatch::scenes::{Capsules, Frame, Report};
-use segbatch_testkit::swept::{SweptScene, first_below, swept_candidates, thin_fast_scene};
+use segbatch_testkit::swept::{first_below, swept_candidates, thin_fast_scene};
 
 use crate::error::CliError;
+use crate::swept_peers::{Ours, ParryStep, cast, parry_capsules, parry_step, rapier_ccd};
 
 /// Steps timed a round.
 const STEPS: usize = 20;
@@ -42,107 +37,6 @@ const STEPS: usize = 20;
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-/// parry3d's view of one step: each object's capsule in its own frame (built once), its
-/// pose at the start of the step and its velocity (displacement over the step).
-struct ParryStep {
-    poses: Vec<Pose>,
-    vels: Vec<Vec3>,
-}
-
-fn centre(s: &segbatch::Segment) -> Vec3 {
-    (Vec3::from_array(s.p0) + Vec3::from_array(s.p1)) * 0.5
-}
-
-/// The objects' capsules about their centres (the scene's objects only translate).
-fn parry_capsules(sc: &SweptScene) -> Vec<Capsule> {
-    sc.sweeps[0]
-        .iter()
-        .zip(&sc.radii)
-        .map(|(s, &r)| {
-            let c = centre(&s.start);
-            Capsule::new(
-                Vec3::from_array(s.start.p0) - c,
-                Vec3::from_array(s.start.p1) - c,
-                r,
-            )
-        })
-        .collect()
-}
-
-fn parry_step(sweeps: &[Sweep]) -> ParryStep {
-    ParryStep {
-        poses: sweeps
-            .iter()
-            .map(|s| Pose::from_translation(centre(&s.start)))
-            .collect(),
-        vels: sweeps
-            .iter()
-            .map(|s| centre(&s.end) - centre(&s.start))
-            .collect(),
-    }
-}
-
-/// parry3d's first contact of pair `(i, j)` over the step (`None` without one).
-fn cast(capsules: &[Capsule], step: &ParryStep, i: usize, j: usize) -> Option<f32> {
-    let options = ShapeCastOptions::with_max_time_of_impact(1.0);
-    cast_shapes(
-        &step.poses[i],
-        step.vels[i],
-        &capsules[i],
-        &step.poses[j],
-        step.vels[j],
-        &capsules[j],
-        options,
-    )
-    .expect("capsules are supported")
-    .map(|hit| hit.time_of_impact)
-}
-
-/// segbatch over the candidates: the step's sweeps as one batch, the pairs gathered from
-/// its columns by the indexed query.
-struct Ours {
-    set: Sweeps,
-    out: SweptBatch,
-}
-
-impl Ours {
-    fn run(&mut self, sweeps: &[Sweep], radii: &[f32], pairs: &[(u32, u32)]) -> usize {
-        self.set.clear();
-        self.set.extend_from_slice(sweeps);
-        let radii = Radii::per_object(radii, radii).expect("valid radii");
-        first_contact_capsules_indexed_into(&self.set, &self.set, pairs, radii, &mut self.out)
-            .expect("pairs of the set");
-        self.out.hits().count()
-    }
-}
-
-/// A rapier-style CCD pass over one step: swept boxes, a `Bvh` over them, its
-/// self-traversal, `cast_shapes` on each pair. Returns the hits.
-fn rapier_ccd(
-    sweeps: &[Sweep],
-    capsules: &[Capsule],
-    step: &ParryStep,
-    workspace: &mut BvhWorkspace,
-) -> usize {
-    let boxes: Vec<Aabb> = sweeps
-        .iter()
-        .zip(capsules)
-        .map(|(s, c)| {
-            let r = Vec3::splat(c.radius);
-            let pts = [s.start.p0, s.start.p1, s.end.p0, s.end.p1].map(Vec3::from_array);
-            let lo = pts.iter().fold(Vec3::INFINITY, |m, p| m.min(*p));
-            let hi = pts.iter().fold(Vec3::NEG_INFINITY, |m, p| m.max(*p));
-            Aabb::new(lo - r, hi + r)
-        })
-        .collect();
-    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes);
-    let mut hits = 0;
-    bvh.traverse_bvtt_single_tree::<false>(workspace, &mut |i, j| {
-        hits += usize::from(cast(capsules, step, i as usize, j as usize).is_some());
-    });
-    hits
 }
 
 /// Runs the swept part of `segbatch bench --scenes`.
@@ -166,10 +60,13 @@ pub fn run(args: &super::bench::BenchArgs, out: &mut impl Write) -> Result<(), C
         .collect();
     let capsules = parry_capsules(&sc);
     let steps: Vec<ParryStep> = sc.sweeps.iter().map(|s| parry_step(s)).collect();
-    let mut ours = Ours {
-        set: Sweeps::new(),
-        out: SweptBatch::new(),
-    };
+    // Each step's end positions, as an engine holds them.
+    let ends: Vec<Vec<_>> = sc
+        .sweeps
+        .iter()
+        .map(|s| s.iter().map(|x| x.end).collect())
+        .collect();
+    let mut ours = Ours::default();
     let (mut t_ours, mut t_parry, mut t_scene, mut t_ccd) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut hits_ours, mut hits_parry, mut hits_scene, mut hits_ccd) = (0, 0, 0, 0);
@@ -203,9 +100,8 @@ pub fn run(args: &super::bench::BenchArgs, out: &mut impl Write) -> Result<(), C
         scene.frame_into(Report::SWEPT, &mut frame);
         let t = Instant::now();
         let mut h = 0;
-        for s in &sc.sweeps {
-            let ends: Vec<_> = s.iter().map(|x| x.end).collect();
-            scene.set_all(&ends).expect("one segment an id");
+        for ends in &ends {
+            scene.set_all(ends).expect("one segment an id");
             scene.frame_into(Report::SWEPT, &mut frame);
             h += frame.swept().len();
         }

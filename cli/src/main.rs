@@ -39,6 +39,7 @@ mod ray_peer;
 mod run;
 mod scene_peers;
 mod sets;
+mod swept_peers;
 mod verify;
 mod workload;
 
