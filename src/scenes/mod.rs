@@ -296,12 +296,15 @@ impl Capsules {
     }
 
     /// Adds the capsule `(segment, radius)` and returns its id: the smallest id removed
-    /// before the last frame, else the next new one.
+    /// before the last frame, else the next new one. `segment` is a [`Segment`] or anything
+    /// that converts into one (`[glam::Vec3; 2]`, `[mint::Point3<f32>; 2]` with those
+    /// features, `[[f32; 3]; 2]`).
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] for a negative or NaN radius; [`Error::TooManyObjects`]
     /// when every `u32` id is taken.
-    pub fn insert(&mut self, segment: Segment, radius: f32) -> Result<u32, Error> {
+    pub fn insert(&mut self, segment: impl Into<Segment>, radius: f32) -> Result<u32, Error> {
+        let segment = segment.into();
         if !valid_radius(radius) {
             return Err(Error::InvalidRadius { index: None });
         }
@@ -383,13 +386,14 @@ impl Capsules {
         Some(old)
     }
 
-    /// Moves object `id` to `segment` (in place).
+    /// Moves object `id` to `segment` (in place), a [`Segment`] or anything that converts
+    /// into one, as for [`insert`](Capsules::insert).
     ///
     /// # Errors
     /// [`Error::UnknownId`] for an id that names no object.
-    pub fn set(&mut self, id: u32, segment: Segment) -> Result<(), Error> {
+    pub fn set(&mut self, id: u32, segment: impl Into<Segment>) -> Result<(), Error> {
         let i = self.check_id(id)?;
-        self.write(i, &segment);
+        self.write(i, &segment.into());
         Ok(())
     }
 
