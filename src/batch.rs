@@ -406,11 +406,20 @@ impl<T: Record<C, E>, const C: usize, E: Cell + Pod> Soa<T, C, E> {
         let old = self.len;
         let len = old + records.len();
         let flat: &[[E; C]] = bytemuck::cast_slice(records);
-        for (k, col) in self.cols.iter_mut().enumerate() {
+        for col in &mut self.cols {
             col.resize_padded(len);
-            for (dst, r) in col[old..len].iter_mut().zip(flat) {
-                *dst = r[k];
+        }
+        // In blocks that stay in L1 (256 records: 12 KB of twelve `f32` columns), each block
+        // read once per column: column by column over the whole slice, a slice larger than
+        // the cache is read `C` times from memory.
+        let mut at = old;
+        for block in flat.chunks(256) {
+            for (k, col) in self.cols.iter_mut().enumerate() {
+                for (dst, r) in col[at..at + block.len()].iter_mut().zip(block) {
+                    *dst = r[k];
+                }
             }
+            at += block.len();
         }
         self.len = len;
     }
