@@ -295,13 +295,34 @@ pub type Segments64 = Soa<Segment64, 6, f64>;
 /// A borrowed range of a [`Segments64`] batch.
 pub type Segments64View<'a> = SoaView<'a, Segment64, 6, f64>;
 
-impl<T: Record<C, E>, const C: usize, E: Cell + Pod> Soa<T, C, E> {
-    /// An empty batch.
-    #[must_use]
-    pub fn new() -> Self {
-        Self::with_capacity(0)
-    }
+/// `new` of each batch type, one inherent impl each, and none for the planar `f64` batch:
+/// a single inherent `new` among the planar batches is what lets `Segments2::new()` (whose
+/// element is otherwise left to infer) be `Segments2<f32>`, the default element.
+/// `Segments2::<f64>` starts from [`Default::default`], [`Soa::with_capacity`] or a slice;
+/// generic code from either.
+macro_rules! batch_new {
+    ($($record:ty, $cols:literal, $elem:ty;)*) => {$(
+        impl Soa<$record, $cols, $elem> {
+            /// An empty batch.
+            #[must_use]
+            pub fn new() -> Self {
+                Self::with_capacity(0)
+            }
+        }
+    )*};
+}
 
+batch_new! {
+    Segment, 6, f32;
+    Segment64, 6, f64;
+    crate::planar::Segment2, 4, f32;
+    crate::motion::Track, 6, f32;
+    crate::motion::Track64, 6, f64;
+    crate::motion::Sweep, 12, f32;
+    crate::motion::Sweep64, 12, f64;
+}
+
+impl<T: Record<C, E>, const C: usize, E: Cell + Pod> Soa<T, C, E> {
     /// An empty batch with room for `n` records.
     #[must_use]
     pub fn with_capacity(n: usize) -> Self {
@@ -385,11 +406,20 @@ impl<T: Record<C, E>, const C: usize, E: Cell + Pod> Soa<T, C, E> {
         let old = self.len;
         let len = old + records.len();
         let flat: &[[E; C]] = bytemuck::cast_slice(records);
-        for (k, col) in self.cols.iter_mut().enumerate() {
+        for col in &mut self.cols {
             col.resize_padded(len);
-            for (dst, r) in col[old..len].iter_mut().zip(flat) {
-                *dst = r[k];
+        }
+        // In blocks that stay in L1 (256 records: 12 KB of twelve `f32` columns), each block
+        // read once per column: column by column over the whole slice, a slice larger than
+        // the cache is read `C` times from memory.
+        let mut at = old;
+        for block in flat.chunks(256) {
+            for (k, col) in self.cols.iter_mut().enumerate() {
+                for (dst, r) in col[at..at + block.len()].iter_mut().zip(block) {
+                    *dst = r[k];
+                }
             }
+            at += block.len();
         }
         self.len = len;
     }
@@ -560,7 +590,7 @@ impl<T: Record<C, E>, const C: usize, E: Cell + Pod, const N: usize> From<&[T; N
 
 impl<T: Record<C, E>, const C: usize, E: Cell + Pod> FromIterator<T> for Soa<T, C, E> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        let mut batch = Soa::new();
+        let mut batch = Soa::default();
         batch.extend(iter);
         batch
     }

@@ -274,6 +274,12 @@ pub(crate) fn sub3<F: Real>(u: [F; 3], v: [F; 3]) -> [F; 3] {
     [u[0] - v[0], u[1] - v[1], u[2] - v[2]]
 }
 
+/// `t·d + p` per coordinate (one fused multiply-add each): the lanes' `at8`.
+#[inline(always)]
+pub(crate) fn at<F: Real>(t: F, d: [F; 3], p: [F; 3]) -> [F; 3] {
+    [fma(t, d[0], p[0]), fma(t, d[1], p[1]), fma(t, d[2], p[2])]
+}
+
 /// Σ x·0 over `xs`, fused as the kernel: NaN exactly when some `x` is NaN or infinite.
 #[inline(always)]
 pub(crate) fn probe<F: Real>(xs: &[F]) -> bool {

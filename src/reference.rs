@@ -37,7 +37,10 @@ pub use crate::scalar::{
     closest_points, closest_points_with, closest_points64, closest_points64_with,
 };
 
-use crate::motion::{Contact, Contact64, Cpa, Cpa64, Track, Track64, Window, Window64};
+use crate::motion::{
+    Contact, Contact64, Cpa, Cpa64, Sweep, Sweep64, SweptContact, SweptContact64, Track, Track64,
+    Window, Window64,
+};
 use crate::pairs::{CapsuleContact, CapsuleContact64};
 use crate::planar::{types::Intersection2, types::Segment2, types::Segment2_64};
 use crate::segment::{Segment, Segment64};
@@ -256,6 +259,73 @@ pub fn first_contact_segments64(
     radius_b: f64,
 ) -> Contact64 {
     crate::motion::contact_pair::<_, true>(a.p0, a.p1, b.p0, b.p1, radius_a + radius_b, 1.0).into()
+}
+
+/// First contact during one step of capsules `(a, radius_a)` and `(b, radius_b)` whose core
+/// end points move linearly from `a.start` to `a.end` and from `b.start` to `b.end` (scalar
+/// reference of [`first_contact_capsules`](crate::motion::first_contact_capsules)): the
+/// conservative advancement documented there and in `docs/motion.md`. The reported `t` is
+/// never after the first contact; the gap there is within
+/// `rA + rB` times [`SWEPT_TOLERANCE_REL`](crate::motion::SWEPT_TOLERANCE_REL) plus `32·ε`
+/// of the largest coordinate.
+///
+/// Never panics; a NaN or infinite coordinate (or a NaN radius) gives no hit, `t` NaN and
+/// [`MotionFlags::NON_FINITE`](crate::motion::MotionFlags::NON_FINITE).
+///
+/// ```
+/// use segbatch::motion::Sweep;
+/// use segbatch::reference::first_contact_capsules;
+/// use segbatch::Segment;
+/// // A sword (radius 0.05) swinging a quarter turn about the origin through a rope at x = y.
+/// let sword = Sweep::new(
+///     Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]),
+///     Segment::new([0.0, 0.0, 0.0], [0.0, 2.0, 0.0]),
+/// );
+/// let rope = Sweep::fixed(Segment::new([1.0, 1.0, -1.0], [1.0, 1.0, 1.0]));
+/// let c = first_contact_capsules(&sword, 0.05, &rope, 0.05);
+/// assert!(c.hit && c.t > 0.0 && c.t < 0.5);
+/// // The ends alone (t = 0 and t = 1) do not touch it.
+/// assert!(!first_contact_capsules(&Sweep::fixed(sword.start), 0.05, &rope, 0.05).hit);
+/// assert!(!first_contact_capsules(&Sweep::fixed(sword.end), 0.05, &rope, 0.05).hit);
+/// ```
+#[must_use]
+pub fn first_contact_capsules(a: &Sweep, radius_a: f32, b: &Sweep, radius_b: f32) -> SweptContact {
+    let ends = |s: &Sweep| [s.start.p0, s.start.p1, s.end.p0, s.end.p1];
+    crate::motion::swept_pair(ends(a), ends(b), radius_a, radius_b).into()
+}
+
+/// [`first_contact_capsules`] in `f64` (scalar reference of
+/// [`first_contact_capsules64`](crate::motion::first_contact_capsules64)): the same body in
+/// double precision.
+///
+/// ```
+/// use segbatch::motion::Sweep64;
+/// use segbatch::reference::first_contact_capsules64;
+/// use segbatch::Segment64;
+/// // Head-on along x, 1e9 from the origin: the cores' facing ends close 4 units a step
+/// // from 2 apart, radii 0.25 each: contact at t = 0.375 (within the tolerance).
+/// let o = 1.0e9;
+/// let a = Sweep64::new(
+///     Segment64::new([o - 1.0, 0.0, 0.0], [o, 0.0, 0.0]),
+///     Segment64::new([o + 1.0, 0.0, 0.0], [o + 2.0, 0.0, 0.0]),
+/// );
+/// let b = Sweep64::new(
+///     Segment64::new([o + 2.0, 0.0, 0.0], [o + 3.0, 0.0, 0.0]),
+///     Segment64::new([o, 0.0, 0.0], [o + 1.0, 0.0, 0.0]),
+/// );
+/// let c = first_contact_capsules64(&a, 0.25, &b, 0.25);
+/// assert!(c.hit && (c.t - 0.375).abs() < 1e-3 && c.t <= 0.375);
+/// assert_eq!(c.normal, [-1.0, 0.0, 0.0]);
+/// ```
+#[must_use]
+pub fn first_contact_capsules64(
+    a: &Sweep64,
+    radius_a: f64,
+    b: &Sweep64,
+    radius_b: f64,
+) -> SweptContact64 {
+    let ends = |s: &Sweep64| [s.start.p0, s.start.p1, s.end.p0, s.end.p1];
+    crate::motion::swept_pair(ends(a), ends(b), radius_a, radius_b).into()
 }
 
 /// Intersection of two 2D segments, or their closest points (scalar reference).

@@ -112,9 +112,11 @@ pub struct BenchArgs {
     pub sweep_4m: bool,
 
     /// Run the frame scenes instead: 50K moving capsules, 60 frames, touching pairs and
-    /// contacts vs parry3d's refitted Bvh; then thick sight rays against dense and sparse
-    /// walls vs parry3d's Bvh::cast_ray. --sizes (the capsules), --quick, --threads, --seed
-    /// apply
+    /// contacts vs parry3d's refitted Bvh; then 20K fast, thin capsules among thin walls,
+    /// 20 steps, the pairs that touched during each step vs parry3d's cast_shapes and a
+    /// rapier-style CCD pass (failing on a contact the f64 oracle finds earlier); then thick
+    /// sight rays against dense and sparse walls vs parry3d's Bvh::cast_ray. --sizes (the
+    /// capsules of both capsule scenes), --quick, --threads, --seed apply
     #[arg(long, conflicts_with_all = ["workloads", "outputs", "plot", "json", "sets"])]
     pub scenes: bool,
 }
@@ -460,8 +462,11 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         return super::bench_sets::run(args, out);
     }
     if args.scenes {
-        // The moving capsule scene, then the sight rays (dense and sparse walls).
+        // The moving capsule scene, its swept contacts (fast, thin capsules and walls), then
+        // the sight rays (dense and sparse walls).
         super::bench_scenes::run(args, out)?;
+        writeln!(out)?;
+        super::bench_swept::run(args, out)?;
         writeln!(out)?;
         return super::bench_rays::run(args, out);
     }

@@ -31,6 +31,7 @@ mod bench;
 mod bench_rays;
 mod bench_scenes;
 mod bench_sets;
+mod bench_swept;
 mod closest;
 mod error;
 mod plot;
@@ -38,6 +39,7 @@ mod ray_peer;
 mod run;
 mod scene_peers;
 mod sets;
+mod swept_peers;
 mod verify;
 mod workload;
 

@@ -59,6 +59,7 @@
 
 mod contact;
 mod cpa;
+mod swept;
 pub(crate) mod types;
 
 pub(crate) use contact::contact_pair;
@@ -81,6 +82,19 @@ pub use cpa::{par_cpa, par_cpa_into, par_cpa_segments, par_cpa_segments_into};
 #[cfg(feature = "rayon")]
 pub use cpa::{par_cpa_segments64, par_cpa_segments64_into, par_cpa64, par_cpa64_into};
 
+pub use swept::{
+    SWEPT_STEPS, SWEPT_TOLERANCE_REL, Sweep, Sweep64, Sweeps, Sweeps64, Sweeps64View, SweepsView,
+    SweptBatch, SweptBatch64, SweptContact, SweptContact64, first_contact_capsules,
+    first_contact_capsules_indexed, first_contact_capsules_indexed_into,
+    first_contact_capsules_into, first_contact_capsules64, first_contact_capsules64_into,
+};
+#[cfg(feature = "rayon")]
+pub use swept::{
+    par_first_contact_capsules, par_first_contact_capsules_indexed,
+    par_first_contact_capsules_indexed_into, par_first_contact_capsules_into,
+    par_first_contact_capsules64, par_first_contact_capsules64_into,
+};
+pub(crate) use swept::{swept_indexed, swept_pair};
 pub use types::{
     MotionFlags, Track, Track64, Tracks, Tracks64, Tracks64View, TracksView, Window, Window64,
 };

@@ -210,7 +210,7 @@ impl From<Window> for Window64 {
 /// set, [`Pod`].
 ///
 /// Bits (stable): same velocity = 1, touching at start = 2, parallel = 4, non-finite = 8,
-/// collinear = 16, degenerate A = 32, degenerate B = 64.
+/// collinear = 16, degenerate A = 32, degenerate B = 64, step limit = 128.
 ///
 /// ```
 /// use segbatch::motion::MotionFlags;
@@ -240,6 +240,12 @@ bitflags::bitflags! {
         const DEGENERATE_A = 32;
         /// 2D: side B is too short to carry a direction (treated as its first point).
         const DEGENERATE_B = 64;
+        /// Swept capsules: the conservative advancement used its
+        /// [`SWEPT_STEPS`](crate::motion::SWEPT_STEPS) evaluations without deciding. The pair
+        /// is reported as a hit at the last time evaluated: no contact happens before it (the
+        /// gap there is still above the tolerance), so a caller that moves the objects to
+        /// `t` never lets them pass through each other.
+        const STEP_LIMIT = 128;
     }
 }
 
@@ -269,10 +275,23 @@ pub(crate) trait MotionReal: Real {
     const SAME_VELOCITY_REL: Self;
     /// `√self`, correctly rounded (the lanes' `sqrt`).
     fn sqrt(self) -> Self;
+    /// Swept capsules: the tolerance's part relative to `rA + rB`,
+    /// [`SWEPT_TOLERANCE_REL`](crate::motion::SWEPT_TOLERANCE_REL) (exact in both precisions).
+    const SWEPT_TOL_REL: Self;
+    /// Swept capsules: the tolerance's part relative to the pair's largest coordinate once
+    /// scaled into `[1, 2)`: `32·ε`, above the rounding of the closest points (a few `ε·S`).
+    const SWEPT_TOL_ABS: Self;
+    /// The closest-points constants of segment against segment with the default tolerance.
+    fn segment_params() -> crate::segment::Params<Self>;
 }
 
 impl MotionReal for f32 {
     const SAME_VELOCITY_REL: f32 = 2.0 * f32::EPSILON;
+    const SWEPT_TOL_REL: f32 = crate::motion::SWEPT_TOLERANCE_REL;
+    const SWEPT_TOL_ABS: f32 = 32.0 * f32::EPSILON;
+    fn segment_params() -> crate::segment::Params<f32> {
+        crate::segment::Options::SEGMENTS.params()
+    }
     #[inline(always)]
     fn sqrt(self) -> f32 {
         f32::sqrt(self)
@@ -281,6 +300,11 @@ impl MotionReal for f32 {
 
 impl MotionReal for f64 {
     const SAME_VELOCITY_REL: f64 = 2.0 * f64::EPSILON;
+    const SWEPT_TOL_REL: f64 = crate::motion::SWEPT_TOLERANCE_REL as f64;
+    const SWEPT_TOL_ABS: f64 = 32.0 * f64::EPSILON;
+    fn segment_params() -> crate::segment::Params<f64> {
+        crate::segment::Options::SEGMENTS.params64()
+    }
     #[inline(always)]
     fn sqrt(self) -> f64 {
         f64::sqrt(self)

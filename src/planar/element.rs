@@ -24,11 +24,14 @@ use crate::batch::{Soa, SoaView};
 /// otherwise, or `f64`), each padded with zeros to a multiple of [`LANES`](crate::LANES):
 /// 16 bytes an `f32` segment, where a 3D batch with `z = 0` would read 24. Built like
 /// [`Segments`](crate::Segments), with the same constructors; `Segments2<f64>` holds
-/// [`Segment2_64`](super::types::Segment2_64) records.
+/// [`Segment2_64`](super::types::Segment2_64) records. `Segments2::new()` is an `f32`
+/// batch (only the `f32` batch has `new`); an empty `f64` one is
+/// `Segments2::<f64>::default()` or `with_capacity(n)`.
 ///
 /// ```
 /// use segbatch::planar::{Segment2, Segments2};
-/// let mut b = Segments2::from(&[Segment2::new([0.0, 0.0], [1.0, 0.0])]);
+/// let mut b = Segments2::new();
+/// b.push(Segment2::new([0.0, 0.0], [1.0, 0.0]));
 /// b.push(Segment2::new([2.0, 2.0], [3.0, 3.0]));
 /// assert_eq!(b.len(), 2);
 /// assert_eq!(b.get(1).map(|s| s.p1), Some([3.0, 3.0]));
@@ -38,6 +41,9 @@ use crate::batch::{Soa, SoaView};
 /// let utm: Segments2<f64> =
 ///     Segments2::from(&[Segment2_64::new([480_000.25, 4_990_000.5], [480_100.0, 4_990_000.5])]);
 /// assert_eq!(utm.columns()[0], &[480_000.25]);
+/// let mut empty = Segments2::<f64>::default();
+/// empty.extend_from_slice(&[Segment2_64::new([0.0, 0.0], [1.0, 1.0])]);
+/// assert_eq!(empty.len(), 1);
 /// ```
 pub type Segments2<E = f32> = Soa<<E as Plane>::Segment, 4, E>;
 

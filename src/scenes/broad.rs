@@ -56,7 +56,7 @@
 //! dirty a frame, so the grid work follows what moved; a frame of teleports costs one
 //! build.
 
-use crate::lanes::Twin;
+use crate::lanes::{Lane, Twin};
 use wide::f32x8;
 
 use crate::batch::Segments;
@@ -272,10 +272,15 @@ impl Broad {
     /// nothing, so with `parallel` they run side by side on the pool (each on all cores
     /// where it has enough work): the kept side's filter and kernel run while the other
     /// sorts the grid's entries, which takes one thread.
+    ///
+    /// With `start` (the objects' segments at the previous frame), each tight box covers
+    /// the object's whole motion from there ([`swept_boxes`]), so the candidates hold every
+    /// pair the swept-capsule query can find touching during the step.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn update<P: Send>(
         &mut self,
         segs: &Segments,
+        start: Option<&Segments>,
         radii: &[f32],
         live: &[bool],
         non_finite: &mut Vec<u32>,
@@ -297,9 +302,16 @@ impl Broad {
         // marking.
         let columns = segs.columns();
         self.ok.resize(n.div_ceil(LANES), 0);
-        each_chunk(&mut self.tight, &mut self.ok, parallel, |chunk, boxes| {
-            tight_boxes(chunk * LANES, boxes, &columns, radii, live)
-        });
+        if let Some(start) = start {
+            let from = start.columns();
+            each_chunk(&mut self.tight, &mut self.ok, parallel, |chunk, boxes| {
+                swept_boxes(chunk * LANES, boxes, &columns, &from, radii, live)
+            });
+        } else {
+            each_chunk(&mut self.tight, &mut self.ok, parallel, |chunk, boxes| {
+                tight_boxes(chunk * LANES, boxes, &columns, radii, live)
+            });
+        }
         for (i, &alive) in live.iter().enumerate() {
             if self.ok[i / LANES] >> (i % LANES) & 1 == 0 {
                 if alive {
@@ -679,6 +691,79 @@ fn overlapping_on(parallel: bool, pairs: &[(u32, u32)], tight: &[Aabb], out: &mu
     }
     let _ = parallel;
     overlapping(pairs, tight, out);
+}
+
+/// Relative inflation of a radius for a swept box: the swept query reports a pair whose
+/// gap is within `(rA + rB)·SWEPT_TOLERANCE_REL` (each object carries its share).
+const SWEPT_RADIUS_REL: f32 = RADIUS_REL + crate::motion::SWEPT_TOLERANCE_REL;
+/// Inflation times the object's largest coordinate for a swept box: the swept query's
+/// tolerance holds `32·ε` of the pair's largest coordinate scaled into `[1, 2)` (at most
+/// `64·ε` of it unscaled), and its end points are interpolated in `f32` (an ulp of the
+/// coordinate each); twice that covers both with room.
+const SWEPT_COORD_REL: f32 = 128.0 * f32::EPSILON;
+
+/// The swept boxes of the objects `first..first + boxes.len()`: the box of each object's
+/// four end positions, now (`columns`) and at the previous frame (`start`), grown as a
+/// tight box ([`tight_boxes`]) by the radius, the extent and the floor, and besides by the
+/// swept query's tolerance ([`SWEPT_RADIUS_REL`], [`SWEPT_COORD_REL`]). At every time of
+/// the step each point of the core is a convex combination of a start and an end position,
+/// so the whole motion lies inside. An object whose start is not finite (it was non-finite
+/// at the previous frame) gets the box of its present position: its swept query reports no
+/// contact. Written only for the live objects with finite ends now; those are the bits of
+/// the result.
+#[inline]
+fn swept_boxes(
+    first: usize,
+    boxes: &mut [Aabb],
+    columns: &[&[f32]; 6],
+    start: &[&[f32]; 6],
+    radii: &[f32],
+    live: &[bool],
+) -> u8 {
+    let n = boxes.len();
+    let load = |col: &[f32]| {
+        let mut lanes = [0.0f32; LANES];
+        lanes[..n].copy_from_slice(&col[first..first + n]);
+        f32x8::from(lanes)
+    };
+    let [x0, y0, z0, x1, y1, z1] = columns.map(load);
+    let [u0, v0, w0, u1, v1, w1] = start.map(load);
+    let (p0, p1) = ([x0, y0, z0], [x1, y1, z1]);
+    let infinity = f32x8::splat(f32::INFINITY);
+    let finite = |p: [f32x8; 3], q: [f32x8; 3]| {
+        (0..3).fold(f32x8::ZERO.simd_eq(f32x8::ZERO), |m, k| {
+            m & p[k].abs().simd_lt(infinity) & q[k].abs().simd_lt(infinity)
+        })
+    };
+    let now = finite(p0, p1);
+    let then = finite([u0, v0, w0], [u1, v1, w1]);
+    let (s0, s1) = ([u0, v0, w0], [u1, v1, w1]);
+    let q0: [f32x8; 3] = core::array::from_fn(|k| Lane::select(then, s0[k], p0[k]));
+    let q1: [f32x8; 3] = core::array::from_fn(|k| Lane::select(then, s1[k], p1[k]));
+    let lo: [f32x8; 3] = core::array::from_fn(|k| p0[k].min_ps(p1[k]).min_ps(q0[k].min_ps(q1[k])));
+    let hi: [f32x8; 3] = core::array::from_fn(|k| p0[k].max_ps(p1[k]).max_ps(q0[k].max_ps(q1[k])));
+    let extent = (0..3).fold(f32x8::splat(0.0), |m, k| m.max_ps(hi[k] - lo[k]));
+    let largest = (0..3).fold(f32x8::splat(0.0), |m, k| {
+        m.max_ps(lo[k].abs()).max_ps(hi[k].abs())
+    });
+    let pad = load(radii) * f32x8::splat(SWEPT_RADIUS_REL)
+        + f32x8::splat(EXTENT_REL) * extent
+        + f32x8::splat(SWEPT_COORD_REL) * largest
+        + f32x8::splat(FLOOR);
+    let lo: [[f32; LANES]; 3] = core::array::from_fn(|k| (lo[k] - pad).to_array());
+    let hi: [[f32; LANES]; 3] = core::array::from_fn(|k| (hi[k] + pad).to_array());
+    let finite = now.to_bitmask();
+    let mut ok = 0u8;
+    for (lane, b) in boxes.iter_mut().enumerate() {
+        if live[first + lane] && finite >> lane & 1 == 1 {
+            *b = Aabb {
+                lo: [lo[0][lane], lo[1][lane], lo[2][lane]],
+                hi: [hi[0][lane], hi[1][lane], hi[2][lane]],
+            };
+            ok |= 1 << lane;
+        }
+    }
+    ok
 }
 
 /// The pairs of `pairs` whose `tight` boxes overlap, appended to `out` in order: each

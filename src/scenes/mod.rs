@@ -30,6 +30,36 @@
 //! brute force over the reference, every frame, whatever the history of moves and on any
 //! thread count.
 //!
+//! # Swept contacts
+//!
+//! A bullet one radius thick moving ten radii a frame is clear of a wall at both frames
+//! and passes through it in between. With [`Report::SWEPT`] a frame also reports every
+//! pair that touched at some time while the objects moved, each end point linearly, from
+//! their positions at the previous frame to these ([`Frame::swept`], with the first time
+//! and the contact, bit for bit
+//! [`reference::first_contact_capsules`](crate::reference::first_contact_capsules) of the
+//! two sweeps). The broad phase then gives each object the box of its whole motion (both
+//! positions, grown by its radius and the swept query's tolerance), so nothing thinner than
+//! a step is missed, and the kernel decides each candidate once; the touching pairs, their
+//! contacts and the begin/end events are those of the positions now, as without it.
+//!
+//! ```
+//! use segbatch::scenes::{Capsules, Report};
+//! use segbatch::Segment;
+//! let mut scene = Capsules::new();
+//! let wall = scene.insert(Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]), 0.05)?;
+//! let bullet = scene.insert(Segment::new([0.0, 0.0, 0.0], [0.1, 0.0, 0.0]), 0.05)?;
+//! scene.frame(Report::SWEPT);
+//! // One step later the bullet is 10 units further on: through the wall.
+//! scene.set(bullet, Segment::new([10.0, 0.0, 0.0], [10.1, 0.0, 0.0]))?;
+//! let frame = scene.frame(Report::SWEPT);
+//! assert!(frame.pairs().is_empty()); // not touching now
+//! let hit = frame.swept()[0];
+//! assert_eq!((hit.i, hit.j), (wall, bullet));
+//! assert!((hit.contact.t - 0.48).abs() < 1e-3); // its front end reached x = 4.9
+//! # Ok::<(), segbatch::Error>(())
+//! ```
+//!
 //! # The broad phase
 //!
 //! Three designs keep their structure between frames: a BVH of padded boxes refitted each
@@ -55,6 +85,7 @@ pub use broad::MARGIN;
 
 use crate::batch::Segments;
 use crate::batch::{Error, check_u32};
+use crate::motion::{SweptBatch, SweptContact, swept_indexed};
 use crate::pairs::{
     CapsuleContact, PairMask, Radii, capsule_contacts_into, capsules_touch_indexed_into,
 };
@@ -71,6 +102,13 @@ bitflags::bitflags! {
         /// The pairs that began and ended touching since the previous frame
         /// ([`Frame::began`], [`Frame::ended`]).
         const EVENTS = 2;
+        /// The pairs that touched at some time while the objects moved from their positions
+        /// at the previous frame to their positions now, with the first time and contact
+        /// ([`Frame::swept`]): continuous collision, so that nothing thinner than a step
+        /// passes through anything unseen. The step starts at the last frame that reported
+        /// it (an engine asks for it every frame); frames without it keep no copy of the
+        /// positions and cost nothing for it.
+        const SWEPT = 4;
     }
 }
 
@@ -83,7 +121,23 @@ pub struct Frame {
     began: Vec<(u32, u32)>,
     ended: Vec<(u32, u32)>,
     non_finite: Vec<u32>,
+    swept: Vec<SweptHit>,
     candidates: usize,
+}
+
+/// A pair that touched during the step, from [`Report::SWEPT`]: objects `i < j` and the
+/// first contact of their motion from the previous frame's positions (`t = 0`) to this
+/// frame's (`t = 1`), A being object `i` and B object `j` (the normal points from `j`
+/// towards `i`), bit for bit
+/// [`reference::first_contact_capsules`](crate::reference::first_contact_capsules).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweptHit {
+    /// The smaller id.
+    pub i: u32,
+    /// The larger id.
+    pub j: u32,
+    /// The first contact (always a hit).
+    pub contact: SweptContact,
 }
 
 impl Frame {
@@ -130,6 +184,16 @@ impl Frame {
         &self.non_finite
     }
 
+    /// With [`Report::SWEPT`]: the pairs that touched at some time of the step from the
+    /// positions at the previous frame that reported them (where inserted, for an object
+    /// inserted since) to these, sorted by `(i, j)`, each with its first contact (an object
+    /// non-finite at the start touches nothing). Pairs touching now are among them (at the
+    /// latest at `t = 1`). Empty otherwise.
+    #[must_use]
+    pub fn swept(&self) -> &[SweptHit] {
+        &self.swept
+    }
+
     /// How many candidate pairs the kernel decided this frame (the broad phase's output).
     #[must_use]
     pub fn candidates(&self) -> usize {
@@ -160,6 +224,9 @@ impl Frame {
 #[derive(Debug, Default)]
 pub struct Capsules {
     segs: Segments,
+    /// The segments at the previous frame that reported [`Report::SWEPT`] (or where
+    /// inserted since): the start of the step it looks at.
+    start: Segments,
     radii: Vec<f32>,
     live: Vec<bool>,
     len: usize,
@@ -174,6 +241,7 @@ pub struct Capsules {
     kept: Decided,
     /// The kernel's answer on the candidates among the moved objects' new pairs.
     fresh: Decided,
+    swept: SweptBatch,
     previous: Vec<(u32, u32)>,
 }
 
@@ -272,6 +340,7 @@ impl Capsules {
     /// one or with [`insert_all`](Capsules::insert_all)) allocate nothing.
     pub fn reserve(&mut self, additional: usize) {
         self.segs.reserve(additional);
+        self.start.reserve(additional);
         self.radii.reserve(additional);
         self.live.reserve(additional);
     }
@@ -303,18 +372,22 @@ impl Capsules {
     }
 
     /// Adds the capsule `(segment, radius)` and returns its id: the smallest id removed
-    /// before the last frame, else the next new one.
+    /// before the last frame, else the next new one. `segment` is a [`Segment`] or anything
+    /// that converts into one (`[glam::Vec3; 2]`, `[mint::Point3<f32>; 2]` with those
+    /// features, `[[f32; 3]; 2]`).
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] for a negative or NaN radius; [`Error::TooManyObjects`]
     /// when every `u32` id is taken.
-    pub fn insert(&mut self, segment: Segment, radius: f32) -> Result<u32, Error> {
+    pub fn insert(&mut self, segment: impl Into<Segment>, radius: f32) -> Result<u32, Error> {
+        let segment = segment.into();
         if !valid_radius(radius) {
             return Err(Error::InvalidRadius { index: None });
         }
         if let Some(id) = self.free.pop() {
             let i = id as usize;
             self.write(i, &segment);
+            write(&mut self.start, i, &segment);
             self.radii[i] = radius;
             self.live[i] = true;
             self.len += 1;
@@ -323,6 +396,7 @@ impl Capsules {
         let id = self.live.len();
         check_u32(id + 1)?;
         self.segs.push(segment);
+        self.start.push(segment);
         self.radii.push(radius);
         self.live.push(true);
         self.len += 1;
@@ -388,13 +462,14 @@ impl Capsules {
         Some(old)
     }
 
-    /// Moves object `id` to `segment` (in place).
+    /// Moves object `id` to `segment` (in place), a [`Segment`] or anything that converts
+    /// into one, as for [`insert`](Capsules::insert).
     ///
     /// # Errors
     /// [`Error::UnknownId`] for an id that names no object.
-    pub fn set(&mut self, id: u32, segment: Segment) -> Result<(), Error> {
+    pub fn set(&mut self, id: u32, segment: impl Into<Segment>) -> Result<(), Error> {
         let i = self.check_id(id)?;
-        self.write(i, &segment);
+        self.write(i, &segment.into());
         Ok(())
     }
 
@@ -509,10 +584,7 @@ impl Capsules {
     }
 
     fn write(&mut self, i: usize, s: &Segment) {
-        let v = [s.p0[0], s.p0[1], s.p0[2], s.p1[0], s.p1[1], s.p1[2]];
-        for (col, x) in self.segs.columns_mut().into_iter().zip(v) {
-            col[i] = x;
-        }
+        write(&mut self.segs, i, s);
     }
 
     fn run(&mut self, report: Report, parallel: bool, out: &mut Frame) {
@@ -521,12 +593,15 @@ impl Capsules {
         out.began.clear();
         out.ended.clear();
         out.non_finite.clear();
+        out.swept.clear();
+        let swept = report.contains(Report::SWEPT);
         let (segs, radii) = (&self.segs, &self.radii[..]);
         let decide = |candidates: &[(u32, u32)], part: &mut Decided| {
             part.decide(segs, radii, report, parallel, candidates);
         };
         self.broad.update(
             segs,
+            swept.then_some(&self.start),
             radii,
             &self.live,
             &mut out.non_finite,
@@ -539,15 +614,65 @@ impl Capsules {
         self.broad.candidates(&mut self.candidates);
         out.candidates = self.candidates.len();
         merge_decided(&self.kept, &self.fresh, &mut out.pairs, &mut out.contacts);
+        if swept {
+            self.narrow_swept(parallel, out);
+        }
         if report.contains(Report::EVENTS) {
             difference(&out.pairs, &self.previous, &mut out.began);
             difference(&self.previous, &out.pairs, &mut out.ended);
         }
         self.previous.clear();
         self.previous.extend_from_slice(&out.pairs);
+        // The next swept step starts here (a frame that does not report swept contacts
+        // leaves the start where it was and copies nothing).
+        if swept {
+            for (to, from) in self
+                .start
+                .columns_mut()
+                .into_iter()
+                .zip(self.segs.columns())
+            {
+                to.copy_from_slice(from);
+            }
+        }
         self.free.append(&mut self.freed);
         // Smallest id first.
         self.free.sort_unstable_by(|a, b| b.cmp(a));
+    }
+}
+
+impl Capsules {
+    /// The swept-capsule query over the candidates (boxes of the whole motion): each
+    /// decided once, the hits appended to `out.swept` in the candidates' `(i, j)` order.
+    fn narrow_swept(&mut self, parallel: bool, out: &mut Frame) {
+        let [x0, y0, z0, x1, y1, z1] = self.start.columns();
+        let [ex0, ey0, ez0, ex1, ey1, ez1] = self.segs.columns();
+        let cols = [x0, y0, z0, x1, y1, z1, ex0, ey0, ez0, ex1, ey1, ez1];
+        let radii = Radii::per_object_valid(&self.radii, &self.radii);
+        swept_indexed(
+            cols,
+            cols,
+            &self.candidates,
+            radii,
+            parallel,
+            &mut self.swept,
+        );
+        out.swept.extend(self.swept.hits().map(|k| {
+            let (i, j) = self.candidates[k];
+            SweptHit {
+                i,
+                j,
+                contact: self.swept.get(k).expect("k < len"),
+            }
+        }));
+    }
+}
+
+/// Writes segment `s` at index `i` of `segs`' columns.
+fn write(segs: &mut Segments, i: usize, s: &Segment) {
+    let v = [s.p0[0], s.p0[1], s.p0[2], s.p1[0], s.p1[1], s.p1[2]];
+    for (col, x) in segs.columns_mut().into_iter().zip(v) {
+        col[i] = x;
     }
 }
 

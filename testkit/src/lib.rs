@@ -42,6 +42,7 @@ mod rng;
 pub mod sets;
 #[cfg(feature = "proptest")]
 pub mod strategy;
+pub mod swept;
 pub mod vec;
 
 pub use oracle::{EPS32, EXTENT_PAIRS, Oracle};

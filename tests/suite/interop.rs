@@ -72,6 +72,17 @@ macro_rules! glam_tests {
                 twin.set_all(&segments).unwrap();
                 assert_scenes_equal(&mut engine, &mut twin);
                 assert!(engine.set_all(&v3[1..]).is_err());
+                // One at a time, from the same types.
+                let (mut one, mut twin) = (Capsules::with_capacity(v3.len()), Capsules::new());
+                one.reserve(4);
+                for (p, s) in v3a.iter().zip(&segments) {
+                    assert_eq!(one.insert(*p, 0.5), twin.insert(*s, 0.5));
+                }
+                for (id, (p, s)) in v3.iter().zip(&moved).enumerate() {
+                    one.set(id as u32, *p).unwrap();
+                    twin.set(id as u32, *s).unwrap();
+                }
+                assert_scenes_equal(&mut one, &mut twin);
             }
 
             #[test]
@@ -120,4 +131,11 @@ fn mint_segments_round_trip_and_batches_match() {
     assert_eq!(engine.insert_all(&m, 0.5), twin.insert_all(&segments, 0.5));
     engine.set_all(&m).unwrap();
     assert_scenes_equal(&mut engine, &mut twin);
+    let (mut one, mut twin) = (Capsules::new(), Capsules::new());
+    for (p, s) in m.iter().zip(&segments) {
+        assert_eq!(one.insert(*p, 0.5), twin.insert(*s, 0.5));
+    }
+    one.set(3, m[4]).unwrap();
+    twin.set(3, segments[4]).unwrap();
+    assert_scenes_equal(&mut one, &mut twin);
 }

@@ -54,3 +54,5 @@ mod set_limits;
 mod sets;
 /// The `f64` set queries on the grid against brute force over the `f64` reference.
 mod sets64;
+/// Swept capsules against the reference and an `f64` oracle.
+mod swept;

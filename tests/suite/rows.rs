@@ -2,7 +2,8 @@
 //! (`*_to_slices`) against `closest_points` on the same segments as batches: bit for bit,
 //! every output selection, sequential and parallel, at every length around the staging
 //! chunk (256 pairs), the lane width and the parallel split, on the hard-case classes
-//! (non-finite coordinates included).
+//! (non-finite coordinates included). Also a batch's copy from a slice of rows against
+//! pushing them one by one.
 //!
 //! Every check compares the parallel forms too, so the file needs the `rayon` feature (on
 //! by default).
@@ -237,4 +238,31 @@ fn length_errors_write_nothing() {
             ..
         })
     ));
+}
+
+/// A batch extended from a slice (copied in blocks of 256 records) holds what pushing the
+/// records one by one gives, onto a batch already holding some, at lengths around the
+/// block and the lane width.
+#[test]
+fn extend_from_slice_equals_pushes_at_every_block_boundary() {
+    let (a, _) = pairs(9, 1100);
+    for start in [0, 1, 7, 8, 255, 256, 300] {
+        for n in [0, 1, 255, 256, 257, 511, 513, 800] {
+            let (head, tail) = a.split_at(start);
+            let mut got = Segments::from(head);
+            got.extend_from_slice(&tail[..n]);
+            let mut want = Segments::new();
+            for s in &a[..start + n] {
+                want.push(*s);
+            }
+            assert_eq!(got.len(), want.len());
+            for k in 0..6 {
+                assert_eq!(
+                    bits(got.columns()[k]),
+                    bits(want.columns()[k]),
+                    "{start} + {n}"
+                );
+            }
+        }
+    }
 }
