@@ -10,7 +10,9 @@
 
 use proptest::prelude::*;
 use segbatch::motion::*;
-use segbatch::pairs::{PAR_MIN_PAIRS, Radii, capsules_touch};
+#[cfg(feature = "rayon")]
+use segbatch::pairs::PAR_MIN_PAIRS;
+use segbatch::pairs::{Radii, capsules_touch};
 use segbatch::{Segment, Segment64, Segments, reference};
 use segbatch_testkit::swept::{
     SWEPT_KINDS, SweptPair, core_distance, first_below, pair_scale, swept_candidates, swept_pairs,
@@ -53,6 +55,7 @@ fn same_swept64(x: &SweptContact64, y: &SweptContact64) -> bool {
 }
 
 /// Two batches hold the same results, bit for bit (NaN columns included).
+#[cfg(feature = "rayon")]
 fn same_batch(x: &SweptBatch, y: &SweptBatch) -> bool {
     x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_swept(&p, &q))
 }
@@ -217,9 +220,12 @@ fn check_equivalence(
     let (va, vb) = (sa.view(offset.min(n)..), sb.view(offset.min(n)..));
     let per_pair = Radii::per_pair(&ra[offset.min(n)..], &rb[offset.min(n)..]).unwrap();
     let got = first_contact_capsules(va, vb, per_pair);
-    let mut par = SweptBatch::new();
-    par_first_contact_capsules_into(va, vb, per_pair, &mut par).unwrap();
-    prop_assert!(same_batch(&got, &par));
+    #[cfg(feature = "rayon")]
+    {
+        let mut par = SweptBatch::new();
+        par_first_contact_capsules_into(va, vb, per_pair, &mut par).unwrap();
+        prop_assert!(same_batch(&got, &par));
+    }
     for (k, c) in got.iter().enumerate() {
         let i = k + offset.min(n);
         let want = reference::first_contact_capsules(&a[i], ra[i], &b[i], rb[i]);
@@ -271,6 +277,7 @@ proptest! {
     }
 }
 
+#[cfg(feature = "rayon")]
 #[test]
 fn parallel_forms_split_and_agree_at_any_thread_count() {
     let n = PAR_MIN_PAIRS * 4 + 5;
@@ -328,28 +335,31 @@ fn indexed_equals_the_reference_of_each_pair() {
             "uniform, pair {k}"
         );
     }
-    // Long enough to split across threads.
-    let many: Vec<(u32, u32)> = pairs
-        .iter()
-        .cycle()
-        .take(PAR_MIN_PAIRS * 3 + 7)
-        .copied()
-        .collect();
-    let want = first_contact_capsules_indexed(&set, &set, &many, per_object);
-    for threads in [1, 2, 3, 7] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
+    #[cfg(feature = "rayon")]
+    {
+        // Long enough to split across threads.
+        let many: Vec<(u32, u32)> = pairs
+            .iter()
+            .cycle()
+            .take(PAR_MIN_PAIRS * 3 + 7)
+            .copied()
+            .collect();
+        let want = first_contact_capsules_indexed(&set, &set, &many, per_object);
+        for threads in [1, 2, 3, 7] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let got =
+                pool.install(|| par_first_contact_capsules_indexed(&set, &set, &many, per_object));
+            assert!(same_batch(&got, &want), "{threads} threads");
+            let mut into = SweptBatch::new();
+            pool.install(|| {
+                par_first_contact_capsules_indexed_into(&set, &set, &many, per_object, &mut into)
+            })
             .unwrap();
-        let got =
-            pool.install(|| par_first_contact_capsules_indexed(&set, &set, &many, per_object));
-        assert!(same_batch(&got, &want), "{threads} threads");
-        let mut into = SweptBatch::new();
-        pool.install(|| {
-            par_first_contact_capsules_indexed_into(&set, &set, &many, per_object, &mut into)
-        })
-        .unwrap();
-        assert!(same_batch(&into, &want), "{threads} threads, into");
+            assert!(same_batch(&into, &want), "{threads} threads, into");
+        }
     }
     // Refused: a pair past the end, radii of the wrong length; `out` is then empty.
     let mut out = SweptBatch::new();
