@@ -35,7 +35,8 @@
 //! A bullet one radius thick moving ten radii a frame is clear of a wall at both frames
 //! and passes through it in between. With [`Report::SWEPT`] a frame also reports every
 //! pair that touched at some time while the objects moved, each end point linearly, from
-//! their positions at the previous frame to these ([`Frame::swept`], with the first time
+//! their positions at the previous frame (the last that reported swept contacts: an engine
+//! asks for them every frame) to these ([`Frame::swept`], with the first time
 //! and the contact, bit for bit
 //! [`reference::first_contact_capsules`](crate::reference::first_contact_capsules) of the
 //! two sweeps). The broad phase then gives each object the box of its whole motion (both
