@@ -629,24 +629,49 @@ fn tight_boxes(
     radii: &[f32],
     live: &[bool],
 ) -> u8 {
-    let n = boxes.len();
-    let load = |col: &[f32]| {
-        let mut lanes = [0.0f32; LANES];
-        lanes[..n].copy_from_slice(&col[first..first + n]);
-        f32x8::from(lanes)
-    };
+    let load = |col: &[f32]| lanes(col, first, boxes.len());
     let [x0, y0, z0, x1, y1, z1] = columns.map(load);
     let (p0, p1) = ([x0, y0, z0], [x1, y1, z1]);
-    let infinity = f32x8::splat(f32::INFINITY);
-    let finite = (0..3).fold(0xff, |m, k| {
-        m & (p0[k].abs().simd_lt(infinity) & p1[k].abs().simd_lt(infinity)).to_bitmask()
-    });
+    let finite = finite_ends(p0, p1);
     let extent = (0..3).fold(f32x8::splat(0.0), |m, k| m.max_ps((p1[k] - p0[k]).abs()));
     let pad = load(radii) * f32x8::splat(RADIUS_REL)
         + f32x8::splat(EXTENT_REL) * extent
         + f32x8::splat(FLOOR);
-    let lo: [[f32; LANES]; 3] = core::array::from_fn(|k| (p0[k].min_ps(p1[k]) - pad).to_array());
-    let hi: [[f32; LANES]; 3] = core::array::from_fn(|k| (p0[k].max_ps(p1[k]) + pad).to_array());
+    let lo = core::array::from_fn(|k| p0[k].min_ps(p1[k]));
+    let hi = core::array::from_fn(|k| p0[k].max_ps(p1[k]));
+    write_boxes(first, boxes, live, finite.to_bitmask(), [lo, hi], pad)
+}
+
+/// The values `col[first..first + n]` (`n` at most [`LANES`]) in lanes, the others 0.
+#[inline(always)]
+fn lanes(col: &[f32], first: usize, n: usize) -> f32x8 {
+    let mut lanes = [0.0f32; LANES];
+    lanes[..n].copy_from_slice(&col[first..first + n]);
+    f32x8::from(lanes)
+}
+
+/// The lanes whose end points `p0`, `p1` are finite.
+#[inline(always)]
+fn finite_ends(p0: [f32x8; 3], p1: [f32x8; 3]) -> f32x8 {
+    let infinity = f32x8::splat(f32::INFINITY);
+    (0..3).fold(f32x8::ZERO.simd_eq(f32x8::ZERO), |m, k| {
+        m & p0[k].abs().simd_lt(infinity) & p1[k].abs().simd_lt(infinity)
+    })
+}
+
+/// Writes the box `lo - pad ..= hi + pad` of each lane into `boxes` where its object
+/// (`first + lane`) is live and its bit of `finite` set: those are the bits of the result.
+#[inline(always)]
+fn write_boxes(
+    first: usize,
+    boxes: &mut [Aabb],
+    live: &[bool],
+    finite: u32,
+    [lo, hi]: [[f32x8; 3]; 2],
+    pad: f32x8,
+) -> u8 {
+    let lo: [[f32; LANES]; 3] = core::array::from_fn(|k| (lo[k] - pad).to_array());
+    let hi: [[f32; LANES]; 3] = core::array::from_fn(|k| (hi[k] + pad).to_array());
     let mut ok = 0u8;
     for (lane, b) in boxes.iter_mut().enumerate() {
         if live[first + lane] && finite >> lane & 1 == 1 {
@@ -720,23 +745,12 @@ fn swept_boxes(
     radii: &[f32],
     live: &[bool],
 ) -> u8 {
-    let n = boxes.len();
-    let load = |col: &[f32]| {
-        let mut lanes = [0.0f32; LANES];
-        lanes[..n].copy_from_slice(&col[first..first + n]);
-        f32x8::from(lanes)
-    };
+    let load = |col: &[f32]| lanes(col, first, boxes.len());
     let [x0, y0, z0, x1, y1, z1] = columns.map(load);
     let [u0, v0, w0, u1, v1, w1] = start.map(load);
     let (p0, p1) = ([x0, y0, z0], [x1, y1, z1]);
-    let infinity = f32x8::splat(f32::INFINITY);
-    let finite = |p: [f32x8; 3], q: [f32x8; 3]| {
-        (0..3).fold(f32x8::ZERO.simd_eq(f32x8::ZERO), |m, k| {
-            m & p[k].abs().simd_lt(infinity) & q[k].abs().simd_lt(infinity)
-        })
-    };
-    let now = finite(p0, p1);
-    let then = finite([u0, v0, w0], [u1, v1, w1]);
+    let now = finite_ends(p0, p1);
+    let then = finite_ends([u0, v0, w0], [u1, v1, w1]);
     let (s0, s1) = ([u0, v0, w0], [u1, v1, w1]);
     let q0: [f32x8; 3] = core::array::from_fn(|k| Lane::select(then, s0[k], p0[k]));
     let q1: [f32x8; 3] = core::array::from_fn(|k| Lane::select(then, s1[k], p1[k]));
@@ -750,20 +764,7 @@ fn swept_boxes(
         + f32x8::splat(EXTENT_REL) * extent
         + f32x8::splat(SWEPT_COORD_REL) * largest
         + f32x8::splat(FLOOR);
-    let lo: [[f32; LANES]; 3] = core::array::from_fn(|k| (lo[k] - pad).to_array());
-    let hi: [[f32; LANES]; 3] = core::array::from_fn(|k| (hi[k] + pad).to_array());
-    let finite = now.to_bitmask();
-    let mut ok = 0u8;
-    for (lane, b) in boxes.iter_mut().enumerate() {
-        if live[first + lane] && finite >> lane & 1 == 1 {
-            *b = Aabb {
-                lo: [lo[0][lane], lo[1][lane], lo[2][lane]],
-                hi: [hi[0][lane], hi[1][lane], hi[2][lane]],
-            };
-            ok |= 1 << lane;
-        }
-    }
-    ok
+    write_boxes(first, boxes, live, now.to_bitmask(), [lo, hi], pad)
 }
 
 /// The pairs of `pairs` whose `tight` boxes overlap, appended to `out` in order: each
