@@ -104,6 +104,25 @@ def test_special_rows_equal_sindex():
         assert_same(sg.dwithin(g, d), sindex(g, predicate="dwithin", distance=d))
 
 
+def test_rows_of_many_parts_equal_sindex():
+    """MultiLineStrings of 1 to 40 tracks each (parts that cross other parts of their own
+    row and of other rows), with empty and missing rows among them, one set and two."""
+    parts = gps_tracks(2400, seed=8, side=2000.0)
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(1, 41, 200)
+    sizes = sizes[np.cumsum(sizes) <= len(parts)]
+    cut = np.cumsum(sizes)[:-1]
+    rows = [shapely.multilinestrings(list(p)) for p in np.split(parts[: sizes.sum()], cut)]
+    rows[3:3] = [None, shapely.MultiLineString(), shapely.LineString()]
+    g = np.array(rows, dtype=object)
+    assert max(len(shapely.get_parts(r)) for r in g if r is not None) > 20
+    assert_same(sg.intersects(g), sindex(g, predicate="intersects"))
+    assert_same(sg.dwithin(g, 15), sindex(g, predicate="dwithin", distance=15))
+    other = gps_tracks(300, seed=9, side=2000.0)
+    assert_same(sg.intersects(g, other), sindex(g, other, predicate="intersects"))
+    assert_same(sg.dwithin(other, 15, g), sindex(other, g, predicate="dwithin", distance=15))
+
+
 def test_dwithin_exactly_at_the_distance():
     for off in OFFSETS:
         g = shapely.transform(
