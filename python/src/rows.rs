@@ -265,7 +265,7 @@ pub(crate) fn line_row_pairs<'py>(
         let no_self = points.map(|p| p.0).unwrap_or_default();
         let two_sets = b.is_some();
         Ok(columns(
-            &a, n_rows, two_sets, &found, &no_self, values, sindex, parallel,
+            &a, n_rows, two_sets, &found, &no_self, values, sindex,
         ))
     })?;
     let mut items = vec![
@@ -354,9 +354,8 @@ fn near(
     Ok(out)
 }
 
-/// The output of the row pairs `found` (see [`line_row_pairs`]); the rows `no_self` marks
-/// have no pair with themselves.
-#[allow(clippy::too_many_arguments)]
+/// The output of the row pairs `found`, sorted by `(a, b)` as the row queries return them
+/// (see [`line_row_pairs`]); the rows `no_self` marks have no pair with themselves.
 fn columns(
     a: &Lines,
     n_rows: usize,
@@ -365,7 +364,6 @@ fn columns(
     no_self: &[bool],
     values: bool,
     sindex: bool,
-    parallel: bool,
 ) -> RowColumns {
     let mut cols = RowColumns::default();
     // The values of hit `k`, or of a row with itself (`own`: its first vertex).
@@ -388,37 +386,65 @@ fn columns(
         }
         return cols;
     }
-    // The sindex form: (input, tree) as a key, and which hit (`SELF` for a row with
-    // itself).
+    // The sindex form, placed by counting (no sort): `found` is sorted by `(a, b)` (the
+    // row queries return it so), so the trees of each input row arrive in order. Of two
+    // sets, input `b` has the trees `a` of its hits. Of one set, input `r` has first the
+    // trees `a < r` (hits `(a, r)`), then itself (`SELF`), then the trees `b > r` (hits
+    // `(r, b)`).
     const SELF: u32 = u32::MAX;
-    let mut entries: Vec<(u64, u32)> = Vec::with_capacity(2 * found.len() + n_rows);
-    let key = |input: u32, tree: u32| u64::from(input) << 32 | u64::from(tree);
     let (first_point, has) = a.first_points(n_rows);
-    if two_sets {
-        entries.extend(
-            found
-                .iter()
-                .enumerate()
-                .map(|(k, f)| (key(f.b, f.a), k as u32)),
-        );
-    } else {
-        for (k, f) in found.iter().enumerate() {
-            entries.push((key(f.a, f.b), k as u32));
-            entries.push((key(f.b, f.a), k as u32));
+    debug_assert!(
+        found
+            .windows(2)
+            .all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b))
+    );
+    let last = |f: &Found| if two_sets { f.b } else { f.a.max(f.b) } as usize + 1;
+    let inputs = found
+        .iter()
+        .map(last)
+        .max()
+        .unwrap_or(0)
+        .max(if two_sets { 0 } else { n_rows });
+    let own = |r: usize| {
+        !two_sets
+            && has.get(r).copied().unwrap_or(false)
+            && !no_self.get(r).copied().unwrap_or(false)
+    };
+    // Per input row: the count of trees before its own pair, then the place of its next
+    // tree before it (`before`) and after it (`after`).
+    let mut before = vec![0usize; inputs];
+    let mut after = vec![0usize; inputs];
+    for f in found {
+        before[f.b as usize] += 1;
+        if !two_sets {
+            after[f.a as usize] += 1;
         }
-        let own = (0..n_rows as u32)
-            .filter(|&r| has[r as usize] && !no_self.get(r as usize).copied().unwrap_or(false));
-        entries.extend(own.map(|r| (key(r, r), SELF)));
     }
-    if parallel {
-        entries.par_sort_unstable_by_key(|e| e.0);
-    } else {
-        entries.sort_unstable_by_key(|e| e.0);
+    let mut at = 0;
+    for r in 0..inputs {
+        let (b, c) = (before[r], after[r]);
+        before[r] = at;
+        after[r] = at + b + usize::from(own(r));
+        at += b + usize::from(own(r)) + c;
+    }
+    let mut entries: Vec<(u32, u32, u32)> = vec![(0, 0, SELF); at];
+    for r in (0..inputs).filter(|&r| own(r)) {
+        // Its own place: just before the first tree after it.
+        entries[after[r] - 1] = (r as u32, r as u32, SELF);
+    }
+    for (k, f) in found.iter().enumerate() {
+        let slot = &mut before[f.b as usize];
+        entries[*slot] = (f.b, f.a, k as u32);
+        *slot += 1;
+        if !two_sets {
+            let slot = &mut after[f.a as usize];
+            entries[*slot] = (f.a, f.b, k as u32);
+            *slot += 1;
+        }
     }
     cols.first.reserve(entries.len());
     cols.second.reserve(entries.len());
-    for &(k, h) in &entries {
-        let (input, tree) = ((k >> 32) as u32, k as u32);
+    for &(input, tree, h) in &entries {
         cols.first.push(i64::from(input));
         cols.second.push(i64::from(tree));
         let own = first_point
