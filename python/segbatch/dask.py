@@ -775,7 +775,7 @@ def _row_tile(pieces, plan, distance, values: bool, threads):
 
     # Whether meeting rows count at distance 0 follows the whole set's largest coordinate,
     # as in one process.
-    meeting = distance is not None and geo._meeting(distance, plan[4])
+    meeting = distance is not None and geo._radius_meets(distance, plan[4])
     h = segbatch._native.line_row_pairs(coords, offsets, row, 0, None, distance, meeting, values, False, threads)
     h["i"], h["j"] = ids[h["i"]], ids[h["j"]]
     return pd.DataFrame(h)

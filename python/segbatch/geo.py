@@ -878,7 +878,7 @@ def _largest(*coords) -> float:
     return big
 
 
-def _meeting(distance: float, largest: float) -> bool:
+def _radius_meets(distance: float, largest: float) -> bool:
     """Whether a radius query also counts meeting rows at distance 0 (see ``_MEETING_EPS``)."""
     return distance <= _MEETING_EPS * np.finfo(np.float64).eps * largest
 
@@ -891,7 +891,7 @@ def _row_query(data, other, distance, frame: bool, column, threads, sindex: bool
         distance = float(distance)
         if not distance >= 0:
             raise ValueError(f"distance must be a number >= 0, got {distance!r}")
-        meeting = _meeting(distance, _largest(a[0], *(() if b is None else (b[0],))))
+        meeting = _radius_meets(distance, _largest(a[0], *(() if b is None else (b[0],))))
     h = segbatch._native.line_row_pairs(
         *a, None if b is None else b[:3], distance, meeting, frame, sindex, segbatch._threads(threads)
     )
