@@ -19,17 +19,65 @@ pub(super) const BIG_KEY: u64 = u64::MAX - 1;
 /// The sort key of a non-finite object (after the big ones).
 pub(super) const NONE_KEY: u64 = u64::MAX;
 
-/// Sorts the `(key, x order << 32 | id)` pairs, on all cores when `parallel` and there are
-/// many.
+/// Below this many pairs [`sort_keys`] sorts by comparisons; from it, by the key's bytes.
+const RADIX_MIN: usize = 1 << 12;
+
+/// Sorts the `(key, x order << 32 | id)` pairs (each pair unique, by its id).
+///
+/// Many pairs are sorted by a least-significant-digit radix sort of the cell keys, over
+/// only the bytes in which the keys differ (a grid of a few hundred cells a side varies
+/// in about four of eight), then each run of one key by the rest, with comparisons (a run
+/// is a cell's objects); the keys of big and non-finite objects, which would make every
+/// byte differ, are sorted apart by comparisons and go last (docs/performance.md, "Python",
+/// has what it saves). Few pairs are sorted by comparisons, on all cores when `parallel`.
 pub(super) fn sort_keys(keyed: &mut [(u64, u64)], parallel: bool) {
-    #[cfg(feature = "rayon")]
-    if parallel && keyed.len() >= crate::driver::PAR_MIN_PAIRS {
-        use rayon::slice::ParallelSliceMut;
-        keyed.par_sort_unstable();
+    if keyed.len() < RADIX_MIN {
+        #[cfg(feature = "rayon")]
+        if parallel && keyed.len() >= crate::driver::PAR_MIN_PAIRS {
+            use rayon::slice::ParallelSliceMut;
+            keyed.par_sort_unstable();
+            return;
+        }
+        let _ = parallel;
+        keyed.sort_unstable();
         return;
     }
-    let _ = parallel;
-    keyed.sort_unstable();
+    // The cells' keys first (in place, order kept), the big and non-finite ones after.
+    let mut cells = 0;
+    for k in 0..keyed.len() {
+        if keyed[k].0 < BIG_KEY {
+            keyed.swap(cells, k);
+            cells += 1;
+        }
+    }
+    let (cell, rest) = keyed.split_at_mut(cells);
+    rest.sort_unstable();
+    let differ = cell.iter().fold(0, |d, e| d | (e.0 ^ cell[0].0));
+    let mut from = cell.to_vec();
+    let mut to = vec![(0, 0); cells];
+    for byte in (0..8).filter(|b| (differ >> (8 * b)) & 0xff != 0) {
+        let digit = |e: &(u64, u64)| ((e.0 >> (8 * byte)) & 0xff) as usize;
+        let mut at = [0usize; 256];
+        for e in &from {
+            at[digit(e)] += 1;
+        }
+        let mut sum = 0;
+        for a in &mut at {
+            (*a, sum) = (sum, sum + *a);
+        }
+        for e in &from {
+            let d = digit(e);
+            to[at[d]] = *e;
+            at[d] += 1;
+        }
+        core::mem::swap(&mut from, &mut to);
+    }
+    cell.copy_from_slice(&from);
+    for run in cell.chunk_by_mut(|a, b| a.0 == b.0) {
+        if run.len() > 1 {
+            run.sort_unstable();
+        }
+    }
 }
 
 /// A `u32` that orders like the `f32` `x` (finite): the objects of a cell are sorted by
@@ -599,6 +647,42 @@ mod tests {
         // 2D: the row y+1.
         let b = 1i64 << 31;
         assert_eq!(Grid::<2>::shell_rows(), vec![(b - 1, b + 1)]);
+    }
+
+    #[test]
+    fn radix_sort_of_keys_equals_a_comparison_sort() {
+        // Keys in few cells and in many, with big and non-finite objects among them.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for (n, cells) in [(RADIX_MIN, 3u64), (RADIX_MIN + 7, 1 << 40), (50_000, 900)] {
+            let keyed: Vec<(u64, u64)> = (0..n as u64)
+                .map(|i| {
+                    let key = match next() % 50 {
+                        0 => BIG_KEY,
+                        1 => NONE_KEY,
+                        _ => {
+                            (next() % cells)
+                                .wrapping_mul(0x8000_0001)
+                                .wrapping_add(1 << 40)
+                                >> 1
+                        }
+                    };
+                    (key, (next() & 0xffff_0000_0000) | i)
+                })
+                .collect();
+            let mut want = keyed.clone();
+            want.sort_unstable();
+            for parallel in [false, true] {
+                let mut got = keyed.clone();
+                sort_keys(&mut got, parallel);
+                assert_eq!(got, want, "{n} pairs in {cells} cells");
+            }
+        }
     }
 
     #[test]
