@@ -24,12 +24,13 @@ const RADIX_MIN: usize = 1 << 12;
 
 /// Sorts the `(key, x order << 32 | id)` pairs (each pair unique, by its id).
 ///
-/// Many pairs are sorted by a least-significant-digit radix sort of the cell keys, over
-/// only the bytes in which the keys differ (a grid of a few hundred cells a side varies
-/// in about four of eight), then each run of one key by the rest, with comparisons (a run
-/// is a cell's objects); the keys of big and non-finite objects, which would make every
-/// byte differ, are sorted apart by comparisons and go last (docs/performance.md, "Python",
-/// has what it saves). Few pairs are sorted by comparisons, on all cores when `parallel`.
+/// Many pairs are sorted by a least-significant-digit radix sort of their cell key and x
+/// order, over only the bytes in which those differ (a grid of a few hundred cells a side
+/// varies in about four of the key's eight), then each run of equal key and x order (two
+/// objects with one centre `x` in a cell: rare) by the ids, with comparisons; the keys of
+/// big and non-finite objects, which would make every byte of the key differ, are sorted
+/// apart by comparisons and go last (docs/performance.md, "Python", has what it saves).
+/// Few pairs are sorted by comparisons, on all cores when `parallel`.
 pub(super) fn sort_keys(keyed: &mut [(u64, u64)], parallel: bool) {
     if keyed.len() < RADIX_MIN {
         #[cfg(feature = "rayon")]
@@ -42,21 +43,32 @@ pub(super) fn sort_keys(keyed: &mut [(u64, u64)], parallel: bool) {
         keyed.sort_unstable();
         return;
     }
-    // The cells' keys first (in place, order kept), the big and non-finite ones after.
-    let mut cells = 0;
-    for k in 0..keyed.len() {
-        if keyed[k].0 < BIG_KEY {
-            keyed.swap(cells, k);
-            cells += 1;
-        }
-    }
-    let (cell, rest) = keyed.split_at_mut(cells);
+    // The cells' pairs (in their order), then the big and non-finite ones, sorted.
+    let mut from: Vec<(u64, u64)> = keyed.iter().copied().filter(|e| e.0 < BIG_KEY).collect();
+    let cells = from.len();
+    let mut rest: Vec<(u64, u64)> = keyed.iter().copied().filter(|e| e.0 >= BIG_KEY).collect();
     rest.sort_unstable();
-    let differ = cell.iter().fold(0, |d, e| d | (e.0 ^ cell[0].0));
-    let mut from = cell.to_vec();
+    keyed[cells..].copy_from_slice(&rest);
+    // The digits, least significant first: the x order's bytes, then the key's, each where
+    // the pairs differ.
+    let first = from.first().copied().unwrap_or_default();
+    let differ = from.iter().fold((0, 0), |d, e| {
+        (d.0 | (e.0 ^ first.0), d.1 | ((e.1 ^ first.1) >> 32))
+    });
+    let digits = (0..4)
+        .filter(|b| (differ.1 >> (8 * b)) & 0xff != 0)
+        .map(|b| (1, 32 + 8 * b))
+        .chain(
+            (0..8)
+                .filter(|b| (differ.0 >> (8 * b)) & 0xff != 0)
+                .map(|b| (0, 8 * b)),
+        );
     let mut to = vec![(0, 0); cells];
-    for byte in (0..8).filter(|b| (differ >> (8 * b)) & 0xff != 0) {
-        let digit = |e: &(u64, u64)| ((e.0 >> (8 * byte)) & 0xff) as usize;
+    for (field, shift) in digits {
+        let digit = |e: &(u64, u64)| {
+            let v = if field == 0 { e.0 } else { e.1 };
+            ((v >> shift) & 0xff) as usize
+        };
         let mut at = [0usize; 256];
         for e in &from {
             at[digit(e)] += 1;
@@ -72,8 +84,9 @@ pub(super) fn sort_keys(keyed: &mut [(u64, u64)], parallel: bool) {
         }
         core::mem::swap(&mut from, &mut to);
     }
+    let cell = &mut keyed[..cells];
     cell.copy_from_slice(&from);
-    for run in cell.chunk_by_mut(|a, b| a.0 == b.0) {
+    for run in cell.chunk_by_mut(|a, b| a.0 == b.0 && a.1 >> 32 == b.1 >> 32) {
         if run.len() > 1 {
             run.sort_unstable();
         }
@@ -659,7 +672,13 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for (n, cells) in [(RADIX_MIN, 3u64), (RADIX_MIN + 7, 1 << 40), (50_000, 900)] {
+        // x orders from a few values (ties within a cell) to all 32 bits.
+        let sets = [
+            (RADIX_MIN, 3u64, 8u64),
+            (RADIX_MIN + 7, 1 << 40, 1 << 32),
+            (50_000, 900, 1 << 16),
+        ];
+        for (n, cells, xs) in sets {
             let keyed: Vec<(u64, u64)> = (0..n as u64)
                 .map(|i| {
                     let key = match next() % 50 {
@@ -672,7 +691,7 @@ mod tests {
                                 >> 1
                         }
                     };
-                    (key, (next() & 0xffff_0000_0000) | i)
+                    (key, (next() % xs) << 32 | i)
                 })
                 .collect();
             let mut want = keyed.clone();
@@ -680,7 +699,7 @@ mod tests {
             for parallel in [false, true] {
                 let mut got = keyed.clone();
                 sort_keys(&mut got, parallel);
-                assert_eq!(got, want, "{n} pairs in {cells} cells");
+                assert_eq!(got, want, "{n} pairs in {cells} cells, {xs} x orders");
             }
         }
     }
