@@ -43,16 +43,24 @@ pub(super) fn sort_keys(keyed: &mut [(u64, u64)], parallel: bool) {
         keyed.sort_unstable();
         return;
     }
-    // The cells' pairs (in their order), then the big and non-finite ones, sorted.
-    let mut from: Vec<(u64, u64)> = keyed.iter().copied().filter(|e| e.0 < BIG_KEY).collect();
-    let cells = from.len();
+    // The cells' pairs first (in their order, in place), then the big and non-finite
+    // ones, sorted.
     let mut rest: Vec<(u64, u64)> = keyed.iter().copied().filter(|e| e.0 >= BIG_KEY).collect();
+    let mut cells = 0;
+    for k in 0..keyed.len() {
+        if keyed[k].0 < BIG_KEY {
+            keyed[cells] = keyed[k];
+            cells += 1;
+        }
+    }
     rest.sort_unstable();
     keyed[cells..].copy_from_slice(&rest);
+    drop(rest);
+    let cell = &mut keyed[..cells];
     // The digits, least significant first: the x order's bytes, then the key's, each where
-    // the pairs differ.
-    let first = from.first().copied().unwrap_or_default();
-    let differ = from.iter().fold((0, 0), |d, e| {
+    // the pairs differ. Each pass moves the pairs between `cell` and one scratch copy.
+    let first = cell.first().copied().unwrap_or_default();
+    let differ = cell.iter().fold((0, 0), |d, e| {
         (d.0 | (e.0 ^ first.0), d.1 | ((e.1 ^ first.1) >> 32))
     });
     let digits = (0..4)
@@ -63,29 +71,37 @@ pub(super) fn sort_keys(keyed: &mut [(u64, u64)], parallel: bool) {
                 .filter(|b| (differ.0 >> (8 * b)) & 0xff != 0)
                 .map(|b| (0, 8 * b)),
         );
-    let mut to = vec![(0, 0); cells];
+    type Pair = (u64, u64);
+    let mut scratch: Vec<Pair> = vec![(0, 0); cells];
+    let mut in_scratch = false;
     for (field, shift) in digits {
         let digit = |e: &(u64, u64)| {
             let v = if field == 0 { e.0 } else { e.1 };
             ((v >> shift) & 0xff) as usize
         };
+        let (from, to): (&[Pair], &mut [Pair]) = if in_scratch {
+            (&scratch, cell)
+        } else {
+            (cell, &mut scratch)
+        };
         let mut at = [0usize; 256];
-        for e in &from {
+        for e in from {
             at[digit(e)] += 1;
         }
         let mut sum = 0;
         for a in &mut at {
             (*a, sum) = (sum, sum + *a);
         }
-        for e in &from {
+        for e in from {
             let d = digit(e);
             to[at[d]] = *e;
             at[d] += 1;
         }
-        core::mem::swap(&mut from, &mut to);
+        in_scratch = !in_scratch;
     }
-    let cell = &mut keyed[..cells];
-    cell.copy_from_slice(&from);
+    if in_scratch {
+        cell.copy_from_slice(&scratch);
+    }
     for run in cell.chunk_by_mut(|a, b| a.0 == b.0 && a.1 >> 32 == b.1 >> 32) {
         if run.len() > 1 {
             run.sort_unstable();
