@@ -1,7 +1,8 @@
 """Street-network crossings: segbatch.geo against shapely 2 (STRtree) and NumPy, and the
 same query on Dask, in one run (medians of ``--repeat`` runs, 3 by default).
 
-    python python/bench_geo.py [--blocks 200] [--lines 60000] [--hard 4000] [--repeat 3] [--skip-dask]
+    python python/bench_geo.py [--blocks 200] [--lines 60000] [--tracks 60000] [--hard 4000] [--repeat 3]
+                               [--skip-dask] [--rows-only]
 
 The network (``python/tests/geodata.py``): a grid of ``blocks`` x ``blocks`` city blocks of
 100 m whose streets are LineStrings of 1 to 3 blocks meeting at shared nodes, plus
@@ -22,7 +23,17 @@ The question: which pairs of distinct geometry rows meet (cross, touch or overla
   ``exact=False`` (``segbatch.crossing_pairs``'s float32 decisions); and the two steps
   of the latter.
 
-Each answer is compared with shapely's (identical: True/False). Then, the same network in
+Each answer is compared with shapely's (identical: True/False).
+
+Row-level questions as GeoPandas users ask them (``--rows-only`` runs only these): on
+``tracks`` GPS-like tracks (``python/tests/geodata.py`` ``gps_tracks``: random walks of 3
+to 12 vertices, steps of 10 to 50 m, in a 20 km square at UTM coordinates, seed 1) and on
+the street network moved to UTM offsets, ``gdf.sindex.query(gdf.geometry,
+predicate="intersects")`` and ``predicate="dwithin", distance=25`` (with the STRtree built
+in the call, on a fresh frame, and with it built already) against
+``segbatch.geo.intersects(gdf)`` and ``segbatch.geo.dwithin(gdf, 25)`` (from the
+GeoDataFrame, conversion included), and whether the (input, tree) arrays are identical
+(GeoPandas' sorted by (input, tree), as segbatch.geo returns them). Then, the same network in
 UTM metres (x + 480 000, y + 4 990 000): segbatch.geo as is, with ``exact=False`` and with
 ``origin=None`` too (float32 at 5e6): the number of row pairs that differ from shapely's.
 Then ``--hard`` float64 segments (not exact in float32) with end points on other segments
@@ -54,7 +65,7 @@ import segbatch
 import segbatch.geo as sg
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests"))
-from geodata import hard_lines, street_network, strtree_pairs  # noqa: E402
+from geodata import gps_tracks, hard_lines, street_network, strtree_pairs  # noqa: E402
 
 
 def med(times):
@@ -214,6 +225,75 @@ def dask_streets(geoms, rounds):
           f"{med(single):.3f} s, reading included; identical: {ident}")
 
 
+def sorted_pairs(q):
+    """GeoPandas' ``sindex.query`` answer (two index arrays, GEOS's order) sorted by
+    (input, tree), to compare with segbatch.geo's sorted arrays."""
+    order = np.lexsort((q[1], q[0]))
+    return q[0][order], q[1][order]
+
+
+def rows_vs_geopandas(name, geoms, distance, rounds):
+    """GeoPandas ``gdf.sindex.query(gdf.geometry, predicate=...)`` against
+    ``segbatch.geo.intersects(gdf)`` / ``dwithin(gdf, distance)``, each from the
+    GeoDataFrame: medians of ``rounds`` runs, and whether the pairs are identical."""
+    import geopandas as gpd
+
+    gdf = gpd.GeoDataFrame({"id": np.arange(len(geoms))}, geometry=gpd.GeoSeries(geoms))
+    kw = {"predicate": "dwithin", "distance": distance} if distance is not None else {"predicate": "intersects"}
+    what = f"dwithin {distance:g} m" if distance is not None else "intersects"
+
+    def fresh():
+        # A new frame each run, as a user's single call meets it: the STRtree build counted.
+        g = gpd.GeoDataFrame(geometry=gpd.GeoSeries(geoms))
+        return g.sindex.query(g.geometry, **kw)
+
+    gdf.sindex  # built once for the query-only timing
+    if distance is None:
+        ours = lambda: sg.intersects(gdf)  # noqa: E731
+        ours1 = lambda: sg.intersects(gdf, threads=1)  # noqa: E731
+    else:
+        ours = lambda: sg.dwithin(gdf, distance)  # noqa: E731
+        ours1 = lambda: sg.dwithin(gdf, distance, threads=1)  # noqa: E731
+    r = {}
+    for _ in range(rounds):
+        for key, f in (
+            ("geopandas, index built in the call", fresh),
+            ("geopandas, query of a built index", lambda: gdf.sindex.query(gdf.geometry, **kw)),
+            ("segbatch.geo, all cores", ours),
+            ("segbatch.geo, 1 thread", ours1),
+        ):
+            t, out = timed(f)
+            r.setdefault(key, []).append(t)
+            r[key + " out"] = out
+    ref = sorted_pairs(r["geopandas, query of a built index out"])
+    print(f"\n{name}: {len(geoms)} rows, {len(sg.pieces(geoms))} pieces; {what}: {len(ref[0])} (input, tree) "
+          f"pairs; medians of {rounds} runs, seconds, from the GeoDataFrame")
+    base = med(r["geopandas, query of a built index"])
+    for key in ("geopandas, index built in the call", "geopandas, query of a built index",
+                "segbatch.geo, all cores", "segbatch.geo, 1 thread"):
+        t = med(r[key])
+        out = r[key + " out"]
+        out = sorted_pairs(out) if key.startswith("geopandas") else out
+        print(f"  {key:36s} {t:8.3f}  {base / t:6.1f}x geopandas' query  identical: {same(out, ref)}",
+              flush=True)
+
+
+def rows(args):
+    tracks = gps_tracks(args.tracks, seed=1)
+    streets = street_network(blocks=args.blocks, random_lines=args.lines, seed=1)
+    utm = shapely_offset(streets, (480000.0, 4990000.0))
+    for name, geoms in ((f"GPS tracks (python/tests/geodata.py gps_tracks, seed 1)", tracks),
+                        ("street network at UTM offsets", utm)):
+        rows_vs_geopandas(name, geoms, None, args.repeat)
+        rows_vs_geopandas(name, geoms, 25.0, args.repeat)
+
+
+def shapely_offset(geoms, offset):
+    import shapely
+
+    return shapely.transform(geoms, lambda c: c + list(offset))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--blocks", type=int, default=200)
@@ -221,8 +301,14 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--hard", type=int, default=4000)
     ap.add_argument("--skip-dask", action="store_true")
+    ap.add_argument("--tracks", type=int, default=60000)
+    ap.add_argument("--rows-only", action="store_true", help="only the row-level comparison with GeoPandas")
     args = ap.parse_args()
+    if args.rows_only:
+        rows(args)
+        return
     geoms = streets(args)
+    rows(args)
     hard(args.hard, args.repeat)
     if not args.skip_dask:
         dask_streets(geoms, args.repeat)

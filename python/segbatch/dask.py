@@ -49,6 +49,8 @@ __all__ = [
     "self_pairs_within",
     "pairs_within",
     "crossing_pairs",
+    "intersects",
+    "dwithin",
     "SegmentIndex",
 ]
 
@@ -745,6 +747,129 @@ def crossing_pairs(
         )
     out = dask.delayed(_finish_geo if geometry is not None else _finish)(results)
     return out.compute() if compute else out
+
+
+def _grown(plan, distance: float):
+    """The tile plan with each tile's box grown by ``distance`` and its rounding: a piece
+    within ``distance`` of a tile's own pieces then meets the grown box."""
+    cuts, lo, hi = plan[:3]
+    pad = distance * (1 + 1e-9) + 1e-9 * np.maximum(np.abs(lo), np.abs(hi))
+    return (cuts, lo - pad, hi + pad) + tuple(plan[3:])
+
+
+def _row_tile(pieces, plan, distance, values: bool, threads):
+    """The row pairs of one tile (its own pieces and its halo, in global order), each with
+    its deciding piece pair as global piece ids, from the compiled row query."""
+    import pandas as pd
+
+    segs = np.concatenate([p[0] for p in pieces]).astype(np.float64)
+    ids = np.concatenate([p[1] for p in pieces])
+    row = np.concatenate([p[3][0] for p in pieces])
+    # The global order: local piece order is then the global one, so the rank of a hit
+    # (distance, then piece pair) orders the same in every tile and in one process.
+    order = np.argsort(ids, kind="stable")
+    segs, ids, row = np.ascontiguousarray(segs[order]), ids[order], row[order]
+    coords = segs.reshape(-1, 2)
+    offsets = np.arange(0, 2 * len(segs) + 1, 2, dtype=np.int64)
+    from . import geo
+
+    # Whether meeting rows count at distance 0 follows the whole set's largest coordinate,
+    # as in one process.
+    meeting = distance is not None and geo._radius_meets(distance, plan[4])
+    h = segbatch._native.line_row_pairs(coords, offsets, row, 0, None, distance, meeting, values, False, threads)
+    h["i"], h["j"] = ids[h["i"]], ids[h["j"]]
+    return pd.DataFrame(h)
+
+
+def _row_starts(part, row_offset):
+    """The rows of a partition that have a piece (global), and each one's first vertex."""
+    rows, meta = part
+    if meta is None or len(rows) == 0:
+        return np.zeros(0, np.int64), np.zeros((0, 2))
+    row = meta[0]
+    first = np.r_[True, row[1:] != row[:-1]]
+    return row[first] + row_offset, rows[first, :2].astype(np.float64)
+
+
+def _finish_rows(frames, starts, distance, values: bool):
+    """Each row pair once (the least-ranked hit over all tiles: the single process's), then
+    the ``sindex.query`` form: both orientations and each row with a piece with itself,
+    sorted by (input, tree)."""
+    import pandas as pd
+
+    df = pd.concat(frames, ignore_index=True)
+    keys = ["a", "b"] + (["dist2"] if values and distance is not None else []) + ["i", "j"]
+    df = df.sort_values(keys, kind="stable").drop_duplicates(["a", "b"]).reset_index(drop=True)
+    own_rows = np.concatenate([s[0] for s in starts]) if starts else np.zeros(0, np.int64)
+    own_first = np.concatenate([s[1] for s in starts]) if starts else np.zeros((0, 2))
+    a, b = df["a"].to_numpy(np.int64), df["b"].to_numpy(np.int64)
+    inp = np.concatenate([a, b, own_rows])
+    tree = np.concatenate([b, a, own_rows])
+    order = np.lexsort((tree, inp))
+    if not values:
+        return inp[order], tree[order]
+    out = {"input": inp[order], "tree": tree[order]}
+    if distance is None:
+        for k, c in (("x", 0), ("y", 1)):
+            v = df[k].to_numpy(np.float64)
+            out[k] = np.concatenate([v, v, own_first[:, c]])[order]
+    else:
+        v = df["distance"].to_numpy(np.float64)
+        out["distance"] = np.concatenate([v, v, np.zeros(len(own_rows))])[order]
+    return pd.DataFrame(out)
+
+
+def _row_query(data, geometry: str, distance, frame: bool, partitions, threads, compute: bool):
+    import dask
+
+    parts = [dask.delayed(_prepare2)(b, (), geometry) for b in _blocks(data)]
+    tiles = partitions or max(len(parts), 1)
+    offs = _cumulative([dask.delayed(_count)(p) for p in parts])
+    row_offs = _cumulative([dask.delayed(_row_count)(p) for p in parts])
+    cuts = dask.delayed(_tile_cuts)([dask.delayed(_sample2)(p) for p in parts], tiles)
+    ntiles = _tile_count(tiles)
+    stats = [dask.delayed(_tile_stats)(p, cuts, ntiles) for p in parts]
+    plan = dask.delayed(_tile_plan)(cuts, stats, None)
+    if distance is not None:
+        plan = dask.delayed(_grown)(plan, distance)
+    results = []
+    for t in range(ntiles):
+        pieces = [dask.delayed(_tile_select)(p, o, r, t, plan) for p, o, r in zip(parts, offs, row_offs)]
+        results.append(dask.delayed(_row_tile)(pieces, plan, distance, frame, threads))
+    starts = [dask.delayed(_row_starts)(p, r) for p, r in zip(parts, row_offs)]
+    out = dask.delayed(_finish_rows)(results, starts, distance, frame)
+    return out.compute() if compute else out
+
+
+def intersects(
+    data, geometry: str = "geometry", *, frame: bool = False, partitions: Optional[int] = None,
+    threads: int = 1, compute: bool = True,
+):
+    """:func:`segbatch.geo.intersects` of a partitioned line geometry column (a dask
+    DataFrame's ``geometry`` column of WKB bytes or shapely objects, as
+    ``dd.read_parquet`` gives a GeoParquet file): the same ``(input, tree)`` arrays (rows
+    counted over all partitions), or with ``frame=True`` the same DataFrame, bit for bit.
+
+    The pieces are cut into x/y tiles with halos as in :func:`crossing_pairs`; each tile
+    runs the compiled row query over its pieces and halo in global order and reports each
+    of its row pairs with its deciding piece pair (global ids); the row pairs of all tiles
+    are reduced to the least-ranked hit of each (every meeting piece pair lies in the tile
+    that owns its lower piece, so the least of all is the single process's), then put in
+    the ``sindex.query`` form."""
+    return _row_query(data, geometry, None, frame, partitions, threads, compute)
+
+
+def dwithin(
+    data, distance: float, geometry: str = "geometry", *, frame: bool = False,
+    partitions: Optional[int] = None, threads: int = 1, compute: bool = True,
+):
+    """:func:`segbatch.geo.dwithin` of a partitioned line geometry column, as
+    :func:`intersects` computes it; each tile's halo reaches ``distance`` (and a rounding)
+    beyond the box of its own pieces."""
+    distance = float(distance)
+    if not distance >= 0 or not np.isfinite(distance):
+        raise ValueError(f"distance must be a finite number >= 0, got {distance!r}")
+    return _row_query(data, geometry, distance, frame, partitions, threads, compute)
 
 
 def _tile_count(tiles: int) -> int:

@@ -83,6 +83,9 @@ __all__ = [
     "crossing_pairs",
     "pairs_within",
     "intersecting_rows",
+    "intersects",
+    "dwithin",
+    "row_pairs",
     "to_geodataframe",
     "GEOMETRY_TYPES",
 ]
@@ -263,7 +266,8 @@ def _check_types(shapely, geoms: np.ndarray) -> np.ndarray:
     return ids
 
 
-def _from_shapely(geoms, dim: int, labels=None, crs=None) -> Pieces:
+def _shapely_array(geoms):
+    """``geoms`` as a flat shapely object array (WKB and WKT parsed), and the module."""
     shapely = _shapely("shapely geometry input")
     arr = np.asarray(geoms, dtype=object)
     if arr.ndim != 1:
@@ -275,6 +279,14 @@ def _from_shapely(geoms, dim: int, labels=None, crs=None) -> Pieces:
         arr = shapely.from_wkt(arr)
     elif first is not None and not isinstance(first, shapely.Geometry):
         raise TypeError(f"geometry: expected shapely geometries or WKB, got {type(first).__name__}")
+    return shapely, arr
+
+
+def _vertices(geoms, dim: int):
+    """The vertices of a column of line geometries: ``coords`` (``(V, dim)`` float64, rows
+    in order, parts in order), the vertex ``counts`` of each line part, each part's row
+    and its position within its row, and the number of rows."""
+    shapely, arr = _shapely_array(geoms)
     try:
         ids = _check_types(shapely, arr)
     except TypeError as e:
@@ -301,6 +313,11 @@ def _from_shapely(geoms, dim: int, labels=None, crs=None) -> Pieces:
     if dim == 3 and len(coords) and np.isnan(coords[:, 2]).any():
         k = int(np.repeat(part_row, counts)[np.flatnonzero(np.isnan(coords[:, 2]))[0]])
         raise ValueError(f"geometry row {k} has no z coordinate; pass dim=2 for 2D geometry")
+    return coords, counts, part_row, part, n
+
+
+def _from_shapely(geoms, dim: int, labels=None, crs=None) -> Pieces:
+    coords, counts, part_row, part, n = _vertices(geoms, dim)
     starts = np.cumsum(counts) - counts
     return _from_vertices(coords, starts, counts, part_row, part, n, dim, labels, crs)
 
@@ -807,3 +824,150 @@ def intersecting_rows(
     key = np.sort(ri[keep] * n + rj[keep], kind="stable")
     key = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key
     return key // n, key % n
+
+
+# ---------------------------------------------------------------------------------------
+# Row-level questions, as GeoPandas' sindex.query answers them
+
+
+def _row_lines(data, column: Optional[str]):
+    """The lines of ``data`` as vertices for the row queries: ``(coords (V, 2) float64,
+    offsets (parts + 1) int64, part_row int64, n_rows)``. shapely and GeoPandas input go
+    from their coordinates straight to the compiled query, which makes the pieces and their
+    rows (no ``(N, 4)`` array in NumPy); other input (GeoArrow, a :class:`Pieces`) goes
+    through :func:`pieces`, each piece a part of its own."""
+    mod = type(data).__module__ or ""
+    geoms = None
+    if mod.startswith("geopandas"):
+        if type(data).__name__ == "GeoDataFrame":
+            data = data[column] if column is not None else data.geometry
+        geoms = np.asarray(data, dtype=object)
+    elif mod.startswith("pandas"):
+        if hasattr(data, "columns"):
+            if column is None:
+                raise ValueError("a pandas DataFrame: pass column= (the geometry column)")
+            data = data[column]
+        geoms = np.asarray(data, dtype=object)
+    elif not isinstance(data, Pieces) and not (mod.startswith("pyarrow") or mod.startswith("geoarrow")):
+        shapely = _shapely("shapely geometry input")
+        geoms = np.asarray([data] if isinstance(data, shapely.Geometry) else data, dtype=object)
+    if geoms is not None:
+        coords, counts, part_row, _, n = _vertices(geoms, 2)
+        offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return np.ascontiguousarray(coords, dtype=np.float64), offsets, part_row, n
+    p = pieces(data, dim=2, column=column)
+    coords = np.ascontiguousarray(p.segments, dtype=np.float64).reshape(-1, 2)
+    return coords, np.arange(0, 2 * len(p) + 1, 2, dtype=np.int64), p.row, p.n_rows
+
+
+#: The float64 kernel's distance is within ``8·ε`` of the coordinates' magnitude of the
+#: exact one; below this many ``ε`` of the largest coordinate a radius could miss pieces
+#: that meet (exact distance 0), so rows whose pieces meet (decided exactly) count as
+#: within it too, as GEOS's distance of intersecting geometries is 0.
+_MEETING_EPS = 64.0
+
+
+def _largest(*coords) -> float:
+    """The largest finite coordinate magnitude of the vertex arrays."""
+    big = 0.0
+    for c in coords:
+        c = np.abs(c[np.isfinite(c).all(axis=1)]) if len(c) else c
+        if len(c):
+            big = max(big, float(c.max()))
+    return big
+
+
+def _radius_meets(distance: float, largest: float) -> bool:
+    """Whether a radius query also counts meeting rows at distance 0 (see ``_MEETING_EPS``)."""
+    return distance <= _MEETING_EPS * np.finfo(np.float64).eps * largest
+
+
+def _row_query(data, other, distance, frame: bool, column, threads, sindex: bool = True):
+    a = _row_lines(data, column)
+    b = None if other is None else _row_lines(other, column)
+    meeting = False
+    if distance is not None:
+        distance = float(distance)
+        if not distance >= 0:
+            raise ValueError(f"distance must be a number >= 0, got {distance!r}")
+        meeting = _radius_meets(distance, _largest(a[0], *(() if b is None else (b[0],))))
+    h = segbatch._native.line_row_pairs(
+        *a, None if b is None else b[:3], distance, meeting, frame, sindex, segbatch._threads(threads)
+    )
+    if not frame:
+        return (h["input"], h["tree"]) if sindex else (h["a"], h["b"])
+    try:
+        import pandas as pd
+    except ImportError as e:
+        raise ImportError("result frames need pandas: pip install 'segbatch[geo]'") from e
+    return pd.DataFrame(h)
+
+
+def intersects(data, other=None, *, frame: bool = False, column: Optional[str] = None, threads: Optional[int] = None):
+    """The rows that meet (cross, touch or overlap), as GeoPandas answers
+    ``data.sindex.query(other.geometry, predicate="intersects")`` (``other`` defaults to
+    ``data``): two int64 arrays ``(input, tree)`` (``input`` a row of ``other``, ``tree`` a
+    row of ``data``, positions from 0), sorted by ``(input, tree)`` (as ``sort=True``
+    returns them; GEOS's own order is by input, its tree order within). Of one set both
+    ``(i, j)`` and ``(j, i)`` are there, and ``(i, i)`` for every row with a piece (a line
+    meets itself); empty and missing geometries meet nothing. Whether two rows meet is
+    decided exactly on the float64 coordinates (:func:`segbatch.crossing_pairs`'s exact
+    predicates, as GEOS decides), pieces of one row never tried against each other, each row
+    pair decided by its first meeting piece pair, all in the compiled query.
+
+    ``frame=True``: a ``pandas.DataFrame`` with ``input, tree`` and the meeting point
+    ``x, y`` (float64) of the row pair's meeting piece pair with the lowest piece indices (a
+    row with itself: its first vertex); every piece pair of a row pair is then decided.
+
+    ``data``, ``other``: anything :func:`pieces` takes (2D); a GeoDataFrame's geometry
+    column (``column`` names another).
+
+    >>> import shapely, segbatch.geo as sg
+    >>> g = [shapely.LineString([(0, 0), (2, 2)]), shapely.LineString([(0, 2), (2, 0)]),
+    ...      shapely.LineString([(5, 5), (6, 5)]), None]
+    >>> sg.intersects(g)
+    (array([0, 0, 1, 1, 2]), array([0, 1, 0, 1, 2]))
+    """
+    return _row_query(data, other, None, frame, column, threads)
+
+
+def dwithin(
+    data, distance: float, other=None, *, frame: bool = False, column: Optional[str] = None, threads: Optional[int] = None
+):
+    """The rows within ``distance`` of each other, as GeoPandas answers
+    ``data.sindex.query(other.geometry, predicate="dwithin", distance=distance)``: two
+    int64 arrays ``(input, tree)``, sorted, with the pairs of :func:`intersects` (both
+    orientations and each row with a piece with itself, of one set). A row pair is within
+    ``distance`` when some piece of one and some piece of the other have a squared distance
+    of at most ``distance**2`` in float64 (segbatch's float64 kernel; the f64 range rule of
+    :func:`segbatch.pairs_within`): pieces exactly ``distance`` apart are within it, as
+    GEOS's ``distance <= d``.
+
+    ``frame=True``: a ``pandas.DataFrame`` with ``input, tree`` and ``distance``: the
+    rows' closest distance (of their closest piece pair; 0 for a row with itself).
+
+    >>> import shapely, segbatch.geo as sg
+    >>> g = [shapely.LineString([(0, 0), (10, 0)]), shapely.LineString([(0, 25), (10, 25)]),
+    ...      shapely.LineString([(0, 60), (10, 60)])]
+    >>> sg.dwithin(g, 25)
+    (array([0, 0, 1, 1, 2]), array([0, 1, 0, 1, 2]))
+    """
+    return _row_query(data, other, distance, frame, column, threads)
+
+
+def row_pairs(
+    data,
+    distance: Optional[float] = None,
+    other=None,
+    *,
+    points: bool = False,
+    column: Optional[str] = None,
+    threads: Optional[int] = None,
+):
+    """Each pair of rows that meet (``distance=None``) or lie within ``distance``, once:
+    of one set ``row_a < row_b``, of two ``row_a`` of ``data`` and ``row_b`` of ``other``,
+    sorted, as two int64 arrays; ``points=True``: a DataFrame ``a, b`` with the deciding
+    piece pair ``i, j`` (indices of :func:`pieces`' pieces) and the meeting point ``x, y``
+    or the ``distance`` (as :func:`intersects` and :func:`dwithin` decide)."""
+    return _row_query(data, other, distance, points, column, threads, sindex=False)

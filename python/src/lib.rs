@@ -47,6 +47,7 @@ mod oracle;
 mod output;
 mod pairwise;
 mod real;
+mod rows;
 mod sets;
 use errors::*;
 use index::*;
@@ -55,6 +56,7 @@ use matrix::*;
 use output::*;
 use pairwise::*;
 use real::*;
+use rows::*;
 use sets::*;
 
 use numpy::ndarray::{ArrayView2, s};
@@ -299,6 +301,7 @@ fn _segbatch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crossing_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(crossing_pairs64, m)?)?;
     m.add_function(wrap_pyfunction!(intersect2_64, m)?)?;
+    m.add_function(wrap_pyfunction!(line_row_pairs, m)?)?;
     m.add_class::<PySegmentIndex>()?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(cpu_has_x86_64_v3, m)?)?;

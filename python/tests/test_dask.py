@@ -282,3 +282,34 @@ def test_crossing_pairs_of_geoparquet_geometry(client, tmp_path, offset):
     from geodata import strtree_pairs
 
     assert rows <= set(zip(*(r.tolist() for r in strtree_pairs(streets))))
+
+
+@pytest.mark.parametrize("offset", [(0.0, 0.0), (500000.0, 5000000.0)])
+def test_row_queries_of_geoparquet_geometry(client, tmp_path, offset):
+    """segbatch.dask.intersects and dwithin over a 3-file GeoParquet data set of GPS-like
+    tracks: the (input, tree) arrays and the frames (meeting point, distance) of
+    segbatch.geo on the whole column, bit for bit, on the cluster and on 6 tiles."""
+    gpd = pytest.importorskip("geopandas")
+    import segbatch.geo as sg
+    from geodata import gps_tracks
+
+    tracks = gps_tracks(2500, seed=11, side=2500.0, origin=offset)
+    gdf = gpd.GeoDataFrame({"name": np.arange(len(tracks))}, geometry=gpd.GeoSeries(tracks))
+    n = len(gdf)
+    for q in range(3):
+        gdf.iloc[q * n // 3 : (q + 1) * n // 3].to_parquet(tmp_path / f"t{q}.parquet")
+    ddf = dd.read_parquet(str(tmp_path))
+    for got, ref in (
+        (sd.intersects(ddf, partitions=6), sg.intersects(tracks)),
+        (sd.dwithin(ddf, 25, partitions=6), sg.dwithin(tracks, 25)),
+    ):
+        assert len(ref[0]) > 2 * n
+        for g, r in zip(got, ref):
+            assert g.tobytes() == r.tobytes()
+    for got, ref in (
+        (sd.intersects(ddf, frame=True, partitions=6), sg.intersects(tracks, frame=True)),
+        (sd.dwithin(ddf, 25, frame=True, partitions=6), sg.dwithin(tracks, 25, frame=True)),
+    ):
+        assert list(got.columns) == list(ref.columns)
+        for k in ref.columns:
+            assert got[k].to_numpy().tobytes() == ref[k].to_numpy().tobytes(), k

@@ -42,6 +42,7 @@ use crate::batch::{Error, Soa, check_u32};
 use crate::forms::{query_forms, stream_forms};
 use crate::prune::{Grid, Kept, Layout, Narrow, Plan, frame_rounding};
 use crate::sets::hits::SharedEndpoints;
+use crate::sets::rows::{self, ByRow, Ranked, RowAnswer, RowHit, RowSink, Rows};
 
 /// A pair of a 2D crossing set: `set[i]` meets `set[j]` (`i < j`), 16 bytes in `f32`,
 /// 24 in `f64` (`E`, the set's precision).
@@ -92,6 +93,9 @@ struct Meet<E: Element> {
     sorted: Segments2<E>,
     /// Drop the candidates that share an end point (module docs).
     skip: bool,
+    /// `None` within one set; `Some(na)` for two sets (ids `>= na` are B's, reported as
+    /// `id - na`).
+    split: Option<u32>,
 }
 
 impl<E: Element> Meet<E> {
@@ -110,7 +114,7 @@ impl<E: Element> Narrow<2> for Meet<E> {
     type Scratch = (Vec<(u32, u32)>, E::Scratch);
 
     fn split(&self) -> Option<u32> {
-        None
+        self.split
     }
 
     type Probe = ();
@@ -133,11 +137,12 @@ impl<E: Element> Narrow<2> for Meet<E> {
         } else {
             candidates
         };
+        let b_first = self.split.unwrap_or(0);
         E::decide(&self.sorted, candidates, scratch, |k, kind, s| {
             let (p, q) = candidates[k];
             out.push(CrossHit {
                 i: ids[p as usize],
-                j: ids[q as usize],
+                j: ids[q as usize] - b_first,
                 s,
                 kind,
             });
@@ -179,8 +184,14 @@ fn frame<E: Element>(set: Segments2View<'_, E>) -> ([f64; 2], f64) {
 
 /// The plan of a crossing set: the grid of [`crate::prune`] over the set in its local
 /// frame, which takes every set of at most `u32::MAX` segments (the callers check that
-/// first), whatever its coordinates.
-fn plan<E: Element>(set: Segments2View<'_, E>, skip: bool, parallel: bool) -> (Plan<2>, Meet<E>) {
+/// first), whatever its coordinates; `split` as [`Meet::split`] (the set is then A and B
+/// one after the other).
+fn plan<E: Element>(
+    set: Segments2View<'_, E>,
+    skip: bool,
+    split: Option<u32>,
+    parallel: bool,
+) -> (Plan<2>, Meet<E>) {
     let (origin, scale) = frame(set);
     let c = set.columns();
     let local = |i: usize| {
@@ -208,7 +219,14 @@ fn plan<E: Element>(set: Segments2View<'_, E>, skip: bool, parallel: bool) -> (P
             *x = from[id as usize];
         }
     }
-    (Plan::new(grid, 0.0), Meet { sorted, skip })
+    (
+        Plan::new(grid, 0.0),
+        Meet {
+            sorted,
+            skip,
+            split,
+        },
+    )
 }
 
 fn crossings<'a, E: Element>(
@@ -219,7 +237,7 @@ fn crossings<'a, E: Element>(
 ) -> Result<(), Error> {
     out.clear();
     check_u32(set.len())?;
-    let (plan, narrow) = plan(set, shared == SharedEndpoints::Skip, parallel);
+    let (plan, narrow) = plan(set, shared == SharedEndpoints::Skip, None, parallel);
     let what = "crossing_pairs output";
     let done = plan.collect(&narrow, set.len(), |h| h, parallel, (what, &mut *out));
     if done.is_err() {
@@ -287,7 +305,7 @@ fn each<'a, E: Element>(
     sink: &mut dyn FnMut(&[CrossHit<E>]) -> bool,
 ) -> Result<(), Error> {
     check_u32(set.len())?;
-    let (plan, narrow) = plan(set, shared == SharedEndpoints::Skip, parallel);
+    let (plan, narrow) = plan(set, shared == SharedEndpoints::Skip, None, parallel);
     plan.each(&narrow, parallel, <[CrossHit<E>]>::to_vec, |block| {
         sink(&block)
     });
@@ -321,4 +339,237 @@ stream_forms! {
     pub fn for_each_crossing_pair / par_for_each_crossing_pair
         <'a; E: Element>(set: impl Into<Segments2View<'a, E>>, shared: SharedEndpoints)
         -> sink(&[CrossHit<E>]) = each;
+}
+
+impl<E: Element> Ranked for CrossHit<E> {
+    #[inline]
+    fn pieces(&self) -> (u32, u32) {
+        (self.i, self.j)
+    }
+
+    #[inline]
+    fn distance_key(&self) -> u64 {
+        0
+    }
+}
+
+/// A and B one after the other, as one set (the two-set queries' grid takes them so).
+fn joined<E: Element>(a: Segments2View<'_, E>, b: Segments2View<'_, E>) -> Segments2<E> {
+    let mut both = Soa::zeroed(a.len() + b.len());
+    for ((col, ca), cb) in both
+        .columns_mut()
+        .into_iter()
+        .zip(a.columns())
+        .zip(b.columns())
+    {
+        col[..ca.len()].copy_from_slice(ca);
+        col[ca.len()..].copy_from_slice(cb);
+    }
+    both
+}
+
+/// Runs the row query of `set` (A then B when `rows.b` is given, `na` = A's length) and
+/// hands its blocks of row hits to `sink` (each row pair at most once a task).
+fn each_row<E: Element>(
+    set: Segments2View<'_, E>,
+    rows: Rows<'_>,
+    answer: RowAnswer,
+    parallel: bool,
+    sink: &mut RowSink<'_, CrossHit<E>>,
+) {
+    let split = rows.b.map(|_| rows.a.len() as u32);
+    let (plan, inner) = plan(set, false, split, parallel);
+    let by_position = split.is_none().then(|| rows.by_position(plan.ids()));
+    let narrow = ByRow {
+        inner,
+        rows,
+        by_position,
+        answer,
+    };
+    plan.each(&narrow, parallel, <[_]>::to_vec, |block: Vec<_>| {
+        sink(&block)
+    });
+}
+
+fn crossing_rows_run<'a, E: Element>(
+    set: Segments2View<'a, E>,
+    rows: &[u32],
+    answer: RowAnswer,
+    parallel: bool,
+    out: &mut Vec<RowHit<CrossHit<E>>>,
+) -> Result<(), Error> {
+    out.clear();
+    check_u32(set.len())?;
+    let rows = Rows::checked(rows, set.len(), None)?;
+    let what = "crossing_rows output";
+    rows::collect(
+        |sink| each_row(set, rows, answer, parallel, sink),
+        parallel,
+        what,
+        out,
+    )
+}
+
+query_forms! {
+    /// Every pair of rows `a < b` of `set` that meet, each once, sorted by `(a, b)`:
+    /// `rows[i]` is the row of piece `set[i]` (the pieces of one polyline share a row), and
+    /// two rows meet when a piece of one meets a piece of the other (a point or a collinear
+    /// overlap, touching included, decided exactly as [`crossing_pairs`] decides). Pairs of
+    /// pieces of one row are masked in the grid's scan, never decided; with
+    /// [`RowAnswer::Any`] (the default) a row pair stops being decided once it met
+    /// ([`crate::sets::rows`] explains which piece pair each row pair reports).
+    ///
+    /// ```
+    /// use segbatch::planar::{crossing_rows, Segment2_64, Segments2};
+    /// // Row 0: an L; row 1 crosses both of its legs; row 2 touches nothing.
+    /// let set: Segments2<f64> = Segments2::from(&[
+    ///     Segment2_64::new([0.0, 0.0], [4.0, 0.0]),
+    ///     Segment2_64::new([4.0, 0.0], [4.0, 4.0]),
+    ///     Segment2_64::new([2.0, -1.0], [2.0, 1.0]),
+    ///     Segment2_64::new([2.0, 1.0], [5.0, 1.0]),
+    ///     Segment2_64::new([9.0, 9.0], [9.5, 9.0]),
+    /// ]);
+    /// let hits = crossing_rows(&set, &[0, 0, 1, 1, 2]);
+    /// assert_eq!(hits.iter().map(|h| (h.a, h.b)).collect::<Vec<_>>(), vec![(0, 1)]);
+    /// ```
+    pub fn crossing_rows / crossing_rows_into / par_crossing_rows / par_crossing_rows_into
+        <'a, 'r; E: Element>(set: impl Into<Segments2View<'a, E>>, rows: &'r [u32])
+        with (answer: RowAnswer = RowAnswer::Any)
+        -> Vec<RowHit<CrossHit<E>>> = crossing_rows_run;
+    /// The general form of [`crossing_rows`]: `answer` picks the hit each row pair reports
+    /// ([`RowAnswer::Least`]: the meeting piece pair with the lowest `(i, j)`, whatever the
+    /// partition of the work); the row hits are written into `out` (cleared first,
+    /// allocation reused, grown with `try_reserve`).
+    ///
+    /// ```
+    /// use segbatch::planar::{crossing_rows_into, Segment2_64, Segments2};
+    /// use segbatch::sets::RowAnswer;
+    /// // Two crossing tracks of two pieces each: pieces 1 and 2 meet first in (i, j).
+    /// let set: Segments2<f64> = Segments2::from(&[
+    ///     Segment2_64::new([0.0, 0.0], [1.0, 0.0]),
+    ///     Segment2_64::new([1.0, 0.0], [3.0, 0.0]),
+    ///     Segment2_64::new([2.0, -1.0], [2.0, 0.0]),
+    ///     Segment2_64::new([2.0, 0.0], [2.0, 1.0]),
+    /// ]);
+    /// let mut hits = Vec::new();
+    /// crossing_rows_into(&set, &[7, 7, 9, 9], RowAnswer::Least, &mut hits)?;
+    /// assert_eq!(hits.len(), 1);
+    /// assert_eq!((hits[0].a, hits[0].b, hits[0].hit.i, hits[0].hit.j), (7, 9, 1, 2));
+    /// assert_eq!(hits[0].hit.point(&set), Some([2.0, 0.0]));
+    /// assert!(crossing_rows_into(&set, &[0, 0], RowAnswer::Any, &mut hits).is_err());
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `rows` is not one row a segment;
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments;
+    /// [`Error::OutOfMemory`] when the output cannot grow to the row pairs found (`out` is
+    /// then empty; [`for_each_crossing_row`] streams them instead).
+    into;
+}
+
+fn crossing_rows_between_run<'a, 'b, E: Element>(
+    a: Segments2View<'a, E>,
+    rows_a: &[u32],
+    b: Segments2View<'b, E>,
+    rows_b: &[u32],
+    answer: RowAnswer,
+    parallel: bool,
+    out: &mut Vec<RowHit<CrossHit<E>>>,
+) -> Result<(), Error> {
+    out.clear();
+    check_u32(a.len() + b.len())?;
+    let rows = Rows::checked(rows_a, a.len(), Some((rows_b, b.len())))?;
+    let both = joined(a, b);
+    let what = "crossing_rows_between output";
+    rows::collect(
+        |sink| each_row(both.as_view(), rows, answer, parallel, sink),
+        parallel,
+        what,
+        out,
+    )
+}
+
+query_forms! {
+    /// Every pair of a row `a` of set A and a row `b` of set B that meet, each once, sorted
+    /// by `(a, b)` (`rows_a[i]` the row of `a[i]`, `rows_b[j]` that of `b[j]`; the hit's `i`
+    /// indexes A, its `j` B), decided as [`crossing_rows`] decides.
+    ///
+    /// ```
+    /// use segbatch::planar::{crossing_rows_between, Segment2_64, Segments2};
+    /// let roads: Segments2<f64> = Segments2::from(&[Segment2_64::new([0.0, 0.0], [10.0, 0.0])]);
+    /// let rivers: Segments2<f64> = Segments2::from(&[
+    ///     Segment2_64::new([5.0, -5.0], [5.0, -1.0]),
+    ///     Segment2_64::new([5.0, -1.0], [6.0, 3.0]),
+    /// ]);
+    /// let hits = crossing_rows_between(&roads, &[0], &rivers, &[4, 4]);
+    /// assert_eq!(hits.iter().map(|h| (h.a, h.b, h.hit.j)).collect::<Vec<_>>(), vec![(0, 4, 1)]);
+    /// ```
+    pub fn crossing_rows_between / crossing_rows_between_into
+        / par_crossing_rows_between / par_crossing_rows_between_into
+        <'a, 'b, 'r, 's; E: Element>(a: impl Into<Segments2View<'a, E>>, rows_a: &'r [u32],
+            b: impl Into<Segments2View<'b, E>>, rows_b: &'s [u32])
+        with (answer: RowAnswer = RowAnswer::Any)
+        -> Vec<RowHit<CrossHit<E>>> = crossing_rows_between_run;
+    /// The general form of [`crossing_rows_between`] (`answer` as in
+    /// [`crossing_rows_into`]).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when a list of rows is not one row a segment of its set;
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments in the two sets;
+    /// [`Error::OutOfMemory`] when the output cannot grow to the row pairs found (`out` is
+    /// then empty).
+    into;
+}
+
+fn each_crossing_row<'a, E: Element>(
+    set: Segments2View<'a, E>,
+    rows: &[u32],
+    answer: RowAnswer,
+    parallel: bool,
+    sink: &mut RowSink<'_, CrossHit<E>>,
+) -> Result<(), Error> {
+    check_u32(set.len())?;
+    let rows = Rows::checked(rows, set.len(), None)?;
+    each_row(set, rows, answer, parallel, sink);
+    Ok(())
+}
+
+stream_forms! {
+    /// The streaming form of [`crossing_rows_into`], for outputs larger than memory: the
+    /// row pairs that meet handed to `sink` in blocks of at most
+    /// [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), a task's blocks in the grid's order.
+    /// A task reports each of its row pairs once; a row pair whose pieces fall in several
+    /// tasks comes once from each (the collected forms keep the first by rank), so a
+    /// caller that needs each once keeps a set, or sorts and deduplicates what it stores.
+    ///
+    /// ```
+    /// use segbatch::planar::{for_each_crossing_row, Segment2, Segments2};
+    /// use segbatch::sets::RowAnswer;
+    /// // 30 horizontal rows of 31 pieces and 30 vertical ones: 900 row pairs meet.
+    /// let mut set = Vec::new();
+    /// let mut rows = Vec::new();
+    /// for k in 0..60u32 {
+    ///     let c = (k % 30) as f32;
+    ///     for s in 0..31 {
+    ///         let (u, v) = (s as f32 - 1.0, s as f32);
+    ///         set.push(if k < 30 { Segment2::new([u, c], [v, c]) } else { Segment2::new([c, u], [c, v]) });
+    ///         rows.push(k);
+    ///     }
+    /// }
+    /// let set: Segments2 = set.into_iter().collect();
+    /// let mut seen = std::collections::HashSet::new();
+    /// for_each_crossing_row(&set, &rows, RowAnswer::Any, |block| {
+    ///     seen.extend(block.iter().map(|h| (h.a, h.b)));
+    /// })?;
+    /// assert_eq!(seen.len(), 900);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `rows` is not one row a segment;
+    /// [`Error::TooManyObjects`] for more than `u32::MAX` segments (`sink` is not called).
+    pub fn for_each_crossing_row / par_for_each_crossing_row
+        <'a, 'r; E: Element>(set: impl Into<Segments2View<'a, E>>, rows: &'r [u32], answer: RowAnswer)
+        -> sink(&[RowHit<CrossHit<E>>]) = each_crossing_row;
 }

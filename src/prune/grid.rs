@@ -19,17 +19,94 @@ pub(super) const BIG_KEY: u64 = u64::MAX - 1;
 /// The sort key of a non-finite object (after the big ones).
 pub(super) const NONE_KEY: u64 = u64::MAX;
 
-/// Sorts the `(key, x order << 32 | id)` pairs, on all cores when `parallel` and there are
-/// many.
+/// Below this many pairs [`sort_keys`] sorts by comparisons; from it, by the key's bytes.
+const RADIX_MIN: usize = 1 << 12;
+
+/// Sorts the `(key, x order << 32 | id)` pairs (each pair unique, by its id).
+///
+/// Many pairs are sorted by a least-significant-digit radix sort of their cell key and x
+/// order, over only the bytes in which those differ (a grid of a few hundred cells a side
+/// varies in about four of the key's eight), then each run of equal key and x order (two
+/// objects with one centre `x` in a cell: rare) by the ids, with comparisons; the keys of
+/// big and non-finite objects, which would make every byte of the key differ, are sorted
+/// apart by comparisons and go last (docs/performance.md, "Python", has what it saves).
+/// Few pairs are sorted by comparisons, on all cores when `parallel`.
 pub(super) fn sort_keys(keyed: &mut [(u64, u64)], parallel: bool) {
-    #[cfg(feature = "rayon")]
-    if parallel && keyed.len() >= crate::driver::PAR_MIN_PAIRS {
-        use rayon::slice::ParallelSliceMut;
-        keyed.par_sort_unstable();
+    if keyed.len() < RADIX_MIN {
+        #[cfg(feature = "rayon")]
+        if parallel && keyed.len() >= crate::driver::PAR_MIN_PAIRS {
+            use rayon::slice::ParallelSliceMut;
+            keyed.par_sort_unstable();
+            return;
+        }
+        let _ = parallel;
+        keyed.sort_unstable();
         return;
     }
-    let _ = parallel;
-    keyed.sort_unstable();
+    // The cells' pairs first (in their order, in place), then the big and non-finite
+    // ones, sorted.
+    let mut rest: Vec<(u64, u64)> = keyed.iter().copied().filter(|e| e.0 >= BIG_KEY).collect();
+    let mut cells = 0;
+    for k in 0..keyed.len() {
+        if keyed[k].0 < BIG_KEY {
+            keyed[cells] = keyed[k];
+            cells += 1;
+        }
+    }
+    rest.sort_unstable();
+    keyed[cells..].copy_from_slice(&rest);
+    drop(rest);
+    let cell = &mut keyed[..cells];
+    // The digits, least significant first: the x order's bytes, then the key's, each where
+    // the pairs differ. Each pass moves the pairs between `cell` and one scratch copy.
+    let first = cell.first().copied().unwrap_or_default();
+    let differ = cell.iter().fold((0, 0), |d, e| {
+        (d.0 | (e.0 ^ first.0), d.1 | ((e.1 ^ first.1) >> 32))
+    });
+    let digits = (0..4)
+        .filter(|b| (differ.1 >> (8 * b)) & 0xff != 0)
+        .map(|b| (1, 32 + 8 * b))
+        .chain(
+            (0..8)
+                .filter(|b| (differ.0 >> (8 * b)) & 0xff != 0)
+                .map(|b| (0, 8 * b)),
+        );
+    type Pair = (u64, u64);
+    let mut scratch: Vec<Pair> = vec![(0, 0); cells];
+    let mut in_scratch = false;
+    for (field, shift) in digits {
+        let digit = |e: &(u64, u64)| {
+            let v = if field == 0 { e.0 } else { e.1 };
+            ((v >> shift) & 0xff) as usize
+        };
+        let (from, to): (&[Pair], &mut [Pair]) = if in_scratch {
+            (&scratch, cell)
+        } else {
+            (cell, &mut scratch)
+        };
+        let mut at = [0usize; 256];
+        for e in from {
+            at[digit(e)] += 1;
+        }
+        let mut sum = 0;
+        for a in &mut at {
+            (*a, sum) = (sum, sum + *a);
+        }
+        for e in from {
+            let d = digit(e);
+            to[at[d]] = *e;
+            at[d] += 1;
+        }
+        in_scratch = !in_scratch;
+    }
+    if in_scratch {
+        cell.copy_from_slice(&scratch);
+    }
+    for run in cell.chunk_by_mut(|a, b| a.0 == b.0 && a.1 >> 32 == b.1 >> 32) {
+        if run.len() > 1 {
+            run.sort_unstable();
+        }
+    }
 }
 
 /// A `u32` that orders like the `f32` `x` (finite): the objects of a cell are sorted by
@@ -599,6 +676,48 @@ mod tests {
         // 2D: the row y+1.
         let b = 1i64 << 31;
         assert_eq!(Grid::<2>::shell_rows(), vec![(b - 1, b + 1)]);
+    }
+
+    #[test]
+    fn radix_sort_of_keys_equals_a_comparison_sort() {
+        // Keys in few cells and in many, with big and non-finite objects among them.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // x orders from a few values (ties within a cell) to all 32 bits.
+        let sets = [
+            (RADIX_MIN, 3u64, 8u64),
+            (RADIX_MIN + 7, 1 << 40, 1 << 32),
+            (50_000, 900, 1 << 16),
+        ];
+        for (n, cells, xs) in sets {
+            let keyed: Vec<(u64, u64)> = (0..n as u64)
+                .map(|i| {
+                    let key = match next() % 50 {
+                        0 => BIG_KEY,
+                        1 => NONE_KEY,
+                        _ => {
+                            (next() % cells)
+                                .wrapping_mul(0x8000_0001)
+                                .wrapping_add(1 << 40)
+                                >> 1
+                        }
+                    };
+                    (key, (next() % xs) << 32 | i)
+                })
+                .collect();
+            let mut want = keyed.clone();
+            want.sort_unstable();
+            for parallel in [false, true] {
+                let mut got = keyed.clone();
+                sort_keys(&mut got, parallel);
+                assert_eq!(got, want, "{n} pairs in {cells} cells, {xs} x orders");
+            }
+        }
     }
 
     #[test]

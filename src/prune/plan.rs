@@ -66,6 +66,25 @@ pub(crate) trait Narrow<const D: usize>: Sync + Sized {
     /// The query's pair `(i, j)` (ids) a hit reports.
     fn pair(hit: &Self::Hit) -> (u32, u32);
 
+    /// The row of each position (in the grid's order), when the objects belong to rows
+    /// (the pieces of one polyline, a street, a track) and two objects of one row form no
+    /// pair of the query: the scan masks those lanes with a vector compare before they
+    /// become candidates, so the narrow phase never sees them. `None` (the default): every
+    /// pair the spheres name is a candidate.
+    #[inline(always)]
+    fn rows(&self) -> Option<&[u32]> {
+        None
+    }
+
+    /// Called with the thread's scratch at the start of every task, before its first
+    /// candidates: a narrow phase that keeps state across its runs within a task (which
+    /// row pairs already met) starts it afresh here, so what a task reports depends on the
+    /// task alone, never on which thread ran the tasks before it.
+    #[inline(always)]
+    fn begin(&self, scratch: &mut Self::Scratch) {
+        let _ = scratch;
+    }
+
     /// Runs the kernel on `candidates` (pairs of positions, oriented) and keeps the pairs
     /// it reports in `out`.
     fn decide(
@@ -111,6 +130,17 @@ pub(super) const PACK: [[u32; LANES]; 256] = {
     }
     table
 };
+
+/// The eight values of `column` at positions `j .. j + LANES` (0 past its end).
+#[inline(always)]
+fn lanes_of(column: &[u32], j: usize) -> u32x8 {
+    match column.get(j..j + LANES) {
+        Some(run) => u32x8::new(run.try_into().expect("eight values")),
+        None => u32x8::new(core::array::from_fn(|k| {
+            column.get(j + k).copied().unwrap_or(0)
+        })),
+    }
+}
 
 /// Where a task's hits go: kept in `hits` until another run of the narrow phase could take
 /// them past [`MAX_BLOCK_HITS`], then handed to `emit` as one block; `emit` answers whether
@@ -178,8 +208,15 @@ impl<const D: usize, N: Narrow<D>> Pending<D, N> {
         out.spill();
     }
 
-    /// One candidate pair of positions, oriented.
+    /// One candidate pair of positions, oriented (none when both are of one row, see
+    /// [`Narrow::rows`]).
     fn push(&mut self, narrow: &N, ids: &[u32], p: u32, q: u32, out: &mut Out<'_, N::Hit>) {
+        if narrow
+            .rows()
+            .is_some_and(|rows| rows[p as usize] == rows[q as usize])
+        {
+            return;
+        }
         if let Some(pair) = orient(narrow.split(), ids, p, q) {
             self.room(narrow, ids, out);
             self.candidates[self.count] = pair;
@@ -206,28 +243,34 @@ impl<const D: usize, N: Narrow<D>> Pending<D, N> {
         }
         let lane = u32x8::new(core::array::from_fn(|k| k as u32));
         let split = narrow.split();
+        let rows = narrow.rows();
         let mut probe = (u32::MAX, None);
         let mut me = (u32x8::ZERO, u32x8::ZERO);
+        let mut my_row = u32x8::ZERO;
         for g in groups {
             self.room(narrow, ids, out);
             let j = g.j as usize;
             if probe.0 != g.p {
                 probe = (g.p, narrow.probe(g.p as usize));
                 me = (u32x8::splat(g.p), u32x8::splat(ids[g.p as usize]));
+                if let Some(rows) = rows {
+                    my_row = u32x8::splat(rows[g.p as usize]);
+                }
+            }
+            let mut bits = g.bits;
+            // The lanes of the same row are no pairs (positions past the last object have
+            // no bit: any row does).
+            if let Some(rows) = rows {
+                bits &= !lanes_of(rows, j).simd_eq(my_row).to_bitmask();
             }
             let bits = match &probe.1 {
-                Some(probe) => narrow.refine(probe, j, spheres, g.bits),
-                None => g.bits,
+                Some(probe) => narrow.refine(probe, j, spheres, bits),
+                None => bits,
             };
             let (p, ip) = me;
             let q = u32x8::splat(g.j) + lane;
             // Positions past the last object have no bit: any id does.
-            let iq = match ids.get(j..j + LANES) {
-                Some(run) => u32x8::new(run.try_into().expect("eight ids")),
-                None => u32x8::new(core::array::from_fn(|k| {
-                    ids.get(j + k).copied().unwrap_or(0)
-                })),
-            };
+            let iq = lanes_of(ids, j);
             // The lanes whose pair puts `q` first, and the lanes that are pairs at all.
             let (swap, bits) = match split {
                 None => (iq.simd_lt(ip), bits),
@@ -310,6 +353,11 @@ impl<const D: usize> Plan<D> {
         }
     }
 
+    /// The grid's ids by position.
+    pub(crate) fn ids(&self) -> &[u32] {
+        self.grid.ids()
+    }
+
     /// The hits of one task, in the order the grid names them, handed to `emit` in
     /// blocks of at most [`MAX_BLOCK_HITS`] (from `work`, which a thread reuses from task
     /// to task); stops early when `emit` answers `false`.
@@ -328,6 +376,7 @@ impl<const D: usize> Plan<D> {
         hits.clear();
         groups.clear();
         pending.count = 0;
+        narrow.begin(&mut pending.scratch);
         let mut out = Out {
             hits,
             emit,

@@ -77,7 +77,7 @@ impl<T: Copy + Default> Kept<T> {
     }
 
     /// The values kept, and empties the store.
-    pub(super) fn take(&mut self) -> &[T] {
+    pub(crate) fn take(&mut self) -> &[T] {
         let n = core::mem::take(&mut self.len);
         &self.buf[..n]
     }

@@ -79,6 +79,7 @@ mod index64;
 mod many;
 pub(crate) mod radius;
 mod rays;
+pub mod rows;
 mod self_pairs;
 mod within;
 mod within64;
@@ -98,6 +99,7 @@ pub use many::{par_dist2_matrix64, par_dist2_matrix64_into};
 pub use radius::{Radius, Radius64};
 pub use rays::{FirstHit, FirstHit64, PerRay, PerRay64, Rays, Rays64};
 pub(crate) use rays::{first_hit_pair, first_hit_pair64};
+pub use rows::{RowAnswer, RowHit};
 #[cfg(feature = "rayon")]
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
 pub use self_pairs::{self_pairs_within, self_pairs_within_into};
@@ -115,8 +117,17 @@ pub use within64::{
     pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
     within_radius64,
 };
+pub use within64::{
+    for_each_row_within64, rows_within64, rows_within64_between, rows_within64_between_into,
+    rows_within64_into,
+};
 #[cfg(feature = "rayon")]
 pub use within64::{
     par_for_each_pair_within64, par_for_each_self_pair_within64, par_pairs_within64,
     par_pairs_within64_into, par_self_pairs_within64, par_self_pairs_within64_into,
+};
+#[cfg(feature = "rayon")]
+pub use within64::{
+    par_for_each_row_within64, par_rows_within64, par_rows_within64_between,
+    par_rows_within64_between_into, par_rows_within64_into,
 };

@@ -70,6 +70,7 @@
 use super::hits::SharedEndpoints;
 use super::hits::{TILE_A, TILE_B};
 use super::radius::{PairRadius, Radius, Radius64};
+use super::rows::{ByRow, RowAnswer, RowHit, RowSink, Rows};
 use super::within::{FEW, Probe};
 use crate::batch::{Error, Segments64, Segments64View, Soa, check_u32};
 use crate::driver::Row;
@@ -866,4 +867,232 @@ stream_forms! {
     pub fn for_each_pair_within64 / par_for_each_pair_within64
         <'a, 'b, 'r>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, radius: impl Into<Radius64<'r>>, options: &Options)
         -> sink(&[PairHit64]) = each_pair64;
+}
+
+impl super::rows::Ranked for Hit64 {
+    #[inline]
+    fn pieces(&self) -> (u32, u32) {
+        (self.i, self.j)
+    }
+
+    /// The squared distance's bits: a hit's `dist2` is never NaN and never negative, and
+    /// the bits of non-negative `f64`s order as their values do.
+    #[inline]
+    fn distance_key(&self) -> u64 {
+        self.dist2.to_bits()
+    }
+}
+
+/// Runs the row query of `a` (against `b`, or within `a`) at `radius`, segment against
+/// segment, and hands its blocks of row hits to `sink` (each row pair at most once a task;
+/// the brute-force tiles of small sets as one block, each row pair once).
+///
+/// # Errors
+/// As [`checked`]; [`Error::OutOfMemory`] when the brute-force hits cannot be held.
+fn each_row64(
+    a: Segments64View<'_>,
+    b: Option<Segments64View<'_>>,
+    rows: Rows<'_>,
+    radius: f64,
+    answer: RowAnswer,
+    parallel: bool,
+    sink: &mut RowSink<'_, Hit64>,
+) -> Result<(), Error> {
+    let radius = checked(radius.into(), a, b)?;
+    let options = &Options::SEGMENTS;
+    match pruned64(a, b, radius, false, options, parallel) {
+        Some((plan, inner)) => {
+            let by_position = b.is_none().then(|| rows.by_position(plan.ids()));
+            let narrow = ByRow {
+                inner,
+                rows,
+                by_position,
+                answer,
+            };
+            plan.each(&narrow, parallel, <[_]>::to_vec, |block: Vec<_>| {
+                sink(&block)
+            });
+        }
+        None => {
+            let what = "row query output";
+            let mut hits = Vec::new();
+            brute64(a, b, radius, false, options).collect(parallel, what, &mut hits)?;
+            let mut out = Vec::new();
+            super::rows::of_pieces(&hits, rows, what, &mut out)?;
+            super::rows::once(&mut out, parallel);
+            sink(&out);
+        }
+    }
+    Ok(())
+}
+
+fn rows_within64_run<'a>(
+    set: Segments64View<'a>,
+    rows: &[u32],
+    radius: f64,
+    answer: RowAnswer,
+    parallel: bool,
+    out: &mut Vec<RowHit<Hit64>>,
+) -> Result<(), Error> {
+    out.clear();
+    let rows = Rows::checked(rows, set.len(), None)?;
+    let what = "rows_within64 output";
+    let mut failed = Ok(());
+    super::rows::collect(
+        |sink| failed = each_row64(set, None, rows, radius, answer, parallel, sink),
+        parallel,
+        what,
+        out,
+    )?;
+    failed.inspect_err(|_| out.clear())
+}
+
+query_forms! {
+    /// Every pair of rows `a < b` of `set` that come within `radius` of each other (in
+    /// `f64`, segment against segment: some piece of one and some piece of the other have
+    /// `dist2 <= radius²`, by the `f64` range rule of [`within_radius64`]), each once,
+    /// sorted by `(a, b)`; `rows[i]` is the row of `set[i]`. Pairs of pieces of one row are
+    /// masked in the grid's scan, never decided; with [`RowAnswer::Any`] (the default) a
+    /// row pair stops being decided once it met, with [`RowAnswer::Least`] each row pair
+    /// reports its closest piece pair (the rows' distance: [`RowHit`]).
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::rows_within64;
+    /// // Two tracks 25 m apart at UTM coordinates, and a third far away.
+    /// let (e, n) = (500_000.0, 5_000_000.0);
+    /// let set = Segments64::from(&[
+    ///     Segment64::new([e, n, 0.0], [e + 10.0, n, 0.0]),
+    ///     Segment64::new([e + 10.0, n, 0.0], [e + 20.0, n, 0.0]),
+    ///     Segment64::new([e + 20.0, n + 25.0, 0.0], [e + 40.0, n + 25.0, 0.0]),
+    ///     Segment64::new([e + 900.0, n, 0.0], [e + 910.0, n, 0.0]),
+    /// ]);
+    /// let hits = rows_within64(&set, &[0, 0, 1, 2], 25.0);
+    /// assert_eq!(hits.iter().map(|h| (h.a, h.b)).collect::<Vec<_>>(), vec![(0, 1)]);
+    /// assert_eq!(hits[0].hit.dist2, 625.0);
+    /// ```
+    pub fn rows_within64 / rows_within64_into / par_rows_within64 / par_rows_within64_into
+        <'a, 'r>(set: impl Into<Segments64View<'a>>, rows: &'r [u32], radius: f64)
+        with (answer: RowAnswer = RowAnswer::Any)
+        -> Vec<RowHit<Hit64>> = rows_within64_run;
+    /// The general form of [`rows_within64`]: `answer` picks the hit each row pair reports;
+    /// the row hits are written into `out` (cleared first, allocation reused, grown with
+    /// `try_reserve`).
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::{rows_within64_into, RowAnswer};
+    /// let set = Segments64::from(&[
+    ///     Segment64::new([0.0, 0.0, 0.0], [10.0, 0.0, 0.0]),
+    ///     Segment64::new([0.0, 3.0, 0.0], [5.0, 3.0, 0.0]),
+    ///     Segment64::new([5.0, 3.0, 0.0], [5.0, 1.0, 0.0]),
+    /// ]);
+    /// let mut hits = Vec::new();
+    /// rows_within64_into(&set, &[0, 1, 1], 4.0, RowAnswer::Least, &mut hits)?;
+    /// assert_eq!((hits[0].hit.j, hits[0].hit.dist2), (2, 1.0)); // the closest piece pair
+    /// assert!(rows_within64_into(&set, &[0, 1, 1], -1.0, RowAnswer::Any, &mut hits).is_err());
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::LengthMismatch`]
+    /// when `rows` is not one row a segment; [`Error::TooManyObjects`] for more than
+    /// `u32::MAX` segments; [`Error::OutOfMemory`] when the output cannot grow to the row
+    /// pairs found (`out` is then empty).
+    into;
+}
+
+#[allow(clippy::too_many_arguments)] // the query's inputs, as its forms take them
+fn rows_within64_between_run<'a, 'b>(
+    a: Segments64View<'a>,
+    rows_a: &[u32],
+    b: Segments64View<'b>,
+    rows_b: &[u32],
+    radius: f64,
+    answer: RowAnswer,
+    parallel: bool,
+    out: &mut Vec<RowHit<Hit64>>,
+) -> Result<(), Error> {
+    out.clear();
+    let rows = Rows::checked(rows_a, a.len(), Some((rows_b, b.len())))?;
+    let what = "rows_within64_between output";
+    let mut failed = Ok(());
+    super::rows::collect(
+        |sink| failed = each_row64(a, Some(b), rows, radius, answer, parallel, sink),
+        parallel,
+        what,
+        out,
+    )?;
+    failed.inspect_err(|_| out.clear())
+}
+
+query_forms! {
+    /// Every pair of a row `a` of set A and a row `b` of set B that come within `radius` of
+    /// each other, each once, sorted by `(a, b)` (`rows_a[i]` the row of `a[i]`, `rows_b[j]`
+    /// that of `b[j]`), decided as [`rows_within64`] decides.
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::rows_within64_between;
+    /// let wells = Segments64::from(&[Segment64::new([0.0, 0.0, 0.0], [0.0, 0.0, -100.0])]);
+    /// let faults = Segments64::from(&[
+    ///     Segment64::new([3.0, 0.0, -50.0], [3.0, 10.0, -50.0]),
+    ///     Segment64::new([30.0, 0.0, -50.0], [30.0, 10.0, -50.0]),
+    /// ]);
+    /// let hits = rows_within64_between(&wells, &[0], &faults, &[5, 6], 3.0);
+    /// assert_eq!(hits.iter().map(|h| (h.a, h.b)).collect::<Vec<_>>(), vec![(0, 5)]);
+    /// ```
+    pub fn rows_within64_between / rows_within64_between_into
+        / par_rows_within64_between / par_rows_within64_between_into
+        <'a, 'b, 'r, 's>(a: impl Into<Segments64View<'a>>, rows_a: &'r [u32],
+            b: impl Into<Segments64View<'b>>, rows_b: &'s [u32], radius: f64)
+        with (answer: RowAnswer = RowAnswer::Any)
+        -> Vec<RowHit<Hit64>> = rows_within64_between_run;
+    /// The general form of [`rows_within64_between`] (`answer` as in
+    /// [`rows_within64_into`]).
+    ///
+    /// # Errors
+    /// As [`rows_within64_into`], for either set.
+    into;
+}
+
+fn each_row_within64<'a>(
+    set: Segments64View<'a>,
+    rows: &[u32],
+    radius: f64,
+    answer: RowAnswer,
+    parallel: bool,
+    sink: &mut RowSink<'_, Hit64>,
+) -> Result<(), Error> {
+    let rows = Rows::checked(rows, set.len(), None)?;
+    each_row64(set, None, rows, radius, answer, parallel, sink)
+}
+
+stream_forms! {
+    /// The streaming form of [`rows_within64_into`], for outputs larger than memory: the row
+    /// pairs within `radius` handed to `sink` in blocks of at most
+    /// [`MAX_BLOCK_HITS`], a task's blocks in the grid's order. A task reports each of its
+    /// row pairs once; a row pair whose pieces fall in several tasks comes once from each
+    /// (the collected forms keep the first by rank).
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::{for_each_row_within64, RowAnswer};
+    /// let set = Segments64::from(&[
+    ///     Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
+    ///     Segment64::new([0.0, 0.5, 0.0], [1.0, 0.5, 0.0]),
+    /// ]);
+    /// let mut pairs = Vec::new();
+    /// for_each_row_within64(&set, &[3, 8], 1.0, RowAnswer::Any, |block| {
+    ///     pairs.extend(block.iter().map(|h| (h.a, h.b)));
+    /// })?;
+    /// assert_eq!(pairs, vec![(3, 8)]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`rows_within64_into`] (`sink` is not called).
+    pub fn for_each_row_within64 / par_for_each_row_within64
+        <'a, 'r>(set: impl Into<Segments64View<'a>>, rows: &'r [u32], radius: f64, answer: RowAnswer)
+        -> sink(&[RowHit<Hit64>]) = each_row_within64;
 }

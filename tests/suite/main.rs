@@ -44,6 +44,8 @@ mod queries;
 mod reference64;
 /// The reference against the `f64` oracle.
 mod reference_accuracy;
+/// The row-aware set queries against brute force over the piece queries.
+mod row_sets;
 /// Closest points from rows and into slices.
 mod rows;
 /// The persistent capsule set against brute force, frame after frame.
