@@ -936,10 +936,27 @@ fn rows_within64_run<'a>(
 ) -> Result<(), Error> {
     out.clear();
     let rows = Rows::checked(rows, set.len(), None)?;
-    let what = "rows_within64 output";
+    let query = (set, None, radius, answer);
+    collect_rows64(query, rows, parallel, "rows_within64 output", out)
+}
+
+/// The row hits of [`each_row64`] on `(a, b, radius, answer)`, collected into `out` (empty
+/// on an error).
+fn collect_rows64(
+    (a, b, radius, answer): (
+        Segments64View<'_>,
+        Option<Segments64View<'_>>,
+        f64,
+        RowAnswer,
+    ),
+    rows: Rows<'_>,
+    parallel: bool,
+    what: &'static str,
+    out: &mut Vec<RowHit<Hit64>>,
+) -> Result<(), Error> {
     let mut failed = Ok(());
     super::rows::collect(
-        |sink| failed = each_row64(set, None, rows, radius, answer, parallel, sink),
+        |sink| failed = each_row64(a, b, rows, radius, answer, parallel, sink),
         parallel,
         what,
         out,
@@ -1015,15 +1032,8 @@ fn rows_within64_between_run<'a, 'b>(
 ) -> Result<(), Error> {
     out.clear();
     let rows = Rows::checked(rows_a, a.len(), Some((rows_b, b.len())))?;
-    let what = "rows_within64_between output";
-    let mut failed = Ok(());
-    super::rows::collect(
-        |sink| failed = each_row64(a, Some(b), rows, radius, answer, parallel, sink),
-        parallel,
-        what,
-        out,
-    )?;
-    failed.inspect_err(|_| out.clear())
+    let query = (a, Some(b), radius, answer);
+    collect_rows64(query, rows, parallel, "rows_within64_between output", out)
 }
 
 query_forms! {
