@@ -732,6 +732,23 @@ def crossing_pairs(
     elif isinstance(origin, str) and origin != "auto":
         raise ValueError(f"origin: expected 'auto', 'default', None or a point, got {origin!r}")
     parts = [dask.delayed(_prepare2)(b, tuple(columns), geometry) for b in _blocks(segments)]
+    row_offs, ntiles, plan, tile_pieces = _tiling(parts, partitions, origin)
+    results = [
+        dask.delayed(_cross_tile)(
+            tile_pieces(t, plan), plan, skip_shared_endpoints, drop_same_row, exact, threads
+        )
+        for t in range(ntiles)
+    ]
+    out = dask.delayed(_finish_geo if geometry is not None else _finish)(results)
+    return out.compute() if compute else out
+
+
+def _tiling(parts, partitions, origin):
+    """The x/y tiles of prepared `parts` (delayed): each part's first row, the tile count,
+    the tiles' plan (with `origin`) and `tile_pieces(t, plan)`, the pieces tile `t` of
+    `plan` holds (its own and its halo's), from every part."""
+    import dask
+
     tiles = partitions or max(len(parts), 1)
     offs = _cumulative([dask.delayed(_count)(p) for p in parts])
     row_offs = _cumulative([dask.delayed(_row_count)(p) for p in parts])
@@ -739,14 +756,11 @@ def crossing_pairs(
     ntiles = _tile_count(tiles)
     stats = [dask.delayed(_tile_stats)(p, cuts, ntiles) for p in parts]
     plan = dask.delayed(_tile_plan)(cuts, stats, origin)
-    results = []
-    for t in range(ntiles):
-        pieces = [dask.delayed(_tile_select)(p, o, r, t, plan) for p, o, r in zip(parts, offs, row_offs)]
-        results.append(
-            dask.delayed(_cross_tile)(pieces, plan, skip_shared_endpoints, drop_same_row, exact, threads)
-        )
-    out = dask.delayed(_finish_geo if geometry is not None else _finish)(results)
-    return out.compute() if compute else out
+
+    def tile_pieces(t, plan):
+        return [dask.delayed(_tile_select)(p, o, r, t, plan) for p, o, r in zip(parts, offs, row_offs)]
+
+    return row_offs, ntiles, plan, tile_pieces
 
 
 def _grown(plan, distance: float):
@@ -823,19 +837,12 @@ def _row_query(data, geometry: str, distance, frame: bool, partitions, threads, 
     import dask
 
     parts = [dask.delayed(_prepare2)(b, (), geometry) for b in _blocks(data)]
-    tiles = partitions or max(len(parts), 1)
-    offs = _cumulative([dask.delayed(_count)(p) for p in parts])
-    row_offs = _cumulative([dask.delayed(_row_count)(p) for p in parts])
-    cuts = dask.delayed(_tile_cuts)([dask.delayed(_sample2)(p) for p in parts], tiles)
-    ntiles = _tile_count(tiles)
-    stats = [dask.delayed(_tile_stats)(p, cuts, ntiles) for p in parts]
-    plan = dask.delayed(_tile_plan)(cuts, stats, None)
+    row_offs, ntiles, plan, tile_pieces = _tiling(parts, partitions, None)
     if distance is not None:
         plan = dask.delayed(_grown)(plan, distance)
-    results = []
-    for t in range(ntiles):
-        pieces = [dask.delayed(_tile_select)(p, o, r, t, plan) for p, o, r in zip(parts, offs, row_offs)]
-        results.append(dask.delayed(_row_tile)(pieces, plan, distance, frame, threads))
+    results = [
+        dask.delayed(_row_tile)(tile_pieces(t, plan), plan, distance, frame, threads) for t in range(ntiles)
+    ]
     starts = [dask.delayed(_row_starts)(p, r) for p, r in zip(parts, row_offs)]
     out = dask.delayed(_finish_rows)(results, starts, distance, frame)
     return out.compute() if compute else out
