@@ -271,14 +271,17 @@ pub struct Soa<T, const C: usize, E: Cell = f32> {
     record: PhantomData<T>,
 }
 
-/// A batch of 3D segments: six columns `x0, y0, z0, x1, y1, z1`.
+/// A batch of 3D segments: six `f32` columns `x0, y0, z0, x1, y1, z1` ([`Segment`]
+/// records); in `f64`, [`Segments64`]. Every 3D query takes the precision of its batches:
+/// `closest_points(&a, &b)` runs in `f64` when `a` and `b` are `Segments64`.
 pub type Segments = Soa<Segment, 6>;
 
-/// A borrowed range of a [`Segments`] batch.
-pub type SegmentsView<'a> = SoaView<'a, Segment, 6>;
+/// A borrowed range of a [`Segments`] batch (or of six caller-owned columns), of `f32`
+/// unless said otherwise, or of `f64` ([`Segments64View`]): what the 3D queries take.
+pub type SegmentsView<'a, E = f32> = SoaView<'a, <E as sealed::Space>::Segment, 6, E>;
 
-/// A batch of 3D segments in `f64` ([`Segment64`]): six `f64` columns `x0, y0, z0, x1, y1,
-/// z1`, the same API as [`Segments`].
+/// A batch of 3D segments in `f64` ([`Segment64`]): six `f64` columns, the same API as
+/// [`Segments`].
 ///
 /// ```
 /// use segbatch::{Segment64, Segments64};
@@ -293,7 +296,47 @@ pub type SegmentsView<'a> = SoaView<'a, Segment, 6>;
 pub type Segments64 = Soa<Segment64, 6, f64>;
 
 /// A borrowed range of a [`Segments64`] batch.
-pub type Segments64View<'a> = SoaView<'a, Segment64, 6, f64>;
+pub type Segments64View<'a> = SegmentsView<'a, f64>;
+
+/// What a 3D element type (`f32` or `f64`) brings to its batches and to the reference
+/// (sealed: public only so that [`Element`](crate::Element) can build on it, in a module no
+/// user can name).
+pub(crate) mod sealed {
+    use crate::segment::{Options, Params};
+
+    /// The record of a 3D batch in one precision and the constants of a call in it.
+    // The trait is unnameable outside the crate: its crate-private types (`Params`) are
+    // no part of the public API.
+    #[allow(private_interfaces)]
+    pub trait Space:
+        crate::real::Real + crate::columns::Cell + bytemuck::Pod + Into<f64> + Default + 'static
+    {
+        /// The segment record: [`Segment`](crate::Segment) for `f32`,
+        /// [`Segment64`](crate::Segment64) for `f64`.
+        type Segment: super::Record<6, Self> + Send + Sync + Into<[[Self; 3]; 2]>;
+        /// The constants of a call in this precision ([`Options::params`],
+        /// [`Options::params64`]).
+        fn params(options: &Options) -> Params<Self>;
+    }
+
+    #[allow(private_interfaces)]
+    impl Space for f32 {
+        type Segment = crate::Segment;
+        #[inline]
+        fn params(options: &Options) -> Params<f32> {
+            options.params()
+        }
+    }
+
+    #[allow(private_interfaces)]
+    impl Space for f64 {
+        type Segment = crate::Segment64;
+        #[inline]
+        fn params(options: &Options) -> Params<f64> {
+            options.params64()
+        }
+    }
+}
 
 /// `new` of each batch type, one inherent impl each, and none for the planar `f64` batch:
 /// a single inherent `new` among the planar batches is what lets `Segments2::new()` (whose

@@ -301,6 +301,138 @@ macro_rules! result_batch {
     };
     (
         $(#[$meta:meta])*
+        pub struct $batch:ident<$e:ident>($item:ident) stored as $out:ident {
+            columns { $( $(#[$cmeta:meta])* $col:ident: $ty:ty, )* }
+            points { $( $(#[$pmeta:meta])* $pcol:ident: $dim:literal, )* }
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default)]
+        pub struct $batch<$e: crate::columns::Cell = f32> {
+            len: usize,
+            $( $col: crate::columns::Column<$ty>, )*
+            $( $pcol: [crate::columns::Column<$e>; $dim], )*
+        }
+
+        /// Two batches are equal when they hold the same results: the padding past `len`
+        /// (what a reused batch kept from an earlier, longer call) is not compared.
+        impl<$e: crate::columns::Cell> PartialEq for $batch<$e> {
+            fn eq(&self, other: &Self) -> bool {
+                self.len == other.len
+                    $( && self.$col() == other.$col() )*
+                    $( && self.$pcol() == other.$pcol() )*
+            }
+        }
+
+        impl<$e: crate::columns::Cell> $batch<$e> {
+            /// An empty batch (no allocation).
+            #[must_use]
+            pub fn new() -> Self {
+                Self {
+                    len: 0,
+                    $( $col: Default::default(), )*
+                    $( $pcol: Default::default(), )*
+                }
+            }
+
+            crate::columns::len_methods!("results");
+
+            $(
+                $(#[$cmeta])*
+                #[inline]
+                #[must_use]
+                pub fn $col(&self) -> &[$ty] {
+                    crate::columns::first(&self.$col, self.len)
+                }
+            )*
+
+            $(
+                $(#[$pmeta])*
+                #[must_use]
+                pub fn $pcol(&self) -> [&[$e]; $dim] {
+                    core::array::from_fn(|k| crate::columns::first(&self.$pcol[k], self.len))
+                }
+            )*
+
+            /// Result `i`, or `None` when `i >= len()`. Columns that were not computed read
+            /// as NaN (flags as empty).
+            #[must_use]
+            pub fn get(&self, i: usize) -> Option<$item<$e>> {
+                (i < self.len).then(|| $item {
+                    $( $col: crate::columns::value(&self.$col, i), )*
+                    $( $pcol: core::array::from_fn(|k| crate::columns::value(&self.$pcol[k], i)), )*
+                })
+            }
+
+            /// The results in order.
+            pub fn iter(&self) -> impl ExactSizeIterator<Item = $item<$e>> + '_ {
+                (0..self.len).map(|i| self.get(i).expect("i < len"))
+            }
+
+            /// Sizes the columns for `len` results, padded to whole groups; the columns whose
+            /// name `keep` rejects are emptied. Allocations are reused.
+            pub(crate) fn reset(&mut self, len: usize, keep: impl Fn(&str) -> bool) {
+                self.len = len;
+                $(
+                    if keep(stringify!($col)) {
+                        self.$col.resize_padded(len);
+                    } else {
+                        self.$col.clear();
+                    }
+                )*
+                $(
+                    for col in &mut self.$pcol {
+                        if keep(stringify!($pcol)) {
+                            col.resize_padded(len);
+                        } else {
+                            col.clear();
+                        }
+                    }
+                )*
+            }
+
+            /// The columns as groups of `W` (a divisor of [`LANES`](crate::LANES)), for the
+            /// driver.
+            pub(crate) fn out<const W: usize>(&mut self) -> $out<'_, $e, W> {
+                $( let $pcol = {
+                    let cols: [&mut crate::columns::Column<$e>; $dim] = self.$pcol.each_mut();
+                    cols.map(|c| crate::columns::regroup::<_, W>(c.groups_mut()))
+                }; )*
+                $out {
+                    $( $col: crate::columns::regroup::<_, W>(self.$col.groups_mut()), )*
+                    $( $pcol, )*
+                }
+            }
+        }
+
+        /// The columns of a batch as whole groups of `W`: what the driver stores into.
+        pub(crate) struct $out<'a, $e, const W: usize> {
+            $( pub $col: &'a mut [[$ty; W]], )*
+            $( pub $pcol: [&'a mut [[$e; W]]; $dim], )*
+        }
+
+        impl<$e, const W: usize> crate::columns::SplitColumns for $out<'_, $e, W> {
+            #[inline(always)]
+            fn split_columns(self, mid: usize) -> (Self, Self) {
+                $( let $col = crate::columns::split_groups(self.$col, mid); )*
+                $( let $pcol = crate::columns::unzip(
+                    self.$pcol.map(|c| crate::columns::split_groups(c, mid)),
+                ); )*
+                (
+                    $out {
+                        $( $col: $col.0, )*
+                        $( $pcol: $pcol.0, )*
+                    },
+                    $out {
+                        $( $col: $col.1, )*
+                        $( $pcol: $pcol.1, )*
+                    },
+                )
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
         pub struct $batch:ident($item:ident) stored as $out:ident in groups of ($w:expr) {
             columns { $( $(#[$cmeta:meta])* $col:ident: $ty:ty, )* }
             points($pty:ty) { $( $(#[$pmeta:meta])* $pcol:ident: $dim:literal, )* }

@@ -203,7 +203,7 @@ impl Halves for Lanes<f32x16> {
     }
 }
 
-/// The algorithm for eight pairs: the twin of `reference::closest_points_params`.
+/// The algorithm for eight pairs: the twin of `scalar::closest_pair`.
 #[inline(always)]
 pub(crate) fn closest8<L: Lane>(
     a0: V3<L>,

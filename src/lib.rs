@@ -153,14 +153,14 @@
 //! | the same over index pairs | [`intersect2_indexed`](planar::intersect2_indexed) | [`intersect2_indexed_into`](planar::intersect2_indexed_into) | [`par_intersect2_indexed`](planar::par_intersect2_indexed), [`par_intersect2_indexed_into`](planar::par_intersect2_indexed_into) | [`reference::intersect2`] |
 //! | every meeting pair `i < j` of one 2D set, `f32` or `f64` (`Segments2<E>`; [`CrossHit`](planar::CrossHit)s; shared end points kept or skipped) | [`crossing_pairs`](planar::crossing_pairs) | [`crossing_pairs_into`](planar::crossing_pairs_into) | [`par_crossing_pairs`](planar::par_crossing_pairs), [`par_crossing_pairs_into`](planar::par_crossing_pairs_into) | [`reference::intersect2`], [`reference::intersect2_64`] |
 //! | the same, streamed | [`for_each_crossing_pair`](planar::for_each_crossing_pair) | (the same) | [`par_for_each_crossing_pair`](planar::par_for_each_crossing_pair) | [`reference::intersect2`], [`reference::intersect2_64`] |
-//! | closest points of `a[i]` and `b[i]` in `f64` ([`Segments64`], [`ClosestBatch64`](pairs::ClosestBatch64)) | [`closest_points64`](pairs::closest_points64) | [`closest_points64_into`](pairs::closest_points64_into) | [`par_closest_points64`](pairs::par_closest_points64), [`par_closest_points64_into`](pairs::par_closest_points64_into) | [`reference::closest_points64`], [`reference::closest_points64_with`] |
-//! | one `f64` segment, ray or line against every `b[j]` | [`closest_points64_one_to_many`](pairs::closest_points64_one_to_many) | [`closest_points64_one_to_many_into`](pairs::closest_points64_one_to_many_into) | [`par_closest_points64_one_to_many`](pairs::par_closest_points64_one_to_many), [`par_closest_points64_one_to_many_into`](pairs::par_closest_points64_one_to_many_into) | [`reference::closest_points64_with`] |
-//! | `f64`: every A against every B within a radius ([`Hit64`](sets::Hit64)s; the grid in a local frame) | [`pairs_within64`](sets::pairs_within64) | [`pairs_within64_into`](sets::pairs_within64_into) | [`par_pairs_within64`](sets::par_pairs_within64), [`par_pairs_within64_into`](sets::par_pairs_within64_into) | [`reference::closest_points64_with`] |
-//! | `f64`: all pairs `i < j` of one set within a radius (the grid in a local frame) | [`self_pairs_within64`](sets::self_pairs_within64) | [`self_pairs_within64_into`](sets::self_pairs_within64_into) | [`par_self_pairs_within64`](sets::par_self_pairs_within64), [`par_self_pairs_within64_into`](sets::par_self_pairs_within64_into) | [`reference::closest_points64_with`] |
-//! | `f64`: the same two, streamed ([`PairHit64`](sets::PairHit64)s) | [`for_each_pair_within64`](sets::for_each_pair_within64), [`for_each_self_pair_within64`](sets::for_each_self_pair_within64) | (the same) | [`par_for_each_pair_within64`](sets::par_for_each_pair_within64), [`par_for_each_self_pair_within64`](sets::par_for_each_self_pair_within64) | [`reference::closest_points64_with`] |
+//! | closest points of `a[i]` and `b[i]` in `f64` ([`Segments64`], [`ClosestBatch64`](pairs::ClosestBatch64)) | [`closest_points`](pairs::closest_points) | [`closest_points_into`](pairs::closest_points_into) | [`par_closest_points`](pairs::par_closest_points), [`par_closest_points_into`](pairs::par_closest_points_into) | [`reference::closest_points`], [`reference::closest_points_with`] |
+//! | one `f64` segment, ray or line against every `b[j]` | [`closest_points_one_to_many`](pairs::closest_points_one_to_many) | [`closest_points_one_to_many_into`](pairs::closest_points_one_to_many_into) | [`par_closest_points_one_to_many`](pairs::par_closest_points_one_to_many), [`par_closest_points_one_to_many_into`](pairs::par_closest_points_one_to_many_into) | [`reference::closest_points_with`] |
+//! | `f64`: every A against every B within a radius ([`Hit64`](sets::Hit64)s; the grid in a local frame) | [`pairs_within64`](sets::pairs_within64) | [`pairs_within64_into`](sets::pairs_within64_into) | [`par_pairs_within64`](sets::par_pairs_within64), [`par_pairs_within64_into`](sets::par_pairs_within64_into) | [`reference::closest_points_with`] |
+//! | `f64`: all pairs `i < j` of one set within a radius (the grid in a local frame) | [`self_pairs_within64`](sets::self_pairs_within64) | [`self_pairs_within64_into`](sets::self_pairs_within64_into) | [`par_self_pairs_within64`](sets::par_self_pairs_within64), [`par_self_pairs_within64_into`](sets::par_self_pairs_within64_into) | [`reference::closest_points_with`] |
+//! | `f64`: the same two, streamed ([`PairHit64`](sets::PairHit64)s) | [`for_each_pair_within64`](sets::for_each_pair_within64), [`for_each_self_pair_within64`](sets::for_each_self_pair_within64) | (the same) | [`par_for_each_pair_within64`](sets::par_for_each_pair_within64), [`par_for_each_self_pair_within64`](sets::par_for_each_self_pair_within64) | [`reference::closest_points_with`] |
 //! | `f64`: closest approach in time of two tracks ([`Tracks64`](motion::Tracks64), [`CpaBatch64`](motion::CpaBatch64)) | [`motion::cpa64`] | [`motion::cpa64_into`] | [`motion::par_cpa64`], [`motion::par_cpa64_into`] | [`reference::cpa64`] |
 //! | `f64`: closest approach in time during one step ([`Segments64`]) | [`motion::cpa_segments64`] | [`motion::cpa_segments64_into`] | [`motion::par_cpa_segments64`], [`motion::par_cpa_segments64_into`] | [`reference::cpa_segments64`] |
-//! | `f64`: capsules touch ([`Radii64`](pairs::Radii64)), the index-pair queries, contacts, first contact (spheres and swept capsules), the matrix | [`capsules_touch64`](pairs::capsules_touch64), [`closest_points64_indexed`](pairs::closest_points64_indexed), [`capsules_touch64_indexed`](pairs::capsules_touch64_indexed), [`capsule_contacts64`](pairs::capsule_contacts64), [`motion::first_contact64`], [`motion::first_contact_segments64`], [`motion::first_contact_capsules64`], [`dist2_matrix64`](sets::dist2_matrix64) | `…_into` of each | `par_…` of each | [`reference::closest_points64_with`], [`reference::capsule_contact64`], [`reference::first_contact64`], [`reference::first_contact_segments64`], [`reference::first_contact_capsules64`] |
+//! | `f64`: capsules touch ([`Radii64`](pairs::Radii64)), the index-pair queries, contacts, first contact (spheres and swept capsules), the matrix | [`capsules_touch64`](pairs::capsules_touch64), [`closest_points64_indexed`](pairs::closest_points64_indexed), [`capsules_touch64_indexed`](pairs::capsules_touch64_indexed), [`capsule_contacts64`](pairs::capsule_contacts64), [`motion::first_contact64`], [`motion::first_contact_segments64`], [`motion::first_contact_capsules64`], [`dist2_matrix64`](sets::dist2_matrix64) | `…_into` of each | `par_…` of each | [`reference::closest_points_with`], [`reference::capsule_contact64`], [`reference::first_contact64`], [`reference::first_contact_segments64`], [`reference::first_contact_capsules64`] |
 //!
 //! The streaming forms and the index's methods take their sink or options directly and
 //! return a `Result` (they have no separate `_into` form: the sink is the output).
@@ -172,9 +172,9 @@
 //! # use segbatch::pairs::*;
 //! # use segbatch::planar::*;
 //! # use segbatch::sets::*;
-//! # use segbatch::pairs::{*, *};
-//! # use segbatch::planar::{*, *};
-//! # use segbatch::sets::{*, *};
+//! # use segbatch::pairs::{*};
+//! # use segbatch::planar::{*};
+//! # use segbatch::sets::{*};
 //! # use segbatch::motion::*;
 //! let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]); 9]);
 //! let b = Segments::from(&[Segment::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0]); 9]);
@@ -307,16 +307,16 @@
 //! let a64: Segments64 = a.iter().map(wide).collect();
 //! let b64: Segments64 = b.iter().map(wide).collect();
 //! let mut out64 = ClosestBatch64::new();
-//! let c64 = closest_points64(&a64, &b64);
-//! closest_points64_into(&a64, &b64, &opts, Outputs::ALL, &mut out64)?;
-//! assert_eq!((&par_closest_points64(&a64, &b64), &out64), (&c64, &c64));
-//! par_closest_points64_into(&a64, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! let c64 = closest_points(&a64, &b64);
+//! closest_points_into(&a64, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! assert_eq!((&par_closest_points(&a64, &b64), &out64), (&c64, &c64));
+//! par_closest_points_into(&a64, &b64, &opts, Outputs::ALL, &mut out64)?;
 //! let (x, y) = (a64.get(3).unwrap(), b64.get(3).unwrap());
-//! assert_eq!(c64.get(3), Some(reference::closest_points64(&x, &y)));
-//! let m64 = closest_points64_one_to_many(&x, &b64);
-//! closest_points64_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
-//! assert_eq!((&par_closest_points64_one_to_many(&x, &b64), &out64), (&m64, &m64));
-//! par_closest_points64_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! assert_eq!(c64.get(3), Some(reference::closest_points(&x, &y)));
+//! let m64 = closest_points_one_to_many(&x, &b64);
+//! closest_points_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
+//! assert_eq!((&par_closest_points_one_to_many(&x, &b64), &out64), (&m64, &m64));
+//! par_closest_points_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
 //! let mut hits64 = Vec::new();
 //! let p64 = pairs_within64(&a64, &b64, 1.0);
 //! pairs_within64_into(&a64, &b64, 1.0, &opts, &mut hits64)?;
@@ -437,7 +437,7 @@ mod test_mix;
 
 pub use batch::{Error, Record, Segments, Segments64, Segments64View, SegmentsView, Soa, SoaView};
 pub use columns::LANES;
-pub use pairs::{ClosestBatch, Outputs, closest_points};
+pub use pairs::{ClosestBatch, Element, Outputs, closest_points};
 pub use segment::{Closest, Closest64, Extent, Flags, Options, Segment, Segment64, Tolerance};
 pub use sets::SegmentIndex;
 

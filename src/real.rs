@@ -56,6 +56,8 @@ pub trait Real:
     fn mul_add(self, a: Self, b: Self) -> Self;
     /// `|self|`.
     fn abs(self) -> Self;
+    /// `√self`, correctly rounded.
+    fn sqrt(self) -> Self;
     /// Powers of two `(σ, 1/σ)` with `σ·x` in `[1, 2)` for a normal `x` of exponent `E`,
     /// `E` clamped so both stay normal (`[-126, 126]` in `f32`, `[-1022, 1022]` in `f64`;
     /// zero and subnormal `x` count as the lowest, NaN, infinity and the top binade as the
@@ -92,6 +94,10 @@ macro_rules! real {
             #[inline(always)]
             fn abs(self) -> Self {
                 $f::abs(self)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                $f::sqrt(self)
             }
             #[inline(always)]
             fn magnitude_scale(self) -> (Self, Self) {

@@ -33,18 +33,80 @@
 //! and the SSE2 build); the tests check that, and a looser documented tolerance elsewhere.
 
 pub use crate::real::FUSED_MUL_ADD;
-pub use crate::scalar::{
-    closest_points, closest_points_with, closest_points64, closest_points64_with,
-};
 
+use crate::batch::Record;
 use crate::motion::{
     Contact, Contact64, Cpa, Cpa64, Sweep, Sweep64, SweptContact, SweptContact64, Track, Track64,
     Window, Window64,
 };
+use crate::pairs::Element;
 use crate::pairs::{CapsuleContact, CapsuleContact64};
 use crate::planar::{types::Intersection2, types::Segment2, types::Segment2_64};
-use crate::segment::{Segment, Segment64};
+use crate::scalar::Ends;
+use crate::segment::{Closest, Options, Segment, Segment64};
 use crate::sets::{FirstHit, FirstHit64};
+
+/// Closest points of two segments (both sides [`Extent::Segment`](crate::Extent)) with the
+/// default scale-free tolerance, in the precision of the segments ([`Segment`] or
+/// [`Segment64`]: in `f64` the default tolerance is `2·f64::EPSILON`, the same ulps).
+///
+/// Never panics. A NaN or infinite coordinate gives [`Closest::NON_FINITE`].
+///
+/// ```
+/// use segbatch::{reference, Segment};
+/// // Rhodes' thought experiment: the closest points are the end of A and the start of B.
+/// let a = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+/// let b = Segment::new([1.0, 0.0, 1.0], [1.0, 1.0, 1.0]);
+/// let c = reference::closest_points(&a, &b);
+/// assert_eq!((c.s, c.t), (1.0, 0.0));
+/// assert_eq!(c.point_a, [1.0, 0.0, 0.0]);
+/// assert_eq!(c.point_b, [1.0, 0.0, 1.0]);
+/// assert_eq!(c.distance(), 1.0);
+///
+/// // The same 6.4e6 m from the origin (ECEF-sized coordinates), in f64.
+/// use segbatch::Segment64;
+/// let o = 6.4e6;
+/// let a = Segment64::new([o, 0.0, 0.0], [o + 1.0, 0.0, 0.0]);
+/// let b = Segment64::new([o + 1.0, 0.0, 1.0], [o + 1.0, 1.0, 1.0]);
+/// let c = reference::closest_points(&a, &b);
+/// assert_eq!((c.s, c.t), (1.0, 0.0));
+/// assert_eq!(c.distance(), 1.0);
+/// ```
+#[must_use]
+pub fn closest_points<T, E>(a: &T, b: &T) -> Closest<E>
+where
+    T: Record<6, E> + Into<[[E; 3]; 2]>,
+    E: Element,
+{
+    closest_points_with(a, b, &Options::SEGMENTS)
+}
+
+/// Closest points of two sides, each a segment, ray or line as `options` says, with the
+/// tolerance of `options`, in the precision of the segments (in `f64` the default
+/// tolerance is taken as `2·f64::EPSILON`; any other [`Tolerance`](crate::Tolerance) as
+/// given).
+///
+/// Never panics. A NaN or infinite coordinate gives [`Closest::NON_FINITE`]. The returned
+/// `s` and `t` always lie in their extents.
+///
+/// ```
+/// use segbatch::{reference, Extent, Options, Segment};
+/// // A ray from the origin along +x against a wall segment crossing it at x = 5.
+/// let ray = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+/// let wall = Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]);
+/// let c = reference::closest_points_with(&ray, &wall, &Options::new(Extent::Ray, Extent::Segment));
+/// assert_eq!(c.s, 5.0);
+/// assert_eq!(c.t, 0.5);
+/// assert_eq!(c.dist2, 0.0);
+/// ```
+#[must_use]
+pub fn closest_points_with<T, E>(a: &T, b: &T, options: &Options) -> Closest<E>
+where
+    T: Record<6, E> + Into<[[E; 3]; 2]>,
+    E: Element,
+{
+    crate::scalar::closest_pair(&Ends::of(*a), &Ends::of(*b), &E::params(options)).into()
+}
 
 // ---------------------------------------------------------------------------------------
 // The other queries' references. Each is written beside its 8-lane twin, in the query's own
@@ -447,7 +509,7 @@ pub fn capsule_contact(
 
 /// The contacts of `f64` capsules `(a, radius_a)` and `(b, radius_b)`: [`capsule_contact`]'s
 /// twin, the same rule with every step in `f64` (the squared distance of
-/// [`closest_points64`]; `pair`, `i` and `j` are 0). The scalar twin of
+/// [`closest_points`]; `pair`, `i` and `j` are 0). The scalar twin of
 /// [`capsule_contacts64`](crate::pairs::capsule_contacts64), which gives these contacts bit
 /// for bit.
 ///
@@ -470,7 +532,7 @@ pub fn capsule_contact64(
     b: &Segment64,
     radius_b: f64,
 ) -> [Option<CapsuleContact64>; 2] {
-    let c = closest_points64(a, b);
+    let c = closest_points(a, b);
     crate::pairs::manifold(
         (0, 0, 0),
         (a, radius_a),

@@ -8,94 +8,21 @@
 //! described in [`crate::reference`]'s module docs.
 
 use crate::real::{Real, clamp, cross, cross_accurate, dot, fma, fms, fnma, max_ps, min_ps, sub};
-use crate::segment::{Closest, Closest64, Flags, Options, Params, Segment, Segment64};
-
-/// Closest points of two segments (both sides [`Extent::Segment`](crate::Extent)) with the
-/// default scale-free tolerance.
-///
-/// Never panics. A NaN or infinite coordinate gives [`Closest::NON_FINITE`].
-///
-/// ```
-/// use segbatch::{reference, Segment};
-/// // Rhodes' thought experiment: the closest points are the end of A and the start of B.
-/// let a = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
-/// let b = Segment::new([1.0, 0.0, 1.0], [1.0, 1.0, 1.0]);
-/// let c = reference::closest_points(&a, &b);
-/// assert_eq!((c.s, c.t), (1.0, 0.0));
-/// assert_eq!(c.point_a, [1.0, 0.0, 0.0]);
-/// assert_eq!(c.point_b, [1.0, 0.0, 1.0]);
-/// assert_eq!(c.distance(), 1.0);
-/// ```
-#[must_use]
-pub fn closest_points(a: &Segment, b: &Segment) -> Closest {
-    closest_points_with(a, b, &Options::SEGMENTS)
-}
-
-/// Closest points of two sides, each a segment, ray or line as `options` says, with the
-/// tolerance of `options`.
-///
-/// Never panics. A NaN or infinite coordinate gives [`Closest::NON_FINITE`]. The returned
-/// `s` and `t` always lie in their extents.
-///
-/// ```
-/// use segbatch::{reference, Extent, Options, Segment};
-/// // A ray from the origin along +x against a wall segment crossing it at x = 5.
-/// let ray = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
-/// let wall = Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]);
-/// let c = reference::closest_points_with(&ray, &wall, &Options::new(Extent::Ray, Extent::Segment));
-/// assert_eq!(c.s, 5.0);
-/// assert_eq!(c.t, 0.5);
-/// assert_eq!(c.dist2, 0.0);
-/// ```
-#[must_use]
-pub fn closest_points_with(a: &Segment, b: &Segment, options: &Options) -> Closest {
-    closest_points_params(a, b, &options.params())
-}
-
-/// Closest points of two `f64` segments (both sides [`Extent::Segment`](crate::Extent)) with
-/// the default scale-free tolerance in `f64` (`2·f64::EPSILON`): the same algorithm as
-/// [`closest_points`], one generic body, in double precision.
-///
-/// Never panics. A NaN or infinite coordinate gives [`Closest64::NON_FINITE`].
-///
-/// ```
-/// use segbatch::{reference, Segment64};
-/// // Rhodes' thought experiment, 6.4e6 m from the origin (ECEF-sized coordinates).
-/// let o = 6.4e6;
-/// let a = Segment64::new([o, 0.0, 0.0], [o + 1.0, 0.0, 0.0]);
-/// let b = Segment64::new([o + 1.0, 0.0, 1.0], [o + 1.0, 1.0, 1.0]);
-/// let c = reference::closest_points64(&a, &b);
-/// assert_eq!((c.s, c.t), (1.0, 0.0));
-/// assert_eq!(c.distance(), 1.0);
-/// ```
-#[must_use]
-pub fn closest_points64(a: &Segment64, b: &Segment64) -> Closest64 {
-    closest_points64_with(a, b, &Options::SEGMENTS)
-}
-
-/// Closest points of two `f64` sides, each a segment, ray or line as `options` says: the
-/// `f64` twin of [`closest_points_with`]. The default tolerance is taken in `f64`
-/// (`2·f64::EPSILON`); any other [`Tolerance`](crate::Tolerance) as given.
-///
-/// Never panics. A NaN or infinite coordinate gives [`Closest64::NON_FINITE`]. The
-/// returned `s` and `t` always lie in their extents.
-///
-/// ```
-/// use segbatch::{reference, Extent, Options, Segment64};
-/// let ray = Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
-/// let wall = Segment64::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]);
-/// let c = reference::closest_points64_with(&ray, &wall, &Options::new(Extent::Ray, Extent::Segment));
-/// assert_eq!((c.s, c.t, c.dist2), (5.0, 0.5, 0.0));
-/// ```
-#[must_use]
-pub fn closest_points64_with(a: &Segment64, b: &Segment64, options: &Options) -> Closest64 {
-    closest_pair(&Ends::from(a), &Ends::from(b), &options.params64()).into()
-}
+use crate::segment::{Closest, Flags, Params, Segment, Segment64};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ends<F> {
     pub p0: [F; 3],
     pub p1: [F; 3],
+}
+
+impl<F> Ends<F> {
+    /// The end points of a segment record.
+    #[inline(always)]
+    pub(crate) fn of(x: impl Into<[[F; 3]; 2]>) -> Self {
+        let [p0, p1] = x.into();
+        Ends { p0, p1 }
+    }
 }
 
 impl From<&Segment> for Ends<f32> {
@@ -136,9 +63,9 @@ impl<F: Real> Solved<F> {
     };
 }
 
-impl From<Solved<f32>> for Closest {
+impl<F> From<Solved<F>> for Closest<F> {
     #[inline(always)]
-    fn from(x: Solved<f32>) -> Self {
+    fn from(x: Solved<F>) -> Self {
         Closest {
             s: x.s,
             t: x.t,
@@ -148,27 +75,6 @@ impl From<Solved<f32>> for Closest {
             flags: x.flags,
         }
     }
-}
-
-impl From<Solved<f64>> for Closest64 {
-    #[inline(always)]
-    fn from(x: Solved<f64>) -> Self {
-        Closest64 {
-            s: x.s,
-            t: x.t,
-            point_a: x.point_a,
-            point_b: x.point_b,
-            dist2: x.dist2,
-            flags: x.flags,
-        }
-    }
-}
-
-/// [`closest_pair`] on `f32` segments: the reference's entry for the kernel's tests and
-/// the public functions.
-#[inline]
-pub(crate) fn closest_points_params(a: &Segment, b: &Segment, p: &Params) -> Closest {
-    closest_pair(&Ends::from(a), &Ends::from(b), p).into()
 }
 
 /// The algorithm, with the per-call constants already derived.
@@ -392,7 +298,7 @@ fn solve<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>, per_side: bool) -> Op
         // Goldman's triple product: s = ((B0 - A0) × dB)·n / (n·n).
         let w = cross(d_b, r);
         let s_general = dot(w, n) / nn;
-        // Overflowed (numerator or quotient; see `closest_points_params`, step 0): the
+        // Overflowed (numerator or quotient; see `closest_pair`, step 0): the
         // caller solves the pair again rescaled. (x·0 is 0 exactly for finite x.)
         if !per_side && s_general * F::ZERO != F::ZERO {
             return None;

@@ -4,6 +4,7 @@
 //! These types are shared by the scalar reference ([`crate::reference`]) and the batched
 //! kernel, so that one result reads the same whichever path produced it.
 
+use crate::real::Real;
 use bytemuck::{Pod, Zeroable};
 
 /// A 3D segment from `p0` to `p1`, stored as six `f32` in array-of-structs order.
@@ -53,6 +54,14 @@ impl Segment {
     }
 }
 
+impl From<Segment> for [[f32; 3]; 2] {
+    /// The end points `[p0, p1]`.
+    #[inline]
+    fn from(s: Segment) -> Self {
+        [s.p0, s.p1]
+    }
+}
+
 impl From<[[f32; 3]; 2]> for Segment {
     /// The segment from the first point to the second.
     #[inline]
@@ -71,6 +80,22 @@ pub struct Segment64 {
     pub p0: [f64; 3],
     /// Second end point (parameter 1).
     pub p1: [f64; 3],
+}
+
+impl From<Segment64> for [[f64; 3]; 2] {
+    /// The end points `[p0, p1]`.
+    #[inline]
+    fn from(s: Segment64) -> Self {
+        [s.p0, s.p1]
+    }
+}
+
+impl From<[[f64; 3]; 2]> for Segment64 {
+    /// The segment from the first point to the second.
+    #[inline]
+    fn from([p0, p1]: [[f64; 3]; 2]) -> Self {
+        Self { p0, p1 }
+    }
 }
 
 impl Segment64 {
@@ -265,39 +290,43 @@ impl core::fmt::Display for Flags {
     }
 }
 
-/// The closest points of one pair: `C = A0 + s·(A1 - A0)` on A, `D = B0 + t·(B1 - B0)` on B.
+/// The closest points of one pair: `C = A0 + s·(A1 - A0)` on A, `D = B0 + t·(B1 - B0)` on B,
+/// in the precision of the pair (`f32` unless said otherwise, or `f64`: [`Closest64`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Closest {
+pub struct Closest<E = f32> {
     /// Parameter of `point_a` along A, inside A's extent.
-    pub s: f32,
+    pub s: E,
     /// Parameter of `point_b` along B, inside B's extent.
-    pub t: f32,
+    pub t: E,
     /// The closest point C on A.
-    pub point_a: [f32; 3],
+    pub point_a: [E; 3],
     /// The closest point D on B.
-    pub point_b: [f32; 3],
+    pub point_b: [E; 3],
     /// Squared distance |C - D|², formed from the separation `(A0 - B0) + s·dA - t·dB`
     /// computed locally, not by subtracting the two (possibly far-from-origin) points.
-    pub dist2: f32,
+    pub dist2: E,
     /// What was special about this pair.
     pub flags: Flags,
 }
 
-impl Closest {
+/// The closest points of one `f64` pair ([`Segment64`]).
+pub type Closest64 = Closest<f64>;
+
+impl<E: Real> Closest<E> {
     /// The result reported for a pair with a non-finite coordinate: all NaN, flagged.
-    pub const NON_FINITE: Closest = Closest {
-        s: f32::NAN,
-        t: f32::NAN,
-        point_a: [f32::NAN; 3],
-        point_b: [f32::NAN; 3],
-        dist2: f32::NAN,
+    pub const NON_FINITE: Closest<E> = Closest {
+        s: E::NAN,
+        t: E::NAN,
+        point_a: [E::NAN; 3],
+        point_b: [E::NAN; 3],
+        dist2: E::NAN,
         flags: Flags::NON_FINITE,
     };
 
     /// The distance |C - D|.
     #[inline]
     #[must_use]
-    pub fn distance(&self) -> f32 {
+    pub fn distance(&self) -> E {
         self.dist2.sqrt()
     }
 
@@ -305,65 +334,14 @@ impl Closest {
     /// nearly meet.
     #[inline]
     #[must_use]
-    pub fn midpoint(&self) -> [f32; 3] {
-        core::array::from_fn(|i| 0.5 * (self.point_a[i] + self.point_b[i]))
+    pub fn midpoint(&self) -> [E; 3] {
+        core::array::from_fn(|i| E::HALF * (self.point_a[i] + self.point_b[i]))
     }
 
     /// The separation vector `C - D` (from the closest point on B to the one on A).
     #[inline]
     #[must_use]
-    pub fn separation(&self) -> [f32; 3] {
-        core::array::from_fn(|i| self.point_a[i] - self.point_b[i])
-    }
-}
-
-/// The closest points of one `f64` pair ([`Segment64`]): [`Closest`]'s `f64` twin, the same
-/// fields and meaning.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Closest64 {
-    /// Parameter of `point_a` along A, inside A's extent.
-    pub s: f64,
-    /// Parameter of `point_b` along B, inside B's extent.
-    pub t: f64,
-    /// The closest point C on A.
-    pub point_a: [f64; 3],
-    /// The closest point D on B.
-    pub point_b: [f64; 3],
-    /// Squared distance |C - D|², formed from the separation computed locally.
-    pub dist2: f64,
-    /// What was special about this pair.
-    pub flags: Flags,
-}
-
-impl Closest64 {
-    /// The result reported for a pair with a non-finite coordinate: all NaN, flagged.
-    pub const NON_FINITE: Closest64 = Closest64 {
-        s: f64::NAN,
-        t: f64::NAN,
-        point_a: [f64::NAN; 3],
-        point_b: [f64::NAN; 3],
-        dist2: f64::NAN,
-        flags: Flags::NON_FINITE,
-    };
-
-    /// The distance |C - D|.
-    #[inline]
-    #[must_use]
-    pub fn distance(&self) -> f64 {
-        self.dist2.sqrt()
-    }
-
-    /// Rhodes' P: the midpoint `(C + D) / 2`.
-    #[inline]
-    #[must_use]
-    pub fn midpoint(&self) -> [f64; 3] {
-        core::array::from_fn(|i| 0.5 * (self.point_a[i] + self.point_b[i]))
-    }
-
-    /// The separation vector `C - D` (from the closest point on B to the one on A).
-    #[inline]
-    #[must_use]
-    pub fn separation(&self) -> [f64; 3] {
+    pub fn separation(&self) -> [E; 3] {
         core::array::from_fn(|i| self.point_a[i] - self.point_b[i])
     }
 }

@@ -48,7 +48,7 @@ pub const SAME_BITS: bool = cfg!(feature = "same-bits");
 pub const SIMD_LANES: usize = crate::pairs::Width::BUILD.lanes();
 
 /// Pairs per vector in the `f64` closest-points kernel of this build
-/// ([`closest_points64`](crate::pairs::closest_points64) and the other `f64` queries): 8 with
+/// ([`closest_points`](crate::pairs::closest_points) and the other `f64` queries): 8 with
 /// `avx512f` (`wide::f64x8`, one 512-bit register), else 4 (`wide::f64x4`). Always half of
 /// [`SIMD_LANES`]: a register holds half as many `f64`.
 ///

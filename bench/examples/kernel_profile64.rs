@@ -1,4 +1,4 @@
-//! The `f64` twin of `kernel_profile`: `closest_points64_into` (s/t/dist2/flags, a reused
+//! The `f64` twin of `kernel_profile`: `closest_points_into` (s/t/dist2/flags, a reused
 //! buffer; `f64x4` lanes, `f64x8` with `avx512f`) against parry3d-f64's segment/segment
 //! routine on the same uniform random pairs, best of 7 interleaved rounds (both in every
 //! round, so the ratio is same-run), one thread. The figures in docs/performance.md, "f64
@@ -16,7 +16,7 @@
 use parry3d_f64::math::Vec3;
 use parry3d_f64::query::details::closest_points_segment_segment_with_locations_nD;
 use parry3d_f64::shape::SegmentPointLocation;
-use segbatch::pairs::{ClosestBatch64, closest_points64_into};
+use segbatch::pairs::{ClosestBatch64, closest_points_into};
 use segbatch::simd::{SIMD_LANES64, SIMD_LEVEL};
 use segbatch::{Closest64, Flags, Options, Outputs, Segment64, Segments64};
 use segbatch_testkit::Rng;
@@ -60,7 +60,7 @@ fn main() {
     for _round in 0..7 {
         let t = Instant::now();
         for _ in 0..reps {
-            closest_points64_into(&a, &b, &Options::SEGMENTS, Outputs::PARAMS, &mut out).unwrap();
+            closest_points_into(&a, &b, &Options::SEGMENTS, Outputs::PARAMS, &mut out).unwrap();
             std::hint::black_box(&out);
         }
         best_kernel = best_kernel.max((n * reps) as f64 / t.elapsed().as_secs_f64() / 1e6);
@@ -76,7 +76,7 @@ fn main() {
     }
     println!(
         "{n} pairs, s/t/dist2/flags, build {SIMD_LEVEL} (f64 x{SIMD_LANES64}): \
-         closest_points64_into {best_kernel:.1} M pairs/s, parry3d-f64 {best_parry:.1} M \
+         closest_points_into {best_kernel:.1} M pairs/s, parry3d-f64 {best_parry:.1} M \
          pairs/s ({:.1}x)",
         best_kernel / best_parry
     );

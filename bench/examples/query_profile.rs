@@ -9,8 +9,8 @@
 //!         bench`'s navigation rays and near-parallel stress mix), otm (one-to-many), caps (capsules, per-pair
 //!         radii), cpa | contact | i2 (motion and 2D, batched), cpa_s | contact_s | i2_s
 //!         (their scalar references), flags (how many bench pairs take the rare-case path),
-//!         p64 | p64_s (the same pairs widened to f64: closest_points64 s/t/dist2/flags, and
-//!         its scalar reference, reference::closest_points64), cpa64 | cpa64_s (the widened
+//!         p64 | p64_s (the same pairs widened to f64: closest_points s/t/dist2/flags, and
+//!         its scalar reference, reference::closest_points), cpa64 | cpa64_s (the widened
 //!         pairs through cpa_segments64_into, and reference::cpa_segments64)
 //! cargo build --release -p segbatch-bench --example query_profile
 //! valgrind --tool=callgrind target/release/examples/query_profile cpa 20 4096   # and with 0
@@ -61,7 +61,7 @@ fn main() {
     cpa_segments_into(&sa, &sb, &mut cpa_out).unwrap();
     first_contact_segments_into(&sa, &sb, radii, &mut con_out).unwrap();
     intersect2_into(&sa2, &sb2, &mut i2_out).unwrap();
-    closest_points64_into(&sa64, &sb64, opts, Outputs::ALL, &mut out64).unwrap();
+    closest_points_into(&sa64, &sb64, opts, Outputs::ALL, &mut out64).unwrap();
     cpa_segments64_into(&sa64, &sb64, &mut cpa_out64).unwrap();
     if mode == "flags" {
         for n in [4096usize, 262_144] {
@@ -118,13 +118,13 @@ fn main() {
             }
             "p64" => {
                 let (o, params) = (&Options::SEGMENTS, Outputs::PARAMS);
-                closest_points64_into(black_box(&sa64), black_box(&sb64), o, params, &mut out64)
+                closest_points_into(black_box(&sa64), black_box(&sb64), o, params, &mut out64)
                     .unwrap();
                 black_box(&out64);
             }
             "p64_s" => {
                 for ((x, y), o) in black_box(&a64).iter().zip(black_box(&b64)).zip(&mut res64) {
-                    let c = reference::closest_points64(x, y);
+                    let c = reference::closest_points(x, y);
                     *o = c.dist2 + c.s + c.t + f64::from(c.flags.bits());
                 }
                 black_box(&res64);

@@ -6,10 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use segbatch::pairs::{
-    ClosestBatch64, closest_points_into, closest_points64_into, par_closest_points_into,
-    par_closest_points64_into,
-};
+use segbatch::pairs::{ClosestBatch64, closest_points_into, par_closest_points_into};
 use segbatch::sets::{pair_distance64, within_radius64};
 use segbatch::{
     ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segment64, Segments, Segments64,
@@ -451,8 +448,8 @@ kernel!(
     Segment64,
     Segments64,
     ClosestBatch64,
-    closest_points64_into,
-    par_closest_points64_into,
+    closest_points_into,
+    par_closest_points_into,
     within64,
     far_distances64
 );
@@ -483,7 +480,7 @@ fn far_distances64(
         let (Some(sa), Some(sb)) = (a.get(i), b.get(i)) else {
             continue;
         };
-        let c = reference::closest_points64_with(&sa, &sb, options);
+        let c = reference::closest_points_with(&sa, &sb, options);
         far.push((i as u32, pair_distance64(&sa, &sb, &c)));
     }
 }
@@ -548,7 +545,7 @@ fn within64(
     let (Some(sa), Some(sb)) = (a.get(i), b.get(i)) else {
         return false;
     };
-    let c = reference::closest_points64_with(&sa, &sb, options);
+    let c = reference::closest_points_with(&sa, &sb, options);
     within_radius64(&sa, &sb, &c, r)
 }
 

@@ -215,7 +215,7 @@ pub(crate) fn run(args: &[String]) {
             let ext = |s: &str| s.parse::<Extent>().expect("extent");
             let opts = Options::new(ext(arg(4)), ext(arg(5)));
             let mut o = ClosestBatch64::new();
-            segbatch::pairs::closest_points64_into(
+            segbatch::pairs::closest_points_into(
                 &segs64(fa),
                 &segs64(fb),
                 &opts,

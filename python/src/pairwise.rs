@@ -68,7 +68,7 @@ impl<T: Record<C, E>, const C: usize, O: Default, E: Real> Scratch<T, C, O, E> {
 /// (rows) or `closest_points_to_slices` (columns), sequential or parallel, writing straight
 /// into the NumPy output arrays with the GIL released, [`STEP`] pairs at a time. Strided
 /// input and rows against columns go chunk by chunk through `closest_points_into`, and
-/// `float64` input (any layout) through `closest_points64_into`, into `float64` columns.
+/// `float64` input (any layout) through `closest_points_into`, into `float64` columns.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (a, b, extent_a, extent_b, tolerance, out, threads))]

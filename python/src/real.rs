@@ -580,7 +580,7 @@ impl Real for f64 {
         options: &Options,
         out: &mut ClosestBatch64,
     ) -> Result<(), segbatch::Error> {
-        segbatch::pairs::closest_points64_into(a, b, options, Outputs::ALL, out)
+        segbatch::pairs::closest_points_into(a, b, options, Outputs::ALL, out)
     }
     fn closest_res(o: &ClosestBatch64) -> Res<'_, f64> {
         Res {
@@ -627,7 +627,7 @@ impl Real for f64 {
         (h.i, h.j, h.dist2)
     }
     /// The pairs' segments gathered into two batches (the crate has no indexed `f64`
-    /// closest points), then `closest_points64_into`: a pair's values do not depend on
+    /// closest points), then `closest_points_into`: a pair's values do not depend on
     /// where it sits in a batch.
     fn params_into(
         a: Segments64View<'_>,
@@ -642,7 +642,7 @@ impl Real for f64 {
         let at = |v: &Segments64View<'_>, k: u32| v.get(k as usize).expect("a hit names a member");
         ga.extend(pairs.iter().map(|&(i, _)| at(&a, i)));
         gb.extend(pairs.iter().map(|&(_, j)| at(&b, j)));
-        segbatch::pairs::closest_points64_into(&*ga, &*gb, options, Outputs::PARAMS, out)
+        segbatch::pairs::closest_points_into(&*ga, &*gb, options, Outputs::PARAMS, out)
     }
     fn for_each_pair_within(
         a: Segments64View<'_>,

@@ -273,8 +273,6 @@ pub(crate) trait MotionReal: Real {
     /// Relative tolerance for "same velocity": `|dv| <= SAME_VELOCITY_REL · scale`, two
     /// ulps of the precision (`2·f32::EPSILON`, `2·f64::EPSILON`).
     const SAME_VELOCITY_REL: Self;
-    /// `√self`, correctly rounded (the lanes' `sqrt`).
-    fn sqrt(self) -> Self;
     /// Swept capsules: the tolerance's part relative to `rA + rB`,
     /// [`SWEPT_TOLERANCE_REL`](crate::motion::SWEPT_TOLERANCE_REL) (exact in both precisions).
     const SWEPT_TOL_REL: Self;
@@ -292,10 +290,6 @@ impl MotionReal for f32 {
     fn segment_params() -> crate::segment::Params<f32> {
         crate::segment::Options::SEGMENTS.params()
     }
-    #[inline(always)]
-    fn sqrt(self) -> f32 {
-        f32::sqrt(self)
-    }
 }
 
 impl MotionReal for f64 {
@@ -304,10 +298,6 @@ impl MotionReal for f64 {
     const SWEPT_TOL_ABS: f64 = 32.0 * f64::EPSILON;
     fn segment_params() -> crate::segment::Params<f64> {
         crate::segment::Options::SEGMENTS.params64()
-    }
-    #[inline(always)]
-    fn sqrt(self) -> f64 {
-        f64::sqrt(self)
     }
 }
 

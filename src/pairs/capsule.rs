@@ -666,7 +666,7 @@ query_forms! {
     /// Does capsule `(a[i], rA)` touch capsule `(b[i], rB)`, for every `i`, in `f64`:
     /// [`capsules_touch`]'s twin for [`Segments64`](crate::Segments64) and [`Radii64`].
     /// Bit `i` is `dist2 <= r * r` with `r = rA + rB` in `f64` and `dist2` exactly
-    /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)'s; for
+    /// [`reference::closest_points_with`](crate::reference::closest_points_with)'s; for
     /// a radius sum whose square leaves `f64`'s range (beyond about `1.3e154`, below about
     /// `2e-146`), the `f64` range rule of [`within_radius64`](crate::sets::within_radius64),
     /// so that capsules `1e300` apart touch exactly when the same capsules scaled to `1` do.

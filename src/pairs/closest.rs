@@ -1,20 +1,24 @@
 //! Closest points of pairs of sides: `a[i]` against `b[i]`, or one side against a batch,
-//! in `f32` and (`…64`) in `f64`.
+//! in the precision of the batches ([`Element`]: `f32` or `f64`).
 //!
 //! The lane math is the kernel's ([`crate::kernel`]); this file only says which input
 //! columns make a pair (twelve: A's six then B's six; or B's six against one broadcast A),
 //! which output columns the caller asked for ([`Outputs`]), and hands both to the driver.
 //! The store is specialised per output selection (const generics), so each selection's
-//! loop stores straight-line code with no test per column. The `f64` queries are the same
-//! kernel and driver instantiated for [`F64Lanes`], storing into a [`ClosestBatch64`].
+//! loop stores straight-line code with no test per column. The public forms are written
+//! once over the element type; what differs between the precisions is which lanes run the
+//! kernel ([`sealed::Closest3`]): `f32` runs `f32x8` (or `f32x16` where the build has
+//! AVX-512, [`Width`]), `f64` the same kernel and driver instantiated for [`F64Lanes`].
 
-use crate::batch::{Error, Record, Segments64View, SegmentsView, SoaView, check_len};
+use crate::batch::{Error, Record, SegmentsView, SoaView, check_len};
+use crate::columns::{Cell, LANES};
 use crate::columns::{GroupStore, result_batch, split_groups};
 use crate::driver::{self, Input, PairKernel};
 use crate::forms::query_forms;
 use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
 use crate::lanes::{F64Lanes, Lane, V3, bytes8};
-use crate::segment::{Closest, Closest64, Flags, Options, Segment, Segment64};
+use crate::real::Real;
+use crate::segment::{Closest, Flags, Options, Segment, Segment64};
 use bytemuck::Pod;
 use wide::{f32x8, f32x16};
 
@@ -83,14 +87,14 @@ result_batch! {
     /// Reuse one `ClosestBatch` across calls to [`closest_points_into`]: its buffers grow to
     /// the largest batch seen and are never shrunk, so a steady-state loop does not
     /// allocate. Columns that were not selected ([`Outputs`]) are empty.
-    pub struct ClosestBatch(Closest) stored as ClosestOut {
+    pub struct ClosestBatch<E>(Closest) stored as ClosestOut {
         columns {
             /// Parameters along A, exactly `len()` values (empty without [`Outputs::params`]).
-            s: f32,
+            s: E,
             /// Parameters along B, exactly `len()` values (empty without [`Outputs::params`]).
-            t: f32,
+            t: E,
             /// Squared distances, exactly `len()` values.
-            dist2: f32,
+            dist2: E,
             /// Per-pair flags, exactly `len()` values (empty without [`Outputs::flags`]).
             flags: Flags,
         }
@@ -103,20 +107,26 @@ result_batch! {
     }
 }
 
-impl ClosestBatch {
+/// Closest points for a batch of `f64` pairs ([`Segments64`](crate::Segments64)).
+pub type ClosestBatch64 = ClosestBatch<f64>;
+
+impl<E: Real + Cell> ClosestBatch<E> {
     /// The distances `sqrt(dist2)`, computed on demand.
-    pub fn distances(&self) -> impl ExactSizeIterator<Item = f32> + '_ {
+    pub fn distances(&self) -> impl ExactSizeIterator<Item = E> + '_ {
         self.dist2().iter().map(|d| d.sqrt())
     }
 }
 
-/// Defines `$name`, the selected columns of a `$out` (the others are empty and never
-/// touched) as the [`GroupStore`] of `Lanes<$lane>`; `$flags` turns the lanes' flag bits
-/// into a group of [`Flags`]. Written once for [`ClosestBatch`] and [`ClosestBatch64`].
+/// Defines `$name`, the selected columns of a [`ClosestBatch`] of `$elem` in groups of
+/// `$w` (the others are empty and never touched) as the [`GroupStore`] of `Lanes<$lane>`;
+/// `$flags` turns the lanes' flag bits into a group of [`Flags`]. Written once for both
+/// precisions.
 macro_rules! selected_store {
-    ($name:ident, $out:ident, $lane:ty, $flags:expr) => {
+    ($name:ident, $elem:ty, $w:expr, $lane:ty, $flags:expr) => {
         /// The selected columns of a result batch: the others are empty and never touched.
-        struct $name<'a, const PARAMS: bool, const POINTS: bool, const FLAGS: bool>($out<'a>);
+        struct $name<'a, const PARAMS: bool, const POINTS: bool, const FLAGS: bool>(
+            ClosestOut<'a, $elem, { $w }>,
+        );
 
         impl<const PARAMS: bool, const POINTS: bool, const FLAGS: bool> GroupStore
             for $name<'_, PARAMS, POINTS, FLAGS>
@@ -145,7 +155,7 @@ macro_rules! selected_store {
 
             #[inline(always)]
             fn split_at(self, mid: usize) -> (Self, Self) {
-                let $out {
+                let ClosestOut {
                     s,
                     t,
                     dist2,
@@ -159,7 +169,7 @@ macro_rules! selected_store {
                 let [pax, pay, paz] = point_a.map(|c| pick(c, mid, POINTS));
                 let [pbx, pby, pbz] = point_b.map(|c| pick(c, mid, POINTS));
                 (
-                    $name($out {
+                    $name(ClosestOut {
                         s: s.0,
                         t: t.0,
                         dist2: dist2.0,
@@ -167,7 +177,7 @@ macro_rules! selected_store {
                         point_a: [pax.0, pay.0, paz.0],
                         point_b: [pbx.0, pby.0, pbz.0],
                     }),
-                    $name($out {
+                    $name(ClosestOut {
                         s: s.1,
                         t: t.1,
                         dist2: dist2.1,
@@ -196,13 +206,14 @@ fn pick<T, const W: usize>(
 }
 
 // Only the four flag bits are ever set.
-selected_store!(Selected, ClosestOut, f32x8, |bits| bytes8(
+selected_store!(Selected, f32, LANES, f32x8, |bits| bytes8(
     bits,
     Flags::from_bits_truncate
 ));
 selected_store!(
     Selected64,
-    ClosestOut64,
+    f64,
+    W64,
     F64Lanes,
     |bits: <F64Lanes as Lane>::Bits| bits.to_array().map(|b| Flags::from_bits_truncate(b as u8))
 );
@@ -297,7 +308,7 @@ pub(super) fn drive<const C: usize, K: PairKernel<C, Lanes = Lanes>>(
     out: &mut ClosestBatch,
 ) {
     out.reset(n, |name| outputs.keeps(name));
-    let columns = out.out();
+    let columns = out.out::<LANES>();
     macro_rules! go {
         ($store:expr) => {{ driver::run_on(parallel, kernel, input, n, $store) }};
     }
@@ -429,7 +440,7 @@ fn drive_width<const C: usize, K, W>(
         return;
     }
     out.reset(n, |name| outputs.keeps(name));
-    let columns = out.out();
+    let columns = out.out::<LANES>();
     macro_rules! go {
         ($store:expr) => {{ driver::run_x16(parallel, wide, narrow, cols, n, $store) }};
     }
@@ -449,48 +460,135 @@ pub(super) fn pair_columns<'v, T: Record<6, E>, E: Pod>(
     ))
 }
 
-fn closest_pairs<'a, 'b>(
-    a: SegmentsView<'a>,
-    b: SegmentsView<'b>,
-    options: &Options,
-    outputs: Outputs,
-    parallel: bool,
-    out: &mut ClosestBatch,
-) -> Result<(), Error> {
-    closest_width(a, b, options, outputs, Width::BUILD, parallel, out)
+/// The element type of the 3D batches and queries: `f32` (the default everywhere) or `f64`
+/// (sealed: only these two), with the record a batch of it stores
+/// ([`Segment`] or [`Segment64`]). Every 3D query runs in the precision of its inputs:
+/// `closest_points(&a, &b)` is an `f64` query when `a` and `b` are
+/// [`Segments64`](crate::Segments64).
+pub trait Element: sealed::Closest3 {}
+
+impl Element for f32 {}
+
+impl Element for f64 {}
+
+/// What the closest-points queries run in each precision (sealed: public only so that
+/// [`Element`] can name it, in a module no user can name).
+pub(crate) mod sealed {
+    use super::{ClosestBatch, Outputs};
+    use crate::batch::{Error, SegmentsView};
+    use crate::segment::Options;
+
+    /// The pairwise and one-to-many closest points in one precision.
+    pub trait Closest3: crate::batch::sealed::Space {
+        /// `a[i]` against `b[i]` into `out`, on all cores when `parallel`.
+        fn closest_pairs(
+            a: SegmentsView<'_, Self>,
+            b: SegmentsView<'_, Self>,
+            options: &Options,
+            outputs: Outputs,
+            parallel: bool,
+            out: &mut ClosestBatch<Self>,
+        ) -> Result<(), Error>;
+        /// `one` against every `many[j]` into `out`, on all cores when `parallel`.
+        fn one_to_many(
+            one: &Self::Segment,
+            many: SegmentsView<'_, Self>,
+            options: &Options,
+            outputs: Outputs,
+            parallel: bool,
+            out: &mut ClosestBatch<Self>,
+        ) -> Result<(), Error>;
+    }
 }
 
-fn one_to_many<'b>(
-    one: &Segment,
-    many: SegmentsView<'b>,
-    options: &Options,
-    outputs: Outputs,
-    parallel: bool,
-    out: &mut ClosestBatch,
-) -> Result<(), Error> {
-    let params = options.params();
-    let narrow = OneToMany {
-        a0: V3::splat(one.p0),
-        a1: V3::splat(one.p1),
-        splat: Splat::new(&params),
-    };
-    let wide = OneToMany::<f32x16> {
-        a0: V3::splat(one.p0),
-        a1: V3::splat(one.p1),
-        splat: Splat::new(&params),
-    };
-    let (cols, n) = (many.raw_columns(), many.len());
-    drive_width(
-        &narrow,
-        &wide,
-        cols,
-        n,
-        outputs,
-        Width::BUILD,
-        parallel,
-        out,
-    );
-    Ok(())
+/// `f32`: eight lanes, or sixteen where the build has AVX-512 ([`Width::BUILD`]).
+impl sealed::Closest3 for f32 {
+    fn closest_pairs(
+        a: SegmentsView<'_>,
+        b: SegmentsView<'_>,
+        options: &Options,
+        outputs: Outputs,
+        parallel: bool,
+        out: &mut ClosestBatch,
+    ) -> Result<(), Error> {
+        closest_width(a, b, options, outputs, Width::BUILD, parallel, out)
+    }
+
+    fn one_to_many(
+        one: &Segment,
+        many: SegmentsView<'_>,
+        options: &Options,
+        outputs: Outputs,
+        parallel: bool,
+        out: &mut ClosestBatch,
+    ) -> Result<(), Error> {
+        let params = options.params();
+        let narrow = OneToMany {
+            a0: V3::splat(one.p0),
+            a1: V3::splat(one.p1),
+            splat: Splat::new(&params),
+        };
+        let wide = OneToMany::<f32x16> {
+            a0: V3::splat(one.p0),
+            a1: V3::splat(one.p1),
+            splat: Splat::new(&params),
+        };
+        let (cols, n) = (many.raw_columns(), many.len());
+        drive_width(
+            &narrow,
+            &wide,
+            cols,
+            n,
+            outputs,
+            Width::BUILD,
+            parallel,
+            out,
+        );
+        Ok(())
+    }
+}
+
+/// `f64`: [`F64Lanes`] (`f64x8` with AVX-512, `f64x4` otherwise).
+impl sealed::Closest3 for f64 {
+    fn closest_pairs(
+        a: SegmentsView<'_, f64>,
+        b: SegmentsView<'_, f64>,
+        options: &Options,
+        outputs: Outputs,
+        parallel: bool,
+        out: &mut ClosestBatch64,
+    ) -> Result<(), Error> {
+        let cols = pair_columns(&a, &b)?;
+        let kernel = Pairwise::<F64Lanes> {
+            splat: Splat::new(&options.params64()),
+        };
+        drive64(&kernel, cols, a.len(), outputs, parallel, out);
+        Ok(())
+    }
+
+    fn one_to_many(
+        one: &Segment64,
+        many: SegmentsView<'_, f64>,
+        options: &Options,
+        outputs: Outputs,
+        parallel: bool,
+        out: &mut ClosestBatch64,
+    ) -> Result<(), Error> {
+        let kernel = OneToMany::<F64Lanes> {
+            a0: V3::splat(one.p0),
+            a1: V3::splat(one.p1),
+            splat: Splat::new(&options.params64()),
+        };
+        drive64(
+            &kernel,
+            many.raw_columns(),
+            many.len(),
+            outputs,
+            parallel,
+            out,
+        );
+        Ok(())
+    }
 }
 
 query_forms! {
@@ -508,9 +606,9 @@ query_forms! {
     /// assert_eq!((out.s()[0], out.t()[0]), (0.5, 0.0));
     /// ```
     pub fn closest_points / closest_points_into / par_closest_points / par_closest_points_into
-        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>)
+        <'a, 'b; E: Element>(a: impl Into<SegmentsView<'a, E>>, b: impl Into<SegmentsView<'b, E>>)
         with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
-        -> ClosestBatch = closest_pairs;
+        -> ClosestBatch<E> = E::closest_pairs;
     /// The general form of [`closest_points`]: extents and tolerance from `options`, only
     /// the `outputs` columns stored, results written into `out` (its buffers reused: no
     /// allocation once it has held a batch this large).
@@ -554,9 +652,9 @@ query_forms! {
     /// ```
     pub fn closest_points_one_to_many / closest_points_one_to_many_into
         / par_closest_points_one_to_many / par_closest_points_one_to_many_into
-        <'b>(one: &Segment, many: impl Into<SegmentsView<'b>>)
+        <'b; E: Element>(one: &E::Segment, many: impl Into<SegmentsView<'b, E>>)
         with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
-        -> ClosestBatch = one_to_many;
+        -> ClosestBatch<E> = E::one_to_many;
     /// The general form of [`closest_points_one_to_many`]: options, output selection,
     /// reused buffers.
     ///
@@ -585,40 +683,6 @@ query_forms! {
 /// columns are still padded to [`LANES`](crate::LANES)).
 const W64: usize = <F64Lanes as Lane>::WIDTH;
 
-result_batch! {
-    /// Closest points for a batch of `f64` pairs, stored as columns: [`ClosestBatch`]'s
-    /// `f64` twin (the same accessors, [`Closest64`] items), filled by
-    /// [`closest_points64_into`].
-    ///
-    /// Reuse one across calls: its buffers grow to the largest batch seen and are never
-    /// shrunk. Columns that were not selected ([`Outputs`]) are empty.
-    pub struct ClosestBatch64(Closest64) stored as ClosestOut64 in groups of (W64) {
-        columns {
-            /// Parameters along A, exactly `len()` values (empty without [`Outputs::params`]).
-            s: f64,
-            /// Parameters along B, exactly `len()` values (empty without [`Outputs::params`]).
-            t: f64,
-            /// Squared distances, exactly `len()` values.
-            dist2: f64,
-            /// Per-pair flags, exactly `len()` values (empty without [`Outputs::flags`]).
-            flags: Flags,
-        }
-        points(f64) {
-            /// Closest points on A as `[x, y, z]` columns (empty without [`Outputs::points`]).
-            point_a: 3,
-            /// Closest points on B as `[x, y, z]` columns (empty without [`Outputs::points`]).
-            point_b: 3,
-        }
-    }
-}
-
-impl ClosestBatch64 {
-    /// The distances `sqrt(dist2)`, computed on demand.
-    pub fn distances(&self) -> impl ExactSizeIterator<Item = f64> + '_ {
-        self.dist2().iter().map(|d| d.sqrt())
-    }
-}
-
 /// [`drive`] for the `f64` queries: sizes `out` for `n` pairs and runs `kernel` (over
 /// [`F64Lanes`]) through the driver with the store specialised for `outputs`.
 pub(super) fn drive64<const C: usize, K: PairKernel<C, F64Lanes, Lanes = Lanes<F64Lanes>>>(
@@ -630,146 +694,9 @@ pub(super) fn drive64<const C: usize, K: PairKernel<C, F64Lanes, Lanes = Lanes<F
     out: &mut ClosestBatch64,
 ) {
     out.reset(n, |name| outputs.keeps(name));
-    let columns = out.out();
+    let columns = out.out::<W64>();
     macro_rules! go {
         ($store:expr) => {{ driver::run_on(parallel, kernel, input, n, $store) }};
     }
     with_store!(Selected64, outputs, columns, go);
-}
-
-fn closest_pairs64<'a, 'b>(
-    a: Segments64View<'a>,
-    b: Segments64View<'b>,
-    options: &Options,
-    outputs: Outputs,
-    parallel: bool,
-    out: &mut ClosestBatch64,
-) -> Result<(), Error> {
-    let cols = pair_columns(&a, &b)?;
-    let kernel = Pairwise::<F64Lanes> {
-        splat: Splat::new(&options.params64()),
-    };
-    drive64(&kernel, cols, a.len(), outputs, parallel, out);
-    Ok(())
-}
-
-query_forms! {
-    /// Closest points of `a[i]` and `b[i]` for every `i` in `f64`: [`closest_points`]'s
-    /// twin for [`Segments64`](crate::Segments64), segment against segment, default
-    /// tolerance (in `f64`: `2·f64::EPSILON`-relative lengths and sines),
-    /// every output column. Pair `i` is exactly
-    /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)`(&a[i], &b[i], options)`,
-    /// bit for bit.
-    ///
-    /// The kernel runs `f64x8` lanes when the build has `avx512f`, `f64x4` otherwise.
-    /// Accepts `&Segments64` or any [`Segments64View`].
-    ///
-    /// ```
-    /// use segbatch::{Segment64, Segments64};
-    /// use segbatch::pairs::closest_points64;
-    /// // Two ECEF-sized paths crossing 1 mm apart: f32 would round them together.
-    /// let o = 6_378_137.0;
-    /// let a = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0])]);
-    /// let b = Segments64::from(&[Segment64::new([o + 1.0, -1.0, 1e-3], [o + 1.0, 1.0, 1e-3])]);
-    /// let out = closest_points64(&a, &b);
-    /// assert_eq!((out.s()[0], out.t()[0]), (0.5, 0.5));
-    /// assert_eq!(out.dist2()[0], 1e-3 * 1e-3);
-    /// ```
-    pub fn closest_points64 / closest_points64_into / par_closest_points64 / par_closest_points64_into
-        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>)
-        with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
-        -> ClosestBatch64 = closest_pairs64;
-    /// The general form of [`closest_points64`] ([`closest_points_into`]'s `f64` twin):
-    /// extents and tolerance from `options` (applied in `f64`, the default as
-    /// `2·f64::EPSILON`), only the `outputs` columns stored, results written into `out` (its
-    /// buffers reused).
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
-    /// unchanged).
-    ///
-    /// ```
-    /// use segbatch::{Extent, Options, Outputs, Segment64, Segments64};
-    /// use segbatch::pairs::{closest_points64_into, ClosestBatch64};
-    /// let rays = Segments64::from(&[Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
-    /// let walls = Segments64::from(&[Segment64::new([5.0, -1.0, 2.0], [5.0, 1.0, 2.0])]);
-    /// let mut out = ClosestBatch64::new();
-    /// let options = Options::new(Extent::Ray, Extent::Segment);
-    /// closest_points64_into(&rays, &walls, &options, Outputs::DISTANCE, &mut out)?;
-    /// assert_eq!(out.dist2(), &[4.0]);
-    /// assert!(out.s().is_empty());
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    into;
-}
-
-pub(crate) fn one_to_many64<'b>(
-    one: &Segment64,
-    many: Segments64View<'b>,
-    options: &Options,
-    outputs: Outputs,
-    parallel: bool,
-    out: &mut ClosestBatch64,
-) -> Result<(), Error> {
-    let kernel = OneToMany::<F64Lanes> {
-        a0: V3::splat(one.p0),
-        a1: V3::splat(one.p1),
-        splat: Splat::new(&options.params64()),
-    };
-    drive64(
-        &kernel,
-        many.raw_columns(),
-        many.len(),
-        outputs,
-        parallel,
-        out,
-    );
-    Ok(())
-}
-
-query_forms! {
-    /// Closest points of `one` (side A) and every segment of `many` (side B) in `f64`:
-    /// [`closest_points_one_to_many`]'s twin, segment against segment, default tolerance,
-    /// every output column. Result `j` is exactly
-    /// `reference::closest_points64_with(one, &many[j], options)`, bit for bit.
-    ///
-    /// ```
-    /// use segbatch::{Segment64, Segments64};
-    /// use segbatch::pairs::closest_points64_one_to_many;
-    /// let o = 1.0e9; // far from the origin, where f32 keeps no fraction
-    /// let step = Segment64::new([o, 0.0, 0.0], [o + 4.0, 0.0, 0.0]);
-    /// let walls = Segments64::from(&[
-    ///     Segment64::new([o + 2.0, 0.25, 0.0], [o + 2.0, 3.0, 0.0]), // beside the step
-    ///     Segment64::new([o + 9.0, 0.0, 0.0], [o + 9.0, 1.0, 0.0]),  // beyond its end
-    /// ]);
-    /// let out = closest_points64_one_to_many(&step, &walls);
-    /// assert_eq!(out.dist2(), &[0.0625, 25.0]);
-    /// assert_eq!(out.s(), &[0.5, 1.0]);
-    /// ```
-    pub fn closest_points64_one_to_many / closest_points64_one_to_many_into
-        / par_closest_points64_one_to_many / par_closest_points64_one_to_many_into
-        <'b>(one: &Segment64, many: impl Into<Segments64View<'b>>)
-        with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
-        -> ClosestBatch64 = one_to_many64;
-    /// The general form of [`closest_points64_one_to_many`]: options, output selection,
-    /// reused buffers.
-    ///
-    /// # Errors
-    /// None today (every input is valid); `Result` keeps the shape of every `_into` call.
-    ///
-    /// ```
-    /// use segbatch::{Extent, Options, Outputs, Segment64, Segments64};
-    /// use segbatch::pairs::{closest_points64_one_to_many_into, ClosestBatch64};
-    /// let ray = Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
-    /// let walls = Segments64::from(&[
-    ///     Segment64::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]),
-    ///     Segment64::new([-5.0, -1.0, 0.0], [-5.0, 1.0, 0.0]),
-    /// ]);
-    /// let mut out = ClosestBatch64::new();
-    /// let options = Options::new(Extent::Ray, Extent::Segment);
-    /// closest_points64_one_to_many_into(&ray, &walls, &options, Outputs::DISTANCE, &mut out)?;
-    /// assert_eq!(out.dist2(), &[0.0, 25.0]);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    into;
 }

@@ -252,7 +252,6 @@ pub type CapsuleContact64 = CapsuleContact<f64>;
 /// methods the rule calls, each forwarding to the inherent method of the same name (so the
 /// `f32` instantiation is the `f32` code it replaced).
 pub(crate) trait ContactReal: Real + From<f32> {
-    fn sqrt(self) -> Self;
     fn max(self, other: Self) -> Self;
     fn min(self, other: Self) -> Self;
     fn clamp(self, lo: Self, hi: Self) -> Self;
@@ -264,10 +263,6 @@ pub(crate) trait ContactReal: Real + From<f32> {
 macro_rules! contact_real {
     ($($f:ident),*) => {$(
         impl ContactReal for $f {
-            #[inline(always)]
-            fn sqrt(self) -> Self {
-                $f::sqrt(self)
-            }
             #[inline(always)]
             fn max(self, other: Self) -> Self {
                 $f::max(self, other)
@@ -848,7 +843,7 @@ query_forms! {
     /// Closest points of `a[i]` and `b[j]` for every index pair `(i, j)` of `pairs`, in
     /// order, in `f64`: [`closest_points_indexed`]'s twin for
     /// [`Segments64`](crate::Segments64). Result `k` is exactly
-    /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)`(&a[i], &b[j], options)`,
+    /// [`reference::closest_points_with`](crate::reference::closest_points_with)`(&a[i], &b[j], options)`,
     /// bit for bit. Segment against segment, every output column.
     ///
     /// ```

@@ -2,8 +2,8 @@
 //!
 //! | question | convenience | general | parallel | `f64` |
 //! |---|---|---|---|---|
-//! | closest points of `a[i]` and `b[i]` | [`closest_points`] | [`closest_points_into`] | [`par_closest_points`], [`par_closest_points_into`] | [`closest_points64`] |
-//! | one segment, ray or line against every `b[j]` | [`closest_points_one_to_many`] | [`closest_points_one_to_many_into`] | [`par_closest_points_one_to_many`], [`par_closest_points_one_to_many_into`] | [`closest_points64_one_to_many`] |
+//! | closest points of `a[i]` and `b[i]` | [`closest_points`] | [`closest_points_into`] | [`par_closest_points`], [`par_closest_points_into`] | [`closest_points`] |
+//! | one segment, ray or line against every `b[j]` | [`closest_points_one_to_many`] | [`closest_points_one_to_many_into`] | [`par_closest_points_one_to_many`], [`par_closest_points_one_to_many_into`] | [`closest_points_one_to_many`] |
 //! | do capsules `(a[i], rA)`, `(b[i], rB)` touch? ([`PairMask`]) | [`capsules_touch`] | [`capsules_touch_into`] | [`par_capsules_touch`], [`par_capsules_touch_into`] | [`capsules_touch64`] |
 //! | closest points of index pairs `(a[i], b[j])` | [`closest_points_indexed`] | [`closest_points_indexed_into`] | [`par_closest_points_indexed`], [`par_closest_points_indexed_into`] | [`closest_points64_indexed`] |
 //! | do capsules of index pairs touch? | [`capsules_touch_indexed`] | [`capsules_touch_indexed_into`] | [`par_capsules_touch_indexed`], [`par_capsules_touch_indexed_into`] | [`capsules_touch64_indexed`] |
@@ -13,7 +13,7 @@
 //! The `f64` column names each query's twin over [`Segments64`](crate::Segments64) (radii
 //! [`Radii64`], results [`ClosestBatch64`], [`PairMask`], [`CapsuleContact64`]), with the
 //! same four forms (`…64_into`, `par_…64`, `par_…64_into`), bit for bit its `f64` reference
-//! ([`reference::closest_points64_with`](crate::reference::closest_points64_with),
+//! ([`reference::closest_points_with`](crate::reference::closest_points_with),
 //! [`reference::capsule_contact64`](crate::reference::capsule_contact64)): the same kernels
 //! and driver over the `f64` lanes.
 //!
@@ -40,18 +40,14 @@ pub use capsule::{
 pub use capsule::{
     par_capsules_touch, par_capsules_touch_into, par_capsules_touch64, par_capsules_touch64_into,
 };
-pub(crate) use closest::one_to_many64;
 pub use closest::{
-    ClosestBatch, ClosestBatch64, Outputs, Width, closest_points, closest_points_into,
+    ClosestBatch, ClosestBatch64, Element, Outputs, Width, closest_points, closest_points_into,
     closest_points_one_to_many, closest_points_one_to_many_into, closest_points_width_into,
-    closest_points64, closest_points64_into, closest_points64_one_to_many,
-    closest_points64_one_to_many_into,
 };
 #[cfg(feature = "rayon")]
 pub use closest::{
     par_closest_points, par_closest_points_into, par_closest_points_one_to_many,
-    par_closest_points_one_to_many_into, par_closest_points64, par_closest_points64_into,
-    par_closest_points64_one_to_many, par_closest_points64_one_to_many_into,
+    par_closest_points_one_to_many_into,
 };
 pub use indexed::{
     CapsuleContact, CapsuleContact64, MANIFOLD_SIN, capsule_contacts, capsule_contacts_into,

@@ -21,7 +21,7 @@ use super::radius::{PairRadius, Radius64};
 use super::rays::{FirstHit64, PerRay64, Rays64, first_hits_run, in_blocks};
 use super::within64::{Hit64, within};
 use crate::batch::{Error, Segments64, Segments64View, check_u32};
-use crate::pairs::{ClosestBatch64, Outputs, closest_points64_into};
+use crate::pairs::{ClosestBatch64, Outputs, closest_points_into};
 use crate::segment::{Options, Segment64};
 
 /// A static set of `f64` segments ready for repeated first-hit and radius queries:
@@ -297,7 +297,7 @@ impl SegmentIndex64 {
                 .iter()
                 .map(|&(_, k)| *self.bvh.wall(k as usize).0),
         );
-        closest_points64_into(&*a, &*b, &Options::SEGMENTS, Outputs::PARAMS, closest)
+        closest_points_into(&*a, &*b, &Options::SEGMENTS, Outputs::PARAMS, closest)
             .expect("two gathers of one length");
         let (d, s, t) = (closest.dist2(), closest.s(), closest.t());
         hits.extend(candidates.iter().enumerate().filter_map(|(c, &(i, k))| {

@@ -10,7 +10,7 @@ use crate::driver::Side;
 use crate::forms::query_forms;
 use crate::kernel::{self, Lanes, Splat};
 use crate::lanes::V3;
-use crate::pairs::{ClosestBatch64, Outputs, one_to_many64};
+use crate::pairs::{ClosestBatch64, Outputs, closest_points_one_to_many_into};
 use crate::prune::lane_bits;
 use crate::prune::{MAX_BLOCK_HITS, each_bit, ordered};
 use crate::segment::{Flags, Options};
@@ -165,7 +165,7 @@ query_forms! {
     /// The squared distance of every `a[i]` to every `b[j]` in `f64`, row-major (entry
     /// `i·b.len() + j`), segment against segment: [`dist2_matrix`]'s twin for
     /// [`Segments64`](crate::Segments64). Entry `(i, j)` is exactly the `dist2` of
-    /// [`reference::closest_points64_with`](crate::reference::closest_points64_with)`(&a[i], &b[j], options)`.
+    /// [`reference::closest_points_with`](crate::reference::closest_points_with)`(&a[i], &b[j], options)`.
     ///
     /// ```
     /// use segbatch::{Segment64, Segments64};
@@ -216,12 +216,11 @@ fn matrix64<'a, 'b>(
             let cols = bb..(bb + TILE_B).min(nb);
             for i in rows.clone() {
                 let one = a.get(i).expect("a row of a");
-                one_to_many64(
+                closest_points_one_to_many_into(
                     &one,
                     b.view(cols.clone()),
                     options,
                     Outputs::DISTANCE,
-                    false,
                     &mut tile,
                 )
                 .expect("every input is valid");

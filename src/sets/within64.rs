@@ -11,7 +11,7 @@
 //! The grid only names candidates; the `f64` kernel decides each one (`dist2 <= r²` in
 //! `f64`, `r` the pair's radius, by the `f64` range rule of [`within_radius64`] where `r²`
 //! leaves `f64`'s range), so the pairs and values are exactly those of brute force over
-//! [`reference::closest_points64_with`](crate::reference::closest_points64_with), whatever
+//! [`reference::closest_points_with`](crate::reference::closest_points_with), whatever
 //! the grid names. What the grid must do is name every pair the kernel reports, and it
 //! does so in `f32`, with the machinery of the `f32` queries unchanged:
 //!
@@ -29,7 +29,7 @@
 //! The spheres then hold the `f64` segments, and the sphere test and the refinement are
 //! those of the `f32` queries, conservative for them. The narrow phase gathers each run of
 //! candidates from a copy of the sets in the grid's order (one 64-byte row a segment) into
-//! an `f64` batch and runs the `f64` kernel over it ([`closest_points64_into`]).
+//! an `f64` batch and runs the `f64` kernel over it ([`closest_points_into`]).
 //!
 //! **What it costs.** In the local frame the spheres are as tight as the `f32` query's on
 //! the same scene moved to the origin: the coordinates are offsets within the set, so a set
@@ -75,7 +75,7 @@ use super::within::{FEW, Probe};
 use crate::batch::{Error, Segments64, Segments64View, Soa, check_u32};
 use crate::driver::Row;
 use crate::forms::{query_forms, stream_forms};
-use crate::pairs::{ClosestBatch64, Outputs, closest_points64_into, one_to_many64};
+use crate::pairs::{ClosestBatch64, Outputs, closest_points_into, closest_points_one_to_many_into};
 use crate::prune::{
     Frame, Grid, Kept, Layout, MAX_BLOCK_HITS, Narrow, Plan, SphereColumns, fill_each,
     frame_rounding, ordered, pad_slot,
@@ -141,7 +141,7 @@ fn shares_endpoint(a: &Segment64, b: &Segment64) -> bool {
 
 /// Whether `f64` segments `a` and `b`, whose closest points are `closest` (from any `f64`
 /// closest-points query or
-/// [`reference::closest_points64_with`](crate::reference::closest_points64_with)), lie
+/// [`reference::closest_points_with`](crate::reference::closest_points_with)), lie
 /// within `radius` of each other: the decision every `f64` radius query
 /// ([`pairs_within64`], [`self_pairs_within64`], their streamed forms,
 /// [`SegmentIndex64::pairs_within`](crate::sets::SegmentIndex64::pairs_within)), capsule
@@ -170,12 +170,12 @@ fn shares_endpoint(a: &Segment64, b: &Segment64) -> bool {
 ///
 /// ```
 /// use segbatch::{Flags, Segment64};
-/// use segbatch::reference::closest_points64;
+/// use segbatch::reference::closest_points;
 /// use segbatch::sets::{pair_distance64, within_radius64};
 /// // Two parallel segments 2e300 apart: their squared distance overflows.
 /// let a = Segment64::new([0.0, 0.0, 0.0], [1e300, 0.0, 0.0]);
 /// let b = Segment64::new([0.0, 2e300, 0.0], [1e300, 2e300, 0.0]);
-/// let c = closest_points64(&a, &b);
+/// let c = closest_points(&a, &b);
 /// assert_eq!(c.dist2, f64::INFINITY);
 /// assert!(c.flags.contains(Flags::DIST2_OUT_OF_RANGE));
 /// assert!(!within_radius64(&a, &b, &c, 1.9e300));
@@ -231,12 +231,11 @@ impl Within64<'_, '_> {
                 }
                 let one = self.a.get(i).expect("a row of A");
                 let tile = self.b.view(lo..bend);
-                one_to_many64(
+                closest_points_one_to_many_into(
                     &one,
                     tile,
                     self.options,
                     Outputs::PARAMS,
-                    false,
                     &mut scratch,
                 )
                 .expect("one-to-many takes every input");
@@ -452,7 +451,7 @@ impl Narrow<3> for Near64 {
             flags: false,
         };
         let closest = &mut scratch.closest;
-        closest_points64_into(
+        closest_points_into(
             scratch.a.view(..n),
             scratch.b.view(..n),
             &self.options,
@@ -650,7 +649,7 @@ query_forms! {
     /// segments), `ra[i] + rb[j]` for [`Radius::Sides`] (see [`Radius64`]).
     /// [`pairs_within`](crate::sets::pairs_within)'s `f64` twin, on the grid in a local
     /// frame, decided by the `f64` kernel (module docs): the pairs and values of brute
-    /// force over [`reference::closest_points64_with`](crate::reference::closest_points64_with),
+    /// force over [`reference::closest_points_with`](crate::reference::closest_points_with),
     /// at any distance from the origin. A pair with a non-finite coordinate is never within
     /// any radius.
     ///

@@ -359,7 +359,7 @@ pub fn range64_twins(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), St
     let refs: Vec<_> = a
         .iter()
         .zip(&b)
-        .map(|(x, y)| reference::closest_points64(x, y))
+        .map(|(x, y)| reference::closest_points(x, y))
         .collect();
     let radii: Vec<f64> = refs
         .iter()
@@ -432,8 +432,8 @@ pub fn range64_rescaled(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(),
     };
     for (n, (p, q)) in wide.chunks_exact(2).zip(scaled.chunks_exact(2)).enumerate() {
         let (c, ck) = (
-            reference::closest_points64(&p[0], &p[1]),
-            reference::closest_points64(&q[0], &q[1]),
+            reference::closest_points(&p[0], &p[1]),
+            reference::closest_points(&q[0], &q[1]),
         );
         let fail = |what: String| {
             Err(format!(

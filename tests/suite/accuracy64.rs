@@ -1,4 +1,4 @@
-//! Accuracy of the `f64` batch (`closest_points64_into`, which equals the `f64` reference bit
+//! Accuracy of the `f64` batch (`closest_points_into`, which equals the `f64` reference bit
 //! for bit, tests/suite/batch64.rs) against the exact rational oracle of the test kit
 //! (`segbatch_testkit::oracle64`) on every finite `f64` adversarial class and every extent
 //! pair: `|distance - exact| <= 8·f64::EPSILON·S` and the parameters inside their extents.
@@ -7,7 +7,7 @@
 //! largest error per class is printed (`-- --nocapture`). First, the oracle itself on
 //! cases whose exact answers are known.
 
-use segbatch::pairs::{ClosestBatch64, closest_points64_into};
+use segbatch::pairs::{ClosestBatch64, closest_points_into};
 use segbatch::{Closest64, Extent, Flags, Options, Outputs, Segment64, Segments64};
 use segbatch_testkit::oracle64::BigRational;
 use segbatch_testkit::pairs64::{CLASSES64, Pair64};
@@ -201,7 +201,7 @@ fn run(pairs: &[Pair64], options: &Options) -> ClosestBatch64 {
     let a: Segments64 = pairs.iter().map(|p| p.0).collect();
     let b: Segments64 = pairs.iter().map(|p| p.1).collect();
     let mut out = ClosestBatch64::new();
-    closest_points64_into(&a, &b, options, Outputs::ALL, &mut out).unwrap();
+    closest_points_into(&a, &b, options, Outputs::ALL, &mut out).unwrap();
     out
 }
 

@@ -1,5 +1,5 @@
 //! The batched `f64` queries against the `f64` scalar reference, lane by lane, **bit for
-//! bit** (`closest_points64` runs the one kernel body over `f64x4`, or `f64x8` with
+//! bit** (`closest_points` runs the one kernel body over `f64x4`, or `f64x8` with
 //! `avx512f`, with the reference's operation order; non-finite pairs compare as NaN).
 //!
 //! Inputs: the test kit's `f64` hard classes (`pairs64`: widened `f32` classes, near-parallel
@@ -13,8 +13,8 @@
 //! a tile boundary, with shared end points skipped or kept, and their parallel forms.
 
 use segbatch::pairs::{
-    ClosestBatch64, closest_points64, closest_points64_into, closest_points64_one_to_many,
-    closest_points64_one_to_many_into,
+    ClosestBatch64, closest_points, closest_points_into, closest_points_one_to_many,
+    closest_points_one_to_many_into,
 };
 use segbatch::sets::{
     Hit64, SharedEndpoints, pairs_within64, pairs_within64_into, self_pairs_within64_into,
@@ -45,17 +45,17 @@ fn assert_same(i: usize, (a, b): &Pair64, options: &Options, want: &Closest64, g
     );
 }
 
-/// Runs `closest_points64_into` on the pairs and checks every lane against the reference.
+/// Runs `closest_points_into` on the pairs and checks every lane against the reference.
 fn check_pairs(pairs: &[Pair64], options: &Options) {
     let a: Segments64 = pairs.iter().map(|p| p.0).collect();
     let b: Segments64 = pairs.iter().map(|p| p.1).collect();
     let mut out = ClosestBatch64::new();
-    closest_points64_into(&a, &b, options, Outputs::ALL, &mut out).unwrap();
+    closest_points_into(&a, &b, options, Outputs::ALL, &mut out).unwrap();
     assert_eq!(out.len(), pairs.len());
     assert_eq!(out.s().len(), pairs.len());
     assert_eq!(out.point_b()[2].len(), pairs.len());
     for (i, pair) in pairs.iter().enumerate() {
-        let want = reference::closest_points64_with(&pair.0, &pair.1, options);
+        let want = reference::closest_points_with(&pair.0, &pair.1, options);
         assert_same(i, pair, options, &want, &out.get(i).unwrap());
     }
     assert_eq!(out.get(pairs.len()), None);
@@ -148,7 +148,7 @@ fn every_tail_length_and_every_view_to_the_end() {
             let b: Segments64 = pairs.iter().map(|p| p.1).collect();
             let mut out = ClosestBatch64::new();
             for start in 0..=n {
-                closest_points64_into(
+                closest_points_into(
                     a.view(start..),
                     b.view(start..),
                     &options,
@@ -158,7 +158,7 @@ fn every_tail_length_and_every_view_to_the_end() {
                 .unwrap();
                 assert_eq!(out.len(), n - start);
                 for (i, pair) in pairs.iter().enumerate().skip(start) {
-                    let want = reference::closest_points64_with(&pair.0, &pair.1, &options);
+                    let want = reference::closest_points_with(&pair.0, &pair.1, &options);
                     assert_same(i, pair, &options, &want, &out.get(i - start).unwrap());
                 }
             }
@@ -176,10 +176,9 @@ fn non_finite_lanes_leave_their_neighbours_alone() {
         pairs[k] = (nan.pair)(&mut rng);
         let a: Segments64 = pairs.iter().map(|p| p.0).collect();
         let b: Segments64 = pairs.iter().map(|p| p.1).collect();
-        let out = closest_points64(&a, &b);
+        let out = closest_points(&a, &b);
         for (i, pair) in pairs.iter().enumerate() {
-            let alone =
-                closest_points64(&Segments64::from(&[pair.0]), &Segments64::from(&[pair.1]));
+            let alone = closest_points(&Segments64::from(&[pair.0]), &Segments64::from(&[pair.1]));
             let got = out.get(i).unwrap();
             assert_same(i, pair, &Options::SEGMENTS, &alone.get(0).unwrap(), &got);
             assert_eq!(got.flags.contains(Flags::NON_FINITE), i == k, "pair {i}");
@@ -193,7 +192,7 @@ fn output_selections_store_only_what_was_asked() {
     let pairs: Vec<Pair64> = (0..29).map(|_| any64(&mut rng)).collect();
     let a: Segments64 = pairs.iter().map(|p| p.0).collect();
     let b: Segments64 = pairs.iter().map(|p| p.1).collect();
-    let all = closest_points64(&a, &b);
+    let all = closest_points(&a, &b);
     let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     let mut out = ClosestBatch64::new();
     for outputs in [
@@ -206,7 +205,7 @@ fn output_selections_store_only_what_was_asked() {
             flags: false,
         },
     ] {
-        closest_points64_into(&a, &b, &Options::SEGMENTS, outputs, &mut out).unwrap();
+        closest_points_into(&a, &b, &Options::SEGMENTS, outputs, &mut out).unwrap();
         assert_eq!(out.len(), pairs.len());
         assert_eq!(bits(out.dist2()), bits(all.dist2()));
         assert_eq!(out.s().is_empty(), !outputs.params);
@@ -262,19 +261,19 @@ fn batches_convert_and_mismatched_lengths_are_an_error() {
 
     let short = Segments64::from(&segs[..10]);
     let mut out = ClosestBatch64::new();
-    closest_points64_into(&batch, &batch, &Options::SEGMENTS, Outputs::ALL, &mut out).unwrap();
+    closest_points_into(&batch, &batch, &Options::SEGMENTS, Outputs::ALL, &mut out).unwrap();
     let before = out.clone();
-    let err = closest_points64_into(&batch, &short, &Options::SEGMENTS, Outputs::ALL, &mut out)
+    let err = closest_points_into(&batch, &short, &Options::SEGMENTS, Outputs::ALL, &mut out)
         .unwrap_err();
     assert!(err.to_string().contains("expected 11, found 10"), "{err}");
     assert_eq!(out, before, "out is left unchanged on error");
-    assert!(std::panic::catch_unwind(|| closest_points64(&batch, &short)).is_err());
+    assert!(std::panic::catch_unwind(|| closest_points(&batch, &short)).is_err());
 }
 
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_forms_are_bitwise_the_sequential_ones() {
-    use segbatch::pairs::{PAR_MIN_PAIRS, par_closest_points64, par_closest_points64_into};
+    use segbatch::pairs::{PAR_MIN_PAIRS, par_closest_points, par_closest_points_into};
     let mut rng = Rng::new(0xf64_9a7a);
     let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     for n in [PAR_MIN_PAIRS - 1, PAR_MIN_PAIRS + 13, 3 * PAR_MIN_PAIRS + 5] {
@@ -289,8 +288,8 @@ fn parallel_forms_are_bitwise_the_sequential_ones() {
             .collect();
         let a: Segments64 = pairs.iter().map(|p| p.0).collect();
         let b: Segments64 = pairs.iter().map(|p| p.1).collect();
-        let seq = closest_points64(&a, &b);
-        let par = par_closest_points64(&a, &b);
+        let seq = closest_points(&a, &b);
+        let par = par_closest_points(&a, &b);
         assert_eq!(seq.len(), par.len());
         assert_eq!(bits(seq.dist2()), bits(par.dist2()));
         assert_eq!(bits(seq.s()), bits(par.s()));
@@ -302,7 +301,7 @@ fn parallel_forms_are_bitwise_the_sequential_ones() {
         }
         let options = Options::new(Extent::Ray, Extent::Line);
         let (mut want, mut got) = (ClosestBatch64::new(), ClosestBatch64::new());
-        closest_points64_into(
+        closest_points_into(
             a.view(1..),
             b.view(1..),
             &options,
@@ -310,7 +309,7 @@ fn parallel_forms_are_bitwise_the_sequential_ones() {
             &mut want,
         )
         .unwrap();
-        par_closest_points64_into(
+        par_closest_points_into(
             a.view(1..),
             b.view(1..),
             &options,
@@ -323,7 +322,7 @@ fn parallel_forms_are_bitwise_the_sequential_ones() {
         assert_eq!(bits(got.t()), bits(want.t()));
         assert_eq!(got.flags(), want.flags());
         for i in (0..n - 1).step_by(997) {
-            let w = reference::closest_points64_with(&pairs[i + 1].0, &pairs[i + 1].1, &options);
+            let w = reference::closest_points_with(&pairs[i + 1].0, &pairs[i + 1].1, &options);
             assert!(
                 same(w.dist2, got.dist2()[i]) && same(w.s, got.s()[i]),
                 "pair {i}"
@@ -344,7 +343,7 @@ fn one_to_many_is_the_reference_for_every_class_extent_and_length() {
             for extent_a in EXTENTS {
                 for extent_b in EXTENTS {
                     let options = Options::new(extent_a, extent_b);
-                    closest_points64_one_to_many_into(
+                    closest_points_one_to_many_into(
                         &one,
                         batch.view(n / 3..),
                         &options,
@@ -354,7 +353,7 @@ fn one_to_many_is_the_reference_for_every_class_extent_and_length() {
                     .unwrap();
                     assert_eq!(out.len(), n - n / 3);
                     for (j, b) in many.iter().enumerate().skip(n / 3) {
-                        let want = reference::closest_points64_with(&one, b, &options);
+                        let want = reference::closest_points_with(&one, b, &options);
                         let got = out.get(j - n / 3).unwrap();
                         assert_same(j, &(one, *b), &options, &want, &got);
                     }
@@ -364,16 +363,16 @@ fn one_to_many_is_the_reference_for_every_class_extent_and_length() {
     }
     let one = general(&mut rng).0;
     let batch: Segments64 = (0..13).map(|_| general(&mut rng).1).collect();
-    let all = closest_points64_one_to_many(&one, &batch);
+    let all = closest_points_one_to_many(&one, &batch);
     for (j, b) in batch.iter().enumerate() {
-        assert_eq!(all.get(j), Some(reference::closest_points64(&one, &b)));
+        assert_eq!(all.get(j), Some(reference::closest_points(&one, &b)));
     }
 }
 
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_one_to_many_is_bitwise_the_sequential() {
-    use segbatch::pairs::{PAR_MIN_PAIRS, par_closest_points64_one_to_many};
+    use segbatch::pairs::{PAR_MIN_PAIRS, par_closest_points_one_to_many};
     use segbatch_testkit::pairs64::near_parallel;
     let mut rng = Rng::new(0xf64_0e2b);
     let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
@@ -388,8 +387,8 @@ fn parallel_one_to_many_is_bitwise_the_sequential() {
         })
         .collect();
     let one = near_parallel(&mut rng).0;
-    let seq = closest_points64_one_to_many(&one, &many);
-    let par = par_closest_points64_one_to_many(&one, &many);
+    let seq = closest_points_one_to_many(&one, &many);
+    let par = par_closest_points_one_to_many(&one, &many);
     assert_eq!(bits(seq.dist2()), bits(par.dist2()));
     assert_eq!(bits(seq.s()), bits(par.s()));
     assert_eq!(bits(seq.t()), bits(par.t()));
@@ -417,7 +416,7 @@ fn brute_within(
                 continue;
             }
             let shared = [x.p0, x.p1].iter().any(|p| *p == y.p0 || *p == y.p1);
-            let c = reference::closest_points64_with(x, y, options);
+            let c = reference::closest_points_with(x, y, options);
             if c.dist2 <= radius * radius && !(skip_shared && shared) {
                 hits.push(Hit64 {
                     i: u32::try_from(i).expect("at most u32::MAX objects"),

@@ -49,8 +49,8 @@ fn check_scaled_pair(a: &Segment64, b: &Segment64, r: f64, k: i32) -> Result<(),
     if shift(rk, -k) != r {
         return Ok(());
     }
-    let c = reference::closest_points64(a, b);
-    let ck = reference::closest_points64(&ak, &bk);
+    let c = reference::closest_points(a, b);
+    let ck = reference::closest_points(&ak, &bk);
     let want = c.dist2 <= r * r;
     prop_assert_eq!(
         (ck.s.to_bits(), ck.t.to_bits()),
@@ -100,7 +100,7 @@ proptest! {
         let mut rng = Rng::new(seed);
         for _ in 0..16 {
             let (a, b) = ordinary_pair(&mut rng);
-            let d = reference::closest_points64(&a, &b).distance();
+            let d = reference::closest_points(&a, &b).distance();
             let r = radius_near(&mut rng, d);
             let k = edge_exponent(&mut rng, room_up(&[a, b]));
             check_scaled_pair(&a, &b, r, k)?;
@@ -116,7 +116,7 @@ fn scaled_copies_at_fixed_exponents() {
     let (mut within, mut beyond) = (0, 0);
     for n in 0..segbatch_testkit::sweep(4000) {
         let (a, b) = ordinary_pair(&mut rng);
-        let d = reference::closest_points64(&a, &b).distance();
+        let d = reference::closest_points(&a, &b).distance();
         let r = radius_near(&mut rng, d);
         let room = room_up(&[a, b]);
         let k = match n % 3 {
@@ -125,7 +125,7 @@ fn scaled_copies_at_fixed_exponents() {
             _ => -520 - (n as i32 % 200),
         };
         check_scaled_pair(&a, &b, r, k).unwrap_or_else(|e| panic!("{e}"));
-        if reference::closest_points64(&a, &b).dist2 <= r * r {
+        if reference::closest_points(&a, &b).dist2 <= r * r {
             within += 1;
         } else {
             beyond += 1;
@@ -143,7 +143,7 @@ fn segments_2e300_apart_decide_and_measure_as_scaled() {
     // overflows too) used to hold them.
     let a = Segment64::new([0.0, 0.0, 0.0], [1e300, 0.0, 0.0]);
     let b = Segment64::new([0.0, 2e300, 0.0], [1e300, 2e300, 0.0]);
-    let c = reference::closest_points64(&a, &b);
+    let c = reference::closest_points(&a, &b);
     assert_eq!(c.dist2, f64::INFINITY);
     assert!(c.flags.contains(Flags::DIST2_OUT_OF_RANGE));
     assert!(!within_radius64(&a, &b, &c, 1.9e300));
@@ -156,7 +156,7 @@ fn segments_2e300_apart_decide_and_measure_as_scaled() {
         shift_segment(&a, -1660).unwrap(),
         shift_segment(&b, -1660).unwrap(),
     );
-    let c = reference::closest_points64(&a, &b);
+    let c = reference::closest_points(&a, &b);
     let d = shift(2e300, -1660);
     assert!(c.dist2 < f64::MIN_POSITIVE);
     assert!(within_radius64(&a, &b, &c, d));
@@ -168,7 +168,7 @@ fn segments_2e300_apart_decide_and_measure_as_scaled() {
     let m = f64::MAX;
     let a = Segment64::new([-m, 0.0, 0.0], [m, 0.0, 0.0]);
     let b = Segment64::new([-m, m, 0.0], [m, m, 0.0]);
-    let c = reference::closest_points64(&a, &b);
+    let c = reference::closest_points(&a, &b);
     assert!(within_radius64(&a, &b, &c, m));
     assert!(!within_radius64(&a, &b, &c, m.next_down() * (1.0 - 1e-15)));
     assert_eq!(pair_distance64(&a, &b, &c), m);
@@ -255,8 +255,8 @@ fn set_queries_at_the_range_edges_are_the_ordinary_queries() {
         // The distances: the ordinary ones times 2^k, flagged beyond the range.
         for h in &got {
             let (x, y) = (&scaled[h.i as usize], &scaled[h.j as usize]);
-            let c = reference::closest_points64(x, y);
-            let o = reference::closest_points64(&set[h.i as usize], &set[h.j as usize]);
+            let c = reference::closest_points(x, y);
+            let o = reference::closest_points(&set[h.i as usize], &set[h.j as usize]);
             if o.dist2 >= f64::MIN_POSITIVE {
                 assert_eq!(
                     pair_distance64(x, y, &c),
@@ -327,7 +327,7 @@ fn capsules_touch64_at_the_range_edges() {
         if room_up(&[x, y]) < 990 {
             continue;
         }
-        let d = reference::closest_points64(&x, &y).distance();
+        let d = reference::closest_points(&x, &y).distance();
         let r = radius_near(&mut rng, d);
         let split = rng.range(0.0, 1.0);
         a.push(x);
@@ -622,14 +622,14 @@ fn an_f64_absolute_tolerance_is_read_as_given() {
         (1e299, 1e300, true),
     ] {
         let side = Segment64::new([0.0, 1.0, 0.0], [0.0, len, 0.0]);
-        let c = reference::closest_points64_with(&side, &other, &tol(eps));
+        let c = reference::closest_points_with(&side, &other, &tol(eps));
         assert_eq!(
             c.flags.contains(Flags::DEGENERATE_A),
             degenerate,
             "{len:e} under {eps:e}: {c:?}"
         );
         let mut out = segbatch::pairs::ClosestBatch64::new();
-        segbatch::pairs::closest_points64_into(
+        segbatch::pairs::closest_points_into(
             &Segments64::from(&[side; 5]),
             &Segments64::from(&[other; 5]),
             &tol(eps),

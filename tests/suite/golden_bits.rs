@@ -17,7 +17,7 @@
 //! `unfused` one; a plain SSE2 build, `RUSTFLAGS="-C target-cpu=x86-64"
 //! CARGO_TARGET_DIR=target/sse2`, writes the same).
 
-use segbatch::pairs::{ClosestBatch64, closest_points64_into};
+use segbatch::pairs::{ClosestBatch64, closest_points_into};
 use segbatch::planar::{Intersections2, Segments2, crossing_pairs_into, intersect2_into};
 use segbatch::reference::FUSED_MUL_ADD;
 use segbatch::scenes::{Capsules, Frame, Report};
@@ -105,7 +105,7 @@ fn lanes64() -> u64 {
     let mut d = Digest::new();
     let mut out = ClosestBatch64::new();
     for options in [Options::SEGMENTS, Options::new(Extent::Ray, Extent::Line)] {
-        closest_points64_into(&a, &b, &options, Outputs::ALL, &mut out).unwrap();
+        closest_points_into(&a, &b, &options, Outputs::ALL, &mut out).unwrap();
         for i in 0..pairs.len() {
             let c = out.get(i).unwrap();
             d.f64s(&[c.s, c.t, c.dist2]);

@@ -38,7 +38,7 @@ fn every_options() -> impl Iterator<Item = Options> {
 /// Radii for a pair: half its distance (under `options`) times a factor just below, at or
 /// just above 1, so the pair touches, just touches or just misses; 0 or `+∞` now and then.
 fn radii_for(rng: &mut Rng, (a, b): &Pair64, options: &Options) -> (f64, f64) {
-    let d = reference::closest_points64_with(a, b, options).dist2.sqrt();
+    let d = reference::closest_points_with(a, b, options).dist2.sqrt();
     let half = if d.is_finite() { d / 2.0 } else { 1.0 };
     let factor = [1.0 - 1e-12, 1.0, 1.0 + 1e-12, 0.5, 2.0][rng.below(5) as usize];
     match rng.below(20) {
@@ -54,7 +54,7 @@ fn touches(a: &Segment64, ra: f64, b: &Segment64, rb: f64, options: &Options) ->
     within_radius64(
         a,
         b,
-        &reference::closest_points64_with(a, b, options),
+        &reference::closest_points_with(a, b, options),
         ra + rb,
     )
 }
@@ -303,7 +303,7 @@ fn check_indexed(
     let mut want_contacts = Vec::new();
     for (k, &(i, j)) in pairs.iter().enumerate() {
         let (sa, sb) = (a.get(i as usize).unwrap(), b.get(j as usize).unwrap());
-        let want = reference::closest_points64_with(&sa, &sb, options);
+        let want = reference::closest_points_with(&sa, &sb, options);
         let got = closest.get(k).unwrap();
         assert!(
             same_closest(&got, &want),
@@ -705,7 +705,7 @@ mod matrix {
         assert_eq!(out.len(), va.len() * vb.len());
         for i in 0..va.len() {
             for j in 0..vb.len() {
-                let want = reference::closest_points64_with(
+                let want = reference::closest_points_with(
                     &va.get(i).unwrap(),
                     &vb.get(j).unwrap(),
                     options,

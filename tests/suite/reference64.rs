@@ -1,4 +1,4 @@
-//! The `f64` reference (`reference::closest_points64`): the same generic body as the `f32`
+//! The `f64` reference (`reference::closest_points`): the same generic body as the `f32`
 //! one (whose results the other tests pin bit for bit), in double precision. Golden cases
 //! near and far from the origin, every extent, non-finite input, the `f64` default
 //! tolerance, and the hard classes of the test kit against its f64 oracle.
@@ -27,7 +27,7 @@ fn golden_cases_near_and_far() {
     for o in [0.0, 6.4e6, 1.0e9, -3.3e12] {
         let a = shift(&Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]), o);
         let b = shift(&Segment64::new([1.0, 0.0, 1.0], [1.0, 1.0, 1.0]), o);
-        let c = reference::closest_points64(&a, &b);
+        let c = reference::closest_points(&a, &b);
         assert_eq!((c.s, c.t, c.dist2), (1.0, 0.0, 1.0), "offset {o}: {c:?}");
         assert_eq!(c.point_a, [o + 1.0, o, o]);
         assert_eq!(c.point_b, [o + 1.0, o, o + 1.0]);
@@ -35,18 +35,18 @@ fn golden_cases_near_and_far() {
 
         let a = shift(&Segment64::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]), o);
         let b = shift(&Segment64::new([1.0, 1.0, 0.0], [1.0, 3.0, 0.0]), o);
-        let c = reference::closest_points64(&a, &b);
+        let c = reference::closest_points(&a, &b);
         assert_eq!((c.s, c.t, c.dist2), (0.5, 0.0, 1.0), "offset {o}: {c:?}");
 
         let p = shift(&Segment64::new([0.5, 2.0, 0.0], [0.5, 2.0, 0.0]), o);
-        let c = reference::closest_points64(&a, &p);
+        let c = reference::closest_points(&a, &p);
         assert_eq!((c.s, c.t, c.dist2), (0.25, 0.0, 4.0), "offset {o}: {c:?}");
         assert_eq!(c.flags, Flags::DEGENERATE_B);
 
         // P1 = (4,7), v1 = (12,-4); P2 = (1,1), v2 = (16,4): they cross at (13,4).
         let a = shift(&Segment64::new([4.0, 7.0, 0.0], [16.0, 3.0, 0.0]), o);
         let b = shift(&Segment64::new([1.0, 1.0, 0.0], [17.0, 5.0, 0.0]), o);
-        let c = reference::closest_points64(&a, &b);
+        let c = reference::closest_points(&a, &b);
         assert_eq!((c.s, c.t, c.dist2), (0.75, 0.75, 0.0), "offset {o}: {c:?}");
         assert_eq!(c.point_a, [o + 13.0, o + 4.0, o]);
     }
@@ -59,7 +59,7 @@ fn millimetres_at_earth_radius() {
     let o = 6_378_137.0;
     let a = Segment64::new([o, 0.0, 0.0], [o + 1e-3, 0.0, 0.0]);
     let b = Segment64::new([o + 5e-4, 1.0, -1.0], [o + 5e-4, 1.0, 1.0]);
-    let c = reference::closest_points64(&a, &b);
+    let c = reference::closest_points(&a, &b);
     assert!(c.flags.is_empty(), "{c:?}");
     assert!((c.s - 0.5).abs() < 1e-6, "{c:?}");
     assert!((c.dist2 - 1.0).abs() < 1e-9, "{c:?}");
@@ -72,17 +72,17 @@ fn millimetres_at_earth_radius() {
 fn non_finite_input_is_flagged_in_its_own_pair() {
     let a = Segment64::new([0.0, f64::NAN, 0.0], [1.0, 0.0, 0.0]);
     let b = Segment64::new([0.0, 1.0, 0.0], [1.0, 1.0, 0.0]);
-    let c = reference::closest_points64(&a, &b);
+    let c = reference::closest_points(&a, &b);
     assert_eq!(c.flags, Flags::NON_FINITE);
     assert!(c.dist2.is_nan() && c.s.is_nan());
     let b = Segment64::new([0.0, 1.0, f64::INFINITY], [1.0, 1.0, 0.0]);
-    let c = reference::closest_points64(&Segment64::new([0.0; 3], [1.0, 0.0, 0.0]), &b);
+    let c = reference::closest_points(&Segment64::new([0.0; 3], [1.0, 0.0, 0.0]), &b);
     assert_eq!(c.flags, Flags::NON_FINITE);
     // Opposite signs near f64::MAX: the differences overflow, the pair is finite.
     let big = 1.0e308;
     let a = Segment64::new([-big, 1.0, 0.0], [big, 1.0, 0.0]);
     let b = Segment64::new([0.0, -big, 0.0], [0.0, big, 0.0]);
-    let c = reference::closest_points64(&a, &b);
+    let c = reference::closest_points(&a, &b);
     assert!(!c.flags.contains(Flags::NON_FINITE), "{c:?}");
     assert_eq!((c.s, c.t), (0.5, 0.5 + 0.5 / big), "{c:?}");
 }
@@ -100,8 +100,7 @@ fn hard_classes_against_the_f64_oracle() {
             let (a, b) = (class.pair)(&mut rng);
             for (ea, eb) in EXTENT_PAIRS {
                 let options = Options::new(ea, eb);
-                let c: Closest64 =
-                    reference::closest_points64_with(&widen(&a), &widen(&b), &options);
+                let c: Closest64 = reference::closest_points_with(&widen(&a), &widen(&b), &options);
                 let (lo_a, hi_a) = oracle::bounds(ea);
                 let (lo_b, hi_b) = oracle::bounds(eb);
                 assert!(
@@ -149,7 +148,7 @@ fn hard_classes_against_the_f64_oracle() {
                 }
                 // Swapping A and B swaps the answer's distance.
                 let sw =
-                    reference::closest_points64_with(&widen(&b), &widen(&a), &Options::new(eb, ea));
+                    reference::closest_points_with(&widen(&b), &widen(&a), &Options::new(eb, ea));
                 let d = (sw.distance() - c.distance()).abs() / s;
                 assert!(d <= 8.0 * EPS32, "{} swap: {c:?} {sw:?}", class.name);
             }

@@ -28,7 +28,7 @@ fn brute_with(
     for (i, x) in a.iter().enumerate() {
         for (j, y) in b.iter().enumerate().skip(if upper { i + 1 } else { 0 }) {
             let shared = [x.p0, x.p1].iter().any(|p| *p == y.p0 || *p == y.p1);
-            let c = reference::closest_points64_with(x, y, &Options::SEGMENTS);
+            let c = reference::closest_points_with(x, y, &Options::SEGMENTS);
             let r = r(i, j);
             if c.dist2 <= r * r && !(skip && shared) {
                 hits.push(Hit64 {
@@ -196,7 +196,7 @@ fn radii_at_a_pairs_own_distance_are_brute_force() {
     let mut radii = Vec::new();
     while radii.len() < 4 {
         let (i, j) = (rng.below(500) as usize, rng.below(500) as usize);
-        let c = reference::closest_points64_with(&set[i], &set[j], &Options::SEGMENTS);
+        let c = reference::closest_points_with(&set[i], &set[j], &Options::SEGMENTS);
         if i != j && c.dist2 > 0.0 && c.dist2 < 4.0 {
             radii.push(c.dist2.sqrt());
         }
@@ -402,7 +402,7 @@ fn per_object_radii_are_brute_force_at_any_offset() {
         let rb: Vec<f64> = (0..other.len()).map(|_| rng.range(0.0, 0.6)).collect();
         check_radii(&set, &other, &radii, &rb, &format!("origin {k}"));
         // Radii at a pair's own distance, summed: the boundary in f64.
-        let c = reference::closest_points64_with(&set[1], &other[2], &Options::SEGMENTS);
+        let c = reference::closest_points_with(&set[1], &other[2], &Options::SEGMENTS);
         let mut at = vec![0.0; set.len()];
         at[1] = c.dist2.sqrt();
         let zero = vec![0.0; other.len()];

@@ -82,7 +82,7 @@ fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
             .fold(0.0f32, |m, x| m.max(x.abs()));
         if h.dist2.is_infinite() || scale < TINY_SCALE {
             let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
-            let exact = reference::closest_points64(&wide(sa), &wide(sb)).distance();
+            let exact = reference::closest_points(&wide(sa), &wide(sb)).distance();
             if exact != 0.0 && exact.is_finite() {
                 distance = exact as f32;
                 flags = Flags::DIST2_OUT_OF_RANGE.bits();
@@ -225,7 +225,7 @@ impl SetReal for f64 {
         let mut distance = h.dist2.sqrt();
         let mut flags = 0;
         if !normal && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize)) {
-            let c = reference::closest_points64(&sa, &sb);
+            let c = reference::closest_points(&sa, &sb);
             distance = pair_distance64(&sa, &sb, &c);
             flags = Flags::DIST2_OUT_OF_RANGE.bits();
         }

@@ -763,7 +763,7 @@ fn expected64(pairs: &[[f64; 12]], options: &Options) -> Vec<Want<f64>> {
     pairs
         .iter()
         .map(|p| {
-            let c = reference::closest_points64_with(&seg(p, 0), &seg(p, 6), options);
+            let c = reference::closest_points_with(&seg(p, 0), &seg(p, 6), options);
             let [ax, ay, az] = c.point_a;
             let [bx, by, bz] = c.point_b;
             let values = [c.dist2.sqrt(), c.s, c.t, ax, ay, az, bx, by, bz];

@@ -968,7 +968,7 @@ fn pairs_and_raycast_in_f64_at_utm_are_the_f64_references() {
     let mut want = Vec::new();
     for i in 0..set.len() {
         for j in i + 1..set.len() {
-            let d2 = reference::closest_points64(&set[i], &set[j]).dist2;
+            let d2 = reference::closest_points(&set[i], &set[j]).dist2;
             if d2 <= radius * radius {
                 want.push((i as u32, j as u32, d2.sqrt()));
             }

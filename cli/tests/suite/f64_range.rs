@@ -59,7 +59,7 @@ fn pairs_in_f64_at_1e301_decide_as_the_set_scaled_into_range() {
     let mut want = Vec::new();
     for i in 0..set.len() {
         for j in i + 1..set.len() {
-            let c = reference::closest_points64(&small[i], &small[j]);
+            let c = reference::closest_points(&small[i], &small[j]);
             if c.dist2 <= r * r {
                 want.push((i as u32, j as u32, shift(c.dist2.sqrt(), -k)));
             }
@@ -114,7 +114,7 @@ fn run_in_f64_at_1e300_decides_as_the_pairs_scaled_into_range() {
             shift_segment(&a, -1000).unwrap(),
             shift_segment(&b, -1000).unwrap(),
         );
-        let c = reference::closest_points64(&sa, &sb);
+        let c = reference::closest_points(&sa, &sb);
         let r = shift(1e300, -1000);
         if c.dist2 <= r * r {
             // Its distance: the scaled copy's, scaled back (exact: a power of two).
