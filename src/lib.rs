@@ -158,7 +158,7 @@
 //! | `f64`: the same two, streamed ([`PairHit64`](sets::PairHit64)s) | [`for_each_pair_within64`](sets::for_each_pair_within64), [`for_each_self_pair_within64`](sets::for_each_self_pair_within64) | (the same) | [`par_for_each_pair_within64`](sets::par_for_each_pair_within64), [`par_for_each_self_pair_within64`](sets::par_for_each_self_pair_within64) | [`reference::closest_points_with`] |
 //! | `f64`: closest approach in time of two tracks ([`Tracks64`](motion::Tracks64), [`CpaBatch64`](motion::CpaBatch64)) | [`motion::cpa64`] | [`motion::cpa64_into`] | [`motion::par_cpa64`], [`motion::par_cpa64_into`] | [`reference::cpa64`] |
 //! | `f64`: closest approach in time during one step ([`Segments64`]) | [`motion::cpa_segments64`] | [`motion::cpa_segments64_into`] | [`motion::par_cpa_segments64`], [`motion::par_cpa_segments64_into`] | [`reference::cpa_segments64`] |
-//! | `f64`: capsules touch ([`Radii64`](pairs::Radii64)), the index-pair queries, contacts, first contact (spheres and swept capsules), the matrix | [`capsules_touch64`](pairs::capsules_touch64), [`closest_points64_indexed`](pairs::closest_points64_indexed), [`capsules_touch64_indexed`](pairs::capsules_touch64_indexed), [`capsule_contacts64`](pairs::capsule_contacts64), [`motion::first_contact64`], [`motion::first_contact_segments64`], [`motion::first_contact_capsules64`], [`dist2_matrix64`](sets::dist2_matrix64) | `…_into` of each | `par_…` of each | [`reference::closest_points_with`], [`reference::capsule_contact64`], [`reference::first_contact64`], [`reference::first_contact_segments64`], [`reference::first_contact_capsules64`] |
+//! | `f64`: capsules touch ([`Radii64`](pairs::Radii64)), the index-pair queries, contacts, first contact (spheres and swept capsules), the matrix | [`capsules_touch`](pairs::capsules_touch), [`closest_points64_indexed`](pairs::closest_points64_indexed), [`capsules_touch64_indexed`](pairs::capsules_touch64_indexed), [`capsule_contacts64`](pairs::capsule_contacts64), [`motion::first_contact64`], [`motion::first_contact_segments64`], [`motion::first_contact_capsules64`], [`dist2_matrix64`](sets::dist2_matrix64) | `…_into` of each | `par_…` of each | [`reference::closest_points_with`], [`reference::capsule_contact64`], [`reference::first_contact64`], [`reference::first_contact_segments64`], [`reference::first_contact_capsules64`] |
 //!
 //! The streaming forms and the index's methods take their sink or options directly and
 //! return a `Result` (they have no separate `_into` form: the sink is the output).
@@ -340,10 +340,10 @@
 //! assert_eq!(y64.get(3), Some(reference::cpa_segments64(&x, &y)));
 //! let r64 = pairs::Radii64::uniform(0.5, 0.5)?;
 //! let (mut mask64, ij) = (PairMask::new(), [(0, 1), (2, 2)]);
-//! let t64 = capsules_touch64(&a64, &b64, r64);
-//! capsules_touch64_into(&a64, &b64, r64, &opts, &mut mask64)?;
-//! assert_eq!((&par_capsules_touch64(&a64, &b64, r64), &mask64), (&t64, &t64));
-//! par_capsules_touch64_into(&a64, &b64, r64, &opts, &mut mask64)?;
+//! let t64 = capsules_touch(&a64, &b64, r64);
+//! capsules_touch_into(&a64, &b64, r64, &opts, &mut mask64)?;
+//! assert_eq!((&par_capsules_touch(&a64, &b64, r64), &mask64), (&t64, &t64));
+//! par_capsules_touch_into(&a64, &b64, r64, &opts, &mut mask64)?;
 //! let ix64 = closest_points64_indexed(&a64, &b64, &ij);
 //! closest_points64_indexed_into(&a64, &b64, &ij, &opts, Outputs::ALL, &mut out64)?;
 //! assert_eq!((&par_closest_points64_indexed(&a64, &b64, &ij), &out64), (&ix64, &ix64));

@@ -286,7 +286,7 @@ pub(crate) fn run(args: &[String]) {
         }
         "capsules64" => {
             let radii = Radii64::uniform(num64(arg(4)), num64(arg(5))).expect("radii");
-            let m = segbatch::pairs::capsules_touch64(&segs64(fa), &segs64(fb), radii);
+            let m = segbatch::pairs::capsules_touch(&segs64(fa), &segs64(fb), radii);
             let touch: Vec<u8> = (0..m.len())
                 .map(|i| u8::from(m.get(i) == Some(true)))
                 .collect();

@@ -572,7 +572,7 @@ impl Real for f64 {
         options: &Options,
         out: &mut PairMask,
     ) -> Result<(), segbatch::Error> {
-        segbatch::pairs::capsules_touch64_into(a, b, radii, options, out)
+        segbatch::pairs::capsules_touch_into(a, b, radii, options, out)
     }
     fn closest_into(
         a: Segments64View<'_>,

@@ -7,7 +7,8 @@
 //! ([`PairMask::iter_ones`] lists the touching pairs).
 
 use super::closest::{Width, pair_columns, points};
-use crate::batch::{Error, Segments64View, SegmentsView, check_len};
+use super::closest::Element;
+use crate::batch::{Error, SegmentsView, check_len};
 use crate::columns::GroupStore;
 use crate::columns::LANES;
 use crate::driver::{self, Gathered, Halves, Input, PairKernel};
@@ -33,12 +34,12 @@ use wide::{f32x8, f32x16, f64x4, f64x8};
 /// assert_eq!(Radii::per_pair(&ra, &rb), Err(Error::InvalidRadius { index: Some(1) }));
 /// ```
 ///
-/// The radii of the `f64` queries ([`capsules_touch64`] and the others) are a [`Radii64`],
+/// The radii of the `f64` queries ([`capsules_touch`] and the others) are a [`Radii64`],
 /// the same type over `f64`, made and checked the same way.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Radii<'r, F = f32>(RadiiKind<'r, F>);
 
-/// The radii of the `f64` queries ([`capsules_touch64`],
+/// The radii of the `f64` queries ([`capsules_touch`],
 /// [`first_contact64`](crate::motion::first_contact64), ...): [`Radii`] over `f64`.
 ///
 /// ```
@@ -500,11 +501,12 @@ impl<const C: usize> TouchInput<C> for [&[f32]; C] {
 
 impl<const C: usize, const CA: usize, const CB: usize> TouchInput<C> for Gathered<'_, CA, CB> {}
 
-/// Checks, sizes `out` and runs the query, sequentially or on all cores.
-fn touch<'a, 'b>(
-    a: SegmentsView<'a>,
-    b: SegmentsView<'b>,
-    radii: Radii<'_>,
+/// Checks, sizes `out` and runs the query in the precision of `a` and `b`, sequentially or
+/// on all cores.
+fn touch<E: Element>(
+    a: SegmentsView<'_, E>,
+    b: SegmentsView<'_, E>,
+    radii: Radii<'_, E>,
     options: &Options,
     parallel: bool,
     out: &mut PairMask,
@@ -512,14 +514,13 @@ fn touch<'a, 'b>(
     out.reset(0);
     let pair = pair_columns(&a, &b)?;
     radii.check_len(a.len())?;
-    let per_pair = |ra, rb| with_radii(pair, ra, rb);
-    run_touch(radii, options, pair, per_pair, a.len(), parallel, out);
+    E::touch_pairs(pair, a.len(), radii, options, parallel, out);
     Ok(())
 }
 
 /// The fourteen columns of per-pair radii from the twelve of a pair: A's six, `ra`, B's
 /// six, `rb` (`f32` or `f64`).
-fn with_radii<'c, E>(pair: [&'c [E]; 12], ra: &'c [E], rb: &'c [E]) -> [&'c [E]; 14] {
+pub(super) fn with_radii<'c, E>(pair: [&'c [E]; 12], ra: &'c [E], rb: &'c [E]) -> [&'c [E]; 14] {
     core::array::from_fn(|k| match k {
         0..6 => pair[k],
         6 => ra,
@@ -566,7 +567,15 @@ pub(super) fn run_touch<'r, P: TouchInput<12>, Q: TouchInput<14>>(
 
 query_forms! {
     /// Does capsule `(a[i], rA)` touch capsule `(b[i], rB)`, for every `i`? One bit per
-    /// pair, segment against segment (default options).
+    /// pair, segment against segment (default options), in the precision of the batches.
+    ///
+    /// Bit `i` is `dist2 <= r * r` with `r = rA + rB` and `dist2` exactly
+    /// [`reference::closest_points_with`](crate::reference::closest_points_with)'s. In `f64`,
+    /// for a radius sum whose square leaves `f64`'s range (beyond about `1.3e154`, below
+    /// about `2e-146`), the `f64` range rule of
+    /// [`within_radius64`](crate::sets::within_radius64), so that capsules `1e300` apart
+    /// touch exactly when the same capsules scaled to `1` do. An infinite radius touches
+    /// every pair of finite segments.
     ///
     /// ```
     /// use segbatch::{Segment, Segments};
@@ -579,10 +588,22 @@ query_forms! {
     /// ]);
     /// let mask = capsules_touch(&a, &b, Radii::uniform(0.5, 0.5)?);
     /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0]);
+    ///
+    /// // ECEF-sized capsules of radius 0.6 mm, 1 mm and 1.5 mm apart, in f64: f32 rounds
+    /// // the coordinates to half a metre.
+    /// use segbatch::{Segment64, Segments64};
+    /// let o = 6_378_137.0;
+    /// let a = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]); 2]);
+    /// let b = Segments64::from(&[
+    ///     Segment64::new([o, 1e-3, 0.0], [o + 2.0, 1e-3, 0.0]),
+    ///     Segment64::new([o, 1.5e-3, 0.0], [o + 2.0, 1.5e-3, 0.0]),
+    /// ]);
+    /// let mask = capsules_touch(&a, &b, Radii::uniform(0.6e-3, 0.6e-3)?);
+    /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0]);
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     pub fn capsules_touch / capsules_touch_into / par_capsules_touch / par_capsules_touch_into
-        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radii: Radii<'_>)
+        <'a, 'b; E: Element>(a: impl Into<SegmentsView<'a, E>>, b: impl Into<SegmentsView<'b, E>>, radii: Radii<'_, E>)
         with (options: &Options = &Options::SEGMENTS)
         -> PairMask = touch;
     /// The general form of [`capsules_touch`]: extents and tolerance from `options`, the
@@ -644,59 +665,4 @@ pub(super) fn run_touch64<'r, P, Q>(
         }
     }
     out.finish(W64);
-}
-
-fn touch64<'a, 'b>(
-    a: Segments64View<'a>,
-    b: Segments64View<'b>,
-    radii: Radii64<'_>,
-    options: &Options,
-    parallel: bool,
-    out: &mut PairMask,
-) -> Result<(), Error> {
-    out.reset(0);
-    let pair = pair_columns(&a, &b)?;
-    radii.check_len(a.len())?;
-    let per_pair = |ra, rb| with_radii(pair, ra, rb);
-    run_touch64(radii, options, pair, per_pair, a.len(), parallel, out);
-    Ok(())
-}
-
-query_forms! {
-    /// Does capsule `(a[i], rA)` touch capsule `(b[i], rB)`, for every `i`, in `f64`:
-    /// [`capsules_touch`]'s twin for [`Segments64`](crate::Segments64) and [`Radii64`].
-    /// Bit `i` is `dist2 <= r * r` with `r = rA + rB` in `f64` and `dist2` exactly
-    /// [`reference::closest_points_with`](crate::reference::closest_points_with)'s; for
-    /// a radius sum whose square leaves `f64`'s range (beyond about `1.3e154`, below about
-    /// `2e-146`), the `f64` range rule of [`within_radius64`](crate::sets::within_radius64),
-    /// so that capsules `1e300` apart touch exactly when the same capsules scaled to `1` do.
-    /// An infinite radius touches every pair of finite segments.
-    ///
-    /// ```
-    /// use segbatch::{Segment64, Segments64};
-    /// use segbatch::pairs::{capsules_touch64, Radii64};
-    /// // ECEF-sized capsules of radius 0.6 mm, 1 mm and 1.5 mm apart: f32 rounds the
-    /// // coordinates to half a metre.
-    /// let o = 6_378_137.0;
-    /// let a = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]); 2]);
-    /// let b = Segments64::from(&[
-    ///     Segment64::new([o, 1e-3, 0.0], [o + 2.0, 1e-3, 0.0]),
-    ///     Segment64::new([o, 1.5e-3, 0.0], [o + 2.0, 1.5e-3, 0.0]),
-    /// ]);
-    /// let mask = capsules_touch64(&a, &b, Radii64::uniform(0.6e-3, 0.6e-3)?);
-    /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0]);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn capsules_touch64 / capsules_touch64_into / par_capsules_touch64 / par_capsules_touch64_into
-        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, radii: Radii64<'_>)
-        with (options: &Options = &Options::SEGMENTS)
-        -> PairMask = touch64;
-    /// The general form of [`capsules_touch64`] ([`capsules_touch_into`]'s `f64` twin):
-    /// extents and tolerance from `options` (applied in `f64`), the mask written into `out`
-    /// (its allocation reused).
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length (`out` is
-    /// then empty). A negative or NaN radius is refused when the [`Radii64`] is made.
-    into;
 }

@@ -10,6 +10,7 @@
 //! kernel ([`sealed::Closest3`]): `f32` runs `f32x8` (or `f32x16` where the build has
 //! AVX-512, [`Width`]), `f64` the same kernel and driver instantiated for [`F64Lanes`].
 
+use super::capsule::{PairMask, Radii, run_touch, run_touch64, with_radii};
 use crate::batch::{Error, Record, SegmentsView, SoaView, check_len};
 use crate::columns::{Cell, LANES};
 use crate::columns::{GroupStore, result_batch, split_groups};
@@ -475,6 +476,7 @@ impl Element for f64 {}
 /// [`Element`] can name it, in a module no user can name).
 pub(crate) mod sealed {
     use super::{ClosestBatch, Outputs};
+    use crate::pairs::{PairMask, Radii};
     use crate::batch::{Error, SegmentsView};
     use crate::segment::Options;
 
@@ -498,6 +500,16 @@ pub(crate) mod sealed {
             parallel: bool,
             out: &mut ClosestBatch<Self>,
         ) -> Result<(), Error>;
+        /// The capsule test of the `n` pairs of the checked columns `pair` (A's six, B's
+        /// six) into `out`, on all cores when `parallel`.
+        fn touch_pairs(
+            pair: [&[Self]; 12],
+            n: usize,
+            radii: Radii<'_, Self>,
+            options: &Options,
+            parallel: bool,
+            out: &mut PairMask,
+        );
     }
 }
 
@@ -512,6 +524,18 @@ impl sealed::Closest3 for f32 {
         out: &mut ClosestBatch,
     ) -> Result<(), Error> {
         closest_width(a, b, options, outputs, Width::BUILD, parallel, out)
+    }
+
+    fn touch_pairs(
+        pair: [&[f32]; 12],
+        n: usize,
+        radii: Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) {
+        let per_pair = |ra, rb| with_radii(pair, ra, rb);
+        run_touch(radii, options, pair, per_pair, n, parallel, out);
     }
 
     fn one_to_many(
@@ -564,6 +588,18 @@ impl sealed::Closest3 for f64 {
         };
         drive64(&kernel, cols, a.len(), outputs, parallel, out);
         Ok(())
+    }
+
+    fn touch_pairs(
+        pair: [&[f64]; 12],
+        n: usize,
+        radii: Radii<'_, f64>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) {
+        let per_pair = |ra, rb| with_radii(pair, ra, rb);
+        run_touch64(radii, options, pair, per_pair, n, parallel, out);
     }
 
     fn one_to_many(

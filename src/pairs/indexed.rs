@@ -899,7 +899,7 @@ fn touch_indexed64<'a, 'b, 'p>(
 
 query_forms! {
     /// Does capsule `(a[i], rA)` touch capsule `(b[j], rB)`, for every index pair `(i, j)`
-    /// of `pairs`, in `f64`? Bit `k` is [`capsules_touch64`](crate::pairs::capsules_touch64)'s
+    /// of `pairs`, in `f64`? Bit `k` is [`capsules_touch`](crate::pairs::capsules_touch)'s
     /// answer for the pair `(a[i], b[j])`. Radii uniform or per object
     /// ([`Radii64::per_object`](Radii::per_object)).
     ///

@@ -4,15 +4,15 @@
 //! |---|---|---|---|---|
 //! | closest points of `a[i]` and `b[i]` | [`closest_points`] | [`closest_points_into`] | [`par_closest_points`], [`par_closest_points_into`] | (the same, on [`Segments64`](crate::Segments64)) |
 //! | one segment, ray or line against every `b[j]` | [`closest_points_one_to_many`] | [`closest_points_one_to_many_into`] | [`par_closest_points_one_to_many`], [`par_closest_points_one_to_many_into`] | (the same) |
-//! | do capsules `(a[i], rA)`, `(b[i], rB)` touch? ([`PairMask`]) | [`capsules_touch`] | [`capsules_touch_into`] | [`par_capsules_touch`], [`par_capsules_touch_into`] | [`capsules_touch64`] |
+//! | do capsules `(a[i], rA)`, `(b[i], rB)` touch? ([`PairMask`]) | [`capsules_touch`] | [`capsules_touch_into`] | [`par_capsules_touch`], [`par_capsules_touch_into`] | (the same) |
 //! | closest points of index pairs `(a[i], b[j])` | [`closest_points_indexed`] | [`closest_points_indexed_into`] | [`par_closest_points_indexed`], [`par_closest_points_indexed_into`] | [`closest_points64_indexed`] |
 //! | do capsules of index pairs touch? | [`capsules_touch_indexed`] | [`capsules_touch_indexed_into`] | [`par_capsules_touch_indexed`], [`par_capsules_touch_indexed_into`] | [`capsules_touch64_indexed`] |
 //! | contacts of touching capsules of index pairs (two points for parallel ones) | [`capsule_contacts`] | [`capsule_contacts_into`] | [`par_capsule_contacts`], [`par_capsule_contacts_into`] | [`capsule_contacts64`] |
 //! | closest points of rows of any point type, into slices | [`closest_points_rows`], [`closest_points_to_slices`] | [`closest_points_rows_into`], [`closest_points_rows_to_slices`] | `par_…` of each | |
 //!
-//! The closest-points queries are generic over the element type ([`Element`]): on
-//! [`Segments64`](crate::Segments64) they run in `f64` and fill a [`ClosestBatch64`]
-//! (`ClosestBatch<f64>`). The others' `f64` column names each query's twin over
+//! The closest-points and capsule-overlap queries are generic over the element type
+//! ([`Element`]): on [`Segments64`](crate::Segments64) they run in `f64` (radii
+//! [`Radii64`], closest points into a [`ClosestBatch64`], `ClosestBatch<f64>`). The others' `f64` column names each query's twin over
 //! `Segments64` (radii [`Radii64`], results [`PairMask`], [`CapsuleContact64`]), with the
 //! same four forms (`…64_into`, `par_…64`, `par_…64_into`). Each is bit for bit its `f64` reference
 //! ([`reference::closest_points_with`](crate::reference::closest_points_with),
@@ -34,14 +34,9 @@ mod rows;
 pub use crate::columns::rows;
 pub use crate::driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
 pub use crate::segment::ParseExtentError;
-pub use capsule::{
-    PairMask, Radii, Radii64, capsules_touch, capsules_touch_into, capsules_touch64,
-    capsules_touch64_into,
-};
+pub use capsule::{PairMask, Radii, Radii64, capsules_touch, capsules_touch_into};
 #[cfg(feature = "rayon")]
-pub use capsule::{
-    par_capsules_touch, par_capsules_touch_into, par_capsules_touch64, par_capsules_touch64_into,
-};
+pub use capsule::{par_capsules_touch, par_capsules_touch_into};
 pub use closest::{
     ClosestBatch, ClosestBatch64, Element, Outputs, Width, closest_points, closest_points_into,
     closest_points_one_to_many, closest_points_one_to_many_into, closest_points_width_into,

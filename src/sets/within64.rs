@@ -145,7 +145,7 @@ fn shares_endpoint(a: &Segment64, b: &Segment64) -> bool {
 /// within `radius` of each other: the decision every `f64` radius query
 /// ([`pairs_within64`], [`self_pairs_within64`], their streamed forms,
 /// [`SegmentIndex64::pairs_within`](crate::sets::SegmentIndex64::pairs_within)), capsule
-/// test ([`capsules_touch64`](crate::pairs::capsules_touch64) and its indexed form) and
+/// test ([`capsules_touch`](crate::pairs::capsules_touch) and its indexed form) and
 /// contact ([`capsule_contacts64`](crate::pairs::capsule_contacts64)) makes, so a caller
 /// can reproduce them pair by pair.
 ///

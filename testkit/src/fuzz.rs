@@ -8,7 +8,7 @@
 //! 8 lanes and every tail length occur).
 
 use segbatch::motion::{Contact64, first_contact_segments64};
-use segbatch::pairs::{Radii64, capsules_touch64, closest_points_into};
+use segbatch::pairs::{Radii64, capsules_touch, closest_points_into};
 use segbatch::planar::{
     CrossHit, Crossing, Segment2, Segments2, crossing_pairs, for_each_crossing_pair,
 };
@@ -339,7 +339,7 @@ fn same_contact(x: &Contact64, y: &Contact64) -> bool {
 }
 
 /// Fuzz target (a), `f64` part: the pairs widened and scaled to an edge of `f64`'s range
-/// ([`edge_exponent_of`]); the batched `capsules_touch64` (uniform and per-pair radii at the
+/// ([`edge_exponent_of`]); the batched `capsules_touch` (uniform and per-pair radii at the
 /// pair's threshold) is `within_radius64` over the reference pair by pair, and the batched
 /// `first_contact_segments64` (infinite radii included) is
 /// `reference::first_contact_segments64`.
@@ -368,7 +368,7 @@ pub fn range64_twins(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), St
         .collect();
     let (sa, sb) = (Segments64::from(&a[..]), Segments64::from(&b[..]));
     let half: Vec<f64> = radii.iter().map(|r| 0.5 * r).collect();
-    let mask = capsules_touch64(
+    let mask = capsules_touch(
         &sa,
         &sb,
         Radii64::per_pair(&half, &half).map_err(|e| e.to_string())?,
@@ -377,7 +377,7 @@ pub fn range64_twins(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), St
         let want = within_radius64(&a[k], &b[k], &refs[k], half[k] + half[k]);
         if mask.get(k) != Some(want) {
             return Err(format!(
-                "capsules_touch64 pair {k} at the range's edge: {:?}, the rule {want}\n a = {:?}\n b = {:?}\n r = {:e}\n {:?}",
+                "capsules_touch pair {k} at the range's edge: {:?}, the rule {want}\n a = {:?}\n b = {:?}\n r = {:e}\n {:?}",
                 mask.get(k),
                 a[k],
                 b[k],
@@ -387,7 +387,7 @@ pub fn range64_twins(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), St
         }
     }
     let r0 = radii[0];
-    let mask = capsules_touch64(
+    let mask = capsules_touch(
         &sa,
         &sb,
         Radii64::uniform(r0, 0.0).map_err(|e| e.to_string())?,
@@ -396,7 +396,7 @@ pub fn range64_twins(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), St
         let want = within_radius64(&a[k], &b[k], &refs[k], r0);
         if mask.get(k) != Some(want) {
             return Err(format!(
-                "capsules_touch64 (uniform {r0:e}) pair {k}: the rule {want}"
+                "capsules_touch (uniform {r0:e}) pair {k}: the rule {want}"
             ));
         }
     }

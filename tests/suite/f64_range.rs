@@ -17,10 +17,7 @@ use segbatch::motion::{
     Contact, Contact64, MotionFlags, Track, Track64, Tracks, Tracks64, Window, Window64,
     first_contact, first_contact_segments, first_contact_segments64, first_contact64,
 };
-use segbatch::pairs::{
-    CapsuleContact64, Radii, Radii64, capsule_contacts, capsule_contacts64, capsules_touch,
-    capsules_touch64, capsules_touch64_indexed,
-};
+use segbatch::pairs::{CapsuleContact64, Radii, Radii64, capsule_contacts, capsule_contacts64, capsules_touch, capsules_touch64_indexed};
 use segbatch::planar::{Segment2, Segment2_64, Segments2, crossing_pairs};
 use segbatch::sets::{
     Hit64, PairHit64, Radius64, SegmentIndex, SegmentIndex64, SharedEndpoints,
@@ -336,8 +333,8 @@ fn capsules_touch64_at_the_range_edges() {
         rb.push(r - r * split);
     }
     let (sa, sb) = (Segments64::from(&a[..]), Segments64::from(&b[..]));
-    let want = capsules_touch64(&sa, &sb, Radii64::per_pair(&ra, &rb).unwrap());
-    let uniform = capsules_touch64(&sa, &sb, Radii64::uniform(0.25, 0.5).unwrap());
+    let want = capsules_touch(&sa, &sb, Radii64::per_pair(&ra, &rb).unwrap());
+    let uniform = capsules_touch(&sa, &sb, Radii64::uniform(0.25, 0.5).unwrap());
     assert!(want.count_ones() > 50 && want.count_ones() < 250);
     for k in [990, 800, 600, -530, -650] {
         let (Some(xa), Some(xb)) = (shift_set(&a, k), shift_set(&b, k)) else {
@@ -349,12 +346,12 @@ fn capsules_touch64_at_the_range_edges() {
             rb.iter().map(|&r| shift(r, k)).collect(),
         );
         assert_eq!(
-            capsules_touch64(&xa, &xb, Radii64::per_pair(&ka, &kb).unwrap()),
+            capsules_touch(&xa, &xb, Radii64::per_pair(&ka, &kb).unwrap()),
             want,
             "per pair, 2^{k}"
         );
         let u = Radii64::uniform(shift(0.25, k), shift(0.5, k)).unwrap();
-        assert_eq!(capsules_touch64(&xa, &xb, u), uniform, "uniform, 2^{k}");
+        assert_eq!(capsules_touch(&xa, &xb, u), uniform, "uniform, 2^{k}");
     }
 }
 
@@ -592,7 +589,7 @@ fn an_infinite_radius_touches_everything_at_the_start() {
         .len(),
         2
     );
-    let touch = capsules_touch64(&wide, &wide, Radii64::uniform(f64::INFINITY, 1.0).unwrap());
+    let touch = capsules_touch(&wide, &wide, Radii64::uniform(f64::INFINITY, 1.0).unwrap());
     assert_eq!(touch.count_ones(), 3);
 }
 

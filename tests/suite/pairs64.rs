@@ -1,4 +1,4 @@
-//! The `f64` pair queries beyond closest points (`capsules_touch64`, the indexed forms,
+//! The `f64` pair queries beyond closest points (`capsules_touch`, the indexed forms,
 //! `capsule_contacts64`, `first_contact64`, `dist2_matrix64`) against their `f64` scalar
 //! references, bit for bit.
 //!
@@ -11,8 +11,8 @@
 
 use segbatch::pairs::{
     CapsuleContact64, ClosestBatch64, PairMask, Radii64, capsule_contacts64,
-    capsule_contacts64_into, capsules_touch64, capsules_touch64_indexed,
-    capsules_touch64_indexed_into, capsules_touch64_into, closest_points64_indexed,
+    capsule_contacts64_into, capsules_touch, capsules_touch64_indexed,
+    capsules_touch64_indexed_into, capsules_touch_into, closest_points64_indexed,
     closest_points64_indexed_into,
 };
 use segbatch::sets::within_radius64;
@@ -64,7 +64,7 @@ fn mask_bools(mask: &PairMask) -> Vec<bool> {
     (0..mask.len()).map(|i| mask.get(i).unwrap()).collect()
 }
 
-/// `capsules_touch64_into` on the pairs (views from `start`), with uniform radii and with
+/// `capsules_touch_into` on the pairs (views from `start`), with uniform radii and with
 /// per-pair ones, against the reference pair by pair.
 fn check_touch(pairs: &[Pair64], radii: &[(f64, f64)], start: usize, options: &Options) {
     let a: Segments64 = pairs.iter().map(|p| p.0).collect();
@@ -72,7 +72,7 @@ fn check_touch(pairs: &[Pair64], radii: &[(f64, f64)], start: usize, options: &O
     let (ra, rb): (Vec<f64>, Vec<f64>) = radii[start..].iter().copied().unzip();
     let mut out = PairMask::new();
     let per_pair = Radii64::per_pair(&ra, &rb).unwrap();
-    capsules_touch64_into(
+    capsules_touch_into(
         a.view(start..),
         b.view(start..),
         per_pair,
@@ -97,7 +97,7 @@ fn check_touch(pairs: &[Pair64], radii: &[(f64, f64)], start: usize, options: &O
         "no bit past the end"
     );
     let (r0, r1) = radii.first().copied().unwrap_or((0.5, 0.25));
-    capsules_touch64_into(
+    capsules_touch_into(
         a.view(start..),
         b.view(start..),
         Radii64::uniform(r0, r1).unwrap(),
@@ -170,7 +170,7 @@ fn capsules_touch64_errors_are_named() {
     let (five, four) = (Segments64::from(&segs), Segments64::from(&segs[..4]));
     let radii = Radii64::uniform(0.5, 0.5).unwrap();
     let mut out = PairMask::new();
-    let err = capsules_touch64_into(&five, &four, radii, &Options::SEGMENTS, &mut out);
+    let err = capsules_touch_into(&five, &four, radii, &Options::SEGMENTS, &mut out);
     assert_eq!(
         err,
         Err(Error::LengthMismatch {
@@ -183,7 +183,7 @@ fn capsules_touch64_errors_are_named() {
     let r = [0.5; 4];
     let short = Radii64::per_pair(&r, &r).unwrap();
     assert!(matches!(
-        capsules_touch64_into(&five, &five, short, &Options::SEGMENTS, &mut out),
+        capsules_touch_into(&five, &five, short, &Options::SEGMENTS, &mut out),
         Err(Error::LengthMismatch { .. })
     ));
     assert_eq!(
@@ -203,13 +203,13 @@ fn capsules_touch64_errors_are_named() {
         Radii64::per_object(&r, &bad[..3]),
         Err(Error::InvalidRadius { index: Some(2) })
     );
-    assert!(std::panic::catch_unwind(|| capsules_touch64(&five, &four, radii)).is_err());
+    assert!(std::panic::catch_unwind(|| capsules_touch(&five, &four, radii)).is_err());
 }
 
 #[cfg(feature = "rayon")]
 #[test]
 fn capsules_touch64_parallel_is_sequential() {
-    use segbatch::pairs::{PAR_MIN_PAIRS, par_capsules_touch64, par_capsules_touch64_into};
+    use segbatch::pairs::{PAR_MIN_PAIRS, par_capsules_touch, par_capsules_touch_into};
     let mut rng = Rng::new(0xf64_9a75);
     let n = 3 * PAR_MIN_PAIRS + 5;
     let pairs: Vec<Pair64> = (0..n)
@@ -225,13 +225,13 @@ fn capsules_touch64_parallel_is_sequential() {
     let b: Segments64 = pairs.iter().map(|p| p.1).collect();
     let (ra, rb): (Vec<f64>, Vec<f64>) = (0..n).map(|k| (0.1 + (k % 7) as f64 * 0.05, 0.2)).unzip();
     let uniform = Radii64::uniform(0.3, 0.2).unwrap();
-    let seq = capsules_touch64(&a, &b, uniform);
-    assert_eq!(seq, par_capsules_touch64(&a, &b, uniform));
+    let seq = capsules_touch(&a, &b, uniform);
+    assert_eq!(seq, par_capsules_touch(&a, &b, uniform));
     assert!(seq.count_ones() > n / 10 && seq.count_ones() < n - n / 10);
     let per_pair = Radii64::per_pair(&ra, &rb).unwrap();
     let (mut s, mut p) = (PairMask::new(), PairMask::new());
-    capsules_touch64_into(&a, &b, per_pair, &Options::SEGMENTS, &mut s).unwrap();
-    par_capsules_touch64_into(&a, &b, per_pair, &Options::SEGMENTS, &mut p).unwrap();
+    capsules_touch_into(&a, &b, per_pair, &Options::SEGMENTS, &mut s).unwrap();
+    par_capsules_touch_into(&a, &b, per_pair, &Options::SEGMENTS, &mut p).unwrap();
     assert_eq!(s, p);
 }
 
