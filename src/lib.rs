@@ -158,7 +158,7 @@
 //! | `f64`: the same two, streamed ([`PairHit64`](sets::PairHit64)s) | [`for_each_pair_within64`](sets::for_each_pair_within64), [`for_each_self_pair_within64`](sets::for_each_self_pair_within64) | (the same) | [`par_for_each_pair_within64`](sets::par_for_each_pair_within64), [`par_for_each_self_pair_within64`](sets::par_for_each_self_pair_within64) | [`reference::closest_points_with`] |
 //! | `f64`: closest approach in time of two tracks ([`Tracks64`](motion::Tracks64), [`CpaBatch64`](motion::CpaBatch64)) | [`motion::cpa64`] | [`motion::cpa64_into`] | [`motion::par_cpa64`], [`motion::par_cpa64_into`] | [`reference::cpa64`] |
 //! | `f64`: closest approach in time during one step ([`Segments64`]) | [`motion::cpa_segments64`] | [`motion::cpa_segments64_into`] | [`motion::par_cpa_segments64`], [`motion::par_cpa_segments64_into`] | [`reference::cpa_segments64`] |
-//! | `f64`: capsules touch ([`Radii64`](pairs::Radii64)), the index-pair queries, contacts, first contact (spheres and swept capsules), the matrix | [`capsules_touch`](pairs::capsules_touch), [`closest_points64_indexed`](pairs::closest_points64_indexed), [`capsules_touch64_indexed`](pairs::capsules_touch64_indexed), [`capsule_contacts64`](pairs::capsule_contacts64), [`motion::first_contact64`], [`motion::first_contact_segments64`], [`motion::first_contact_capsules64`], [`dist2_matrix64`](sets::dist2_matrix64) | `…_into` of each | `par_…` of each | [`reference::closest_points_with`], [`reference::capsule_contact64`], [`reference::first_contact64`], [`reference::first_contact_segments64`], [`reference::first_contact_capsules64`] |
+//! | `f64`: capsules touch ([`Radii64`](pairs::Radii64)), the index-pair queries, contacts, first contact (spheres and swept capsules), the matrix | [`capsules_touch`](pairs::capsules_touch), [`closest_points_indexed`](pairs::closest_points_indexed), [`capsules_touch_indexed`](pairs::capsules_touch_indexed), [`capsule_contacts`](pairs::capsule_contacts), [`motion::first_contact64`], [`motion::first_contact_segments64`], [`motion::first_contact_capsules64`], [`dist2_matrix64`](sets::dist2_matrix64) | `…_into` of each | `par_…` of each | [`reference::closest_points_with`], [`reference::capsule_contact64`], [`reference::first_contact64`], [`reference::first_contact_segments64`], [`reference::first_contact_capsules64`] |
 //!
 //! The streaming forms and the index's methods take their sink or options directly and
 //! return a `Result` (they have no separate `_into` form: the sink is the output).
@@ -344,19 +344,19 @@
 //! capsules_touch_into(&a64, &b64, r64, &opts, &mut mask64)?;
 //! assert_eq!((&par_capsules_touch(&a64, &b64, r64), &mask64), (&t64, &t64));
 //! par_capsules_touch_into(&a64, &b64, r64, &opts, &mut mask64)?;
-//! let ix64 = closest_points64_indexed(&a64, &b64, &ij);
-//! closest_points64_indexed_into(&a64, &b64, &ij, &opts, Outputs::ALL, &mut out64)?;
-//! assert_eq!((&par_closest_points64_indexed(&a64, &b64, &ij), &out64), (&ix64, &ix64));
-//! par_closest_points64_indexed_into(&a64, &b64, &ij, &opts, Outputs::ALL, &mut out64)?;
-//! let ti64 = capsules_touch64_indexed(&a64, &b64, &ij, r64);
-//! capsules_touch64_indexed_into(&a64, &b64, &ij, r64, &opts, &mut mask64)?;
-//! assert_eq!((&par_capsules_touch64_indexed(&a64, &b64, &ij, r64), &mask64), (&ti64, &ti64));
-//! par_capsules_touch64_indexed_into(&a64, &b64, &ij, r64, &opts, &mut mask64)?;
+//! let ix64 = closest_points_indexed(&a64, &b64, &ij);
+//! closest_points_indexed_into(&a64, &b64, &ij, &opts, Outputs::ALL, &mut out64)?;
+//! assert_eq!((&par_closest_points_indexed(&a64, &b64, &ij), &out64), (&ix64, &ix64));
+//! par_closest_points_indexed_into(&a64, &b64, &ij, &opts, Outputs::ALL, &mut out64)?;
+//! let ti64 = capsules_touch_indexed(&a64, &b64, &ij, r64);
+//! capsules_touch_indexed_into(&a64, &b64, &ij, r64, &opts, &mut mask64)?;
+//! assert_eq!((&par_capsules_touch_indexed(&a64, &b64, &ij, r64), &mask64), (&ti64, &ti64));
+//! par_capsules_touch_indexed_into(&a64, &b64, &ij, r64, &opts, &mut mask64)?;
 //! let mut k64 = Vec::new();
-//! let cc64 = capsule_contacts64(&a64, &b64, &ij, r64);
-//! capsule_contacts64_into(&a64, &b64, &ij, r64, &opts, &mut k64)?;
-//! assert_eq!((&par_capsule_contacts64(&a64, &b64, &ij, r64), &k64), (&cc64, &cc64));
-//! par_capsule_contacts64_into(&a64, &b64, &ij, r64, &opts, &mut k64)?;
+//! let cc64 = capsule_contacts(&a64, &b64, &ij, r64);
+//! capsule_contacts_into(&a64, &b64, &ij, r64, &opts, &mut k64)?;
+//! assert_eq!((&par_capsule_contacts(&a64, &b64, &ij, r64), &k64), (&cc64, &cc64));
+//! par_capsule_contacts_into(&a64, &b64, &ij, r64, &opts, &mut k64)?;
 //! assert_eq!(cc64[0].depth, reference::capsule_contact64(&x, 0.5, &b64.get(1).unwrap(), 0.5)[0].unwrap().depth);
 //! let mut fc64 = ContactBatch64::new();
 //! let f64c = first_contact64(&ta64, &tb64, r64, Window64::STEP);

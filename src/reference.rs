@@ -510,7 +510,7 @@ pub fn capsule_contact(
 /// The contacts of `f64` capsules `(a, radius_a)` and `(b, radius_b)`: [`capsule_contact`]'s
 /// twin, the same rule with every step in `f64` (the squared distance of
 /// [`closest_points`]; `pair`, `i` and `j` are 0). The scalar twin of
-/// [`capsule_contacts64`](crate::pairs::capsule_contacts64), which gives these contacts bit
+/// [`capsule_contacts`](crate::pairs::capsule_contacts), which gives these contacts bit
 /// for bit.
 ///
 /// ```

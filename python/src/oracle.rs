@@ -246,7 +246,7 @@ pub(crate) fn run(args: &[String]) {
         }
         "closest_indexed64" => {
             let o =
-                segbatch::pairs::closest_points64_indexed(&segs64(fa), &segs64(fb), &pairs(arg(4)));
+                segbatch::pairs::closest_points_indexed(&segs64(fa), &segs64(fb), &pairs(arg(4)));
             write(dir, "dist2", o.dist2());
             write(dir, "s", o.s());
             write(dir, "t", o.t());
@@ -256,12 +256,8 @@ pub(crate) fn run(args: &[String]) {
         }
         "contacts64" => {
             let radii = Radii64::uniform(num64(arg(5)), num64(arg(6))).expect("radii");
-            let c = segbatch::pairs::capsule_contacts64(
-                &segs64(fa),
-                &segs64(fb),
-                &pairs(arg(4)),
-                radii,
-            );
+            let c =
+                segbatch::pairs::capsule_contacts(&segs64(fa), &segs64(fb), &pairs(arg(4)), radii);
             write(
                 dir,
                 "pair",

@@ -526,11 +526,11 @@ impl Real for f64 {
         parallel: bool,
         out: &mut ClosestBatch64,
     ) -> Result<(), segbatch::Error> {
-        use segbatch::pairs::{closest_points64_indexed_into, par_closest_points64_indexed_into};
+        use segbatch::pairs::{closest_points_indexed_into, par_closest_points_indexed_into};
         if parallel {
-            par_closest_points64_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+            par_closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
         } else {
-            closest_points64_indexed_into(a, b, pairs, options, Outputs::ALL, out)
+            closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
         }
     }
     fn capsules_indexed_into(
@@ -542,11 +542,11 @@ impl Real for f64 {
         parallel: bool,
         out: &mut PairMask,
     ) -> Result<(), segbatch::Error> {
-        use segbatch::pairs::{capsules_touch64_indexed_into, par_capsules_touch64_indexed_into};
+        use segbatch::pairs::{capsules_touch_indexed_into, par_capsules_touch_indexed_into};
         if parallel {
-            par_capsules_touch64_indexed_into(a, b, pairs, radii, options, out)
+            par_capsules_touch_indexed_into(a, b, pairs, radii, options, out)
         } else {
-            capsules_touch64_indexed_into(a, b, pairs, radii, options, out)
+            capsules_touch_indexed_into(a, b, pairs, radii, options, out)
         }
     }
     fn contacts_into(
@@ -558,11 +558,11 @@ impl Real for f64 {
         parallel: bool,
         out: &mut Vec<CapsuleContact64>,
     ) -> Result<(), segbatch::Error> {
-        use segbatch::pairs::{capsule_contacts64_into, par_capsule_contacts64_into};
+        use segbatch::pairs::{capsule_contacts_into, par_capsule_contacts_into};
         if parallel {
-            par_capsule_contacts64_into(a, b, pairs, radii, options, out)
+            par_capsule_contacts_into(a, b, pairs, radii, options, out)
         } else {
-            capsule_contacts64_into(a, b, pairs, radii, options, out)
+            capsule_contacts_into(a, b, pairs, radii, options, out)
         }
     }
     fn capsules_touch_into(

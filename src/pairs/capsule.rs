@@ -6,8 +6,8 @@
 //! scalar test gives. The result is a [`PairMask`], one bit per pair
 //! ([`PairMask::iter_ones`] lists the touching pairs).
 
-use super::closest::{Width, pair_columns, points};
 use super::closest::Element;
+use super::closest::{Width, pair_columns, points};
 use crate::batch::{Error, SegmentsView, check_len};
 use crate::columns::GroupStore;
 use crate::columns::LANES;

@@ -9,14 +9,15 @@
 //!
 //! The contact of two touching capsules is documented on [`CapsuleContact`].
 //!
-//! The `f64` forms ([`closest_points64_indexed`], [`capsules_touch64_indexed`],
-//! [`capsule_contacts64`]) are the same queries over [`Segments64`](crate::Segments64): the
-//! gather stages `f64` columns (there are no row copies in `f64`) and the kernels run over
-//! the `f64` lanes; the contact rule is one body over the precision.
+//! Each query runs in the precision of its sets ([`Element`]): over
+//! [`Segments64`](crate::Segments64) the gather stages `f64` columns (there are no row
+//! copies in `f64`) and the kernels run over the `f64` lanes; the contact rule is one body
+//! over the precision.
 
-use super::capsule::{PairMask, Radii, Radii64, run_touch, run_touch64};
-use super::closest::{ClosestBatch, ClosestBatch64, Outputs, Pairwise, drive, drive64};
+use super::capsule::{PairMask, Radii, run_touch, run_touch64};
+use super::closest::{ClosestBatch, ClosestBatch64, Element, Outputs, Pairwise, drive, drive64};
 use crate::batch::{Error, Record, Segments64View, SegmentsView, SoaView, check_pairs, check_u32};
+use crate::columns::Cell;
 use crate::driver::{Gathered, Rows};
 use crate::forms::query_forms;
 use crate::kernel::Splat;
@@ -40,10 +41,10 @@ fn gathered<'v>(
     }
 }
 
-fn closest_indexed<'a, 'b, 'p>(
-    a: SegmentsView<'a>,
-    b: SegmentsView<'b>,
-    pairs: &'p [(u32, u32)],
+pub(super) fn closest_indexed32(
+    a: SegmentsView<'_>,
+    b: SegmentsView<'_>,
+    pairs: &[(u32, u32)],
     options: &Options,
     outputs: Outputs,
     parallel: bool,
@@ -101,9 +102,9 @@ query_forms! {
     /// ```
     pub fn closest_points_indexed / closest_points_indexed_into
         / par_closest_points_indexed / par_closest_points_indexed_into
-        <'a, 'b, 'p>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, pairs: &'p [(u32, u32)])
+        <'a, 'b, 'p; E: Element>(a: impl Into<SegmentsView<'a, E>>, b: impl Into<SegmentsView<'b, E>>, pairs: &'p [(u32, u32)])
         with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
-        -> ClosestBatch = closest_indexed;
+        -> ClosestBatch<E> = E::closest_indexed;
     /// The general form of [`closest_points_indexed`]: extents and tolerance from
     /// `options` (`extent_a` for the first index's set), only the `outputs` columns, the
     /// results written into `out` (its buffers reused).
@@ -128,10 +129,10 @@ fn with_radius<'c, E>(cols: [&'c [E]; 6], r: &'c [E]) -> [&'c [E]; 7] {
     core::array::from_fn(|k| if k < 6 { cols[k] } else { r })
 }
 
-fn touch_indexed<'a, 'b, 'p>(
-    a: SegmentsView<'a>,
-    b: SegmentsView<'b>,
-    pairs: &'p [(u32, u32)],
+pub(super) fn touch_indexed32(
+    a: SegmentsView<'_>,
+    b: SegmentsView<'_>,
+    pairs: &[(u32, u32)],
     radii: Radii<'_>,
     options: &Options,
     parallel: bool,
@@ -179,9 +180,9 @@ query_forms! {
     /// ```
     pub fn capsules_touch_indexed / capsules_touch_indexed_into
         / par_capsules_touch_indexed / par_capsules_touch_indexed_into
-        <'a, 'b, 'p>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, pairs: &'p [(u32, u32)], radii: Radii<'_>)
+        <'a, 'b, 'p; E: Element>(a: impl Into<SegmentsView<'a, E>>, b: impl Into<SegmentsView<'b, E>>, pairs: &'p [(u32, u32)], radii: Radii<'_, E>)
         with (options: &Options = &Options::SEGMENTS)
-        -> PairMask = touch_indexed;
+        -> PairMask = E::touch_indexed;
     /// The general form of [`capsules_touch_indexed`]: options, the mask written into `out`.
     ///
     /// # Errors
@@ -192,7 +193,7 @@ query_forms! {
 }
 
 /// The contact of two touching capsules, from [`capsule_contacts`] (and, as
-/// [`CapsuleContact64`], from [`capsule_contacts64`]).
+/// [`CapsuleContact64`], from [`capsule_contacts`]).
 ///
 /// # Capsule contacts
 ///
@@ -221,7 +222,7 @@ query_forms! {
 /// # In `f64`
 ///
 /// [`CapsuleContact64`] is this type over `f64`: the same rule, every step in `f64`, the
-/// same [`MANIFOLD_SIN`] (widened exactly), from [`capsule_contacts64`], bit for bit
+/// same [`MANIFOLD_SIN`] (widened exactly), from [`capsule_contacts`], bit for bit
 /// [`reference::capsule_contact64`](crate::reference::capsule_contact64).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CapsuleContact<F = f32> {
@@ -244,7 +245,7 @@ pub struct CapsuleContact<F = f32> {
     pub point_b: [F; 3],
 }
 
-/// The contact of two touching `f64` capsules, from [`capsule_contacts64`]:
+/// The contact of two touching `f64` capsules, from [`capsule_contacts`]:
 /// [`CapsuleContact`] over `f64`.
 pub type CapsuleContact64 = CapsuleContact<f64>;
 
@@ -645,45 +646,32 @@ pub(crate) fn manifold<S: Core>(
 /// in `f64`) stay in L2 until its contacts are read out.
 const CONTACT_BLOCK: usize = 4096;
 
-/// A closest-points batch the contact query reads: point on A, point on B and squared
-/// distance of result `k` ([`ClosestBatch`], [`ClosestBatch64`]).
-trait ClosestAt<F>: Default {
-    fn closest_at(&self, k: usize) -> Closest3<F>;
+/// Point on A, point on B, squared distance and parameters of result `k` of a
+/// closest-points batch: what the contact rule reads.
+#[inline]
+fn closest_at<F: Real + Cell>(batch: &ClosestBatch<F>, k: usize) -> Closest3<F> {
+    let hit = batch.get(k).expect("one result a pair");
+    (hit.point_a, hit.point_b, hit.dist2, hit.s, hit.t)
 }
-
-/// [`ClosestAt`] for `$batch`.
-macro_rules! closest_at {
-    ($($batch:ident: $f:ident),*) => {$(
-        impl ClosestAt<$f> for $batch {
-            #[inline]
-            fn closest_at(&self, k: usize) -> Closest3<$f> {
-                let hit = self.get(k).expect("one result a pair");
-                (hit.point_a, hit.point_b, hit.dist2, hit.s, hit.t)
-            }
-        }
-    )*};
-}
-
-closest_at!(ClosestBatch: f32, ClosestBatch64: f64);
 
 /// The contacts of the pairs `pairs[offset..]` of one block, appended to `out`: their
 /// closest points from `closest` (a block of pairs into a batch `B`, [`CONTACT_BLOCK`] at
 /// a time), then each pair's manifold.
-fn contacts_block<S, E, B>(
+fn contacts_block<S, E>(
     (a, b): (&SoaView<'_, S, 6, E>, &SoaView<'_, S, 6, E>),
     pairs: &[(u32, u32)],
     offset: usize,
     radii: &Radii<'_, S::F>,
-    closest: &impl Fn(&[(u32, u32)], &mut B),
+    closest: &impl Fn(&[(u32, u32)], &mut ClosestBatch<S::F>),
     out: &mut Vec<CapsuleContact<S::F>>,
 ) where
     S: Core + Record<6, E>,
+    S::F: Cell,
     E: Pod,
-    B: ClosestAt<S::F>,
 {
     // A capsule is not in contact with itself: pairs (i, i) of one set are skipped.
     let same = a.len() == b.len() && a.columns()[0].as_ptr() == b.columns()[0].as_ptr();
-    let mut batch = B::default();
+    let mut batch = ClosestBatch::new();
     for (b_index, block) in pairs.chunks(CONTACT_BLOCK).enumerate() {
         closest(block, &mut batch);
         for (k, &(i, j)) in block.iter().enumerate() {
@@ -698,7 +686,7 @@ fn contacts_block<S, E, B>(
             );
             let (i, j) = (i as usize, j as usize);
             let (ra, rb) = radii.of(i, j);
-            let closest = batch.closest_at(k);
+            let closest = closest_at(&batch, k);
             // Most candidates do not touch: their segments are not read again (but for a
             // radius beyond `f64`'s range rule).
             let pair = || (a.at(i), b.at(j), closest.3, closest.4);
@@ -714,19 +702,18 @@ fn contacts_block<S, E, B>(
 /// The contact query in either precision: checks, then the blocks of
 /// [`contacts_block`] (in tasks of four blocks on all cores when `parallel`, from
 /// [`PAR_MIN_PAIRS`](crate::driver::PAR_MIN_PAIRS) pairs on), in the order of `pairs`.
-fn contacts_of<S, E, B>(
+fn contacts_of<S, E>(
     (a, b): (SoaView<'_, S, 6, E>, SoaView<'_, S, 6, E>),
     pairs: &[(u32, u32)],
     radii: Radii<'_, S::F>,
-    closest: &(impl Fn(&[(u32, u32)], &mut B) + Sync),
+    closest: &(impl Fn(&[(u32, u32)], &mut ClosestBatch<S::F>) + Sync),
     parallel: bool,
     out: &mut Vec<CapsuleContact<S::F>>,
 ) -> Result<(), Error>
 where
     S: Core + Record<6, E> + Send + Sync,
-    S::F: Send + Sync,
+    S::F: Cell + Send + Sync,
     E: Pod + Sync,
-    B: ClosestAt<S::F>,
 {
     out.clear();
     radii.check_objects(a.len(), b.len())?;
@@ -753,17 +740,20 @@ where
     Ok(())
 }
 
-fn contacts<'a, 'b, 'p>(
-    a: SegmentsView<'a>,
-    b: SegmentsView<'b>,
-    pairs: &'p [(u32, u32)],
-    radii: Radii<'_>,
+/// The contacts in the precision of `a` and `b`: the closest points of each block of
+/// pairs, then the contact rule for the pairs that touch.
+fn contacts<E: Element>(
+    a: SegmentsView<'_, E>,
+    b: SegmentsView<'_, E>,
+    pairs: &[(u32, u32)],
+    radii: Radii<'_, E>,
     options: &Options,
     parallel: bool,
-    out: &mut Vec<CapsuleContact>,
+    out: &mut Vec<CapsuleContact<E>>,
 ) -> Result<(), Error> {
-    let closest = |block: &[(u32, u32)], batch: &mut ClosestBatch| {
-        closest_indexed(a, b, block, options, Outputs::ALL, false, batch).expect("pairs checked");
+    let closest = |block: &[(u32, u32)], batch: &mut ClosestBatch<E>| {
+        E::closest_indexed(a, b, block, options, Outputs::ALL, false, batch)
+            .expect("pairs checked");
     };
     contacts_of((a, b), pairs, radii, &closest, parallel, out)
 }
@@ -794,9 +784,9 @@ query_forms! {
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     pub fn capsule_contacts / capsule_contacts_into / par_capsule_contacts / par_capsule_contacts_into
-        <'a, 'b, 'p>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, pairs: &'p [(u32, u32)], radii: Radii<'_>)
+        <'a, 'b, 'p; E: Element>(a: impl Into<SegmentsView<'a, E>>, b: impl Into<SegmentsView<'b, E>>, pairs: &'p [(u32, u32)], radii: Radii<'_, E>)
         with (options: &Options = &Options::SEGMENTS)
-        -> Vec<CapsuleContact> = contacts;
+        -> Vec<CapsuleContact<E>> = contacts;
     /// The general form of [`capsule_contacts`]: options, contacts written into `out`
     /// (cleared first, allocation reused).
     ///
@@ -821,10 +811,10 @@ fn gathered64<'v>(
     }
 }
 
-fn closest_indexed64<'a, 'b, 'p>(
-    a: Segments64View<'a>,
-    b: Segments64View<'b>,
-    pairs: &'p [(u32, u32)],
+pub(super) fn closest_indexed64(
+    a: Segments64View<'_>,
+    b: Segments64View<'_>,
+    pairs: &[(u32, u32)],
     options: &Options,
     outputs: Outputs,
     parallel: bool,
@@ -839,46 +829,11 @@ fn closest_indexed64<'a, 'b, 'p>(
     Ok(())
 }
 
-query_forms! {
-    /// Closest points of `a[i]` and `b[j]` for every index pair `(i, j)` of `pairs`, in
-    /// order, in `f64`: [`closest_points_indexed`]'s twin for
-    /// [`Segments64`](crate::Segments64). Result `k` is exactly
-    /// [`reference::closest_points_with`](crate::reference::closest_points_with)`(&a[i], &b[j], options)`,
-    /// bit for bit. Segment against segment, every output column.
-    ///
-    /// ```
-    /// use segbatch::{Segment64, Segments64};
-    /// use segbatch::pairs::closest_points64_indexed;
-    /// let o = 1.0e9;
-    /// let set = Segments64::from(&[
-    ///     Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]),
-    ///     Segment64::new([o + 1.0, 0.25, 0.0], [o + 1.0, 3.0, 0.0]),
-    ///     Segment64::new([o, 0.0, 5.0], [o + 2.0, 0.0, 5.0]),
-    /// ]);
-    /// let out = closest_points64_indexed(&set, &set, &[(0, 1), (0, 2)]);
-    /// assert_eq!(out.dist2(), &[0.0625, 25.0]);
-    /// assert_eq!(out.s()[0], 0.5);
-    /// ```
-    pub fn closest_points64_indexed / closest_points64_indexed_into
-        / par_closest_points64_indexed / par_closest_points64_indexed_into
-        <'a, 'b, 'p>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, pairs: &'p [(u32, u32)])
-        with (options: &Options = &Options::SEGMENTS, outputs: Outputs = Outputs::ALL)
-        -> ClosestBatch64 = closest_indexed64;
-    /// The general form of [`closest_points64_indexed`]: extents and tolerance from
-    /// `options` (applied in `f64`), only the `outputs` columns, the results written into
-    /// `out` (its buffers reused).
-    ///
-    /// # Errors
-    /// [`Error::IndexOutOfRange`] for the first pair naming an element past the end of its
-    /// set (`out` is then unchanged).
-    into;
-}
-
-fn touch_indexed64<'a, 'b, 'p>(
-    a: Segments64View<'a>,
-    b: Segments64View<'b>,
-    pairs: &'p [(u32, u32)],
-    radii: Radii64<'_>,
+pub(super) fn touch_indexed64(
+    a: Segments64View<'_>,
+    b: Segments64View<'_>,
+    pairs: &[(u32, u32)],
+    radii: Radii<'_, f64>,
     options: &Options,
     parallel: bool,
     out: &mut PairMask,
@@ -895,93 +850,4 @@ fn touch_indexed64<'a, 'b, 'p>(
     };
     run_touch64(radii, options, input, per_pair, pairs.len(), parallel, out);
     Ok(())
-}
-
-query_forms! {
-    /// Does capsule `(a[i], rA)` touch capsule `(b[j], rB)`, for every index pair `(i, j)`
-    /// of `pairs`, in `f64`? Bit `k` is [`capsules_touch`](crate::pairs::capsules_touch)'s
-    /// answer for the pair `(a[i], b[j])`. Radii uniform or per object
-    /// ([`Radii64::per_object`](Radii::per_object)).
-    ///
-    /// ```
-    /// use segbatch::{Segment64, Segments64};
-    /// use segbatch::pairs::{capsules_touch64_indexed, Radii64};
-    /// let o = 6_378_137.0;
-    /// let set: Segments64 = (0..4).map(|k| {
-    ///     let y = k as f64 * 1e-3; // a millimetre apart
-    ///     Segment64::new([o, y, 0.0], [o + 2.0, y, 0.0])
-    /// }).collect();
-    /// let radii = Radii64::uniform(0.6e-3, 0.6e-3)?;
-    /// let mask = capsules_touch64_indexed(&set, &set, &[(0, 1), (0, 2), (2, 3)], radii);
-    /// assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![0, 2]);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn capsules_touch64_indexed / capsules_touch64_indexed_into
-        / par_capsules_touch64_indexed / par_capsules_touch64_indexed_into
-        <'a, 'b, 'p>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, pairs: &'p [(u32, u32)], radii: Radii64<'_>)
-        with (options: &Options = &Options::SEGMENTS)
-        -> PairMask = touch_indexed64;
-    /// The general form of [`capsules_touch64_indexed`]: options, the mask written into
-    /// `out`.
-    ///
-    /// # Errors
-    /// [`Error::IndexOutOfRange`] for a pair naming an element past the end of its set;
-    /// [`Error::LengthMismatch`] when per-object radii do not match their sets (`out` is
-    /// then empty).
-    into;
-}
-
-fn contacts64<'a, 'b, 'p>(
-    a: Segments64View<'a>,
-    b: Segments64View<'b>,
-    pairs: &'p [(u32, u32)],
-    radii: Radii64<'_>,
-    options: &Options,
-    parallel: bool,
-    out: &mut Vec<CapsuleContact64>,
-) -> Result<(), Error> {
-    let closest = |block: &[(u32, u32)], batch: &mut ClosestBatch64| {
-        closest_indexed64(a, b, block, options, Outputs::ALL, false, batch).expect("pairs checked");
-    };
-    contacts_of((a, b), pairs, radii, &closest, parallel, out)
-}
-
-query_forms! {
-    /// The contacts of the touching `f64` capsules among the index pairs `(i, j)` of
-    /// `pairs`, in the order of `pairs`: [`capsule_contacts`]'s twin for
-    /// [`Segments64`](crate::Segments64) and [`Radii64`] (the rule of [`CapsuleContact`],
-    /// every step in `f64`). A pair is reported exactly when [`capsules_touch64_indexed`]
-    /// sets its bit, each contact what
-    /// [`reference::capsule_contact64`](crate::reference::capsule_contact64) gives (with the
-    /// pair's position and its objects `i`, `j` filled in). When `a` and `b` are the same
-    /// set, a pair `(i, i)` is never a contact.
-    ///
-    /// ```
-    /// use segbatch::{Segment64, Segments64};
-    /// use segbatch::pairs::{capsule_contacts64, Radii64};
-    /// let o = 1.0e9; // f32 keeps no fraction here
-    /// let set = Segments64::from(&[
-    ///     Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]),
-    ///     Segment64::new([o + 1.0, 0.75, -1.0], [o + 1.0, 0.75, 1.0]), // 0.75 above the first
-    ///     Segment64::new([o, 9.0, 0.0], [o + 2.0, 9.0, 0.0]),          // far away
-    /// ]);
-    /// let contacts = capsule_contacts64(&set, &set, &[(1, 0), (0, 2)], Radii64::uniform(0.5, 0.5)?);
-    /// assert_eq!(contacts.len(), 1);
-    /// let c = contacts[0];
-    /// assert_eq!((c.pair, c.i, c.j, c.normal, c.depth), (0, 1, 0, [0.0, 1.0, 0.0], 0.25));
-    /// assert_eq!((c.point_a, c.point_b), ([o + 1.0, 0.25, 0.0], [o + 1.0, 0.5, 0.0]));
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn capsule_contacts64 / capsule_contacts64_into / par_capsule_contacts64 / par_capsule_contacts64_into
-        <'a, 'b, 'p>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, pairs: &'p [(u32, u32)], radii: Radii64<'_>)
-        with (options: &Options = &Options::SEGMENTS)
-        -> Vec<CapsuleContact64> = contacts64;
-    /// The general form of [`capsule_contacts64`]: options, contacts written into `out`
-    /// (cleared first, allocation reused).
-    ///
-    /// # Errors
-    /// [`Error::IndexOutOfRange`] for a pair naming an element past the end of its set;
-    /// [`Error::LengthMismatch`] when per-object radii do not match their sets;
-    /// [`Error::TooManyObjects`] for more than `u32::MAX` pairs (`out` is then empty).
-    into;
 }

@@ -5,9 +5,9 @@
 //! | closest points of `a[i]` and `b[i]` | [`closest_points`] | [`closest_points_into`] | [`par_closest_points`], [`par_closest_points_into`] | (the same, on [`Segments64`](crate::Segments64)) |
 //! | one segment, ray or line against every `b[j]` | [`closest_points_one_to_many`] | [`closest_points_one_to_many_into`] | [`par_closest_points_one_to_many`], [`par_closest_points_one_to_many_into`] | (the same) |
 //! | do capsules `(a[i], rA)`, `(b[i], rB)` touch? ([`PairMask`]) | [`capsules_touch`] | [`capsules_touch_into`] | [`par_capsules_touch`], [`par_capsules_touch_into`] | (the same) |
-//! | closest points of index pairs `(a[i], b[j])` | [`closest_points_indexed`] | [`closest_points_indexed_into`] | [`par_closest_points_indexed`], [`par_closest_points_indexed_into`] | [`closest_points64_indexed`] |
-//! | do capsules of index pairs touch? | [`capsules_touch_indexed`] | [`capsules_touch_indexed_into`] | [`par_capsules_touch_indexed`], [`par_capsules_touch_indexed_into`] | [`capsules_touch64_indexed`] |
-//! | contacts of touching capsules of index pairs (two points for parallel ones) | [`capsule_contacts`] | [`capsule_contacts_into`] | [`par_capsule_contacts`], [`par_capsule_contacts_into`] | [`capsule_contacts64`] |
+//! | closest points of index pairs `(a[i], b[j])` | [`closest_points_indexed`] | [`closest_points_indexed_into`] | [`par_closest_points_indexed`], [`par_closest_points_indexed_into`] | (the same) |
+//! | do capsules of index pairs touch? | [`capsules_touch_indexed`] | [`capsules_touch_indexed_into`] | [`par_capsules_touch_indexed`], [`par_capsules_touch_indexed_into`] | (the same) |
+//! | contacts of touching capsules of index pairs (two points for parallel ones) | [`capsule_contacts`] | [`capsule_contacts_into`] | [`par_capsule_contacts`], [`par_capsule_contacts_into`] | (the same, [`CapsuleContact64`]s) |
 //! | closest points of rows of any point type, into slices | [`closest_points_rows`], [`closest_points_to_slices`] | [`closest_points_rows_into`], [`closest_points_rows_to_slices`] | `par_…` of each | |
 //!
 //! The closest-points and capsule-overlap queries are generic over the element type
@@ -48,19 +48,14 @@ pub use closest::{
 };
 pub use indexed::{
     CapsuleContact, CapsuleContact64, MANIFOLD_SIN, capsule_contacts, capsule_contacts_into,
-    capsule_contacts64, capsule_contacts64_into, capsules_touch_indexed,
-    capsules_touch_indexed_into, capsules_touch64_indexed, capsules_touch64_indexed_into,
-    closest_points_indexed, closest_points_indexed_into, closest_points64_indexed,
-    closest_points64_indexed_into,
+    capsules_touch_indexed, capsules_touch_indexed_into, closest_points_indexed,
+    closest_points_indexed_into,
 };
 pub(crate) use indexed::{closest_rows_into, manifold};
 #[cfg(feature = "rayon")]
 pub use indexed::{
-    par_capsule_contacts, par_capsule_contacts_into, par_capsule_contacts64,
-    par_capsule_contacts64_into, par_capsules_touch_indexed, par_capsules_touch_indexed_into,
-    par_capsules_touch64_indexed, par_capsules_touch64_indexed_into, par_closest_points_indexed,
-    par_closest_points_indexed_into, par_closest_points64_indexed,
-    par_closest_points64_indexed_into,
+    par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
+    par_capsules_touch_indexed_into, par_closest_points_indexed, par_closest_points_indexed_into,
 };
 pub use rows::{
     ClosestSlices, closest_points_rows, closest_points_rows_into, closest_points_rows_to_slices,

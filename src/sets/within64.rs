@@ -146,7 +146,7 @@ fn shares_endpoint(a: &Segment64, b: &Segment64) -> bool {
 /// ([`pairs_within64`], [`self_pairs_within64`], their streamed forms,
 /// [`SegmentIndex64::pairs_within`](crate::sets::SegmentIndex64::pairs_within)), capsule
 /// test ([`capsules_touch`](crate::pairs::capsules_touch) and its indexed form) and
-/// contact ([`capsule_contacts64`](crate::pairs::capsule_contacts64)) makes, so a caller
+/// contact ([`capsule_contacts`](crate::pairs::capsule_contacts)) makes, so a caller
 /// can reproduce them pair by pair.
 ///
 /// **The `f64` range rule.** It is `closest.dist2 <= radius²` in `f64` whenever `radius²`

@@ -17,7 +17,9 @@ use segbatch::motion::{
     Contact, Contact64, MotionFlags, Track, Track64, Tracks, Tracks64, Window, Window64,
     first_contact, first_contact_segments, first_contact_segments64, first_contact64,
 };
-use segbatch::pairs::{CapsuleContact64, Radii, Radii64, capsule_contacts, capsule_contacts64, capsules_touch, capsules_touch64_indexed};
+use segbatch::pairs::{
+    CapsuleContact64, Radii, Radii64, capsule_contacts, capsules_touch, capsules_touch_indexed,
+};
 use segbatch::planar::{Segment2, Segment2_64, Segments2, crossing_pairs};
 use segbatch::sets::{
     Hit64, PairHit64, Radius64, SegmentIndex, SegmentIndex64, SharedEndpoints,
@@ -227,8 +229,8 @@ fn set_queries_at_the_range_edges_are_the_ordinary_queries() {
         .pairs_within(&ba, r)
         .unwrap();
     let r64 = Radii64::per_object(&radii, &radii).unwrap();
-    let want_touch = capsules_touch64_indexed(&base, &base, &pairs, r64);
-    let want_contacts = capsule_contacts64(&base, &base, &pairs, r64);
+    let want_touch = capsules_touch_indexed(&base, &base, &pairs, r64);
+    let want_contacts = capsule_contacts(&base, &base, &pairs, r64);
     assert!(want_self.len() > 30 && want_two.len() > 10 && want_touch.count_ones() > 10);
     for k in [990, 900, 700, 512, -520, -600, -700] {
         let Some(scaled) = shift_set(&set, k) else {
@@ -293,18 +295,18 @@ fn set_queries_at_the_range_edges_are_the_ordinary_queries() {
         );
         let rk64 = Radii64::per_object(&radii_k, &radii_k).unwrap();
         assert_eq!(
-            capsules_touch64_indexed(&all, &all, &pairs, rk64),
+            capsules_touch_indexed(&all, &all, &pairs, rk64),
             want_touch,
             "{}",
-            what("capsules_touch64_indexed")
+            what("capsules_touch_indexed")
         );
-        let contacts = capsule_contacts64(&all, &all, &pairs, rk64);
+        let contacts = capsule_contacts(&all, &all, &pairs, rk64);
         let shape = |c: &CapsuleContact64| (c.pair, c.i, c.j);
         assert_eq!(
             contacts.iter().map(shape).collect::<Vec<_>>(),
             want_contacts.iter().map(shape).collect::<Vec<_>>(),
             "{}",
-            what("capsule_contacts64")
+            what("capsule_contacts")
         );
         for (g, w) in contacts.iter().zip(&want_contacts) {
             assert_eq!(g.normal, w.normal, "{}", what("contact normal"));

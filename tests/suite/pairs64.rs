@@ -1,5 +1,5 @@
 //! The `f64` pair queries beyond closest points (`capsules_touch`, the indexed forms,
-//! `capsule_contacts64`, `first_contact64`, `dist2_matrix64`) against their `f64` scalar
+//! `capsule_contacts`, `first_contact64`, `dist2_matrix64`) against their `f64` scalar
 //! references, bit for bit.
 //!
 //! Inputs: the test kit's `f64` hard classes (`pairs64`: near-parallel, collinear,
@@ -10,10 +10,9 @@
 //! forms against the sequential ones above the split's cut-off; the errors by name.
 
 use segbatch::pairs::{
-    CapsuleContact64, ClosestBatch64, PairMask, Radii64, capsule_contacts64,
-    capsule_contacts64_into, capsules_touch, capsules_touch64_indexed,
-    capsules_touch64_indexed_into, capsules_touch_into, closest_points64_indexed,
-    closest_points64_indexed_into,
+    CapsuleContact64, ClosestBatch64, PairMask, Radii64, capsule_contacts, capsule_contacts_into,
+    capsules_touch, capsules_touch_indexed, capsules_touch_indexed_into, capsules_touch_into,
+    closest_points_indexed, closest_points_indexed_into,
 };
 use segbatch::sets::within_radius64;
 use segbatch::{Closest64, Error, Extent, Options, Outputs, Segment64, Segments64, reference};
@@ -291,14 +290,14 @@ fn check_indexed(
     options: &Options,
 ) {
     let mut closest = ClosestBatch64::new();
-    closest_points64_indexed_into(a, b, pairs, options, Outputs::ALL, &mut closest).unwrap();
+    closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, &mut closest).unwrap();
     assert_eq!(closest.len(), pairs.len());
     let mut mask = PairMask::new();
     let radii = Radii64::per_object(ra, rb).unwrap();
-    capsules_touch64_indexed_into(a, b, pairs, radii, options, &mut mask).unwrap();
+    capsules_touch_indexed_into(a, b, pairs, radii, options, &mut mask).unwrap();
     assert_eq!(mask.len(), pairs.len());
     let mut contacts = Vec::new();
-    capsule_contacts64_into(a, b, pairs, radii, options, &mut contacts).unwrap();
+    capsule_contacts_into(a, b, pairs, radii, options, &mut contacts).unwrap();
     let same_set = core::ptr::eq(a, b);
     let mut want_contacts = Vec::new();
     for (k, &(i, j)) in pairs.iter().enumerate() {
@@ -407,7 +406,7 @@ fn capsule_contacts64_manifolds() {
     ]);
     let pairs = [(0, 1), (2, 0), (0, 3), (1, 1)];
     let radii = Radii64::uniform(0.5, 0.5).unwrap();
-    let contacts = capsule_contacts64(&set, &set, &pairs, radii);
+    let contacts = capsule_contacts(&set, &set, &pairs, radii);
     let named: Vec<(u32, u32, u32)> = contacts.iter().map(|c| (c.pair, c.i, c.j)).collect();
     assert_eq!(named, vec![(0, 0, 1), (0, 0, 1), (1, 2, 0)]);
     assert_eq!(contacts[0].normal, contacts[1].normal);
@@ -429,18 +428,18 @@ fn indexed64_errors_are_named() {
     let mut closest = ClosestBatch64::new();
     let opts = &Options::SEGMENTS;
     assert_eq!(
-        closest_points64_indexed_into(&set, &set, &bad, opts, Outputs::ALL, &mut closest),
+        closest_points_indexed_into(&set, &set, &bad, opts, Outputs::ALL, &mut closest),
         oob
     );
     let radii = Radii64::uniform(0.5, 0.5).unwrap();
     let mut mask = PairMask::new();
     assert_eq!(
-        capsules_touch64_indexed_into(&set, &set, &bad, radii, opts, &mut mask),
+        capsules_touch_indexed_into(&set, &set, &bad, radii, opts, &mut mask),
         oob
     );
     let mut contacts = Vec::new();
     assert_eq!(
-        capsule_contacts64_into(&set, &set, &bad, radii, opts, &mut contacts),
+        capsule_contacts_into(&set, &set, &bad, radii, opts, &mut contacts),
         oob
     );
     let (r4, r3) = ([0.5; 4], [0.5; 3]);
@@ -451,27 +450,24 @@ fn indexed64_errors_are_named() {
         found: 3,
     });
     assert_eq!(
-        capsules_touch64_indexed_into(&set, &set, &[(0, 1)], short, opts, &mut mask),
+        capsules_touch_indexed_into(&set, &set, &[(0, 1)], short, opts, &mut mask),
         mismatch
     );
     assert_eq!(
-        capsule_contacts64_into(&set, &set, &[(0, 1)], short, opts, &mut contacts),
+        capsule_contacts_into(&set, &set, &[(0, 1)], short, opts, &mut contacts),
         mismatch
     );
     assert!(mask.is_empty() && contacts.is_empty());
-    assert!(std::panic::catch_unwind(|| closest_points64_indexed(&set, &set, &bad)).is_err());
-    assert!(
-        std::panic::catch_unwind(|| capsules_touch64_indexed(&set, &set, &bad, radii)).is_err()
-    );
-    assert!(std::panic::catch_unwind(|| capsule_contacts64(&set, &set, &bad, radii)).is_err());
+    assert!(std::panic::catch_unwind(|| closest_points_indexed(&set, &set, &bad)).is_err());
+    assert!(std::panic::catch_unwind(|| capsules_touch_indexed(&set, &set, &bad, radii)).is_err());
+    assert!(std::panic::catch_unwind(|| capsule_contacts(&set, &set, &bad, radii)).is_err());
 }
 
 #[cfg(feature = "rayon")]
 #[test]
 fn indexed64_parallel_is_sequential() {
     use segbatch::pairs::{
-        PAR_MIN_PAIRS, par_capsule_contacts64, par_capsules_touch64_indexed,
-        par_closest_points64_indexed,
+        PAR_MIN_PAIRS, par_capsule_contacts, par_capsules_touch_indexed, par_closest_points_indexed,
     };
     let mut rng = Rng::new(0xf64_9a1d);
     let n = 4000;
@@ -486,26 +482,23 @@ fn indexed64_parallel_is_sequential() {
     let pairs: Vec<(u32, u32)> = (0..2 * PAR_MIN_PAIRS + 77)
         .map(|_| (rng.below(n) as u32, rng.below(n) as u32))
         .collect();
-    let seq = closest_points64_indexed(&set, &set, &pairs);
-    let par = par_closest_points64_indexed(&set, &set, &pairs);
+    let seq = closest_points_indexed(&set, &set, &pairs);
+    let par = par_closest_points_indexed(&set, &set, &pairs);
     assert!(
         seq.iter()
             .zip(par.iter())
             .all(|(x, y)| same_closest(&x, &y))
     );
     let radii = Radii64::uniform(0.5, 0.5).unwrap();
-    let mask = capsules_touch64_indexed(&set, &set, &pairs, radii);
-    assert_eq!(
-        mask,
-        par_capsules_touch64_indexed(&set, &set, &pairs, radii)
-    );
+    let mask = capsules_touch_indexed(&set, &set, &pairs, radii);
+    assert_eq!(mask, par_capsules_touch_indexed(&set, &set, &pairs, radii));
     assert!(
         mask.count_ones() > pairs.len() / 100,
         "{} touch",
         mask.count_ones()
     );
-    let seq = capsule_contacts64(&set, &set, &pairs, radii);
-    let par = par_capsule_contacts64(&set, &set, &pairs, radii);
+    let seq = capsule_contacts(&set, &set, &pairs, radii);
+    let par = par_capsule_contacts(&set, &set, &pairs, radii);
     assert_eq!(seq.len(), par.len());
     assert!(seq.iter().zip(&par).all(|(x, y)| same_contact(x, y)));
 }
