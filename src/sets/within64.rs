@@ -807,7 +807,7 @@ fn each_pair64<'a, 'b, 'r>(
 stream_forms! {
     /// The streaming form of [`self_pairs_within64_into`]: every pair `i < j` of `set`
     /// within `radius` (in `f64`), handed to `sink` in blocks of [`PairHit64`]s of at most
-    /// [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), whatever the set's layout
+    /// [`MAX_BLOCK_HITS`], whatever the set's layout
     /// ([`for_each_self_pair_within`](crate::sets::for_each_self_pair_within)'s `f64` twin:
     /// the call holds the input, the grid and a few blocks, never the whole output). The
     /// pairs and values are those of [`self_pairs_within64`]; the order is the grid's (sort
