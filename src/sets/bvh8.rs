@@ -96,7 +96,7 @@
 use crate::lanes::Twin;
 use wide::{f32x4, f32x8};
 
-use super::within64::KERNEL_ABS64;
+use crate::prune::KERNEL_ABS64;
 use crate::segment::{Segment, Segment64};
 
 /// A member type of the index: [`Segment`] or [`Segment64`], with what differs between the
