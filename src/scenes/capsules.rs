@@ -121,7 +121,7 @@ impl Frame {
 }
 
 /// A persistent set of moving capsules with stable `u32` ids; see the [module
-/// docs](self).
+/// docs](crate::scenes).
 ///
 /// ```
 /// use segbatch::scenes::{Capsules, Frame, Report};

@@ -12,7 +12,7 @@
 //!   ([`Capsules::set`]) or all at once from a slice of end points
 //!   ([`Capsules::set_all`], [`Capsules::set_all_flat`]), written in place into the set's
 //!   SoA columns. The bulk forms take the engine's own pairs of points (glam's and mint's
-//!   `[Vec3; 2]` with those features) as well as [`Segment`]s;
+//!   `[Vec3; 2]` with those features) as well as [`Segment`](crate::Segment)s;
 //! - **the broad phase** (see below) keeps padded boxes in a
 //!   hashed grid and the list of padded-box pairs; a frame re-bins only the objects that
 //!   left their padded box and finds only their new pairs;
