@@ -38,9 +38,10 @@
 //! | [`reference`](mod@reference) | the scalar definition of every query, one pair at a time |
 //! | [`simd`] | what this build and this CPU can run |
 //!
-//! Each module's page opens with the table of its queries and their forms. The root holds
-//! the types every module shares (segments, batches, options, results, the error) and
-//! [`closest_points`], the call most users start from.
+//! The pages of [`pairs`], [`sets`], [`planar`] and [`motion`] open with the table of their
+//! queries and forms, [`scenes`] with what a frame reports. The root holds the types every
+//! module shares (segments, batches, options, results, the error) and [`closest_points`],
+//! the call most users start from.
 //!
 //! ## The API: one rule for every query
 //!
