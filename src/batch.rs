@@ -1,5 +1,5 @@
 //! Structure-of-arrays storage: [`Segments`] (inputs), [`SegmentsView`] (borrowed sub-ranges)
-//! and [`ClosestBatch`] (outputs).
+//! and [`ClosestBatch`](crate::pairs::ClosestBatch) (outputs).
 //!
 //! # Why structure-of-arrays
 //!
@@ -13,13 +13,13 @@
 //!
 //! # Padding and remainders
 //!
-//! Every column of a [`Segments`] and every output column of a [`ClosestBatch`] is padded
-//! with zeros to a multiple of [`LANES`], so the kernel processes the last partial group of
-//! pairs as a full SIMD group and never runs a scalar tail. Padding lanes compute harmless
-//! values (two zero-length segments at the origin) that are never exposed: every accessor
-//! returns exactly `len()` elements. A [`SegmentsView`] of an arbitrary sub-range may lack
-//! the padding after its end; the kernel then copies that one partial group into a padded
-//! stack buffer.
+//! Every column of a [`Segments`] and every output column of a
+//! [`ClosestBatch`](crate::pairs::ClosestBatch) is padded with zeros to a multiple of
+//! [`LANES`], so the kernel processes the last partial group of pairs as a full SIMD group
+//! and never runs a scalar tail. Padding lanes compute harmless values (two zero-length
+//! segments at the origin) that are never exposed: every accessor returns exactly `len()`
+//! elements. A [`SegmentsView`] of an arbitrary sub-range may lack the padding after its
+//! end; the kernel then copies that one partial group into a padded stack buffer.
 
 use crate::columns::len_methods;
 use crate::columns::{Cell, Column};

@@ -90,18 +90,16 @@ pub(crate) trait PairKernel<const C: usize, L: Lane = f32x8>: Sync {
 pub(crate) const ADAPT_BLOCK: usize = 32;
 /// A lean block that misses more groups than `ADAPT_BLOCK / ADAPT_MISS_SHARE` switches to
 /// the special path. Through the lean path a missed group costs the lean attempt and then
-/// the special path (or, failing that, the masked path's 3.5-4.5x); the special path costs
-/// every group about 20% more (callgrind, `bench/examples/query_profile.rs`: 163 instructions a
-/// general group; through `special` about 200 a group with no special lane, 230 with
-/// one; 580-680 through `masked`). Groups missed for non-finite or out-of-range lanes
-/// count too, though the special path cannot take them either: data full of those pays
-/// its extra for nothing.
+/// the special path (or, failing that, the masked path, several times a general group);
+/// the special path costs every group a little more, special lane or not (the counts:
+/// docs/performance.md, "The adaptive paths"). Groups missed for non-finite or
+/// out-of-range lanes count too, though the special path cannot take them either: data
+/// full of those pays its extra for nothing.
 pub(crate) const ADAPT_MISS_SHARE: usize = 8;
 /// Blocks run through the special path before the next lean block measures again: on data
 /// that keeps missing, a measuring block's missed groups cost the lean attempt on top of
-/// the special path, about (300 - 225) / 32 = 2.4 instructions a group over the run
-/// (`query_profile nav`; before missed groups took the special path they went to the
-/// masked one, at about 11 a group).
+/// the special path, and a long run spreads that cost over many groups (the counts:
+/// docs/performance.md, "The adaptive paths").
 pub(crate) const ADAPT_SPECIAL_BLOCKS: u32 = 31;
 
 /// The adaptive choice of a loop over groups: see "Adaptive paths" in the module docs.
@@ -596,14 +594,10 @@ fn load_side_at(cols: &[&[f32]; 6], j: usize) -> (V3, V3) {
 
 /// Below this many pairs the parallel functions run on the calling thread.
 ///
-/// How it was chosen: `cargo bench -p segbatch-bench --bench queries -- cutoff` times the sequential call
-/// against the same work split in two halves with `rayon::join` on a 2-thread pool, at 8K to
-/// 128K pairs. Handing work to the second thread and joining costs about 10-30 µs here
-/// (8K pairs: 51 µs sequential, 59 µs split), and at 16K pairs the split only breaks even
-/// (107 µs both). 32K pairs is ~100 µs of kernel work at ~300 M pairs/s, several times the
-/// hand-off cost, so the split can pay from there on a free second core. Those figures were
-/// taken with other jobs on both cores (see docs/performance.md); rerun the group to
-/// re-tune on a quiet machine.
+/// Handing work to a second thread and joining costs some tens of microseconds, so the
+/// split pays only where each half holds several times that much kernel work: the
+/// smallest such size, on a free second core. The timings it was chosen from and the
+/// command that re-tunes it: docs/performance.md, "The parallel cut-offs".
 pub const PAR_MIN_PAIRS: usize = 32 * 1024;
 
 /// Pairs per rayon task: large enough to amortise scheduling (~0.1 ms of work at ~400 M
@@ -616,13 +610,10 @@ const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(2 * LANES));
 /// Below this many pair tests (`a.len()·b.len()`, or `n²/2` within one set) the parallel
 /// `N × M` queries run on the calling thread.
 ///
-/// A within-radius pair test costs ~0.7 ns with the bounding-sphere prefilter (most groups
-/// are skipped), ~4 ns without. `cargo bench -p segbatch-bench --bench queries -- cutoff` compares the
-/// sequential query with two halves joined on 2 threads at 64K, 256K and 1M tests: 204 µs
-/// vs 139 µs, 487 µs vs 569 µs and 2.04 ms vs 1.47 ms on the (busy) machine of
-/// docs/performance.md, so the split wins clearly from about 1M tests and is a toss-up at
-/// 256K; 256K tests (~0.2 ms of prefiltered work, ~1 ms unfiltered) is where it starts to
-/// be worth trying.
+/// A pair test is much cheaper than a pair of [`PAR_MIN_PAIRS`] (the bounding-sphere
+/// prefilter skips most groups), so the cut-off counts tests, not pairs, and sits where the
+/// split on two threads stops losing: the timings it was chosen from and the command that
+/// re-tunes it: docs/performance.md, "The parallel cut-offs".
 pub const PAR_MIN_PAIR_TESTS: usize = 256 * 1024;
 
 /// [`run`] on all cores: the pairs halved recursively at multiples of [`PAR_CHUNK_PAIRS`]

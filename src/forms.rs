@@ -11,7 +11,7 @@
 //! | `par_q_into(inputs…, options…, &mut out) -> Result<(), Error>` | `q_into` on all cores |
 //!
 //! so that the naming rule of the crate docs holds for every query by construction, and
-//! every cell of the table exists.
+//! every cell of the modules' tables exists.
 
 /// Writes the four forms of a query (see the module docs). The doc comments given are those
 /// of `q` (its `# Panics` section is added) and of `q_into` (its `# Errors` section is the

@@ -3,9 +3,10 @@
 //! # How it works
 //!
 //! Eight (or sixteen) pairs are computed at once, pair `j + k` in lane `k` of a
-//! `wide::f32x8` (or `f32x16`), read straight from the structure-of-arrays columns of
-//! [`Segments`](crate::Segments). The body is written once over the [`Lane`] trait
-//! (`src/lanes.rs`) and instantiated for both types: a generic function, not a macro per
+//! `wide::f32x8` (or `f32x16`; `f64x4` or `f64x8` for the `f64` queries), read straight
+//! from the structure-of-arrays columns of [`Segments`](crate::Segments). The body is
+//! written once over the [`Lane`] trait (`src/lanes.rs`) and instantiated for each of these
+//! types: a generic function, not a macro per
 //! type, because the trait only forwards to `wide`'s inherent methods, so each
 //! instantiation compiles to the code a concrete one would (the 8-lane count per group is
 //! the same before and after, by callgrind); the names below say `8` for history. The
@@ -228,11 +229,11 @@ pub(crate) fn closest8<L: Lane>(
 /// `closest8_general::<true>` also solves the degenerate and parallel lanes of ordinary
 /// data (rays along walls, collinear pieces, points) with their selects (Rhodes'
 /// midpoint, the safe divisors, the flags), run only in groups that hold such a lane.
-/// Compiled into the loop, those selects cost every group about 30 instructions
-/// (callgrind, `bench/examples/query_profile.rs params`: 191 against 159 a group) even where no
-/// lane needs them, while sending such groups to the masked path costs them 3.5-4.5 times
+/// Compiled into the loop, those selects cost every group some instructions even where no
+/// lane needs them, while sending such groups to the masked path costs them several times
 /// a general group; the driver picks the form by the share of groups that miss the lean
-/// one ([`crate::driver`], "Adaptive paths"; docs/performance.md, "The slow paths").
+/// one ([`crate::driver`], "Adaptive paths"; the counts in docs/performance.md, "The
+/// adaptive paths").
 ///
 /// Splitting the rare cases off keeps this path small enough for the sixteen vector
 /// registers; callers handle `None` out of line.
@@ -293,8 +294,8 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
             tail(a0, b0, d_a, d_b, r, values, masks, p)
         } else if parallel.any() {
             // Rays along walls: parallel lanes only. The degenerate masks known clear,
-            // their selects and safe divisors fold away (callgrind, `query_profile nav`: a
-            // group holding a parallel lane 246 -> 231 instructions).
+            // their selects and safe divisors fold away (docs/performance.md, "The
+            // adaptive paths").
             tail(a0, b0, d_a, d_b, r, values, [zero, zero, parallel], p)
         } else {
             tail(a0, b0, d_a, d_b, r, values, [zero; 3], p)
@@ -324,9 +325,8 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
 /// lanes: `solve_selects` written out for [`closest8_general`]. Where a mask is the constant
 /// zero its selects, safe divisors and flags fold away, so `[zero; 3]` is the general tail
 /// (clamp Goldman's `s`, project onto B for `t`, back onto A for `s`) at the lean path's
-/// cost. Calling `solve_selects` instead costs the special groups 12 more instructions (a
-/// second Goldman division with the safe divisor; `query_profile nav` 266.7 against 254.6
-/// a group).
+/// cost. Calling `solve_selects` instead costs the special groups a second Goldman
+/// division with the safe divisor (docs/performance.md, "The adaptive paths").
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn tail<L: Lane>(
@@ -745,14 +745,16 @@ fn finish<L: Lane>(
 }
 
 /// The `f64` lane types against the `f64` reference, bit for bit, every lane position, on
-/// the hard classes written in `f64` (the public batched `f64` queries do not exist yet, so
-/// this checks the kernel body directly; the `f32` lane types are checked through the
-/// public API in `tests/suite/kernel.rs`).
+/// the hard classes written in `f64`: both widths on every build, where the public `f64`
+/// queries (`closest_points64` and the rest, `tests/suite/batch64.rs`) run the one width
+/// the build picks (`f64x8` with `avx512f`, `f64x4` otherwise); the `f32` lane types are
+/// checked through the public API in `tests/suite/kernel.rs`.
 #[cfg(test)]
 mod f64_lanes {
     use super::{Lanes, Splat, closest8};
     use crate::lanes::{Lane, V3};
-    use crate::scalar::{Ends, Solved, closest_pair};
+    use crate::scalar::{Ends, closest_pair};
+    use crate::segment::Closest;
     use crate::segment::{Extent, Flags, Options};
     use crate::test_mix::Mix;
     use wide::{f64x4, f64x8};
@@ -870,7 +872,7 @@ mod f64_lanes {
                 ],
             );
             for (k, (a, b)) in pairs.iter().enumerate() {
-                let want: Solved<f64> = closest_pair(a, b, &p);
+                let want: Closest<f64> = closest_pair(a, b, &p);
                 let ok = same(s[k], want.s)
                     && same(t[k], want.t)
                     && same(d2[k], want.dist2)

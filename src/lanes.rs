@@ -75,7 +75,7 @@ impl<L: Lane> V3<L> {
 /// what it does not know:
 /// - `wide`'s `mul_add` is fused with `fma` and on aarch64 (NEON), unfused elsewhere.
 ///   [`Twin::fma`] is fused exactly when
-///   [`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD) says so: as `wide` in a default
+///   [`FUSED_MUL_ADD`] says so: as `wide` in a default
 ///   build, never with the `same-bits` feature.
 /// - `wide`'s `fast_max` is `maxps` on x86 (`self > rhs ? self : rhs`: the second operand
 ///   when either is NaN, and when the two are equal, `-0` against `+0` included) but
@@ -83,7 +83,7 @@ impl<L: Lane> V3<L> {
 ///   `maxps` rule on every instruction set (`maxps` itself on x86, a compare and a select
 ///   elsewhere), so NEON builds give x86's bits; likewise [`Twin::min_ps`].
 pub(crate) trait Twin: Copy {
-    /// `self·a + b`, rounded once when [`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD),
+    /// `self·a + b`, rounded once when [`FUSED_MUL_ADD`],
     /// else twice: the reference's `fma`.
     fn fma(self, a: Self, b: Self) -> Self;
     /// `self·a - b`: the reference's `fms`.
@@ -159,7 +159,7 @@ twin!(f64x8);
 /// Only what the kernels use, with `wide`'s meaning and names, except for the five
 /// operations whose result `wide` lets depend on the instruction set: `mul_add`,
 /// `mul_sub`, `mul_neg_add`, `fast_min` and `fast_max` are [`Twin`]'s (fused exactly when
-/// [`FUSED_MUL_ADD`](crate::reference::FUSED_MUL_ADD) says so, `minps`/`maxps`'s rule on
+/// [`FUSED_MUL_ADD`] says so, `minps`/`maxps`'s rule on
 /// every instruction set). Every other method is a plain forward to `wide`'s inherent
 /// method of the same name, so a kernel written over `L: Lane` compiles to what it would
 /// have written against the concrete type.

@@ -105,7 +105,7 @@ where
     T: Record<6, E> + Into<[[E; 3]; 2]>,
     E: Element,
 {
-    crate::scalar::closest_pair(&Ends::of(*a), &Ends::of(*b), &E::params(options)).into()
+    crate::scalar::closest_pair(&Ends::of(*a), &Ends::of(*b), &E::params(options))
 }
 
 // ---------------------------------------------------------------------------------------

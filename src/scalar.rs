@@ -8,7 +8,7 @@
 //! described in [`crate::reference`]'s module docs.
 
 use crate::real::{Real, clamp, cross, cross_accurate, dot, fma, fms, fnma, max_ps, min_ps, sub};
-use crate::segment::{Closest, Flags, Params, Segment, Segment64};
+use crate::segment::{Closest, Flags, Params};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ends<F> {
@@ -22,58 +22,6 @@ impl<F> Ends<F> {
     pub(crate) fn of(x: impl Into<[[F; 3]; 2]>) -> Self {
         let [p0, p1] = x.into();
         Ends { p0, p1 }
-    }
-}
-
-impl From<&Segment> for Ends<f32> {
-    #[inline(always)]
-    fn from(x: &Segment) -> Self {
-        Ends { p0: x.p0, p1: x.p1 }
-    }
-}
-
-impl From<&Segment64> for Ends<f64> {
-    #[inline(always)]
-    fn from(x: &Segment64) -> Self {
-        Ends { p0: x.p0, p1: x.p1 }
-    }
-}
-
-/// One result in either precision: what the generic body returns ([`Closest`] and
-/// [`Closest64`] are its public forms).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Solved<F> {
-    pub s: F,
-    pub t: F,
-    pub point_a: [F; 3],
-    pub point_b: [F; 3],
-    pub dist2: F,
-    pub flags: Flags,
-}
-
-impl<F: Real> Solved<F> {
-    /// The result for a pair with a NaN or infinite coordinate.
-    const NON_FINITE: Solved<F> = Solved {
-        s: F::NAN,
-        t: F::NAN,
-        point_a: [F::NAN; 3],
-        point_b: [F::NAN; 3],
-        dist2: F::NAN,
-        flags: Flags::NON_FINITE,
-    };
-}
-
-impl<F> From<Solved<F>> for Closest<F> {
-    #[inline(always)]
-    fn from(x: Solved<F>) -> Self {
-        Closest {
-            s: x.s,
-            t: x.t,
-            point_a: x.point_a,
-            point_b: x.point_b,
-            dist2: x.dist2,
-            flags: x.flags,
-        }
     }
 }
 
@@ -107,7 +55,7 @@ impl<F> From<Solved<F>> for Closest<F> {
 ///    `solve` reports either (`None`) and the pair is solved rescaled, where both sides'
 ///    directions and the separation are of size 1, so `s` and `t` are at most about
 ///    `1/sin(angle)`.
-pub(crate) fn closest_pair<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>) -> Solved<F> {
+pub(crate) fn closest_pair<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>) -> Closest<F> {
     let d_a = sub(a.p1, a.p0);
     let d_b = sub(b.p1, b.p0);
     let r = sub(a.p0, b.p0);
@@ -136,13 +84,13 @@ pub(crate) fn closest_pair<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>) -> 
         p1: x.p1.map(|c| c * sigma),
     };
     // (Never `None`: `solve` reports an overflow only unscaled.)
-    let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma), true).unwrap_or(Solved::NON_FINITE);
+    let scaled = solve(&scale(a), &scale(b), &p.scaled(sigma), true).unwrap_or(Closest::NON_FINITE);
     let dist2 = scaled.dist2 * inv_sigma * inv_sigma;
     let mut flags = scaled.flags;
     if scaled.dist2 > F::ZERO && !(F::MIN_POSITIVE..=F::MAX).contains(&dist2) {
         flags |= Flags::DIST2_OUT_OF_RANGE;
     }
-    Solved {
+    Closest {
         point_a: scaled.point_a.map(|c| c * inv_sigma),
         point_b: scaled.point_b.map(|c| c * inv_sigma),
         dist2,
@@ -204,19 +152,11 @@ pub(crate) fn direction_scale<F: Real>(d: [F; 3]) -> (F, F) {
 ///
 /// `None` when, unscaled (`!per_side`), Goldman's first estimate of `s` or the squared
 /// distance is not finite (only possible for finite inputs, which step 0 then rescales).
-fn solve<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>, per_side: bool) -> Option<Solved<F>> {
+fn solve<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>, per_side: bool) -> Option<Closest<F>> {
     let (a0, a1, b0, b1) = (a.p0, a.p1, b.p0, b.p1);
     let r = sub(a0, b0);
-    let (lambda_a, inv_lambda_a) = if per_side {
-        direction_scale(sub(a1, a0))
-    } else {
-        (F::ONE, F::ONE)
-    };
-    let (lambda_b, inv_lambda_b) = if per_side {
-        direction_scale(sub(b1, b0))
-    } else {
-        (F::ONE, F::ONE)
-    };
+    let (lambda_a, inv_lambda_a) = side_scale(sub(a1, a0), per_side);
+    let (lambda_b, inv_lambda_b) = side_scale(sub(b1, b0), per_side);
     let d_a = sub(a1, a0).map(|x| x * lambda_a);
     let d_b = sub(b1, b0).map(|x| x * lambda_b);
     // Extent bounds in the per-side frames (0, 1, ±∞ times a power of two: exact).
@@ -239,24 +179,12 @@ fn solve<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>, per_side: bool) -> Op
     let probe = fma(a_, F::ZERO, fma(e, F::ZERO, rr4 * F::ZERO));
     let non_finite = probe != F::ZERO;
     if non_finite {
-        return Some(Solved::NON_FINITE);
+        return Some(Closest::NON_FINITE);
     }
 
-    // 2. Degenerate: length² against the squared magnitude of the side's first point (when
-    //    the side is short enough for this to matter, both ends have that magnitude).
-    //    In the per-side frames (see above); with λ = 1 the cap and the products are exact.
-    let scale2_a = min_ps(
-        dot(a0.map(|x| x * lambda_a), a0.map(|x| x * lambda_a)),
-        F::MAX,
-    );
-    let scale2_b = min_ps(
-        dot(b0.map(|x| x * lambda_b), b0.map(|x| x * lambda_b)),
-        F::MAX,
-    );
-    let length_abs2_a = p.length_abs2 * lambda_a * lambda_a;
-    let length_abs2_b = p.length_abs2 * lambda_b * lambda_b;
-    let degenerate_a = a_ <= fma(p.length_rel2, scale2_a, length_abs2_a);
-    let degenerate_b = e <= fma(p.length_rel2, scale2_b, length_abs2_b);
+    // 2. Degenerate: length² against the squared magnitude of the side's first point.
+    let degenerate_a = degenerate(a_, a0, lambda_a, p);
+    let degenerate_b = degenerate(e, b0, lambda_b, p);
 
     // Parallel: |dA × dB|² = |dA|²|dB|² sin²(angle).
     let n = if p.accurate_cross {
@@ -274,26 +202,7 @@ fn solve<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>, per_side: bool) -> Op
         // A point: s = 0. B a point: s comes from projecting B0 in step 4 (t = 0).
         F::ZERO
     } else if parallel {
-        // Rhodes: project B's extent onto A, s = midpoint of its overlap with A's extent.
-        let s_b0 = -c / a_; // where B0 projects on A
-        let k = b_ / a_; // ds per unit of t
-        let end_lo = fma(lo_b, k, s_b0); // B's lower bound (maybe infinite) on A
-        let end_hi = fma(hi_b, k, s_b0);
-        let lo = max_ps(lo_a, min_ps(end_lo, end_hi));
-        let hi = min_ps(hi_a, max_ps(end_lo, end_hi));
-        let lo_finite = lo > F::NEG_INFINITY;
-        let hi_finite = hi < F::INFINITY;
-        if lo_finite && hi_finite {
-            // Without overlap lo > hi and the clamp below picks A's nearest end.
-            (lo + hi) * F::HALF
-        } else if lo_finite {
-            lo
-        } else if hi_finite {
-            hi
-        } else {
-            // Two parallel lines: any point will do; Rhodes takes s = 0.
-            F::ZERO
-        }
+        parallel_midpoint(lo_a, hi_a, lo_b, hi_b, a_, b_, c)
     } else {
         // Goldman's triple product: s = ((B0 - A0) × dB)·n / (n·n).
         let w = cross(d_b, r);
@@ -329,17 +238,8 @@ fn solve<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>, per_side: bool) -> Op
         return None;
     }
 
-    let mut flags = Flags::empty();
-    if degenerate_a {
-        flags |= Flags::DEGENERATE_A;
-    }
-    if degenerate_b {
-        flags |= Flags::DEGENERATE_B;
-    }
-    if parallel {
-        flags |= Flags::PARALLEL;
-    }
-    Some(Solved {
+    let flags = flag_bits(degenerate_a, degenerate_b, parallel);
+    Some(Closest {
         // Back from the per-side frames (exact: s/λA times λA).
         s: s * lambda_a,
         t: t * lambda_b,
@@ -348,4 +248,63 @@ fn solve<F: Real>(a: &Ends<F>, b: &Ends<F>, p: &Params<F>, per_side: bool) -> Op
         dist2,
         flags,
     })
+}
+
+/// The per-side frame's scale `(λ, 1/λ)` of a direction `d`: [`direction_scale`] with
+/// `per_side`, else `(1, 1)` (the caller's frame).
+#[inline(always)]
+fn side_scale<F: Real>(d: [F; 3], per_side: bool) -> (F, F) {
+    if per_side {
+        direction_scale(d)
+    } else {
+        (F::ONE, F::ONE)
+    }
+}
+
+/// Step 2 for one side: its squared length `len2` (in the side's frame) against the
+/// squared magnitude of its first point `p0` (when the side is short enough for this to
+/// matter, both ends have that magnitude), both in the side's frame of scale `lambda`
+/// (see [`solve`]); with `λ = 1` the cap and the products are exact.
+#[inline(always)]
+fn degenerate<F: Real>(len2: F, p0: [F; 3], lambda: F, p: &Params<F>) -> bool {
+    let scale2 = min_ps(dot(p0.map(|x| x * lambda), p0.map(|x| x * lambda)), F::MAX);
+    let length_abs2 = p.length_abs2 * lambda * lambda;
+    len2 <= fma(p.length_rel2, scale2, length_abs2)
+}
+
+/// Step 3 for a parallel pair, Rhodes' rule: project B's extent `[lo_b, hi_b]` onto A
+/// (`s = (b·t - c)/a`), and take the midpoint of its overlap with A's extent
+/// `[lo_a, hi_a]`; the finite end when one end is unbounded, 0 when both are. The kernel's
+/// `parallel_midpoint`, one lane.
+#[inline(always)]
+fn parallel_midpoint<F: Real>(lo_a: F, hi_a: F, lo_b: F, hi_b: F, a: F, b: F, c: F) -> F {
+    let s_b0 = -c / a; // where B0 projects on A
+    let k = b / a; // ds per unit of t
+    let end_lo = fma(lo_b, k, s_b0); // B's lower bound (maybe infinite) on A
+    let end_hi = fma(hi_b, k, s_b0);
+    let lo = max_ps(lo_a, min_ps(end_lo, end_hi));
+    let hi = min_ps(hi_a, max_ps(end_lo, end_hi));
+    let lo_finite = lo > F::NEG_INFINITY;
+    let hi_finite = hi < F::INFINITY;
+    if lo_finite && hi_finite {
+        // Without overlap lo > hi and the clamp in step 4 picks A's nearest end.
+        (lo + hi) * F::HALF
+    } else if lo_finite {
+        lo
+    } else if hi_finite {
+        hi
+    } else {
+        // Two parallel lines: any point will do; Rhodes takes s = 0.
+        F::ZERO
+    }
+}
+
+/// The degenerate and parallel flags (the kernel's `flag_bits`, one lane).
+#[inline(always)]
+fn flag_bits(degenerate_a: bool, degenerate_b: bool, parallel: bool) -> Flags {
+    let mut flags = Flags::empty();
+    flags.set(Flags::DEGENERATE_A, degenerate_a);
+    flags.set(Flags::DEGENERATE_B, degenerate_b);
+    flags.set(Flags::PARALLEL, parallel);
+    flags
 }

@@ -45,7 +45,7 @@ pub struct ClosestArgs {
     #[arg(value_name = "B", value_parser = parse_side, allow_hyphen_values = true)]
     pub b: Segment,
 
-    /// Extent of side A: segment (s in [0,1]), ray (s >= 0) or line (any s)
+    /// Extent of side A: segment (0 <= s <= 1), ray (s >= 0) or line (any s)
     #[arg(
         long = "a",
         value_name = "EXTENT",
@@ -54,7 +54,7 @@ pub struct ClosestArgs {
     )]
     pub extent_a: Extent,
 
-    /// Extent of side B: segment (t in [0,1]), ray (t >= 0) or line (any t)
+    /// Extent of side B: segment (0 <= t <= 1), ray (t >= 0) or line (any t)
     #[arg(
         long = "b",
         value_name = "EXTENT",

@@ -87,10 +87,11 @@ pub fn simd_upgrade_hint() -> Option<String> {
     })
 }
 
-const ABOUT: &str = "Closest points between 3D segments, rays and lines, in f32";
+const ABOUT: &str = "Closest points between 3D segments, rays and lines, in f32 or f64";
 
 const LONG_ABOUT: &str = "\
-Closest points between 3D segments, rays and lines, in f32.
+Closest points between 3D segments, rays and lines, in f32 or f64 (--precision of
+run, pairs, cross and raycast).
 
 For two sides A = (A0, A1) and B = (B0, B1), segbatch finds the closest points
 C = A0 + s*(A1 - A0) on A and D = B0 + t*(B1 - B0) on B, their distance and flags

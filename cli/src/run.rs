@@ -104,11 +104,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "FORMAT")]
     pub output_format: Option<Format>,
 
-    /// Extent of side A: segment (s in [0,1]), ray (s >= 0) or line (any s)
+    /// Extent of side A: segment (0 <= s <= 1), ray (s >= 0) or line (any s)
     #[arg(long = "a", value_name = "EXTENT", value_parser = parse_extent, default_value = "segment")]
     pub extent_a: Extent,
 
-    /// Extent of side B: segment (t in [0,1]), ray (t >= 0) or line (any t)
+    /// Extent of side B: segment (0 <= t <= 1), ray (t >= 0) or line (any t)
     #[arg(long = "b", value_name = "EXTENT", value_parser = parse_extent, default_value = "segment")]
     pub extent_b: Extent,
 

@@ -9,7 +9,7 @@
 //!
 //! | query | batched | scalar reference | file |
 //! |---|---|---|---|
-//! | closest point of approach of two tracks (Sunday's `cpa_time` / `cpa_distance`), time clamped to a [`Window`] | [`cpa`], [`cpa_segments`] | [`reference::cpa`](crate::reference::cpa), [`reference::cpa_segments`](crate::reference::cpa_segments) | `cpa.rs` |
+//! | closest point of approach of two tracks (Sunday's `cpa_time` / `cpa_distance`), time clamped to a [`Window`] | [`cpa()`], [`cpa_segments`] | [`reference::cpa`](crate::reference::cpa), [`reference::cpa_segments`](crate::reference::cpa_segments) | `cpa.rs` |
 //! | time of first contact of two moving spheres (the dynamic sphere-sphere test) | [`first_contact`], [`first_contact_segments`] | [`reference::first_contact`](crate::reference::first_contact), [`reference::first_contact_segments`](crate::reference::first_contact_segments) | `contact.rs` |
 //! | the same two in `f64` (see below) | [`cpa64`], [`cpa_segments64`], [`first_contact64`], [`first_contact_segments64`] | `reference::…64` of each | `cpa.rs`, `contact.rs` |
 //!

@@ -72,7 +72,7 @@
 //! The lanes run the same steps with the same operations; a lane that has stopped keeps its
 //! result (latched by `select`) while the others go on, and the group's loop ends when no
 //! lane is active or after [`SWEPT_STEPS`] steps. Each step's closest points are the
-//! kernel's [`closest8`](crate::kernel::closest8), the reference's twin bit for bit, so the
+//! kernel's [`closest8`], the reference's twin bit for bit, so the
 //! whole query is too.
 //!
 //! | reference                                   | kernel                                                |

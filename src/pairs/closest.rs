@@ -790,7 +790,7 @@ query_forms! {
 }
 
 /// Pairs per `f64` kernel group: 8 or 4, [`SIMD_LANES64`](crate::simd::SIMD_LANES64) (the
-/// columns are still padded to [`LANES`](crate::LANES)).
+/// columns are still padded to [`LANES`]).
 const W64: usize = <F64Lanes as Lane>::WIDTH;
 
 /// [`drive`] for the `f64` queries: sizes `out` for `n` pairs and runs `kernel` (over

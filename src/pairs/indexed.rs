@@ -3,7 +3,7 @@
 //! kernel on exactly those pairs.
 //!
 //! The lanes are gathered straight from the sets' SoA columns, a few hundred pairs at a
-//! time into an L1-resident buffer ([`driver::Gathered`]), so no pair of batches is built
+//! time into an L1-resident buffer ([`Gathered`]), so no pair of batches is built
 //! and the memory traffic is the sets' rows the pairs touch. Result `k` is the pair
 //! `pairs[k]`, bit for bit what the pairwise query gives for `(a[i], b[j])`.
 //!
@@ -416,7 +416,7 @@ fn perpendicular<F: ContactReal>(d: [F; 3]) -> Option<[F; 3]> {
 }
 
 /// `u - v`, or `u/2 - v/2` when a difference overflows (points spanning more than the
-/// largest float): the same direction, for [`unit`].
+/// largest float): the same direction, for [`unit()`].
 fn separation<F: ContactReal>(u: [F; 3], v: [F; 3]) -> [F; 3] {
     let d = core::array::from_fn(|k| u[k] - v[k]);
     if d.iter().all(|x: &F| x.is_finite()) {

@@ -7,7 +7,7 @@
 //! [`Soa`] already does for its columns: `crossing_pairs(&streets)` runs in the precision
 //! of `streets`, and the API table keeps one row a question. Each precision keeps its own
 //! record ([`Segment2`](super::types::Segment2),
-//! [`Segment2_64`](super::types::Segment2_64)), named by the element type.
+//! [`Segment2_64`]), named by the element type.
 //!
 //! What differs between the precisions is the narrow phase of a crossing set: `f32` pairs
 //! run the 8-lane kernel over gathered index pairs, `f64` pairs the scalar reference
@@ -24,7 +24,7 @@ use crate::batch::{Soa, SoaView};
 /// otherwise, or `f64`), each padded with zeros to a multiple of [`LANES`](crate::LANES):
 /// 16 bytes an `f32` segment, where a 3D batch with `z = 0` would read 24. Built like
 /// [`Segments`](crate::Segments), with the same constructors; `Segments2<f64>` holds
-/// [`Segment2_64`](super::types::Segment2_64) records. `Segments2::new()` is an `f32`
+/// [`Segment2_64`] records. `Segments2::new()` is an `f32`
 /// batch (only the `f32` batch has `new`); an empty `f64` one is
 /// `Segments2::<f64>::default()` or `with_capacity(n)`.
 ///

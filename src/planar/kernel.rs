@@ -65,7 +65,7 @@ use crate::real::{clamp, fma, fms, fnma, max_ps, min_ps, probe};
 use wide::{f32x8, u32x8};
 
 /// The largest coordinate magnitude of a pair solved as given by the `f32` lanes (the
-/// reference's [`Plane::SOLVE_HI`](super::types::Element) for `f32`).
+/// reference's [`Plane::SOLVE_HI`] for `f32`).
 const RANGE_HI: f32 = <f32 as Plane>::SOLVE_HI;
 /// The smallest.
 const RANGE_LO: f32 = <f32 as Plane>::SOLVE_LO;

@@ -19,6 +19,82 @@ pub(super) const BIG_KEY: u64 = u64::MAX - 1;
 /// The sort key of a non-finite object (after the big ones).
 pub(super) const NONE_KEY: u64 = u64::MAX;
 
+/// Pass 1 of [`Grid::build`]: the objects `object(0..n)` staged as rows by id (read in
+/// order from the caller's columns; the object's own radius `pad(i)`, or 0, after its `C`
+/// coordinates) and, a chunk at a time, the bounds of the spheres' centres and the largest
+/// finite radius: `(rows, lo, hi, max)`.
+#[inline(always)]
+fn stage<T: Record<C>, const C: usize, const D: usize>(
+    n: usize,
+    object: impl Fn(usize) -> T + Sync,
+    pad: Option<&(dyn Fn(usize) -> f32 + Sync)>,
+    parallel: bool,
+) -> (Vec<Row>, [f64; D], [f64; D], f32) {
+    let mut staged = vec![Row::default(); n];
+    let parts = fill(&mut staged, parallel, |k, piece| {
+        let mut lo = [f64::INFINITY; D];
+        let mut hi = [f64::NEG_INFINITY; D];
+        let mut max = 0.0f32;
+        for (slot, i) in piece.iter_mut().zip(k..) {
+            let record = bytemuck::cast::<T, [f32; C]>(object(i));
+            let own = pad.map_or(0.0, |pad| pad(i));
+            *slot = Row(core::array::from_fn(|c| {
+                if c < C {
+                    record[c]
+                } else if c == C {
+                    own
+                } else {
+                    0.0
+                }
+            }));
+            if let Some((m, h)) = row_sphere::<D>(slot) {
+                if h.is_finite() {
+                    max = max.max(h);
+                }
+                for k in 0..D {
+                    lo[k] = lo[k].min(f64::from(m[k]));
+                    hi[k] = hi[k].max(f64::from(m[k]));
+                }
+            }
+        }
+        (lo, hi, max)
+    });
+    let mut lo = [f64::INFINITY; D];
+    let mut hi = [f64::NEG_INFINITY; D];
+    let mut max = 0.0f32;
+    for (l, h, m) in parts {
+        max = max.max(m);
+        for k in 0..D {
+            lo[k] = lo[k].min(l[k]);
+            hi[k] = hi[k].max(h[k]);
+        }
+    }
+    (staged, lo, hi, max)
+}
+
+/// The largest sphere radius the cells of [`Grid::build`] hold, given the staged rows and
+/// their largest finite radius `max` (the rule is on [`Grid::build`]). The percentile comes
+/// from an evenly spaced sample of at most [`CAP_SAMPLE`] radii: the cap only sizes the
+/// cells (any cap gives the same pairs), and a sample keeps the selection a constant cost.
+#[inline(always)]
+fn cap<const D: usize>(staged: &[Row], max: f32) -> f32 {
+    let stride = staged.len().div_ceil(CAP_SAMPLE).max(1);
+    let mut radii: Vec<f32> = staged
+        .iter()
+        .step_by(stride)
+        .filter_map(|r| row_sphere::<D>(r).map(|s| s.1))
+        .collect();
+    if radii.is_empty() {
+        max
+    } else {
+        let q = (radii.len() * 99 / 100).min(radii.len() - 1);
+        let (_, &mut p99, _) = radii.select_nth_unstable_by(q, f32::total_cmp);
+        // (`p99` is infinite when more than 1% of the spheres are: the largest finite
+        // radius, `max`, is then the cap.)
+        if max <= 2.0 * p99 { max } else { p99 }
+    }
+}
+
 /// Below this many pairs [`sort_keys`] sorts by comparisons; from it, by the key's bytes.
 const RADIX_MIN: usize = 1 << 12;
 
@@ -190,65 +266,9 @@ impl<const D: usize> Grid<D> {
         if n > u32::MAX as usize || !radius.is_finite() {
             return None;
         }
-        // Pass 1: the objects staged as rows by id (read in order from the caller's
-        // columns) and, a chunk at a time, the centres' bounds and the largest radius.
-        let mut staged = vec![Row::default(); n];
-        let parts = fill(&mut staged, parallel, |k, piece| {
-            let mut lo = [f64::INFINITY; D];
-            let mut hi = [f64::NEG_INFINITY; D];
-            let mut max = 0.0f32;
-            for (slot, i) in piece.iter_mut().zip(k..) {
-                let record = bytemuck::cast::<T, [f32; C]>(object(i));
-                let own = pad.map_or(0.0, |pad| pad(i));
-                *slot = Row(core::array::from_fn(|c| {
-                    if c < C {
-                        record[c]
-                    } else if c == C {
-                        own
-                    } else {
-                        0.0
-                    }
-                }));
-                if let Some((m, h)) = row_sphere::<D>(slot) {
-                    if h.is_finite() {
-                        max = max.max(h);
-                    }
-                    for k in 0..D {
-                        lo[k] = lo[k].min(f64::from(m[k]));
-                        hi[k] = hi[k].max(f64::from(m[k]));
-                    }
-                }
-            }
-            (lo, hi, max)
-        });
-        let mut lo = [f64::INFINITY; D];
-        let mut hi = [f64::NEG_INFINITY; D];
-        let mut max = 0.0f32;
-        for (l, h, m) in parts {
-            max = max.max(m);
-            for k in 0..D {
-                lo[k] = lo[k].min(l[k]);
-                hi[k] = hi[k].max(h[k]);
-            }
-        }
-        // The percentile from an evenly spaced sample of at most `CAP_SAMPLE` radii: the
-        // cap only sizes the cells (any cap gives the same pairs), and a sample keeps the
-        // selection a constant cost.
-        let stride = n.div_ceil(CAP_SAMPLE).max(1);
-        let mut radii: Vec<f32> = staged
-            .iter()
-            .step_by(stride)
-            .filter_map(|r| row_sphere::<D>(r).map(|s| s.1))
-            .collect();
-        let cap = if radii.is_empty() {
-            max
-        } else {
-            let q = (radii.len() * 99 / 100).min(radii.len() - 1);
-            let (_, &mut p99, _) = radii.select_nth_unstable_by(q, f32::total_cmp);
-            // (`p99` is infinite when more than 1% of the spheres are: the largest finite
-            // radius, `max`, is then the cap.)
-            if max <= 2.0 * p99 { max } else { p99 }
-        };
+        // Pass 1: the objects staged as rows by id, the centres' bounds, the largest radius.
+        let (staged, lo, hi, max) = stage::<T, C, D>(n, object, pad, parallel);
+        let cap = cap::<D>(&staged, max);
         let extent = (0..D).map(|k| hi[k] - lo[k]).fold(0.0f64, f64::max);
         let reach = (2.0 * f64::from(cap) + f64::from(radius)) * f64::from(BOUND_REL);
         // Finite: `cap` and `radius` are finite `f32`s, and so is every centre.
@@ -291,19 +311,7 @@ impl<const D: usize> Grid<D> {
             .iter()
             .map(|&id| row_sphere::<D>(&staged[id as usize]).expect("a finite sphere"))
             .collect();
-        // Where each occupied cell starts: the positions whose key differs from the one
-        // before, found a chunk at a time.
-        let cells = &keyed[..cells_len];
-        let mut firsts = vec![false; cells_len];
-        fill_each(&mut firsts, parallel, |p| {
-            p == 0 || cells[p].0 != cells[p - 1].0
-        });
-        for (p, _) in firsts.iter().enumerate().filter(|&(_, &first)| first) {
-            grid.keys.push(cells[p].0);
-            grid.starts.push(p as u32);
-        }
-        grid.starts.push(cells_len as u32);
-        drop(firsts);
+        grid.cells(&keyed[..cells_len], parallel);
         drop(keyed);
         // Pass 3: the objects in the grid's order (the one random read of the staged rows),
         // and their spheres.
@@ -313,6 +321,22 @@ impl<const D: usize> Grid<D> {
         let cells = &rows[..cells_len];
         grid.spheres = SphereColumns::of(cells_len, parallel, |p| row_sphere::<D>(&cells[p]));
         Some((grid, rows))
+    }
+
+    /// The occupied cells' keys and where each starts, from the sorted keys of the objects
+    /// in the cells (`(key, order)` pairs): the positions whose key differs from the one
+    /// before, found a chunk at a time.
+    #[inline(always)]
+    fn cells(&mut self, cells: &[(u64, u64)], parallel: bool) {
+        let mut firsts = vec![false; cells.len()];
+        fill_each(&mut firsts, parallel, |p| {
+            p == 0 || cells[p].0 != cells[p - 1].0
+        });
+        for (p, _) in firsts.iter().enumerate().filter(|&(_, &first)| first) {
+            self.keys.push(cells[p].0);
+            self.starts.push(p as u32);
+        }
+        self.starts.push(cells.len() as u32);
     }
 
     /// Cell coordinates of a point (each `1 ..= MAX_CELL`; `x` always 1 in columns).

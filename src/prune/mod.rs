@@ -14,8 +14,8 @@
 //!
 //! # The grid
 //!
-//! Every object is reduced to a bounding sphere (centre, radius inflated against rounding,
-//! as the brute-force prefilter does, see [`crate::query`]). The cell edge is
+//! Every object is reduced to a bounding sphere (centre, radius inflated against rounding:
+//! [`sphere`], the sphere of the brute-force queries' prefilter too). The cell edge is
 //! `c >= 2·cap + r`, `cap` the largest sphere radius kept in the cells and `r` the query
 //! radius: two spheres within `r` of each other then have their centres in the same or
 //! neighbouring cells. With a radius an object (capsules) each sphere is grown by its
@@ -46,25 +46,26 @@
 //! The grid never decides a result: it only names candidates, and its sphere test is the
 //! prefilter of the brute-force queries, so a query with and without it reports the same
 //! pairs with the same values. The scan hands its candidates on a group of eight at a time
-//! ([`Group`]); a narrow phase may drop lanes with a tighter test that is as conservative
-//! ([`Narrow::refine`]: the radius queries test the segment against the other's sphere,
-//! which halves the candidates the gathered kernel sees on short segments).
+//! ([`Group`](store::Group)); a narrow phase may drop lanes with a tighter test that is as
+//! conservative ([`Narrow::refine`]: the radius queries test the segment against the
+//! other's sphere, which halves the candidates the gathered kernel sees on short segments).
 //!
 //! # Running a set query
 //!
 //! A query supplies its narrow phase ([`Narrow`]: which pair a candidate stands for, and
 //! the kernel run that decides a batch of candidates); a [`Plan`] cuts the grid into tasks
-//! of about [`TASK_OBJECTS`] objects (whole cells; a crowded cell, such as a set along one
-//! line or many copies of one object, in runs of its objects; then runs of big objects),
-//! feeds each task's candidates to the narrow phase [`FLUSH`] at a time, and hands each
-//! task's hits on in task order, in blocks of at most [`MAX_BLOCK_HITS`]: a task hands its
-//! hits on whenever another run of the narrow phase could take them past the cap, so no
-//! layout of the set (collinear, identical, dense) makes a block larger. The parallel forms
-//! run the tasks on as many threads as the rayon pool has, each with a queue of at most
-//! [`BLOCKS_AHEAD`] finished blocks that the calling thread reads in task order
-//! ([`ordered`]). The tasks and their blocks do not depend on the thread count, so every
-//! thread count gives the same blocks in the same order, and a streamed query holds the
-//! input, the grid and a few blocks a thread, never its whole output.
+//! of about [`TASK_OBJECTS`](plan::TASK_OBJECTS) objects (whole cells; a crowded cell, such
+//! as a set along one line or many copies of one object, in runs of its objects; then runs
+//! of big objects), feeds each task's candidates to the narrow phase [`FLUSH`](plan::FLUSH)
+//! at a time, and hands each task's hits on in task order, in blocks of at most
+//! [`MAX_BLOCK_HITS`]: a task hands its hits on whenever another run of the narrow phase
+//! could take them past the cap, so no layout of the set (collinear, identical, dense)
+//! makes a block larger. The parallel forms run the tasks on as many threads as the rayon
+//! pool has, each with a queue of at most [`BLOCKS_AHEAD`](stream::BLOCKS_AHEAD) finished
+//! blocks that the calling thread reads in task order ([`ordered`]). The tasks and their
+//! blocks do not depend on the thread count, so every thread count gives the same blocks in
+//! the same order, and a streamed query holds the input, the grid and a few blocks a
+//! thread, never its whole output.
 //!
 //! # Extreme inputs
 //!
@@ -96,7 +97,7 @@ pub(crate) use grid::{Grid, Layout};
 pub use plan::MAX_BLOCK_HITS;
 pub(crate) use plan::{Narrow, Plan};
 pub(crate) use spheres::{
-    BOUND_REL, SphereColumns, each_bit, lane_bits, pad_slot, rows_to_batch, sphere,
+    BOUND_REL, KERNEL_ABS64, SphereColumns, each_bit, lane_bits, pad_slot, rows_to_batch, sphere,
 };
 pub(crate) use store::{Kept, fill_each};
 pub(crate) use stream::ordered;

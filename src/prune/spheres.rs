@@ -25,6 +25,13 @@ pub(super) const CENTRE_ABS: f64 = 0.75 * f32::EPSILON as f64;
 pub(super) const SPHERE_FLOOR: f64 = 1.0 / (1u128 << 72) as f64;
 /// Relative inflation of the sum `radA + radB + R`.
 pub(crate) const BOUND_REL: f32 = 1.0 + 16.0 * f32::EPSILON;
+/// Absolute inflation of each `f64` object's sphere, times its largest coordinate (in the
+/// caller's frame): far above the `f64` kernel's error bound, `8·ε·S` with `S` the largest
+/// coordinate of the pair (its error is relative to the pair's extent, module docs of
+/// [`crate::sets`], and at UTM `256·ε·S` is still under a micrometre). Each of a pair's
+/// spheres takes it for its own coordinates, so the two together cover it for the pair's
+/// largest.
+pub(crate) const KERNEL_ABS64: f64 = 256.0 * f64::EPSILON;
 /// Extra room in the cell edge over the largest distance two neighbours' centres can have,
 /// for the rounding of that bound in `f32`.
 pub(super) const CELL_MARGIN: f64 = 1.0 + 1e-4;

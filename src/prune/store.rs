@@ -4,13 +4,13 @@
 /// Objects per chunk of the grid's passes over a set.
 pub(super) const CHUNK: usize = 64 * 1024;
 
-/// Groups of candidates (a position and up to [`LANES`] others) the grid hands on at a
-/// time: the scan fills them in a tight loop, and the refinement and the narrow phase's
-/// batching run over them in another.
+/// Groups of candidates (a position and up to [`LANES`](crate::columns::LANES) others) the
+/// grid hands on at a time: the scan fills them in a tight loop, and the refinement and the
+/// narrow phase's batching run over them in another.
 pub(super) const GROUPS: usize = 2048;
 
 /// A group of candidates: position `p` with the positions `j + k` (`j` a multiple of
-/// [`LANES`]) of the bits `k` set in `bits`.
+/// [`LANES`](crate::columns::LANES)) of the bits `k` set in `bits`.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Group {
     pub(super) p: u32,

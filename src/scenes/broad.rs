@@ -618,9 +618,10 @@ fn each_chunk(
     }
 }
 
-/// The tight boxes ([`Aabb::capsule`]) of the objects `first..first + boxes.len()` (at
-/// most [`LANES`]) into `boxes`, computed eight lanes at once, written only for the live
-/// objects with finite ends; those are the bits of the result.
+/// The tight boxes (`Aabb::capsule`'s, as the tests check) of the objects
+/// `first..first + boxes.len()` (at most [`LANES`]) into `boxes`, computed eight lanes at
+/// once, written only for the live objects with finite ends; those are the bits of the
+/// result.
 #[inline]
 fn tight_boxes(
     first: usize,

@@ -96,7 +96,7 @@
 use crate::lanes::Twin;
 use wide::{f32x4, f32x8};
 
-use super::within64::KERNEL_ABS64;
+use crate::prune::KERNEL_ABS64;
 use crate::segment::{Segment, Segment64};
 
 /// A member type of the index: [`Segment`] or [`Segment64`], with what differs between the
@@ -733,7 +733,7 @@ const PACKED: [u64; 256] = {
 /// distances) into the eight slots `into`, in the node's order for `octant`, and returns
 /// how many there are, without a branch on which lanes were entered. With AVX2: a
 /// permutation of the lanes into that order, then one that packs the entered ones (their
-/// positions read from [`PACKED`]), and two stores of eight lanes. Without: every lane
+/// positions read from `PACKED`), and two stores of eight lanes. Without: every lane
 /// written in the order, each at the first slot past the entered ones written before it.
 #[inline(always)]
 fn push(

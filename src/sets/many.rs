@@ -44,7 +44,7 @@ query_forms! {
     /// The general form of [`dist2_matrix`]: extents and tolerance from `options`, the
     /// matrix written into `out`, resized to `a.len()·b.len()` (allocation reused, grown
     /// with `try_reserve`). The parallel forms hand out blocks of
-    /// [`TILE_A`](crate::sets::TILE_A) rows above [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)
+    /// [`TILE_A`] rows above [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)
     /// entries.
     ///
     /// # Errors
@@ -238,7 +238,8 @@ const BRUTE_COLS: usize = MAX_BLOCK_HITS / TILE_A;
 
 const _: () = assert!(BRUTE_COLS.is_multiple_of(TILE_B));
 
-/// The radius tile loop shared by [`pairs_within`] and the within-one-set query.
+/// The radius tile loop shared by [`pairs_within`](crate::sets::pairs_within) and the
+/// within-one-set query.
 pub(crate) struct Within<'v, 's> {
     pub a: Side<'v>,
     pub b: Side<'v>,
@@ -343,7 +344,7 @@ impl Within<'_, '_> {
     }
 
     /// Every hit of rows `0..na` × columns `0..nb`, in blocks of at most
-    /// [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS): blocks of [`TILE_A`] rows in order, each
+    /// [`MAX_BLOCK_HITS`]: blocks of [`TILE_A`] rows in order, each
     /// cut into runs of [`BRUTE_COLS`] columns, each block sorted by `(i, j)`; made by
     /// `finish` and handed to `sink` as [`crate::prune::ordered`] does (on all cores when
     /// `parallel` and there are at least [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)

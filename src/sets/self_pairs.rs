@@ -52,7 +52,7 @@ query_forms! {
     /// # Errors
     /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
     /// list); [`Error::LengthMismatch`] when a list is not one radius an object of `set`
-    /// (or is [`Radius::Sides`](crate::sets::Radius::Sides), two lists for one set);
+    /// (or is [`Radius::Sides`], two lists for one set);
     /// [`Error::TooManyObjects`] for more than `u32::MAX` segments; [`Error::OutOfMemory`] when the
     /// output cannot grow to the hits found (it is grown with `try_reserve`; `out` is then
     /// empty: the streamed forms take any number of hits).

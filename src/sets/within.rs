@@ -1,8 +1,8 @@
 //! Set queries that scale: the radius queries over whole sets, pruned by the grid of
-//! [`crate::prune`] and decided by the kernel over index pairs ([`super::indexed`]).
+//! [`crate::prune`] and decided by the kernel over index pairs (`pairs/indexed.rs`).
 //!
 //! [`self_pairs_within`](crate::sets::self_pairs_within) and
-//! [`pairs_within`](crate::sets::pairs_within) run here whenever both sides are segments and the
+//! [`pairs_within`] run here whenever both sides are segments and the
 //! radius is finite: the grid names candidate pairs (a conservative sphere test over the
 //! cells' neighbours), the candidates are gathered a few thousand at a time and run through
 //! the kernel, and the kernel's squared distance decides. Every reported value is therefore the
@@ -89,7 +89,7 @@ impl From<Found> for PairHit {
 /// Whether segments `a` and `b`, whose closest points are `closest` (from any closest-points
 /// query or [`reference::closest_points_with`](crate::reference::closest_points_with)), lie
 /// within `radius` of each other: the decision every radius query makes
-/// ([`pairs_within`](crate::sets::pairs_within), [`self_pairs_within`](crate::sets::self_pairs_within),
+/// ([`pairs_within`], [`self_pairs_within`](crate::sets::self_pairs_within),
 /// their streamed forms), so a caller can reproduce their lists pair by pair.
 ///
 /// It is `closest.dist2 <= radius²` in `f32`, except for a pair flagged
@@ -125,7 +125,7 @@ pub fn within_radius(a: &Segment, b: &Segment, closest: &Closest, radius: f32) -
 
 /// The number of records of `set` with a NaN or infinite coordinate.
 ///
-/// The set queries ([`pairs_within`](crate::sets::pairs_within),
+/// The set queries ([`pairs_within`],
 /// [`self_pairs_within`](crate::sets::self_pairs_within),
 /// [`crossing_pairs`](crate::planar::crossing_pairs), their streamed forms and
 /// [`SegmentIndex`](crate::SegmentIndex)) and their `f64` forms leave such members out:
@@ -599,9 +599,9 @@ stream_forms! {
     /// collected list by `(i, j)` to compare). Rays, lines and an infinite radius take the
     /// brute-force tiles, streamed the same way: blocks of 64 rows in order, each block
     /// sorted by `(i, j)`. Members with a NaN or infinite coordinate are never within any
-    /// radius ([`count_non_finite`](crate::sets::count_non_finite) counts them); a pair whose
+    /// radius ([`count_non_finite`] counts them); a pair whose
     /// squared distance under- or overflows `f32` is decided in `f64`
-    /// ([`within_radius`](crate::sets::within_radius)).
+    /// ([`within_radius`]).
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
@@ -629,7 +629,7 @@ stream_forms! {
 }
 
 stream_forms! {
-    /// The streaming form of [`pairs_within_into`](crate::sets::pairs_within_into): every pair of
+    /// The streaming form of [`pairs_within_into`]: every pair of
     /// `a[i]` and `b[j]` within `radius`, handed to `sink` in blocks of [`PairHit`]s (see
     /// [`for_each_self_pair_within`]).
     ///

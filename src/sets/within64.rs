@@ -77,8 +77,8 @@ use crate::driver::Row;
 use crate::forms::{query_forms, stream_forms};
 use crate::pairs::{ClosestBatch64, Outputs, closest_points_into, closest_points_one_to_many_into};
 use crate::prune::{
-    Frame, Grid, Kept, Layout, MAX_BLOCK_HITS, Narrow, Plan, SphereColumns, fill_each,
-    frame_rounding, ordered, pad_slot,
+    Frame, Grid, KERNEL_ABS64, Kept, Layout, MAX_BLOCK_HITS, Narrow, Plan, SphereColumns,
+    fill_each, frame_rounding, ordered, pad_slot,
 };
 use crate::segment::{Closest64, Extent, Options, Segment, Segment64};
 use bytemuck::{Pod, Zeroable};
@@ -326,14 +326,6 @@ impl Within64<'_, '_> {
         Ok(())
     }
 }
-
-/// Absolute inflation of each `f64` object's sphere, times its largest coordinate (in the
-/// caller's frame): far above the `f64` kernel's error bound, `8·ε·S` with `S` the largest
-/// coordinate of the pair (its error is relative to the pair's extent, module docs of
-/// [`crate::sets`], and at UTM `256·ε·S` is still under a micrometre). Each of a pair's
-/// spheres takes it for its own coordinates, so the two together cover it for the pair's
-/// largest.
-pub(crate) const KERNEL_ABS64: f64 = 256.0 * f64::EPSILON;
 
 /// The value of the grid's rows that holds an object's growth ([`KERNEL_ABS64`] in the
 /// local frame).
@@ -806,7 +798,7 @@ fn each_pair64<'a, 'b, 'r>(
 stream_forms! {
     /// The streaming form of [`self_pairs_within64_into`]: every pair `i < j` of `set`
     /// within `radius` (in `f64`), handed to `sink` in blocks of [`PairHit64`]s of at most
-    /// [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), whatever the set's layout
+    /// [`MAX_BLOCK_HITS`], whatever the set's layout
     /// ([`for_each_self_pair_within`](crate::sets::for_each_self_pair_within)'s `f64` twin:
     /// the call holds the input, the grid and a few blocks, never the whole output). The
     /// pairs and values are those of [`self_pairs_within64`]; the order is the grid's (sort

@@ -18,6 +18,8 @@ mod edge_range;
 mod f64_range;
 /// First hits of thick rays at every range and radius.
 mod first_hits;
+/// The four forms of every query against each other and the reference, one call each.
+mod forms;
 /// Saved fuzz inputs replayed.
 mod fuzz_replay;
 /// Golden cases.
