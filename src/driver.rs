@@ -91,7 +91,7 @@ pub(crate) const ADAPT_BLOCK: usize = 32;
 /// A lean block that misses more groups than `ADAPT_BLOCK / ADAPT_MISS_SHARE` switches to
 /// the special path. Through the lean path a missed group costs the lean attempt and then
 /// the special path (or, failing that, the masked path's 3.5-4.5x); the special path costs
-/// every group about 20% more (callgrind, `bench/examples/query_profile.rs`: 163 instructions a
+/// every group about 20% more (callgrind, `benches/examples/query_profile.rs`: 163 instructions a
 /// general group; through `special` about 200 a group with no special lane, 230 with
 /// one; 580-680 through `masked`). Groups missed for non-finite or out-of-range lanes
 /// count too, though the special path cannot take them either: data full of those pays
@@ -596,7 +596,7 @@ fn load_side_at(cols: &[&[f32]; 6], j: usize) -> (V3, V3) {
 
 /// Below this many pairs the parallel functions run on the calling thread.
 ///
-/// How it was chosen: `cargo bench -p segbatch-bench --bench queries -- cutoff` times the sequential call
+/// How it was chosen: `cargo bench --bench queries -- cutoff` times the sequential call
 /// against the same work split in two halves with `rayon::join` on a 2-thread pool, at 8K to
 /// 128K pairs. Handing work to the second thread and joining costs about 10-30 µs here
 /// (8K pairs: 51 µs sequential, 59 µs split), and at 16K pairs the split only breaks even
@@ -617,7 +617,7 @@ const _: () = assert!(PAR_CHUNK_PAIRS.is_multiple_of(2 * LANES));
 /// `N × M` queries run on the calling thread.
 ///
 /// A within-radius pair test costs ~0.7 ns with the bounding-sphere prefilter (most groups
-/// are skipped), ~4 ns without. `cargo bench -p segbatch-bench --bench queries -- cutoff` compares the
+/// are skipped), ~4 ns without. `cargo bench --bench queries -- cutoff` compares the
 /// sequential query with two halves joined on 2 threads at 64K, 256K and 1M tests: 204 µs
 /// vs 139 µs, 487 µs vs 569 µs and 2.04 ms vs 1.47 ms on the (busy) machine of
 /// docs/performance.md, so the split wins clearly from about 1M tests and is a toss-up at

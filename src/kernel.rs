@@ -229,7 +229,7 @@ pub(crate) fn closest8<L: Lane>(
 /// data (rays along walls, collinear pieces, points) with their selects (Rhodes'
 /// midpoint, the safe divisors, the flags), run only in groups that hold such a lane.
 /// Compiled into the loop, those selects cost every group about 30 instructions
-/// (callgrind, `bench/examples/query_profile.rs params`: 191 against 159 a group) even where no
+/// (callgrind, `benches/examples/query_profile.rs params`: 191 against 159 a group) even where no
 /// lane needs them, while sending such groups to the masked path costs them 3.5-4.5 times
 /// a general group; the driver picks the form by the share of groups that miss the lean
 /// one ([`crate::driver`], "Adaptive paths"; docs/performance.md, "The slow paths").

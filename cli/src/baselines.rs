@@ -10,7 +10,7 @@
 //!   candidate pairs.
 //!
 //! Both return the pairs `(i, j)`, `i < j`, with parry3d's distance `<= r`, sorted.
-//! `bench/benches/sets.rs` includes this file (`#[path]`) for the criterion bench, so both benches
+//! `benches/sets.rs` includes this file (`#[path]`) for the criterion bench, so both benches
 //! run the same peers.
 
 use parry3d::bounding_volume::Aabb;

@@ -1,8 +1,8 @@
-//! The peer of the sight-ray benchmarks (`segbatch bench --scenes`, `bench/benches/rays.rs`):
+//! The peer of the sight-ray benchmarks (`segbatch bench --scenes`, `benches/rays.rs`):
 //! parry3d's `Bvh::cast_ray` over the walls as capsules, written the leanest way a parry
 //! user would. The tree is built once over the capsules' boxes (binned SAH), and each ray
 //! is cast with a closest-hit callback doing parry3d's capsule ray cast (solid, so a ray
-//! starting inside a capsule hits at 0). `bench/benches/rays.rs` includes this file (`#[path]`).
+//! starting inside a capsule hits at 0). `benches/rays.rs` includes this file (`#[path]`).
 
 use parry3d::bounding_volume::Aabb;
 use parry3d::math::{Pose, Vec3};

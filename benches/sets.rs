@@ -1,6 +1,6 @@
 //! Set queries against scalar peers built on parry3d 0.31, in the same run.
 //!
-//! Groups (filter with `cargo bench -p segbatch-bench --bench sets -- <group>`):
+//! Groups (filter with `cargo bench --bench sets -- <group>`):
 //! - `hair`, `grass` and `clustered`: all pairs within `r` of 100K, 1M and 4M short
 //!   segments (`segbatch_testkit::sets::hair`: length ~2r, ~10 neighbours each; `grass`:
 //!   strands of the same length rooted on a floor; `clustered`: hair in dense blobs): `par_self_pairs_within` on a 2-thread pool, against a scalar
@@ -39,7 +39,7 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 
 // The peers: the CLI's own `cli/src/baselines.rs`, included (the CLI is a binary crate).
 // (Its unit tests compile, unrun, when clippy checks this bench as a test target.)
-#[path = "../../cli/src/baselines.rs"]
+#[path = "../cli/src/baselines.rs"]
 #[cfg_attr(test, allow(unused_imports, dead_code))]
 mod baselines;
 use baselines::{bvh_parry, differences, sweep_parry};

@@ -26,7 +26,7 @@ use segbatch::{Segment, Segment64, SegmentIndex, Segments, Segments64, reference
 use segbatch_testkit::sets::{rays, walls};
 use std::hint::black_box;
 
-#[path = "../../cli/src/ray_peer.rs"]
+#[path = "../cli/src/ray_peer.rs"]
 mod ray_peer;
 use ray_peer::ParryWalls;
 

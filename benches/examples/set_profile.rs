@@ -4,7 +4,7 @@
 //! one, so `perf record` and `valgrind --tool=callgrind` see only the set machinery.
 //!
 //! ```text
-//! cargo run --release -p segbatch-bench --example set_profile -- MODE [n] [reps]
+//! cargo run --release --features profiling --example set_profile -- MODE [n] [reps]
 //!   MODE: par | seq   (par_self_pairs_within / self_pairs_within: hits collected)
 //!         each | each1 (par_for_each_self_pair_within / for_each_self_pair_within:
 //!                       streamed blocks, only counted)
