@@ -5,7 +5,7 @@
 //! - `segbatch`: [`SegmentIndex::first_hits_into`] (the index built once, the output
 //!   reused);
 //! - `parry`: parry3d's `Bvh::cast_ray` over the walls as capsules of the same radius
-//!   (`cli/src/ray_peer.rs`, shared with `segbatch bench --scenes`);
+//!   (`cli/src/bench/ray_peer.rs`, shared with `segbatch bench --scenes`);
 //! - `segbatch_2t` and `parry_2t`: the same on a 2-thread pool
 //!   ([`SegmentIndex::par_first_hits_into`]; parry3d's casts in a rayon `par_iter`).
 //!
@@ -26,7 +26,7 @@ use segbatch::{Segment, Segment64, SegmentIndex, Segments, Segments64, reference
 use segbatch_testkit::sets::{rays, walls};
 use std::hint::black_box;
 
-#[path = "../cli/src/ray_peer.rs"]
+#[path = "../cli/src/bench/ray_peer.rs"]
 mod ray_peer;
 use ray_peer::ParryWalls;
 

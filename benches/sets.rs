@@ -37,9 +37,9 @@ fn pool(threads: usize) -> rayon::ThreadPool {
         .unwrap()
 }
 
-// The peers: the CLI's own `cli/src/baselines.rs`, included (the CLI is a binary crate).
+// The peers: the CLI's own `cli/src/bench/baselines.rs`, included (the CLI is a binary crate).
 // (Its unit tests compile, unrun, when clippy checks this bench as a test target.)
-#[path = "../cli/src/baselines.rs"]
+#[path = "../cli/src/bench/baselines.rs"]
 #[cfg_attr(test, allow(unused_imports, dead_code))]
 mod baselines;
 use baselines::{bvh_parry, differences, sweep_parry};

@@ -39,9 +39,9 @@ use segbatch::{Options, SegmentIndex, Segments};
 use segbatch_testkit::sets::{candidate_pairs, hair, rays, walls};
 use std::time::Instant;
 
-// The moving scene of `segbatch bench --scenes`: the CLI's own `cli/src/scene_peers.rs`,
+// The moving scene of `segbatch bench --scenes`: the CLI's own `cli/src/bench/scene_peers.rs`,
 // included (the CLI is a binary crate); only its scene is used here.
-#[path = "../../cli/src/scene_peers.rs"]
+#[path = "../../cli/src/bench/scene_peers.rs"]
 #[allow(dead_code)]
 mod scene_peers;
 

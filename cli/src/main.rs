@@ -26,20 +26,11 @@
 //! [`CliError`].
 
 mod args;
-mod baselines;
 mod bench;
-mod bench_rays;
-mod bench_scenes;
-mod bench_sets;
-mod bench_swept;
 mod closest;
 mod error;
-mod plot;
-mod ray_peer;
 mod run;
-mod scene_peers;
 mod sets;
-mod swept_peers;
 mod verify;
 mod workload;
 

@@ -24,7 +24,8 @@ use segbatch::scenes::{Capsules, Frame, Report};
 use segbatch::sets::{Hit, Radius, SharedEndpoints, self_pairs_within_into};
 use segbatch::{Options, Segment, Segments};
 
-use super::bench::BenchArgs;
+use super::args::BenchArgs;
+use super::common::median;
 use super::scene_peers::{
     ParryContact, ParryScene, brute_pairs, contact_differences, parry_pairs, scene,
 };
@@ -79,12 +80,6 @@ impl SetFrame {
         v.dedup();
         v
     }
-}
-
-/// Median of `v` (sorted in place).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// Runs `segbatch bench --scenes`.

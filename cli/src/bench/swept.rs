@@ -27,20 +27,16 @@ use parry3d::partitioning::BvhWorkspace;
 use segbatch::scenes::{Capsules, Frame, Report};
 use segbatch_testkit::swept::{first_below, swept_candidates, thin_fast_scene};
 
+use super::args::BenchArgs;
+use super::common::median;
+use super::swept_peers::{Ours, ParryStep, cast, parry_capsules, parry_step, rapier_ccd};
 use crate::error::CliError;
-use crate::swept_peers::{Ours, ParryStep, cast, parry_capsules, parry_step, rapier_ccd};
 
 /// Steps timed a round.
 const STEPS: usize = 20;
 
-/// Median of `v` (sorted in place).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Runs the swept part of `segbatch bench --scenes`.
-pub fn run(args: &super::bench::BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let n = match &args.sizes {
         Some(s) => *s.0.first().unwrap_or(&20_000),
         None => 20_000,

@@ -27,7 +27,8 @@ use segbatch::sets::FirstHit;
 use segbatch::{Segment, SegmentIndex, Segments, reference};
 use segbatch_testkit::sets::{rays, walls};
 
-use super::bench::BenchArgs;
+use super::args::BenchArgs;
+use super::common::median;
 use super::ray_peer::ParryWalls;
 use crate::error::CliError;
 
@@ -38,12 +39,6 @@ const RADIUS: f32 = 0.3;
 
 /// The least wall time of untimed passes before each timed one.
 const WARM_UP: std::time::Duration = std::time::Duration::from_millis(20);
-
-/// Median of `xs` (not empty).
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
 
 fn brute(walls: &[Segment], ray: &Segment, range: f32) -> Option<FirstHit> {
     let mut best: Option<FirstHit> = None;
@@ -168,7 +163,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                     }
                 }
             }
-            let [a, b, c, d] = times.map(median);
+            let [a, b, c, d] = times.map(|mut t| median(&mut t));
             writeln!(
                 out,
                 "{:<8} {:>7} {:>6} {:>10.1} ms {:>7.1} ms {:>7.2}x {:>10.1} ms {:>7.1} ms {:>7.2}x \
