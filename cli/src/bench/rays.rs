@@ -53,6 +53,37 @@ fn brute(walls: &[Segment], ray: &Segment, range: f32) -> Option<FirstHit> {
     best
 }
 
+/// Every ray's first hit (`ours`) against parry3d's (`theirs`: the wall and the
+/// parameter; ties at the same parameter may name either wall), and a sample of them
+/// against brute force, bit for bit. What differs, as an error's text.
+fn check_hits(
+    ours: &[Option<FirstHit>],
+    theirs: &[Option<(u32, f32)>],
+    walls: &[Segment],
+    sight: &[Segment],
+    range: f32,
+) -> Result<(), String> {
+    let differ = ours
+        .iter()
+        .zip(theirs)
+        .filter(|(a, b)| match (a, b) {
+            (Some(a), Some(b)) => a.index != b.0 && (a.u - b.1).abs() > 1e-4,
+            (a, b) => a.is_some() != b.is_some(),
+        })
+        .count();
+    let sample_off = (0..ours.len())
+        .step_by(500)
+        .filter(|&k| ours[k] != brute(walls, &sight[k], range))
+        .count();
+    if differ + sample_off > 0 {
+        return Err(format!(
+            "{differ} rays name another wall than parry3d, {sample_off} sampled rays differ \
+             from brute force"
+        ));
+    }
+    Ok(())
+}
+
 /// Runs the sight-ray scenes and prints their table.
 pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let rounds = if args.quick { 3 } else { 7 };
@@ -102,24 +133,9 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             };
             first(&mut ours)?;
             peer.cast(&sight, range, &mut theirs);
-            let differ = ours
-                .iter()
-                .zip(&theirs)
-                .filter(|(a, b)| match (a, b) {
-                    (Some(a), Some(b)) => a.index != b.0 && (a.u - b.1).abs() > 1e-4,
-                    (a, b) => a.is_some() != b.is_some(),
-                })
-                .count();
-            let sample_off = (0..n_rays)
-                .step_by(500)
-                .filter(|&k| ours[k] != brute(&wall_list, &sight[k], range))
-                .count();
-            if differ + sample_off > 0 {
-                return Err(CliError::failed(format!(
-                    "sight rays ({name}, range {range}): {differ} rays name another wall than \
-                     parry3d, {sample_off} sampled rays differ from brute force"
-                )));
-            }
+            check_hits(&ours, &theirs, &wall_list, &sight, range).map_err(|e| {
+                CliError::failed(format!("sight rays ({name}, range {range}): {e}"))
+            })?;
             // Each timed pass follows untimed ones of the same code on the same threads for
             // `WARM_UP`, as in a frame loop: its own data in cache and its threads on their
             // cores, whichever side ran before.
