@@ -42,19 +42,13 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 #[path = "../cli/src/bench/baselines.rs"]
 #[cfg_attr(test, allow(unused_imports, dead_code))]
 mod baselines;
-use baselines::{bvh_parry, differences, sweep_parry};
+use baselines::{bvh_parry, differences, farthest_from_radius, sweep_parry};
 
 /// Prints how a peer's pairs differ from segbatch's (and how far from the radius).
 fn compare(name: &str, set: &[Segment], ours: &[(u32, u32)], theirs: &[(u32, u32)]) {
     let (only_ours, only_theirs) = differences(ours, theirs);
     let odd: Vec<(u32, u32)> = only_ours.into_iter().chain(only_theirs).collect();
-    let worst = odd
-        .iter()
-        .map(|&(i, j)| {
-            let c = reference::closest_points(&set[i as usize], &set[j as usize]);
-            ((c.dist2.sqrt() - R) / R).abs()
-        })
-        .fold(0.0f32, f32::max);
+    let worst = farthest_from_radius(set, &odd, R);
     eprintln!(
         "{name}: segbatch {} pairs, peer {}, {} differ (all within {worst:.1e}·r of the radius)",
         ours.len(),

@@ -18,18 +18,18 @@
 //! whichever side came first after the one-thread passes was timed on one core: a warm-up
 //! of the same wall time gives both sides the same start. Before timing, every ray's
 //! wall is checked against parry's (ties at the same parameter may go either way) and a
-//! sample of rays against brute force over [`reference::first_hit`], bit for bit.
+//! sample of rays against brute force over [`segbatch::reference::first_hit`], bit for bit.
 
 use std::io::Write;
 use std::time::Instant;
 
 use segbatch::sets::FirstHit;
-use segbatch::{Segment, SegmentIndex, Segments, reference};
+use segbatch::{Segment, SegmentIndex, Segments};
 use segbatch_testkit::sets::{rays, walls};
 
 use super::args::BenchArgs;
 use super::common::median;
-use super::ray_peer::ParryWalls;
+use super::ray_peer::{ParryWalls, brute_first_hit};
 use crate::error::CliError;
 
 /// The floor's side.
@@ -39,19 +39,6 @@ const RADIUS: f32 = 0.3;
 
 /// The least wall time of untimed passes before each timed one.
 const WARM_UP: std::time::Duration = std::time::Duration::from_millis(20);
-
-fn brute(walls: &[Segment], ray: &Segment, range: f32) -> Option<FirstHit> {
-    let mut best: Option<FirstHit> = None;
-    for (j, w) in walls.iter().enumerate() {
-        if let Some(mut h) = reference::first_hit(ray, RADIUS, range, w) {
-            h.index = j as u32;
-            if best.is_none_or(|b| (h.u, h.index) < (b.u, b.index)) {
-                best = Some(h);
-            }
-        }
-    }
-    best
-}
 
 /// Every ray's first hit (`ours`) against parry3d's (`theirs`: the wall and the
 /// parameter; ties at the same parameter may name either wall), and a sample of them
@@ -73,7 +60,7 @@ fn check_hits(
         .count();
     let sample_off = (0..ours.len())
         .step_by(500)
-        .filter(|&k| ours[k] != brute(walls, &sight[k], range))
+        .filter(|&k| ours[k] != brute_first_hit(walls, &sight[k], RADIUS, range))
         .count();
     if differ + sample_off > 0 {
         return Err(format!(

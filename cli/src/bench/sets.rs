@@ -43,7 +43,7 @@ use segbatch_testkit::sets::{
 };
 
 use super::args::BenchArgs;
-use super::baselines::{bvh_parry, differences, sweep_parry};
+use super::baselines::{bvh_parry, differences, farthest_from_radius, sweep_parry};
 use super::common::{Timing, measure, ratio, time_reps};
 use crate::error::CliError;
 
@@ -81,16 +81,8 @@ fn agreement(set: &[Segment], ours: &[(u32, u32)], theirs: &[(u32, u32)], r: f32
     if only_ours.is_empty() && only_theirs.is_empty() {
         return "same pairs".to_owned();
     }
-    // Distance from the radius of the disagreeing pairs (reference distance, f64 oracle
-    // would be overkill: the kernel's own distance is what segbatch compared).
-    let worst = only_ours
-        .iter()
-        .chain(&only_theirs)
-        .map(|&(i, j)| {
-            let c = segbatch::reference::closest_points(&set[i as usize], &set[j as usize]);
-            ((c.dist2.sqrt() - r) / r).abs()
-        })
-        .fold(0.0f32, f32::max);
+    let worst =
+        farthest_from_radius(set, &only_ours, r).max(farthest_from_radius(set, &only_theirs, r));
     format!(
         "{} only in segbatch, {} only in the peer, all within {:.1e}·r of the radius",
         only_ours.len(),
