@@ -143,3 +143,34 @@ pub fn farthest_from_radius(set: &[Segment], pairs: &[(u32, u32)], r: f32) -> f3
         })
         .fold(0.0f32, f32::max)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baselines_find_the_brute_force_pairs() {
+        let set = segbatch_testkit::sets::hair(3000, 0.5, [10.0, -3.0, 2.0], 5);
+        let r = 0.5;
+        let mut want = Vec::new();
+        let pose = Pose::IDENTITY;
+        for i in 0..set.len() {
+            for j in i + 1..set.len() {
+                let d = distance_segment_segment(&pose, &parry(&set[i]), &parry(&set[j]));
+                if d <= r {
+                    want.push((i as u32, j as u32));
+                }
+            }
+        }
+        assert!(want.len() > 5000, "{} pairs", want.len());
+        assert_eq!(sweep_parry(&set, r), want);
+        assert_eq!(bvh_parry(&set, r), want);
+    }
+
+    #[test]
+    fn differences_of_sorted_lists() {
+        let (a, b) = differences(&[(0, 1), (0, 2), (3, 4)], &[(0, 2), (1, 2), (5, 6)]);
+        assert_eq!(a, vec![(0, 1), (3, 4)]);
+        assert_eq!(b, vec![(1, 2), (5, 6)]);
+    }
+}
