@@ -3,7 +3,7 @@
 //!
 //! 50K capsules (radius 0.05-0.2, length 0.5-2, in a 100³ box) drift a little each frame;
 //! each frame asks for every touching pair and its contacts. segbatch's
-//! [`Capsules`](segbatch::scenes::Capsules) gets the frame's end points with `set_all` and
+//! [`Capsules`] gets the frame's end points with `set_all` and
 //! answers with `frame_into` (one thread) or `par_frame_into` (the pool's threads);
 //! the peer updates its leaves, refits, optimises, self-traverses and runs parry3d's
 //! capsule contact manifold (one thread). Two more rows answer each frame from scratch with
