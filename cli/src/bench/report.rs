@@ -6,11 +6,11 @@
 //! The JSON is built from the structs at the end of this file with `serde_json`: a field
 //! renamed there renames it in the output, which `cli/tests` and scripts read.
 
+use segbatch_cli::io::Columns;
 use serde::Serialize;
 
 use super::common::Figure;
 use crate::workload::Workload;
-use segbatch_cli::io::Columns;
 
 /// The implementations timed, in table order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
