@@ -1,8 +1,8 @@
 //! The command line: the top-level clap parser and the dispatch to subcommands.
 //!
-//! Layout: one file per subcommand (`closest.rs`, …), each with a clap `Args` struct and a
-//! `run` function; shared value parsers in `args.rs`; number and JSON formatting in
-//! `format.rs`. To add a subcommand, add its module, a variant to [`Command`] and an arm to
+//! Layout: one file per subcommand (`closest.rs`, …), or a folder where a subcommand has
+//! several parts (`sets/`, `bench/`), each with a clap `Args` struct and a `run` function;
+//! shared value parsers in `args.rs`; number and JSON formatting in `format.rs`. To add a subcommand, add its module, a variant to [`Command`] and an arm to
 //! [`main`].
 //!
 //! Exit codes, one rule for every subcommand:
@@ -26,20 +26,11 @@
 //! [`CliError`].
 
 mod args;
-mod baselines;
 mod bench;
-mod bench_rays;
-mod bench_scenes;
-mod bench_sets;
-mod bench_swept;
 mod closest;
 mod error;
-mod plot;
-mod ray_peer;
 mod run;
-mod scene_peers;
 mod sets;
-mod swept_peers;
 mod verify;
 mod workload;
 

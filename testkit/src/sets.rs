@@ -160,7 +160,7 @@ pub fn rays(n: usize, side: f32, seed: u64) -> Vec<Segment> {
 
 /// A broad phase's candidate pairs of `set`: its pairs within `2r` (`self_pairs_within`) in
 /// a shuffled order, topped up with random pairs, `count` in all. The index-pair workload of
-/// `segbatch bench --sets`, `bench/benches/sets.rs` and `bench/examples/set_profile` (on a
+/// `segbatch bench --sets`, `benches/sets.rs` and `benches/examples/set_profile` (on a
 /// [`hair`] set of 20K with 200K pairs).
 ///
 /// # Panics

@@ -879,155 +879,12 @@ pub(super) fn open_npy(
     size: Option<u64>,
     precision: Precision,
 ) -> Result<BinaryPairs, Error> {
-    let invalid = |what: &str| Error::Data(format!("{name}: not a valid .npy file: {what}"));
-    let read_err = |e: io::Error| Error::System(format!("{name}: reading the .npy header: {e}"));
-    // The prefix: magic, version, header length (2 bytes in version 1, 4 in 2 and 3).
-    let mut prefix = [0u8; 12];
-    let got = read_full(reader.as_mut(), &mut prefix[..10]).map_err(read_err)?;
-    if got < 8 || &prefix[..6] != b"\x93NUMPY" {
-        return Err(invalid("it does not start with the .npy magic bytes"));
-    }
-    let (prefix_len, header_len) = match prefix[6] {
-        1 if got == 10 => (10, u16::from_le_bytes([prefix[8], prefix[9]]) as usize),
-        2 | 3 => {
-            let more = if got == 10 {
-                read_full(reader.as_mut(), &mut prefix[10..12]).map_err(read_err)?
-            } else {
-                0
-            };
-            if got + more < 12 {
-                return Err(Error::Data(format!(
-                    "{name}: the .npy header is truncated: the file ends inside its first 12 \
-                     bytes"
-                )));
-            }
-            let len = u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
-            (12, len as usize)
-        }
-        1 => {
-            return Err(Error::Data(format!(
-                "{name}: the .npy header is truncated: the file ends inside its first 10 bytes"
-            )));
-        }
-        v => {
-            return Err(invalid(&format!(
-                "format version {v}.{} is not 1, 2 or 3",
-                prefix[7]
-            )));
-        }
-    };
-    if header_len > MAX_NPY_HEADER_BYTES {
-        return Err(invalid(&format!(
-            "its header claims {header_len} bytes (more than {MAX_NPY_HEADER_BYTES})"
-        )));
-    }
-    let mut header_bytes = prefix[..prefix_len].to_vec();
-    header_bytes.resize(prefix_len + header_len, 0);
-    let got = read_full(reader.as_mut(), &mut header_bytes[prefix_len..]).map_err(read_err)?;
-    if got < header_len {
-        return Err(Error::Data(format!(
-            "{name}: the .npy header is truncated: the file ends after {} of its {} header \
-             bytes",
-            prefix_len + got,
-            prefix_len + header_len
-        )));
-    }
-    // npyz parses the header text with a backtracking grammar (py_literal, on pest) that
-    // re-parses a nested list or dict two or three times per level: 40 levels take hours.
-    // A float32 array's header nests 2 deep (the dict, the shape); brackets are counted
-    // wherever they are (in strings too), a bound on what the grammar can nest. Below that
-    // depth, pest's call budget bounds the time of any header (a limit per parse).
-    static BUDGET: std::sync::Once = std::sync::Once::new();
-    BUDGET.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(NPY_HEADER_PARSE_CALLS)));
-    if let Some(what) = npy_header_form(&header_bytes[prefix_len..], prefix_len) {
-        return Err(invalid(&what));
-    }
-    let depth = bracket_depth(&header_bytes[prefix_len..]);
-    if depth > MAX_NPY_HEADER_DEPTH {
-        return Err(invalid(&format!(
-            "its header nests brackets {depth} deep (at most {MAX_NPY_HEADER_DEPTH} accepted; \
-             a float32 array's header nests 2)"
-        )));
-    }
-    let header = npyz::NpyHeader::from_reader(io::Cursor::new(&header_bytes)).map_err(|e| {
-        let text = e.to_string();
-        if text.contains("call limit reached") {
-            invalid(&format!(
-                "its header is too complex to parse (over {NPY_HEADER_PARSE_CALLS} parser \
-                     steps; a float32 array's header takes far fewer)"
-            ))
-        } else {
-            invalid(&excerpt(text.as_bytes()))
-        }
-    })?;
+    let (header_bytes, prefix_len) = read_npy_header(name, reader.as_mut())?;
+    let header = parse_npy_header(name, &header_bytes, prefix_len)?;
     let header_bytes = header_bytes.len() as u64;
-    let descr = precision.npy_descr();
-    let convert = format!("convert with arr.astype('{descr}')");
-    let expected = match precision {
-        Precision::F32 => "float32 '<f4'",
-        Precision::F64 => "float64 '<f8' or float32 '<f4'",
-    };
-    let stored = match header.dtype() {
-        DType::Plain(ts) => match ts.to_string().as_str() {
-            "<f4" => Precision::F32,
-            "<f8" if precision == Precision::F64 => Precision::F64,
-            "<f8" => {
-                return Err(Error::Data(format!(
-                    "{name}: .npy dtype is float64 '<f8' and this run is f32: pass \
-                     --precision f64 to compute in f64 (or {convert} to narrow it yourself)"
-                )));
-            }
-            text @ (">f4" | ">f8") => {
-                return Err(Error::Data(format!(
-                    "{name}: .npy byte order is big-endian ('{text}'), expected little-endian \
-                     {expected}: {convert}"
-                )));
-            }
-            text => {
-                return Err(Error::Data(format!(
-                    "{name}: .npy dtype is '{}', expected {expected}: {convert}",
-                    excerpt(text.as_bytes())
-                )));
-            }
-        },
-        other => {
-            return Err(Error::Data(format!(
-                "{name}: .npy dtype is the structured type {}, expected {expected}",
-                excerpt(other.descr().as_bytes())
-            )));
-        }
-    };
-    let width = layout.width() as u64;
-    let pair_bytes = stored.bytes() * width;
-    if header.order() == npyz::Order::Fortran {
-        return Err(Error::Data(format!(
-            "{name}: .npy array is in Fortran order, expected C order: save \
-             np.ascontiguousarray(arr)"
-        )));
-    }
-    let shape = header.shape().to_vec();
-    let shape_text = format!(
-        "({})",
-        excerpt(
-            shape
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-                .as_bytes()
-        )
-    );
-    let (points, dims) = layout.points;
-    let pairs = match shape.as_slice() {
-        [n, k] if *k == width => *n,
-        [n, p, d] if (*p, *d) == (points, dims) => *n,
-        _ => {
-            return Err(Error::Data(format!(
-                "{name}: .npy shape is {shape_text}, expected (N, {width}) or (N, {points}, \
-                 {dims})"
-            )));
-        }
-    };
+    let stored = npy_stored_type(name, &header, precision)?;
+    let pair_bytes = stored.bytes() * layout.width() as u64;
+    let (pairs, shape_text) = npy_pairs(name, layout, &header)?;
     // Exact, without saturating: N · 48 may not fit in 64 bits.
     let want = u128::from(pairs) * u128::from(pair_bytes);
     if let Some(size) = size {
@@ -1063,4 +920,187 @@ pub(super) fn open_npy(
         record_bytes: pair_bytes,
         layout,
     })
+}
+
+/// The error for a file that is not a `.npy` NumPy reads, saying `what` is wrong.
+fn npy_invalid(name: &str, what: &str) -> Error {
+    Error::Data(format!("{name}: not a valid .npy file: {what}"))
+}
+
+/// The `.npy` prefix (magic, version, header length: 2 bytes in version 1, 4 in 2 and 3)
+/// and the header text after it, read whole: the bytes and the prefix's length.
+fn read_npy_header(name: &str, reader: &mut dyn Read) -> Result<(Vec<u8>, usize), Error> {
+    let read_err = |e: io::Error| Error::System(format!("{name}: reading the .npy header: {e}"));
+    let mut prefix = [0u8; 12];
+    let got = read_full(reader, &mut prefix[..10]).map_err(read_err)?;
+    if got < 8 || &prefix[..6] != b"\x93NUMPY" {
+        return Err(npy_invalid(
+            name,
+            "it does not start with the .npy magic bytes",
+        ));
+    }
+    let (prefix_len, header_len) = match prefix[6] {
+        1 if got == 10 => (10, u16::from_le_bytes([prefix[8], prefix[9]]) as usize),
+        2 | 3 => {
+            let more = if got == 10 {
+                read_full(reader, &mut prefix[10..12]).map_err(read_err)?
+            } else {
+                0
+            };
+            if got + more < 12 {
+                return Err(Error::Data(format!(
+                    "{name}: the .npy header is truncated: the file ends inside its first 12 \
+                     bytes"
+                )));
+            }
+            let len = u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
+            (12, len as usize)
+        }
+        1 => {
+            return Err(Error::Data(format!(
+                "{name}: the .npy header is truncated: the file ends inside its first 10 bytes"
+            )));
+        }
+        v => {
+            return Err(npy_invalid(
+                name,
+                &format!("format version {v}.{} is not 1, 2 or 3", prefix[7]),
+            ));
+        }
+    };
+    if header_len > MAX_NPY_HEADER_BYTES {
+        return Err(npy_invalid(
+            name,
+            &format!("its header claims {header_len} bytes (more than {MAX_NPY_HEADER_BYTES})"),
+        ));
+    }
+    let mut header_bytes = prefix[..prefix_len].to_vec();
+    header_bytes.resize(prefix_len + header_len, 0);
+    let got = read_full(reader, &mut header_bytes[prefix_len..]).map_err(read_err)?;
+    if got < header_len {
+        return Err(Error::Data(format!(
+            "{name}: the .npy header is truncated: the file ends after {} of its {} header \
+             bytes",
+            prefix_len + got,
+            prefix_len + header_len
+        )));
+    }
+    Ok((header_bytes, prefix_len))
+}
+
+/// Parses the header read by [`read_npy_header`], with bounds on the time the parser may
+/// take.
+fn parse_npy_header(
+    name: &str,
+    header_bytes: &[u8],
+    prefix_len: usize,
+) -> Result<npyz::NpyHeader, Error> {
+    // npyz parses the header text with a backtracking grammar (py_literal, on pest) that
+    // re-parses a nested list or dict two or three times per level: 40 levels take hours.
+    // A float32 array's header nests 2 deep (the dict, the shape); brackets are counted
+    // wherever they are (in strings too), a bound on what the grammar can nest. Below that
+    // depth, pest's call budget bounds the time of any header (a limit per parse).
+    static BUDGET: std::sync::Once = std::sync::Once::new();
+    BUDGET.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(NPY_HEADER_PARSE_CALLS)));
+    if let Some(what) = npy_header_form(&header_bytes[prefix_len..], prefix_len) {
+        return Err(npy_invalid(name, &what));
+    }
+    let depth = bracket_depth(&header_bytes[prefix_len..]);
+    if depth > MAX_NPY_HEADER_DEPTH {
+        return Err(npy_invalid(
+            name,
+            &format!(
+                "its header nests brackets {depth} deep (at most {MAX_NPY_HEADER_DEPTH} \
+                 accepted; a float32 array's header nests 2)"
+            ),
+        ));
+    }
+    npyz::NpyHeader::from_reader(io::Cursor::new(header_bytes)).map_err(|e| {
+        let text = e.to_string();
+        if text.contains("call limit reached") {
+            npy_invalid(
+                name,
+                &format!(
+                    "its header is too complex to parse (over {NPY_HEADER_PARSE_CALLS} parser \
+                     steps; a float32 array's header takes far fewer)"
+                ),
+            )
+        } else {
+            npy_invalid(name, &excerpt(text.as_bytes()))
+        }
+    })
+}
+
+/// The number type the header's dtype stores, if a run in `precision` reads it: `<f4`, or
+/// `<f8` in an `f64` run.
+fn npy_stored_type(
+    name: &str,
+    header: &npyz::NpyHeader,
+    precision: Precision,
+) -> Result<Precision, Error> {
+    let descr = precision.npy_descr();
+    let convert = format!("convert with arr.astype('{descr}')");
+    let expected = match precision {
+        Precision::F32 => "float32 '<f4'",
+        Precision::F64 => "float64 '<f8' or float32 '<f4'",
+    };
+    match header.dtype() {
+        DType::Plain(ts) => match ts.to_string().as_str() {
+            "<f4" => Ok(Precision::F32),
+            "<f8" if precision == Precision::F64 => Ok(Precision::F64),
+            "<f8" => Err(Error::Data(format!(
+                "{name}: .npy dtype is float64 '<f8' and this run is f32: pass \
+                 --precision f64 to compute in f64 (or {convert} to narrow it yourself)"
+            ))),
+            text @ (">f4" | ">f8") => Err(Error::Data(format!(
+                "{name}: .npy byte order is big-endian ('{text}'), expected little-endian \
+                 {expected}: {convert}"
+            ))),
+            text => Err(Error::Data(format!(
+                "{name}: .npy dtype is '{}', expected {expected}: {convert}",
+                excerpt(text.as_bytes())
+            ))),
+        },
+        other => Err(Error::Data(format!(
+            "{name}: .npy dtype is the structured type {}, expected {expected}",
+            excerpt(other.descr().as_bytes())
+        ))),
+    }
+}
+
+/// The number of records the header's shape holds (C order, `(N, width)` or
+/// `(N, points, dims)` of `layout`), and the shape as text for messages.
+fn npy_pairs(
+    name: &str,
+    layout: &Layout,
+    header: &npyz::NpyHeader,
+) -> Result<(u64, String), Error> {
+    if header.order() == npyz::Order::Fortran {
+        return Err(Error::Data(format!(
+            "{name}: .npy array is in Fortran order, expected C order: save \
+             np.ascontiguousarray(arr)"
+        )));
+    }
+    let shape = header.shape();
+    let shape_text = format!(
+        "({})",
+        excerpt(
+            shape
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+                .as_bytes()
+        )
+    );
+    let width = layout.width() as u64;
+    let (points, dims) = layout.points;
+    match shape {
+        [n, k] if *k == width => Ok((*n, shape_text)),
+        [n, p, d] if (*p, *d) == (points, dims) => Ok((*n, shape_text)),
+        _ => Err(Error::Data(format!(
+            "{name}: .npy shape is {shape_text}, expected (N, {width}) or (N, {points}, \
+             {dims})"
+        ))),
+    }
 }

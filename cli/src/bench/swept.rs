@@ -24,23 +24,20 @@ use std::io::Write;
 use std::time::Instant;
 
 use parry3d::partitioning::BvhWorkspace;
+use parry3d::shape::Capsule;
 use segbatch::scenes::{Capsules, Frame, Report};
-use segbatch_testkit::swept::{first_below, swept_candidates, thin_fast_scene};
+use segbatch_testkit::swept::{SweptScene, first_below, swept_candidates, thin_fast_scene};
 
+use super::args::BenchArgs;
+use super::common::median;
+use super::swept_peers::{Ours, ParryStep, cast, parry_capsules, parry_step, rapier_ccd};
 use crate::error::CliError;
-use crate::swept_peers::{Ours, ParryStep, cast, parry_capsules, parry_step, rapier_ccd};
 
 /// Steps timed a round.
 const STEPS: usize = 20;
 
-/// Median of `v` (sorted in place).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Runs the swept part of `segbatch bench --scenes`.
-pub fn run(args: &super::bench::BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let n = match &args.sizes {
         Some(s) => *s.0.first().unwrap_or(&20_000),
         None => 20_000,
@@ -162,8 +159,21 @@ pub fn run(args: &super::bench::BenchArgs, out: &mut impl Write) -> Result<(), C
     for (name, ms, hits, ratio) in rows {
         writeln!(out, "{name:<66} {ms:>9.3} {hits:>7} {ratio:>8.2}x")?;
     }
-    // The check, on the first step's candidates.
-    let (sweeps, pairs) = (&sc.sweeps[0], &candidates[0]);
+    check_first_step(&sc, &candidates[0], &capsules, &steps[0], &mut ours, out)
+}
+
+/// The check: every candidate pair of the first step decided again by the `f64` oracle,
+/// segbatch's hits and parry3d's compared with it. An error when segbatch reports a contact
+/// late, misses one or reports one beyond the tolerance.
+fn check_first_step(
+    sc: &SweptScene,
+    pairs: &[(u32, u32)],
+    capsules: &[Capsule],
+    step: &ParryStep,
+    ours: &mut Ours,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let sweeps = &sc.sweeps[0];
     ours.run(sweeps, &sc.radii, pairs);
     let (mut late, mut parry_missing, mut parry_extra, mut limits) = (0, 0, 0, 0);
     let (mut false_hits, mut parry_tunnels, mut parry_at_start) = (0, 0, 0);
@@ -181,7 +191,7 @@ pub fn run(args: &super::bench::BenchArgs, out: &mut impl Write) -> Result<(), C
             got.flags
                 .contains(segbatch::motion::MotionFlags::STEP_LIMIT),
         );
-        let theirs = cast(&capsules, &steps[0], i, j).is_some();
+        let theirs = cast(capsules, step, i, j).is_some();
         parry_missing += usize::from(got.hit && !theirs);
         parry_extra += usize::from(!got.hit && theirs);
         // A hit whose gap at `t` is beyond the tolerance (and the slack) is a false one.

@@ -10,7 +10,7 @@
 //!   candidate pairs.
 //!
 //! Both return the pairs `(i, j)`, `i < j`, with parry3d's distance `<= r`, sorted.
-//! `bench/benches/sets.rs` includes this file (`#[path]`) for the criterion bench, so both benches
+//! `benches/sets.rs` includes this file (`#[path]`) for the criterion bench, so both benches
 //! run the same peers.
 
 use parry3d::bounding_volume::Aabb;
@@ -128,6 +128,20 @@ pub fn differences(a: &[(u32, u32)], b: &[(u32, u32)]) -> (Pairs, Pairs) {
         }
     }
     (only_a, only_b)
+}
+
+/// How far from the radius `r` the pairs `(i, j)` of `set` lie (the reference's distance,
+/// relative to `r`), at the most: where the pairs two implementations disagree on sit. The
+/// reference's distance, not an `f64` oracle's: the kernel's own distance is what segbatch
+/// compared.
+pub fn farthest_from_radius(set: &[Segment], pairs: &[(u32, u32)], r: f32) -> f32 {
+    pairs
+        .iter()
+        .map(|&(i, j)| {
+            let c = segbatch::reference::closest_points(&set[i as usize], &set[j as usize]);
+            ((c.dist2.sqrt() - r) / r).abs()
+        })
+        .fold(0.0f32, f32::max)
 }
 
 #[cfg(test)]

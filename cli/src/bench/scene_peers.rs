@@ -1,5 +1,5 @@
 //! The moving-capsule scene of `segbatch bench --scenes` and its peers, shared with the
-//! criterion bench (`bench/benches/scenes.rs` includes this file with `#[path]`).
+//! criterion bench (`benches/scenes.rs` includes this file with `#[path]`).
 //!
 //! - [`scene`]: `n` capsules (radius 0.05-0.2, core length 0.5-2, random directions) in a
 //!   100³ box, each drifting at its own constant velocity (up to 0.05 a frame), as frames of

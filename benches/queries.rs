@@ -1,6 +1,6 @@
 //! Bulk queries and the parallel driver, 1 thread against 2 in the same run.
 //!
-//! Groups (filter with `cargo bench -p segbatch-bench --bench queries -- <group>`):
+//! Groups (filter with `cargo bench --bench queries -- <group>`):
 //! - `stream16m`: 16M pairs, distance only: the parallel kernel against a trivial pass that
 //!   reads the same 12 input columns and writes the same output column (the streaming
 //!   bound), both on local rayon pools of 1 and 2 threads;

@@ -5,7 +5,7 @@
 //! - `segbatch`: [`SegmentIndex::first_hits_into`] (the index built once, the output
 //!   reused);
 //! - `parry`: parry3d's `Bvh::cast_ray` over the walls as capsules of the same radius
-//!   (`cli/src/ray_peer.rs`, shared with `segbatch bench --scenes`);
+//!   (`cli/src/bench/ray_peer.rs`, shared with `segbatch bench --scenes`);
 //! - `segbatch_2t` and `parry_2t`: the same on a 2-thread pool
 //!   ([`SegmentIndex::par_first_hits_into`]; parry3d's casts in a rayon `par_iter`).
 //!
@@ -21,31 +21,18 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rayon::prelude::*;
-use segbatch::sets::{FirstHit, FirstHit64, SegmentIndex64};
-use segbatch::{Segment, Segment64, SegmentIndex, Segments, Segments64, reference};
+use segbatch::sets::{FirstHit64, SegmentIndex64};
+use segbatch::{Segment64, SegmentIndex, Segments, Segments64, reference};
 use segbatch_testkit::sets::{rays, walls};
 use std::hint::black_box;
 
-#[path = "../../cli/src/ray_peer.rs"]
+#[path = "../cli/src/bench/ray_peer.rs"]
 mod ray_peer;
-use ray_peer::ParryWalls;
+use ray_peer::{ParryWalls, brute_first_hit};
 
 /// The floor's side: 100K walls on it are a dense maze, 10K a sparse one.
 const SIDE: f32 = 250.0;
 const RADIUS: f32 = 0.3;
-
-fn brute(walls: &[Segment], ray: &Segment, range: f32) -> Option<FirstHit> {
-    let mut best: Option<FirstHit> = None;
-    for (j, w) in walls.iter().enumerate() {
-        if let Some(mut h) = reference::first_hit(ray, RADIUS, range, w) {
-            h.index = j as u32;
-            if best.is_none_or(|b| (h.u, h.index) < (b.u, b.index)) {
-                best = Some(h);
-            }
-        }
-    }
-    best
-}
 
 fn sight_rays(c: &mut Criterion) {
     let two = rayon::ThreadPoolBuilder::new()
@@ -76,7 +63,11 @@ fn sight_rays(c: &mut Criterion) {
                 .count();
             assert_eq!(differ, 0, "{name} range {range}: rays differ from parry");
             for k in (0..sight.len()).step_by(200) {
-                assert_eq!(ours[k], brute(&wall_list, &sight[k], range), "ray {k}");
+                assert_eq!(
+                    ours[k],
+                    brute_first_hit(&wall_list, &sight[k], RADIUS, range),
+                    "ray {k}"
+                );
             }
             let mut group = c.benchmark_group(format!("sight_rays/{name}/range{range}"));
             group.sample_size(10);

@@ -5,10 +5,10 @@
 //! batches".
 //!
 //! ```text
-//! cargo run --release -p segbatch-bench --example kernel_profile64 -- [reps] [pairs]
-//! cargo run --release -p segbatch-bench --example kernel_profile64 -- 2000 4096
+//! cargo run --release --features profiling --example kernel_profile64 -- [reps] [pairs]
+//! cargo run --release --features profiling --example kernel_profile64 -- 2000 4096
 //! RUSTFLAGS="-C target-cpu=native" CARGO_TARGET_DIR=target/native \
-//!     cargo run --release -p segbatch-bench --example kernel_profile64 -- 2000 4096   # f64x8
+//!     cargo run --release --features profiling --example kernel_profile64 -- 2000 4096   # f64x8
 //! ```
 //!
 //! Timings on a shared machine are noisy: take the ratio.

@@ -1,5 +1,5 @@
 //! The swept part of `segbatch bench --scenes` and its peers, shared with the criterion
-//! bench (`bench/benches/scenes.rs` includes this file with `#[path]`).
+//! bench (`benches/scenes.rs` includes this file with `#[path]`).
 //!
 //! - [`Ours`]: segbatch over a step's candidates: the step's sweeps copied into one
 //!   `Sweeps` batch, the pairs gathered from its columns by

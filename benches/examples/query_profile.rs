@@ -3,7 +3,7 @@
 //! distribution), through the public `_into` forms with reused outputs.
 //!
 //! ```text
-//! cargo run --release -p segbatch-bench --example query_profile -- MODE [reps] [pairs]
+//! cargo run --release --features profiling --example query_profile -- MODE [reps] [pairs]
 //!   MODE: all | params | dist | ray (closest points: every column, s/t/dist2/flags,
 //!         distance only, ray vs segment), nav | stress (s/t/dist2/flags on `segbatch
 //!         bench`'s navigation rays and near-parallel stress mix), otm (one-to-many), caps (capsules, per-pair
@@ -12,7 +12,7 @@
 //!         p64 | p64_s (the same pairs widened to f64: closest_points s/t/dist2/flags, and
 //!         its scalar reference, reference::closest_points), cpa64 | cpa64_s (the widened
 //!         pairs through cpa_segments64_into, and reference::cpa_segments64)
-//! cargo build --release -p segbatch-bench --example query_profile
+//! cargo build --release --features profiling --example query_profile
 //! valgrind --tool=callgrind target/release/examples/query_profile cpa 20 4096   # and with 0
 //! ```
 //!

@@ -42,68 +42,13 @@ use segbatch_testkit::sets::{
     candidate_pairs, clustered, grass, hair, rays as city_rays, walls as city_walls,
 };
 
-use super::baselines::{bvh_parry, differences, sweep_parry};
-use super::bench::{BenchArgs, measure};
+use super::args::BenchArgs;
+use super::baselines::{bvh_parry, differences, farthest_from_radius, sweep_parry};
+use super::common::{Timing, measure, ratio, time_reps};
 use crate::error::CliError;
 
 /// The radius of the set workloads (the generators scale the scene to it).
 const R: f32 = 1.0;
-
-/// CPU seconds this process has used (user + system, all threads), from
-/// `/proc/self/stat` (clock ticks of 10 ms); NaN where that file does not exist.
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return f64::NAN;
-    };
-    // Fields after the command name (which is in parentheses and may hold spaces).
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |k: usize| fields.get(k).and_then(|f| f.parse::<f64>().ok());
-    match (ticks(11), ticks(12)) {
-        (Some(u), Some(s)) => (u + s) / 100.0,
-        _ => f64::NAN,
-    }
-}
-
-/// `num / den` as `1.5x` with `decimals` decimals, or `-` when either time is too short to
-/// measure (CPU time comes in ticks of 10 ms: a run of one tiny set takes 0 of them, and
-/// 0 / 0 is no ratio) or unknown (NaN).
-fn ratio(num: f64, den: f64, decimals: usize) -> String {
-    if num > 0.0 && den > 0.0 && num.is_finite() && den.is_finite() {
-        format!("{:.decimals$}x", num / den)
-    } else {
-        "-".to_owned()
-    }
-}
-
-/// A timing: median wall seconds and median CPU seconds (all threads) per call.
-#[derive(Clone, Copy)]
-struct Timing {
-    wall: f64,
-    cpu: f64,
-}
-
-/// Median wall and CPU seconds of `reps` calls of `f`, and the last call's result.
-fn time_reps<T>(reps: usize, mut f: impl FnMut() -> T) -> (Timing, T) {
-    let mut walls = Vec::with_capacity(reps);
-    let mut cpus = Vec::with_capacity(reps);
-    let mut last = None;
-    for _ in 0..reps.max(1) {
-        let c = cpu_seconds();
-        let t = Instant::now();
-        let r = f();
-        walls.push(t.elapsed().as_secs_f64());
-        cpus.push(cpu_seconds() - c);
-        last = Some(r);
-    }
-    walls.sort_by(f64::total_cmp);
-    cpus.sort_by(f64::total_cmp);
-    let timing = Timing {
-        wall: walls[walls.len() / 2],
-        cpu: cpus[cpus.len() / 2],
-    };
-    (timing, last.expect("at least one call"))
-}
 
 fn label(n: usize) -> String {
     if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
@@ -136,16 +81,8 @@ fn agreement(set: &[Segment], ours: &[(u32, u32)], theirs: &[(u32, u32)], r: f32
     if only_ours.is_empty() && only_theirs.is_empty() {
         return "same pairs".to_owned();
     }
-    // Distance from the radius of the disagreeing pairs (reference distance, f64 oracle
-    // would be overkill: the kernel's own distance is what segbatch compared).
-    let worst = only_ours
-        .iter()
-        .chain(&only_theirs)
-        .map(|&(i, j)| {
-            let c = segbatch::reference::closest_points(&set[i as usize], &set[j as usize]);
-            ((c.dist2.sqrt() - r) / r).abs()
-        })
-        .fold(0.0f32, f32::max);
+    let worst =
+        farthest_from_radius(set, &only_ours, r).max(farthest_from_radius(set, &only_theirs, r));
     format!(
         "{} only in segbatch, {} only in the peer, all within {:.1e}·r of the radius",
         only_ours.len(),
@@ -281,8 +218,42 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         &["hair", "grass", "clustered"]
     };
     let pool = segbatch_cli::io::thread_pool(args.threads, "bench", false)?;
-    let threads = pool.current_num_threads();
     let budget = args.budget.unwrap_or(if args.quick { 0.5 } else { 1.5 });
+    write_header(out, pool.current_num_threads())?;
+    let mut hair_times: Vec<(usize, Timing)> = Vec::new();
+    for &kind in kinds {
+        for &n in &sizes {
+            let ours = pairs_within(kind, n, args, &pool, out)?;
+            if kind == "hair" {
+                hair_times.push((n, ours));
+            }
+            out.flush()?;
+        }
+    }
+    if let (Some(&(n1, t1)), Some(&(n4, t4))) = (
+        hair_times.iter().find(|(n, _)| *n == 1_000_000),
+        hair_times.iter().find(|(n, _)| *n == 4_000_000),
+    ) {
+        writeln!(
+            out,
+            "growth: hair {} takes {} the wall time of {} ({} the CPU time; linear: 4.0x)",
+            label(n4),
+            ratio(t4.wall, t1.wall, 2),
+            label(n1),
+            ratio(t4.cpu, t1.cpu, 2)
+        )?;
+    }
+    writeln!(out)?;
+    index_pairs(args, &pool, budget, out)?;
+    writeln!(out)?;
+    first_hits(args, &pool, out)?;
+    writeln!(out)?;
+    writeln!(out, "Wall time {:.1} s.", wall.elapsed().as_secs_f64())?;
+    Ok(())
+}
+
+/// The run's header and the head of the table of pairs within r.
+fn write_header(out: &mut impl Write, threads: usize) -> Result<(), CliError> {
     writeln!(
         out,
         "segbatch bench --sets {}: set queries vs scalar peers (parry3d 0.31), one run",
@@ -312,225 +283,261 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         "set", "segments", "pairs", "implementation", "wall s", "cpu s", "M seg/s", "vs", "(cpu)"
     )?;
     out.flush()?;
-    let mut hair_times: Vec<(usize, Timing)> = Vec::new();
-    for &kind in kinds {
-        for &n in &sizes {
-            let set_vec = generate(kind, n, args.seed);
-            let set = Segments::from(&set_vec[..]);
-            let reps = if n <= 100_000 { 5 } else { 3 };
-            let (ours_s, hits) = pool.install(|| {
-                time_reps(reps, || {
-                    par_self_pairs_within(&set, R, SharedEndpoints::Keep)
-                })
-            });
-            let ours = sorted_pairs(&hits);
-            drop(hits);
-            let (seq_s, seq_count) = time_reps(reps.min(3), || {
-                self_pairs_within(&set, R, SharedEndpoints::Keep).len()
-            });
-            assert_eq!(
-                seq_count,
-                ours.len(),
-                "the sequential form finds the same pairs"
-            );
-            let (stream_s, count) = pool.install(|| {
-                time_reps(reps, || {
-                    let mut count = 0usize;
-                    par_for_each_self_pair_within(
-                        &set,
-                        R,
-                        SharedEndpoints::Keep,
-                        &Options::SEGMENTS,
-                        |block: &[PairHit]| count += block.len(),
-                    )
-                    .expect("a valid radius");
-                    count
-                })
-            });
-            assert_eq!(count, ours.len(), "the streaming form finds the same pairs");
-            // The pairs as the peers give them, in no particular order: the streaming form's
-            // blocks (in task order) collected into one list, without the collected form's
-            // ordering by `(i, j)`.
-            let (loose_s, loose) = pool.install(|| {
-                time_reps(reps, || {
-                    let mut hits: Vec<PairHit> = Vec::new();
-                    par_for_each_self_pair_within(
-                        &set,
-                        R,
-                        SharedEndpoints::Keep,
-                        &Options::SEGMENTS,
-                        |block: &[PairHit]| hits.extend_from_slice(block),
-                    )
-                    .expect("a valid radius");
-                    hits
-                })
-            });
-            let mut loose_pairs: Vec<(u32, u32)> = loose.iter().map(|h| (h.i, h.j)).collect();
-            drop(loose);
-            loose_pairs.sort_unstable();
-            assert_eq!(loose_pairs, ours, "the unordered list holds the same pairs");
-            drop(loose_pairs);
-            // The same sticks at UTM coordinates: in `f32`, moved there as a caller's `f32`
-            // data would be (each coordinate rounded to the `f32` grid at that offset, so a
-            // few pairs differ), and in `f64` (the `f64` query on the grid in its local
-            // frame).
-            let utm = [500_000.0, 4_990_000.0, 0.0];
-            let not_run = (
-                Timing {
-                    wall: f64::NAN,
-                    cpu: f64::NAN,
-                },
-                0,
-            );
-            let ((far_s, far_count), (wide_s, wide_count)) = if kind == "hair" {
-                hair_times.push((n, ours_s));
-                let far: Segments = set_vec
-                    .iter()
-                    .map(|s| {
-                        let at = |p: [f32; 3]| {
-                            core::array::from_fn(|k| (utm[k] + f64::from(p[k])) as f32)
-                        };
-                        Segment::new(at(s.p0), at(s.p1))
-                    })
-                    .collect();
-                let wide: Segments64 = set_vec
-                    .iter()
-                    .map(|s| {
-                        let at = |p: [f32; 3]| core::array::from_fn(|k| utm[k] + f64::from(p[k]));
-                        Segment64::new(at(s.p0), at(s.p1))
-                    })
-                    .collect();
-                pool.install(|| {
-                    (
-                        time_reps(reps, || {
-                            par_self_pairs_within(&far, R, SharedEndpoints::Keep).len()
-                        }),
-                        time_reps(reps, || {
-                            par_self_pairs_within64(&wide, f64::from(R), SharedEndpoints::Keep)
-                                .len()
-                        }),
-                    )
-                })
-            } else {
-                (not_run, not_run)
-            };
-            let peer_reps = if n <= 100_000 { 3 } else { 1 };
-            // The sweep grows like N^(5/3) on these sets (1M: over a minute on 1 core):
-            // it runs up to 1M unless --sweep-4m.
-            let run_sweep = n <= 1_000_000 || args.sweep_4m;
-            let (sweep_s, sweep) = if run_sweep {
-                time_reps(peer_reps, || sweep_parry(&set_vec, R))
-            } else {
-                (
-                    Timing {
-                        wall: f64::NAN,
-                        cpu: f64::NAN,
-                    },
-                    Vec::new(),
-                )
-            };
-            let (bvh_s, bvh) = time_reps(peer_reps, || bvh_parry(&set_vec, R));
-            let rows = [
-                (
-                    format!("segbatch par_self_pairs_within, {threads}t"),
-                    ours_s,
-                    ours.len(),
-                ),
-                (
-                    format!("segbatch unordered (stream into a Vec), {threads}t"),
-                    loose_s,
-                    ours.len(),
-                ),
-                (
-                    format!("segbatch streaming (count), {threads}t"),
-                    stream_s,
-                    count,
-                ),
-                (
-                    "segbatch self_pairs_within, 1t".to_owned(),
-                    seq_s,
-                    seq_count,
-                ),
-                (format!("segbatch f32 at UTM, {threads}t"), far_s, far_count),
-                (
-                    format!("segbatch f64 at UTM, {threads}t"),
-                    wide_s,
-                    wide_count,
-                ),
-                (
-                    "sweep on x + parry3d distance, 1t".to_owned(),
-                    sweep_s,
-                    sweep.len(),
-                ),
-                (
-                    "parry3d Bvh self-traversal + dist, 1t".to_owned(),
-                    bvh_s,
-                    bvh.len(),
-                ),
-            ];
-            for (name, t, pairs) in &rows {
-                if t.wall.is_nan() {
-                    continue;
-                }
-                writeln!(
-                    out,
-                    "{:>10} {:>8} {:>9}  {:<44} {:>8.3} {:>8.2} {:>8.2} {:>8} {:>7}",
-                    kind,
-                    label(n),
-                    pairs,
-                    name,
-                    t.wall,
-                    t.cpu,
-                    n as f64 / t.wall / 1e6,
-                    ratio(t.wall, loose_s.wall, 1),
-                    ratio(t.cpu, loose_s.cpu, 1)
-                )?;
-            }
-            writeln!(
-                out,
-                "{:>10} {:>8} {:>9}  check: sweep {}; bvh {}",
-                "",
-                "",
-                "",
-                if run_sweep {
-                    agreement(&set_vec, &ours, &sweep, R)
-                } else {
-                    "not run (--sweep-4m)".to_owned()
-                },
-                agreement(&set_vec, &ours, &bvh, R)
-            )?;
-            if !wide_s.wall.is_nan() {
-                writeln!(
-                    out,
-                    "{:>10} {:>8} {:>9}  at UTM: f32 {} and f64 {} the speed of f32 at the origin by wall time ({}, {} by CPU time)",
-                    "",
-                    "",
-                    "",
-                    ratio(ours_s.wall, far_s.wall, 2),
-                    ratio(ours_s.wall, wide_s.wall, 2),
-                    ratio(ours_s.cpu, far_s.cpu, 2),
-                    ratio(ours_s.cpu, wide_s.cpu, 2)
-                )?;
-            }
-            out.flush()?;
-        }
+    Ok(())
+}
+
+/// segbatch's forms of all pairs within r on one set: their timings and what they found.
+struct Ours {
+    /// `par_self_pairs_within` (collected, ordered by `(i, j)`).
+    collected: Timing,
+    /// Its pairs, sorted: what the other forms and the peers are compared with.
+    pairs: Vec<(u32, u32)>,
+    /// The streaming form collected into one list in no particular order, as the peers
+    /// give theirs: the reference of the ratios.
+    unordered: Timing,
+    /// The streaming form counting the hits.
+    counted: Timing,
+    count: usize,
+    /// `self_pairs_within` on the calling thread.
+    sequential: Timing,
+    sequential_count: usize,
+}
+
+/// Times segbatch's forms on `set`, `reps` times each, and checks that they find the same
+/// pairs.
+fn time_ours(set: &Segments, reps: usize, pool: &rayon::ThreadPool) -> Ours {
+    let (collected, hits) = pool.install(|| {
+        time_reps(reps, || {
+            par_self_pairs_within(set, R, SharedEndpoints::Keep)
+        })
+    });
+    let pairs = sorted_pairs(&hits);
+    drop(hits);
+    let (sequential, sequential_count) = time_reps(reps.min(3), || {
+        self_pairs_within(set, R, SharedEndpoints::Keep).len()
+    });
+    assert_eq!(
+        sequential_count,
+        pairs.len(),
+        "the sequential form finds the same pairs"
+    );
+    let (counted, count) = pool.install(|| {
+        time_reps(reps, || {
+            let mut count = 0usize;
+            par_for_each_self_pair_within(
+                set,
+                R,
+                SharedEndpoints::Keep,
+                &Options::SEGMENTS,
+                |block: &[PairHit]| count += block.len(),
+            )
+            .expect("a valid radius");
+            count
+        })
+    });
+    assert_eq!(
+        count,
+        pairs.len(),
+        "the streaming form finds the same pairs"
+    );
+    // The pairs as the peers give them, in no particular order: the streaming form's
+    // blocks (in task order) collected into one list, without the collected form's
+    // ordering by `(i, j)`.
+    let (unordered, loose) = pool.install(|| {
+        time_reps(reps, || {
+            let mut hits: Vec<PairHit> = Vec::new();
+            par_for_each_self_pair_within(
+                set,
+                R,
+                SharedEndpoints::Keep,
+                &Options::SEGMENTS,
+                |block: &[PairHit]| hits.extend_from_slice(block),
+            )
+            .expect("a valid radius");
+            hits
+        })
+    });
+    let mut loose_pairs: Vec<(u32, u32)> = loose.iter().map(|h| (h.i, h.j)).collect();
+    drop(loose);
+    loose_pairs.sort_unstable();
+    assert_eq!(
+        loose_pairs, pairs,
+        "the unordered list holds the same pairs"
+    );
+    Ours {
+        collected,
+        pairs,
+        unordered,
+        counted,
+        count,
+        sequential,
+        sequential_count,
     }
-    if let (Some(&(n1, t1)), Some(&(n4, t4))) = (
-        hair_times.iter().find(|(n, _)| *n == 1_000_000),
-        hair_times.iter().find(|(n, _)| *n == 4_000_000),
-    ) {
+}
+
+/// The same sticks at UTM coordinates: in `f32`, moved there as a caller's `f32` data would
+/// be (each coordinate rounded to the `f32` grid at that offset, so a few pairs differ), and
+/// in `f64` (the `f64` query on the grid in its local frame). Their timings and pair
+/// counts.
+fn time_at_utm(
+    set: &[Segment],
+    reps: usize,
+    pool: &rayon::ThreadPool,
+) -> ((Timing, usize), (Timing, usize)) {
+    let utm = [500_000.0, 4_990_000.0, 0.0];
+    let far: Segments = set
+        .iter()
+        .map(|s| {
+            let at = |p: [f32; 3]| core::array::from_fn(|k| (utm[k] + f64::from(p[k])) as f32);
+            Segment::new(at(s.p0), at(s.p1))
+        })
+        .collect();
+    let wide: Segments64 = set
+        .iter()
+        .map(|s| {
+            let at = |p: [f32; 3]| core::array::from_fn(|k| utm[k] + f64::from(p[k]));
+            Segment64::new(at(s.p0), at(s.p1))
+        })
+        .collect();
+    pool.install(|| {
+        (
+            time_reps(reps, || {
+                par_self_pairs_within(&far, R, SharedEndpoints::Keep).len()
+            }),
+            time_reps(reps, || {
+                par_self_pairs_within64(&wide, f64::from(R), SharedEndpoints::Keep).len()
+            }),
+        )
+    })
+}
+
+/// All pairs within r on the `kind` set of `n` segments: segbatch's forms (and, on hair,
+/// at UTM coordinates) against the two peers, a table row each and the checks. Returns
+/// the time of `par_self_pairs_within`.
+fn pairs_within(
+    kind: &str,
+    n: usize,
+    args: &BenchArgs,
+    pool: &rayon::ThreadPool,
+    out: &mut impl Write,
+) -> Result<Timing, CliError> {
+    let threads = pool.current_num_threads();
+    let set_vec = generate(kind, n, args.seed);
+    let set = Segments::from(&set_vec[..]);
+    let reps = if n <= 100_000 { 5 } else { 3 };
+    let ours = time_ours(&set, reps, pool);
+    let not_run = (Timing::NOT_RUN, 0);
+    let ((far_s, far_count), (wide_s, wide_count)) = if kind == "hair" {
+        time_at_utm(&set_vec, reps, pool)
+    } else {
+        (not_run, not_run)
+    };
+    let peer_reps = if n <= 100_000 { 3 } else { 1 };
+    // The sweep grows like N^(5/3) on these sets (1M: over a minute on 1 core):
+    // it runs up to 1M unless --sweep-4m.
+    let run_sweep = n <= 1_000_000 || args.sweep_4m;
+    let (sweep_s, sweep) = if run_sweep {
+        time_reps(peer_reps, || sweep_parry(&set_vec, R))
+    } else {
+        (Timing::NOT_RUN, Vec::new())
+    };
+    let (bvh_s, bvh) = time_reps(peer_reps, || bvh_parry(&set_vec, R));
+    let found = ours.pairs.len();
+    let rows = [
+        (
+            format!("segbatch par_self_pairs_within, {threads}t"),
+            ours.collected,
+            found,
+        ),
+        (
+            format!("segbatch unordered (stream into a Vec), {threads}t"),
+            ours.unordered,
+            found,
+        ),
+        (
+            format!("segbatch streaming (count), {threads}t"),
+            ours.counted,
+            ours.count,
+        ),
+        (
+            "segbatch self_pairs_within, 1t".to_owned(),
+            ours.sequential,
+            ours.sequential_count,
+        ),
+        (format!("segbatch f32 at UTM, {threads}t"), far_s, far_count),
+        (
+            format!("segbatch f64 at UTM, {threads}t"),
+            wide_s,
+            wide_count,
+        ),
+        (
+            "sweep on x + parry3d distance, 1t".to_owned(),
+            sweep_s,
+            sweep.len(),
+        ),
+        (
+            "parry3d Bvh self-traversal + dist, 1t".to_owned(),
+            bvh_s,
+            bvh.len(),
+        ),
+    ];
+    for (name, t, pairs) in &rows {
+        if t.wall.is_nan() {
+            continue;
+        }
         writeln!(
             out,
-            "growth: hair {} takes {} the wall time of {} ({} the CPU time; linear: 4.0x)",
-            label(n4),
-            ratio(t4.wall, t1.wall, 2),
-            label(n1),
-            ratio(t4.cpu, t1.cpu, 2)
+            "{:>10} {:>8} {:>9}  {:<44} {:>8.3} {:>8.2} {:>8.2} {:>8} {:>7}",
+            kind,
+            label(n),
+            pairs,
+            name,
+            t.wall,
+            t.cpu,
+            n as f64 / t.wall / 1e6,
+            ratio(t.wall, ours.unordered.wall, 1),
+            ratio(t.cpu, ours.unordered.cpu, 1)
         )?;
     }
+    writeln!(
+        out,
+        "{:>10} {:>8} {:>9}  check: sweep {}; bvh {}",
+        "",
+        "",
+        "",
+        if run_sweep {
+            agreement(&set_vec, &ours.pairs, &sweep, R)
+        } else {
+            "not run (--sweep-4m)".to_owned()
+        },
+        agreement(&set_vec, &ours.pairs, &bvh, R)
+    )?;
+    if !wide_s.wall.is_nan() {
+        let at_origin = ours.collected;
+        writeln!(
+            out,
+            "{:>10} {:>8} {:>9}  at UTM: f32 {} and f64 {} the speed of f32 at the origin by wall time ({}, {} by CPU time)",
+            "",
+            "",
+            "",
+            ratio(at_origin.wall, far_s.wall, 2),
+            ratio(at_origin.wall, wide_s.wall, 2),
+            ratio(at_origin.cpu, far_s.cpu, 2),
+            ratio(at_origin.cpu, wide_s.cpu, 2)
+        )?;
+    }
+    Ok(ours.collected)
+}
 
-    // Index pairs: a broad phase's candidates through the narrow phase.
-    writeln!(out)?;
+/// Index pairs: a broad phase's candidates through the narrow phase, by index and gathered
+/// into batches first, on one thread and on the pool's.
+fn index_pairs(
+    args: &BenchArgs,
+    pool: &rayon::ThreadPool,
+    budget: f64,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let threads = pool.current_num_threads();
     let n = 20_000;
     let set_vec = hair(n, R, [0.0; 3], args.seed);
     let set = Segments::from(&set_vec[..]);
@@ -615,9 +622,5 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         out,
         "  ({touching} of the pairs touch; both forms give the same mask)"
     )?;
-    writeln!(out)?;
-    first_hits(args, &pool, out)?;
-    writeln!(out)?;
-    writeln!(out, "Wall time {:.1} s.", wall.elapsed().as_secs_f64())?;
     Ok(())
 }

@@ -1,9 +1,9 @@
 //! Interleaved 1-thread / 2-thread timings of the parallel driver and the N x M queries,
-//! plus the streaming bound: a noise-robust complement to `cargo bench -p segbatch-bench --bench queries`
+//! plus the streaming bound: a noise-robust complement to `cargo bench --bench queries`
 //! on a shared machine (each round runs every variant once, back to back, so slow phases
 //! of the machine hit all variants alike; medians over the rounds are printed).
 //!
-//! `cargo run --release -p segbatch-bench --example par_scaling [rounds]`
+//! `cargo run --release --features profiling --example par_scaling [rounds]`
 
 use rayon::prelude::*;
 use segbatch::pairs::*;
@@ -13,7 +13,7 @@ use segbatch::*;
 use segbatch_testkit::Rng;
 use std::time::Instant;
 
-/// The scene of `bench/benches/queries.rs`: a `box_size`² x `box_size`/8 level, pieces up to `len`.
+/// The scene of `benches/queries.rs`: a `box_size`² x `box_size`/8 level, pieces up to `len`.
 fn scene(seed: u64, n: usize, box_size: f32, len: f32) -> Segments {
     let mut rng = Rng::new(seed);
     (0..n)

@@ -1,6 +1,6 @@
 //! Set queries against scalar peers built on parry3d 0.31, in the same run.
 //!
-//! Groups (filter with `cargo bench -p segbatch-bench --bench sets -- <group>`):
+//! Groups (filter with `cargo bench --bench sets -- <group>`):
 //! - `hair`, `grass` and `clustered`: all pairs within `r` of 100K, 1M and 4M short
 //!   segments (`segbatch_testkit::sets::hair`: length ~2r, ~10 neighbours each; `grass`:
 //!   strands of the same length rooted on a floor; `clustered`: hair in dense blobs): `par_self_pairs_within` on a 2-thread pool, against a scalar
@@ -37,24 +37,18 @@ fn pool(threads: usize) -> rayon::ThreadPool {
         .unwrap()
 }
 
-// The peers: the CLI's own `cli/src/baselines.rs`, included (the CLI is a binary crate).
+// The peers: the CLI's own `cli/src/bench/baselines.rs`, included (the CLI is a binary crate).
 // (Its unit tests compile, unrun, when clippy checks this bench as a test target.)
-#[path = "../../cli/src/baselines.rs"]
+#[path = "../cli/src/bench/baselines.rs"]
 #[cfg_attr(test, allow(unused_imports, dead_code))]
 mod baselines;
-use baselines::{bvh_parry, differences, sweep_parry};
+use baselines::{bvh_parry, differences, farthest_from_radius, sweep_parry};
 
 /// Prints how a peer's pairs differ from segbatch's (and how far from the radius).
 fn compare(name: &str, set: &[Segment], ours: &[(u32, u32)], theirs: &[(u32, u32)]) {
     let (only_ours, only_theirs) = differences(ours, theirs);
     let odd: Vec<(u32, u32)> = only_ours.into_iter().chain(only_theirs).collect();
-    let worst = odd
-        .iter()
-        .map(|&(i, j)| {
-            let c = reference::closest_points(&set[i as usize], &set[j as usize]);
-            ((c.dist2.sqrt() - R) / R).abs()
-        })
-        .fold(0.0f32, f32::max);
+    let worst = farthest_from_radius(set, &odd, R);
     eprintln!(
         "{name}: segbatch {} pairs, peer {}, {} differ (all within {worst:.1e}·r of the radius)",
         ours.len(),

@@ -18,17 +18,18 @@
 //! whichever side came first after the one-thread passes was timed on one core: a warm-up
 //! of the same wall time gives both sides the same start. Before timing, every ray's
 //! wall is checked against parry's (ties at the same parameter may go either way) and a
-//! sample of rays against brute force over [`reference::first_hit`], bit for bit.
+//! sample of rays against brute force over [`segbatch::reference::first_hit`], bit for bit.
 
 use std::io::Write;
 use std::time::Instant;
 
 use segbatch::sets::FirstHit;
-use segbatch::{Segment, SegmentIndex, Segments, reference};
+use segbatch::{Segment, SegmentIndex, Segments};
 use segbatch_testkit::sets::{rays, walls};
 
-use super::bench::BenchArgs;
-use super::ray_peer::ParryWalls;
+use super::args::BenchArgs;
+use super::common::median;
+use super::ray_peer::{ParryWalls, brute_first_hit};
 use crate::error::CliError;
 
 /// The floor's side.
@@ -39,23 +40,35 @@ const RADIUS: f32 = 0.3;
 /// The least wall time of untimed passes before each timed one.
 const WARM_UP: std::time::Duration = std::time::Duration::from_millis(20);
 
-/// Median of `xs` (not empty).
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
-
-fn brute(walls: &[Segment], ray: &Segment, range: f32) -> Option<FirstHit> {
-    let mut best: Option<FirstHit> = None;
-    for (j, w) in walls.iter().enumerate() {
-        if let Some(mut h) = reference::first_hit(ray, RADIUS, range, w) {
-            h.index = j as u32;
-            if best.is_none_or(|b| (h.u, h.index) < (b.u, b.index)) {
-                best = Some(h);
-            }
-        }
+/// Every ray's first hit (`ours`) against parry3d's (`theirs`: the wall and the
+/// parameter; ties at the same parameter may name either wall), and a sample of them
+/// against brute force, bit for bit. What differs, as an error's text.
+fn check_hits(
+    ours: &[Option<FirstHit>],
+    theirs: &[Option<(u32, f32)>],
+    walls: &[Segment],
+    sight: &[Segment],
+    range: f32,
+) -> Result<(), String> {
+    let differ = ours
+        .iter()
+        .zip(theirs)
+        .filter(|(a, b)| match (a, b) {
+            (Some(a), Some(b)) => a.index != b.0 && (a.u - b.1).abs() > 1e-4,
+            (a, b) => a.is_some() != b.is_some(),
+        })
+        .count();
+    let sample_off = (0..ours.len())
+        .step_by(500)
+        .filter(|&k| ours[k] != brute_first_hit(walls, &sight[k], RADIUS, range))
+        .count();
+    if differ + sample_off > 0 {
+        return Err(format!(
+            "{differ} rays name another wall than parry3d, {sample_off} sampled rays differ \
+             from brute force"
+        ));
     }
-    best
+    Ok(())
 }
 
 /// Runs the sight-ray scenes and prints their table.
@@ -107,24 +120,9 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
             };
             first(&mut ours)?;
             peer.cast(&sight, range, &mut theirs);
-            let differ = ours
-                .iter()
-                .zip(&theirs)
-                .filter(|(a, b)| match (a, b) {
-                    (Some(a), Some(b)) => a.index != b.0 && (a.u - b.1).abs() > 1e-4,
-                    (a, b) => a.is_some() != b.is_some(),
-                })
-                .count();
-            let sample_off = (0..n_rays)
-                .step_by(500)
-                .filter(|&k| ours[k] != brute(&wall_list, &sight[k], range))
-                .count();
-            if differ + sample_off > 0 {
-                return Err(CliError::failed(format!(
-                    "sight rays ({name}, range {range}): {differ} rays name another wall than \
-                     parry3d, {sample_off} sampled rays differ from brute force"
-                )));
-            }
+            check_hits(&ours, &theirs, &wall_list, &sight, range).map_err(|e| {
+                CliError::failed(format!("sight rays ({name}, range {range}): {e}"))
+            })?;
             // Each timed pass follows untimed ones of the same code on the same threads for
             // `WARM_UP`, as in a frame loop: its own data in cache and its threads on their
             // cores, whichever side ran before.
@@ -168,7 +166,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
                     }
                 }
             }
-            let [a, b, c, d] = times.map(median);
+            let [a, b, c, d] = times.map(|mut t| median(&mut t));
             writeln!(
                 out,
                 "{:<8} {:>7} {:>6} {:>10.1} ms {:>7.1} ms {:>7.2}x {:>10.1} ms {:>7.1} ms {:>7.2}x \

@@ -4,7 +4,7 @@
 //! one, so `perf record` and `valgrind --tool=callgrind` see only the set machinery.
 //!
 //! ```text
-//! cargo run --release -p segbatch-bench --example set_profile -- MODE [n] [reps]
+//! cargo run --release --features profiling --example set_profile -- MODE [n] [reps]
 //!   MODE: par | seq   (par_self_pairs_within / self_pairs_within: hits collected)
 //!         each | each1 (par_for_each_self_pair_within / for_each_self_pair_within:
 //!                       streamed blocks, only counted)
@@ -39,9 +39,9 @@ use segbatch::{Options, SegmentIndex, Segments};
 use segbatch_testkit::sets::{candidate_pairs, hair, rays, walls};
 use std::time::Instant;
 
-// The moving scene of `segbatch bench --scenes`: the CLI's own `cli/src/scene_peers.rs`,
+// The moving scene of `segbatch bench --scenes`: the CLI's own `cli/src/bench/scene_peers.rs`,
 // included (the CLI is a binary crate); only its scene is used here.
-#[path = "../../cli/src/scene_peers.rs"]
+#[path = "../../cli/src/bench/scene_peers.rs"]
 #[allow(dead_code)]
 mod scene_peers;
 

@@ -3,7 +3,8 @@
 
 use plotters::prelude::*;
 
-use super::bench::{Implementation, Report, size_label};
+use super::common::size_label;
+use super::report::{Implementation, Report};
 
 const COLORS: [RGBColor; 3] = [
     RGBColor(120, 120, 120),

@@ -2,7 +2,7 @@
 //! (parry3d's `closest_points_segment_segment_with_locations_nD`, Ericson's method) on the
 //! same random segment pairs, at 1K, 64K, 1M and 16M pairs.
 //!
-//! `cargo bench -p segbatch-bench --bench kernel` (all) or e.g. `cargo bench -p segbatch-bench --bench kernel -- 65536` (one
+//! `cargo bench --bench kernel` (all) or e.g. `cargo bench --bench kernel -- 65536` (one
 //! size). Figures and the commands that produced them are in docs/performance.md.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

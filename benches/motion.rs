@@ -1,6 +1,6 @@
 //! Motion queries: the batched 8-lane functions against their scalar references, same run.
 //!
-//! `cargo bench -p segbatch-bench --bench motion` (x86-64-v3 from .cargo/config.toml). Sizes: 4 096 pairs
+//! `cargo bench --bench motion` (x86-64-v3 from .cargo/config.toml). Sizes: 4 096 pairs
 //! (cache-resident) and 262 144 pairs (beyond L2). The 2D group also runs the 3D kernel on
 //! the same segments with z = 0, the alternative a 2D user would otherwise have.
 

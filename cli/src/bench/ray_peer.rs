@@ -1,15 +1,17 @@
-//! The peer of the sight-ray benchmarks (`segbatch bench --scenes`, `bench/benches/rays.rs`):
+//! The peer of the sight-ray benchmarks (`segbatch bench --scenes`, `benches/rays.rs`):
 //! parry3d's `Bvh::cast_ray` over the walls as capsules, written the leanest way a parry
 //! user would. The tree is built once over the capsules' boxes (binned SAH), and each ray
 //! is cast with a closest-hit callback doing parry3d's capsule ray cast (solid, so a ray
-//! starting inside a capsule hits at 0). `bench/benches/rays.rs` includes this file (`#[path]`).
+//! starting inside a capsule hits at 0); and the brute force both check a sample of rays
+//! against. `benches/rays.rs` includes this file (`#[path]`).
 
 use parry3d::bounding_volume::Aabb;
 use parry3d::math::{Pose, Vec3};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use parry3d::query::{Ray, RayCast};
 use parry3d::shape::Capsule;
-use segbatch::Segment;
+use segbatch::sets::FirstHit;
+use segbatch::{Segment, reference};
 
 /// The walls as parry3d capsules of one radius, in a `Bvh`.
 pub struct ParryWalls {
@@ -52,4 +54,26 @@ impl ParryWalls {
             self.capsules[i as usize].cast_local_ray(&ray, best, true)
         })
     }
+}
+
+/// The first hit of `ray` (radius `radius`, range `range`) among `walls` by brute force over
+/// [`reference::first_hit`]: the nearest parameter, the lower index on a tie, as
+/// `SegmentIndex`'s first hits order them. What the benches check a sample of rays
+/// against, bit for bit.
+pub fn brute_first_hit(
+    walls: &[Segment],
+    ray: &Segment,
+    radius: f32,
+    range: f32,
+) -> Option<FirstHit> {
+    let mut best: Option<FirstHit> = None;
+    for (j, w) in walls.iter().enumerate() {
+        if let Some(mut h) = reference::first_hit(ray, radius, range, w) {
+            h.index = j as u32;
+            if best.is_none_or(|b| (h.u, h.index) < (b.u, b.index)) {
+                best = Some(h);
+            }
+        }
+    }
+    best
 }

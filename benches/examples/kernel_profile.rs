@@ -7,10 +7,10 @@
 //! so there is no parry3d figure).
 //!
 //! ```text
-//! cargo run --release -p segbatch-bench --example kernel_profile -- [reps] [pairs] [all|params|dist] [uniform|stress|nav]
+//! cargo run --release --features profiling --example kernel_profile -- [reps] [pairs] [all|params|dist] [uniform|stress|nav]
 //! RUSTFLAGS="-C target-cpu=native" CARGO_TARGET_DIR=target/native \
-//!     cargo run --release -p segbatch-bench --example kernel_profile -- 2000 4096 params   # x16 vs x8
-//! cargo build --release -p segbatch-bench --example kernel_profile && valgrind --tool=callgrind \
+//!     cargo run --release --features profiling --example kernel_profile -- 2000 4096 params   # x16 vs x8
+//! cargo build --release --features profiling --example kernel_profile && valgrind --tool=callgrind \
 //!     --callgrind-out-file=cg.out target/release/examples/kernel_profile 8
 //! callgrind_annotate cg.out | grep kernel::run   # instructions; / (7·8·8192) per group
 //! ```

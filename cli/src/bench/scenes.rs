@@ -24,9 +24,10 @@ use segbatch::scenes::{Capsules, Frame, Report};
 use segbatch::sets::{Hit, Radius, SharedEndpoints, self_pairs_within_into};
 use segbatch::{Options, Segment, Segments};
 
-use super::bench::BenchArgs;
+use super::args::BenchArgs;
+use super::common::median;
 use super::scene_peers::{
-    ParryContact, ParryScene, brute_pairs, contact_differences, parry_pairs, scene,
+    ParryContact, ParryScene, Scene, brute_pairs, contact_differences, parry_pairs, scene,
 };
 use crate::error::CliError;
 
@@ -79,12 +80,6 @@ impl SetFrame {
         v.dedup();
         v
     }
-}
-
-/// Median of `v` (sorted in place).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// Runs `segbatch bench --scenes`.
@@ -217,7 +212,18 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         out,
         "segbatch: {candidates} candidates and {contacts_ours} contacts a frame (mean)."
     )?;
-    // The check: frames 1, the middle and the last, replayed.
+    check_frames(&sc, &mut set_frame, out)
+}
+
+/// The check: frames 1, the middle and the last, replayed: segbatch's pairs (the scene's
+/// and the set query's) against brute force, and how parry3d's differ. An error when
+/// segbatch's differ.
+fn check_frames(
+    sc: &Scene,
+    set_frame: &mut SetFrame,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let radii = &sc.radii;
     let (mut ours, mut frame) = build_ours(&sc.frames[0], radii);
     let mut peer = ParryScene::new(&sc.frames[0], radii, PARRY_MARGIN);
     let mut contacts = Vec::new();

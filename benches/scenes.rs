@@ -1,7 +1,7 @@
 //! A moving capsule scene, frame after frame, against parry3d 0.31's `Bvh` kept the way
 //! rapier keeps it, in the same run.
 //!
-//! Group `moving_capsules` (filter with `cargo bench -p segbatch-bench --bench scenes -- moving_capsules`):
+//! Group `moving_capsules` (filter with `cargo bench --bench scenes -- moving_capsules`):
 //! 50K capsules (radius 0.05-0.2, length 0.5-2, in a 100³ box) drift a little each frame;
 //! a frame asks for every touching pair and its contacts. One measured iteration is one
 //! frame, the mean over a run of 60 frames from a scene built on frame 0 (not timed):
@@ -9,12 +9,12 @@
 //! - `segbatch_2t`: the same with `par_frame_into` on a 2-thread pool;
 //! - `parry_1t`: `insert_or_update_partially` with a change margin, `refit`,
 //!   `optimize_incremental`, `traverse_bvtt_single_tree` and parry3d's capsule contact
-//!   manifold (`ParryScene` of `cli/src/scene_peers.rs`).
+//!   manifold (`ParryScene` of `cli/src/bench/scene_peers.rs`).
 //!
 //! Before timing, segbatch's pairs on the last frame are compared with brute force over the
 //! reference (it panics if they differ) and the peer's differences are printed.
 //!
-//! Group `swept_capsules` (`cargo bench -p segbatch-bench --bench scenes -- swept_capsules`):
+//! Group `swept_capsules` (`cargo bench --bench scenes -- swept_capsules`):
 //! 20K fast, thin capsules among thin walls (`segbatch_testkit::swept::thin_fast_scene`:
 //! half fixed walls of radius 0.02, half bullets of radius 0.01 flying 50-150 radii a
 //! step), 20 steps; each step asks which pairs touched during it. One measured iteration is
@@ -29,7 +29,7 @@
 //! - `rapier_ccd_1t`: a rapier-style CCD pass: parry3d's `Bvh` over the swept boxes, its
 //!   self-traversal, `cast_shapes` on each pair.
 //!
-//! The peers are the CLI's (`cli/src/swept_peers.rs`, included); `segbatch bench --scenes`
+//! The peers are the CLI's (`cli/src/bench/swept_peers.rs`, included); `segbatch bench --scenes`
 //! checks segbatch's contacts against the `f64` oracle on the same scene.
 //!
 //! Medians: `target/criterion/<group>/<bench>/new/estimates.json` (docs/performance.md).
@@ -41,15 +41,15 @@ use segbatch::scenes::{Capsules, Frame, Report};
 use segbatch_testkit::swept::{swept_candidates, thin_fast_scene};
 use std::time::{Duration, Instant};
 
-// The scene and the peer: the CLI's own `cli/src/scene_peers.rs`, included (the CLI is a
-// binary crate), and the pair-list comparison of `cli/src/baselines.rs`.
-#[path = "../../cli/src/scene_peers.rs"]
+// The scene and the peer: the CLI's own `cli/src/bench/scene_peers.rs`, included (the CLI is a
+// binary crate), and the pair-list comparison of `cli/src/bench/baselines.rs`.
+#[path = "../cli/src/bench/scene_peers.rs"]
 mod scene_peers;
 use scene_peers::{ParryContact, ParryScene, brute_pairs, contact_differences, parry_pairs, scene};
-#[path = "../../cli/src/swept_peers.rs"]
+#[path = "../cli/src/bench/swept_peers.rs"]
 mod swept_peers;
 use swept_peers::{Ours, ParryStep, cast, parry_capsules, parry_step, rapier_ccd};
-#[path = "../../cli/src/baselines.rs"]
+#[path = "../cli/src/bench/baselines.rs"]
 #[allow(dead_code, unused_imports)]
 mod baselines;
 
