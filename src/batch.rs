@@ -278,7 +278,7 @@ pub type Segments = Soa<Segment, 6>;
 
 /// A borrowed range of a [`Segments`] batch (or of six caller-owned columns), of `f32`
 /// unless said otherwise, or of `f64` ([`Segments64View`]): what the 3D queries take.
-pub type SegmentsView<'a, E = f32> = SoaView<'a, <E as sealed::Space>::Segment, 6, E>;
+pub type SegmentsView<'a, E = f32> = SoaView<'a, <E as sealed::Space>::SegmentRecord, 6, E>;
 
 /// A batch of 3D segments in `f64` ([`Segment64`]): six `f64` columns, the same API as
 /// [`Segments`].
@@ -312,8 +312,9 @@ pub(crate) mod sealed {
         crate::real::Real + crate::columns::Cell + bytemuck::Pod + Into<f64> + Default + 'static
     {
         /// The segment record: [`Segment`](crate::Segment) for `f32`,
-        /// [`Segment64`](crate::Segment64) for `f64`.
-        type Segment: super::Record<6, Self> + Send + Sync + Into<[[Self; 3]; 2]>;
+        /// [`Segment64`](crate::Segment64) for `f64` (public as
+        /// [`Element::Segment`](crate::Element::Segment)).
+        type SegmentRecord: super::Record<6, Self> + Send + Sync + Into<[[Self; 3]; 2]>;
         /// The constants of a call in this precision ([`Options::params`],
         /// [`Options::params64`]).
         fn params(options: &Options) -> Params<Self>;
@@ -321,7 +322,7 @@ pub(crate) mod sealed {
 
     #[allow(private_interfaces)]
     impl Space for f32 {
-        type Segment = crate::Segment;
+        type SegmentRecord = crate::Segment;
         #[inline]
         fn params(options: &Options) -> Params<f32> {
             options.params()
@@ -330,7 +331,7 @@ pub(crate) mod sealed {
 
     #[allow(private_interfaces)]
     impl Space for f64 {
-        type Segment = crate::Segment64;
+        type SegmentRecord = crate::Segment64;
         #[inline]
         fn params(options: &Options) -> Params<f64> {
             options.params64()

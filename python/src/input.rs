@@ -389,10 +389,10 @@ impl<'a, E: Real> RadiiSrc<'a, E> {
     }
 
     /// The library's radii for pairs `range`.
-    pub(crate) fn radii(&self, range: Range<usize>) -> Result<E::Radii<'a>, segbatch::Error> {
+    pub(crate) fn radii(&self, range: Range<usize>) -> Result<Radii<'a, E>, segbatch::Error> {
         match *self {
-            RadiiSrc::Uniform(a, b) => E::uniform_radii(a, b),
-            RadiiSrc::PerPair(a, b) => E::per_pair_radii(&a[range.clone()], &b[range]),
+            RadiiSrc::Uniform(a, b) => Radii::uniform(a, b),
+            RadiiSrc::PerPair(a, b) => Radii::per_pair(&a[range.clone()], &b[range]),
         }
     }
 }

@@ -75,7 +75,10 @@ use segbatch::motion::{
     Window64,
 };
 use segbatch::pairs::{
-    CapsuleContact, CapsuleContact64, ClosestBatch64, ClosestSlices, PairMask, Radii, Radii64,
+    ClosestBatch64, ClosestSlices, PairMask, Radii, Radii64, capsule_contacts_into,
+    capsules_touch_indexed_into, capsules_touch_into, closest_points_indexed_into,
+    closest_points_into, par_capsule_contacts_into, par_capsules_touch_indexed_into,
+    par_closest_points_indexed_into,
 };
 use segbatch::planar::{
     CrossHit, Element as Plane2, Intersections2, Segment2, Segment2_64, Segments2, Segments2View,
@@ -84,8 +87,8 @@ use segbatch::sets::{
     FirstHit, FirstHit64, Hit, Hit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints, Stop,
 };
 use segbatch::{
-    ClosestBatch, Extent, Options, Outputs, Record, Segment, Segment64, Segments64, Segments64View,
-    SoaView, Tolerance,
+    ClosestBatch, Extent, Options, Outputs, Record, Segment, Segments64, Segments64View,
+    SegmentsView, SoaView, Tolerance,
 };
 use std::collections::HashMap;
 use std::ops::{ControlFlow, Range};

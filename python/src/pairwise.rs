@@ -171,11 +171,11 @@ pub(crate) fn closest_chunks<E: Real>(
         threads,
         out,
         &CLOSEST_COLS,
-        Scratch::<E::Segment, 6, E::Closest, E>::new,
+        Scratch::<E::Segment, 6, ClosestBatch<E>, E>::new,
         |s, r, names, cols| {
             let (va, vb, out) = s.views(&sa, &sb, r);
-            E::closest_into(va, vb, opts, out)?;
-            copy_out(E::closest_res(out), names, cols);
+            closest_points_into(va, vb, opts, Outputs::ALL, out)?;
+            copy_out(closest_res(out), names, cols);
             Ok(())
         },
     )
@@ -241,7 +241,7 @@ pub(crate) fn capsules_of<E: Real>(
         |s, r, _, cols| {
             let rr = radii.radii(r.clone())?;
             let (va, vb, out) = s.views(&sa, &sb, r);
-            E::capsules_touch_into(va, vb, rr, opts, out)?;
+            capsules_touch_into(va, vb, rr, opts, out)?;
             let words = out.words();
             for (i, x) in cols[0].bool().iter_mut().enumerate() {
                 *x = (words[i / 64] >> (i % 64)) & 1 == 1;

@@ -7,16 +7,12 @@ use super::*;
 /// (UTM, ECEF), with the library's types and calls of that precision. Every query is
 /// written once over it; which one runs is decided by the input's dtype ([`is_f64`]).
 pub(crate) trait Real:
-    numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static
+    segbatch::Element + numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static
 {
     /// The NumPy dtype name, for messages.
     const DTYPE: &'static str;
-    /// A segment record (`x0, y0, z0, x1, y1, z1`).
-    type Segment: Record<6, Self> + Send + Sync;
     /// A track record (`px, py, pz, vx, vy, vz`).
     type Track: Record<6, Self> + Send + Sync;
-    /// The result batch of the closest-points query.
-    type Closest: Default + Send + 'static;
     /// The result batch of the closest-approach queries.
     type Cpa: Default + Send + 'static;
     /// A pair of a radius query.
@@ -27,100 +23,39 @@ pub(crate) trait Real:
     type Gather: Default + Send;
     /// A time window `[0, end]`.
     type Window: Copy + Send + Sync;
-    /// The radii of a capsule query.
-    type Radii<'r>: Copy + Send + Sync;
     /// An index over a static set of segments (first hits of thick rays).
     type Index: Send + Sync;
     /// The result batch of the first-contact queries.
     type Contact: Default + Send + 'static;
 
-    /// The square root (the `distance` column from `dist2`).
-    fn sqrt(self) -> Self;
     /// `x` in this precision (Python numbers are `f64`; `f32` rounds as NumPy does).
     fn from_f64(x: f64) -> Self;
-    /// The library's uniform radii.
-    fn uniform_radii<'r>(a: Self, b: Self) -> Result<Self::Radii<'r>, segbatch::Error>;
-    /// The library's radii of one per pair.
-    fn per_pair_radii<'r>(a: &'r [Self], b: &'r [Self])
-    -> Result<Self::Radii<'r>, segbatch::Error>;
-    /// The library's radii of one per object of each set.
-    fn per_object_radii<'r>(
-        a: &'r [Self],
-        b: &'r [Self],
-    ) -> Result<Self::Radii<'r>, segbatch::Error>;
     /// The library's `first_contact_into` of this precision.
     fn first_contact_into(
         a: SoaView<'_, Self::Track, 6, Self>,
         b: SoaView<'_, Self::Track, 6, Self>,
-        radii: Self::Radii<'_>,
+        radii: Radii<'_, Self>,
         window: Self::Window,
         out: &mut Self::Contact,
     ) -> Result<(), segbatch::Error>;
     /// The library's `first_contact_segments_into` of this precision.
     fn first_contact_segments_into(
-        a: SoaView<'_, Self::Segment, 6, Self>,
-        b: SoaView<'_, Self::Segment, 6, Self>,
-        radii: Self::Radii<'_>,
+        a: SegmentsView<'_, Self>,
+        b: SegmentsView<'_, Self>,
+        radii: Radii<'_, Self>,
         out: &mut Self::Contact,
     ) -> Result<(), segbatch::Error>;
     /// A first-contact chunk's columns: `hit`, `t`, `flags`.
     fn contact_res(out: &Self::Contact) -> (&[bool], &[Self], &[u8]);
     /// The library's `dist2_matrix_into` of this precision.
     fn dist2_matrix_into(
-        a: SoaView<'_, Self::Segment, 6, Self>,
-        b: SoaView<'_, Self::Segment, 6, Self>,
+        a: SegmentsView<'_, Self>,
+        b: SegmentsView<'_, Self>,
         options: &Options,
         out: &mut Vec<Self>,
     ) -> Result<(), segbatch::Error>;
-    /// The library's `closest_points_indexed_into` of this precision, every output.
-    fn closest_indexed_into(
-        a: SoaView<'_, Self::Segment, 6, Self>,
-        b: SoaView<'_, Self::Segment, 6, Self>,
-        pairs: &[(u32, u32)],
-        options: &Options,
-        parallel: bool,
-        out: &mut Self::Closest,
-    ) -> Result<(), segbatch::Error>;
-    /// The library's `capsules_touch_indexed_into` of this precision.
-    fn capsules_indexed_into(
-        a: SoaView<'_, Self::Segment, 6, Self>,
-        b: SoaView<'_, Self::Segment, 6, Self>,
-        pairs: &[(u32, u32)],
-        radii: Self::Radii<'_>,
-        options: &Options,
-        parallel: bool,
-        out: &mut PairMask,
-    ) -> Result<(), segbatch::Error>;
-    /// The library's `capsule_contacts_into` of this precision.
-    #[allow(clippy::too_many_arguments)]
-    fn contacts_into(
-        a: SoaView<'_, Self::Segment, 6, Self>,
-        b: SoaView<'_, Self::Segment, 6, Self>,
-        pairs: &[(u32, u32)],
-        radii: Self::Radii<'_>,
-        options: &Options,
-        parallel: bool,
-        out: &mut Vec<CapsuleContact<Self>>,
-    ) -> Result<(), segbatch::Error>;
-    /// The library's `capsules_touch_into` of this precision.
-    fn capsules_touch_into(
-        a: SoaView<'_, Self::Segment, 6, Self>,
-        b: SoaView<'_, Self::Segment, 6, Self>,
-        radii: Self::Radii<'_>,
-        options: &Options,
-        out: &mut PairMask,
-    ) -> Result<(), segbatch::Error>;
     /// The window `[0, end]`, or `None` for a negative or NaN end.
     fn window(end: f64) -> Option<Self::Window>;
-    /// The library's `closest_points_into` of this precision, every output.
-    fn closest_into(
-        a: SoaView<'_, Self::Segment, 6, Self>,
-        b: SoaView<'_, Self::Segment, 6, Self>,
-        options: &Options,
-        out: &mut Self::Closest,
-    ) -> Result<(), segbatch::Error>;
-    /// A closest-points chunk's columns.
-    fn closest_res(out: &Self::Closest) -> Res<'_, Self>;
     /// The library's `cpa_into` of this precision.
     fn cpa_into(
         a: SoaView<'_, Self::Track, 6, Self>,
@@ -130,8 +65,8 @@ pub(crate) trait Real:
     ) -> Result<(), segbatch::Error>;
     /// The library's `cpa_segments_into` of this precision.
     fn cpa_segments_into(
-        a: SoaView<'_, Self::Segment, 6, Self>,
-        b: SoaView<'_, Self::Segment, 6, Self>,
+        a: SegmentsView<'_, Self>,
+        b: SegmentsView<'_, Self>,
         out: &mut Self::Cpa,
     ) -> Result<(), segbatch::Error>;
     /// A closest-approach chunk's columns.
@@ -146,18 +81,18 @@ pub(crate) trait Real:
     /// of `a` and `b`, by the kernel and `options` of the radius queries: their `s` and
     /// `t` bit for bit.
     fn params_into(
-        a: SoaView<'_, Self::Segment, 6, Self>,
-        b: SoaView<'_, Self::Segment, 6, Self>,
+        a: SegmentsView<'_, Self>,
+        b: SegmentsView<'_, Self>,
         pairs: &[(u32, u32)],
         options: &Options,
         gather: &mut Self::Gather,
-        out: &mut Self::Closest,
+        out: &mut ClosestBatch<Self>,
     ) -> Result<(), segbatch::Error>;
     /// The library's streamed `for_each_pair_within` of this precision (its `par_` form
     /// when `parallel`).
     fn for_each_pair_within(
-        a: SoaView<'_, Self::Segment, 6, Self>,
-        b: SoaView<'_, Self::Segment, 6, Self>,
+        a: SegmentsView<'_, Self>,
+        b: SegmentsView<'_, Self>,
         radius: Self,
         options: &Options,
         parallel: bool,
@@ -165,7 +100,7 @@ pub(crate) trait Real:
     ) -> Result<(), segbatch::Error>;
     /// The library's streamed `for_each_self_pair_within` of this precision.
     fn for_each_self_pair_within(
-        set: SoaView<'_, Self::Segment, 6, Self>,
+        set: SegmentsView<'_, Self>,
         radius: Self,
         shared: SharedEndpoints,
         options: &Options,
@@ -174,13 +109,13 @@ pub(crate) trait Real:
     ) -> Result<(), segbatch::Error>;
     /// The library's index of this precision over `set`.
     fn index_new(
-        set: SoaView<'_, Self::Segment, 6, Self>,
+        set: SegmentsView<'_, Self>,
         parallel: bool,
     ) -> Result<Self::Index, segbatch::Error>;
     /// The library's `first_hits` of this precision.
     fn first_hits(
         index: &Self::Index,
-        rays: SoaView<'_, Self::Segment, 6, Self>,
+        rays: SegmentsView<'_, Self>,
         radius: Self,
         range: Self,
         parallel: bool,
@@ -189,7 +124,7 @@ pub(crate) trait Real:
     /// by `first` (the queries are a part of the caller's, starting at `first`).
     fn index_pairs_within(
         index: &Self::Index,
-        queries: SoaView<'_, Self::Segment, 6, Self>,
+        queries: SegmentsView<'_, Self>,
         radius: Self,
         first: u32,
         parallel: bool,
@@ -207,37 +142,34 @@ pub(crate) struct Res<'a, E> {
     pub(crate) flags: &'a [u8],
 }
 
+/// A closest-points chunk's columns.
+pub(crate) fn closest_res<E: Real>(o: &ClosestBatch<E>) -> Res<'_, E> {
+    Res {
+        dist2: o.dist2(),
+        s: o.s(),
+        t: o.t(),
+        point_a: o.point_a(),
+        point_b: o.point_b(),
+        flags: bytemuck::cast_slice(o.flags()),
+    }
+}
+
 impl Real for f32 {
     const DTYPE: &'static str = "float32";
-    type Segment = Segment;
     type Track = Track;
-    type Closest = ClosestBatch;
     type Cpa = CpaBatch;
     type Hit = Hit;
     type PairHit = PairHit;
     type Gather = ();
     type Window = Window;
-    type Radii<'r> = Radii<'r>;
     type Index = segbatch::SegmentIndex;
     type Contact = ContactBatch;
 
-    fn sqrt(self) -> Self {
-        self.sqrt()
-    }
     fn from_f64(x: f64) -> Self {
         x as f32
     }
     fn window(end: f64) -> Option<Window> {
         Window::new(end as f32)
-    }
-    fn uniform_radii<'r>(a: f32, b: f32) -> Result<Radii<'r>, segbatch::Error> {
-        Radii::uniform(a, b)
-    }
-    fn per_pair_radii<'r>(a: &'r [f32], b: &'r [f32]) -> Result<Radii<'r>, segbatch::Error> {
-        Radii::per_pair(a, b)
-    }
-    fn per_object_radii<'r>(a: &'r [f32], b: &'r [f32]) -> Result<Radii<'r>, segbatch::Error> {
-        Radii::per_object(a, b)
     }
     fn first_contact_into(
         a: SoaView<'_, Track, 6>,
@@ -266,80 +198,6 @@ impl Real for f32 {
         out: &mut Vec<f32>,
     ) -> Result<(), segbatch::Error> {
         segbatch::sets::dist2_matrix_into(a, b, options, out)
-    }
-    fn closest_indexed_into(
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
-        pairs: &[(u32, u32)],
-        options: &Options,
-        parallel: bool,
-        out: &mut ClosestBatch,
-    ) -> Result<(), segbatch::Error> {
-        use segbatch::pairs::{closest_points_indexed_into, par_closest_points_indexed_into};
-        if parallel {
-            par_closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
-        } else {
-            closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
-        }
-    }
-    fn capsules_indexed_into(
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
-        pairs: &[(u32, u32)],
-        radii: Radii<'_>,
-        options: &Options,
-        parallel: bool,
-        out: &mut PairMask,
-    ) -> Result<(), segbatch::Error> {
-        use segbatch::pairs::{capsules_touch_indexed_into, par_capsules_touch_indexed_into};
-        if parallel {
-            par_capsules_touch_indexed_into(a, b, pairs, radii, options, out)
-        } else {
-            capsules_touch_indexed_into(a, b, pairs, radii, options, out)
-        }
-    }
-    fn contacts_into(
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
-        pairs: &[(u32, u32)],
-        radii: Radii<'_>,
-        options: &Options,
-        parallel: bool,
-        out: &mut Vec<CapsuleContact>,
-    ) -> Result<(), segbatch::Error> {
-        use segbatch::pairs::{capsule_contacts_into, par_capsule_contacts_into};
-        if parallel {
-            par_capsule_contacts_into(a, b, pairs, radii, options, out)
-        } else {
-            capsule_contacts_into(a, b, pairs, radii, options, out)
-        }
-    }
-    fn capsules_touch_into(
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
-        radii: Radii<'_>,
-        options: &Options,
-        out: &mut PairMask,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::pairs::capsules_touch_into(a, b, radii, options, out)
-    }
-    fn closest_into(
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
-        options: &Options,
-        out: &mut ClosestBatch,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::pairs::closest_points_into(a, b, options, Outputs::ALL, out)
-    }
-    fn closest_res(o: &ClosestBatch) -> Res<'_, f32> {
-        Res {
-            dist2: o.dist2(),
-            s: o.s(),
-            t: o.t(),
-            point_a: o.point_a(),
-            point_b: o.point_b(),
-            flags: bytemuck::cast_slice(o.flags()),
-        }
     }
     fn cpa_into(
         a: SoaView<'_, Track, 6>,
@@ -460,35 +318,20 @@ impl Real for f32 {
 
 impl Real for f64 {
     const DTYPE: &'static str = "float64";
-    type Segment = Segment64;
     type Track = Track64;
-    type Closest = ClosestBatch64;
     type Cpa = CpaBatch64;
     type Hit = Hit64;
     type PairHit = PairHit64;
     type Gather = (Segments64, Segments64);
     type Window = Window64;
-    type Radii<'r> = Radii64<'r>;
     type Index = SegmentIndex64;
     type Contact = ContactBatch64;
 
-    fn sqrt(self) -> Self {
-        self.sqrt()
-    }
     fn from_f64(x: f64) -> Self {
         x
     }
     fn window(end: f64) -> Option<Window64> {
         Window64::new(end)
-    }
-    fn uniform_radii<'r>(a: f64, b: f64) -> Result<Radii64<'r>, segbatch::Error> {
-        Radii64::uniform(a, b)
-    }
-    fn per_pair_radii<'r>(a: &'r [f64], b: &'r [f64]) -> Result<Radii64<'r>, segbatch::Error> {
-        Radii64::per_pair(a, b)
-    }
-    fn per_object_radii<'r>(a: &'r [f64], b: &'r [f64]) -> Result<Radii64<'r>, segbatch::Error> {
-        Radii64::per_object(a, b)
     }
     fn first_contact_into(
         a: Tracks64View<'_>,
@@ -517,80 +360,6 @@ impl Real for f64 {
         out: &mut Vec<f64>,
     ) -> Result<(), segbatch::Error> {
         segbatch::sets::dist2_matrix64_into(a, b, options, out)
-    }
-    fn closest_indexed_into(
-        a: Segments64View<'_>,
-        b: Segments64View<'_>,
-        pairs: &[(u32, u32)],
-        options: &Options,
-        parallel: bool,
-        out: &mut ClosestBatch64,
-    ) -> Result<(), segbatch::Error> {
-        use segbatch::pairs::{closest_points_indexed_into, par_closest_points_indexed_into};
-        if parallel {
-            par_closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
-        } else {
-            closest_points_indexed_into(a, b, pairs, options, Outputs::ALL, out)
-        }
-    }
-    fn capsules_indexed_into(
-        a: Segments64View<'_>,
-        b: Segments64View<'_>,
-        pairs: &[(u32, u32)],
-        radii: Radii64<'_>,
-        options: &Options,
-        parallel: bool,
-        out: &mut PairMask,
-    ) -> Result<(), segbatch::Error> {
-        use segbatch::pairs::{capsules_touch_indexed_into, par_capsules_touch_indexed_into};
-        if parallel {
-            par_capsules_touch_indexed_into(a, b, pairs, radii, options, out)
-        } else {
-            capsules_touch_indexed_into(a, b, pairs, radii, options, out)
-        }
-    }
-    fn contacts_into(
-        a: Segments64View<'_>,
-        b: Segments64View<'_>,
-        pairs: &[(u32, u32)],
-        radii: Radii64<'_>,
-        options: &Options,
-        parallel: bool,
-        out: &mut Vec<CapsuleContact64>,
-    ) -> Result<(), segbatch::Error> {
-        use segbatch::pairs::{capsule_contacts_into, par_capsule_contacts_into};
-        if parallel {
-            par_capsule_contacts_into(a, b, pairs, radii, options, out)
-        } else {
-            capsule_contacts_into(a, b, pairs, radii, options, out)
-        }
-    }
-    fn capsules_touch_into(
-        a: Segments64View<'_>,
-        b: Segments64View<'_>,
-        radii: Radii64<'_>,
-        options: &Options,
-        out: &mut PairMask,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::pairs::capsules_touch_into(a, b, radii, options, out)
-    }
-    fn closest_into(
-        a: Segments64View<'_>,
-        b: Segments64View<'_>,
-        options: &Options,
-        out: &mut ClosestBatch64,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::pairs::closest_points_into(a, b, options, Outputs::ALL, out)
-    }
-    fn closest_res(o: &ClosestBatch64) -> Res<'_, f64> {
-        Res {
-            dist2: o.dist2(),
-            s: o.s(),
-            t: o.t(),
-            point_a: o.point_a(),
-            point_b: o.point_b(),
-            flags: bytemuck::cast_slice(o.flags()),
-        }
     }
     fn cpa_into(
         a: Tracks64View<'_>,

@@ -115,7 +115,7 @@ pub(crate) fn by_row<H: Copy + Default>(
 pub(crate) struct Found<'s, E: Real> {
     pub(crate) hits: Vec<E::Hit>,
     pub(crate) pairs: Vec<(u32, u32)>,
-    pub(crate) params: E::Closest,
+    pub(crate) params: ClosestBatch<E>,
     pub(crate) gather: E::Gather,
     pub(crate) what: &'static str,
     pub(crate) stop: &'s Stop,
@@ -127,7 +127,7 @@ impl<'s, E: Real> Found<'s, E> {
         Found {
             hits: Vec::new(),
             pairs: Vec::new(),
-            params: E::Closest::default(),
+            params: ClosestBatch::new(),
             gather: E::Gather::default(),
             what,
             stop,
@@ -160,7 +160,7 @@ impl<'s, E: Real> Found<'s, E> {
             self.failed = Some(Failure::Memory(self.what, n));
             return ControlFlow::Break(());
         }
-        let p = E::closest_res(params);
+        let p = closest_res(params);
         let with_params = block.iter().zip(p.s.iter().zip(p.t));
         self.hits.extend(with_params.map(|(h, (&s, &t))| {
             let (i, j, dist2) = E::pair_hit(h);
@@ -299,15 +299,15 @@ pub(crate) fn index_pairs<'a>(pairs: &'a PyReadonlyArray2<'_, u32>) -> PyResult<
 pub(crate) fn object_radii<'a, E: Real>(
     ra: &'a RadiusArg<'_, E>,
     rb: &'a RadiusArg<'_, E>,
-) -> PyResult<E::Radii<'a>> {
+) -> PyResult<Radii<'a, E>> {
     let slice = |r: &'a PyReadonlyArray1<'_, E>, name: &str| {
         r.as_slice()
             .map_err(|_| PyValueError::new_err(format!("{name}: the array must be contiguous")))
     };
     match (ra, rb) {
-        (RadiusArg::Uniform(a), RadiusArg::Uniform(b)) => E::uniform_radii(*a, *b),
+        (RadiusArg::Uniform(a), RadiusArg::Uniform(b)) => Radii::uniform(*a, *b),
         (RadiusArg::PerPair(a), RadiusArg::PerPair(b)) => {
-            E::per_object_radii(slice(a, "radius_a")?, slice(b, "radius_b")?)
+            Radii::per_object(slice(a, "radius_a")?, slice(b, "radius_b")?)
         }
         _ => {
             return Err(PyTypeError::new_err(
@@ -448,10 +448,14 @@ pub(crate) fn closest_indexed_of<'py, E: Real>(
     let mut point_a = try_vec::<E>(3 * k, "point_a column")?;
     let mut point_b = try_vec::<E>(3 * k, "point_b column")?;
     let mut flags = try_vec::<u8>(k, "flags column")?;
-    let mut out = E::Closest::default();
+    let mut out = ClosestBatch::<E>::new();
     args.steps::<E>(py, |va, vb, pairs, opts, parallel, _| {
-        E::closest_indexed_into(va, vb, pairs, opts, parallel, &mut out)?;
-        let r = E::closest_res(&out);
+        if parallel {
+            par_closest_points_indexed_into(va, vb, pairs, opts, Outputs::ALL, &mut out)?;
+        } else {
+            closest_points_indexed_into(va, vb, pairs, opts, Outputs::ALL, &mut out)?;
+        }
+        let r = closest_res(&out);
         dist2.extend_from_slice(r.dist2);
         distance.extend(r.dist2.iter().map(|d| d.sqrt()));
         s.extend_from_slice(r.s);
@@ -517,7 +521,11 @@ pub(crate) fn capsules_indexed_of<'py, E: Real>(
     let mut touch = try_vec::<bool>(args.len(), "capsules_touch_indexed output")?;
     let mut mask = PairMask::new();
     args.steps::<E>(py, |va, vb, pairs, opts, parallel, _| {
-        E::capsules_indexed_into(va, vb, pairs, radii, opts, parallel, &mut mask)?;
+        if parallel {
+            par_capsules_touch_indexed_into(va, vb, pairs, radii, opts, &mut mask)?;
+        } else {
+            capsules_touch_indexed_into(va, vb, pairs, radii, opts, &mut mask)?;
+        }
         touch.extend((0..pairs.len()).map(|k| mask.get(k) == Some(true)));
         Ok(())
     })?;
@@ -568,7 +576,11 @@ pub(crate) fn contacts_of<'py, E: Real>(
     let mut c = Vec::new();
     args.steps::<E>(py, |va, vb, pairs, opts, parallel, first| {
         c.clear();
-        E::contacts_into(va, vb, pairs, radii, opts, parallel, &mut c)?;
+        if parallel {
+            par_capsule_contacts_into(va, vb, pairs, radii, opts, &mut c)?;
+        } else {
+            capsule_contacts_into(va, vb, pairs, radii, opts, &mut c)?;
+        }
         let n = pair.len() + c.len();
         let short = || Failure::Memory("capsule_contacts output", n);
         for col in [&mut pair, &mut i, &mut j] {

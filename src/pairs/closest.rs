@@ -467,11 +467,22 @@ pub(super) fn pair_columns<'v, T: Record<6, E>, E: Pod>(
 /// ([`Segment`] or [`Segment64`]). Every 3D query runs in the precision of its inputs:
 /// `closest_points(&a, &b)` is an `f64` query when `a` and `b` are
 /// [`Segments64`](crate::Segments64).
-pub trait Element: sealed::Closest3 {}
+pub trait Element:
+    sealed::Closest3 + crate::batch::sealed::Space<SegmentRecord = <Self as Element>::Segment>
+{
+    /// The segment record a batch of this element type stores: [`Segment`] for `f32`,
+    /// [`Segment64`] for `f64`. A batch of it is a `Soa<E::Segment, 6, E>`, the
+    /// [`SegmentsView<'_, E>`](crate::SegmentsView) every 3D query takes.
+    type Segment: Record<6, Self> + Send + Sync + Into<[[Self; 3]; 2]> + From<[[Self; 3]; 2]>;
+}
 
-impl Element for f32 {}
+impl Element for f32 {
+    type Segment = Segment;
+}
 
-impl Element for f64 {}
+impl Element for f64 {
+    type Segment = Segment64;
+}
 
 /// What the closest-points queries run in each precision (sealed: public only so that
 /// [`Element`] can name it, in a module no user can name).
@@ -487,7 +498,7 @@ pub(crate) mod sealed {
     // Unnameable outside the crate: its crate-private bound (`Core`, the contact rule's
     // view of a segment) is no part of the public API.
     #[allow(private_bounds)]
-    pub trait Closest3: crate::batch::sealed::Space<Segment: Core<F = Self>> {
+    pub trait Closest3: crate::batch::sealed::Space<SegmentRecord: Core<F = Self>> {
         /// `a[i]` against `b[i]` into `out`, on all cores when `parallel`.
         fn closest_pairs(
             a: SegmentsView<'_, Self>,
@@ -499,7 +510,7 @@ pub(crate) mod sealed {
         ) -> Result<(), Error>;
         /// `one` against every `many[j]` into `out`, on all cores when `parallel`.
         fn one_to_many(
-            one: &Self::Segment,
+            one: &Self::SegmentRecord,
             many: SegmentsView<'_, Self>,
             options: &Options,
             outputs: Outputs,
