@@ -30,7 +30,8 @@ or ``(N, 6)`` (``x0, y0, z0, x1, y1, z1``); 2D segments are ``(N, 2, 2)`` or ``(
   :func:`first_contact_segments`, :func:`pairs_within`, :func:`self_pairs_within`,
   :func:`dist2_matrix`, :func:`intersect2`, :func:`crossing_pairs`, the ``*_indexed``
   functions, :func:`capsule_contacts` and :class:`SegmentIndex` (first hits) compute in
-  float64 (the crate's ``*64`` forms, radii and windows in float64 too) and return float64
+  float64 (the crate's queries on ``Segments64``, or their ``*64`` forms where a family
+  still has them; radii and windows in float64 too) and return float64
   columns. When one side is float64 and the other is not, the other is widened to float64
   (exact for float32) and the query runs in float64.
 - Any other real dtype (``float16``, integers) and Python lists are converted to
@@ -740,7 +741,7 @@ def dist2_matrix(
     threads: Optional[int] = None,
 ) -> np.ndarray:
     """Squared distance of every ``a[i]`` to every ``b[j]``: ``(len(a), len(b))``, float32,
-    or float64 when either set is float64 (the crate's ``dist2_matrix64``).
+    or float64 when either set is float64 (the crate's ``dist2_matrix`` on ``Segments64``).
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 1, 0, 0]], dtype=np.float32)

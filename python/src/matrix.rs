@@ -81,7 +81,7 @@ pub(crate) fn matrix_of<'py, E: Real>(
             &init,
             &|(cols, tmp): &mut (Cols<6, E>, Vec<E>), (row, dst): (usize, &mut [E])| {
                 let va = sa.view::<E::Segment>(row..row + dst.len() / m, cols);
-                E::dist2_matrix_into(va, vb, opts, tmp)?;
+                segbatch::sets::dist2_matrix_into(va, vb, opts, tmp)?;
                 dst.copy_from_slice(tmp);
                 Ok(())
             },

@@ -47,13 +47,6 @@ pub(crate) trait Real:
     ) -> Result<(), segbatch::Error>;
     /// A first-contact chunk's columns: `hit`, `t`, `flags`.
     fn contact_res(out: &Self::Contact) -> (&[bool], &[Self], &[u8]);
-    /// The library's `dist2_matrix_into` of this precision.
-    fn dist2_matrix_into(
-        a: SegmentsView<'_, Self>,
-        b: SegmentsView<'_, Self>,
-        options: &Options,
-        out: &mut Vec<Self>,
-    ) -> Result<(), segbatch::Error>;
     /// The window `[0, end]`, or `None` for a negative or NaN end.
     fn window(end: f64) -> Option<Self::Window>;
     /// The library's `cpa_into` of this precision.
@@ -190,14 +183,6 @@ impl Real for f32 {
     }
     fn contact_res(o: &ContactBatch) -> (&[bool], &[f32], &[u8]) {
         (o.hit(), o.t(), bytemuck::cast_slice(o.flags()))
-    }
-    fn dist2_matrix_into(
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
-        options: &Options,
-        out: &mut Vec<f32>,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::sets::dist2_matrix_into(a, b, options, out)
     }
     fn cpa_into(
         a: SoaView<'_, Track, 6>,
@@ -352,14 +337,6 @@ impl Real for f64 {
     }
     fn contact_res(o: &ContactBatch64) -> (&[bool], &[f64], &[u8]) {
         (o.hit(), o.t(), bytemuck::cast_slice(o.flags()))
-    }
-    fn dist2_matrix_into(
-        a: Segments64View<'_>,
-        b: Segments64View<'_>,
-        options: &Options,
-        out: &mut Vec<f64>,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::sets::dist2_matrix64_into(a, b, options, out)
     }
     fn cpa_into(
         a: Tracks64View<'_>,

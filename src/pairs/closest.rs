@@ -15,13 +15,15 @@ use super::indexed::{closest_indexed32, closest_indexed64, touch_indexed32, touc
 use crate::batch::{Error, Record, SegmentsView, SoaView, check_len};
 use crate::columns::{Cell, LANES};
 use crate::columns::{GroupStore, result_batch, split_groups};
+use crate::driver::Side;
 use crate::driver::{self, Input, PairKernel};
 use crate::forms::query_forms;
-use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
+use crate::kernel::{Lanes, Splat, closest8, closest8_general, closest8_masked};
 use crate::lanes::{F64Lanes, Lane, V3, bytes8};
 use crate::real::Real;
 use crate::segment::{Closest, Flags, Options, Segment, Segment64};
 use bytemuck::Pod;
+use core::ops::Range;
 use wide::{f32x8, f32x16};
 
 /// Which result columns to compute and store.
@@ -492,6 +494,7 @@ pub(crate) mod sealed {
     use crate::pairs::indexed::Core;
     use crate::pairs::{PairMask, Radii};
     use crate::segment::Options;
+    use core::ops::Range;
 
     /// The pair queries in one precision: which lanes run the kernel, how index pairs are
     /// gathered.
@@ -537,6 +540,17 @@ pub(crate) mod sealed {
             parallel: bool,
             out: &mut ClosestBatch<Self>,
         ) -> Result<(), Error>;
+        /// Rows `rows` of the dense matrix of squared distances of every `a[i]` against
+        /// every `b[j]` into `out` (exactly those rows, `b.len()` values each), B taken in
+        /// blocks of `block` columns so that a block stays in L1 while the rows run over it.
+        fn dist2_rows(
+            a: SegmentsView<'_, Self>,
+            b: SegmentsView<'_, Self>,
+            rows: Range<usize>,
+            block: usize,
+            options: &Options,
+            out: &mut [Self],
+        );
         /// The capsule test of the index pairs `pairs` of `a` and `b` into `out`.
         fn touch_indexed(
             a: SegmentsView<'_, Self>,
@@ -552,6 +566,36 @@ pub(crate) mod sealed {
 
 /// `f32`: eight lanes, or sixteen where the build has AVX-512 ([`Width::BUILD`]).
 impl sealed::Closest3 for f32 {
+    fn dist2_rows(
+        a: SegmentsView<'_>,
+        b: SegmentsView<'_>,
+        rows: Range<usize>,
+        block: usize,
+        options: &Options,
+        out: &mut [f32],
+    ) {
+        // One A segment broadcast to the eight lanes against B eight at a time, straight
+        // into the row (no result batch between).
+        let splat = Splat::new(&options.params());
+        let (a, b) = (Side::new(a), Side::new(b));
+        let nb = b.len();
+        for bb in (0..nb).step_by(block) {
+            let bend = (bb + block).min(nb);
+            for i in rows.clone() {
+                let (a0, a1) = a.splat(i);
+                let row = &mut out[(i - rows.start) * nb..][..nb];
+                let mut j = bb;
+                while j < bend {
+                    let (b0, b1) = b.load(j);
+                    let lanes = closest8(a0, a1, b0, b1, &splat);
+                    let count = (nb - j).min(LANES);
+                    row[j..j + count].copy_from_slice(&lanes.dist2.to_array()[..count]);
+                    j += LANES;
+                }
+            }
+        }
+    }
+
     fn closest_pairs(
         a: SegmentsView<'_>,
         b: SegmentsView<'_>,
@@ -635,6 +679,35 @@ impl sealed::Closest3 for f32 {
 
 /// `f64`: [`F64Lanes`] (`f64x8` with AVX-512, `f64x4` otherwise).
 impl sealed::Closest3 for f64 {
+    fn dist2_rows(
+        a: SegmentsView<'_, f64>,
+        b: SegmentsView<'_, f64>,
+        rows: Range<usize>,
+        block: usize,
+        options: &Options,
+        out: &mut [f64],
+    ) {
+        // One A segment against a block of B through the one-to-many kernel.
+        let nb = b.len();
+        let mut tile = ClosestBatch64::new();
+        for bb in (0..nb).step_by(block) {
+            let cols = bb..(bb + block).min(nb);
+            for i in rows.clone() {
+                let one = a.get(i).expect("a row of a");
+                <f64 as sealed::Closest3>::one_to_many(
+                    &one,
+                    b.view(cols.clone()),
+                    options,
+                    Outputs::DISTANCE,
+                    false,
+                    &mut tile,
+                )
+                .expect("every input is valid");
+                out[(i - rows.start) * nb..][cols.clone()].copy_from_slice(tile.dist2());
+            }
+        }
+    }
+
     fn closest_pairs(
         a: SegmentsView<'_, f64>,
         b: SegmentsView<'_, f64>,

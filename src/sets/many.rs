@@ -4,13 +4,13 @@
 
 use super::hits::{Hit, Spheres, TILE_A, TILE_B, push_hits, within_bits, within_wide};
 use super::radius::PairRadius;
-use crate::batch::{Error, Segments64View, SegmentsView};
+use crate::batch::{Error, SegmentsView};
 use crate::columns::LANES;
 use crate::driver::Side;
 use crate::forms::query_forms;
 use crate::kernel::{self, Lanes, Splat};
 use crate::lanes::V3;
-use crate::pairs::{ClosestBatch64, Outputs, closest_points_one_to_many_into};
+use crate::pairs::Element;
 use crate::prune::lane_bits;
 use crate::prune::{MAX_BLOCK_HITS, each_bit, ordered};
 use crate::segment::{Flags, Options};
@@ -19,7 +19,9 @@ use wide::f32x8;
 
 query_forms! {
     /// The squared distance of every `a[i]` to every `b[j]`, row-major (entry
-    /// `i·b.len() + j`), segment against segment.
+    /// `i·b.len() + j`), segment against segment, in the precision of the batches (`f32`,
+    /// or `f64` on [`Segments64`](crate::Segments64): entry `(i, j)` is then
+    /// `reference::closest_points(&a[i], &b[j]).dist2`, bit for bit).
     ///
     /// ```
     /// use segbatch::{Segment, Segments};
@@ -38,9 +40,9 @@ query_forms! {
     ///                    4.0, 1.0, 4.0]);
     /// ```
     pub fn dist2_matrix / dist2_matrix_into / par_dist2_matrix / par_dist2_matrix_into
-        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>)
+        <'a, 'b; E: Element>(a: impl Into<SegmentsView<'a, E>>, b: impl Into<SegmentsView<'b, E>>)
         with (options: &Options = &Options::SEGMENTS)
-        -> Vec<f32> = matrix;
+        -> Vec<E> = matrix;
     /// The general form of [`dist2_matrix`]: extents and tolerance from `options`, the
     /// matrix written into `out`, resized to `a.len()·b.len()` (allocation reused, grown
     /// with `try_reserve`). The parallel forms hand out blocks of
@@ -71,28 +73,21 @@ query_forms! {
 
 /// The matrix into `out`, sequentially or (when `parallel`, above
 /// [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)) in blocks of rows on all cores.
-fn matrix<'a, 'b>(
-    a: SegmentsView<'a>,
-    b: SegmentsView<'b>,
+fn matrix<E: Element>(
+    a: SegmentsView<'_, E>,
+    b: SegmentsView<'_, E>,
     options: &Options,
     parallel: bool,
-    out: &mut Vec<f32>,
+    out: &mut Vec<E>,
 ) -> Result<(), Error> {
     let (na, nb) = (a.len(), b.len());
     size_matrix(out, na, nb, "dist2_matrix output")?;
-    let splat = Splat::new(&options.params());
-    let (sa, sb) = (Side::new(a), Side::new(b));
-    let rows = |rows: Range<usize>, chunk: &mut [f32]| matrix_rows(&sa, &sb, rows, &splat, chunk);
+    let rows =
+        |rows: Range<usize>, chunk: &mut [E]| E::dist2_rows(a, b, rows, TILE_B, options, chunk);
     fill_rows((na, nb), parallel, out, rows);
     Ok(())
 }
 
-/// Sizes `out` to the `na·nb` entries of a matrix, grown with `try_reserve` (only grown:
-/// every entry is written afterwards, so there is no clearing pass over the whole matrix).
-///
-/// # Errors
-/// [`Error::OutOfMemory`] naming `what` when the entries cannot be allocated (their count
-/// or size overflows, or the allocator refuses them): `out` is then empty.
 fn size_matrix<T: Copy + Default>(
     out: &mut Vec<T>,
     na: usize,
@@ -139,97 +134,6 @@ fn fill_rows<T: Send>(
     }
     let _ = (parallel, nb);
     rows(0..na, out);
-}
-
-/// Rows `rows` of the matrix into `out` (exactly those rows), tile by tile.
-fn matrix_rows(a: &Side<'_>, b: &Side<'_>, rows: Range<usize>, splat: &Splat, out: &mut [f32]) {
-    let nb = b.len();
-    for bb in (0..nb).step_by(TILE_B) {
-        let bend = (bb + TILE_B).min(nb);
-        for i in rows.clone() {
-            let (a0, a1) = a.splat(i);
-            let row = &mut out[(i - rows.start) * nb..][..nb];
-            let mut j = bb;
-            while j < bend {
-                let (b0, b1) = b.load(j);
-                let lanes = kernel::closest8(a0, a1, b0, b1, splat);
-                let count = (nb - j).min(LANES);
-                row[j..j + count].copy_from_slice(&lanes.dist2.to_array()[..count]);
-                j += LANES;
-            }
-        }
-    }
-}
-
-query_forms! {
-    /// The squared distance of every `a[i]` to every `b[j]` in `f64`, row-major (entry
-    /// `i·b.len() + j`), segment against segment: [`dist2_matrix`]'s twin for
-    /// [`Segments64`](crate::Segments64). Entry `(i, j)` is exactly the `dist2` of
-    /// [`reference::closest_points_with`](crate::reference::closest_points_with)`(&a[i], &b[j], options)`.
-    ///
-    /// ```
-    /// use segbatch::{Segment64, Segments64};
-    /// use segbatch::sets::dist2_matrix64;
-    /// let o = 6_378_137.0; // ECEF metres, millimetres apart
-    /// let a = Segments64::from(&[
-    ///     Segment64::new([o, 0.0, 0.0], [o + 1.0, 0.0, 0.0]),
-    ///     Segment64::new([o, 3e-3, 0.0], [o + 1.0, 3e-3, 0.0]),
-    /// ]);
-    /// let b = Segments64::from(&[
-    ///     Segment64::new([o, 0.0, 1e-3], [o + 1.0, 0.0, 1e-3]),
-    ///     Segment64::new([o, 0.0, 0.0], [o, 0.0, 2e-3]),
-    /// ]);
-    /// let m = dist2_matrix64(&a, &b);
-    /// assert_eq!(m.len(), 4);
-    /// assert_eq!((m[0], m[1], m[3]), (1e-3 * 1e-3, 0.0, 3e-3 * 3e-3));
-    /// ```
-    pub fn dist2_matrix64 / dist2_matrix64_into / par_dist2_matrix64 / par_dist2_matrix64_into
-        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>)
-        with (options: &Options = &Options::SEGMENTS)
-        -> Vec<f64> = matrix64;
-    /// The general form of [`dist2_matrix64`]: extents and tolerance from `options`
-    /// (applied in `f64`), the matrix written into `out`, resized to `a.len()·b.len()`
-    /// (allocation reused, grown with `try_reserve`); the parallel forms split as
-    /// [`dist2_matrix_into`]'s.
-    ///
-    /// # Errors
-    /// [`Error::OutOfMemory`] when the `a.len()·b.len()` entries cannot be allocated: `out`
-    /// is then empty, and nothing was computed.
-    into;
-}
-
-/// The `f64` matrix into `out`: each row one `f64` one-to-many query per tile of
-/// [`TILE_B`] columns of B (the driver's `f64` loop, the distances only), copied into the
-/// row.
-fn matrix64<'a, 'b>(
-    a: Segments64View<'a>,
-    b: Segments64View<'b>,
-    options: &Options,
-    parallel: bool,
-    out: &mut Vec<f64>,
-) -> Result<(), Error> {
-    let (na, nb) = (a.len(), b.len());
-    size_matrix(out, na, nb, "dist2_matrix64 output")?;
-    let rows = |rows: Range<usize>, chunk: &mut [f64]| {
-        let mut tile = ClosestBatch64::new();
-        for bb in (0..nb).step_by(TILE_B) {
-            let cols = bb..(bb + TILE_B).min(nb);
-            for i in rows.clone() {
-                let one = a.get(i).expect("a row of a");
-                closest_points_one_to_many_into(
-                    &one,
-                    b.view(cols.clone()),
-                    options,
-                    Outputs::DISTANCE,
-                    &mut tile,
-                )
-                .expect("every input is valid");
-                chunk[(i - rows.start) * nb..][cols.clone()].copy_from_slice(tile.dist2());
-            }
-        }
-    };
-    fill_rows((na, nb), parallel, out, rows);
-    Ok(())
 }
 
 /// Columns of B per block of the brute-force radius queries: a block of [`TILE_A`] rows by

@@ -3,8 +3,7 @@
 //!
 //! | question | convenience | general | parallel |
 //! |---|---|---|---|
-//! | every A against every B: dense squared distances | [`dist2_matrix`] | [`dist2_matrix_into`] | [`par_dist2_matrix`], [`par_dist2_matrix_into`] |
-//! | the same in `f64` ([`Segments64`](crate::Segments64)) | [`dist2_matrix64`] | [`dist2_matrix64_into`] | [`par_dist2_matrix64`], [`par_dist2_matrix64_into`] |
+//! | every A against every B: dense squared distances, `f32` or `f64` (the precision of the batches) | [`dist2_matrix`] | [`dist2_matrix_into`] | [`par_dist2_matrix`], [`par_dist2_matrix_into`] |
 //! | every A against every B: the pairs within a radius, one for all or one an object ([`Radius`]; [`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] |
 //! | all pairs `i < j` of one set within a radius, one for all or one an object ([`Radius`]) | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] |
 //! | the same two, streamed as compact [`PairHit`]s in blocks of at most [`MAX_BLOCK_HITS`] (a sink may stop them: [`SinkFlow`]; so may another thread: [`Stop`]) | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] |
@@ -91,11 +90,8 @@ pub use hits::{TILE_A, TILE_B};
 pub use index::SegmentIndex;
 pub use index64::SegmentIndex64;
 pub use many::{dist2_matrix, dist2_matrix_into};
-pub use many::{dist2_matrix64, dist2_matrix64_into};
 #[cfg(feature = "rayon")]
 pub use many::{par_dist2_matrix, par_dist2_matrix_into};
-#[cfg(feature = "rayon")]
-pub use many::{par_dist2_matrix64, par_dist2_matrix64_into};
 pub use radius::{Radius, Radius64};
 pub use rays::{FirstHit, FirstHit64, PerRay, PerRay64, Rays, Rays64};
 pub(crate) use rays::{first_hit_pair, first_hit_pair64};

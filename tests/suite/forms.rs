@@ -344,10 +344,10 @@ fn f64_forms() -> Result<(), Error> {
         Some(reference::first_contact_segments64(&x, 0.5, &y, 0.5))
     );
     let mut d64 = Vec::new();
-    let dm64 = dist2_matrix64(&a64, &b64);
-    dist2_matrix64_into(&a64, &b64, &opts, &mut d64)?;
-    assert_eq!((&par_dist2_matrix64(&a64, &b64), &d64), (&dm64, &dm64));
-    par_dist2_matrix64_into(&a64, &b64, &opts, &mut d64)?;
+    let dm64 = dist2_matrix(&a64, &b64);
+    dist2_matrix_into(&a64, &b64, &opts, &mut d64)?;
+    assert_eq!((&par_dist2_matrix(&a64, &b64), &d64), (&dm64, &dm64));
+    par_dist2_matrix_into(&a64, &b64, &opts, &mut d64)?;
     Ok(())
 }
 

@@ -1,5 +1,5 @@
 //! The `f64` pair queries beyond closest points (`capsules_touch`, the indexed forms,
-//! `capsule_contacts`, `first_contact64`, `dist2_matrix64`) against their `f64` scalar
+//! `capsule_contacts`, `first_contact64`, `dist2_matrix`) against their `f64` scalar
 //! references, bit for bit.
 //!
 //! Inputs: the test kit's `f64` hard classes (`pairs64`: near-parallel, collinear,
@@ -685,7 +685,7 @@ mod first_contact {
 
 mod matrix {
     use super::{EXTENTS, same};
-    use segbatch::sets::dist2_matrix64_into;
+    use segbatch::sets::dist2_matrix_into;
     use segbatch::{Error, Options, Segments64, Segments64View, reference};
     use segbatch_testkit::Rng;
     use segbatch_testkit::pairs64::any64;
@@ -694,7 +694,7 @@ mod matrix {
     fn check(a: &Segments64, b: &Segments64, start: usize, options: &Options) {
         let (va, vb) = (a.view(start.min(a.len())..), b.view(start.min(b.len())..));
         let mut out = vec![7.0; 3];
-        dist2_matrix64_into(va, vb, options, &mut out).unwrap();
+        dist2_matrix_into(va, vb, options, &mut out).unwrap();
         assert_eq!(out.len(), va.len() * vb.len());
         for i in 0..va.len() {
             for j in 0..vb.len() {
@@ -736,9 +736,9 @@ mod matrix {
         let points = Segments64View::from_columns([&column[..]; 6]).unwrap();
         let mut out = vec![1.0f64; 4];
         assert_eq!(
-            dist2_matrix64_into(points, points, &Options::SEGMENTS, &mut out),
+            dist2_matrix_into(points, points, &Options::SEGMENTS, &mut out),
             Err(Error::OutOfMemory {
-                what: "dist2_matrix64 output",
+                what: "dist2_matrix output",
                 elements: 1 << 46
             })
         );
@@ -748,11 +748,11 @@ mod matrix {
     #[cfg(feature = "rayon")]
     #[test]
     fn parallel_is_sequential() {
-        use segbatch::sets::{dist2_matrix64, par_dist2_matrix64};
+        use segbatch::sets::{dist2_matrix, par_dist2_matrix};
         let mut rng = Rng::new(0xf64_9a3a);
         let a: Segments64 = (0..300).map(|_| any64(&mut rng).0).collect();
         let b: Segments64 = (0..1000).map(|_| any64(&mut rng).1).collect();
-        let (seq, par) = (dist2_matrix64(&a, &b), par_dist2_matrix64(&a, &b));
+        let (seq, par) = (dist2_matrix(&a, &b), par_dist2_matrix(&a, &b));
         assert_eq!(seq.len(), 300_000);
         assert!(seq.iter().zip(&par).all(|(x, y)| same(*x, *y)));
     }
