@@ -280,9 +280,10 @@ pub(crate) trait GroupStore: Sized + Send {
 /// ```
 ///
 /// The item type (`Cpa`) has one field per column with the same name (`[f32; D]` for
-/// points), which `get` fills. The long form, `stored as CpaOut in groups of (W) { columns
-/// {…} points(f64) {…} }`, stores `f64` points and hands the driver groups of `W` values
-/// (`W` divides [`LANES`]; the short form is `(LANES)` and `f32`).
+/// points), which `get` fills. `points(f64) {…}` stores `f64` points;
+/// `pub struct ClosestBatch<E>(Closest) …` writes a batch generic over its element type
+/// (the columns typed `E` and the points `E`, the item `Closest<E>`). The driver stores into
+/// `out::<W>()`, groups of `W` values (the kernel's lane width, a divisor of [`LANES`]).
 macro_rules! result_batch {
     (
         $(#[$meta:meta])*
@@ -293,9 +294,31 @@ macro_rules! result_batch {
     ) => {
         crate::columns::result_batch! {
             $(#[$meta])*
-            pub struct $batch($item) stored as $out in groups of (crate::columns::LANES) {
+            pub struct $batch($item) stored as $out {
                 columns { $( $(#[$cmeta])* $col: $ty, )* }
                 points(f32) { $( $(#[$pmeta])* $pcol: $dim, )* }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        pub struct $batch:ident($item:ident) stored as $out:ident {
+            columns { $( $(#[$cmeta:meta])* $col:ident: $ty:ty, )* }
+            points($pty:ty) { $( $(#[$pmeta:meta])* $pcol:ident: $dim:literal, )* }
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default)]
+        pub struct $batch {
+            len: usize,
+            $( $col: crate::columns::Column<$ty>, )*
+            $( $pcol: [crate::columns::Column<$pty>; $dim], )*
+        }
+
+        crate::columns::result_batch! {
+            @impls [] $batch, $item, $item, $pty, $out, [] {
+                columns { $( $(#[$cmeta])* $col: $ty, )* }
+                points { $( $(#[$pmeta])* $pcol: $dim, )* }
             }
         }
     };
@@ -314,9 +337,24 @@ macro_rules! result_batch {
             $( $pcol: [crate::columns::Column<$e>; $dim], )*
         }
 
+        crate::columns::result_batch! {
+            @impls [$e: crate::columns::Cell] $batch<$e>, $item<$e>, $item, $e, $out, [$e,] {
+                columns { $( $(#[$cmeta])* $col: $ty, )* }
+                points { $( $(#[$pmeta])* $pcol: $dim, )* }
+            }
+        }
+    };
+    // What both forms share: `[$gen]` the batch's generic parameters, `$pty` its points'
+    // element, `[$og]` the element parameter of `$out` (empty when the batch has none).
+    (
+        @impls [$($gen:tt)*] $self_ty:ty, $item_ty:ty, $item:ident, $pty:ty, $out:ident, [$($og:tt)*] {
+            columns { $( $(#[$cmeta:meta])* $col:ident: $ty:ty, )* }
+            points { $( $(#[$pmeta:meta])* $pcol:ident: $dim:literal, )* }
+        }
+    ) => {
         /// Two batches are equal when they hold the same results: the padding past `len`
         /// (what a reused batch kept from an earlier, longer call) is not compared.
-        impl<$e: crate::columns::Cell> PartialEq for $batch<$e> {
+        impl<$($gen)*> PartialEq for $self_ty {
             fn eq(&self, other: &Self) -> bool {
                 self.len == other.len
                     $( && self.$col() == other.$col() )*
@@ -324,7 +362,7 @@ macro_rules! result_batch {
             }
         }
 
-        impl<$e: crate::columns::Cell> $batch<$e> {
+        impl<$($gen)*> $self_ty {
             /// An empty batch (no allocation).
             #[must_use]
             pub fn new() -> Self {
@@ -349,134 +387,6 @@ macro_rules! result_batch {
             $(
                 $(#[$pmeta])*
                 #[must_use]
-                pub fn $pcol(&self) -> [&[$e]; $dim] {
-                    core::array::from_fn(|k| crate::columns::first(&self.$pcol[k], self.len))
-                }
-            )*
-
-            /// Result `i`, or `None` when `i >= len()`. Columns that were not computed read
-            /// as NaN (flags as empty).
-            #[must_use]
-            pub fn get(&self, i: usize) -> Option<$item<$e>> {
-                (i < self.len).then(|| $item {
-                    $( $col: crate::columns::value(&self.$col, i), )*
-                    $( $pcol: core::array::from_fn(|k| crate::columns::value(&self.$pcol[k], i)), )*
-                })
-            }
-
-            /// The results in order.
-            pub fn iter(&self) -> impl ExactSizeIterator<Item = $item<$e>> + '_ {
-                (0..self.len).map(|i| self.get(i).expect("i < len"))
-            }
-
-            /// Sizes the columns for `len` results, padded to whole groups; the columns whose
-            /// name `keep` rejects are emptied. Allocations are reused.
-            pub(crate) fn reset(&mut self, len: usize, keep: impl Fn(&str) -> bool) {
-                self.len = len;
-                $(
-                    if keep(stringify!($col)) {
-                        self.$col.resize_padded(len);
-                    } else {
-                        self.$col.clear();
-                    }
-                )*
-                $(
-                    for col in &mut self.$pcol {
-                        if keep(stringify!($pcol)) {
-                            col.resize_padded(len);
-                        } else {
-                            col.clear();
-                        }
-                    }
-                )*
-            }
-
-            /// The columns as groups of `W` (a divisor of [`LANES`](crate::LANES)), for the
-            /// driver.
-            pub(crate) fn out<const W: usize>(&mut self) -> $out<'_, $e, W> {
-                $( let $pcol = {
-                    let cols: [&mut crate::columns::Column<$e>; $dim] = self.$pcol.each_mut();
-                    cols.map(|c| crate::columns::regroup::<_, W>(c.groups_mut()))
-                }; )*
-                $out {
-                    $( $col: crate::columns::regroup::<_, W>(self.$col.groups_mut()), )*
-                    $( $pcol, )*
-                }
-            }
-        }
-
-        /// The columns of a batch as whole groups of `W`: what the driver stores into.
-        pub(crate) struct $out<'a, $e, const W: usize> {
-            $( pub $col: &'a mut [[$ty; W]], )*
-            $( pub $pcol: [&'a mut [[$e; W]]; $dim], )*
-        }
-
-        impl<$e, const W: usize> crate::columns::SplitColumns for $out<'_, $e, W> {
-            #[inline(always)]
-            fn split_columns(self, mid: usize) -> (Self, Self) {
-                $( let $col = crate::columns::split_groups(self.$col, mid); )*
-                $( let $pcol = crate::columns::unzip(
-                    self.$pcol.map(|c| crate::columns::split_groups(c, mid)),
-                ); )*
-                (
-                    $out {
-                        $( $col: $col.0, )*
-                        $( $pcol: $pcol.0, )*
-                    },
-                    $out {
-                        $( $col: $col.1, )*
-                        $( $pcol: $pcol.1, )*
-                    },
-                )
-            }
-        }
-    };
-    (
-        $(#[$meta:meta])*
-        pub struct $batch:ident($item:ident) stored as $out:ident in groups of ($w:expr) {
-            columns { $( $(#[$cmeta:meta])* $col:ident: $ty:ty, )* }
-            points($pty:ty) { $( $(#[$pmeta:meta])* $pcol:ident: $dim:literal, )* }
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, Debug, Default)]
-        pub struct $batch {
-            len: usize,
-            $( $col: crate::columns::Column<$ty>, )*
-            $( $pcol: [crate::columns::Column<$pty>; $dim], )*
-        }
-
-        /// Two batches are equal when they hold the same results: the padding past `len`
-        /// (what a reused batch kept from an earlier, longer call) is not compared.
-        impl PartialEq for $batch {
-            fn eq(&self, other: &Self) -> bool {
-                self.len == other.len
-                    $( && self.$col() == other.$col() )*
-                    $( && self.$pcol() == other.$pcol() )*
-            }
-        }
-
-        impl $batch {
-            /// An empty batch (no allocation).
-            #[must_use]
-            pub fn new() -> Self {
-                Self::default()
-            }
-
-            crate::columns::len_methods!("results");
-
-            $(
-                $(#[$cmeta])*
-                #[inline]
-                #[must_use]
-                pub fn $col(&self) -> &[$ty] {
-                    crate::columns::first(&self.$col, self.len)
-                }
-            )*
-
-            $(
-                $(#[$pmeta])*
-                #[must_use]
                 pub fn $pcol(&self) -> [&[$pty]; $dim] {
                     core::array::from_fn(|k| crate::columns::first(&self.$pcol[k], self.len))
                 }
@@ -485,7 +395,7 @@ macro_rules! result_batch {
             /// Result `i`, or `None` when `i >= len()`. Columns that were not computed read
             /// as NaN (flags as empty).
             #[must_use]
-            pub fn get(&self, i: usize) -> Option<$item> {
+            pub fn get(&self, i: usize) -> Option<$item_ty> {
                 (i < self.len).then(|| $item {
                     $( $col: crate::columns::value(&self.$col, i), )*
                     $( $pcol: core::array::from_fn(|k| crate::columns::value(&self.$pcol[k], i)), )*
@@ -493,7 +403,7 @@ macro_rules! result_batch {
             }
 
             /// The results in order.
-            pub fn iter(&self) -> impl ExactSizeIterator<Item = $item> + '_ {
+            pub fn iter(&self) -> impl ExactSizeIterator<Item = $item_ty> + '_ {
                 (0..self.len).map(|i| self.get(i).expect("i < len"))
             }
 
@@ -520,27 +430,27 @@ macro_rules! result_batch {
                 )*
             }
 
-            /// The columns as groups, for the driver.
-            pub(crate) fn out(&mut self) -> $out<'_> {
+            /// The columns as groups of `W` (a divisor of [`LANES`](crate::LANES): the lane
+            /// width of the kernel that fills them), for the driver.
+            pub(crate) fn out<const W: usize>(&mut self) -> $out<'_, $($og)* W> {
                 $( let $pcol = {
-                    let cols: [&mut crate::columns::Column<$pty>; $dim] =
-                        self.$pcol.each_mut();
-                    cols.map(|c| crate::columns::regroup::<_, { $w }>(c.groups_mut()))
+                    let cols: [&mut crate::columns::Column<$pty>; $dim] = self.$pcol.each_mut();
+                    cols.map(|c| crate::columns::regroup::<_, W>(c.groups_mut()))
                 }; )*
                 $out {
-                    $( $col: crate::columns::regroup::<_, { $w }>(self.$col.groups_mut()), )*
+                    $( $col: crate::columns::regroup::<_, W>(self.$col.groups_mut()), )*
                     $( $pcol, )*
                 }
             }
         }
 
-        /// The columns of a batch as whole groups: what the driver stores into.
-        pub(crate) struct $out<'a> {
-            $( pub $col: &'a mut [[$ty; $w]], )*
-            $( pub $pcol: [&'a mut [[$pty; $w]]; $dim], )*
+        /// The columns of a batch as whole groups of `W`: what the driver stores into.
+        pub(crate) struct $out<'a, $($og)* const W: usize> {
+            $( pub $col: &'a mut [[$ty; W]], )*
+            $( pub $pcol: [&'a mut [[$pty; W]]; $dim], )*
         }
 
-        impl crate::columns::SplitColumns for $out<'_> {
+        impl<$($og)* const W: usize> crate::columns::SplitColumns for $out<'_, $($og)* W> {
             #[inline(always)]
             fn split_columns(self, mid: usize) -> (Self, Self) {
                 $( let $col = crate::columns::split_groups(self.$col, mid); )*

@@ -365,7 +365,7 @@ result_batch! {
     /// [`first_contact64_into`] and [`first_contact_segments64_into`].
     ///
     /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-    pub struct ContactBatch64(Contact64) stored as ContactOut64 in groups of (<F64Lanes as Lane>::WIDTH) {
+    pub struct ContactBatch64(Contact64) stored as ContactOut64 {
         columns {
             /// The mask of hits, exactly `len()` values.
             hit: bool,
@@ -399,7 +399,7 @@ hits!(ContactBatch, ContactBatch64);
 /// The [`GroupStore`] of `$out` (every column) for the results of lane type `$lane`.
 macro_rules! contact_store {
     ($out:ident, $lane:ty) => {
-        impl GroupStore for $out<'_> {
+        impl GroupStore for $out<'_, { <$lane as Lane>::WIDTH }> {
             type Lanes = ContactLanes<$lane>;
             #[inline(always)]
             fn store(&mut self, g: usize, lanes: &ContactLanes<$lane>) {

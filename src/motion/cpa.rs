@@ -372,7 +372,7 @@ result_batch! {
     /// [`cpa64_into`] and [`cpa_segments64_into`].
     ///
     /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-    pub struct CpaBatch64(Cpa64) stored as CpaOut64 in groups of (<F64Lanes as Lane>::WIDTH) {
+    pub struct CpaBatch64(Cpa64) stored as CpaOut64 {
         columns {
             /// Times of closest approach, exactly `len()` values.
             t: f64,
@@ -393,7 +393,7 @@ result_batch! {
 /// The [`GroupStore`] of `$out` (every column) for the results of lane type `$lane`.
 macro_rules! cpa_store {
     ($out:ident, $lane:ty) => {
-        impl GroupStore for $out<'_> {
+        impl GroupStore for $out<'_, { <$lane as Lane>::WIDTH }> {
             type Lanes = CpaLanes<$lane>;
             #[inline(always)]
             fn store(&mut self, g: usize, lanes: &CpaLanes<$lane>) {

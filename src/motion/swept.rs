@@ -615,7 +615,7 @@ result_batch! {
     /// accessors, [`SweptContact64`] items).
     ///
     /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-    pub struct SweptBatch64(SweptContact64) stored as SweptOut64 in groups of (<F64Lanes as Lane>::WIDTH) {
+    pub struct SweptBatch64(SweptContact64) stored as SweptOut64 {
         columns {
             /// The mask of hits, exactly `len()` values.
             hit: bool,
@@ -656,7 +656,7 @@ swept_hits!(SweptBatch, SweptBatch64);
 /// The [`GroupStore`] of `$out` (every column) for the results of lane type `$lane`.
 macro_rules! swept_store {
     ($out:ident, $lane:ty) => {
-        impl GroupStore for $out<'_> {
+        impl GroupStore for $out<'_, { <$lane as Lane>::WIDTH }> {
             type Lanes = SweptLanes<$lane>;
             #[inline(always)]
             fn store(&mut self, g: usize, lanes: &SweptLanes<$lane>) {

@@ -41,7 +41,7 @@ result_batch! {
     }
 }
 
-impl GroupStore for Out2<'_> {
+impl GroupStore for Out2<'_, { crate::LANES }> {
     type Lanes = Lanes2;
     #[inline(always)]
     fn store(&mut self, g: usize, lanes: &Lanes2) {
