@@ -131,6 +131,9 @@ pub(crate) struct Splat<L: Lane = f32x8> {
     length_abs2: L,
     parallel_sin2: L,
     accurate_cross: bool,
+    /// Both extents within `[-1, 1]` (segments): the lean path's size test then bounds the
+    /// squared distance, and the loop skips testing it.
+    unit_extents: bool,
 }
 
 impl<L: Lane> Splat<L> {
@@ -144,6 +147,8 @@ impl<L: Lane> Splat<L> {
             length_abs2: L::splat(p.length_abs2),
             parallel_sin2: L::splat(p.parallel_sin2),
             accurate_cross: p.accurate_cross,
+            unit_extents: [p.lo_a, p.lo_b].iter().all(|&lo| lo >= -<L::Elem>::ONE)
+                && [p.hi_a, p.hi_b].iter().all(|&hi| hi <= <L::Elem>::ONE),
         }
     }
 }
@@ -274,44 +279,57 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
     let in_range =
         ae.simd_ge(L::splat(<L::Elem>::RANGE_LO)) & ae.simd_le(L::splat(<L::Elem>::RANGE_HI));
     let degenerate = degenerate_a | degenerate_b;
-    let lanes = if SPECIAL {
-        let parallel = !degenerate & nn.simd_le(p.parallel_sin2 * ae);
-        let special = degenerate | parallel;
-        // `range_scale`'s `direct` (in range; no coordinate, difference or square
-        // non-finite; `|A0|²`, `|B0|²` finite: an overflowing one makes its side degenerate
-        // here, not there) and, outside the special lanes, Goldman's `s` finite.
-        let max = L::splat(<L::Elem>::MAX);
-        let direct = in_range & dot8(a0, a0).simd_le(max) & dot8(b0, b0).simd_le(max);
-        let s_probe = special.select(zero, s_general).mul_add(zero, first.probe);
-        if (!direct | s_probe.simd_ne(zero)).any() {
-            return None;
-        }
-        let b = dot8(d_a, d_b);
-        let f = dot8(d_b, r);
-        let values = [a, e, b, c, f, s_general];
-        if degenerate.any() {
-            let masks = [degenerate_a, degenerate_b, parallel];
-            tail(a0, b0, d_a, d_b, r, values, masks, p)
-        } else if parallel.any() {
-            // Rays along walls: parallel lanes only. The degenerate masks known clear,
-            // their selects and safe divisors fold away (docs/performance.md, "The
-            // adaptive paths").
-            tail(a0, b0, d_a, d_b, r, values, [zero, zero, parallel], p)
-        } else {
-            tail(a0, b0, d_a, d_b, r, values, [zero; 3], p)
-        }
-    } else {
-        // The probe and Goldman's `s` not finite (the reference's direct `solve`
-        // overflowing) in one test; degenerate and parallel lanes are left to the masked
-        // path (`nn <= sin²·a·e` holds for both).
-        let non_finite = s_general.mul_add(zero, first.probe).simd_ne(zero);
+    if !SPECIAL {
+        // `range_scale`'s `direct` without the probe: `a·e` in range makes `a` and `e`,
+        // hence every coordinate, finite (an infinite or NaN one makes `a·e` infinite or
+        // NaN), and `|dA|² + |dB|² + |A0|² + |B0|²` at most `MAX/64` keeps `|A0|²`,
+        // `|B0|²`, `4·|r|²` and `c` finite. A lane refused only by that size test (lengths
+        // or coordinates beyond about `2^61` in `f32`) goes to the masked path, which gives
+        // it the reference's bits. Degenerate and parallel lanes go there too
+        // (`nn <= sin²·a·e` holds for both), and so do lanes whose Goldman `s` overflowed
+        // (`x·0` is 0 exactly for finite `x`).
+        let size = (a + e) + (dot8(a0, a0) + dot8(b0, b0));
+        let near = size.simd_le(L::splat(<L::Elem>::MAX_OVER_64));
+        let s_overflowed = (s_general * zero).simd_ne(zero);
         let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
-        if (non_finite | degenerate | parallel_or_degenerate | !in_range).any() {
+        if (s_overflowed | degenerate | parallel_or_degenerate | !(in_range & near)).any() {
             return None;
         }
         let b = dot8(d_a, d_b);
         let f = dot8(d_b, r);
         let values = [a, e, b, c, f, s_general];
+        let lanes = tail(a0, b0, d_a, d_b, r, values, [zero; 3], p);
+        // The projections overflowed (the reference's direct `solve` returning `None`):
+        // only possible with an unbounded side, as the size test bounds the separation
+        // `r + s·dA - t·dB` by `√MAX/2` when `s` and `t` are within `[-1, 1]`.
+        if !p.unit_extents && (lanes.dist2 * zero).simd_ne(zero).any() {
+            return None;
+        }
+        return Some(lanes);
+    }
+    let parallel = !degenerate & nn.simd_le(p.parallel_sin2 * ae);
+    let special = degenerate | parallel;
+    // `range_scale`'s `direct` (in range; no coordinate, difference or square
+    // non-finite; `|A0|²`, `|B0|²` finite: an overflowing one makes its side degenerate
+    // here, not there) and, outside the special lanes, Goldman's `s` finite.
+    let max = L::splat(<L::Elem>::MAX);
+    let direct = in_range & dot8(a0, a0).simd_le(max) & dot8(b0, b0).simd_le(max);
+    let s_probe = special.select(zero, s_general).mul_add(zero, first.probe);
+    if (!direct | s_probe.simd_ne(zero)).any() {
+        return None;
+    }
+    let b = dot8(d_a, d_b);
+    let f = dot8(d_b, r);
+    let values = [a, e, b, c, f, s_general];
+    let lanes = if degenerate.any() {
+        let masks = [degenerate_a, degenerate_b, parallel];
+        tail(a0, b0, d_a, d_b, r, values, masks, p)
+    } else if parallel.any() {
+        // Rays along walls: parallel lanes only. The degenerate masks known clear,
+        // their selects and safe divisors fold away (docs/performance.md, "The
+        // adaptive paths").
+        tail(a0, b0, d_a, d_b, r, values, [zero, zero, parallel], p)
+    } else {
         tail(a0, b0, d_a, d_b, r, values, [zero; 3], p)
     };
     // The projections overflowed (the reference's direct `solve` returning `None`).

@@ -34,6 +34,10 @@ pub trait Real:
     const FOUR: Self;
     /// The largest finite value.
     const MAX: Self;
+    /// `MAX/64`: a pair whose `|dA|² + |dB|² + |A0|² + |B0|²` is at most this has
+    /// `4·|A0 - B0|²` finite and, with `s` and `t` in `[-1, 1]`, a finite squared
+    /// distance, rounding included (every length at most `√MAX/8`).
+    const MAX_OVER_64: Self;
     /// The smallest positive normal value.
     const MIN_POSITIVE: Self;
     /// `+∞`.
@@ -79,6 +83,7 @@ macro_rules! real {
             const HALF: Self = 0.5;
             const FOUR: Self = 4.0;
             const MAX: Self = $f::MAX;
+            const MAX_OVER_64: Self = $f::MAX / 64.0;
             const MIN_POSITIVE: Self = $f::MIN_POSITIVE;
             const INFINITY: Self = $f::INFINITY;
             const NEG_INFINITY: Self = $f::NEG_INFINITY;
