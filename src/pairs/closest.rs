@@ -11,7 +11,6 @@
 //! AVX-512, [`Width`]), `f64` the same kernel and driver instantiated for [`F64Lanes`].
 
 use super::capsule::{PairMask, Radii, run_touch, run_touch64, with_radii};
-use super::indexed::{closest_indexed32, closest_indexed64, touch_indexed32, touch_indexed64};
 use crate::batch::{Error, Record, SegmentsView, SoaView, check_len};
 use crate::columns::{Cell, LANES};
 use crate::columns::{GroupStore, result_batch, split_groups};
@@ -501,7 +500,9 @@ pub(crate) mod sealed {
     // Unnameable outside the crate: its crate-private bound (`Core`, the contact rule's
     // view of a segment) is no part of the public API.
     #[allow(private_bounds)]
-    pub trait Closest3: crate::batch::sealed::Space<SegmentRecord: Core<F = Self>> {
+    pub trait Closest3:
+        crate::batch::sealed::Space<SegmentRecord: Core<F = Self>> + crate::pairs::indexed::Indexed3
+    {
         /// `a[i]` against `b[i]` into `out`, on all cores when `parallel`.
         fn closest_pairs(
             a: SegmentsView<'_, Self>,
@@ -530,16 +531,6 @@ pub(crate) mod sealed {
             parallel: bool,
             out: &mut PairMask,
         );
-        /// The closest points of the index pairs `pairs` of `a` and `b` into `out`.
-        fn closest_indexed(
-            a: SegmentsView<'_, Self>,
-            b: SegmentsView<'_, Self>,
-            pairs: &[(u32, u32)],
-            options: &Options,
-            outputs: Outputs,
-            parallel: bool,
-            out: &mut ClosestBatch<Self>,
-        ) -> Result<(), Error>;
         /// Rows `rows` of the dense matrix of squared distances of every `a[i]` against
         /// every `b[j]` into `out` (exactly those rows, `b.len()` values each), B taken in
         /// blocks of `block` columns so that a block stays in L1 while the rows run over it.
@@ -551,16 +542,6 @@ pub(crate) mod sealed {
             options: &Options,
             out: &mut [Self],
         );
-        /// The capsule test of the index pairs `pairs` of `a` and `b` into `out`.
-        fn touch_indexed(
-            a: SegmentsView<'_, Self>,
-            b: SegmentsView<'_, Self>,
-            pairs: &[(u32, u32)],
-            radii: Radii<'_, Self>,
-            options: &Options,
-            parallel: bool,
-            out: &mut PairMask,
-        ) -> Result<(), Error>;
     }
 }
 
@@ -617,30 +598,6 @@ impl sealed::Closest3 for f32 {
     ) {
         let per_pair = |ra, rb| with_radii(pair, ra, rb);
         run_touch(radii, options, pair, per_pair, n, parallel, out);
-    }
-
-    fn closest_indexed(
-        a: SegmentsView<'_>,
-        b: SegmentsView<'_>,
-        pairs: &[(u32, u32)],
-        options: &Options,
-        outputs: Outputs,
-        parallel: bool,
-        out: &mut ClosestBatch,
-    ) -> Result<(), Error> {
-        closest_indexed32(a, b, pairs, options, outputs, parallel, out)
-    }
-
-    fn touch_indexed(
-        a: SegmentsView<'_>,
-        b: SegmentsView<'_>,
-        pairs: &[(u32, u32)],
-        radii: Radii<'_>,
-        options: &Options,
-        parallel: bool,
-        out: &mut PairMask,
-    ) -> Result<(), Error> {
-        touch_indexed32(a, b, pairs, radii, options, parallel, out)
     }
 
     fn one_to_many(
@@ -734,30 +691,6 @@ impl sealed::Closest3 for f64 {
     ) {
         let per_pair = |ra, rb| with_radii(pair, ra, rb);
         run_touch64(radii, options, pair, per_pair, n, parallel, out);
-    }
-
-    fn closest_indexed(
-        a: SegmentsView<'_, f64>,
-        b: SegmentsView<'_, f64>,
-        pairs: &[(u32, u32)],
-        options: &Options,
-        outputs: Outputs,
-        parallel: bool,
-        out: &mut ClosestBatch64,
-    ) -> Result<(), Error> {
-        closest_indexed64(a, b, pairs, options, outputs, parallel, out)
-    }
-
-    fn touch_indexed(
-        a: SegmentsView<'_, f64>,
-        b: SegmentsView<'_, f64>,
-        pairs: &[(u32, u32)],
-        radii: Radii<'_, f64>,
-        options: &Options,
-        parallel: bool,
-        out: &mut PairMask,
-    ) -> Result<(), Error> {
-        touch_indexed64(a, b, pairs, radii, options, parallel, out)
     }
 
     fn one_to_many(

@@ -41,25 +41,6 @@ fn gathered<'v>(
     }
 }
 
-pub(super) fn closest_indexed32(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
-    pairs: &[(u32, u32)],
-    options: &Options,
-    outputs: Outputs,
-    parallel: bool,
-    out: &mut ClosestBatch,
-) -> Result<(), Error> {
-    check_pairs(pairs, a.len(), b.len())?;
-    let rows = Rows::new(a.columns(), b.columns(), pairs.len());
-    let input = gathered(&a, &b, pairs, rows.as_ref());
-    let kernel = Pairwise {
-        splat: Splat::new(&options.params()),
-    };
-    drive(&kernel, input, pairs.len(), outputs, parallel, out);
-    Ok(())
-}
-
 /// [`closest_points_indexed_into`] for pairs `(i, j)` of sets the caller copied into
 /// `rows`, as the set queries do: eight pairs gather as sixteen row loads and two
 /// transposes. Indices past the rows panic.
@@ -129,38 +110,6 @@ fn with_radius<'c, E>(cols: [&'c [E]; 6], r: &'c [E]) -> [&'c [E]; 7] {
     core::array::from_fn(|k| if k < 6 { cols[k] } else { r })
 }
 
-pub(super) fn touch_indexed32(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
-    pairs: &[(u32, u32)],
-    radii: Radii<'_>,
-    options: &Options,
-    parallel: bool,
-    out: &mut PairMask,
-) -> Result<(), Error> {
-    out.reset(0);
-    radii.check_objects(a.len(), b.len())?;
-    check_pairs(pairs, a.len(), b.len())?;
-    // Per-object radii are a seventh column, in the rows too.
-    let rows = match radii.as_per_pair() {
-        Some((ra, rb)) => Rows::new(
-            with_radius(a.columns(), ra),
-            with_radius(b.columns(), rb),
-            pairs.len(),
-        ),
-        None => Rows::new(a.columns(), b.columns(), pairs.len()),
-    };
-    let input = gathered(&a, &b, pairs, rows.as_ref());
-    let per_pair = |ra, rb| Gathered {
-        a: with_radius(input.a, ra),
-        b: with_radius(input.b, rb),
-        pairs,
-        rows: input.rows,
-    };
-    run_touch(radii, options, input, per_pair, pairs.len(), parallel, out);
-    Ok(())
-}
-
 query_forms! {
     /// Does capsule `(a[i], rA)` touch capsule `(b[j], rB)`, for every index pair `(i, j)`
     /// of `pairs`? Bit `k` is [`capsules_touch`](crate::pairs::capsules_touch)'s answer for the
@@ -190,6 +139,130 @@ query_forms! {
     /// [`Error::LengthMismatch`] when per-object radii do not match their sets (`out` is
     /// then empty).
     into;
+}
+
+/// The index-pair queries in one precision: how the pairs' rows are gathered (sealed, a
+/// part of [`Element`]'s).
+pub(crate) trait Indexed3: crate::batch::sealed::Space {
+    /// The closest points of the index pairs `pairs` of `a` and `b` into `out`.
+    fn closest_indexed(
+        a: SegmentsView<'_, Self>,
+        b: SegmentsView<'_, Self>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        outputs: Outputs,
+        parallel: bool,
+        out: &mut ClosestBatch<Self>,
+    ) -> Result<(), Error>;
+    /// The capsule test of the index pairs `pairs` of `a` and `b` into `out`.
+    fn touch_indexed(
+        a: SegmentsView<'_, Self>,
+        b: SegmentsView<'_, Self>,
+        pairs: &[(u32, u32)],
+        radii: Radii<'_, Self>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), Error>;
+}
+
+/// `f32`: eight pairs gather as sixteen row loads and two transposes from row copies of
+/// the sets, made when the pairs outnumber the rows to copy ([`Rows::new`]).
+impl Indexed3 for f32 {
+    fn closest_indexed(
+        a: SegmentsView<'_>,
+        b: SegmentsView<'_>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        outputs: Outputs,
+        parallel: bool,
+        out: &mut ClosestBatch,
+    ) -> Result<(), Error> {
+        check_pairs(pairs, a.len(), b.len())?;
+        let rows = Rows::new(a.columns(), b.columns(), pairs.len());
+        let input = gathered(&a, &b, pairs, rows.as_ref());
+        let kernel = Pairwise {
+            splat: Splat::new(&options.params()),
+        };
+        drive(&kernel, input, pairs.len(), outputs, parallel, out);
+        Ok(())
+    }
+
+    fn touch_indexed(
+        a: SegmentsView<'_>,
+        b: SegmentsView<'_>,
+        pairs: &[(u32, u32)],
+        radii: Radii<'_>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), Error> {
+        out.reset(0);
+        radii.check_objects(a.len(), b.len())?;
+        check_pairs(pairs, a.len(), b.len())?;
+        // Per-object radii are a seventh column, in the rows too.
+        let rows = match radii.as_per_pair() {
+            Some((ra, rb)) => Rows::new(
+                with_radius(a.columns(), ra),
+                with_radius(b.columns(), rb),
+                pairs.len(),
+            ),
+            None => Rows::new(a.columns(), b.columns(), pairs.len()),
+        };
+        let input = gathered(&a, &b, pairs, rows.as_ref());
+        let per_pair = |ra, rb| Gathered {
+            a: with_radius(input.a, ra),
+            b: with_radius(input.b, rb),
+            pairs,
+            rows: input.rows,
+        };
+        run_touch(radii, options, input, per_pair, pairs.len(), parallel, out);
+        Ok(())
+    }
+}
+
+/// `f64`: the pairs' rows gathered straight from the columns.
+impl Indexed3 for f64 {
+    fn closest_indexed(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        options: &Options,
+        outputs: Outputs,
+        parallel: bool,
+        out: &mut ClosestBatch64,
+    ) -> Result<(), Error> {
+        check_pairs(pairs, a.len(), b.len())?;
+        let kernel = Pairwise::<F64Lanes> {
+            splat: Splat::new(&options.params64()),
+        };
+        let input = gathered64(&a, &b, pairs);
+        drive64(&kernel, input, pairs.len(), outputs, parallel, out);
+        Ok(())
+    }
+
+    fn touch_indexed(
+        a: Segments64View<'_>,
+        b: Segments64View<'_>,
+        pairs: &[(u32, u32)],
+        radii: Radii<'_, f64>,
+        options: &Options,
+        parallel: bool,
+        out: &mut PairMask,
+    ) -> Result<(), Error> {
+        out.reset(0);
+        radii.check_objects(a.len(), b.len())?;
+        check_pairs(pairs, a.len(), b.len())?;
+        let input = gathered64(&a, &b, pairs);
+        let per_pair = |ra, rb| Gathered {
+            a: with_radius(input.a, ra),
+            b: with_radius(input.b, rb),
+            pairs,
+            rows: None,
+        };
+        run_touch64(radii, options, input, per_pair, pairs.len(), parallel, out);
+        Ok(())
+    }
 }
 
 /// The contact of two touching capsules, from [`capsule_contacts`] (and, as
@@ -809,45 +882,4 @@ fn gathered64<'v>(
         pairs,
         rows: None,
     }
-}
-
-pub(super) fn closest_indexed64(
-    a: Segments64View<'_>,
-    b: Segments64View<'_>,
-    pairs: &[(u32, u32)],
-    options: &Options,
-    outputs: Outputs,
-    parallel: bool,
-    out: &mut ClosestBatch64,
-) -> Result<(), Error> {
-    check_pairs(pairs, a.len(), b.len())?;
-    let kernel = Pairwise::<F64Lanes> {
-        splat: Splat::new(&options.params64()),
-    };
-    let input = gathered64(&a, &b, pairs);
-    drive64(&kernel, input, pairs.len(), outputs, parallel, out);
-    Ok(())
-}
-
-pub(super) fn touch_indexed64(
-    a: Segments64View<'_>,
-    b: Segments64View<'_>,
-    pairs: &[(u32, u32)],
-    radii: Radii<'_, f64>,
-    options: &Options,
-    parallel: bool,
-    out: &mut PairMask,
-) -> Result<(), Error> {
-    out.reset(0);
-    radii.check_objects(a.len(), b.len())?;
-    check_pairs(pairs, a.len(), b.len())?;
-    let input = gathered64(&a, &b, pairs);
-    let per_pair = |ra, rb| Gathered {
-        a: with_radius(input.a, ra),
-        b: with_radius(input.b, rb),
-        pairs,
-        rows: None,
-    };
-    run_touch64(radii, options, input, per_pair, pairs.len(), parallel, out);
-    Ok(())
 }
