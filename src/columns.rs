@@ -250,7 +250,7 @@ pub(crate) trait SplitColumns: Sized {
 
 /// Output columns as whole groups: what the driver stores a kernel's results into.
 pub(crate) trait GroupStore: Sized + Send {
-    /// Eight results, as the kernel returns them.
+    /// One group of results (a lane each), as the kernel returns them.
     type Lanes;
     /// Stores group `g`.
     fn store(&mut self, g: usize, lanes: &Self::Lanes);

@@ -656,7 +656,7 @@ fn par_leaves<L: Lane, const C: usize, I: Input<C, L>, S: GroupStore>(
 /// A 16-lane group's results as the two 8-lane groups the stores take: what a
 /// [`PairKernel`] over `f32x16` returns, for [`run_x16`].
 pub(crate) trait Halves {
-    /// Eight results, as the query's [`GroupStore`] takes them.
+    /// One group of results, as the query's [`GroupStore`] takes them.
     type Half;
     /// Lanes 0-7 and 8-15.
     fn halves(self) -> [Self::Half; 2];

@@ -51,16 +51,16 @@
 //! # The common case
 //!
 //! On most data no lane of a group is out of range, non-finite, degenerate or parallel.
-//! [`closest8_general`] computes those masks first and, when all are clear, runs only the
+//! [`closest_lanes_general`] computes those masks first and, when all are clear, runs only the
 //! general branch, where every `select` above would return its last operand; otherwise the
-//! group goes through [`closest8_masked`], called out of line so the hot loop keeps its
+//! group goes through [`closest_lanes_masked`], called out of line so the hot loop keeps its
 //! values in registers. Both produce the same bits for general lanes.
 //!
 //! On some data degenerate and parallel lanes are common (rays along walls, collinear
-//! pieces). `closest8_general::<_, true>` solves them too, with the masked path's selects
+//! pieces). `closest_lanes_general::<_, true>` solves them too, with the masked path's selects
 //! in the caller's frame, whenever the whole group is in range and finite; the driver
 //! runs that form for stretches of such data and the lean one elsewhere (see
-//! [`closest8_general`] and the driver's "Adaptive paths"). All three give the same bits.
+//! [`closest_lanes_general`] and the driver's "Adaptive paths"). All three give the same bits.
 //!
 //! # Bit-for-bit agreement
 //!
@@ -70,7 +70,7 @@
 //! build. The equivalence tests check it.
 
 use crate::driver::Halves;
-use crate::lanes::{Lane, V3, clamp8, cross8, dot8, halves, sub8};
+use crate::lanes::{Lane, V3, clamp8, cross_lanes, dot_lanes, halves, sub8};
 use crate::real::FUSED_MUL_ADD;
 use crate::real::Real;
 use crate::segment::{Flags, Params};
@@ -153,7 +153,7 @@ impl<L: Lane> Splat<L> {
     }
 }
 
-/// Eight results.
+/// One group of results, a lane each.
 pub(crate) struct Lanes<L: Lane = f32x8> {
     pub s: L,
     pub t: L,
@@ -211,27 +211,27 @@ impl Halves for Lanes<f32x16> {
 
 /// The algorithm for eight pairs: the twin of `scalar::closest_pair`.
 #[inline(always)]
-pub(crate) fn closest8<L: Lane>(
+pub(crate) fn closest_lanes<L: Lane>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
     b1: V3<L>,
     p: &Splat<L>,
 ) -> Lanes<L> {
-    match closest8_general::<L, false>(a0, a1, b0, b1, p) {
+    match closest_lanes_general::<L, false>(a0, a1, b0, b1, p) {
         Some(lanes) => lanes,
-        None => closest8_masked(a0, a1, b0, b1, p),
+        None => closest_lanes_masked(a0, a1, b0, b1, p),
     }
 }
 
 /// The common case: `None` unless every lane is one the reference solves directly, in the
 /// caller's frame (`a·e` in `[2^-80, 2^80]`, every coordinate finite, no square
 /// overflowing, Goldman's `s` and the projections finite) and, unless `SPECIAL`, none is
-/// degenerate or parallel. When it returns lanes, they are [`closest8_masked`]'s bits
+/// degenerate or parallel. When it returns lanes, they are [`closest_lanes_masked`]'s bits
 /// (that path would scale every lane by `σ = λ = 1`, which changes no bit).
 ///
-/// Two forms, one body: `closest8_general::<false>` is the lean loop for ordinary data;
-/// `closest8_general::<true>` also solves the degenerate and parallel lanes of ordinary
+/// Two forms, one body: `closest_lanes_general::<false>` is the lean loop for ordinary data;
+/// `closest_lanes_general::<true>` also solves the degenerate and parallel lanes of ordinary
 /// data (rays along walls, collinear pieces, points) with their selects (Rhodes'
 /// midpoint, the safe divisors, the flags), run only in groups that hold such a lane.
 /// Compiled into the loop, those selects cost every group some instructions even where no
@@ -243,7 +243,7 @@ pub(crate) fn closest8<L: Lane>(
 /// Splitting the rare cases off keeps this path small enough for the sixteen vector
 /// registers; callers handle `None` out of line.
 #[inline(always)]
-pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
+pub(crate) fn closest_lanes_general<L: Lane, const SPECIAL: bool>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
@@ -251,7 +251,7 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
     p: &Splat<L>,
 ) -> Option<Lanes<L>> {
     let (d_a, d_b) = (sub8(a1, a0), sub8(b1, b0));
-    let frame = Frame {
+    let frame = DegenerateRefs {
         a0,
         b0,
         length_abs2_a: p.length_abs2,
@@ -273,8 +273,8 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
         ..
     } = first;
     let zero = L::ZERO;
-    let w = cross8(d_b, r);
-    let s_general = dot8(w, n) / nn;
+    let w = cross_lanes(d_b, r);
+    let s_general = dot_lanes(w, n) / nn;
     let ae = a * e;
     let in_range =
         ae.simd_ge(L::splat(<L::Elem>::RANGE_LO)) & ae.simd_le(L::splat(<L::Elem>::RANGE_HI));
@@ -288,15 +288,15 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
         // it the reference's bits. Degenerate and parallel lanes go there too
         // (`nn <= sin²·a·e` holds for both), and so do lanes whose Goldman `s` overflowed
         // (`x·0` is 0 exactly for finite `x`).
-        let size = (a + e) + (dot8(a0, a0) + dot8(b0, b0));
+        let size = (a + e) + (dot_lanes(a0, a0) + dot_lanes(b0, b0));
         let near = size.simd_le(L::splat(<L::Elem>::MAX_OVER_64));
         let s_overflowed = (s_general * zero).simd_ne(zero);
         let parallel_or_degenerate = nn.simd_le(p.parallel_sin2 * ae);
         if (s_overflowed | degenerate | parallel_or_degenerate | !(in_range & near)).any() {
             return None;
         }
-        let b = dot8(d_a, d_b);
-        let f = dot8(d_b, r);
+        let b = dot_lanes(d_a, d_b);
+        let f = dot_lanes(d_b, r);
         let values = [a, e, b, c, f, s_general];
         let lanes = tail(a0, b0, d_a, d_b, r, values, [zero; 3], p);
         // The projections overflowed (the reference's direct `solve` returning `None`):
@@ -313,13 +313,13 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
     // non-finite; `|A0|²`, `|B0|²` finite: an overflowing one makes its side degenerate
     // here, not there) and, outside the special lanes, Goldman's `s` finite.
     let max = L::splat(<L::Elem>::MAX);
-    let direct = in_range & dot8(a0, a0).simd_le(max) & dot8(b0, b0).simd_le(max);
+    let direct = in_range & dot_lanes(a0, a0).simd_le(max) & dot_lanes(b0, b0).simd_le(max);
     let s_probe = special.select(zero, s_general).mul_add(zero, first.probe);
     if (!direct | s_probe.simd_ne(zero)).any() {
         return None;
     }
-    let b = dot8(d_a, d_b);
-    let f = dot8(d_b, r);
+    let b = dot_lanes(d_a, d_b);
+    let f = dot_lanes(d_b, r);
     let values = [a, e, b, c, f, s_general];
     let lanes = if degenerate.any() {
         let masks = [degenerate_a, degenerate_b, parallel];
@@ -340,7 +340,7 @@ pub(crate) fn closest8_general<L: Lane, const SPECIAL: bool>(
 }
 
 /// Steps 3 to 5 in the caller's frame, given the masks of the degenerate and parallel
-/// lanes: `solve_selects` written out for [`closest8_general`]. Where a mask is the constant
+/// lanes: `solve_selects` written out for [`closest_lanes_general`]. Where a mask is the constant
 /// zero its selects, safe divisors and flags fold away, so `[zero; 3]` is the general tail
 /// (clamp Goldman's `s`, project onto B for `t`, back onto A for `s`) at the lean path's
 /// cost. Calling `solve_selects` instead costs the special groups a second Goldman
@@ -420,7 +420,7 @@ struct Setup<L: Lane> {
 /// What the degenerate tests compare against, per side: the side's first point and the
 /// squared absolute tolerance, both in the side's frame (the reference's `λA·A0`,
 /// `length_abs2_a` and B's twins), and whether `|λA·A0|²` is capped at the largest finite value.
-struct Frame<L: Lane> {
+struct DegenerateRefs<L: Lane> {
     a0: V3<L>,
     b0: V3<L>,
     length_abs2_a: L,
@@ -430,11 +430,11 @@ struct Frame<L: Lane> {
     cap: bool,
 }
 
-impl<L: Lane> Frame<L> {
+impl<L: Lane> DegenerateRefs<L> {
     /// `|p|²` for the degenerate test, capped when the frame says so.
     #[inline(always)]
     fn scale2(&self, p: V3<L>) -> L {
-        let m = dot8(p, p);
+        let m = dot_lanes(p, p);
         if self.cap {
             m.fast_min(L::splat(<L::Elem>::MAX))
         } else {
@@ -446,13 +446,19 @@ impl<L: Lane> Frame<L> {
 /// Steps 1 and 2 of the reference (for the masked path, in the rescaled, per-side frames),
 /// on the directions `d_a`, `d_b` and `r = A0 - B0`.
 #[inline(always)]
-fn setup<L: Lane>(d_a: V3<L>, d_b: V3<L>, r: V3<L>, p: &Splat<L>, frame: &Frame<L>) -> Setup<L> {
+fn setup<L: Lane>(
+    d_a: V3<L>,
+    d_b: V3<L>,
+    r: V3<L>,
+    p: &Splat<L>,
+    frame: &DegenerateRefs<L>,
+) -> Setup<L> {
     let zero = L::ZERO;
     // Ericson's dot products (`b` and `f` are formed where they are used).
-    let a = dot8(d_a, d_a);
-    let e = dot8(d_b, d_b);
-    let c = dot8(d_a, r);
-    let rr4 = dot8(r, r) * L::splat(<L::Elem>::FOUR);
+    let a = dot_lanes(d_a, d_a);
+    let e = dot_lanes(d_b, d_b);
+    let c = dot_lanes(d_a, r);
+    let rr4 = dot_lanes(r, r) * L::splat(<L::Elem>::FOUR);
     let probe = a.mul_add(zero, e.mul_add(zero, rr4 * zero));
     let degenerate_a = a.simd_le(
         p.length_rel2
@@ -465,9 +471,9 @@ fn setup<L: Lane>(d_a: V3<L>, d_b: V3<L>, r: V3<L>, p: &Splat<L>, frame: &Frame<
     let n = if p.accurate_cross {
         cross_accurate(d_a, d_b)
     } else {
-        cross8(d_a, d_b)
+        cross_lanes(d_a, d_b)
     };
-    let nn = dot8(n, n);
+    let nn = dot_lanes(n, n);
     Setup {
         d_a,
         d_b,
@@ -491,7 +497,7 @@ fn setup<L: Lane>(d_a: V3<L>, d_b: V3<L>, r: V3<L>, p: &Splat<L>, frame: &Frame<
 /// those lanes forced to rescale, which cannot overflow there and gives the other lanes
 /// the same bits as the first.
 #[inline(always)]
-pub(crate) fn closest8_masked<L: Lane>(
+pub(crate) fn closest_lanes_masked<L: Lane>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
@@ -515,7 +521,7 @@ struct Bounds<L: Lane> {
     hi_b: L,
 }
 
-/// One pass of [`closest8_masked`], rescaling the lanes of `force` too; also returns the
+/// One pass of [`closest_lanes_masked`], rescaling the lanes of `force` too; also returns the
 /// lanes solved unscaled whose Goldman `s` or squared distance overflowed.
 #[inline(always)]
 fn masked_pass<L: Lane>(
@@ -534,8 +540,8 @@ fn masked_pass<L: Lane>(
     let length_abs2 = p.length_abs2 * sigma * sigma;
     //    Rescaled lanes solve each direction in its own frame (the reference's `per_side`):
     //    `dA` times `λA`, `s` and A's bounds over `λA`; `λ = 1` in the other lanes.
-    let (lambda_a, inv_lambda_a) = direction_scale8(sub8(a1, a0), rescaled);
-    let (lambda_b, inv_lambda_b) = direction_scale8(sub8(b1, b0), rescaled);
+    let (lambda_a, inv_lambda_a) = direction_scale_lanes(sub8(a1, a0), rescaled);
+    let (lambda_b, inv_lambda_b) = direction_scale_lanes(sub8(b1, b0), rescaled);
     let d_a = sub8(a1, a0).map(|x| x * lambda_a);
     let d_b = sub8(b1, b0).map(|x| x * lambda_b);
     let bounds = Bounds {
@@ -544,7 +550,7 @@ fn masked_pass<L: Lane>(
         lo_b: p.lo_b * inv_lambda_b,
         hi_b: p.hi_b * inv_lambda_b,
     };
-    let frame = Frame {
+    let frame = DegenerateRefs {
         a0: a0.map(|x| x * lambda_a),
         b0: b0.map(|x| x * lambda_b),
         length_abs2_a: length_abs2 * lambda_a * lambda_a,
@@ -635,10 +641,10 @@ fn solve_selects<L: Lane>(
     } = *bounds;
     let (zero, one) = (L::ZERO, L::ONE);
     let degenerate = degenerate_a | degenerate_b;
-    let b = dot8(d_a, d_b);
-    let f = dot8(d_b, r);
+    let b = dot_lanes(d_a, d_b);
+    let f = dot_lanes(d_b, r);
     let parallel = !degenerate & nn.simd_le(p.parallel_sin2 * (a * e));
-    let w = cross8(d_b, r);
+    let w = cross_lanes(d_b, r);
 
     // Divisors that may be zero in lanes which will not use the quotient.
     let a_safe = degenerate_a.select(one, a);
@@ -649,7 +655,7 @@ fn solve_selects<L: Lane>(
     let s_parallel = parallel_midpoint(lo_a, hi_a, lo_b, hi_b, a_safe, b, c);
     // Other lanes: Goldman's triple product; lanes solved unscaled where it overflowed are
     // solved again rescaled (the reference's `solve` returning `None`).
-    let s_general = dot8(w, n) / nn_safe;
+    let s_general = dot_lanes(w, n) / nn_safe;
     let overflowed = !(degenerate | parallel | rescaled) & (s_general * zero).simd_ne(zero);
     let s_first = degenerate.select(zero, parallel.select(s_parallel, s_general));
 
@@ -677,25 +683,27 @@ fn range_scale<L: Lane>(a0: V3<L>, a1: V3<L>, b0: V3<L>, b1: V3<L>, force: L) ->
     let d_a = sub8(a1, a0);
     let d_b = sub8(b1, b0);
     let r = sub8(a0, b0);
-    let ae = dot8(d_a, d_a) * dot8(d_b, d_b);
+    let ae = dot_lanes(d_a, d_a) * dot_lanes(d_b, d_b);
     let in_range =
         ae.simd_ge(L::splat(<L::Elem>::RANGE_LO)) & ae.simd_le(L::splat(<L::Elem>::RANGE_HI));
     // The reference's `finite`, `probe` and squared-magnitude checks.
     let zero_sum = |q: V3<L>| q.x.mul_add(zero, q.y.mul_add(zero, q.z * zero));
     let finite = (zero_sum(a0) + zero_sum(a1) + zero_sum(b0) + zero_sum(b1)).simd_eq(zero);
-    let rr4 = dot8(r, r) * L::splat(<L::Elem>::FOUR);
-    let probe = dot8(d_a, d_a).mul_add(
+    let rr4 = dot_lanes(r, r) * L::splat(<L::Elem>::FOUR);
+    let probe = dot_lanes(d_a, d_a).mul_add(
         zero,
-        dot8(d_b, d_b).mul_add(zero, rr4.mul_add(zero, dot8(d_a, r) * zero)),
+        dot_lanes(d_b, d_b).mul_add(zero, rr4.mul_add(zero, dot_lanes(d_a, r) * zero)),
     );
     let max = L::splat(<L::Elem>::MAX);
-    let overflow =
-        finite & (probe.simd_ne(zero) | !dot8(a0, a0).simd_le(max) | !dot8(b0, b0).simd_le(max));
+    let overflow = finite
+        & (probe.simd_ne(zero) | !dot_lanes(a0, a0).simd_le(max) | !dot_lanes(b0, b0).simd_le(max));
     let direct = in_range & !overflow & !force;
     if direct.all() {
         return (one, one, zero);
     }
-    let m = dot8(d_a, d_a).fast_max(dot8(d_b, d_b)).fast_max(dot8(r, r));
+    let m = dot_lanes(d_a, d_a)
+        .fast_max(dot_lanes(d_b, d_b))
+        .fast_max(dot_lanes(r, r));
     let (sigma_m, inv_sigma_m) = m.power_of_two_scale();
     // magnitude_scale(max |coordinate|)
     let abs_max = |q: V3<L>| q.x.abs().fast_max(q.y.abs()).fast_max(q.z.abs());
@@ -716,7 +724,7 @@ fn range_scale<L: Lane>(a0: V3<L>, a1: V3<L>, b0: V3<L>, b1: V3<L>, force: L) ->
 /// Per lane the reference's `direction_scale` of `d` where `rescaled` is set, `(1, 1)`
 /// elsewhere.
 #[inline(always)]
-fn direction_scale8<L: Lane>(d: V3<L>, rescaled: L) -> (L, L) {
+fn direction_scale_lanes<L: Lane>(d: V3<L>, rescaled: L) -> (L, L) {
     let one = L::ONE;
     let big = d.x.abs().fast_max(d.y.abs()).fast_max(d.z.abs());
     let (lambda, inv_lambda) = big.magnitude_scale();
@@ -747,7 +755,7 @@ fn finish<L: Lane>(
     Lanes {
         s,
         t,
-        dist2: dot8(v, v),
+        dist2: dot_lanes(v, v),
         flags,
         point_a: V3 {
             x: s.mul_add(d_a.x, a0.x),
@@ -769,7 +777,7 @@ fn finish<L: Lane>(
 /// checked through the public API in `tests/suite/kernel.rs`.
 #[cfg(test)]
 mod f64_lanes {
-    use super::{Lanes, Splat, closest8};
+    use super::{Lanes, Splat, closest_lanes};
     use crate::lanes::{Lane, V3};
     use crate::scalar::{Ends, closest_pair};
     use crate::segment::Closest;
@@ -868,7 +876,7 @@ mod f64_lanes {
                 y: to(pairs.map(|q| f(&q)[1])),
                 z: to(pairs.map(|q| f(&q)[2])),
             };
-            let got: Lanes<L> = closest8(
+            let got: Lanes<L> = closest_lanes(
                 col(&|q| q.0.p0),
                 col(&|q| q.0.p1),
                 col(&|q| q.1.p0),

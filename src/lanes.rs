@@ -1,12 +1,11 @@
-//! Vector helpers over eight lanes (`wide::f32x8`), written once for every kernel, and the
-//! [`Lane`] trait that lets a kernel be written once for `f32x8` and `f32x16`.
+//! Vector helpers over lanes, written once for every kernel, and the [`Lane`] trait that
+//! lets a kernel be written once for `f32x8`, `f32x16`, `f64x4` and `f64x8`.
 //!
 //! Each helper is the twin of a scalar one in [`crate::reference`] with the same operation
 //! order (which products are fused, which are rounded), so a kernel built from them agrees
-//! with its reference bit for bit. The naming rule: the scalar helper is `dot`, its 8-lane
-//! twin `dot8` (2D: `dot2`, `dot2x8`; the 3D helpers take any [`Lane`] type, so `dot8`
-//! also serves the 16-lane kernel), so a file that holds a reference and its kernel side
-//! by side can use both.
+//! with its reference bit for bit. The naming rule: the scalar helper is `dot`, its twin
+//! over any [`Lane`] type `dot_lanes` (2D, whose kernel is `f32x8` only: `dot2`, `dot2x8`),
+//! so a file that holds a reference and its kernel side by side can use both.
 //!
 //! Masks are `f32x8` values with all bits set in selected lanes (what `simd_lt` and friends
 //! return). Turning them into stored bytes goes through `movmskps` ([`mask_bytes`]), one
@@ -444,13 +443,13 @@ pub(crate) fn sub8<L: Lane>(u: V3<L>, v: V3<L>) -> V3<L> {
 
 /// `u·v` as `fma(u.x, v.x, fma(u.y, v.y, u.z·v.z))`, as `reference::dot`.
 #[inline(always)]
-pub(crate) fn dot8<L: Lane>(u: V3<L>, v: V3<L>) -> L {
+pub(crate) fn dot_lanes<L: Lane>(u: V3<L>, v: V3<L>) -> L {
     u.x.mul_add(v.x, u.y.mul_add(v.y, u.z * v.z))
 }
 
 /// `u × v`, each component one product minus one fused product, as `reference::cross`.
 #[inline(always)]
-pub(crate) fn cross8<L: Lane>(u: V3<L>, v: V3<L>) -> V3<L> {
+pub(crate) fn cross_lanes<L: Lane>(u: V3<L>, v: V3<L>) -> V3<L> {
     V3 {
         x: u.y.mul_sub(v.z, u.z * v.y),
         y: u.z.mul_sub(v.x, u.x * v.z),

@@ -76,7 +76,7 @@ use crate::sets::{FirstHit, FirstHit64};
 pub fn closest_points<T, E>(a: &T, b: &T) -> Closest<E>
 where
     T: Record<6, E> + Into<[[E; 3]; 2]>,
-    E: Element,
+    E: Element<Segment = T>,
 {
     closest_points_with(a, b, &Options::SEGMENTS)
 }
@@ -103,7 +103,7 @@ where
 pub fn closest_points_with<T, E>(a: &T, b: &T, options: &Options) -> Closest<E>
 where
     T: Record<6, E> + Into<[[E; 3]; 2]>,
-    E: Element,
+    E: Element<Segment = T>,
 {
     crate::scalar::closest_pair(&Ends::of(*a), &Ends::of(*b), &E::params(options))
 }

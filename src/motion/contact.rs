@@ -49,7 +49,7 @@ use crate::batch::{Error, Segments64View, SegmentsView, check_len};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
 use crate::forms::query_forms;
-use crate::lanes::{F64Lanes, Lane, V3, cross8, dot8, probe_lanes, sub8};
+use crate::lanes::{F64Lanes, Lane, V3, cross_lanes, dot_lanes, probe_lanes, sub8};
 use crate::pairs::Radii;
 use crate::real::Real;
 use crate::real::{cross, dot, fms, fnma, max_ps, probe, sub3};
@@ -255,7 +255,7 @@ pub(crate) struct ContactLanes<L: MotionLane> {
 /// mask and the non-finite mask. Every lane's result is final unless the last mask has a
 /// lane set.
 #[inline(always)]
-fn contact8_finite<L: MotionLane, const ENDPOINTS: bool>(
+fn contact_lanes_finite<L: MotionLane, const ENDPOINTS: bool>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
@@ -271,14 +271,14 @@ fn contact8_finite<L: MotionLane, const ENDPOINTS: bool>(
         sub8(a1, b1)
     };
 
-    let ww = dot8(w0, w0);
+    let ww = dot_lanes(w0, w0);
     let rr = r_sum * r_sum;
     let c = r_sum.mul_neg_add(r_sum, ww);
     let touching = c.simd_le(zero);
-    let a = dot8(dv, dv);
-    let b = dot8(w0, dv);
-    let n = cross8(w0, dv);
-    let disc = rr.mul_sub(a, dot8(n, n));
+    let a = dot_lanes(dv, dv);
+    let b = dot_lanes(w0, dv);
+    let n = cross_lanes(w0, dv);
+    let disc = rr.mul_sub(a, dot_lanes(n, n));
     let approaching = b.simd_lt(zero) & disc.simd_ge(zero);
     let q = disc.fast_max(zero).sqrt() - b;
     let t_root = c / approaching.select(q, L::ONE);
@@ -295,7 +295,7 @@ fn contact8_finite<L: MotionLane, const ENDPOINTS: bool>(
 
 /// The common case: `None` when a lane is non-finite.
 #[inline(always)]
-fn contact8_general<L: MotionLane, const ENDPOINTS: bool>(
+fn contact_lanes_general<L: MotionLane, const ENDPOINTS: bool>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
@@ -304,7 +304,7 @@ fn contact8_general<L: MotionLane, const ENDPOINTS: bool>(
     t_end: L,
 ) -> Option<ContactLanes<L>> {
     let (hit, t, touching, non_finite) =
-        contact8_finite::<L, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
+        contact_lanes_finite::<L, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
     if non_finite.any() {
         return None;
     }
@@ -318,7 +318,7 @@ fn contact8_general<L: MotionLane, const ENDPOINTS: bool>(
 
 /// The twin of `contact_pair` for a group of pairs, non-finite lanes included.
 #[inline(always)]
-fn contact8<L: MotionLane, const ENDPOINTS: bool>(
+fn contact_lanes<L: MotionLane, const ENDPOINTS: bool>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
@@ -327,7 +327,7 @@ fn contact8<L: MotionLane, const ENDPOINTS: bool>(
     t_end: L,
 ) -> ContactLanes<L> {
     let (hit, t, touching, non_finite) =
-        contact8_finite::<L, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
+        contact_lanes_finite::<L, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
     let flags = non_finite.select_bits(
         L::splat_bits(u32::from(MotionFlags::NON_FINITE.bits())),
         touching.to_bits() & L::splat_bits(u32::from(MotionFlags::TOUCHING_AT_START.bits())),
@@ -440,7 +440,7 @@ fn lane<L: MotionLane>(x: &L, k: usize) -> L::Elem {
 }
 
 /// The lanes of a group whose probe found a non-finite value (flagged
-/// [`MotionFlags::NON_FINITE`] by [`contact8`]) decided again, one at a time, by the
+/// [`MotionFlags::NON_FINITE`] by [`contact_lanes`]) decided again, one at a time, by the
 /// reference ([`contact_pair`], whose non-finite case is [`beyond`]: an infinite `R`, or
 /// finite inputs whose squares overflowed, get their answer there), so the kernel stays its
 /// twin bit for bit. Only the masked path reaches here, and it does only for groups with
@@ -472,7 +472,7 @@ fn decide_beyond<L: MotionLane, const ENDPOINTS: bool>(
     }
 }
 
-/// [`contact8`], then [`decide_beyond`] when some lane was flagged non-finite.
+/// [`contact_lanes`], then [`decide_beyond`] when some lane was flagged non-finite.
 #[inline(always)]
 fn contact8_masked<L: MotionLane, const ENDPOINTS: bool>(
     x: &[L; 12],
@@ -480,7 +480,7 @@ fn contact8_masked<L: MotionLane, const ENDPOINTS: bool>(
     t_end: L,
 ) -> ContactLanes<L> {
     let (a0, a1, b0, b1) = points(x);
-    let mut lanes = contact8::<L, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
+    let mut lanes = contact_lanes::<L, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
     if lanes
         .flags
         .as_ref()
@@ -497,7 +497,7 @@ impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<12, L> for ContactKernel<L
     #[inline(always)]
     fn general(&self, load: impl Fn() -> [L; 12]) -> Option<ContactLanes<L>> {
         let (a0, a1, b0, b1) = points(&load());
-        contact8_general::<L, ENDPOINTS>(a0, a1, b0, b1, self.r_sum, self.t_end)
+        contact_lanes_general::<L, ENDPOINTS>(a0, a1, b0, b1, self.r_sum, self.t_end)
     }
     #[inline(always)]
     fn masked(&self, x: [L; 12]) -> ContactLanes<L> {
@@ -511,7 +511,7 @@ impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<14, L> for ContactKernel<L
     fn general(&self, load: impl Fn() -> [L; 14]) -> Option<ContactLanes<L>> {
         let x = load();
         let (a0, a1, b0, b1) = points(&x);
-        contact8_general::<L, ENDPOINTS>(a0, a1, b0, b1, x[12] + x[13], self.t_end)
+        contact_lanes_general::<L, ENDPOINTS>(a0, a1, b0, b1, x[12] + x[13], self.t_end)
     }
     #[inline(always)]
     fn masked(&self, x: [L; 14]) -> ContactLanes<L> {

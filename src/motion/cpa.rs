@@ -49,7 +49,7 @@ use crate::batch::{Error, Segments64View, SegmentsView, check_len};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
 use crate::forms::query_forms;
-use crate::lanes::{F64Lanes, Lane, V3, at8, clamp8, dot8, probe_lanes, sub8};
+use crate::lanes::{F64Lanes, Lane, V3, at8, clamp8, dot_lanes, probe_lanes, sub8};
 use crate::real::Real;
 use crate::real::{clamp, dot, fma, max_ps, probe, sub3};
 use wide::f32x8;
@@ -227,7 +227,7 @@ pub(crate) struct CpaLanes<L: MotionLane> {
 
 /// The relative motion of a group of pairs: `w0`, `dv` and the scale of `dv`'s rounding.
 #[inline(always)]
-fn relative8<L: Lane, const ENDPOINTS: bool>(
+fn relative_lanes<L: Lane, const ENDPOINTS: bool>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
@@ -236,9 +236,17 @@ fn relative8<L: Lane, const ENDPOINTS: bool>(
     let w0 = sub8(a0, b0);
     if ENDPOINTS {
         let w1 = sub8(a1, b1);
-        (w0, sub8(w1, w0), dot8(w0, w0).fast_max(dot8(w1, w1)))
+        (
+            w0,
+            sub8(w1, w0),
+            dot_lanes(w0, w0).fast_max(dot_lanes(w1, w1)),
+        )
     } else {
-        (w0, sub8(a1, b1), dot8(a1, a1).fast_max(dot8(b1, b1)))
+        (
+            w0,
+            sub8(a1, b1),
+            dot_lanes(a1, a1).fast_max(dot_lanes(b1, b1)),
+        )
     }
 }
 
@@ -250,11 +258,11 @@ fn same_velocity_rel2<L: MotionLane>() -> L {
 }
 
 /// The common case, time and distance only: `None` unless every lane is finite and no lane
-/// has the same velocity, in which case every `select` of [`cpa8`] would return its last
+/// has the same velocity, in which case every `select` of [`cpa_lanes`] would return its last
 /// operand and is skipped (bit for bit the same results). Callers handle `None` out of
-/// line, and compute the points with [`points8`] from reloaded inputs.
+/// line, and compute the points with [`points_lanes`] from reloaded inputs.
 #[inline(always)]
-fn cpa8_general<L: MotionLane, const ENDPOINTS: bool>(
+fn cpa_lanes_general<L: MotionLane, const ENDPOINTS: bool>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
@@ -262,13 +270,13 @@ fn cpa8_general<L: MotionLane, const ENDPOINTS: bool>(
     t_end: L,
 ) -> Option<(L, L)> {
     let zero = L::ZERO;
-    let (w0, dv, scale2) = relative8::<L, ENDPOINTS>(a0, a1, b0, b1);
-    let a = dot8(dv, dv);
-    let b = dot8(w0, dv);
+    let (w0, dv, scale2) = relative_lanes::<L, ENDPOINTS>(a0, a1, b0, b1);
+    let a = dot_lanes(dv, dv);
+    let b = dot_lanes(w0, dv);
     let same_velocity = a.simd_le(same_velocity_rel2::<L>() * scale2);
     let t = clamp8(-b / a, zero, t_end);
     let v = at8(t, dv, w0);
-    let dist2 = dot8(v, v);
+    let dist2 = dot_lanes(v, v);
     let non_finite = probe_lanes(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2, scale2]);
     if (same_velocity | non_finite).any() {
         return None;
@@ -278,7 +286,7 @@ fn cpa8_general<L: MotionLane, const ENDPOINTS: bool>(
 
 /// The positions at time `t`: `A0 + t·dA`, `B0 + t·dB`.
 #[inline(always)]
-fn points8<L: Lane, const ENDPOINTS: bool>(
+fn points_lanes<L: Lane, const ENDPOINTS: bool>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
@@ -295,7 +303,7 @@ fn points8<L: Lane, const ENDPOINTS: bool>(
 
 /// The twin of `cpa_pair` for a group of pairs, every branch a mask and a `select`.
 #[inline(always)]
-fn cpa8<L: MotionLane, const ENDPOINTS: bool>(
+fn cpa_lanes<L: MotionLane, const ENDPOINTS: bool>(
     a0: V3<L>,
     a1: V3<L>,
     b0: V3<L>,
@@ -304,18 +312,18 @@ fn cpa8<L: MotionLane, const ENDPOINTS: bool>(
 ) -> CpaLanes<L> {
     let zero = L::ZERO;
     let one = L::ONE;
-    let (w0, dv, scale2) = relative8::<L, ENDPOINTS>(a0, a1, b0, b1);
+    let (w0, dv, scale2) = relative_lanes::<L, ENDPOINTS>(a0, a1, b0, b1);
 
-    let a = dot8(dv, dv);
-    let b = dot8(w0, dv);
+    let a = dot_lanes(dv, dv);
+    let b = dot_lanes(w0, dv);
     let same_velocity = a.simd_le(same_velocity_rel2::<L>() * scale2);
     let a_safe = same_velocity.select(one, a);
     let t = same_velocity.select(zero, clamp8(-b / a_safe, zero, t_end));
     let v = at8(t, dv, w0);
-    let dist2 = dot8(v, v);
+    let dist2 = dot_lanes(v, v);
 
     let non_finite = probe_lanes(&[w0.x, w0.y, w0.z, dv.x, dv.y, dv.z, a, b, dist2, scale2]);
-    let (point_a, point_b) = points8::<L, ENDPOINTS>(a0, a1, b0, b1, t);
+    let (point_a, point_b) = points_lanes::<L, ENDPOINTS>(a0, a1, b0, b1, t);
     let mut lanes = CpaLanes {
         t,
         dist2,
@@ -435,14 +443,14 @@ impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<12, L> for CpaKernel<L, EN
     #[inline(always)]
     fn general(&self, load: impl Fn() -> [L; 12]) -> Option<CpaLanes<L>> {
         let (a0, a1, b0, b1) = points(&load());
-        let (t, dist2) = cpa8_general::<L, ENDPOINTS>(a0, a1, b0, b1, self.t_end)?;
+        let (t, dist2) = cpa_lanes_general::<L, ENDPOINTS>(a0, a1, b0, b1, self.t_end)?;
         // The inputs again, from memory: keeping all twelve live through the time
         // computation would spill them (sixteen vector registers). The opaque call stops
         // the compiler from merging this load with the first one (which it would then keep
         // on the stack): 110 instructions per group instead of 131 (callgrind).
         core::hint::black_box(());
         let (a0, a1, b0, b1) = points(&load());
-        let (point_a, point_b) = points8::<L, ENDPOINTS>(a0, a1, b0, b1, t);
+        let (point_a, point_b) = points_lanes::<L, ENDPOINTS>(a0, a1, b0, b1, t);
         Some(CpaLanes {
             t,
             dist2,
@@ -454,7 +462,7 @@ impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<12, L> for CpaKernel<L, EN
     #[inline(always)]
     fn masked(&self, x: [L; 12]) -> CpaLanes<L> {
         let (a0, a1, b0, b1) = points(&x);
-        cpa8::<L, ENDPOINTS>(a0, a1, b0, b1, self.t_end)
+        cpa_lanes::<L, ENDPOINTS>(a0, a1, b0, b1, self.t_end)
     }
 }
 

@@ -72,7 +72,7 @@
 //! The lanes run the same steps with the same operations; a lane that has stopped keeps its
 //! result (latched by `select`) while the others go on, and the group's loop ends when no
 //! lane is active or after [`SWEPT_STEPS`] steps. Each step's closest points are the
-//! kernel's [`closest8`], the reference's twin bit for bit, so the
+//! kernel's [`closest_lanes`], the reference's twin bit for bit, so the
 //! whole query is too.
 //!
 //! | reference                                   | kernel                                                |
@@ -87,8 +87,8 @@ use crate::batch::{Error, Record, check_len};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
 use crate::forms::query_forms;
-use crate::kernel::{Splat, closest8};
-use crate::lanes::{F64Lanes, Lane, V3, at8, dot8, probe_lanes, sub8};
+use crate::kernel::{Splat, closest_lanes};
+use crate::lanes::{F64Lanes, Lane, V3, at8, dot_lanes, probe_lanes, sub8};
 use crate::pairs::Radii;
 use crate::real::{Real, dot, fma, max_ps, min_ps, probe, sub3};
 use crate::scalar::{Ends, closest_pair};
@@ -470,7 +470,7 @@ pub(crate) struct SweptLanes<L: MotionLane> {
 
 /// `p - r·n` per lane and coordinate, as the reference's `fnma`.
 #[inline(always)]
-fn fnma8<L: Lane>(r: L, n: V3<L>, p: V3<L>) -> V3<L> {
+fn fnma_lanes<L: Lane>(r: L, n: V3<L>, p: V3<L>) -> V3<L> {
     V3 {
         x: r.mul_neg_add(n.x, p.x),
         y: r.mul_neg_add(n.y, p.y),
@@ -480,7 +480,7 @@ fn fnma8<L: Lane>(r: L, n: V3<L>, p: V3<L>) -> V3<L> {
 
 /// The twin of [`swept_pair`] for a group: `x` holds A's twelve columns then B's.
 #[inline(always)]
-fn swept8<L: MotionLane>(x: &[L; 24], ra: L, rb: L, splat: &Splat<L>) -> SweptLanes<L> {
+fn swept_lanes<L: MotionLane>(x: &[L; 24], ra: L, rb: L, splat: &Splat<L>) -> SweptLanes<L> {
     let zero = L::ZERO;
     let one = L::ONE;
     let nan = L::splat(<L::Elem as Real>::NAN);
@@ -503,9 +503,9 @@ fn swept8<L: MotionLane>(x: &[L; 24], ra: L, rb: L, splat: &Splat<L>) -> SweptLa
         sub8(va1, vb0),
         sub8(va1, vb1),
     ];
-    let mu_l2 = dot8(w[0], w[0])
-        .fast_max(dot8(w[1], w[1]))
-        .fast_max(dot8(w[2], w[2]).fast_max(dot8(w[3], w[3])));
+    let mu_l2 = dot_lanes(w[0], w[0])
+        .fast_max(dot_lanes(w[1], w[1]))
+        .fast_max(dot_lanes(w[2], w[2]).fast_max(dot_lanes(w[3], w[3])));
     let mu_l = mu_l2.sqrt();
     let moving = mu_l.simd_gt(zero);
 
@@ -522,18 +522,18 @@ fn swept8<L: MotionLane>(x: &[L; 24], ra: L, rb: L, splat: &Splat<L>) -> SweptLa
         }
         let (pa0, pa1) = (at8(t, va0, a0), at8(t, va1, a1));
         let (pb0, pb1) = (at8(t, vb0, b0), at8(t, vb1, b1));
-        let c = closest8(pa0, pa1, pb0, pb1, splat);
+        let c = closest_lanes(pa0, pa1, pb0, pb1, splat);
         let sep = sub8(c.point_a, c.point_b);
         let d = c.dist2.sqrt();
         let touching = c.dist2.simd_le(rr);
         let d_safe = d.simd_gt(zero).select(d, one);
         let n = sep.map(|s| s / d_safe);
-        let g_a = dot8(n, sub8(pa0, c.point_a)).fast_min(dot8(n, sub8(pa1, c.point_a)));
-        let g_b = dot8(n, sub8(pb0, c.point_b)).fast_max(dot8(n, sub8(pb1, c.point_b)));
+        let g_a = dot_lanes(n, sub8(pa0, c.point_a)).fast_min(dot_lanes(n, sub8(pa1, c.point_a)));
+        let g_b = dot_lanes(n, sub8(pb0, c.point_b)).fast_max(dot_lanes(n, sub8(pb1, c.point_b)));
         let slab = d + g_a - g_b;
-        let mu_n = (-dot8(w[0], n))
-            .fast_max(-dot8(w[1], n))
-            .fast_max((-dot8(w[2], n)).fast_max(-dot8(w[3], n)));
+        let mu_n = (-dot_lanes(w[0], n))
+            .fast_max(-dot_lanes(w[1], n))
+            .fast_max((-dot_lanes(w[2], n)).fast_max(-dot_lanes(w[3], n)));
         let gap = d - r;
         let clear = slab.simd_gt(r);
         let receding = clear & mu_n.simd_le(zero);
@@ -548,7 +548,7 @@ fn swept8<L: MotionLane>(x: &[L; 24], ra: L, rb: L, splat: &Splat<L>) -> SweptLa
         hit_out = latch.select(all, hit_out);
         t_out = latch.select(t, t_out);
         n_out = select3(latch, n, n_out);
-        pa_out = select3(latch, fnma8(ra, n, c.point_a), pa_out);
+        pa_out = select3(latch, fnma_lanes(ra, n, c.point_a), pa_out);
         pb_out = select3(latch, at8(rb, n, c.point_b), pb_out);
         let start = if step == 0 { touching } else { none };
         flag_bits = flag_bits
@@ -698,11 +698,11 @@ impl<L: MotionLane> PairKernel<24, L> for SweptKernel<L> {
     type Lanes = SweptLanes<L>;
     #[inline(always)]
     fn general(&self, load: impl Fn() -> [L; 24]) -> Option<SweptLanes<L>> {
-        Some(swept8(&load(), self.ra, self.rb, &self.splat))
+        Some(swept_lanes(&load(), self.ra, self.rb, &self.splat))
     }
     #[inline(always)]
     fn masked(&self, x: [L; 24]) -> SweptLanes<L> {
-        swept8(&x, self.ra, self.rb, &self.splat)
+        swept_lanes(&x, self.ra, self.rb, &self.splat)
     }
 }
 
@@ -716,7 +716,7 @@ impl<L: MotionLane> PairKernel<26, L> for SweptKernel<L> {
     fn masked(&self, x: [L; 26]) -> SweptLanes<L> {
         // A's twelve columns and radius, then B's.
         let pair: [L; 24] = core::array::from_fn(|c| if c < 12 { x[c] } else { x[c + 1] });
-        swept8(&pair, x[12], x[25], &self.splat)
+        swept_lanes(&pair, x[12], x[25], &self.splat)
     }
 }
 

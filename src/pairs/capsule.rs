@@ -13,7 +13,7 @@ use crate::columns::GroupStore;
 use crate::columns::LANES;
 use crate::driver::{self, Gathered, Halves, Input, PairKernel};
 use crate::forms::query_forms;
-use crate::kernel::{Lanes, Splat, closest8_general, closest8_masked};
+use crate::kernel::{Lanes, Splat, closest_lanes_general, closest_lanes_masked};
 use crate::lanes::{F64Lanes, Lane, V3};
 use crate::real::Real;
 use crate::segment::{Options, Segment64};
@@ -418,20 +418,20 @@ impl<L: TouchLanes> PairKernel<12, L> for UniformCapsules<L> {
     #[inline(always)]
     fn general(&self, load: impl Fn() -> [L; 12]) -> Option<L::Touch> {
         let (a0, a1, b0, b1) = points(&load());
-        closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
+        closest_lanes_general::<_, false>(a0, a1, b0, b1, &self.splat)
             .map(|l| L::touch(&l, self.r, [a0, a1, b0, b1]))
     }
     const SPECIAL: bool = true;
     #[inline(always)]
     fn special(&self, load: impl Fn() -> [L; 12]) -> Option<L::Touch> {
         let (a0, a1, b0, b1) = points(&load());
-        closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
+        closest_lanes_general::<_, true>(a0, a1, b0, b1, &self.splat)
             .map(|l| L::touch(&l, self.r, [a0, a1, b0, b1]))
     }
     #[inline(always)]
     fn masked(&self, x: [L; 12]) -> L::Touch {
         let (a0, a1, b0, b1) = points(&x);
-        let l = closest8_masked(a0, a1, b0, b1, &self.splat);
+        let l = closest_lanes_masked(a0, a1, b0, b1, &self.splat);
         L::touch(&l, self.r, [a0, a1, b0, b1])
     }
 }
@@ -447,7 +447,7 @@ impl<L: TouchLanes> PairKernel<14, L> for PerPairCapsules<L> {
     fn general(&self, load: impl Fn() -> [L; 14]) -> Option<L::Touch> {
         let x = load();
         let (a0, a1, b0, b1) = radius_points(&x);
-        closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
+        closest_lanes_general::<_, false>(a0, a1, b0, b1, &self.splat)
             .map(|l| L::touch(&l, x[6] + x[13], [a0, a1, b0, b1]))
     }
     const SPECIAL: bool = true;
@@ -455,13 +455,13 @@ impl<L: TouchLanes> PairKernel<14, L> for PerPairCapsules<L> {
     fn special(&self, load: impl Fn() -> [L; 14]) -> Option<L::Touch> {
         let x = load();
         let (a0, a1, b0, b1) = radius_points(&x);
-        closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
+        closest_lanes_general::<_, true>(a0, a1, b0, b1, &self.splat)
             .map(|l| L::touch(&l, x[6] + x[13], [a0, a1, b0, b1]))
     }
     #[inline(always)]
     fn masked(&self, x: [L; 14]) -> L::Touch {
         let (a0, a1, b0, b1) = radius_points(&x);
-        let l = closest8_masked(a0, a1, b0, b1, &self.splat);
+        let l = closest_lanes_masked(a0, a1, b0, b1, &self.splat);
         L::touch(&l, x[6] + x[13], [a0, a1, b0, b1])
     }
 }

@@ -7,7 +7,7 @@
 //! The store is specialised per output selection (const generics), so each selection's
 //! loop stores straight-line code with no test per column. The public forms are written
 //! once over the element type; what differs between the precisions is which lanes run the
-//! kernel ([`sealed::Closest3`]): `f32` runs `f32x8` (or `f32x16` where the build has
+//! kernel ([`sealed::PairQueries`]): `f32` runs `f32x8` (or `f32x16` where the build has
 //! AVX-512, [`Width`]), `f64` the same kernel and driver instantiated for [`F64Lanes`].
 
 use super::capsule::{PairMask, Radii, run_touch, run_touch64, with_radii};
@@ -17,7 +17,7 @@ use crate::columns::{GroupStore, result_batch, split_groups};
 use crate::driver::Side;
 use crate::driver::{self, Input, PairKernel};
 use crate::forms::query_forms;
-use crate::kernel::{Lanes, Splat, closest8, closest8_general, closest8_masked};
+use crate::kernel::{Lanes, Splat, closest_lanes, closest_lanes_general, closest_lanes_masked};
 use crate::lanes::{F64Lanes, Lane, V3, bytes8};
 use crate::real::Real;
 use crate::segment::{Closest, Flags, Options, Segment, Segment64};
@@ -238,18 +238,18 @@ impl<L: Lane> PairKernel<12, L> for Pairwise<L> {
     #[inline(always)]
     fn general(&self, load: impl Fn() -> [L; 12]) -> Option<Lanes<L>> {
         let (a0, a1, b0, b1) = points(&load());
-        closest8_general::<_, false>(a0, a1, b0, b1, &self.splat)
+        closest_lanes_general::<_, false>(a0, a1, b0, b1, &self.splat)
     }
     const SPECIAL: bool = true;
     #[inline(always)]
     fn special(&self, load: impl Fn() -> [L; 12]) -> Option<Lanes<L>> {
         let (a0, a1, b0, b1) = points(&load());
-        closest8_general::<_, true>(a0, a1, b0, b1, &self.splat)
+        closest_lanes_general::<_, true>(a0, a1, b0, b1, &self.splat)
     }
     #[inline(always)]
     fn masked(&self, x: [L; 12]) -> Lanes<L> {
         let (a0, a1, b0, b1) = points(&x);
-        closest8_masked(a0, a1, b0, b1, &self.splat)
+        closest_lanes_masked(a0, a1, b0, b1, &self.splat)
     }
 }
 
@@ -267,19 +267,19 @@ impl<L: Lane> PairKernel<6, L> for OneToMany<L> {
     fn general(&self, load: impl Fn() -> [L; 6]) -> Option<Lanes<L>> {
         let x = load();
         let (b0, b1) = (V3::at_column(&x, 0), V3::at_column(&x, 3));
-        closest8_general::<_, false>(self.a0, self.a1, b0, b1, &self.splat)
+        closest_lanes_general::<_, false>(self.a0, self.a1, b0, b1, &self.splat)
     }
     const SPECIAL: bool = true;
     #[inline(always)]
     fn special(&self, load: impl Fn() -> [L; 6]) -> Option<Lanes<L>> {
         let x = load();
         let (b0, b1) = (V3::at_column(&x, 0), V3::at_column(&x, 3));
-        closest8_general::<_, true>(self.a0, self.a1, b0, b1, &self.splat)
+        closest_lanes_general::<_, true>(self.a0, self.a1, b0, b1, &self.splat)
     }
     #[inline(always)]
     fn masked(&self, x: [L; 6]) -> Lanes<L> {
         let (b0, b1) = (V3::at_column(&x, 0), V3::at_column(&x, 3));
-        closest8_masked(self.a0, self.a1, b0, b1, &self.splat)
+        closest_lanes_masked(self.a0, self.a1, b0, b1, &self.splat)
     }
 }
 
@@ -469,7 +469,7 @@ pub(super) fn pair_columns<'v, T: Record<6, E>, E: Pod>(
 /// `closest_points(&a, &b)` is an `f64` query when `a` and `b` are
 /// [`Segments64`](crate::Segments64).
 pub trait Element:
-    sealed::Closest3 + crate::batch::sealed::Space<SegmentRecord = <Self as Element>::Segment>
+    sealed::PairQueries + crate::batch::sealed::Space<SegmentRecord = <Self as Element>::Segment>
 {
     /// The segment record a batch of this element type stores: [`Segment`] for `f32`,
     /// [`Segment64`] for `f64`. A batch of it is a `Soa<E::Segment, 6, E>`, the
@@ -485,8 +485,8 @@ impl Element for f64 {
     type Segment = Segment64;
 }
 
-/// What the closest-points queries run in each precision (sealed: public only so that
-/// [`Element`] can name it, in a module no user can name).
+/// What the pair queries and the dense distance matrix run in each precision (sealed:
+/// public only so that [`Element`] can name it, in a module no user can name).
 pub(crate) mod sealed {
     use super::{ClosestBatch, Outputs};
     use crate::batch::{Error, SegmentsView};
@@ -500,7 +500,7 @@ pub(crate) mod sealed {
     // Unnameable outside the crate: its crate-private bound (`Core`, the contact rule's
     // view of a segment) is no part of the public API.
     #[allow(private_bounds)]
-    pub trait Closest3:
+    pub trait PairQueries:
         crate::batch::sealed::Space<SegmentRecord: Core<F = Self>> + crate::pairs::indexed::Indexed3
     {
         /// `a[i]` against `b[i]` into `out`, on all cores when `parallel`.
@@ -546,7 +546,7 @@ pub(crate) mod sealed {
 }
 
 /// `f32`: eight lanes, or sixteen where the build has AVX-512 ([`Width::BUILD`]).
-impl sealed::Closest3 for f32 {
+impl sealed::PairQueries for f32 {
     fn dist2_rows(
         a: SegmentsView<'_>,
         b: SegmentsView<'_>,
@@ -568,7 +568,7 @@ impl sealed::Closest3 for f32 {
                 let mut j = bb;
                 while j < bend {
                     let (b0, b1) = b.load(j);
-                    let lanes = closest8(a0, a1, b0, b1, &splat);
+                    let lanes = closest_lanes(a0, a1, b0, b1, &splat);
                     let count = (nb - j).min(LANES);
                     row[j..j + count].copy_from_slice(&lanes.dist2.to_array()[..count]);
                     j += LANES;
@@ -635,7 +635,7 @@ impl sealed::Closest3 for f32 {
 }
 
 /// `f64`: [`F64Lanes`] (`f64x8` with AVX-512, `f64x4` otherwise).
-impl sealed::Closest3 for f64 {
+impl sealed::PairQueries for f64 {
     fn dist2_rows(
         a: SegmentsView<'_, f64>,
         b: SegmentsView<'_, f64>,
@@ -651,7 +651,7 @@ impl sealed::Closest3 for f64 {
             let cols = bb..(bb + block).min(nb);
             for i in rows.clone() {
                 let one = a.get(i).expect("a row of a");
-                <f64 as sealed::Closest3>::one_to_many(
+                <f64 as sealed::PairQueries>::one_to_many(
                     &one,
                     b.view(cols.clone()),
                     options,

@@ -28,12 +28,12 @@ pub(crate) fn rounding<const D: usize>(p0: [f32; D], p1: [f32; D]) -> f32 {
 /// exactly moved object. The scale is 1 unless the set is wider than `2^63`; it never
 /// enlarges.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Frame<const D: usize> {
+pub(crate) struct LocalFrame<const D: usize> {
     origin: [f64; D],
     scale: f64,
 }
 
-impl<const D: usize> Frame<D> {
+impl<const D: usize> LocalFrame<D> {
     /// The frame of a set whose points are `points` (the non-finite ones ignored): the
     /// centre of their bounding box, and a power-of-two scale that brings its half extent
     /// to at most `2^62`.
@@ -46,7 +46,7 @@ impl<const D: usize> Frame<D> {
             }
         }
         if lo[0] > hi[0] {
-            return Frame {
+            return LocalFrame {
                 origin: [0.0; D],
                 scale: 1.0,
             };
@@ -61,7 +61,7 @@ impl<const D: usize> Frame<D> {
         while half * scale > 2f64.powi(62) {
             scale *= 0.5f64.powi(64);
         }
-        Frame { origin, scale }
+        LocalFrame { origin, scale }
     }
 
     /// Point `x` in the frame, rounded to `f32` (non-finite stays non-finite).
@@ -90,7 +90,7 @@ mod tests {
             [5e6 + 8.0, 4.9e6 - 2.0, f64::NAN],
             [5e6 + 2.0, 4.9e6 + 2.0, 3.0],
         ];
-        let f = Frame::<3>::of(points.into_iter());
+        let f = LocalFrame::<3>::of(points.into_iter());
         // The point with a NaN is left out of the box: its centre is (5e6 + 1, 4.9e6 + 1, 2).
         assert_eq!(f.point([5e6 + 1.0, 4.9e6 + 1.0, 2.0]), [0.0, 0.0, 0.0]);
         assert_eq!(f.point([5e6 + 8.0, 4.9e6 - 2.0, 3.0]), [7.0, -3.0, 1.0]);
@@ -99,11 +99,11 @@ mod tests {
         assert_eq!(f.length(0.7), 0.7f32.next_up());
         assert_eq!(f.length(0.0), 0.0);
         // A set wider than 2^63 is scaled down by a power of two.
-        let wide = Frame::<2>::of([[-1e300, 0.0], [1e300, 1.0]].into_iter());
+        let wide = LocalFrame::<2>::of([[-1e300, 0.0], [1e300, 1.0]].into_iter());
         assert!(wide.scale < 1.0 && wide.scale.log2().fract() == 0.0);
         assert!(f64::from(wide.point([1e300, 0.0])[0]) <= 2f64.powi(62) * 1.0001);
         // No finite point: the identity.
-        let none = Frame::<3>::of([[f64::NAN; 3]].into_iter());
+        let none = LocalFrame::<3>::of([[f64::NAN; 3]].into_iter());
         assert_eq!(none.point([1.5, 2.5, 3.5]), [1.5, 2.5, 3.5]);
     }
 }

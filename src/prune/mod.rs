@@ -78,7 +78,7 @@
 //!
 //! # `f64` sets
 //!
-//! The grid stays `f32` for `f64` sets: the set is moved to a local frame ([`Frame`], the
+//! The grid stays `f32` for `f64` sets: the set is moved to a local frame ([`LocalFrame`], the
 //! centre of its bounding box subtracted in `f64`) and rounded to `f32`, and each sphere is
 //! grown by the `f64` kernel's error bound, so the spheres hold the `f64` objects and every
 //! pair the `f64` kernel reports is a candidate. The narrow phase reads the `f64` objects,
@@ -92,7 +92,7 @@ mod spheres;
 mod store;
 mod stream;
 
-pub(crate) use frame::{Frame, rounding as frame_rounding};
+pub(crate) use frame::{LocalFrame, rounding as frame_rounding};
 pub(crate) use grid::{Grid, Layout};
 pub use plan::MAX_BLOCK_HITS;
 pub(crate) use plan::{Narrow, Plan};

@@ -199,7 +199,7 @@ impl Within<'_, '_> {
                     };
                     if candidates != 0 {
                         let (b0, b1) = self.b.load(j);
-                        let lanes = kernel::closest8(a0, a1, b0, b1, &self.splat);
+                        let lanes = kernel::closest_lanes(a0, a1, b0, b1, &self.splat);
                         let r = self.lane_radii(i, j);
                         let mut hits = within_bits(&lanes, r * r) & valid;
                         let wide = out_of_range_bits(&lanes) & valid;

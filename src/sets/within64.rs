@@ -15,7 +15,7 @@
 //! the grid names. What the grid must do is name every pair the kernel reports, and it
 //! does so in `f32`, with the machinery of the `f32` queries unchanged:
 //!
-//! - the sets are moved to a local frame ([`Frame`]: the centre of their bounding box
+//! - the sets are moved to a local frame ([`LocalFrame`]: the centre of their bounding box
 //!   subtracted in `f64`, scaled down by a power of two only beyond `2^63`) and rounded to
 //!   `f32`; the rounding moves a point by at most `ε/2` of its coordinate in the frame,
 //!   which each object's growth adds ([`frame_rounding`]);
@@ -77,7 +77,7 @@ use crate::driver::Row;
 use crate::forms::{query_forms, stream_forms};
 use crate::pairs::{ClosestBatch64, Outputs, closest_points_into, closest_points_one_to_many_into};
 use crate::prune::{
-    Frame, Grid, KERNEL_ABS64, Kept, Layout, MAX_BLOCK_HITS, Narrow, Plan, SphereColumns,
+    Grid, KERNEL_ABS64, Kept, Layout, LocalFrame, MAX_BLOCK_HITS, Narrow, Plan, SphereColumns,
     fill_each, frame_rounding, ordered, pad_slot,
 };
 use crate::segment::{Closest64, Extent, Options, Segment, Segment64};
@@ -505,7 +505,7 @@ fn pruned64(
         Some(b) if i >= na => b.at(i - na),
         _ => a.at(i),
     };
-    let frame = Frame::<3>::of((0..n).flat_map(|i| {
+    let frame = LocalFrame::<3>::of((0..n).flat_map(|i| {
         let s = object(i);
         [s.p0, s.p1]
     }));
