@@ -34,13 +34,15 @@ use wide::{f32x8, f32x16, f64x4, f64x8};
 /// assert_eq!(Radii::per_pair(&ra, &rb), Err(Error::InvalidRadius { index: Some(1) }));
 /// ```
 ///
-/// The radii of the `f64` queries ([`capsules_touch`] and the others) are a [`Radii64`],
-/// the same type over `f64`, made and checked the same way.
+/// The radii of the `f64` queries ([`capsules_touch`] and the others on
+/// [`Segments64`](crate::Segments64)) are a [`Radii64`], the same type over `f64`, made and
+/// checked the same way.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Radii<'r, F = f32>(RadiiKind<'r, F>);
 
-/// The radii of the `f64` queries ([`capsules_touch`],
-/// [`first_contact64`](crate::motion::first_contact64), ...): [`Radii`] over `f64`.
+/// The radii of the `f64` queries ([`capsules_touch`] on
+/// [`Segments64`](crate::Segments64), [`first_contact64`](crate::motion::first_contact64),
+/// ...): [`Radii`] over `f64`.
 ///
 /// ```
 /// use segbatch::Error;
