@@ -1,10 +1,12 @@
-//! Value parsers shared by the subcommands: sides ("x,y,z x,y,z"), extents and tolerances.
+//! Value parsers shared by the subcommands: sides ("x,y,z x,y,z"), extents, tolerances,
+//! radii, output columns and waits.
 //!
 //! Each parser returns a short message saying what was wrong; clap puts it after
 //! `error: invalid value '…' for '<ARG>':`, so the user sees the argument, the value and the
 //! reason on one line, and the process exits with code 2.
 
 use segbatch::{Extent, Segment};
+use segbatch_cli::io::Columns;
 
 /// The point syntax, as a string literal for help texts (`concat!` needs a literal).
 macro_rules! side_syntax {
@@ -133,15 +135,92 @@ pub fn parse_extent(text: &str) -> Result<Extent, String> {
     text.trim().parse().map_err(|e| format!("{e}"))
 }
 
-/// Parses a tolerance: a finite number `>= 0` (`run::parse_tolerance_text`) that `f32` holds.
+/// Parses a tolerance: a finite number `>= 0` ([`parse_tolerance_text`]) that `f32` holds.
 pub fn parse_tolerance(text: &str) -> Result<f32, String> {
-    let eps: f32 = crate::run::parse_tolerance_text(text)?
+    let eps: f32 = parse_tolerance_text(text)?
         .parse()
         .expect("checked as a number");
     if eps.is_infinite() {
         Err("the tolerance must be finite".to_owned())
     } else {
         Ok(eps)
+    }
+}
+
+/// Parses `distance,params,points,flags` or `all`.
+pub(crate) fn parse_columns(text: &str) -> Result<Columns, String> {
+    let mut c = Columns {
+        index: false,
+        distance: false,
+        params: false,
+        points: false,
+        flags: false,
+    };
+    for name in text.split(',').map(str::trim) {
+        match name.to_ascii_lowercase().as_str() {
+            "distance" | "dist" => c.distance = true,
+            "params" | "parameters" => c.params = true,
+            "points" => c.points = true,
+            "flags" => c.flags = true,
+            "all" => {
+                c.distance = true;
+                c.params = true;
+                c.points = true;
+                c.flags = true;
+            }
+            other => {
+                return Err(format!(
+                    "unknown output '{other}': use distance, params, points, flags or all"
+                ));
+            }
+        }
+    }
+    Ok(c)
+}
+
+pub(crate) fn parse_wait(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(w) if (0.0..=1e6).contains(&w) => Ok(w),
+        _ => Err(format!(
+            "the wait must be a number of seconds from 0 to 1e6, got {text}"
+        )),
+    }
+}
+
+/// Checks `--radius` as a number >= 0 (`inf` included: an infinite radius holds every
+/// pair of finite coordinates, as in the library) and keeps its text, which each run reads
+/// in its own precision (an f64 run compares with the f64 nearest R, not a widened f32; an
+/// f32 run refuses a finite radius beyond f32's range).
+pub(crate) fn parse_radius_text(text: &str) -> Result<String, String> {
+    let r: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    if r >= 0.0 {
+        Ok(text.trim().to_owned())
+    } else {
+        Err(format!(
+            "the radius must be a number >= 0 (inf for every pair), got {text}"
+        ))
+    }
+}
+
+/// Checks `--tolerance` as a finite number >= 0 in f64 and keeps its text, which each run
+/// reads in its own precision: an f64 run takes `1e300` as it is, an f32 run refuses a
+/// tolerance beyond f32's range, naming `--precision f64`.
+pub(crate) fn parse_tolerance_text(text: &str) -> Result<String, String> {
+    let eps: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    if eps.is_nan() {
+        Err("the tolerance must be a number >= 0, not NaN".to_owned())
+    } else if eps < 0.0 {
+        Err(format!("the tolerance must be >= 0, got {eps}"))
+    } else if eps.is_infinite() {
+        Err("the tolerance must be finite".to_owned())
+    } else {
+        Ok(text.trim().to_owned())
     }
 }
 

@@ -59,22 +59,11 @@ fn long_version() -> &'static str {
             },
             segbatch::simd::cpu_simd_level()
         );
-        if let Some(hint) = simd_upgrade_hint() {
+        if let Some(hint) = bench::simd_upgrade_hint() {
             text.push_str("\nnote: ");
             text.push_str(&hint);
         }
         text
-    })
-}
-
-/// A warning to show when the CPU supports a faster level than this build uses.
-pub fn simd_upgrade_hint() -> Option<String> {
-    segbatch::simd::simd_upgrade().map(|cpu| {
-        format!(
-            "this build uses {} but the CPU supports {cpu}: rebuild with \
-             RUSTFLAGS=\"-C target-cpu=native\" (or x86-64-v3) for 2-3x the throughput",
-            segbatch::simd::SIMD_LEVEL
-        )
     })
 }
 

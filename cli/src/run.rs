@@ -13,7 +13,9 @@ use segbatch::{
     Tolerance, reference,
 };
 
-use super::args::parse_extent;
+use super::args::{
+    parse_columns, parse_extent, parse_radius_text, parse_tolerance_text, parse_wait,
+};
 use super::io::{
     Columns, Format, Input, Output, PAIRS, Pair, Precision, Real, Results, is_std_stream, show,
     thread_pool,
@@ -148,83 +150,6 @@ pub struct RunArgs {
     /// No summary on stderr
     #[arg(short, long)]
     pub quiet: bool,
-}
-
-/// Parses `distance,params,points,flags` or `all`.
-pub fn parse_columns(text: &str) -> Result<Columns, String> {
-    let mut c = Columns {
-        index: false,
-        distance: false,
-        params: false,
-        points: false,
-        flags: false,
-    };
-    for name in text.split(',').map(str::trim) {
-        match name.to_ascii_lowercase().as_str() {
-            "distance" | "dist" => c.distance = true,
-            "params" | "parameters" => c.params = true,
-            "points" => c.points = true,
-            "flags" => c.flags = true,
-            "all" => {
-                c.distance = true;
-                c.params = true;
-                c.points = true;
-                c.flags = true;
-            }
-            other => {
-                return Err(format!(
-                    "unknown output '{other}': use distance, params, points, flags or all"
-                ));
-            }
-        }
-    }
-    Ok(c)
-}
-
-pub(crate) fn parse_wait(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(w) if (0.0..=1e6).contains(&w) => Ok(w),
-        _ => Err(format!(
-            "the wait must be a number of seconds from 0 to 1e6, got {text}"
-        )),
-    }
-}
-
-/// Checks `--radius` as a number >= 0 (`inf` included: an infinite radius holds every
-/// pair of finite coordinates, as in the library) and keeps its text, which each run reads
-/// in its own precision (an f64 run compares with the f64 nearest R, not a widened f32; an
-/// f32 run refuses a finite radius beyond f32's range).
-pub(crate) fn parse_radius_text(text: &str) -> Result<String, String> {
-    let r: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number"))?;
-    if r >= 0.0 {
-        Ok(text.trim().to_owned())
-    } else {
-        Err(format!(
-            "the radius must be a number >= 0 (inf for every pair), got {text}"
-        ))
-    }
-}
-
-/// Checks `--tolerance` as a finite number >= 0 in f64 and keeps its text, which each run
-/// reads in its own precision: an f64 run takes `1e300` as it is, an f32 run refuses a
-/// tolerance beyond f32's range, naming `--precision f64`.
-pub(crate) fn parse_tolerance_text(text: &str) -> Result<String, String> {
-    let eps: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number"))?;
-    if eps.is_nan() {
-        Err("the tolerance must be a number >= 0, not NaN".to_owned())
-    } else if eps < 0.0 {
-        Err(format!("the tolerance must be >= 0, got {eps}"))
-    } else if eps.is_infinite() {
-        Err("the tolerance must be finite".to_owned())
-    } else {
-        Ok(text.trim().to_owned())
-    }
 }
 
 /// The format of `path`: `explicit`, else from the extension (see [`Format::of`]: a

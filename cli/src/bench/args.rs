@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use segbatch_cli::io::Columns;
 
-use crate::run::parse_columns;
+use crate::args::parse_columns;
 use crate::workload::WORKLOADS;
 
 pub const LONG_ABOUT: &str = "\

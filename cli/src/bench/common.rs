@@ -13,6 +13,18 @@
 
 use std::time::Instant;
 
+/// A warning to show when the CPU supports a faster level than this build uses (the pair
+/// bench and `--version` print it).
+pub fn simd_upgrade_hint() -> Option<String> {
+    segbatch::simd::simd_upgrade().map(|cpu| {
+        format!(
+            "this build uses {} but the CPU supports {cpu}: rebuild with \
+             RUSTFLAGS=\"-C target-cpu=native\" (or x86-64-v3) for 2-3x the throughput",
+            segbatch::simd::SIMD_LEVEL
+        )
+    })
+}
+
 /// One timed figure.
 #[derive(Clone, Debug)]
 pub struct Figure {

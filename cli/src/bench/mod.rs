@@ -12,10 +12,10 @@
 //!   `ray_peer.rs`).
 //!
 //! The modules depend in one direction: the dispatch on the benches, the benches on
-//! `args.rs` (what they read), `common.rs` (how they time and label) and their peers, never
-//! on each other or on this module. The peers use only segbatch, its test kit and parry3d,
-//! because the criterion benches (`benches/` at the repository root) include them with
-//! `#[path]` and run the same code.
+//! `args.rs` (what they read), `common.rs` (how they time and label, the build's SIMD hint)
+//! and their peers, never on each other or on this module. The peers use only segbatch,
+//! its test kit and parry3d, because the criterion benches (`benches/` at the repository
+//! root) include them with `#[path]` and run the same code.
 
 mod args;
 mod baselines;
@@ -33,4 +33,5 @@ mod swept;
 mod swept_peers;
 
 pub use args::{AFTER_HELP, BenchArgs, LONG_ABOUT};
+pub use common::simd_upgrade_hint;
 pub use dispatch::run;

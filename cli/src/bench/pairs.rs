@@ -28,7 +28,7 @@ use segbatch::{ClosestBatch, Options, Outputs, SegmentsView, reference};
 use segbatch_cli::io::{Columns, Sink, write_whole};
 
 use super::args::BenchArgs;
-use super::common::{Figure, measure, size_label};
+use super::common::{Figure, measure, simd_upgrade_hint, size_label};
 use super::plot;
 use super::report::{Bound, Implementation, Report, Row};
 use crate::error::CliError;
@@ -462,7 +462,7 @@ fn write_preamble(
         segbatch::simd::SIMD_LEVEL,
         segbatch::simd::cpu_simd_level()
     )?;
-    if let Some(hint) = crate::simd_upgrade_hint() {
+    if let Some(hint) = simd_upgrade_hint() {
         writeln!(out, "warning: {hint}")?;
     }
     let labels: Vec<String> = sizes.iter().map(|&n| size_label(n)).collect();

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use clap::Args;
 
+use crate::args::{parse_radius_text, parse_wait};
 use crate::io::{Format, Precision};
-use crate::run::{parse_radius_text, parse_wait};
 
 /// What the set commands' help texts share: inputs, memory, output, exit statuses.
 macro_rules! sets_common {
