@@ -39,9 +39,9 @@ use crate::motion::{
     Contact, Contact64, Cpa, Cpa64, Sweep, Sweep64, SweptContact, SweptContact64, Track, Track64,
     Window, Window64,
 };
+use crate::pairs::CapsuleContact;
 use crate::pairs::Element;
-use crate::pairs::{CapsuleContact, CapsuleContact64};
-use crate::planar::{types::Intersection2, types::Segment2, types::Segment2_64};
+use crate::planar::types::Intersection2;
 use crate::scalar::Ends;
 use crate::segment::{Closest, Options, Segment, Segment64};
 use crate::sets::{FirstHit, FirstHit64};
@@ -390,9 +390,15 @@ pub fn first_contact_capsules64(
     crate::motion::swept_pair(ends(a), ends(b), radius_a, radius_b).into()
 }
 
-/// Intersection of two 2D segments, or their closest points (scalar reference).
+/// Intersection of two 2D segments, or their closest points (scalar reference), in the
+/// precision of the segments ([`Segment2`](crate::planar::Segment2) or
+/// [`Segment2_64`](crate::planar::Segment2_64): one body, tolerances of the
+/// precision's epsilon, the meeting decided exactly on the given end points). The reference
+/// of [`intersect2`](crate::planar::intersect2) and of the crossing sets
+/// ([`crossing_pairs`](crate::planar::crossing_pairs)).
 ///
-/// Never panics; a NaN or infinite input gives [`Intersection2::NON_FINITE`](crate::planar::Intersection2::NON_FINITE).
+/// Never panics; a NaN or infinite input gives
+/// [`Intersection2::NON_FINITE`](crate::planar::Intersection2::NON_FINITE).
 ///
 /// ```
 /// use segbatch::planar::{Crossing, Segment2};
@@ -404,30 +410,21 @@ pub fn first_contact_capsules64(
 /// assert_eq!(x.kind, Crossing::Point);
 /// assert_eq!((x.s, x.t), (0.75, 0.75));
 /// assert_eq!(x.point_a, [13.0, 4.0]);
-/// ```
-#[must_use]
-pub fn intersect2(a: &Segment2, b: &Segment2) -> Intersection2 {
-    crate::planar::kernel::intersect2_pair(a, b)
-}
-
-/// [`intersect2`] in `f64`: the same body, instantiated in double precision (tolerances
-/// of `f64`'s epsilon), with the meeting decided exactly on the given `f64` end points;
-/// the reference of the `f64` crossing sets
-/// ([`crossing_pairs`](crate::planar::crossing_pairs) of a
-/// [`Segments2<f64>`](crate::planar::Segments2)).
 ///
-/// ```
-/// use segbatch::planar::{Crossing, Segment2_64};
-/// use segbatch::reference::intersect2_64;
-/// // Two streets in UTM metres that miss each other by 1 mm.
+/// // Two streets in UTM metres, in f64, that miss each other by 1 mm.
+/// use segbatch::planar::Segment2_64;
 /// let a = Segment2_64::new([500_000.0, 5_000_000.0], [500_010.0, 5_000_000.0]);
 /// let b = Segment2_64::new([500_005.0, 5_000_000.001], [500_005.0, 5_000_010.0]);
-/// let x = intersect2_64(&a, &b);
+/// let x = intersect2(&a, &b);
 /// assert_eq!(x.kind, Crossing::Disjoint);
 /// assert!((x.dist2.sqrt() - 0.001).abs() < 1e-9);
 /// ```
 #[must_use]
-pub fn intersect2_64(a: &Segment2_64, b: &Segment2_64) -> Intersection2<f64> {
+pub fn intersect2<T, E>(a: &T, b: &T) -> Intersection2<E>
+where
+    T: Record<4, E>,
+    E: crate::planar::Element<Segment = T>,
+{
     crate::planar::kernel::intersect2_pair(a, b)
 }
 
@@ -474,8 +471,9 @@ pub fn first_hit64(
 /// The contacts of capsules `(a, radius_a)` and `(b, radius_b)`: none when they do not
 /// touch (the squared distance of [`closest_points`] above `(radius_a + radius_b)²`), two
 /// for (near-)parallel overlapping cores, one otherwise, by the rule documented on
-/// [`CapsuleContact`] (`pair`, `i` and `j` are 0). The scalar twin of
-/// [`capsule_contacts`](crate::pairs::capsule_contacts), which gives these contacts bit for bit.
+/// [`CapsuleContact`] (`pair`, `i` and `j` are 0), every step in the precision of the
+/// segments. The scalar twin of [`capsule_contacts`](crate::pairs::capsule_contacts), which
+/// gives these contacts bit for bit.
 ///
 /// ```
 /// use segbatch::{reference, Segment};
@@ -490,48 +488,29 @@ pub fn first_hit64(
 /// // Crossing capsules: one point.
 /// let c = Segment::new([1.5, 0.5, -1.0], [1.5, 0.5, 1.0]);
 /// assert!(matches!(reference::capsule_contact(&c, 0.5, &b, 0.5), [Some(_), None]));
-/// ```
-#[must_use]
-pub fn capsule_contact(
-    a: &Segment,
-    radius_a: f32,
-    b: &Segment,
-    radius_b: f32,
-) -> [Option<CapsuleContact>; 2] {
-    let c = closest_points(a, b);
-    crate::pairs::manifold(
-        (0, 0, 0),
-        (a, radius_a),
-        (b, radius_b),
-        (c.point_a, c.point_b, c.dist2, c.s, c.t),
-    )
-}
-
-/// The contacts of `f64` capsules `(a, radius_a)` and `(b, radius_b)`: [`capsule_contact`]'s
-/// twin, the same rule with every step in `f64` (the squared distance of
-/// [`closest_points`]; `pair`, `i` and `j` are 0). The scalar twin of
-/// [`capsule_contacts`](crate::pairs::capsule_contacts), which gives these contacts bit
-/// for bit.
 ///
-/// ```
-/// use segbatch::{reference, Segment64};
-/// // A capsule resting along another, 1e9 from the origin: two points, the same normal.
+/// // The same in f64, 1e9 from the origin.
+/// use segbatch::Segment64;
 /// let o = 1.0e9;
 /// let a = Segment64::new([o, 0.75, 0.0], [o + 2.0, 0.75, 0.0]);
 /// let b = Segment64::new([o + 1.0, 0.0, 0.0], [o + 3.0, 0.0, 0.0]);
-/// let [p, q] = reference::capsule_contact64(&a, 0.5, &b, 0.5);
+/// let [p, q] = reference::capsule_contact(&a, 0.5, &b, 0.5);
 /// let (p, q) = (p.unwrap(), q.unwrap());
 /// assert_eq!((p.normal, q.normal), ([0.0, 1.0, 0.0], [0.0, 1.0, 0.0]));
 /// assert_eq!((p.point_a, q.point_a), ([o + 1.0, 0.25, 0.0], [o + 2.0, 0.25, 0.0]));
 /// assert_eq!((p.depth, q.depth), (0.25, 0.25));
 /// ```
 #[must_use]
-pub fn capsule_contact64(
-    a: &Segment64,
-    radius_a: f64,
-    b: &Segment64,
-    radius_b: f64,
-) -> [Option<CapsuleContact64>; 2] {
+pub fn capsule_contact<T, E>(
+    a: &T,
+    radius_a: E,
+    b: &T,
+    radius_b: E,
+) -> [Option<CapsuleContact<E>>; 2]
+where
+    T: Record<6, E> + Into<[[E; 3]; 2]>,
+    E: Element<Segment = T>,
+{
     let c = closest_points(a, b);
     crate::pairs::manifold(
         (0, 0, 0),

@@ -866,7 +866,7 @@ pub(crate) fn intersect2_64<'py>(
     // About a microsecond a pair: steps of at most 64K pairs.
     stepped(py, n, 1024, 16 * CHUNK, |r| {
         let (pa, pb) = (&sa[r.clone()], &sb[r.clone()]);
-        let one = |(p, q): (&Segment2_64, &Segment2_64)| segbatch::reference::intersect2_64(p, q);
+        let one = |(p, q): (&Segment2_64, &Segment2_64)| segbatch::reference::intersect2(p, q);
         if parallel {
             threads.install(|| pa.par_iter().zip(pb).map(one).collect_into_vec(&mut x))?;
         } else {

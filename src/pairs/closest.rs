@@ -7,118 +7,24 @@
 //! The store is specialised per output selection (const generics), so each selection's
 //! loop stores straight-line code with no test per column. The public forms are written
 //! once over the element type; what differs between the precisions is which lanes run the
-//! kernel ([`sealed::PairQueries`]): `f32` runs `f32x8` (or `f32x16` where the build has
+//! kernel ([`PairQueries`]): `f32` runs `f32x8` (or `f32x16` where the build has
 //! AVX-512, [`Width`]), `f64` the same kernel and driver instantiated for [`F64Lanes`].
 
-use super::capsule::{PairMask, Radii, run_touch, run_touch64, with_radii};
+use super::element::Element;
+use super::element::sealed::PairQueries;
+use super::types::{ClosestBatch, ClosestBatch64, ClosestOut, Outputs};
 use crate::batch::{Error, Record, SegmentsView, SoaView, check_len};
-use crate::columns::{Cell, LANES};
-use crate::columns::{GroupStore, result_batch, split_groups};
+use crate::columns::LANES;
+use crate::columns::{GroupStore, split_groups};
 use crate::driver::Side;
 use crate::driver::{self, Input, PairKernel};
 use crate::forms::query_forms;
 use crate::kernel::{Lanes, Splat, closest_lanes, closest_lanes_general, closest_lanes_masked};
 use crate::lanes::{F64Lanes, Lane, V3, bytes8};
-use crate::real::Real;
-use crate::segment::{Closest, Flags, Options, Segment, Segment64};
+use crate::segment::{Flags, Options, Segment, Segment64};
 use bytemuck::Pod;
 use core::ops::Range;
 use wide::{f32x8, f32x16};
-
-/// Which result columns to compute and store.
-///
-/// The squared distance is always stored. At large batch sizes the bytes written are the
-/// cost (a pair reads 48 bytes; all columns write 44 more), so ask only for what you use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Outputs {
-    /// Store the parameters `s` and `t`.
-    pub params: bool,
-    /// Store the closest points on A and B.
-    pub points: bool,
-    /// Store the per-pair [`Flags`].
-    pub flags: bool,
-}
-
-impl Outputs {
-    /// Squared distance only (4 bytes per pair).
-    pub const DISTANCE: Outputs = Outputs {
-        params: false,
-        points: false,
-        flags: false,
-    };
-    /// Squared distance, `s`, `t` and flags (13 bytes per pair).
-    pub const PARAMS: Outputs = Outputs {
-        params: true,
-        points: false,
-        flags: true,
-    };
-    /// Every column (37 bytes per pair).
-    pub const ALL: Outputs = Outputs {
-        params: true,
-        points: true,
-        flags: true,
-    };
-
-    /// Bytes written per pair for this selection.
-    #[must_use]
-    pub const fn bytes_per_pair(self) -> usize {
-        4 + if self.params { 8 } else { 0 }
-            + if self.points { 24 } else { 0 }
-            + if self.flags { 1 } else { 0 }
-    }
-
-    /// True when the column named `name` (of [`ClosestBatch`]) is selected.
-    fn keeps(self, name: &str) -> bool {
-        match name {
-            "s" | "t" => self.params,
-            "point_a" | "point_b" => self.points,
-            "flags" => self.flags,
-            _ => true,
-        }
-    }
-}
-
-impl Default for Outputs {
-    fn default() -> Self {
-        Outputs::ALL
-    }
-}
-
-result_batch! {
-    /// Closest points for a batch of pairs, stored as columns.
-    ///
-    /// Reuse one `ClosestBatch` across calls to [`closest_points_into`]: its buffers grow to
-    /// the largest batch seen and are never shrunk, so a steady-state loop does not
-    /// allocate. Columns that were not selected ([`Outputs`]) are empty.
-    pub struct ClosestBatch<E>(Closest) stored as ClosestOut {
-        columns {
-            /// Parameters along A, exactly `len()` values (empty without [`Outputs::params`]).
-            s: E,
-            /// Parameters along B, exactly `len()` values (empty without [`Outputs::params`]).
-            t: E,
-            /// Squared distances, exactly `len()` values.
-            dist2: E,
-            /// Per-pair flags, exactly `len()` values (empty without [`Outputs::flags`]).
-            flags: Flags,
-        }
-        points {
-            /// Closest points on A as `[x, y, z]` columns (empty without [`Outputs::points`]).
-            point_a: 3,
-            /// Closest points on B as `[x, y, z]` columns (empty without [`Outputs::points`]).
-            point_b: 3,
-        }
-    }
-}
-
-/// Closest points for a batch of `f64` pairs ([`Segments64`](crate::Segments64)).
-pub type ClosestBatch64 = ClosestBatch<f64>;
-
-impl<E: Real + Cell> ClosestBatch<E> {
-    /// The distances `sqrt(dist2)`, computed on demand.
-    pub fn distances(&self) -> impl ExactSizeIterator<Item = E> + '_ {
-        self.dist2().iter().map(|d| d.sqrt())
-    }
-}
 
 /// Defines `$name`, the selected columns of a [`ClosestBatch`] of `$elem` in groups of
 /// `$w` (the others are empty and never touched) as the [`GroupStore`] of `Lanes<$lane>`;
@@ -463,90 +369,8 @@ pub(super) fn pair_columns<'v, T: Record<6, E>, E: Pod>(
     ))
 }
 
-/// The element type of the 3D batches and queries: `f32` (the default everywhere) or `f64`
-/// (sealed: only these two), with the record a batch of it stores
-/// ([`Segment`] or [`Segment64`]). Every 3D query runs in the precision of its inputs:
-/// `closest_points(&a, &b)` is an `f64` query when `a` and `b` are
-/// [`Segments64`](crate::Segments64).
-pub trait Element:
-    sealed::PairQueries + crate::batch::sealed::Space<SegmentRecord = <Self as Element>::Segment>
-{
-    /// The segment record a batch of this element type stores: [`Segment`] for `f32`,
-    /// [`Segment64`] for `f64`. A batch of it is a `Soa<E::Segment, 6, E>`, the
-    /// [`SegmentsView<'_, E>`](crate::SegmentsView) every 3D query takes.
-    type Segment: Record<6, Self> + Send + Sync + Into<[[Self; 3]; 2]> + From<[[Self; 3]; 2]>;
-}
-
-impl Element for f32 {
-    type Segment = Segment;
-}
-
-impl Element for f64 {
-    type Segment = Segment64;
-}
-
-/// What the pair queries and the dense distance matrix run in each precision (sealed:
-/// public only so that [`Element`] can name it, in a module no user can name).
-pub(crate) mod sealed {
-    use super::{ClosestBatch, Outputs};
-    use crate::batch::{Error, SegmentsView};
-    use crate::pairs::indexed::Core;
-    use crate::pairs::{PairMask, Radii};
-    use crate::segment::Options;
-    use core::ops::Range;
-
-    /// The pair queries in one precision: which lanes run the kernel, how index pairs are
-    /// gathered.
-    // Unnameable outside the crate: its crate-private bound (`Core`, the contact rule's
-    // view of a segment) is no part of the public API.
-    #[allow(private_bounds)]
-    pub trait PairQueries:
-        crate::batch::sealed::Space<SegmentRecord: Core<F = Self>> + crate::pairs::indexed::Indexed3
-    {
-        /// `a[i]` against `b[i]` into `out`, on all cores when `parallel`.
-        fn closest_pairs(
-            a: SegmentsView<'_, Self>,
-            b: SegmentsView<'_, Self>,
-            options: &Options,
-            outputs: Outputs,
-            parallel: bool,
-            out: &mut ClosestBatch<Self>,
-        ) -> Result<(), Error>;
-        /// `one` against every `many[j]` into `out`, on all cores when `parallel`.
-        fn one_to_many(
-            one: &Self::SegmentRecord,
-            many: SegmentsView<'_, Self>,
-            options: &Options,
-            outputs: Outputs,
-            parallel: bool,
-            out: &mut ClosestBatch<Self>,
-        ) -> Result<(), Error>;
-        /// The capsule test of the `n` pairs of the checked columns `pair` (A's six, B's
-        /// six) into `out`, on all cores when `parallel`.
-        fn touch_pairs(
-            pair: [&[Self]; 12],
-            n: usize,
-            radii: Radii<'_, Self>,
-            options: &Options,
-            parallel: bool,
-            out: &mut PairMask,
-        );
-        /// Rows `rows` of the dense matrix of squared distances of every `a[i]` against
-        /// every `b[j]` into `out` (exactly those rows, `b.len()` values each), B taken in
-        /// blocks of `block` columns so that a block stays in L1 while the rows run over it.
-        fn dist2_rows(
-            a: SegmentsView<'_, Self>,
-            b: SegmentsView<'_, Self>,
-            rows: Range<usize>,
-            block: usize,
-            options: &Options,
-            out: &mut [Self],
-        );
-    }
-}
-
 /// `f32`: eight lanes, or sixteen where the build has AVX-512 ([`Width::BUILD`]).
-impl sealed::PairQueries for f32 {
+impl PairQueries for f32 {
     fn dist2_rows(
         a: SegmentsView<'_>,
         b: SegmentsView<'_>,
@@ -588,18 +412,6 @@ impl sealed::PairQueries for f32 {
         closest_width(a, b, options, outputs, Width::BUILD, parallel, out)
     }
 
-    fn touch_pairs(
-        pair: [&[f32]; 12],
-        n: usize,
-        radii: Radii<'_>,
-        options: &Options,
-        parallel: bool,
-        out: &mut PairMask,
-    ) {
-        let per_pair = |ra, rb| with_radii(pair, ra, rb);
-        run_touch(radii, options, pair, per_pair, n, parallel, out);
-    }
-
     fn one_to_many(
         one: &Segment,
         many: SegmentsView<'_>,
@@ -635,7 +447,7 @@ impl sealed::PairQueries for f32 {
 }
 
 /// `f64`: [`F64Lanes`] (`f64x8` with AVX-512, `f64x4` otherwise).
-impl sealed::PairQueries for f64 {
+impl PairQueries for f64 {
     fn dist2_rows(
         a: SegmentsView<'_, f64>,
         b: SegmentsView<'_, f64>,
@@ -651,7 +463,7 @@ impl sealed::PairQueries for f64 {
             let cols = bb..(bb + block).min(nb);
             for i in rows.clone() {
                 let one = a.get(i).expect("a row of a");
-                <f64 as sealed::PairQueries>::one_to_many(
+                <f64 as PairQueries>::one_to_many(
                     &one,
                     b.view(cols.clone()),
                     options,
@@ -679,18 +491,6 @@ impl sealed::PairQueries for f64 {
         };
         drive64(&kernel, cols, a.len(), outputs, parallel, out);
         Ok(())
-    }
-
-    fn touch_pairs(
-        pair: [&[f64]; 12],
-        n: usize,
-        radii: Radii<'_, f64>,
-        options: &Options,
-        parallel: bool,
-        out: &mut PairMask,
-    ) {
-        let per_pair = |ra, rb| with_radii(pair, ra, rb);
-        run_touch64(radii, options, pair, per_pair, n, parallel, out);
     }
 
     fn one_to_many(

@@ -10,14 +10,15 @@
 //! | contacts of touching capsules of index pairs (two points for parallel ones) | [`capsule_contacts`] | [`capsule_contacts_into`] | [`par_capsule_contacts`], [`par_capsule_contacts_into`] | (the same, [`CapsuleContact64`]s) |
 //! | closest points of rows of any point type, into slices | [`closest_points_rows`], [`closest_points_to_slices`] | [`closest_points_rows_into`], [`closest_points_rows_to_slices`] | `par_…` of each | |
 //!
-//! The closest-points and capsule-overlap queries are generic over the element type
-//! ([`Element`]): on [`Segments64`](crate::Segments64) they run in `f64` (radii
-//! [`Radii64`], closest points into a [`ClosestBatch64`], `ClosestBatch<f64>`). The others' `f64` column names each query's twin over
-//! `Segments64` (radii [`Radii64`], results [`PairMask`], [`CapsuleContact64`]), with the
-//! same four forms (`…64_into`, `par_…64`, `par_…64_into`). Each is bit for bit its `f64` reference
+//! Every query but the rows forms is generic over the element type ([`Element`]): on
+//! [`Segments64`](crate::Segments64) it runs in `f64` (radii [`Radii64`], closest points
+//! into a [`ClosestBatch64`], contacts as [`CapsuleContact64`]s; masks are [`PairMask`]s in
+//! both), bit for bit its reference in that precision
 //! ([`reference::closest_points_with`](crate::reference::closest_points_with),
-//! [`reference::capsule_contact64`](crate::reference::capsule_contact64)): the same kernels
-//! and driver over the `f64` lanes.
+//! [`reference::capsule_contact`](crate::reference::capsule_contact)): the same kernels
+//! and driver over the `f64` lanes. The files run one way: `types.rs` (what the queries
+//! take and return) and `contact.rs` (the contact rule) at the bottom, `element.rs` (the
+//! element type and its per-precision traits) on them, the queries on top.
 //!
 //! Every form runs the 8-lane kernel (`src/kernel.rs`, the twin of
 //! [`reference::closest_points_with`](crate::reference::closest_points_with)) through the one
@@ -28,30 +29,35 @@
 
 mod capsule;
 mod closest;
+mod contact;
+mod element;
 mod indexed;
 mod rows;
+mod types;
 
 pub use crate::columns::rows;
 pub use crate::driver::{PAR_CHUNK_PAIRS, PAR_MIN_PAIR_TESTS, PAR_MIN_PAIRS};
 pub use crate::segment::ParseExtentError;
-pub use capsule::{PairMask, Radii, Radii64, capsules_touch, capsules_touch_into};
+pub use capsule::{capsules_touch, capsules_touch_into};
 #[cfg(feature = "rayon")]
 pub use capsule::{par_capsules_touch, par_capsules_touch_into};
 pub use closest::{
-    ClosestBatch, ClosestBatch64, Element, Outputs, Width, closest_points, closest_points_into,
-    closest_points_one_to_many, closest_points_one_to_many_into, closest_points_width_into,
+    Width, closest_points, closest_points_into, closest_points_one_to_many,
+    closest_points_one_to_many_into, closest_points_width_into,
 };
 #[cfg(feature = "rayon")]
 pub use closest::{
     par_closest_points, par_closest_points_into, par_closest_points_one_to_many,
     par_closest_points_one_to_many_into,
 };
+pub(crate) use contact::manifold;
+pub use contact::{CapsuleContact, CapsuleContact64, MANIFOLD_SIN};
+pub use element::Element;
+pub(crate) use indexed::closest_rows_into;
 pub use indexed::{
-    CapsuleContact, CapsuleContact64, MANIFOLD_SIN, capsule_contacts, capsule_contacts_into,
-    capsules_touch_indexed, capsules_touch_indexed_into, closest_points_indexed,
-    closest_points_indexed_into,
+    capsule_contacts, capsule_contacts_into, capsules_touch_indexed, capsules_touch_indexed_into,
+    closest_points_indexed, closest_points_indexed_into,
 };
-pub(crate) use indexed::{closest_rows_into, manifold};
 #[cfg(feature = "rayon")]
 pub use indexed::{
     par_capsule_contacts, par_capsule_contacts_into, par_capsules_touch_indexed,
@@ -66,3 +72,4 @@ pub use rows::{
     par_closest_points_rows, par_closest_points_rows_into, par_closest_points_rows_to_slices,
     par_closest_points_to_slices,
 };
+pub use types::{ClosestBatch, ClosestBatch64, Outputs, PairMask, Radii, Radii64};

@@ -13,7 +13,8 @@
 //! engine's buffers): each group is stored straight into them, with no result batch in
 //! between.
 
-use super::closest::{ClosestBatch, Outputs, Pairwise, drive, pair_columns};
+use super::closest::{Pairwise, drive, pair_columns};
+use super::types::{ClosestBatch, Outputs};
 use crate::batch::{Error, LANES, SegmentsView, check_len};
 use crate::columns::GroupStore;
 use crate::driver::{self, Input, PairKernel};

@@ -5,8 +5,8 @@
 //! The 2D grid of [`crate::prune`] names the candidates (pairs whose inflated bounding
 //! circles overlap), and the precision's narrow phase decides them over gathered index
 //! pairs (the 8-lane kernel in `f32`, the scalar reference in `f64`), so every reported
-//! pair and value is what [`reference::intersect2`](crate::reference::intersect2) (or
-//! [`intersect2_64`](crate::reference::intersect2_64)) gives for `(set[i], set[j])`,
+//! pair and value is what [`reference::intersect2`](crate::reference::intersect2) gives
+//! (in the set's precision) for `(set[i], set[j])`,
 //! `i < j`, bit for bit. Segments with a NaN or infinite coordinate never meet anything
 //! and are left out ([`count_non_finite`](crate::sets::count_non_finite) counts them). The
 //! streamed form hands bounded blocks on, the collected one refuses an output it cannot

@@ -156,8 +156,8 @@ pub(crate) fn meet_exact<E: Plane>(a0: [E; 2], a1: [E; 2], b0: [E; 2], b1: [E; 2
     (meet, meet && o1 == 0 && o2 == 0 && o3 == 0 && o4 == 0)
 }
 
-/// The scalar reference for one pair ([`crate::reference::intersect2`] in `f32`,
-/// [`crate::reference::intersect2_64`] in `f64`).
+/// The scalar reference for one pair ([`crate::reference::intersect2`], in either
+/// precision).
 pub(crate) fn intersect2_pair<E: Plane>(a: &E::Segment, b: &E::Segment) -> Intersection2<E> {
     let ([a_p0, a_p1], [b_p0, b_p1]): ([[E; 2]; 2], [[E; 2]; 2]) = ((*a).into(), (*b).into());
     let coords = [a_p0, a_p1, b_p0, b_p1];

@@ -12,8 +12,8 @@
 //! The batches take their element type: [`Segments2`] holds `f32` ([`Segment2`]),
 //! `Segments2<f64>` holds `f64` ([`Segment2_64`]), and the crossing sets run in the
 //! precision of their set ([`Element`]: one row a question, not one a precision); the
-//! pairwise `intersect2` forms are `f32`, with the `f64` scalar reference
-//! [`reference::intersect2_64`](crate::reference::intersect2_64).
+//! pairwise `intersect2` forms are `f32`, with the scalar reference
+//! [`reference::intersect2`](crate::reference::intersect2) in both precisions.
 //!
 //! Whether two segments meet is decided exactly for the given coordinates (Shewchuk's
 //! orientation predicate behind an `f32` filter), so the answer does not depend on where

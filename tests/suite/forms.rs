@@ -315,7 +315,7 @@ fn f64_forms() -> Result<(), Error> {
         (&cc64, &cc64)
     );
     par_capsule_contacts_into(&a64, &b64, &ij, r64, &opts, &mut k64)?;
-    let want = reference::capsule_contact64(&x, 0.5, &b64.get(1).unwrap(), 0.5)[0].unwrap();
+    let want = reference::capsule_contact(&x, 0.5, &b64.get(1).unwrap(), 0.5)[0].unwrap();
     assert_eq!(cc64[0].depth, want.depth);
     let mut fc64 = ContactBatch64::new();
     let f64c = first_contact64(&ta64, &tb64, r64, Window64::STEP);

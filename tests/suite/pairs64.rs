@@ -319,7 +319,7 @@ fn check_indexed(
             continue;
         }
         let manifold = if *options == Options::SEGMENTS {
-            reference::capsule_contact64(&sa, ri, &sb, rj)
+            reference::capsule_contact(&sa, ri, &sb, rj)
         } else {
             // The contact rule on the closest points under `options`.
             continue;

@@ -8,7 +8,7 @@
 //! translation and scaling, and is decided here in exact integer arithmetic; the reference,
 //! the batched kernel (every lane, both code paths) and the crossing set must agree with it.
 //!
-//! The `f64` forms (`reference::intersect2_64`, the crossing sets of `Segments2<f64>`) are
+//! The `f64` forms (`reference::intersect2` on `Segment2_64`, the crossing sets of `Segments2<f64>`) are
 //! checked the same way on `f64` lattices (exact placements: the integer test decides),
 //! and at UTM coordinates on a millimetre lattice that `f64` cannot hold exactly: there the
 //! rounded coordinates make near-degenerate pairs, decided in exact rational arithmetic.
@@ -352,7 +352,7 @@ fn check64(pair: IntPair) -> Result<(), TestCaseError> {
     let meet = segments_meet_i(a[0], a[1], b[0], b[1]);
     for (base, unit) in PLACES64 {
         let (sa, sb) = (placed64(a, base, unit), placed64(b, base, unit));
-        let x = reference::intersect2_64(&sa, &sb);
+        let x = reference::intersect2(&sa, &sb);
         prop_assert_eq!(
             x.kind != Crossing::Disjoint,
             meet,
@@ -367,7 +367,7 @@ fn check64(pair: IntPair) -> Result<(), TestCaseError> {
     let up = |v: f64| f64::from_bits(v.to_bits() + 1);
     let nudged = Segment2_64::new([up(sb.p0[0]), sb.p0[1]], sb.p1);
     for (sa, sb) in [(sa, sb), (sa, nudged)] {
-        let x = reference::intersect2_64(&sa, &sb);
+        let x = reference::intersect2(&sa, &sb);
         prop_assert_eq!(
             x.kind != Crossing::Disjoint,
             meet_q(&sa, &sb),
@@ -449,7 +449,7 @@ fn utm_streets_a_millimetre_apart_do_not_meet_in_f64() {
         (0.0, Crossing::Point),
     ] {
         let b = Segment2_64::new([500_005.0, 5_000_000.0 + gap], [500_005.0, 5_000_010.0]);
-        let x = reference::intersect2_64(&a, &b);
+        let x = reference::intersect2(&a, &b);
         assert_eq!(x.kind, kind, "gap {gap}");
         assert_eq!(meet_q(&a, &b), kind != Crossing::Disjoint);
         let got = crossing_pairs(&Segments2::<f64>::from(&[a, b]));

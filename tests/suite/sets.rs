@@ -833,7 +833,7 @@ fn check_crossings(set: &[Segment2], ctx: &str) {
         );
         let points: Vec<_> = wide.iter().map(ends64).collect();
         let want = brute_crossings(&points, skip, |i, j| {
-            let x = reference::intersect2_64(&wide[i], &wide[j]);
+            let x = reference::intersect2(&wide[i], &wide[j]);
             (x.kind != Crossing::Disjoint).then(|| (x.s.to_bits(), x.kind))
         });
         let s64: Segments2<f64> = Segments2::from(&wide);

@@ -853,7 +853,7 @@ fn cross_in_f64_decides_utm_streets_as_the_f64_reference() {
     let mut want = Vec::new();
     for i in 0..set.len() {
         for j in i + 1..set.len() {
-            let x = reference::intersect2_64(&set[i], &set[j]);
+            let x = reference::intersect2(&set[i], &set[j]);
             if x.kind != Crossing::Disjoint {
                 let p = set[i].at(x.s);
                 want.push((i as u32, j as u32, x.kind, p[0], p[1]));
