@@ -7,6 +7,7 @@
 
 use super::hits::{Hit, SharedEndpoints};
 use super::radius::Radius;
+use super::within::SetElement;
 use crate::batch::{Error, SegmentsView};
 use crate::forms::query_forms;
 use crate::segment::Options;
@@ -42,9 +43,9 @@ query_forms! {
     /// ```
     pub fn self_pairs_within / self_pairs_within_into
         / par_self_pairs_within / par_self_pairs_within_into
-        <'a, 'r>(set: impl Into<SegmentsView<'a>>, radius: impl Into<Radius<'r>>, shared: SharedEndpoints)
+        <'a, 'r; E: SetElement>(set: impl Into<SegmentsView<'a, E>>, radius: impl Into<Radius<'r, E>>, shared: SharedEndpoints)
         with (options: &Options = &Options::SEGMENTS)
-        -> Vec<Hit> = self_within;
+        -> Vec<Hit<E>> = self_within;
     /// The general form of [`self_pairs_within`]: `options.extent_a` applies to `set[i]`,
     /// `options.extent_b` to `set[j]`; the hits are written into `out` (cleared first,
     /// allocation reused).
@@ -72,13 +73,15 @@ query_forms! {
     into;
 }
 
-fn self_within<'a, 'r>(
-    set: SegmentsView<'a>,
-    radius: Radius<'r>,
+fn self_within<'a, 'r, E: SetElement>(
+    set: SegmentsView<'a, E>,
+    radius: Radius<'r, E>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
-    out: &mut Vec<Hit>,
+    out: &mut Vec<Hit<E>>,
 ) -> Result<(), Error> {
-    super::within::self_within(set, radius, shared, options, parallel, out)
+    let what = "self_pairs_within output";
+    let skip = shared == SharedEndpoints::Skip;
+    super::within::collected(set, None, (radius, skip), options, parallel, (what, out))
 }
