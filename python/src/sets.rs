@@ -223,9 +223,9 @@ pub(crate) fn pairs_within_of<'py, E: Real>(
         let mut found = Found::<E>::new("pairs_within output", stop);
         let sink = |b: &[PairHit<E>]| found.add(va, vb, &opts, b);
         if parallel {
-            segbatch::sets::par_for_each_pair_within(va, vb, Radius::All(radius), &opts, sink)?;
+            segbatch::sets::par_for_each_pair_within(va, vb, radius, &opts, sink)?;
         } else {
-            segbatch::sets::for_each_pair_within(va, vb, Radius::All(radius), &opts, sink)?;
+            segbatch::sets::for_each_pair_within(va, vb, radius, &opts, sink)?;
         }
         found.columns(va.len())
     })?;
@@ -275,15 +275,9 @@ pub(crate) fn self_pairs_within_of<'py, E: Real>(
         let mut found = Found::<E>::new("self_pairs_within output", stop);
         let sink = |b: &[PairHit<E>]| found.add(v, v, &opts, b);
         if parallel {
-            segbatch::sets::par_for_each_self_pair_within(
-                v,
-                Radius::All(radius),
-                shared,
-                &opts,
-                sink,
-            )?;
+            segbatch::sets::par_for_each_self_pair_within(v, radius, shared, &opts, sink)?;
         } else {
-            segbatch::sets::for_each_self_pair_within(v, Radius::All(radius), shared, &opts, sink)?;
+            segbatch::sets::for_each_self_pair_within(v, radius, shared, &opts, sink)?;
         }
         found.columns(v.len())
     })?;

@@ -86,15 +86,17 @@ pub enum Radius<'a, R = f32> {
 /// ```
 pub type Radius64<'a> = Radius<'a, f64>;
 
-/// The conversions into [`Radius`] for one precision.
+/// One radius for every pair, in either precision (so that code generic over the element
+/// passes a radius as the queries' `impl Into<Radius>` takes it).
+impl<R> From<R> for Radius<'_, R> {
+    fn from(r: R) -> Self {
+        Radius::All(r)
+    }
+}
+
+/// The conversions of lists into [`Radius`] for one precision.
 macro_rules! radius_from {
     ($r:ty) => {
-        impl From<$r> for Radius<'_, $r> {
-            fn from(r: $r) -> Self {
-                Radius::All(r)
-            }
-        }
-
         impl<'a> From<&'a [$r]> for Radius<'a, $r> {
             fn from(radii: &'a [$r]) -> Self {
                 Radius::Each(radii)

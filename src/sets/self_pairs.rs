@@ -14,7 +14,7 @@ use crate::segment::Options;
 
 query_forms! {
     /// Every pair `i < j` of `set` whose squared distance is at most `radius²`, segment
-    /// against segment, sorted by `(i, j)`. `radius` is one for every pair (an `f32`) or
+    /// against segment, sorted by `(i, j)`. `radius` is one for every pair (a number of the set's precision) or
     /// one an object ([`Radius::Each`](crate::sets::Radius), from a slice): capsules, a pair
     /// reported when `distance <= radii[i] + radii[j]`, decided once.
     ///

@@ -533,9 +533,10 @@ stream_forms! {
     /// collected list by `(i, j)` to compare). Rays, lines and an infinite radius take the
     /// brute-force tiles, streamed the same way: blocks of 64 rows in order, each block
     /// sorted by `(i, j)`. Members with a NaN or infinite coordinate are never within any
-    /// radius ([`count_non_finite`] counts them); a pair whose
-    /// squared distance under- or overflows `f32` is decided in `f64`
-    /// ([`within_radius`]).
+    /// radius ([`count_non_finite`] counts them); a pair whose squared distance leaves the
+    /// precision's range is decided as [`within_radius`] states. On
+    /// [`Segments64`](crate::Segments64) the query runs in `f64` (the grid in a local frame,
+    /// the `f64` kernel deciding) and streams [`PairHit64`](crate::sets::PairHit64)s.
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
@@ -594,7 +595,7 @@ stream_forms! {
 query_forms! {
     /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most
     /// `radius²`, segment against segment, sorted by `(i, j)`. `radius` is one for every
-    /// pair (an `f32`), one an object of A ([`Radius::Each`], from a slice: B's objects are
+    /// pair (a number of the sets' precision), one an object of A ([`Radius::Each`], from a slice: B's objects are
     /// bare segments) or one an object of each side ([`Radius::Sides`]: a pair reported
     /// when `distance <= ra[i] + rb[j]`), each pair decided once.
     ///
@@ -754,10 +755,11 @@ fn collect_rows<E: SetElement>(
 }
 
 query_forms! {
-    /// Every pair of rows `a < b` of `set` that come within `radius` of each other (in
-    /// `f64`, segment against segment: some piece of one and some piece of the other have
-    /// `dist2 <= radius²`, by the `f64` range rule of [`within_radius`]), each once,
-    /// sorted by `(a, b)`; `rows[i]` is the row of `set[i]`. Pairs of pieces of one row are
+    /// Every pair of rows `a < b` of `set` that come within `radius` of each other (in the
+    /// precision of `set`, segment against segment: some piece of one and some piece of the
+    /// other have `dist2 <= r²`, decided as [`within_radius`] decides), each once, sorted by
+    /// `(a, b)`; `rows[i]` is the row of `set[i]`. `r` is `radius` for a number, or
+    /// `radii[i] + radii[j]` for one radius a piece ([`Radius::Each`]). Pairs of pieces of one row are
     /// masked in the grid's scan, never decided; with [`RowAnswer::Any`] (the default) a
     /// row pair stops being decided once it met, with [`RowAnswer::Least`] each row pair
     /// reports its closest piece pair (the rows' distance: [`RowHit`]).
@@ -797,12 +799,20 @@ query_forms! {
     /// rows_within_into(&set, &[0, 1, 1], 4.0, RowAnswer::Least, &mut hits)?;
     /// assert_eq!((hits[0].hit.j, hits[0].hit.dist2), (2, 1.0)); // the closest piece pair
     /// assert!(rows_within_into(&set, &[0, 1, 1], -1.0, RowAnswer::Any, &mut hits).is_err());
+    /// // The same in `f32`.
+    /// let set: segbatch::Segments = set.iter().map(|s| {
+    ///     segbatch::Segment::new(s.p0.map(|x| x as f32), s.p1.map(|x| x as f32))
+    /// }).collect();
+    /// let mut hits = Vec::new();
+    /// rows_within_into(&set, &[0, 1, 1], 4.0, RowAnswer::Least, &mut hits)?;
+    /// assert_eq!((hits[0].hit.j, hits[0].hit.dist2), (2, 1.0f32));
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidRadius`] when `radius` is negative or NaN; [`Error::LengthMismatch`]
-    /// when `rows` is not one row a segment; [`Error::TooManyObjects`] for more than
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list); [`Error::LengthMismatch`] when `rows` is not one row a segment, or a list not
+    /// one radius a segment; [`Error::TooManyObjects`] for more than
     /// `u32::MAX` segments; [`Error::OutOfMemory`] when the output cannot grow to the row
     /// pairs found (`out` is then empty).
     into;

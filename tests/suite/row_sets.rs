@@ -12,10 +12,10 @@ use segbatch::planar::{
     par_crossing_rows_into,
 };
 use segbatch::sets::{
-    Hit64, RowAnswer, RowHit, SharedEndpoints, for_each_row_within, pairs_within,
+    Hit, RowAnswer, RowHit, SetElement, SharedEndpoints, for_each_row_within, pairs_within,
     par_rows_within_into, rows_within_between_into, rows_within_into, self_pairs_within,
 };
-use segbatch::{Segment64, Segments64};
+use segbatch::{Segment, Segment64, Segments, Segments64, Soa};
 use segbatch_testkit::Rng;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -251,27 +251,28 @@ fn two_sets_are_brute_force() {
     }
 }
 
-fn check_within(pieces: &[[f64; 4]], rows: &[u32], r: f64, what: &str) {
-    let set = set3(pieces);
-    let hits: Vec<Hit64> = self_pairs_within(&set, r, SharedEndpoints::Keep);
-    let want = brute_rows(hits.iter().map(|h| (h.i, h.j, h.dist2)), rows, None);
+/// The row queries of `set` at radius `r` against brute force over `self_pairs_within`,
+/// in the precision of `set`.
+fn check_within<E: SetElement>(set: &Soa<E::Segment, 6, E>, rows: &[u32], r: E, what: &str) {
+    let hits: Vec<Hit<E>> = self_pairs_within(set, r, SharedEndpoints::Keep);
+    let want = brute_rows(hits.iter().map(|h| (h.i, h.j, h.dist2.into())), rows, None);
     let want_pairs: Vec<_> = want.keys().copied().collect();
     let mut any = Vec::new();
-    rows_within_into(&set, rows, r, RowAnswer::Any, &mut any).unwrap();
+    rows_within_into(set, rows, r, RowAnswer::Any, &mut any).unwrap();
     assert_eq!(pairs_of(&any), want_pairs, "{what}: Any");
     let mut least = Vec::new();
-    rows_within_into(&set, rows, r, RowAnswer::Least, &mut least).unwrap();
+    rows_within_into(set, rows, r, RowAnswer::Least, &mut least).unwrap();
     assert_eq!(pairs_of(&least), want_pairs, "{what}: Least");
-    let lookup: BTreeMap<(u32, u32), &Hit64> = hits.iter().map(|h| ((h.i, h.j), h)).collect();
+    let lookup: BTreeMap<(u32, u32), &Hit<E>> = hits.iter().map(|h| ((h.i, h.j), h)).collect();
     for h in &least {
         let (_, i, j) = want[&(h.a, h.b)];
         assert_eq!(&h.hit, lookup[&(i, j)], "{what}: Least's hit");
     }
     let mut par = Vec::new();
-    par_rows_within_into(&set, rows, r, RowAnswer::Least, &mut par).unwrap();
+    par_rows_within_into(set, rows, r, RowAnswer::Least, &mut par).unwrap();
     assert_eq!(par, least, "{what}: parallel");
     let mut streamed = BTreeSet::new();
-    for_each_row_within(&set, rows, r, RowAnswer::Any, |b| {
+    for_each_row_within(set, rows, r, RowAnswer::Any, |b| {
         streamed.extend(pairs_of(b))
     })
     .unwrap();
@@ -280,6 +281,23 @@ fn check_within(pieces: &[[f64; 4]], rows: &[u32], r: f64, what: &str) {
         want_pairs,
         "{what}: streamed"
     );
+}
+
+#[test]
+fn f32_rows_within_are_brute_force() {
+    let (pieces, rows) = tracks(19, 3000, 3000.0, 30.0, [0.0, 0.0]);
+    let set: Segments = pieces
+        .iter()
+        .map(|p| {
+            Segment::new(
+                [p[0] as f32, p[1] as f32, 0.0],
+                [p[2] as f32, p[3] as f32, 0.0],
+            )
+        })
+        .collect();
+    for r in [0.0, 10.0, 25.0] {
+        check_within(&set, &rows, r, &format!("f32, radius {r}"));
+    }
 }
 
 #[test]
@@ -294,7 +312,12 @@ fn rows_within_are_brute_force_at_any_offset() {
     {
         let (pieces, rows) = tracks(20 + k as u64, 3000, 3000.0, 30.0, origin);
         for r in [0.0, 10.0, 25.0] {
-            check_within(&pieces, &rows, r, &format!("origin {origin:?}, radius {r}"));
+            check_within(
+                &set3(&pieces),
+                &rows,
+                r,
+                &format!("origin {origin:?}, radius {r}"),
+            );
         }
     }
 }
