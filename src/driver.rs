@@ -563,13 +563,6 @@ impl<'a> Side<'a> {
         }
     }
 
-    /// Segment `i` (`i < len`).
-    #[inline]
-    pub(crate) fn at(&self, i: usize) -> crate::segment::Segment {
-        let c = &self.cols;
-        crate::segment::Segment::new([c[0][i], c[1][i], c[2][i]], [c[3][i], c[4][i], c[5][i]])
-    }
-
     /// Segment `i` broadcast to every lane.
     #[inline(always)]
     pub(crate) fn splat(&self, i: usize) -> (V3, V3) {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use segbatch::pairs::{ClosestBatch64, closest_points_into, par_closest_points_into};
-use segbatch::sets::{pair_distance64, within_radius64};
+use segbatch::sets::{pair_distance, within_radius};
 use segbatch::{
     ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segment64, Segments, Segments64,
     Tolerance, reference,
@@ -265,7 +265,7 @@ trait Kernel: Real {
     /// Whether pair `i` of the chunk (sides `a`, `b`, results `out`) lies within `r`:
     /// `distance <= r` in the precision; in f64, for a radius whose square leaves f64's
     /// range (beyond about 1.3e154, below about 2e-146), the library's range rule
-    /// (`within_radius64`), so that segments 1e300 apart are measured, not read as `inf`.
+    /// (`within_radius`), so that segments 1e300 apart are measured, not read as `inf`.
     fn within(
         a: &Self::Sides,
         b: &Self::Sides,
@@ -277,7 +277,7 @@ trait Kernel: Real {
     /// The distances of the chunk's pairs whose squared distance left the precision's range
     /// though the distance did not, as `(i, distance)` in order of `i`, into `far` (cleared
     /// first). In f64 (pairs more than about 1.3e154 or less than about 2e-146 apart) the
-    /// library's `pair_distance64`, finite wherever the distance is representable; in f32
+    /// library's `pair_distance`, finite wherever the distance is representable; in f32
     /// none: such a pair keeps `inf` (or 0) with its `DIST2_OUT_OF_RANGE` flag.
     fn far_distances(
         a: &Self::Sides,
@@ -382,14 +382,14 @@ kernel!(
 /// The smallest squared distance the library's f64 range rule takes as it is, `2^-968`
 /// (`2^54` times the smallest normal number): a square from here to `f64::MAX` is compared
 /// and rooted as it is; one outside is decided and measured at a power-of-two scale
-/// (`within_radius64`, `pair_distance64`).
+/// (`within_radius`, `pair_distance`).
 pub(crate) const RANGE_RULE_LO: f64 = f64::MIN_POSITIVE * 18_014_398_509_481_984.0;
 
 /// The squares the f64 range rule takes as they are.
 const PLAIN_SQUARES64: std::ops::RangeInclusive<f64> = RANGE_RULE_LO..=f64::MAX;
 
 /// [`Kernel::far_distances`] in f64: each pair whose finite-coordinate squared distance is
-/// outside [`PLAIN_SQUARES64`], measured by `pair_distance64` on the reference's closest
+/// outside [`PLAIN_SQUARES64`], measured by `pair_distance` on the reference's closest
 /// points (the kernel's, bit for bit).
 fn far_distances64(
     a: &Segments64,
@@ -406,7 +406,7 @@ fn far_distances64(
             continue;
         };
         let c = reference::closest_points_with(&sa, &sb, options);
-        far.push((i as u32, pair_distance64(&sa, &sb, &c)));
+        far.push((i as u32, pair_distance(&sa, &sb, &c)));
     }
 }
 
@@ -471,7 +471,7 @@ fn within64(
         return false;
     };
     let c = reference::closest_points_with(&sa, &sb, options);
-    within_radius64(&sa, &sb, &c, r)
+    within_radius(&sa, &sb, &c, r)
 }
 
 /// Runs `segbatch run`.

@@ -668,7 +668,7 @@ def pairs_within(
     """Every pair ``(a[i], b[j])`` whose distance is at most ``radius``, sorted by
     ``(i, j)``: a dict of ``i``, ``j`` (int64), ``dist2``, ``s``, ``t`` (float32; float64
     when either set is float64: decided and returned in float64, the crate's
-    ``pairs_within64``, radius in float64).
+    ``pairs_within``, radius in float64).
 
     ``radius = inf`` accepts every finite pair; a negative or NaN radius raises.
 
@@ -704,7 +704,7 @@ def self_pairs_within(
     """Every pair ``i < j`` of one set within ``radius``, sorted by ``(i, j)``: a dict of
     ``i``, ``j`` (int64), ``dist2``, ``s`` (along ``segments[i]``), ``t`` (float32, or
     float64 for a float64 set: decided and returned in float64, the crate's
-    ``self_pairs_within64``).
+    ``self_pairs_within``).
 
     ``skip_shared_endpoints=True`` skips pairs where an end point of one equals an end
     point of the other (consecutive pieces of a path), which always touch.

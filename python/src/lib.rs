@@ -84,7 +84,7 @@ use segbatch::planar::{
     CrossHit, Element as Plane2, Intersections2, Segment2, Segment2_64, Segments2, Segments2View,
 };
 use segbatch::sets::{
-    FirstHit, FirstHit64, Hit, Hit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints, Stop,
+    FirstHit, FirstHit64, Hit, Hit64, PairHit, SegmentIndex64, SharedEndpoints, Stop,
 };
 use segbatch::{
     ClosestBatch, Extent, Options, Outputs, Record, Segment, Segments64, Segments64View,

@@ -322,11 +322,11 @@ pub(crate) fn run(args: &[String]) {
         }
         "pairs_within64" => hits64(
             dir,
-            &segbatch::sets::pairs_within64(&segs64(fa), &segs64(fb), num64(arg(4))),
+            &segbatch::sets::pairs_within(&segs64(fa), &segs64(fb), num64(arg(4))),
         ),
         "self_pairs_within64" => hits64(
             dir,
-            &segbatch::sets::self_pairs_within64(&segs64(fa), num64(arg(4)), shared(arg(5))),
+            &segbatch::sets::self_pairs_within(&segs64(fa), num64(arg(4)), shared(arg(5))),
         ),
         "crossing_pairs" => {
             let set = Segments2::from(bytemuck::cast_slice::<f32, Segment2>(&read(fa)));

@@ -7,7 +7,7 @@ use super::*;
 /// (UTM, ECEF), with the library's types and calls of that precision. Every query is
 /// written once over it; which one runs is decided by the input's dtype ([`is_f64`]).
 pub(crate) trait Real:
-    segbatch::Element + numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static
+    segbatch::sets::SetElement + numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static
 {
     /// The NumPy dtype name, for messages.
     const DTYPE: &'static str;
@@ -15,10 +15,6 @@ pub(crate) trait Real:
     type Track: Record<6, Self> + Send + Sync;
     /// The result batch of the closest-approach queries.
     type Cpa: Default + Send + 'static;
-    /// A pair of a radius query.
-    type Hit: Copy + Send + Default;
-    /// A pair of a streamed radius query (`i`, `j`, `dist2`).
-    type PairHit: Copy + Send;
     /// The scratch of [`Real::params_into`].
     type Gather: Default + Send;
     /// A time window `[0, end]`.
@@ -64,12 +60,6 @@ pub(crate) trait Real:
     ) -> Result<(), segbatch::Error>;
     /// A closest-approach chunk's columns.
     fn cpa_res(out: &Self::Cpa) -> Res<'_, Self>;
-    /// A hit's row: `i`, `j`, `dist2`, `s`, `t`.
-    fn hit(h: &Self::Hit) -> (u32, u32, Self, Self, Self);
-    /// The hit of these values.
-    fn make_hit(i: u32, j: u32, dist2: Self, s: Self, t: Self) -> Self::Hit;
-    /// A streamed pair: `i`, `j`, `dist2`.
-    fn pair_hit(h: &Self::PairHit) -> (u32, u32, Self);
     /// The closest-points parameters (every column but the points) of the index `pairs`
     /// of `a` and `b`, by the kernel and `options` of the radius queries: their `s` and
     /// `t` bit for bit.
@@ -80,25 +70,6 @@ pub(crate) trait Real:
         options: &Options,
         gather: &mut Self::Gather,
         out: &mut ClosestBatch<Self>,
-    ) -> Result<(), segbatch::Error>;
-    /// The library's streamed `for_each_pair_within` of this precision (its `par_` form
-    /// when `parallel`).
-    fn for_each_pair_within(
-        a: SegmentsView<'_, Self>,
-        b: SegmentsView<'_, Self>,
-        radius: Self,
-        options: &Options,
-        parallel: bool,
-        sink: &mut dyn FnMut(&[Self::PairHit]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error>;
-    /// The library's streamed `for_each_self_pair_within` of this precision.
-    fn for_each_self_pair_within(
-        set: SegmentsView<'_, Self>,
-        radius: Self,
-        shared: SharedEndpoints,
-        options: &Options,
-        parallel: bool,
-        sink: &mut dyn FnMut(&[Self::PairHit]) -> ControlFlow<()>,
     ) -> Result<(), segbatch::Error>;
     /// The library's index of this precision over `set`.
     fn index_new(
@@ -121,7 +92,7 @@ pub(crate) trait Real:
         radius: Self,
         first: u32,
         parallel: bool,
-    ) -> Result<Vec<Self::Hit>, segbatch::Error>;
+    ) -> Result<Vec<Hit<Self>>, segbatch::Error>;
 }
 
 /// The result columns of one chunk, whatever the query and precision (empty where the
@@ -151,8 +122,6 @@ impl Real for f32 {
     const DTYPE: &'static str = "float32";
     type Track = Track;
     type Cpa = CpaBatch;
-    type Hit = Hit;
-    type PairHit = PairHit;
     type Gather = ();
     type Window = Window;
     type Index = segbatch::SegmentIndex;
@@ -209,15 +178,6 @@ impl Real for f32 {
             flags: bytemuck::cast_slice(o.flags()),
         }
     }
-    fn hit(h: &Hit) -> (u32, u32, f32, f32, f32) {
-        (h.i, h.j, h.dist2, h.s, h.t)
-    }
-    fn make_hit(i: u32, j: u32, dist2: f32, s: f32, t: f32) -> Hit {
-        Hit { i, j, dist2, s, t }
-    }
-    fn pair_hit(h: &PairHit) -> (u32, u32, f32) {
-        (h.i, h.j, h.dist2)
-    }
     fn params_into(
         a: SoaView<'_, Segment, 6>,
         b: SoaView<'_, Segment, 6>,
@@ -227,34 +187,6 @@ impl Real for f32 {
         out: &mut ClosestBatch,
     ) -> Result<(), segbatch::Error> {
         segbatch::pairs::closest_points_indexed_into(a, b, pairs, options, Outputs::PARAMS, out)
-    }
-    fn for_each_pair_within(
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
-        radius: f32,
-        options: &Options,
-        parallel: bool,
-        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error> {
-        if parallel {
-            segbatch::sets::par_for_each_pair_within(a, b, radius, options, sink)
-        } else {
-            segbatch::sets::for_each_pair_within(a, b, radius, options, sink)
-        }
-    }
-    fn for_each_self_pair_within(
-        set: SoaView<'_, Segment, 6>,
-        radius: f32,
-        shared: SharedEndpoints,
-        options: &Options,
-        parallel: bool,
-        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error> {
-        if parallel {
-            segbatch::sets::par_for_each_self_pair_within(set, radius, shared, options, sink)
-        } else {
-            segbatch::sets::for_each_self_pair_within(set, radius, shared, options, sink)
-        }
     }
     fn index_new(
         set: SoaView<'_, Segment, 6>,
@@ -305,8 +237,6 @@ impl Real for f64 {
     const DTYPE: &'static str = "float64";
     type Track = Track64;
     type Cpa = CpaBatch64;
-    type Hit = Hit64;
-    type PairHit = PairHit64;
     type Gather = (Segments64, Segments64);
     type Window = Window64;
     type Index = SegmentIndex64;
@@ -363,15 +293,6 @@ impl Real for f64 {
             flags: bytemuck::cast_slice(o.flags()),
         }
     }
-    fn hit(h: &Hit64) -> (u32, u32, f64, f64, f64) {
-        (h.i, h.j, h.dist2, h.s, h.t)
-    }
-    fn make_hit(i: u32, j: u32, dist2: f64, s: f64, t: f64) -> Hit64 {
-        Hit64 { i, j, dist2, s, t }
-    }
-    fn pair_hit(h: &PairHit64) -> (u32, u32, f64) {
-        (h.i, h.j, h.dist2)
-    }
     /// The pairs' segments gathered into two batches (the crate has no indexed `f64`
     /// closest points), then `closest_points_into`: a pair's values do not depend on
     /// where it sits in a batch.
@@ -389,34 +310,6 @@ impl Real for f64 {
         ga.extend(pairs.iter().map(|&(i, _)| at(&a, i)));
         gb.extend(pairs.iter().map(|&(_, j)| at(&b, j)));
         segbatch::pairs::closest_points_into(&*ga, &*gb, options, Outputs::PARAMS, out)
-    }
-    fn for_each_pair_within(
-        a: Segments64View<'_>,
-        b: Segments64View<'_>,
-        radius: f64,
-        options: &Options,
-        parallel: bool,
-        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error> {
-        if parallel {
-            segbatch::sets::par_for_each_pair_within64(a, b, radius, options, sink)
-        } else {
-            segbatch::sets::for_each_pair_within64(a, b, radius, options, sink)
-        }
-    }
-    fn for_each_self_pair_within(
-        set: Segments64View<'_>,
-        radius: f64,
-        shared: SharedEndpoints,
-        options: &Options,
-        parallel: bool,
-        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error> {
-        if parallel {
-            segbatch::sets::par_for_each_self_pair_within64(set, radius, shared, options, sink)
-        } else {
-            segbatch::sets::for_each_self_pair_within64(set, radius, shared, options, sink)
-        }
     }
     fn index_new(
         set: Segments64View<'_>,

@@ -1,6 +1,6 @@
 //! Row pairs of line geometry: the pieces of polylines given as vertices (as shapely and
 //! GeoArrow hold them), each carrying its geometry's row, through the library's row-aware
-//! set queries (`crossing_rows*`, `rows_within64*`), and the answer as GeoPandas'
+//! set queries (`crossing_rows*`, `rows_within*`), and the answer as GeoPandas'
 //! `sindex.query` gives it, built here rather than in NumPy.
 //!
 //! Why vertices and not pieces: a column of LineStrings is a flat array of vertices and an
@@ -14,8 +14,8 @@ use segbatch::planar::{
     par_crossing_rows_between_into, par_crossing_rows_into,
 };
 use segbatch::sets::{
-    Hit64, RowAnswer, RowHit, par_rows_within64_between_into, par_rows_within64_into,
-    rows_within64_between_into, rows_within64_into,
+    Hit64, RowAnswer, RowHit, par_rows_within_between_into, par_rows_within_into,
+    rows_within_between_into, rows_within_into,
 };
 
 /// One side of a row query: the pieces of its lines (2D, `f64`) and their rows, and the
@@ -337,17 +337,17 @@ fn near(
     match b {
         None => {
             if parallel {
-                par_rows_within64_into(sa, &a.rows, radius, answer, &mut out)?;
+                par_rows_within_into(sa, &a.rows, radius, answer, &mut out)?;
             } else {
-                rows_within64_into(sa, &a.rows, radius, answer, &mut out)?;
+                rows_within_into(sa, &a.rows, radius, answer, &mut out)?;
             }
         }
         Some(b) => {
             let sb = b.set3(&zeros[..b.len()]);
             if parallel {
-                par_rows_within64_between_into(sa, &a.rows, sb, &b.rows, radius, answer, &mut out)?;
+                par_rows_within_between_into(sa, &a.rows, sb, &b.rows, radius, answer, &mut out)?;
             } else {
-                rows_within64_between_into(sa, &a.rows, sb, &b.rows, radius, answer, &mut out)?;
+                rows_within_between_into(sa, &a.rows, sb, &b.rows, radius, answer, &mut out)?;
             }
         }
     }

@@ -26,7 +26,7 @@ impl<E: Real> HitColumns<E> {
     }
 
     /// Appends `hits` (room reserved fallibly: `MemoryError`, never an abort).
-    pub(crate) fn extend(&mut self, hits: &[E::Hit]) -> Result<(), Failure> {
+    pub(crate) fn extend(&mut self, hits: &[Hit<E>]) -> Result<(), Failure> {
         let n = self.i.len() + hits.len();
         let short = || Failure::Memory("pairs_within output", n);
         let more = hits.len();
@@ -36,18 +36,17 @@ impl<E: Real> HitColumns<E> {
         self.s.try_reserve(more).map_err(|_| short())?;
         self.t.try_reserve(more).map_err(|_| short())?;
         for h in hits {
-            let (i, j, dist2, s, t) = E::hit(h);
-            self.i.push(i64::from(i));
-            self.j.push(i64::from(j));
-            self.dist2.push(dist2);
-            self.s.push(s);
-            self.t.push(t);
+            self.i.push(i64::from(h.i));
+            self.j.push(i64::from(h.j));
+            self.dist2.push(h.dist2);
+            self.s.push(h.s);
+            self.t.push(h.t);
         }
         Ok(())
     }
 
     /// The columns of `hits`, [`CHECK_EVERY`] hits between checks of `stop`.
-    pub(crate) fn of(hits: &[E::Hit], stop: &Stop) -> Result<Self, Failure> {
+    pub(crate) fn of(hits: &[Hit<E>], stop: &Stop) -> Result<Self, Failure> {
         let mut c = HitColumns::new();
         for part in hits.chunks(CHECK_EVERY) {
             checked(stop)?;
@@ -113,7 +112,7 @@ pub(crate) fn by_row<H: Copy + Default>(
 /// same kernel and options as the query's, so the same values bit for bit), sorted by
 /// `(i, j)` at the end, as the collected forms return them.
 pub(crate) struct Found<'s, E: Real> {
-    pub(crate) hits: Vec<E::Hit>,
+    pub(crate) hits: Vec<Hit<E>>,
     pub(crate) pairs: Vec<(u32, u32)>,
     pub(crate) params: ClosestBatch<E>,
     pub(crate) gather: E::Gather,
@@ -142,14 +141,11 @@ impl<'s, E: Real> Found<'s, E> {
         a: SoaView<'_, E::Segment, 6, E>,
         b: SoaView<'_, E::Segment, 6, E>,
         opts: &Options,
-        block: &[E::PairHit],
+        block: &[PairHit<E>],
     ) -> ControlFlow<()> {
         go_on(self.stop)?;
         self.pairs.clear();
-        self.pairs.extend(block.iter().map(|h| {
-            let (i, j, _) = E::pair_hit(h);
-            (i, j)
-        }));
+        self.pairs.extend(block.iter().map(|h| (h.i, h.j)));
         let params = &mut self.params;
         if let Err(e) = E::params_into(a, b, &self.pairs, opts, &mut self.gather, params) {
             self.failed = Some(Failure::Lib(e));
@@ -162,9 +158,12 @@ impl<'s, E: Real> Found<'s, E> {
         }
         let p = closest_res(params);
         let with_params = block.iter().zip(p.s.iter().zip(p.t));
-        self.hits.extend(with_params.map(|(h, (&s, &t))| {
-            let (i, j, dist2) = E::pair_hit(h);
-            E::make_hit(i, j, dist2, s, t)
+        self.hits.extend(with_params.map(|(h, (&s, &t))| Hit {
+            i: h.i,
+            j: h.j,
+            dist2: h.dist2,
+            s,
+            t,
         }));
         ControlFlow::Continue(())
     }
@@ -176,10 +175,7 @@ impl<'s, E: Real> Found<'s, E> {
         if let Some(f) = self.failed {
             return Err(f);
         }
-        let pair = |h: &E::Hit| {
-            let (i, j, ..) = E::hit(h);
-            (i, j)
-        };
+        let pair = |h: &Hit<E>| (h.i, h.j);
         let sorted = by_row(self.hits, n, pair, self.what, self.stop)?;
         HitColumns::of(&sorted, self.stop)
     }
@@ -225,8 +221,12 @@ pub(crate) fn pairs_within_of<'py, E: Real>(
     let hits = interruptible(py, threads, move |parallel, stop| {
         let (va, vb) = (columns_view(&ca), columns_view(&cb));
         let mut found = Found::<E>::new("pairs_within output", stop);
-        let mut sink = |b: &[E::PairHit]| found.add(va, vb, &opts, b);
-        E::for_each_pair_within(va, vb, radius, &opts, parallel, &mut sink)?;
+        let sink = |b: &[PairHit<E>]| found.add(va, vb, &opts, b);
+        if parallel {
+            segbatch::sets::par_for_each_pair_within(va, vb, radius, &opts, sink)?;
+        } else {
+            segbatch::sets::for_each_pair_within(va, vb, radius, &opts, sink)?;
+        }
         found.columns(va.len())
     })?;
     hits.into_dict(py)
@@ -273,8 +273,12 @@ pub(crate) fn self_pairs_within_of<'py, E: Real>(
     let hits = interruptible(py, threads, move |parallel, stop| {
         let v = columns_view(&cols);
         let mut found = Found::<E>::new("self_pairs_within output", stop);
-        let mut sink = |b: &[E::PairHit]| found.add(v, v, &opts, b);
-        E::for_each_self_pair_within(v, radius, shared, &opts, parallel, &mut sink)?;
+        let sink = |b: &[PairHit<E>]| found.add(v, v, &opts, b);
+        if parallel {
+            segbatch::sets::par_for_each_self_pair_within(v, radius, shared, &opts, sink)?;
+        } else {
+            segbatch::sets::for_each_self_pair_within(v, radius, shared, &opts, sink)?;
+        }
         found.columns(v.len())
     })?;
     hits.into_dict(py)

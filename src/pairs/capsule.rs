@@ -303,7 +303,7 @@ query_forms! {
     /// [`reference::closest_points_with`](crate::reference::closest_points_with)'s. In `f64`,
     /// for a radius sum whose square leaves `f64`'s range (beyond about `1.3e154`, below
     /// about `2e-146`), the `f64` range rule of
-    /// [`within_radius64`](crate::sets::within_radius64), so that capsules `1e300` apart
+    /// [`within_radius`](crate::sets::within_radius), so that capsules `1e300` apart
     /// touch exactly when the same capsules scaled to `1` do. An infinite radius touches
     /// every pair of finite segments.
     ///

@@ -82,7 +82,7 @@
 //! centre of its bounding box subtracted in `f64`) and rounded to `f32`, and each sphere is
 //! grown by the `f64` kernel's error bound, so the spheres hold the `f64` objects and every
 //! pair the `f64` kernel reports is a candidate. The narrow phase reads the `f64` objects,
-//! unmoved (the `f64` radius queries, `src/sets/within64.rs`; the 2D crossing sets move
+//! unmoved (the `f64` radius queries, `src/sets/near.rs`; the 2D crossing sets move
 //! to the same kind of frame).
 
 mod frame;

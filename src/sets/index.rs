@@ -323,13 +323,13 @@ impl SegmentIndex {
                         }
                     }
                 };
-                super::within::within_sets(
+                super::within::collected(
                     queries,
-                    (&self.sorted).into(),
-                    by_position,
+                    Some((&self.sorted).into()),
+                    (by_position, false),
                     &Options::SEGMENTS,
                     false,
-                    out,
+                    ("pairs_within output", out),
                 )?;
                 if let Some(ids) = ids {
                     for h in out.iter_mut() {

@@ -11,15 +11,16 @@
 //! [`reference::first_hit64`](crate::reference::first_hit64), bit for bit.
 //!
 //! Its pairs within a radius ([`SegmentIndex64::pairs_within`]) are those of
-//! [`pairs_within64`](crate::sets::pairs_within64) against the indexed set, bit for bit:
+//! [`pairs_within`](crate::sets::pairs_within) against the indexed set, bit for bit:
 //! the same tree names the members whose boxes meet a query's box grown by its reach
 //! (`bvh8`, "Boxes around segments"), and the `f64` kernel decides each one.
 
 use super::bvh8::Bvh8;
 
+use super::hits::Hit64;
+use super::radius::within64 as within;
 use super::radius::{PairRadius, Radius64};
 use super::rays::{FirstHit64, PerRay64, Rays64, first_hits_run, in_blocks};
-use super::within64::{Hit64, within};
 use crate::batch::{Error, Segments64, Segments64View, check_u32};
 use crate::pairs::{ClosestBatch64, Outputs, closest_points_into};
 use crate::segment::{Options, Segment64};
@@ -176,7 +177,7 @@ impl SegmentIndex64 {
     }
 
     /// Every pair of a query segment `queries[i]` and a member `set[j]` within a radius,
-    /// sorted by `(i, j)`: [`pairs_within64`](crate::sets::pairs_within64)`(queries, set,
+    /// sorted by `(i, j)`: [`pairs_within`](crate::sets::pairs_within)`(queries, set,
     /// radius)`, bit for bit, without rebuilding anything.
     ///
     /// `radius` is one for every pair (an `f64`), one a query ([`Radius64::Each`]: the

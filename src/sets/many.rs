@@ -1,16 +1,20 @@
 //! Every A against every B: a dense matrix of squared distances (`f32` or `f64`), or the
-//! sparse list of the pairs within a radius. Also the tile loop the within-one-set query
-//! shares.
+//! sparse list of the pairs within a radius by brute force over tiles (the radius queries
+//! where the grid does not apply), in either precision.
 
-use super::hits::{Hit, Spheres, TILE_A, TILE_B, push_hits, within_bits, within_wide};
-use super::radius::PairRadius;
+use super::hits::{
+    Hit, Hit64, Spheres, TILE_A, TILE_B, push_hits, spheres, within_bits, within_wide,
+};
+use super::radius::{PairRadius, within64};
+use super::within::SetElement;
+use super::within::sealed::Sets;
 use crate::batch::{Error, SegmentsView};
-use crate::columns::LANES;
+use crate::columns::{LANES, padded_len};
 use crate::driver::Side;
 use crate::forms::query_forms;
 use crate::kernel::{self, Lanes, Splat};
 use crate::lanes::V3;
-use crate::pairs::Element;
+use crate::pairs::{ClosestBatch64, Element, Outputs, closest_points_one_to_many_into};
 use crate::prune::lane_bits;
 use crate::prune::{MAX_BLOCK_HITS, each_bit, ordered};
 use crate::segment::{Flags, Options};
@@ -142,147 +146,88 @@ const BRUTE_COLS: usize = MAX_BLOCK_HITS / TILE_A;
 
 const _: () = assert!(BRUTE_COLS.is_multiple_of(TILE_B));
 
-/// The radius tile loop shared by [`pairs_within`](crate::sets::pairs_within) and the
-/// within-one-set query.
-pub(crate) struct Within<'v, 's> {
-    pub a: Side<'v>,
-    pub b: Side<'v>,
-    /// Bounding spheres of A and B when the prefilter applies.
-    pub spheres: Option<(&'s Spheres, &'s Spheres)>,
-    pub splat: Splat,
+/// The brute-force radius queries over tiles (rays and lines, an infinite radius, a side
+/// of at most a few objects): rows of `a` against columns of `b` (or of `a` itself, only
+/// pairs `j > i`), written once; the tile of rows against columns is the precision's own
+/// ([`Sets::rect`]: `f32` broadcasts a row to the
+/// lanes against B eight at a time behind the bounding-sphere prefilter, `f64` runs the
+/// one-to-many kernel over a tile of B).
+pub(crate) struct Tiles<'v, E: Sets> {
+    pub(crate) a: SegmentsView<'v, E>,
+    pub(crate) b: SegmentsView<'v, E>,
+    pub(crate) options: &'v Options,
     /// The radius of each pair.
-    pub radius: PairRadius<'s>,
-    /// B's own radii padded to whole groups (empty with one radius for every pair).
-    pub b_radii: &'s [f32],
-    /// The radius of every pair, splat (`0` with per-object radii).
-    pub uniform: f32x8,
+    pub(crate) radius: PairRadius<'v, E>,
     /// Only pairs `j > i` (a set against itself).
-    pub upper: bool,
+    pub(crate) upper: bool,
     /// Drop pairs that share an end point.
-    pub skip_shared: bool,
+    pub(crate) skip_shared: bool,
+    /// What the precision's tile computes once a query (`f32`: the prefilter's spheres).
+    pub(crate) prep: E::TilePrep,
 }
 
-/// Lanes where A and B share an end point (coordinates equal with `==`).
-#[inline(always)]
-fn shared_bits(a0: V3, a1: V3, b0: V3, b1: V3) -> u32 {
-    let eq = |p: V3, q: V3| p.x.simd_eq(q.x) & p.y.simd_eq(q.y) & p.z.simd_eq(q.z);
-    (eq(a0, b0) | eq(a0, b1) | eq(a1, b0) | eq(a1, b1)).to_bitmask()
-}
-
-impl Within<'_, '_> {
-    /// Appends the hits of rows `rows` × columns `cols` to `out`, in tile order.
-    pub(crate) fn rect(&self, rows: Range<usize>, cols: Range<usize>, out: &mut Vec<Hit>) {
-        let first = cols.start / LANES * LANES;
-        for bb in (first..cols.end).step_by(TILE_B) {
-            let bend = (bb + TILE_B).min(cols.end);
-            for i in rows.clone() {
-                let lo = if self.upper {
-                    cols.start.max(i + 1)
-                } else {
-                    cols.start
-                };
-                if lo >= bend {
-                    // Upper triangle: this row and every later one are done with the block.
-                    if self.upper {
-                        break;
-                    }
-                    continue;
-                }
-                let (a0, a1) = self.a.splat(i);
-                let sphere = self.spheres.map(|(sa, sb)| (sa.splat(i), sb));
-                let mut j = bb.max(lo / LANES * LANES);
-                while j < bend {
-                    let valid = lane_bits(lo, bend, j);
-                    let candidates = match sphere {
-                        Some((me, sb)) => valid & sb.near_bits(j, &me, self.uniform),
-                        None => valid,
-                    };
-                    if candidates != 0 {
-                        let (b0, b1) = self.b.load(j);
-                        let lanes = kernel::closest_lanes(a0, a1, b0, b1, &self.splat);
-                        let r = self.lane_radii(i, j);
-                        let mut hits = within_bits(&lanes, r * r) & valid;
-                        let wide = out_of_range_bits(&lanes) & valid;
-                        if wide != 0 {
-                            hits = self.decide_wide(i, j, wide, hits, &lanes);
-                        }
-                        if self.skip_shared && hits != 0 {
-                            hits &= !shared_bits(a0, a1, b0, b1);
-                        }
-                        push_hits(out, i, j, hits, &lanes);
-                    }
-                    j += LANES;
-                }
-            }
-        }
-    }
-}
-
-impl Within<'_, '_> {
-    /// The radii of row `i` against the group at `j`: the query's, or `rI + rJ` (in `f32`,
-    /// as [`PairRadius::of`]).
-    #[inline(always)]
-    fn lane_radii(&self, i: usize, j: usize) -> f32x8 {
-        match self.radius {
-            PairRadius::All(_) => self.uniform,
-            PairRadius::Sum { .. } => {
-                let rb: [f32; LANES] = self.b_radii[j..j + LANES].try_into().expect("8 radii");
-                f32x8::splat(self.radius.of_a(i)) + f32x8::from(rb)
-            }
+impl<'v, E: SetElement> Tiles<'v, E> {
+    /// The tiles of `a` against `b` (or of `a` with itself).
+    pub(crate) fn new(
+        a: SegmentsView<'v, E>,
+        b: Option<SegmentsView<'v, E>>,
+        radius: PairRadius<'v, E>,
+        skip_shared: bool,
+        options: &'v Options,
+    ) -> Self {
+        let prep = E::tile_prep(a, b, radius, options);
+        Tiles {
+            a,
+            b: b.unwrap_or(a),
+            options,
+            radius,
+            upper: b.is_none(),
+            skip_shared,
+            prep,
         }
     }
 
-    /// `hits` with the lanes `wide` (flagged [`Flags::DIST2_OUT_OF_RANGE`]) decided again
-    /// in `f64` ([`within_wide`]): row `i` against the group at `j`.
-    #[cold]
-    fn decide_wide(&self, i: usize, j: usize, wide: u32, mut hits: u32, lanes: &Lanes) -> u32 {
-        let (s, t) = (lanes.s.to_array(), lanes.t.to_array());
-        let a = self.a.at(i);
-        each_bit(j, wide, |q| {
-            let k = q as usize - j;
-            let radius = self.radius.of(i, q as usize);
-            let within = within_wide(&a, &self.b.at(q as usize), s[k], t[k], radius);
-            hits = (hits & !(1 << k)) | (u32::from(within) << k);
-        });
-        hits
-    }
-
-    /// Every hit of rows `0..na` × columns `0..nb`, in blocks of at most
-    /// [`MAX_BLOCK_HITS`]: blocks of [`TILE_A`] rows in order, each
-    /// cut into runs of [`BRUTE_COLS`] columns, each block sorted by `(i, j)`; made by
-    /// `finish` and handed to `sink` as [`crate::prune::ordered`] does (on all cores when
-    /// `parallel` and there are at least [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS)
-    /// pair `tests`: the same blocks). The units of work are the blocks of rows, cut into
-    /// 16 runs of columns when there are fewer than 16 of them (one ray against a long
-    /// batch still splits).
+    /// Every hit, in blocks of at most [`MAX_BLOCK_HITS`]: blocks of [`TILE_A`] rows in
+    /// order, each cut into runs of [`BRUTE_COLS`] columns, each block sorted by `(i, j)`;
+    /// made by `finish` and handed to `sink` as [`crate::prune::ordered`] does (on all
+    /// cores when `parallel` and there are at least
+    /// [`PAR_MIN_PAIR_TESTS`](crate::pairs::PAR_MIN_PAIR_TESTS) pair tests: the same
+    /// blocks). The units of work are the blocks of rows, cut into 16 runs of columns when
+    /// there are fewer than 16 of them (one ray against a long batch still splits).
     pub(crate) fn each<B: Send>(
         &self,
-        (na, nb, tests): (usize, usize, usize),
         parallel: bool,
-        finish: impl Fn(&[Hit]) -> B + Sync,
+        finish: impl Fn(&[Hit<E>]) -> B + Sync,
         sink: impl FnMut(B) -> bool,
     ) {
+        let (na, nb) = (self.a.len(), self.b.len());
         let row_blocks = na.div_ceil(TILE_A);
         let col_units = if row_blocks >= 16 { 1 } else { 16 };
         let unit_cols = nb.div_ceil(col_units).div_ceil(BRUTE_COLS).max(1) * BRUTE_COLS;
-        let block = |unit: usize, buf: &mut Vec<Hit>, emit: &mut dyn FnMut(&[Hit]) -> bool| {
-            let (r, c) = (unit / col_units, unit % col_units);
-            let rows = r * TILE_A..((r + 1) * TILE_A).min(na);
-            // A set against itself: only the columns past the block's first row.
-            let first = if self.upper {
-                (rows.start + 1) / BRUTE_COLS * BRUTE_COLS
-            } else {
-                0
-            };
-            let end = ((c + 1) * unit_cols).min(nb);
-            for c in (first.max(c * unit_cols)..end).step_by(BRUTE_COLS) {
-                buf.clear();
-                self.rect(rows.clone(), c..(c + BRUTE_COLS).min(nb), buf);
-                buf.sort_unstable_by_key(|h| (h.i, h.j));
-                if !buf.is_empty() && !emit(buf) {
-                    return;
+        let block =
+            |unit: usize, buf: &mut Vec<Hit<E>>, emit: &mut dyn FnMut(&[Hit<E>]) -> bool| {
+                let (r, c) = (unit / col_units, unit % col_units);
+                let rows = r * TILE_A..((r + 1) * TILE_A).min(na);
+                // A set against itself: only the columns past the block's first row.
+                let first = if self.upper {
+                    (rows.start + 1) / BRUTE_COLS * BRUTE_COLS
+                } else {
+                    0
+                };
+                let end = ((c + 1) * unit_cols).min(nb);
+                for c in (first.max(c * unit_cols)..end).step_by(BRUTE_COLS) {
+                    buf.clear();
+                    E::rect(self, rows.clone(), c..(c + BRUTE_COLS).min(nb), buf);
+                    buf.sort_unstable_by_key(|h| (h.i, h.j));
+                    if !buf.is_empty() && !emit(buf) {
+                        return;
+                    }
                 }
-            }
+            };
+        let tests = if self.upper {
+            na.saturating_mul(na) / 2
+        } else {
+            na.saturating_mul(nb)
         };
         let parallel = parallel && tests >= crate::driver::PAR_MIN_PAIR_TESTS;
         ordered(
@@ -294,42 +239,149 @@ impl Within<'_, '_> {
             sink,
         );
     }
+}
 
-    /// Every hit, sorted by `(i, j)`, appended to `out` (which the callers clear before
-    /// validating their inputs), grown with `try_reserve` block by block: the blocks of
-    /// [`Within::each`], then one sort (on all cores when `parallel`).
-    ///
-    /// # Errors
-    /// [`Error::OutOfMemory`] naming `what` when `out` cannot grow (`out` is then empty).
-    pub(crate) fn collect(
-        &self,
-        shape: (usize, usize, usize),
-        parallel: bool,
-        what: &'static str,
-        out: &mut Vec<Hit>,
-    ) -> Result<(), Error> {
-        let mut short = None;
-        self.each(shape, parallel, <[Hit]>::to_vec, |block: Vec<Hit>| {
-            if out.try_reserve(block.len()).is_err() {
-                short = Some(out.len() + block.len());
-                return false;
-            }
-            out.extend_from_slice(&block);
-            true
-        });
-        if let Some(elements) = short {
-            out.clear();
-            return Err(Error::OutOfMemory { what, elements });
+/// What the `f32` tiles compute once a query: the prefilter's bounding spheres, B's radii
+/// padded to whole groups, the kernel's constants and the radius, splat.
+pub struct TilePrep32 {
+    /// Bounding spheres of A and (of two sets) B when the prefilter applies.
+    spheres: Option<(Spheres, Option<Spheres>)>,
+    /// B's own radii padded to whole groups (empty with one radius for every pair).
+    b_radii: Vec<f32>,
+    splat: Splat,
+    /// The radius of every pair, splat (`0` with per-object radii).
+    uniform: f32x8,
+}
+
+impl TilePrep32 {
+    /// The prefilter (for segments with one radius for every pair) and B's radii.
+    pub(crate) fn new(
+        a: SegmentsView<'_>,
+        b: Option<SegmentsView<'_>>,
+        radius: PairRadius<'_>,
+        options: &Options,
+    ) -> Self {
+        let uniform = radius.uniform();
+        let prefilter = |v| uniform.and_then(|_| spheres(v, options));
+        let spheres = prefilter(a).map(|sa| (sa, b.and_then(prefilter)));
+        let nb_all = b.map_or(a.len(), |b| b.len());
+        let b_radii: Vec<f32> = match uniform {
+            Some(_) => Vec::new(),
+            None => (0..padded_len(nb_all))
+                .map(|j| if j < nb_all { radius.of_b(j) } else { 0.0 })
+                .collect(),
+        };
+        TilePrep32 {
+            spheres,
+            b_radii,
+            splat: Splat::new(&options.params()),
+            uniform: f32x8::splat(uniform.unwrap_or(0.0)),
         }
-        #[cfg(feature = "rayon")]
-        if parallel {
-            use rayon::slice::ParallelSliceMut;
-            out.par_sort_unstable_by_key(|h| (h.i, h.j));
-            return Ok(());
-        }
-        out.sort_unstable_by_key(|h| (h.i, h.j));
-        Ok(())
     }
+}
+
+/// Lanes where A and B share an end point (coordinates equal with `==`).
+#[inline(always)]
+fn shared_bits(a0: V3, a1: V3, b0: V3, b1: V3) -> u32 {
+    let eq = |p: V3, q: V3| p.x.simd_eq(q.x) & p.y.simd_eq(q.y) & p.z.simd_eq(q.z);
+    (eq(a0, b0) | eq(a0, b1) | eq(a1, b0) | eq(a1, b1)).to_bitmask()
+}
+
+/// The `f32` tile: appends the hits of rows `rows` × columns `cols` to `out`, in tile
+/// order. One A segment is broadcast to the eight lanes against B eight at a time, groups
+/// whose bounding spheres are all too far apart skipped.
+pub(crate) fn rect32(
+    tiles: &Tiles<'_, f32>,
+    rows: Range<usize>,
+    cols: Range<usize>,
+    out: &mut Vec<Hit>,
+) {
+    let prep = &tiles.prep;
+    let (a, b) = (Side::new(tiles.a), Side::new(tiles.b));
+    let spheres = prep
+        .spheres
+        .as_ref()
+        .map(|(sa, sb)| (sa, sb.as_ref().unwrap_or(sa)));
+    let first = cols.start / LANES * LANES;
+    for bb in (first..cols.end).step_by(TILE_B) {
+        let bend = (bb + TILE_B).min(cols.end);
+        for i in rows.clone() {
+            let lo = if tiles.upper {
+                cols.start.max(i + 1)
+            } else {
+                cols.start
+            };
+            if lo >= bend {
+                // Upper triangle: this row and every later one are done with the block.
+                if tiles.upper {
+                    break;
+                }
+                continue;
+            }
+            let (a0, a1) = a.splat(i);
+            let sphere = spheres.map(|(sa, sb)| (sa.splat(i), sb));
+            let mut j = bb.max(lo / LANES * LANES);
+            while j < bend {
+                let valid = lane_bits(lo, bend, j);
+                let candidates = match sphere {
+                    Some((me, sb)) => valid & sb.near_bits(j, &me, prep.uniform),
+                    None => valid,
+                };
+                if candidates != 0 {
+                    let (b0, b1) = b.load(j);
+                    let lanes = kernel::closest_lanes(a0, a1, b0, b1, &prep.splat);
+                    let r = lane_radii(tiles, i, j);
+                    let mut hits = within_bits(&lanes, r * r) & valid;
+                    let wide = out_of_range_bits(&lanes) & valid;
+                    if wide != 0 {
+                        hits = decide_wide(tiles, i, j, wide, hits, &lanes);
+                    }
+                    if tiles.skip_shared && hits != 0 {
+                        hits &= !shared_bits(a0, a1, b0, b1);
+                    }
+                    push_hits(out, i, j, hits, &lanes);
+                }
+                j += LANES;
+            }
+        }
+    }
+}
+
+/// The radii of row `i` against the group at `j`: the query's, or `rI + rJ` (in `f32`,
+/// as [`PairRadius::of`]).
+#[inline(always)]
+fn lane_radii(tiles: &Tiles<'_, f32>, i: usize, j: usize) -> f32x8 {
+    match tiles.radius {
+        PairRadius::All(_) => tiles.prep.uniform,
+        PairRadius::Sum { .. } => {
+            let rb: [f32; LANES] = tiles.prep.b_radii[j..j + LANES]
+                .try_into()
+                .expect("8 radii");
+            f32x8::splat(tiles.radius.of_a(i)) + f32x8::from(rb)
+        }
+    }
+}
+
+/// `hits` with the lanes `wide` (flagged [`Flags::DIST2_OUT_OF_RANGE`]) decided again
+/// in `f64` ([`within_wide`]): row `i` against the group at `j`.
+#[cold]
+fn decide_wide(
+    tiles: &Tiles<'_, f32>,
+    i: usize,
+    j: usize,
+    wide: u32,
+    mut hits: u32,
+    lanes: &Lanes,
+) -> u32 {
+    let (s, t) = (lanes.s.to_array(), lanes.t.to_array());
+    let a = tiles.a.at(i);
+    each_bit(j, wide, |q| {
+        let k = q as usize - j;
+        let radius = tiles.radius.of(i, q as usize);
+        let within = within_wide(&a, &tiles.b.at(q as usize), s[k], t[k], radius);
+        hits = (hits & !(1 << k)) | (u32::from(within) << k);
+    });
+    hits
 }
 
 /// Lanes flagged [`Flags::DIST2_OUT_OF_RANGE`], as bits.
@@ -337,4 +389,58 @@ impl Within<'_, '_> {
 fn out_of_range_bits(lanes: &Lanes) -> u32 {
     let shift = Flags::DIST2_OUT_OF_RANGE.bits().leading_zeros() + 24;
     (lanes.flags << shift).to_bitmask()
+}
+
+/// The `f64` tile: appends the hits of rows `rows` × columns `cols` to `out`, in tile
+/// order. Each row against a tile of [`TILE_B`] segments of B through the driver's
+/// one-to-many loop over the `f64` lane type, into a scratch batch that stays in L1.
+pub(crate) fn rect64(
+    tiles: &Tiles<'_, f64>,
+    rows: Range<usize>,
+    cols: Range<usize>,
+    out: &mut Vec<Hit64>,
+) {
+    let mut scratch = ClosestBatch64::new();
+    for bb in cols.clone().step_by(TILE_B) {
+        let bend = (bb + TILE_B).min(cols.end);
+        for i in rows.clone() {
+            let lo = if tiles.upper { bb.max(i + 1) } else { bb };
+            if lo >= bend {
+                continue;
+            }
+            let one = tiles.a.get(i).expect("a row of A");
+            let tile = tiles.b.view(lo..bend);
+            closest_points_one_to_many_into(
+                &one,
+                tile,
+                tiles.options,
+                Outputs::PARAMS,
+                &mut scratch,
+            )
+            .expect("one-to-many takes every input");
+            let (s, t) = (scratch.s(), scratch.t());
+            for (k, &dist2) in scratch.dist2().iter().enumerate() {
+                let pair = || (one, tile.at(k), s[k], t[k]);
+                if within64(dist2, tiles.radius.of(i, lo + k), pair)
+                    && !(tiles.skip_shared && shares(&one, &tile.at(k)))
+                {
+                    // The queries check that their sets have at most `u32::MAX` objects.
+                    out.push(Hit64 {
+                        i: i as u32,
+                        j: (lo + k) as u32,
+                        dist2,
+                        s: s[k],
+                        t: t[k],
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// True when an end point of `a` equals one of `b` (all three coordinates equal with
+/// `==`), in either precision: the test of [`SharedEndpoints::Skip`](super::SharedEndpoints::Skip).
+pub(crate) fn shares<S: Copy + Into<[[E; 3]; 2]>, E: PartialEq>(a: &S, b: &S) -> bool {
+    let ([a0, a1], [b0, b1]) = ((*a).into(), (*b).into());
+    [a0, a1].iter().any(|p| *p == b0 || *p == b1)
 }

@@ -7,17 +7,21 @@
 //! | every A against every B: the pairs within a radius, one for all or one an object ([`Radius`]; [`Hit`]s) | [`pairs_within`] | [`pairs_within_into`] | [`par_pairs_within`], [`par_pairs_within_into`] |
 //! | all pairs `i < j` of one set within a radius, one for all or one an object ([`Radius`]) | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] |
 //! | the same two, streamed as compact [`PairHit`]s in blocks of at most [`MAX_BLOCK_HITS`] (a sink may stop them: [`SinkFlow`]; so may another thread: [`Stop`]) | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] |
+//! | pairs of rows (the pieces of one polyline) within a radius, each once ([`RowHit`]s, [`rows`]) | [`rows_within`], [`rows_within_between`], streamed: [`for_each_row_within`] | [`rows_within_into`], [`rows_within_between_into`] | `par_…` of each |
 //! | first hits of thick rays (segments or origin + direction: [`Rays`]; `f64`: [`SegmentIndex64`]), pairs within a radius (one for all, one a query, or one a query and one a member) of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`], [`SegmentIndex64::first_hits`], [`SegmentIndex64::pairs_within`] | [`SegmentIndex::first_hits_into`], [`SegmentIndex64::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`], [`SegmentIndex64::par_first_hits`], [`SegmentIndex64::par_pairs_within`] |
-//! | `f64`: the pairs within a radius, one for all or one an object ([`Radius64`]; the grid in a local frame, the `f64` kernel deciding; [`Hit64`]s) | [`pairs_within64`], [`self_pairs_within64`] | [`pairs_within64_into`], [`self_pairs_within64_into`] | `par_…` of each |
-//! | `f64`: the same two, streamed as [`PairHit64`]s | [`for_each_pair_within64`], [`for_each_self_pair_within64`] | (the same) | [`par_for_each_pair_within64`], [`par_for_each_self_pair_within64`] |
 //!
-
+//! The radius queries run in the precision of their inputs ([`SetElement`]: `f32`, or
+//! `f64` on [`Segments64`](crate::Segments64), returning [`Hit64`]s, [`PairHit64`]s and
+//! `RowHit<Hit64>`s, with an `f64` radius or [`Radius64`]): one body each, the `f64` one
+//! on the same grid in a local frame (the set's centre subtracted, so UTM or ECEF
+//! coordinates cost what coordinates near the origin cost), the `f64` kernel deciding.
+//!
 //! Every query runs the same kernel as [`closest_points`](crate::pairs::closest_points), lane by
 //! lane, so each reported value is bit for bit what
 //! [`reference::closest_points_with`](crate::reference::closest_points_with) gives for that
 //! pair, and the parallel forms return exactly what the sequential ones do. A radius test is
-//! `dist2 <= radius·radius` (both in `f32`), with `radius` the query's or, for capsules with
-//! a radius an object ([`Radius::Each`], [`Radius::Sides`]), `rI + rJ` summed in `f32`: the
+//! `dist2 <= radius·radius` (both in the query's precision), with `radius` the query's or, for capsules with
+//! a radius an object ([`Radius::Each`], [`Radius::Sides`]), `rI + rJ` summed in the query's precision: the
 //! grid grows each object's sphere by its own radius, so each pair is decided once, with
 //! its two radii (no query at twice the largest radius followed by a second test). A
 //! negative or NaN radius is an error
@@ -76,16 +80,16 @@ pub(crate) mod hits;
 mod index;
 mod index64;
 mod many;
+mod near;
 pub(crate) mod radius;
 mod rays;
 pub mod rows;
 mod self_pairs;
 mod within;
-mod within64;
 
 pub use crate::prune::{MAX_BLOCK_HITS, SinkFlow, Stop};
-pub use hits::Hit;
 pub use hits::SharedEndpoints;
+pub use hits::{Hit, Hit64, PairHit, PairHit64};
 pub use hits::{TILE_A, TILE_B};
 pub use index::SegmentIndex;
 pub use index64::SegmentIndex64;
@@ -100,30 +104,13 @@ pub use rows::{RowAnswer, RowHit};
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
 pub use self_pairs::{self_pairs_within, self_pairs_within_into};
 pub use within::{
-    PairHit, count_non_finite, for_each_pair_within, for_each_self_pair_within, pairs_within,
-    pairs_within_into, within_radius,
+    SetElement, count_non_finite, for_each_pair_within, for_each_row_within,
+    for_each_self_pair_within, pair_distance, pairs_within, pairs_within_into, rows_within,
+    rows_within_between, rows_within_between_into, rows_within_into, within_radius,
 };
 #[cfg(feature = "rayon")]
 pub use within::{
-    par_for_each_pair_within, par_for_each_self_pair_within, par_pairs_within,
-    par_pairs_within_into,
-};
-pub use within64::{
-    Hit64, PairHit64, for_each_pair_within64, for_each_self_pair_within64, pair_distance64,
-    pairs_within64, pairs_within64_into, self_pairs_within64, self_pairs_within64_into,
-    within_radius64,
-};
-pub use within64::{
-    for_each_row_within64, rows_within64, rows_within64_between, rows_within64_between_into,
-    rows_within64_into,
-};
-#[cfg(feature = "rayon")]
-pub use within64::{
-    par_for_each_pair_within64, par_for_each_self_pair_within64, par_pairs_within64,
-    par_pairs_within64_into, par_self_pairs_within64, par_self_pairs_within64_into,
-};
-#[cfg(feature = "rayon")]
-pub use within64::{
-    par_for_each_row_within64, par_rows_within64, par_rows_within64_between,
-    par_rows_within64_between_into, par_rows_within64_into,
+    par_for_each_pair_within, par_for_each_row_within, par_for_each_self_pair_within,
+    par_pairs_within, par_pairs_within_into, par_rows_within, par_rows_within_between,
+    par_rows_within_between_into, par_rows_within_into,
 };

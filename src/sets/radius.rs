@@ -21,7 +21,7 @@ use crate::segment::Segment64;
 /// radius: the kernel's `dist2 <= (rI + rJ)²` in `f32`, or in `f64` for a pair whose
 /// squared distance left `f32`'s range; in `f64` it is the `f64` kernel's
 /// `dist2 <= (rI + rJ)²`, by the `f64` range rule of
-/// [`within_radius64`](crate::sets::within_radius64) where the square leaves `f64`'s range.
+/// [`within_radius`](crate::sets::within_radius) where the square leaves `f64`'s range.
 /// Radii are zero (a bare segment), positive or `+∞`: an infinite radius holds every pair
 /// of finite segments, as in every query of the crate (capsule tests and contacts, first
 /// contacts at `t = 0`, first hits at `u = 0`).
@@ -63,15 +63,15 @@ pub enum Radius<'a, R = f32> {
     Sides(&'a [R], &'a [R]),
 }
 
-/// The radius of the `f64` set queries ([`pairs_within64`](crate::sets::pairs_within64),
-/// [`self_pairs_within64`](crate::sets::self_pairs_within64),
+/// The radius of the `f64` set queries ([`pairs_within`](crate::sets::pairs_within),
+/// [`self_pairs_within`](crate::sets::self_pairs_within),
 /// [`SegmentIndex64::pairs_within`](crate::sets::SegmentIndex64::pairs_within)): an `f64`
 /// converts into [`Radius::All`], a slice of `f64` into [`Radius::Each`], two into
 /// [`Radius::Sides`].
 ///
 /// ```
 /// use segbatch::{Segment64, Segments64};
-/// use segbatch::sets::{self_pairs_within64, Radius64, SharedEndpoints};
+/// use segbatch::sets::{self_pairs_within, Radius64, SharedEndpoints};
 /// let o = 5_000_000.0; // a UTM northing
 /// let set = Segments64::from(&[
 ///     Segment64::new([0.0, o, 0.0], [1.0, o, 0.0]),
@@ -80,21 +80,23 @@ pub enum Radius<'a, R = f32> {
 /// ]);
 /// // Capsules of radii 0.25, 0.5 and 1.5: 1 > 0.75, but 2 <= 0.5 + 1.5.
 /// let radii = [0.25, 0.5, 1.5];
-/// let hits = self_pairs_within64(&set, &radii, SharedEndpoints::Keep);
+/// let hits = self_pairs_within(&set, &radii, SharedEndpoints::Keep);
 /// assert_eq!(hits.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(1, 2)]);
-/// assert_eq!(self_pairs_within64(&set, Radius64::All(1.0), SharedEndpoints::Keep).len(), 1);
+/// assert_eq!(self_pairs_within(&set, Radius64::All(1.0), SharedEndpoints::Keep).len(), 1);
 /// ```
 pub type Radius64<'a> = Radius<'a, f64>;
 
-/// The conversions into [`Radius`] for one precision.
+/// One radius for every pair, in either precision (so that code generic over the element
+/// passes a radius as the queries' `impl Into<Radius>` takes it).
+impl<R> From<R> for Radius<'_, R> {
+    fn from(r: R) -> Self {
+        Radius::All(r)
+    }
+}
+
+/// The conversions of lists into [`Radius`] for one precision.
 macro_rules! radius_from {
     ($r:ty) => {
-        impl From<$r> for Radius<'_, $r> {
-            fn from(r: $r) -> Self {
-                Radius::All(r)
-            }
-        }
-
         impl<'a> From<&'a [$r]> for Radius<'a, $r> {
             fn from(radii: &'a [$r]) -> Self {
                 Radius::Each(radii)

@@ -7,13 +7,14 @@
 
 use super::hits::{Hit, SharedEndpoints};
 use super::radius::Radius;
+use super::within::SetElement;
 use crate::batch::{Error, SegmentsView};
 use crate::forms::query_forms;
 use crate::segment::Options;
 
 query_forms! {
     /// Every pair `i < j` of `set` whose squared distance is at most `radius²`, segment
-    /// against segment, sorted by `(i, j)`. `radius` is one for every pair (an `f32`) or
+    /// against segment, sorted by `(i, j)`. `radius` is one for every pair (a number of the set's precision) or
     /// one an object ([`Radius::Each`](crate::sets::Radius), from a slice): capsules, a pair
     /// reported when `distance <= radii[i] + radii[j]`, decided once.
     ///
@@ -42,9 +43,9 @@ query_forms! {
     /// ```
     pub fn self_pairs_within / self_pairs_within_into
         / par_self_pairs_within / par_self_pairs_within_into
-        <'a, 'r>(set: impl Into<SegmentsView<'a>>, radius: impl Into<Radius<'r>>, shared: SharedEndpoints)
+        <'a, 'r; E: SetElement>(set: impl Into<SegmentsView<'a, E>>, radius: impl Into<Radius<'r, E>>, shared: SharedEndpoints)
         with (options: &Options = &Options::SEGMENTS)
-        -> Vec<Hit> = self_within;
+        -> Vec<Hit<E>> = self_within;
     /// The general form of [`self_pairs_within`]: `options.extent_a` applies to `set[i]`,
     /// `options.extent_b` to `set[j]`; the hits are written into `out` (cleared first,
     /// allocation reused).
@@ -72,13 +73,15 @@ query_forms! {
     into;
 }
 
-fn self_within<'a, 'r>(
-    set: SegmentsView<'a>,
-    radius: Radius<'r>,
+fn self_within<'a, 'r, E: SetElement>(
+    set: SegmentsView<'a, E>,
+    radius: Radius<'r, E>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
-    out: &mut Vec<Hit>,
+    out: &mut Vec<Hit<E>>,
 ) -> Result<(), Error> {
-    super::within::self_within(set, radius, shared, options, parallel, out)
+    let what = "self_pairs_within output";
+    let skip = shared == SharedEndpoints::Skip;
+    super::within::collected(set, None, (radius, skip), options, parallel, (what, out))
 }

@@ -7,92 +7,269 @@
 //! cells' neighbours), the candidates are gathered a few thousand at a time and run through
 //! the kernel, and the kernel's squared distance decides. Every reported value is therefore the
 //! brute-force query's, bit for bit, and the work is `O((N + M) log(N + M) + K)` instead of
-//! `O(N·M)`. Rays and lines (unbounded) and an infinite radius take the brute-force tiles.
+//! `O(N·M)`.
 //!
 //! The streaming forms ([`for_each_self_pair_within`], [`for_each_pair_within`]) hand the
-//! hits to a callback in blocks of compact [`PairHit`]s (12 bytes) of at most
+//! hits to a callback in blocks of compact [`PairHit`]s (12 bytes in `f32`, 16 in `f64`) of at most
 //! [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), so a query needs memory for the input, the
 //! grid and a few blocks a thread, not for its hits: 5e9 pairs of 100K identical segments
 //! stream in blocks like 50 pairs of a sparse set (see [`crate::prune`] for how the tasks
 //! are cut and the blocks bounded). The collected forms grow their output with
 //! `try_reserve` and return [`Error::OutOfMemory`] when it cannot grow.
 //!
-//! # Decisions at the edges of `f32`
+//! # In either precision
 //!
-//! A pair is within the radius when the kernel's `dist2 <= radius²`, except when its
-//! squared distance left `f32`'s range (flagged [`Flags::DIST2_OUT_OF_RANGE`] by the
-//! kernel): it is then decided in `f64` from its closest points ([`within_radius`], which
-//! states the rule and which the brute-force tiles apply too). Members with a NaN or
-//! infinite coordinate are never within any radius; [`count_non_finite`] counts them.
+//! Each query is one generic body over its element ([`SetElement`]: `f32` or `f64`): the
+//! checks, the choice between the grid and the tiles, the collection, the sorting and the
+//! streaming are written once. What differs is in the precision's sealed methods: how the
+//! grid is built over the sets and which kernel decides its candidates (`near.rs`: `f64`
+//! moves the sets to a local frame and grows each sphere by the `f64` kernel's error, so a
+//! set at UTM northings costs what it costs at the origin), and the brute-force tile
+//! (`many.rs`). Rays and lines, an infinite radius (in `f64`, one whose square overflows)
+//! and a side of at most a few objects take the tiles.
+//!
+//! # Decisions at the edges of the range
+//!
+//! A pair is within the radius when the kernel's `dist2 <= radius²`, except where that
+//! comparison would lie: in `f32` a pair whose squared distance left `f32`'s range
+//! (flagged [`Flags::DIST2_OUT_OF_RANGE`] by the kernel) is decided in `f64` from its
+//! closest points; in `f64` a pair whose squared distance and radius² both left `f64`'s
+//! range is decided at a power-of-two scale where neither does, so the decisions of a scene
+//! at `1e300` are those of the same scene scaled to `1` ([`within_radius`] states both rules,
+//! and the tiles apply them too). An infinite radius holds every finite pair. Members with
+//! a NaN or infinite coordinate are never within any radius: the grid leaves them out, the
+//! tiles find their `dist2` NaN ([`count_non_finite`] counts them). The parallel forms
+//! return exactly what the sequential ones do, and the streamed ones the same pairs and
+//! values in blocks.
 
-use super::hits::{Hit, SharedEndpoints, spheres, within_wide};
-use super::many::Within;
-use super::radius::{PairRadius, Radius};
+use super::hits::{Hit, Hit64, PairHit, SharedEndpoints, distance_wide, within_wide};
+use super::many::{TilePrep32, Tiles, rect32, rect64};
+use super::near::{Exact64, Gather64, Near, decide32, decide64, grid32, grid64, pruned};
+use super::radius::{PairRadius, Radius, distance64, within64};
+use super::rows::{ByRow, Ranked, RowAnswer, RowHit, RowSink, Rows};
 use crate::batch::{Error, Record, SegmentsView, SoaView, check_u32};
-use crate::columns::padded_len;
-use crate::driver::Rows;
-use crate::driver::Side;
 use crate::forms::{query_forms, stream_forms};
-use crate::kernel::Splat;
-use crate::lanes::Twin;
-use crate::pairs::{ClosestBatch, Outputs, closest_rows_into};
-use crate::prune::{BOUND_REL, Grid, Kept, Layout, Narrow, Plan, SphereColumns, pad_slot};
-use crate::segment::{Closest, Extent, Flags, Options, Segment};
-use bytemuck::{Pod, Zeroable};
-use wide::f32x8;
+use crate::pairs::ClosestBatch;
+use crate::prune::Kept;
+use crate::segment::{Closest, Closest64, Flags, Options, Segment, Segment64};
+use core::ops::Range;
 
-/// A hit of the streaming set queries, 12 bytes: `a[i]` (or `set[i]`) within the radius
-/// of `b[j]` (or `set[j]`, `i < j`), at squared distance `dist2`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct PairHit {
-    /// Index in A (or in the set).
-    pub i: u32,
-    /// Index in B (or in the set, `j > i`).
-    pub j: u32,
-    /// Squared distance of the closest points, the kernel's (as [`Hit::dist2`]).
-    pub dist2: f32,
-}
+/// The element type of the set queries: `f32` or `f64`, the two
+/// [`Element`](crate::Element)s (sealed: only these two). Every radius query of this
+/// module ([`pairs_within`], [`self_pairs_within`](crate::sets::self_pairs_within), their
+/// streamed and row forms, [`within_radius`], [`pair_distance`]) is one generic body over
+/// it, and runs in the precision of its inputs: `pairs_within(&a, &b, r)` is an `f64` query
+/// when `a` and `b` are [`Segments64`](crate::Segments64).
+///
+/// What differs between the precisions lives in the sealed supertrait: how a pair's
+/// squared distance is decided where it leaves the element's range, how the grid (which
+/// works in `f32`) is built over the sets (`f64`: in a local frame, each sphere grown by
+/// the `f64` kernel's error), and which kernel decides the candidates. It is a trait of its
+/// own, not part of [`Element`](crate::Element), because the sets family sits above
+/// `pairs` (where `Element` is defined) and builds on it: a sets-level supertrait of
+/// `Element` would make `pairs` import `sets`, a cycle.
+pub trait SetElement: crate::Element + sealed::Sets {}
 
-/// A hit with the parameters, before it becomes a [`Hit`] or a [`PairHit`].
-#[derive(Clone, Copy, Default)]
-struct Found {
-    i: u32,
-    j: u32,
-    dist2: f32,
-    s: f32,
-    t: f32,
-}
+impl SetElement for f32 {}
+impl SetElement for f64 {}
 
-impl From<Found> for Hit {
-    fn from(f: Found) -> Hit {
-        Hit {
-            i: f.i,
-            j: f.j,
-            dist2: f.dist2,
-            s: f.s,
-            t: f.t,
-        }
+/// What the set queries run in each precision (sealed: public only so that [`SetElement`]
+/// can name it, in a module no user can name).
+pub(crate) mod sealed {
+    use crate::driver::Row;
+    use crate::prune::{Grid, Kept};
+    use crate::segment::Closest;
+    use crate::sets::hits::Hit;
+    use crate::sets::many::Tiles;
+    use crate::sets::near::Near;
+    use crate::sets::radius::PairRadius;
+    use crate::{Options, SegmentsView};
+    use core::ops::Range;
+
+    /// The grid and its rows, the grid's radius and what the kernel reads besides
+    /// ([`Sets::grid`]).
+    pub(crate) type Gridded<E> = (Grid<3>, Vec<Row>, f32, <E as Sets>::Exact);
+
+    /// The radius decisions and the kernels of the set queries in one precision.
+    // Unnameable outside the crate: its crate-private types (the grid, the narrow phase,
+    // the tiles) are no part of the public API.
+    #[allow(private_interfaces)]
+    pub trait Sets: crate::Element {
+        /// What the narrow phase's kernel reads besides the grid's rows
+        /// ([`Near::exact`](crate::sets::near::Near)).
+        type Exact: Send + Sync;
+        /// The narrow phase's buffers, one a thread.
+        type Scratch: Default + Send;
+        /// What the brute-force tiles compute once a query.
+        type TilePrep: Sync;
+
+        /// [`within_radius`](super::within_radius) in this precision.
+        fn within_radius(
+            a: &Self::Segment,
+            b: &Self::Segment,
+            closest: &Closest<Self>,
+            radius: Self,
+        ) -> bool;
+        /// [`pair_distance`](super::pair_distance) in this precision.
+        fn pair_distance(a: &Self::Segment, b: &Self::Segment, closest: &Closest<Self>) -> Self;
+        /// The grid over the objects `object(0..n)` for pairs within `uniform` (or, with
+        /// per-object radii `own`, within `own(i) + own(j)`), its rows, its radius and what
+        /// the kernel reads besides; `None` when the grid cannot take the query.
+        fn grid(
+            n: usize,
+            object: &(dyn Fn(usize) -> Self::Segment + Sync),
+            own: Option<&(dyn Fn(usize) -> Self + Sync)>,
+            uniform: Self,
+            parallel: bool,
+        ) -> Option<Gridded<Self>>;
+        /// The kernel over the candidate positions `candidates`, the hits kept in `out`.
+        fn decide(
+            near: &Near<Self>,
+            ids: &[u32],
+            candidates: &[(u32, u32)],
+            scratch: &mut Self::Scratch,
+            out: &mut Kept<Hit<Self>>,
+        );
+        /// What the tiles of `a` against `b` (or of `a` with itself) compute once.
+        fn tile_prep(
+            a: SegmentsView<'_, Self>,
+            b: Option<SegmentsView<'_, Self>>,
+            radius: PairRadius<'_, Self>,
+            options: &Options,
+        ) -> Self::TilePrep;
+        /// Appends the hits of rows `rows` × columns `cols` of the tiles to `out`.
+        fn rect(
+            tiles: &Tiles<'_, Self>,
+            rows: Range<usize>,
+            cols: Range<usize>,
+            out: &mut Vec<Hit<Self>>,
+        );
     }
 }
 
-impl From<Found> for PairHit {
-    fn from(f: Found) -> PairHit {
-        PairHit {
-            i: f.i,
-            j: f.j,
-            dist2: f.dist2,
+/// `f32`: the grid over the sets as they are, the `f32` kernel gathering from its rows;
+/// the kernel's `dist2` against `radius²`, in `f64` where `dist2` left `f32`'s range.
+#[allow(private_interfaces)]
+impl sealed::Sets for f32 {
+    type Exact = ();
+    type Scratch = ClosestBatch;
+    type TilePrep = TilePrep32;
+
+    #[inline]
+    fn within_radius(a: &Segment, b: &Segment, closest: &Closest, radius: f32) -> bool {
+        if closest.flags.contains(Flags::DIST2_OUT_OF_RANGE) {
+            within_wide(a, b, closest.s, closest.t, radius)
+        } else {
+            closest.dist2 <= radius * radius
         }
+    }
+
+    fn pair_distance(a: &Segment, b: &Segment, closest: &Closest) -> f32 {
+        if closest.flags.contains(Flags::DIST2_OUT_OF_RANGE) {
+            distance_wide(a, b, closest.s, closest.t) as f32
+        } else {
+            closest.dist2.sqrt()
+        }
+    }
+
+    fn grid(
+        n: usize,
+        object: &(dyn Fn(usize) -> Segment + Sync),
+        own: Option<&(dyn Fn(usize) -> f32 + Sync)>,
+        uniform: f32,
+        parallel: bool,
+    ) -> Option<sealed::Gridded<f32>> {
+        grid32(n, object, own, uniform, parallel)
+    }
+
+    #[inline(always)]
+    fn decide(
+        near: &Near<f32>,
+        ids: &[u32],
+        candidates: &[(u32, u32)],
+        scratch: &mut ClosestBatch,
+        out: &mut Kept<Hit>,
+    ) {
+        decide32(near, ids, candidates, scratch, out);
+    }
+
+    fn tile_prep(
+        a: SegmentsView<'_>,
+        b: Option<SegmentsView<'_>>,
+        radius: PairRadius<'_>,
+        options: &Options,
+    ) -> TilePrep32 {
+        TilePrep32::new(a, b, radius, options)
+    }
+
+    #[inline(always)]
+    fn rect(tiles: &Tiles<'_, f32>, rows: Range<usize>, cols: Range<usize>, out: &mut Vec<Hit>) {
+        rect32(tiles, rows, cols, out);
+    }
+}
+
+/// `f64`: the grid in a local frame, the `f64` kernel deciding over gathered `f64`
+/// segments; the `f64` range rule ([`within_radius`]).
+#[allow(private_interfaces)]
+impl sealed::Sets for f64 {
+    type Exact = Exact64;
+    type Scratch = Gather64;
+    type TilePrep = ();
+
+    #[inline]
+    fn within_radius(a: &Segment64, b: &Segment64, closest: &Closest64, radius: f64) -> bool {
+        within64(closest.dist2, radius, || (*a, *b, closest.s, closest.t))
+    }
+
+    fn pair_distance(a: &Segment64, b: &Segment64, closest: &Closest64) -> f64 {
+        distance64(a, b, closest.s, closest.t, closest.dist2)
+    }
+
+    fn grid(
+        n: usize,
+        object: &(dyn Fn(usize) -> Segment64 + Sync),
+        own: Option<&(dyn Fn(usize) -> f64 + Sync)>,
+        uniform: f64,
+        parallel: bool,
+    ) -> Option<sealed::Gridded<f64>> {
+        grid64(n, object, own, uniform, parallel)
+    }
+
+    #[inline(always)]
+    fn decide(
+        near: &Near<f64>,
+        ids: &[u32],
+        candidates: &[(u32, u32)],
+        scratch: &mut Gather64,
+        out: &mut Kept<Hit64>,
+    ) {
+        decide64(near, ids, candidates, scratch, out);
+    }
+
+    fn tile_prep(
+        _: SegmentsView<'_, f64>,
+        _: Option<SegmentsView<'_, f64>>,
+        _: PairRadius<'_, f64>,
+        _: &Options,
+    ) {
+    }
+
+    #[inline(always)]
+    fn rect(tiles: &Tiles<'_, f64>, rows: Range<usize>, cols: Range<usize>, out: &mut Vec<Hit64>) {
+        rect64(tiles, rows, cols, out);
     }
 }
 
 /// Whether segments `a` and `b`, whose closest points are `closest` (from any closest-points
-/// query or [`reference::closest_points_with`](crate::reference::closest_points_with)), lie
-/// within `radius` of each other: the decision every radius query makes
-/// ([`pairs_within`], [`self_pairs_within`](crate::sets::self_pairs_within),
-/// their streamed forms), so a caller can reproduce their lists pair by pair.
+/// query or [`reference::closest_points_with`](crate::reference::closest_points_with), in
+/// either precision), lie within `radius` of each other: the decision every radius query
+/// makes ([`pairs_within`], [`self_pairs_within`](crate::sets::self_pairs_within), their
+/// streamed and row forms, [`SegmentIndex::pairs_within`](crate::SegmentIndex::pairs_within))
+/// and, in `f64`, the capsule test ([`capsules_touch`](crate::pairs::capsules_touch) and
+/// its indexed form) and contact ([`capsule_contacts`](crate::pairs::capsule_contacts)),
+/// so a caller can reproduce them pair by pair.
 ///
-/// It is `closest.dist2 <= radius²` in `f32`, except for a pair flagged
+/// **In `f32`** it is `closest.dist2 <= radius²` in `f32`, except for a pair flagged
 /// [`Flags::DIST2_OUT_OF_RANGE`]: its squared distance under- or overflowed `f32` (two
 /// segments `1e-38` apart read `dist2 = 0`, two `1e20` apart read `+∞`), so comparing it
 /// with `radius²` would report the first within a radius of `1e-45` and the second within
@@ -101,26 +278,78 @@ impl From<Found> for PairHit {
 /// (where neither can under- or overflow). A hit's `dist2` stays the kernel's `f32` value
 /// (`0` or `+∞` for such a pair); `s` and `t` give its points.
 ///
+/// **In `f64`, the range rule.** It is `closest.dist2 <= radius²` in `f64` whenever
+/// `radius²` is at least `2^-968` and finite (`radius` from about `2e-146` to `1.3e154`), or
+/// `radius` is `+∞`: a squared distance that left `f64`'s range is then on the right side
+/// of `radius²` whatever its true value (one that overflowed, `+∞` and flagged
+/// [`Flags::DIST2_OUT_OF_RANGE`], is beyond any such radius; one that underflowed within
+/// it). For a radius of `0` (a squared distance that underflowed to `0` is not a distance
+/// of `0`) and beyond, when the squared distance and `radius²` both overflowed (segments
+/// more than about `1.3e154` apart, a larger radius) or both underflowed, the pair is
+/// decided at a scale where neither does: the kernel's separation `(A0 - B0) + s·dA - t·dB`
+/// formed from the end points scaled by one power of two `2^e` (chosen from the pair's size
+/// and the separation's, so that the larger of it and `radius·2^e` is about 1), its square
+/// against `(radius·2^e)²`. Scaling by a power of two changes no rounding that stays
+/// normal, so the pair is within the radius exactly when the same pair and radius scaled
+/// into the ordinary range are: the decisions of a scene at `1e300` are those of the scene
+/// at `1`, bit for bit. The radius of a pair of capsules is `rA + rB` summed in `f64` (an
+/// infinite sum holds every finite pair).
+///
 /// A pair with a non-finite coordinate (NaN `dist2`) is never within any radius.
 ///
 /// ```
-/// use segbatch::{Options, Segment};
-/// use segbatch::reference::closest_points_with;
-/// use segbatch::sets::within_radius;
+/// use segbatch::{Flags, Options, Segment, Segment64};
+/// use segbatch::reference::{closest_points, closest_points_with};
+/// use segbatch::sets::{pair_distance, within_radius};
 /// let a = Segment::new([0.0, 0.0, 0.0], [1e-30, 0.0, 0.0]);
 /// let b = Segment::new([0.0, 1e-38, 0.0], [1e-30, 1e-38, 0.0]);
 /// let c = closest_points_with(&a, &b, &Options::SEGMENTS);
 /// assert_eq!(c.dist2, 0.0); // 1e-76 underflows
 /// assert!(!within_radius(&a, &b, &c, 1e-45)); // but the pair is 1e-38 apart
 /// assert!(within_radius(&a, &b, &c, 2e-38));
+/// // Two parallel f64 segments 2e300 apart: their squared distance overflows.
+/// let a = Segment64::new([0.0, 0.0, 0.0], [1e300, 0.0, 0.0]);
+/// let b = Segment64::new([0.0, 2e300, 0.0], [1e300, 2e300, 0.0]);
+/// let c = closest_points(&a, &b);
+/// assert_eq!(c.dist2, f64::INFINITY);
+/// assert!(c.flags.contains(Flags::DIST2_OUT_OF_RANGE));
+/// assert!(!within_radius(&a, &b, &c, 1.9e300));
+/// assert!(within_radius(&a, &b, &c, 2e300));
+/// assert_eq!(pair_distance(&a, &b, &c), 2e300);
 /// ```
 #[must_use]
-pub fn within_radius(a: &Segment, b: &Segment, closest: &Closest, radius: f32) -> bool {
-    if closest.flags.contains(Flags::DIST2_OUT_OF_RANGE) {
-        within_wide(a, b, closest.s, closest.t, radius)
-    } else {
-        closest.dist2 <= radius * radius
-    }
+pub fn within_radius<E: SetElement>(
+    a: &E::Segment,
+    b: &E::Segment,
+    closest: &Closest<E>,
+    radius: E,
+) -> bool {
+    E::within_radius(a, b, closest, radius)
+}
+
+/// The distance of segments `a` and `b` whose closest points are `closest`, finite
+/// whenever it is representable: `closest.distance()` (`sqrt(dist2)`) when `dist2` is
+/// within the element's range; else the distance at the closest points measured where it
+/// cannot under- or overflow (as [`within_radius`] decides such a pair): in `f32`, for a
+/// pair flagged [`Flags::DIST2_OUT_OF_RANGE`], `|a(s) - b(t)|` in `f64`, rounded to `f32`;
+/// in `f64`, when `dist2` is below `2^-968` or not finite (segments more than about
+/// `1.3e154` apart, closest points less than about `2e-146` apart), the kernel's
+/// separation at `(s, t)` at a power-of-two scale, scaled back. `+∞` only beyond the
+/// element's largest value; NaN for a pair with a non-finite coordinate.
+///
+/// ```
+/// use segbatch::{Options, Segment};
+/// use segbatch::reference::closest_points_with;
+/// use segbatch::sets::pair_distance;
+/// let a = Segment::new([0.0, 0.0, 0.0], [1e-30, 0.0, 0.0]);
+/// let b = Segment::new([0.0, 1e-38, 0.0], [1e-30, 1e-38, 0.0]);
+/// let c = closest_points_with(&a, &b, &Options::SEGMENTS);
+/// assert_eq!(c.distance(), 0.0); // 1e-76 underflows
+/// assert_eq!(pair_distance(&a, &b, &c), 1e-38);
+/// ```
+#[must_use]
+pub fn pair_distance<E: SetElement>(a: &E::Segment, b: &E::Segment, closest: &Closest<E>) -> E {
+    E::pair_distance(a, b, closest)
 }
 
 /// The number of records of `set` with a NaN or infinite coordinate.
@@ -165,426 +394,131 @@ pub fn count_non_finite<'a, T: Record<C, E> + 'a, E: bytemuck::Pod + Into<f64>, 
     bad.iter().filter(|&&b| b).count()
 }
 
-/// The narrow phase of the 3D radius queries: `a[i]` against `b[j]` by the kernel over
-/// gathered index pairs, `dist2 <= r²` with `r` the query's radius or `rI + rJ`.
-struct Within3 {
-    /// Both sets' segments in the grid's order (by position), as rows: the kernel gathers
-    /// its lanes near where the grid read their spheres, eight pairs at a time with two
-    /// transposes.
-    rows: Rows,
-    /// `None` within one set; `Some(na)` when ids `>= na` are B's.
-    split: Option<u32>,
-    options: Options,
-    /// The radius of every pair, or `0` with per-object radii.
-    radius: f32,
-    /// Per-object radii, kept in each row (value [`PAD`]): a pair's radius is `rI + rJ`.
-    each: bool,
-    skip_shared: bool,
+/// The radius of a query over `a` alone (`b` `None`) or `a` against `b`, checked against
+/// the sets, and the sets' sizes checked.
+///
+/// # Errors
+/// As [`PairRadius::one_set`] and [`PairRadius::two_sets`]; [`Error::TooManyObjects`] for
+/// more than `u32::MAX` segments in a set.
+fn checked<'v, E: SetElement>(
+    radius: Radius<'v, E>,
+    a: SegmentsView<'v, E>,
+    b: Option<SegmentsView<'v, E>>,
+) -> Result<PairRadius<'v, E>, Error> {
+    let radius = match b {
+        None => PairRadius::one_set(radius, a.len())?,
+        Some(b) => PairRadius::two_sets(radius, a.len(), b.len())?,
+    };
+    check_u32(a.len().max(b.map_or(0, |b| b.len())))?;
+    Ok(radius)
 }
 
-/// The value of a row that holds the object's own radius.
-const PAD: usize = pad_slot(3);
-
-/// A segment of the grid's refinement ([`Probe::refine`]), splat to every lane: the radius
-/// queries' [`Narrow::probe`], in `f32` and (in the local frame of the grid) in `f64`.
-#[derive(Clone, Copy)]
-pub(super) struct Probe {
-    p0: [f32x8; 3],
-    d: [f32x8; 3],
-    inv_dd: f32x8,
-    radius: f32x8,
-    room: f32x8,
-}
-
-/// The refinement's room for rounding, times `|w|₁ + |d|₁` of a lane (`w` from the
-/// segment's start to the sphere's centre, `d` its direction): the rounding of the
-/// point-to-segment distance (`w`, `t` and `e` below, a few `ε/2` each of `|w| + |d|`)
-/// and the kernel's own error, which is relative to the pair's extent (module docs of
-/// [`crate::sets`]): a pair of extent `L` is reported only if its segments come within
-/// the radius and `ε·L` of each other, and `L <= |w| + |d| + 3ρ`, the `ρ` part being in
-/// [`BOUND_REL`].
-const REFINE_REL: f32 = 8.0 * f32::EPSILON;
-/// The refinement's room whatever the coordinates: the kernel's rounding where its values
-/// are subnormal (as the spheres' floor).
-const REFINE_FLOOR: f32 = 1.0 / (1u128 << 72) as f32;
-/// Below this squared length of `p`, or squared bound, the refinement keeps every lane
-/// (`1/|d|²` or the squares would lose their precision to subnormals).
-const REFINE_TINY: f32 = 1.0 / (1u128 << 100) as f32;
-
-impl Probe {
-    /// Segment `seg` (as the grid's rows hold it), its direction and the refinement's room
-    /// for rounding, splat, when its squared length is a normal number above
-    /// [`REFINE_TINY`]; `radius` is how far beyond the other's sphere a segment of a pair
-    /// may lie (the query's radius, or with per-object radii the segment's own, the
-    /// other's being in its sphere; a segment rounded into a local frame adds its rounding,
-    /// [`crate::prune::frame_rounding`], as its sphere does).
-    #[inline(always)]
-    pub(super) fn of(seg: &Segment, radius: f32) -> Option<Probe> {
-        let Segment { p0, p1 } = *seg;
-        let d: [f32; 3] = core::array::from_fn(|k| p1[k] - p0[k]);
-        let dd = d[0].mul_add(d[0], d[1].mul_add(d[1], d[2] * d[2]));
-        if !(REFINE_TINY..=f32::MAX).contains(&dd) {
-            return None;
-        }
-        Some(Probe {
-            p0: p0.map(f32x8::splat),
-            d: d.map(f32x8::splat),
-            inv_dd: f32x8::splat(1.0 / dd),
-            radius: f32x8::splat(radius),
-            room: f32x8::splat(REFINE_REL * (d[0].abs() + d[1].abs() + d[2].abs()) + REFINE_FLOOR),
-        })
-    }
-
-    /// The segment against the spheres `(c, ρ)` of the group at `j`: if it and a segment
-    /// inside a sphere are within `r`, then `dist(p, c) <= ρ + r`, so a lane whose
-    /// point-to-segment distance exceeds that bound (grown for rounding by [`BOUND_REL`]
-    /// and the room: [`REFINE_REL`], [`REFINE_FLOOR`]) cannot be reported (with
-    /// per-object radii `r = rP + rQ` and `ρ` already holds `rQ`, so the bound is
-    /// `ρ + rP`). It drops about
-    /// half of the sphere test's candidates on short segments (a sphere around a stick is
-    /// mostly empty) for less than the gathered kernel would spend on them. Lanes where
-    /// the computation overflows (a non-finite `e²`) are kept.
-    #[inline(always)]
-    pub(super) fn refine(&self, j: usize, spheres: &SphereColumns<3>, bits: u32) -> u32 {
-        let (centre, rad) = spheres.group(j);
-        let w: [f32x8; 3] = core::array::from_fn(|k| centre[k] - self.p0[k]);
-        let d = &self.d;
-        let wd = w[0].fma(d[0], w[1].fma(d[1], w[2] * d[2]));
-        let t = (wd * self.inv_dd).max_ps(f32x8::ZERO).min_ps(f32x8::ONE);
-        let e: [f32x8; 3] = core::array::from_fn(|k| w[k] - t * d[k]);
-        let e2 = e[0].fma(e[0], e[1].fma(e[1], e[2] * e[2]));
-        let w1 = w[0].abs() + w[1].abs() + w[2].abs();
-        let room = w1.fma(f32x8::splat(REFINE_REL), self.room);
-        let bound = (rad + self.radius).fma(f32x8::splat(BOUND_REL), room);
-        let bound2 = bound * bound;
-        let keep = e2.simd_le(bound2) | !e2.is_finite() | bound2.simd_lt(f32x8::splat(REFINE_TINY));
-        bits & keep.to_bitmask()
-    }
-}
-
-/// True when A and B share an end point (coordinates equal with `==`), the brute-force
-/// query's test.
-fn shares(a: &Segment, b: &Segment) -> bool {
-    [a.p0, a.p1]
-        .iter()
-        .any(|p| [b.p0, b.p1].iter().any(|q| p == q))
-}
-
-impl Within3 {
-    /// The segment at position `p`.
-    #[inline(always)]
-    fn at(&self, p: usize) -> Segment {
-        let r = &self.rows.get().0[p].0;
-        Segment::new([r[0], r[1], r[2]], [r[3], r[4], r[5]])
-    }
-
-    /// The own radius of the object at position `p` (`0` without per-object radii).
-    #[inline(always)]
-    fn own(&self, p: usize) -> f32 {
-        self.rows.get().0[p].0[PAD]
-    }
-
-    /// The radius of the pair at positions `p` (A's) and `q`: the query's, or `rP + rQ`.
-    #[inline(always)]
-    fn pair_radius(&self, p: usize, q: usize) -> f32 {
-        if self.each {
-            self.own(p) + self.own(q)
-        } else {
-            self.radius
-        }
-    }
-}
-
-impl Narrow<3> for Within3 {
-    type Hit = Found;
-    type Probe = Probe;
-    type Scratch = ClosestBatch;
-
-    fn split(&self) -> Option<u32> {
-        self.split
-    }
-
-    fn pair(hit: &Found) -> (u32, u32) {
-        (hit.i, hit.j)
-    }
-
-    #[inline(always)]
-    fn probe(&self, p: usize) -> Option<Probe> {
-        // With per-object radii the spheres are grown by their own radius already.
-        Probe::of(
-            &self.at(p),
-            if self.each { self.own(p) } else { self.radius },
-        )
-    }
-
-    #[inline(always)]
-    fn refine(&self, probe: &Probe, j: usize, spheres: &SphereColumns<3>, bits: u32) -> u32 {
-        probe.refine(j, spheres, bits)
-    }
-
-    fn decide(
-        &self,
-        ids: &[u32],
-        candidates: &[(u32, u32)],
-        scratch: &mut ClosestBatch,
-        out: &mut Kept<Found>,
-    ) {
-        let outputs = Outputs {
-            params: true,
-            points: false,
-            flags: true,
-        };
-        closest_rows_into(&self.rows, candidates, &self.options, outputs, scratch);
-        let (d, s, t, flags) = (scratch.dist2(), scratch.s(), scratch.t(), scratch.flags());
-        let b_first = self.split.unwrap_or(0);
-        // Every candidate is written and kept when a hit: about half of them are hits, in
-        // no pattern, and a branch on that was the narrow phase's most mispredicted one
-        // (callgrind --branch-sim on hair).
-        out.reserve(candidates.len());
-        for (k, &(p, q)) in candidates.iter().enumerate() {
-            let (a, b) = (p as usize, q as usize);
-            let r = self.pair_radius(a, b);
-            let within = if flags[k].contains(Flags::DIST2_OUT_OF_RANGE) {
-                within_wide(&self.at(a), &self.at(b), s[k], t[k], r)
-            } else {
-                d[k] <= r * r
-            };
-            let keep = within && !(self.skip_shared && shares(&self.at(a), &self.at(b)));
-            let hit = Found {
-                i: ids[a],
-                j: ids[b].wrapping_sub(b_first),
-                dist2: d[k],
-                s: s[k],
-                t: t[k],
-            };
-            out.put(hit, keep);
-        }
-    }
-}
-
-/// Two sets one of which has at most this many objects are tested by brute force (tiles
-/// with the bounding-sphere prefilter): `FEW · M` pair tests cost less than a grid over the
-/// `M` others, and a crowded cell cannot make the grid's sweep compare the many with each
-/// other (it enumerates the pairs of a cell before dropping those within one set). A few
-/// sight paths against a clump of 100K hair strands take a millisecond either way.
-pub(super) const FEW: usize = 32;
-
-/// A pruned radius query: the plan and its narrow phase, or `None` when the grid does not
-/// apply (rays or lines, an infinite radius for every pair, more than `u32::MAX` objects).
-/// With per-object radii each object's sphere is grown by its own radius and the grid
-/// looks for spheres that meet (a query radius of `0`): the cells are sized by the
-/// largest grown sphere, and every candidate is decided once, with `rI + rJ`.
-fn pruned(
-    a: SegmentsView<'_>,
-    b: Option<SegmentsView<'_>>,
-    radius: PairRadius<'_>,
-    skip_shared: bool,
-    options: &Options,
+/// Every hit of the tiles, sorted by `(i, j)`, appended to `out` (which the callers clear
+/// before validating their inputs), grown with `try_reserve` block by block: the blocks of
+/// [`Tiles::each`], then one sort (on all cores when `parallel`).
+///
+/// # Errors
+/// [`Error::OutOfMemory`] naming `what` when `out` cannot grow (`out` is then empty).
+fn tiles_collect<E: SetElement>(
+    tiles: &Tiles<'_, E>,
     parallel: bool,
-) -> Option<(Plan<3>, Within3)> {
-    if options.extent_a != Extent::Segment || options.extent_b != Extent::Segment {
-        return None;
-    }
-    let na = a.len();
-    if b.is_some_and(|b| na.min(b.len()) <= FEW) {
-        return None;
-    }
-    let object = |i: usize| match b {
-        Some(b) if i >= na => b.at(i - na),
-        _ => a.at(i),
-    };
-    let own = |i: usize| {
-        if i < na {
-            radius.of_a(i)
-        } else {
-            radius.of_b(i - na)
+    what: &'static str,
+    out: &mut Vec<Hit<E>>,
+) -> Result<(), Error> {
+    let mut short = None;
+    tiles.each(parallel, <[Hit<E>]>::to_vec, |block: Vec<Hit<E>>| {
+        if out.try_reserve(block.len()).is_err() {
+            short = Some(out.len() + block.len());
+            return false;
         }
-    };
-    let n = na.checked_add(b.map_or(0, |b| b.len()))?;
-    let (uniform, pad) = match radius.uniform() {
-        Some(r) => (r, None),
-        None => (0.0, Some(&own as &(dyn Fn(usize) -> f32 + Sync))),
-    };
-    let (grid, rows) = Grid::build(n, object, pad, uniform, Layout::Columns, parallel)?;
-    let plan = Plan::new(grid, uniform);
-    let narrow = Within3 {
-        rows: Rows::one(rows),
-        split: b.map(|_| na as u32),
-        options: *options,
-        radius: uniform,
-        each: pad.is_some(),
-        skip_shared,
-    };
-    Some((plan, narrow))
-}
-
-/// The brute-force radius query over tiles (rays and lines, an infinite radius, a side of
-/// at most [`FEW`] objects): `go` gets the tile loop and its shape `(na, nb, tests)`. The
-/// sphere prefilter runs for segments with one radius for every pair.
-fn brute<R>(
-    a: SegmentsView<'_>,
-    b: Option<SegmentsView<'_>>,
-    radius: PairRadius<'_>,
-    skip_shared: bool,
-    options: &Options,
-    go: impl FnOnce(&Within<'_, '_>, (usize, usize, usize)) -> R,
-) -> R {
-    let uniform = radius.uniform();
-    let prefilter = |v| uniform.and_then(|_| spheres(v, options));
-    let sa = prefilter(a);
-    let sb = b.map(prefilter);
-    let nb_all = b.map_or(a.len(), |b| b.len());
-    // B's radii padded to whole groups, read eight at a time.
-    let b_radii: Vec<f32> = match uniform {
-        Some(_) => Vec::new(),
-        None => (0..padded_len(nb_all))
-            .map(|j| if j < nb_all { radius.of_b(j) } else { 0.0 })
-            .collect(),
-    };
-    let upper = b.is_none();
-    let b = b.unwrap_or(a);
-    let job = Within {
-        a: Side::new(a),
-        b: Side::new(b),
-        spheres: match &sb {
-            None => sa.as_ref().map(|s| (s, s)),
-            Some(sb) => sa.as_ref().zip(sb.as_ref()),
-        },
-        splat: Splat::new(&options.params()),
-        radius,
-        b_radii: &b_radii,
-        uniform: f32x8::splat(uniform.unwrap_or(0.0)),
-        upper,
-        skip_shared,
-    };
-    let (na, nb) = (a.len(), b.len());
-    let tests = if upper {
-        na.saturating_mul(na) / 2
-    } else {
-        na.saturating_mul(nb)
-    };
-    go(&job, (na, nb, tests))
+        out.extend_from_slice(&block);
+        true
+    });
+    if let Some(elements) = short {
+        out.clear();
+        return Err(Error::OutOfMemory { what, elements });
+    }
+    #[cfg(feature = "rayon")]
+    if parallel {
+        use rayon::slice::ParallelSliceMut;
+        out.par_sort_unstable_by_key(|h| (h.i, h.j));
+        return Ok(());
+    }
+    out.sort_unstable_by_key(|h| (h.i, h.j));
+    Ok(())
 }
 
 /// Every hit of `a` against `b` (or of `a` with itself, `i < j`), sorted by `(i, j)`,
-/// into `out` (after the checks), grown with `try_reserve`.
-#[allow(clippy::too_many_arguments)]
-fn collected(
-    a: SegmentsView<'_>,
-    b: Option<SegmentsView<'_>>,
-    radius: PairRadius<'_>,
-    skip: bool,
+/// into `out` (cleared first, after the checks), grown with `try_reserve`: the grid's
+/// tasks ([`pruned`]), or the brute-force tiles.
+pub(super) fn collected<'v, E: SetElement>(
+    a: SegmentsView<'v, E>,
+    b: Option<SegmentsView<'v, E>>,
+    (radius, skip): (Radius<'v, E>, bool),
     options: &Options,
     parallel: bool,
-    what: &'static str,
-    out: &mut Vec<Hit>,
+    (what, out): (&'static str, &mut Vec<Hit<E>>),
 ) -> Result<(), Error> {
-    match pruned(a, b, radius, skip, options, parallel) {
-        Some((plan, narrow)) => {
-            let r = plan.collect(&narrow, a.len(), Hit::from, parallel, (what, &mut *out));
-            if r.is_err() {
-                out.clear();
-            }
-            r
-        }
-        None => brute(a, b, radius, skip, options, |job, shape| {
-            job.collect(shape, parallel, what, out)
-        }),
+    out.clear();
+    let radius = checked(radius, a, b)?;
+    let done = match pruned(a, b, radius, skip, options, parallel) {
+        Some((plan, narrow)) => plan.collect(&narrow, a.len(), |h| h, parallel, (what, out)),
+        None => tiles_collect(
+            &Tiles::new(a, b, radius, skip, options),
+            parallel,
+            what,
+            out,
+        ),
+    };
+    if done.is_err() {
+        out.clear();
     }
-}
-
-/// All pairs `i < j` of `set` within `radius`, sorted, into `out` (after the checks).
-pub(super) fn self_within(
-    set: SegmentsView<'_>,
-    radius: Radius<'_>,
-    shared: SharedEndpoints,
-    options: &Options,
-    parallel: bool,
-    out: &mut Vec<Hit>,
-) -> Result<(), Error> {
-    out.clear();
-    let radius = PairRadius::one_set(radius, set.len())?;
-    check_u32(set.len())?;
-    let skip = shared == SharedEndpoints::Skip;
-    let what = "self_pairs_within output";
-    collected(set, None, radius, skip, options, parallel, what, out)
-}
-
-/// All pairs of `a` and `b` within `radius`, sorted, into `out` (after the checks).
-pub(super) fn within_sets(
-    a: SegmentsView<'_>,
-    b: SegmentsView<'_>,
-    radius: Radius<'_>,
-    options: &Options,
-    parallel: bool,
-    out: &mut Vec<Hit>,
-) -> Result<(), Error> {
-    out.clear();
-    let radius = PairRadius::two_sets(radius, a.len(), b.len())?;
-    check_u32(a.len().max(b.len()))?;
-    let what = "pairs_within output";
-    collected(a, Some(b), radius, false, options, parallel, what, out)
+    done
 }
 
 /// Streams the hits of `a` against `b` (or of `a` with itself) to `sink` as [`PairHit`]
-/// blocks of at most [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS): the grid's tasks, or the
-/// brute-force tiles; `sink` answering `false` stops the query.
-fn stream(
-    a: SegmentsView<'_>,
-    b: Option<SegmentsView<'_>>,
-    (radius, skip): (PairRadius<'_>, bool),
+/// blocks of at most [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), after the checks:
+/// the grid's tasks, or the brute-force tiles; `sink` answering `false` stops the query.
+fn streamed<'v, E: SetElement>(
+    a: SegmentsView<'v, E>,
+    b: Option<SegmentsView<'v, E>>,
+    (radius, skip): (Radius<'v, E>, bool),
     options: &Options,
     parallel: bool,
-    sink: &mut dyn FnMut(&[PairHit]) -> bool,
-) {
-    let mut deliver = |block: Vec<PairHit>| sink(&block);
+    sink: &mut dyn FnMut(&[PairHit<E>]) -> bool,
+) -> Result<(), Error> {
+    let radius = checked(radius, a, b)?;
+    let finish =
+        |hits: &[Hit<E>]| -> Vec<PairHit<E>> { hits.iter().map(|&h| PairHit::from(h)).collect() };
+    let deliver = |block: Vec<PairHit<E>>| sink(&block);
     match pruned(a, b, radius, skip, options, parallel) {
-        Some((plan, narrow)) => {
-            let finish = |found: &[Found]| found.iter().map(|&f| PairHit::from(f)).collect();
-            plan.each(&narrow, parallel, finish, deliver);
-        }
-        None => brute(a, b, radius, skip, options, |job, shape| {
-            let finish = |hits: &[Hit]| {
-                hits.iter()
-                    .map(|h| PairHit {
-                        i: h.i,
-                        j: h.j,
-                        dist2: h.dist2,
-                    })
-                    .collect()
-            };
-            job.each(shape, parallel, finish, &mut deliver);
-        }),
+        Some((plan, narrow)) => plan.each(&narrow, parallel, finish, deliver),
+        None => Tiles::new(a, b, radius, skip, options).each(parallel, finish, deliver),
     }
+    Ok(())
 }
 
-fn each_self<'a, 'r>(
-    set: SegmentsView<'a>,
-    radius: Radius<'r>,
+fn each_self<'a, 'r, E: SetElement>(
+    set: SegmentsView<'a, E>,
+    radius: Radius<'r, E>,
     shared: SharedEndpoints,
     options: &Options,
     parallel: bool,
-    sink: &mut dyn FnMut(&[PairHit]) -> bool,
+    sink: &mut dyn FnMut(&[PairHit<E>]) -> bool,
 ) -> Result<(), Error> {
-    let radius = PairRadius::one_set(radius, set.len())?;
-    check_u32(set.len())?;
     let skip = shared == SharedEndpoints::Skip;
-    stream(set, None, (radius, skip), options, parallel, sink);
-    Ok(())
+    streamed(set, None, (radius, skip), options, parallel, sink)
 }
 
-fn each_pair<'a, 'b, 'r>(
-    a: SegmentsView<'a>,
-    b: SegmentsView<'b>,
-    radius: Radius<'r>,
+fn each_pair<'a, 'b, 'r, E: SetElement>(
+    a: SegmentsView<'a, E>,
+    b: SegmentsView<'b, E>,
+    radius: Radius<'r, E>,
     options: &Options,
     parallel: bool,
-    sink: &mut dyn FnMut(&[PairHit]) -> bool,
+    sink: &mut dyn FnMut(&[PairHit<E>]) -> bool,
 ) -> Result<(), Error> {
-    let radius = PairRadius::two_sets(radius, a.len(), b.len())?;
-    check_u32(a.len().max(b.len()))?;
-    stream(a, Some(b), (radius, false), options, parallel, sink);
-    Ok(())
+    streamed(a, Some(b), (radius, false), options, parallel, sink)
 }
 
 stream_forms! {
@@ -599,9 +533,10 @@ stream_forms! {
     /// collected list by `(i, j)` to compare). Rays, lines and an infinite radius take the
     /// brute-force tiles, streamed the same way: blocks of 64 rows in order, each block
     /// sorted by `(i, j)`. Members with a NaN or infinite coordinate are never within any
-    /// radius ([`count_non_finite`] counts them); a pair whose
-    /// squared distance under- or overflows `f32` is decided in `f64`
-    /// ([`within_radius`]).
+    /// radius ([`count_non_finite`] counts them); a pair whose squared distance leaves the
+    /// precision's range is decided as [`within_radius`] states. On
+    /// [`Segments64`](crate::Segments64) the query runs in `f64` (the grid in a local frame,
+    /// the `f64` kernel deciding) and streams [`PairHit64`](crate::sets::PairHit64)s.
     ///
     /// # Errors
     /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
@@ -624,8 +559,8 @@ stream_forms! {
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     pub fn for_each_self_pair_within / par_for_each_self_pair_within
-        <'a, 'r>(set: impl Into<SegmentsView<'a>>, radius: impl Into<Radius<'r>>, shared: SharedEndpoints, options: &Options)
-        -> sink(&[PairHit]) = each_self;
+        <'a, 'r; E: SetElement>(set: impl Into<SegmentsView<'a, E>>, radius: impl Into<Radius<'r, E>>, shared: SharedEndpoints, options: &Options)
+        -> sink(&[PairHit<E>]) = each_self;
 }
 
 stream_forms! {
@@ -653,14 +588,14 @@ stream_forms! {
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     pub fn for_each_pair_within / par_for_each_pair_within
-        <'a, 'b, 'r>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: impl Into<Radius<'r>>, options: &Options)
-        -> sink(&[PairHit]) = each_pair;
+        <'a, 'b, 'r; E: SetElement>(a: impl Into<SegmentsView<'a, E>>, b: impl Into<SegmentsView<'b, E>>, radius: impl Into<Radius<'r, E>>, options: &Options)
+        -> sink(&[PairHit<E>]) = each_pair;
 }
 
 query_forms! {
     /// Every pair `(i, j)` of `a[i]` and `b[j]` whose squared distance is at most
     /// `radius²`, segment against segment, sorted by `(i, j)`. `radius` is one for every
-    /// pair (an `f32`), one an object of A ([`Radius::Each`], from a slice: B's objects are
+    /// pair (a number of the sets' precision), one an object of A ([`Radius::Each`], from a slice: B's objects are
     /// bare segments) or one an object of each side ([`Radius::Sides`]: a pair reported
     /// when `distance <= ra[i] + rb[j]`), each pair decided once.
     ///
@@ -677,9 +612,9 @@ query_forms! {
     /// assert_eq!((hits[0].i, hits[0].j, hits[0].dist2), (0, 0, 0.25));
     /// ```
     pub fn pairs_within / pairs_within_into / par_pairs_within / par_pairs_within_into
-        <'a, 'b, 'r>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radius: impl Into<Radius<'r>>)
+        <'a, 'b, 'r; E: SetElement>(a: impl Into<SegmentsView<'a, E>>, b: impl Into<SegmentsView<'b, E>>, radius: impl Into<Radius<'r, E>>)
         with (options: &Options = &Options::SEGMENTS)
-        -> Vec<Hit> = within_forms;
+        -> Vec<Hit<E>> = within_forms;
     /// The general form of [`pairs_within`]: extents and tolerance from `options`, the hits
     /// written into `out` (cleared first, allocation reused). The parallel forms split the
     /// pair space into rectangles of tiles above
@@ -706,13 +641,267 @@ query_forms! {
     into;
 }
 
-fn within_forms<'a, 'b, 'r>(
-    a: SegmentsView<'a>,
-    b: SegmentsView<'b>,
-    radius: Radius<'r>,
+fn within_forms<'a, 'b, 'r, E: SetElement>(
+    a: SegmentsView<'a, E>,
+    b: SegmentsView<'b, E>,
+    radius: Radius<'r, E>,
     options: &Options,
     parallel: bool,
-    out: &mut Vec<Hit>,
+    out: &mut Vec<Hit<E>>,
 ) -> Result<(), Error> {
-    within_sets(a, b, radius, options, parallel, out)
+    let what = "pairs_within output";
+    collected(a, Some(b), (radius, false), options, parallel, (what, out))
+}
+
+impl<E: SetElement> Ranked for Hit<E> {
+    #[inline]
+    fn pieces(&self) -> (u32, u32) {
+        (self.i, self.j)
+    }
+
+    /// The squared distance's bits (in `f64`, where an `f32` converts exactly): a hit's
+    /// `dist2` is never NaN and never negative, and the bits of non-negative `f64`s order
+    /// as their values do.
+    #[inline]
+    fn distance_key(&self) -> u64 {
+        self.dist2.into().to_bits()
+    }
+}
+
+/// Runs the row query of `a` (against `b`, or within `a`) at `radius`, segment against
+/// segment, and hands its blocks of row hits to `sink` (each row pair at most once a task;
+/// the brute-force tiles of small sets as one block, each row pair once).
+///
+/// # Errors
+/// As [`checked`]; [`Error::OutOfMemory`] when the brute-force hits cannot be held.
+fn each_row<E: SetElement>(
+    a: SegmentsView<'_, E>,
+    b: Option<SegmentsView<'_, E>>,
+    rows: Rows<'_>,
+    radius: Radius<'_, E>,
+    answer: RowAnswer,
+    parallel: bool,
+    sink: &mut RowSink<'_, Hit<E>>,
+) -> Result<(), Error> {
+    let radius = checked(radius, a, b)?;
+    let options = &Options::SEGMENTS;
+    match pruned(a, b, radius, false, options, parallel) {
+        Some((plan, inner)) => {
+            let by_position = b.is_none().then(|| rows.by_position(plan.ids()));
+            let narrow = ByRow {
+                inner,
+                rows,
+                by_position,
+                answer,
+            };
+            plan.each(&narrow, parallel, <[_]>::to_vec, |block: Vec<_>| {
+                sink(&block)
+            });
+        }
+        None => {
+            let what = "row query output";
+            let mut hits = Vec::new();
+            tiles_collect(
+                &Tiles::new(a, b, radius, false, options),
+                parallel,
+                what,
+                &mut hits,
+            )?;
+            let mut out = Vec::new();
+            super::rows::of_pieces(&hits, rows, what, &mut out)?;
+            super::rows::once(&mut out, parallel);
+            sink(&out);
+        }
+    }
+    Ok(())
+}
+
+fn rows_within_run<'a, E: SetElement>(
+    set: SegmentsView<'a, E>,
+    rows: &[u32],
+    radius: Radius<'_, E>,
+    answer: RowAnswer,
+    parallel: bool,
+    out: &mut Vec<RowHit<Hit<E>>>,
+) -> Result<(), Error> {
+    out.clear();
+    let rows = Rows::checked(rows, set.len(), None)?;
+    let query = (set, None, radius, answer);
+    collect_rows(query, rows, parallel, "rows_within output", out)
+}
+
+/// The row hits of [`each_row`] on `(a, b, radius, answer)`, collected into `out` (empty
+/// on an error).
+fn collect_rows<E: SetElement>(
+    (a, b, radius, answer): (
+        SegmentsView<'_, E>,
+        Option<SegmentsView<'_, E>>,
+        Radius<'_, E>,
+        RowAnswer,
+    ),
+    rows: Rows<'_>,
+    parallel: bool,
+    what: &'static str,
+    out: &mut Vec<RowHit<Hit<E>>>,
+) -> Result<(), Error> {
+    let mut failed = Ok(());
+    super::rows::collect(
+        |sink| failed = each_row(a, b, rows, radius, answer, parallel, sink),
+        parallel,
+        what,
+        out,
+    )?;
+    failed.inspect_err(|_| out.clear())
+}
+
+query_forms! {
+    /// Every pair of rows `a < b` of `set` that come within `radius` of each other (in the
+    /// precision of `set`, segment against segment: some piece of one and some piece of the
+    /// other have `dist2 <= r²`, decided as [`within_radius`] decides), each once, sorted by
+    /// `(a, b)`; `rows[i]` is the row of `set[i]`. `r` is `radius` for a number, or
+    /// `radii[i] + radii[j]` for one radius a piece ([`Radius::Each`]). Pairs of pieces of one row are
+    /// masked in the grid's scan, never decided; with [`RowAnswer::Any`] (the default) a
+    /// row pair stops being decided once it met, with [`RowAnswer::Least`] each row pair
+    /// reports its closest piece pair (the rows' distance: [`RowHit`]).
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::rows_within;
+    /// // Two tracks 25 m apart at UTM coordinates, and a third far away.
+    /// let (e, n) = (500_000.0, 5_000_000.0);
+    /// let set = Segments64::from(&[
+    ///     Segment64::new([e, n, 0.0], [e + 10.0, n, 0.0]),
+    ///     Segment64::new([e + 10.0, n, 0.0], [e + 20.0, n, 0.0]),
+    ///     Segment64::new([e + 20.0, n + 25.0, 0.0], [e + 40.0, n + 25.0, 0.0]),
+    ///     Segment64::new([e + 900.0, n, 0.0], [e + 910.0, n, 0.0]),
+    /// ]);
+    /// let hits = rows_within(&set, &[0, 0, 1, 2], 25.0);
+    /// assert_eq!(hits.iter().map(|h| (h.a, h.b)).collect::<Vec<_>>(), vec![(0, 1)]);
+    /// assert_eq!(hits[0].hit.dist2, 625.0);
+    /// ```
+    pub fn rows_within / rows_within_into / par_rows_within / par_rows_within_into
+        <'a, 'r, 'q; E: SetElement>(set: impl Into<SegmentsView<'a, E>>, rows: &'r [u32], radius: impl Into<Radius<'q, E>>)
+        with (answer: RowAnswer = RowAnswer::Any)
+        -> Vec<RowHit<Hit<E>>> = rows_within_run;
+    /// The general form of [`rows_within`]: `answer` picks the hit each row pair reports;
+    /// the row hits are written into `out` (cleared first, allocation reused, grown with
+    /// `try_reserve`).
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::{rows_within_into, RowAnswer};
+    /// let set = Segments64::from(&[
+    ///     Segment64::new([0.0, 0.0, 0.0], [10.0, 0.0, 0.0]),
+    ///     Segment64::new([0.0, 3.0, 0.0], [5.0, 3.0, 0.0]),
+    ///     Segment64::new([5.0, 3.0, 0.0], [5.0, 1.0, 0.0]),
+    /// ]);
+    /// let mut hits = Vec::new();
+    /// rows_within_into(&set, &[0, 1, 1], 4.0, RowAnswer::Least, &mut hits)?;
+    /// assert_eq!((hits[0].hit.j, hits[0].hit.dist2), (2, 1.0)); // the closest piece pair
+    /// assert!(rows_within_into(&set, &[0, 1, 1], -1.0, RowAnswer::Any, &mut hits).is_err());
+    /// // The same in `f32`.
+    /// let set: segbatch::Segments = set.iter().map(|s| {
+    ///     segbatch::Segment::new(s.p0.map(|x| x as f32), s.p1.map(|x| x as f32))
+    /// }).collect();
+    /// let mut hits = Vec::new();
+    /// rows_within_into(&set, &[0, 1, 1], 4.0, RowAnswer::Least, &mut hits)?;
+    /// assert_eq!((hits[0].hit.j, hits[0].hit.dist2), (2, 1.0f32));
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidRadius`] when a radius is negative or NaN (the first such index of a
+    /// list); [`Error::LengthMismatch`] when `rows` is not one row a segment, or a list not
+    /// one radius a segment; [`Error::TooManyObjects`] for more than
+    /// `u32::MAX` segments; [`Error::OutOfMemory`] when the output cannot grow to the row
+    /// pairs found (`out` is then empty).
+    into;
+}
+
+#[allow(clippy::too_many_arguments)] // the query's inputs, as its forms take them
+fn rows_within_between_run<'a, 'b, E: SetElement>(
+    a: SegmentsView<'a, E>,
+    rows_a: &[u32],
+    b: SegmentsView<'b, E>,
+    rows_b: &[u32],
+    radius: Radius<'_, E>,
+    answer: RowAnswer,
+    parallel: bool,
+    out: &mut Vec<RowHit<Hit<E>>>,
+) -> Result<(), Error> {
+    out.clear();
+    let rows = Rows::checked(rows_a, a.len(), Some((rows_b, b.len())))?;
+    let query = (a, Some(b), radius, answer);
+    collect_rows(query, rows, parallel, "rows_within_between output", out)
+}
+
+query_forms! {
+    /// Every pair of a row `a` of set A and a row `b` of set B that come within `radius` of
+    /// each other, each once, sorted by `(a, b)` (`rows_a[i]` the row of `a[i]`, `rows_b[j]`
+    /// that of `b[j]`), decided as [`rows_within`] decides.
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::rows_within_between;
+    /// let wells = Segments64::from(&[Segment64::new([0.0, 0.0, 0.0], [0.0, 0.0, -100.0])]);
+    /// let faults = Segments64::from(&[
+    ///     Segment64::new([3.0, 0.0, -50.0], [3.0, 10.0, -50.0]),
+    ///     Segment64::new([30.0, 0.0, -50.0], [30.0, 10.0, -50.0]),
+    /// ]);
+    /// let hits = rows_within_between(&wells, &[0], &faults, &[5, 6], 3.0);
+    /// assert_eq!(hits.iter().map(|h| (h.a, h.b)).collect::<Vec<_>>(), vec![(0, 5)]);
+    /// ```
+    pub fn rows_within_between / rows_within_between_into
+        / par_rows_within_between / par_rows_within_between_into
+        <'a, 'b, 'r, 's, 'q; E: SetElement>(a: impl Into<SegmentsView<'a, E>>, rows_a: &'r [u32],
+            b: impl Into<SegmentsView<'b, E>>, rows_b: &'s [u32], radius: impl Into<Radius<'q, E>>)
+        with (answer: RowAnswer = RowAnswer::Any)
+        -> Vec<RowHit<Hit<E>>> = rows_within_between_run;
+    /// The general form of [`rows_within_between`] (`answer` as in
+    /// [`rows_within_into`]).
+    ///
+    /// # Errors
+    /// As [`rows_within_into`], for either set.
+    into;
+}
+
+fn each_row_within<'a, E: SetElement>(
+    set: SegmentsView<'a, E>,
+    rows: &[u32],
+    radius: Radius<'_, E>,
+    answer: RowAnswer,
+    parallel: bool,
+    sink: &mut RowSink<'_, Hit<E>>,
+) -> Result<(), Error> {
+    let rows = Rows::checked(rows, set.len(), None)?;
+    each_row(set, None, rows, radius, answer, parallel, sink)
+}
+
+stream_forms! {
+    /// The streaming form of [`rows_within_into`], for outputs larger than memory: the row
+    /// pairs within `radius` handed to `sink` in blocks of at most
+    /// [`MAX_BLOCK_HITS`](crate::sets::MAX_BLOCK_HITS), a task's blocks in the grid's order. A task reports each of its
+    /// row pairs once; a row pair whose pieces fall in several tasks comes once from each
+    /// (the collected forms keep the first by rank).
+    ///
+    /// ```
+    /// use segbatch::{Segment64, Segments64};
+    /// use segbatch::sets::{for_each_row_within, RowAnswer};
+    /// let set = Segments64::from(&[
+    ///     Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
+    ///     Segment64::new([0.0, 0.5, 0.0], [1.0, 0.5, 0.0]),
+    /// ]);
+    /// let mut pairs = Vec::new();
+    /// for_each_row_within(&set, &[3, 8], 1.0, RowAnswer::Any, |block| {
+    ///     pairs.extend(block.iter().map(|h| (h.a, h.b)));
+    /// })?;
+    /// assert_eq!(pairs, vec![(3, 8)]);
+    /// # Ok::<(), segbatch::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`rows_within_into`] (`sink` is not called).
+    pub fn for_each_row_within / par_for_each_row_within
+        <'a, 'r, 'q; E: SetElement>(set: impl Into<SegmentsView<'a, E>>, rows: &'r [u32], radius: impl Into<Radius<'q, E>>, answer: RowAnswer)
+        -> sink(&[RowHit<Hit<E>>]) = each_row_within;
 }

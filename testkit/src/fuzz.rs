@@ -14,8 +14,7 @@ use segbatch::planar::{
 };
 use segbatch::sets::{
     FirstHit, Hit, Hit64, PairHit, SegmentIndex64, SharedEndpoints, for_each_pair_within,
-    for_each_self_pair_within, pair_distance64, pairs_within, pairs_within64, self_pairs_within,
-    self_pairs_within64, within_radius64,
+    for_each_self_pair_within, pair_distance, pairs_within, self_pairs_within, within_radius,
 };
 use segbatch::{
     Closest, ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segment64, SegmentIndex,
@@ -340,7 +339,7 @@ fn same_contact(x: &Contact64, y: &Contact64) -> bool {
 
 /// Fuzz target (a), `f64` part: the pairs widened and scaled to an edge of `f64`'s range
 /// ([`edge_exponent_of`]); the batched `capsules_touch` (uniform and per-pair radii at the
-/// pair's threshold) is `within_radius64` over the reference pair by pair, and the batched
+/// pair's threshold) is `within_radius` over the reference pair by pair, and the batched
 /// `first_contact_segments64` (infinite radii included) is
 /// `reference::first_contact_segments64`.
 ///
@@ -364,7 +363,7 @@ pub fn range64_twins(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), St
     let radii: Vec<f64> = refs
         .iter()
         .enumerate()
-        .map(|(k, c)| radius_for(k, pair_distance64(&a[k], &b[k], c)))
+        .map(|(k, c)| radius_for(k, pair_distance(&a[k], &b[k], c)))
         .collect();
     let (sa, sb) = (Segments64::from(&a[..]), Segments64::from(&b[..]));
     let half: Vec<f64> = radii.iter().map(|r| 0.5 * r).collect();
@@ -374,7 +373,7 @@ pub fn range64_twins(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), St
         Radii64::per_pair(&half, &half).map_err(|e| e.to_string())?,
     );
     for k in 0..a.len() {
-        let want = within_radius64(&a[k], &b[k], &refs[k], half[k] + half[k]);
+        let want = within_radius(&a[k], &b[k], &refs[k], half[k] + half[k]);
         if mask.get(k) != Some(want) {
             return Err(format!(
                 "capsules_touch pair {k} at the range's edge: {:?}, the rule {want}\n a = {:?}\n b = {:?}\n r = {:e}\n {:?}",
@@ -393,7 +392,7 @@ pub fn range64_twins(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), St
         Radii64::uniform(r0, 0.0).map_err(|e| e.to_string())?,
     );
     for k in 0..a.len() {
-        let want = within_radius64(&a[k], &b[k], &refs[k], r0);
+        let want = within_radius(&a[k], &b[k], &refs[k], r0);
         if mask.get(k) != Some(want) {
             return Err(format!(
                 "capsules_touch (uniform {r0:e}) pair {k}: the rule {want}"
@@ -447,7 +446,7 @@ pub fn range64_rescaled(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(),
         let d = c.dist2.sqrt();
         if c.dist2 >= f64::MIN_POSITIVE {
             let want = shift(d, k);
-            let got = pair_distance64(&q[0], &q[1], &ck);
+            let got = pair_distance(&q[0], &q[1], &ck);
             if got.to_bits() != want.to_bits() {
                 return fail(format!(
                     "distance {got:e}, the ordinary one scaled {want:e}"
@@ -457,7 +456,7 @@ pub fn range64_rescaled(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(),
         for j in 0..6 {
             let r = radius_for(j, d);
             let want = c.dist2 <= r * r;
-            if within_radius64(&q[0], &q[1], &ck, shift(r, k)) != want {
+            if within_radius(&q[0], &q[1], &ck, shift(r, k)) != want {
                 return fail(format!(
                     "decided otherwise than at the ordinary scale, r = {r:e}"
                 ));
@@ -857,12 +856,12 @@ fn check_sets64(case: &SetCase) -> Result<(), String> {
     let (all, allk) = (Segments64::from(&wide[..]), Segments64::from(&scaled[..]));
     let shared = SharedEndpoints::Keep;
     let (want, got) = (
-        self_pairs_within64(&all, r, shared),
-        self_pairs_within64(&allk, rk, shared),
+        self_pairs_within(&all, r, shared),
+        self_pairs_within(&allk, rk, shared),
     );
     if keys(&want) != keys(&got) {
         return Err(format!(
-            "self_pairs_within64 at 2^{k} (r {rk:e}): {:?}\n ordinary {:?}",
+            "self_pairs_within at 2^{k} (r {rk:e}): {:?}\n ordinary {:?}",
             keys(&got),
             keys(&want)
         ));
@@ -876,9 +875,9 @@ fn check_sets64(case: &SetCase) -> Result<(), String> {
         Segments64::from(&scaled[..split]),
         Segments64::from(&scaled[split..]),
     );
-    let want = pairs_within64(&a, &b, r);
-    if keys(&want) != keys(&pairs_within64(&ak, &bk, rk)) {
-        return Err(format!("pairs_within64 at 2^{k} (r {rk:e})"));
+    let want = pairs_within(&a, &b, r);
+    if keys(&want) != keys(&pairs_within(&ak, &bk, rk)) {
+        return Err(format!("pairs_within at 2^{k} (r {rk:e})"));
     }
     let index = SegmentIndex64::new(&bk).map_err(|e| e.to_string())?;
     if keys(&want) != keys(&index.pairs_within(&ak, rk).map_err(|e| e.to_string())?) {

@@ -9,7 +9,7 @@
 //! every view ending at the batch's end (the driver's zero-padded tail); output selections;
 //! the parallel forms against the sequential ones. One-to-many: every class as the one side
 //! against mixed batches of every length 0..=20, every extent pair. The radius queries
-//! (`pairs_within64`, `self_pairs_within64`) against brute force over the reference, across
+//! (`pairs_within`, `self_pairs_within`) against brute force over the reference, across
 //! a tile boundary, with shared end points skipped or kept, and their parallel forms.
 
 use segbatch::pairs::{
@@ -17,7 +17,7 @@ use segbatch::pairs::{
     closest_points_one_to_many_into,
 };
 use segbatch::sets::{
-    Hit64, SharedEndpoints, pairs_within64, pairs_within64_into, self_pairs_within64_into,
+    Hit64, SharedEndpoints, pairs_within, pairs_within_into, self_pairs_within_into,
 };
 use segbatch::{Closest64, Extent, Flags, Options, Outputs, Segment64, Segments64, reference};
 use segbatch_testkit::Rng;
@@ -484,7 +484,7 @@ fn pairs_within_is_brute_force_over_the_reference() {
         ] {
             let options = Options::new(ea, eb);
             for radius in [0.0, 0.3, 1.5, f64::INFINITY] {
-                pairs_within64_into(&sa, &sb, radius, &options, &mut out).unwrap();
+                pairs_within_into(&sa, &sb, radius, &options, &mut out).unwrap();
                 let want = brute_within(&a, &b, radius, &options, false, false);
                 assert_same_hits(&out, &want, &format!("{na}x{nb} {options:?} r {radius}"));
             }
@@ -492,11 +492,11 @@ fn pairs_within_is_brute_force_over_the_reference() {
     }
     let a = cluster(&mut rng, 9, 1.0);
     assert_eq!(
-        pairs_within64(&Segments64::from(&a), &Segments64::from(&a), 0.5),
+        pairs_within(&Segments64::from(&a), &Segments64::from(&a), 0.5),
         brute_within(&a, &a, 0.5, &Options::SEGMENTS, false, false)
     );
     assert!(
-        pairs_within64_into(
+        pairs_within_into(
             &Segments64::new(),
             &Segments64::new(),
             -1.0,
@@ -522,7 +522,7 @@ fn self_pairs_within_is_brute_force_over_the_reference() {
             for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
                 let skip = shared == SharedEndpoints::Skip;
                 for radius in [0.0, 0.4] {
-                    self_pairs_within64_into(&batch, radius, shared, &options, &mut out).unwrap();
+                    self_pairs_within_into(&batch, radius, shared, &options, &mut out).unwrap();
                     let want = brute_within(&set, &set, radius, &options, true, skip);
                     assert_same_hits(
                         &out,
@@ -534,7 +534,7 @@ fn self_pairs_within_is_brute_force_over_the_reference() {
         }
     }
     assert!(
-        self_pairs_within64_into(
+        self_pairs_within_into(
             &Segments64::new(),
             f64::NAN,
             SharedEndpoints::Keep,
@@ -549,23 +549,23 @@ fn self_pairs_within_is_brute_force_over_the_reference() {
 #[test]
 fn parallel_radius_queries_are_the_sequential_lists() {
     use segbatch::pairs::PAR_MIN_PAIR_TESTS;
-    use segbatch::sets::{par_pairs_within64, par_self_pairs_within64, self_pairs_within64};
+    use segbatch::sets::{par_pairs_within, par_self_pairs_within, self_pairs_within};
     let mut rng = Rng::new(0xf64_9a5e);
     let n = 800;
     assert!(n * n / 2 >= PAR_MIN_PAIR_TESTS);
     let set = cluster(&mut rng, n, 6.0);
     let batch = Segments64::from(&set);
-    let par = par_self_pairs_within64(&batch, 0.3, SharedEndpoints::Skip);
+    let par = par_self_pairs_within(&batch, 0.3, SharedEndpoints::Skip);
     let want = brute_within(&set, &set, 0.3, &Options::SEGMENTS, true, true);
     assert!(!want.is_empty());
     assert_same_hits(&par, &want, "par self");
     assert_same_hits(
-        &self_pairs_within64(&batch, 0.3, SharedEndpoints::Skip),
+        &self_pairs_within(&batch, 0.3, SharedEndpoints::Skip),
         &want,
         "self",
     );
     let other = Segments64::from(&cluster(&mut rng, 700, 6.0));
-    let seq = pairs_within64(&batch, &other, 0.3);
+    let seq = pairs_within(&batch, &other, 0.3);
     assert!(!seq.is_empty());
-    assert_same_hits(&par_pairs_within64(&batch, &other, 0.3), &seq, "par pairs");
+    assert_same_hits(&par_pairs_within(&batch, &other, 0.3), &seq, "par pairs");
 }

@@ -1,6 +1,6 @@
 //! The edges of `f64`'s range, infinite radii and meeting points across the float range.
 //!
-//! - **The `f64` range rule** (`sets::within_radius64`): scaled copies of the hard classes
+//! - **The `f64` range rule** (`sets::within_radius`): scaled copies of the hard classes
 //!   (coordinates and radii of `1e150` to `1e300`, where squared distances and squared radii
 //!   overflow, and `1e-156` to `1e-217`, where they underflow) decide as the pairs
 //!   themselves, in the reference's rule and in every `f64` query that decides a radius
@@ -23,8 +23,7 @@ use segbatch::pairs::{
 use segbatch::planar::{Segment2, Segment2_64, Segments2, crossing_pairs};
 use segbatch::sets::{
     Hit64, PairHit64, Radius64, SegmentIndex, SegmentIndex64, SharedEndpoints,
-    for_each_self_pair_within64, pair_distance64, pairs_within, pairs_within64, self_pairs_within,
-    self_pairs_within64, within_radius64,
+    for_each_self_pair_within, pair_distance, pairs_within, self_pairs_within, within_radius,
 };
 use segbatch::{Flags, Options, Segment, Segment64, Segments, Segments64, Tolerance, reference};
 use segbatch_testkit::Rng;
@@ -60,7 +59,7 @@ fn check_scaled_pair(a: &Segment64, b: &Segment64, r: f64, k: i32) -> Result<(),
         c
     );
     prop_assert_eq!(
-        within_radius64(&ak, &bk, &ck, rk),
+        within_radius(&ak, &bk, &ck, rk),
         want,
         "2^{}: a = {:?}, b = {:?}, r = {:e} (ordinary dist2 {:e} against r² {:e}); copy {:?}",
         k,
@@ -72,11 +71,11 @@ fn check_scaled_pair(a: &Segment64, b: &Segment64, r: f64, k: i32) -> Result<(),
         ck
     );
     // The ordinary decision is the plain one there.
-    prop_assert_eq!(within_radius64(a, b, &c, r), want);
+    prop_assert_eq!(within_radius(a, b, &c, r), want);
     if c.dist2 >= f64::MIN_POSITIVE {
         let d = shift(c.dist2.sqrt(), k);
         prop_assert_eq!(
-            pair_distance64(&ak, &bk, &ck).to_bits(),
+            pair_distance(&ak, &bk, &ck).to_bits(),
             d.to_bits(),
             "distance at 2^{}: {:?}",
             k,
@@ -145,11 +144,11 @@ fn segments_2e300_apart_decide_and_measure_as_scaled() {
     let c = reference::closest_points(&a, &b);
     assert_eq!(c.dist2, f64::INFINITY);
     assert!(c.flags.contains(Flags::DIST2_OUT_OF_RANGE));
-    assert!(!within_radius64(&a, &b, &c, 1.9e300));
-    assert!(within_radius64(&a, &b, &c, 2e300));
-    assert!(within_radius64(&a, &b, &c, f64::INFINITY));
-    assert!(!within_radius64(&a, &b, &c, 1e200));
-    assert_eq!(pair_distance64(&a, &b, &c), 2e300);
+    assert!(!within_radius(&a, &b, &c, 1.9e300));
+    assert!(within_radius(&a, &b, &c, 2e300));
+    assert!(within_radius(&a, &b, &c, f64::INFINITY));
+    assert!(!within_radius(&a, &b, &c, 1e200));
+    assert_eq!(pair_distance(&a, &b, &c), 2e300);
     // The same at 1e-200: dist2 underflows, and so does a radius's square.
     let (a, b) = (
         shift_segment(&a, -1660).unwrap(),
@@ -158,19 +157,19 @@ fn segments_2e300_apart_decide_and_measure_as_scaled() {
     let c = reference::closest_points(&a, &b);
     let d = shift(2e300, -1660);
     assert!(c.dist2 < f64::MIN_POSITIVE);
-    assert!(within_radius64(&a, &b, &c, d));
-    assert!(!within_radius64(&a, &b, &c, d.next_down()));
-    assert_eq!(pair_distance64(&a, &b, &c), d);
+    assert!(within_radius(&a, &b, &c, d));
+    assert!(!within_radius(&a, &b, &c, d.next_down()));
+    assert_eq!(pair_distance(&a, &b, &c), d);
     // A radius whose square is normal decides plainly, however far apart the pair.
-    assert!(within_radius64(&a, &b, &c, 1e-100));
+    assert!(within_radius(&a, &b, &c, 1e-100));
     // Segments spanning the whole range: the separation is formed without overflow.
     let m = f64::MAX;
     let a = Segment64::new([-m, 0.0, 0.0], [m, 0.0, 0.0]);
     let b = Segment64::new([-m, m, 0.0], [m, m, 0.0]);
     let c = reference::closest_points(&a, &b);
-    assert!(within_radius64(&a, &b, &c, m));
-    assert!(!within_radius64(&a, &b, &c, m.next_down() * (1.0 - 1e-15)));
-    assert_eq!(pair_distance64(&a, &b, &c), m);
+    assert!(within_radius(&a, &b, &c, m));
+    assert!(!within_radius(&a, &b, &c, m.next_down() * (1.0 - 1e-15)));
+    assert_eq!(pair_distance(&a, &b, &c), m);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -221,9 +220,9 @@ fn set_queries_at_the_range_edges_are_the_ordinary_queries() {
         .flat_map(|i| (0..set.len() as u32).map(move |j| (i, j)))
         .filter(|(i, j)| i != j && (i + j) % 3 == 0)
         .collect();
-    let want_self = self_pairs_within64(&base, r, SharedEndpoints::Keep);
-    let want_two = pairs_within64(&ba, &bb, r);
-    let want_each = self_pairs_within64(&base, &radii, SharedEndpoints::Keep);
+    let want_self = self_pairs_within(&base, r, SharedEndpoints::Keep);
+    let want_two = pairs_within(&ba, &bb, r);
+    let want_each = self_pairs_within(&base, &radii, SharedEndpoints::Keep);
     let want_index = SegmentIndex64::new(&bb)
         .unwrap()
         .pairs_within(&ba, r)
@@ -244,12 +243,12 @@ fn set_queries_at_the_range_edges_are_the_ordinary_queries() {
         let rk = shift(r, k);
         let radii_k: Vec<f64> = radii.iter().map(|&x| shift(x, k)).collect();
         let what = |q: &str| format!("{q} at 2^{k}");
-        let got = self_pairs_within64(&all, rk, SharedEndpoints::Keep);
+        let got = self_pairs_within(&all, rk, SharedEndpoints::Keep);
         assert_eq!(
             keys(&got),
             keys(&want_self),
             "{}",
-            what("self_pairs_within64")
+            what("self_pairs_within")
         );
         // The distances: the ordinary ones times 2^k, flagged beyond the range.
         for h in &got {
@@ -258,7 +257,7 @@ fn set_queries_at_the_range_edges_are_the_ordinary_queries() {
             let o = reference::closest_points(&set[h.i as usize], &set[h.j as usize]);
             if o.dist2 >= f64::MIN_POSITIVE {
                 assert_eq!(
-                    pair_distance64(x, y, &c),
+                    pair_distance(x, y, &c),
                     shift(o.distance(), k),
                     "{}",
                     what("distance")
@@ -266,25 +265,25 @@ fn set_queries_at_the_range_edges_are_the_ordinary_queries() {
             }
         }
         let mut streamed: Vec<PairHit64> = Vec::new();
-        for_each_self_pair_within64(&all, rk, SharedEndpoints::Keep, &Options::SEGMENTS, |b| {
+        for_each_self_pair_within(&all, rk, SharedEndpoints::Keep, &Options::SEGMENTS, |b| {
             streamed.extend_from_slice(b)
         })
         .unwrap();
         let mut s: Vec<_> = streamed.iter().map(|h| (h.i, h.j)).collect();
         s.sort_unstable();
         let w: Vec<_> = want_self.iter().map(|h| (h.i, h.j)).collect();
-        assert_eq!(s, w, "{}", what("for_each_self_pair_within64"));
+        assert_eq!(s, w, "{}", what("for_each_self_pair_within"));
         assert_eq!(
-            keys(&pairs_within64(&sa, &sb, rk)),
+            keys(&pairs_within(&sa, &sb, rk)),
             keys(&want_two),
             "{}",
-            what("pairs_within64")
+            what("pairs_within")
         );
         assert_eq!(
-            keys(&self_pairs_within64(&all, &radii_k, SharedEndpoints::Keep)),
+            keys(&self_pairs_within(&all, &radii_k, SharedEndpoints::Keep)),
             keys(&want_each),
             "{}",
-            what("self_pairs_within64, per-object radii")
+            what("self_pairs_within, per-object radii")
         );
         let index = SegmentIndex64::new(&sb).unwrap();
         assert_eq!(
@@ -579,11 +578,11 @@ fn an_infinite_radius_touches_everything_at_the_start() {
         .collect();
     let wide = Segments64::from(&wide[..]);
     assert_eq!(
-        self_pairs_within64(&wide, f64::INFINITY, SharedEndpoints::Keep).len(),
+        self_pairs_within(&wide, f64::INFINITY, SharedEndpoints::Keep).len(),
         3
     );
     assert_eq!(
-        self_pairs_within64(
+        self_pairs_within(
             &wide,
             Radius64::Each(&[f64::INFINITY, 0.0, 0.0]),
             SharedEndpoints::Keep

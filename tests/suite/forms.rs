@@ -250,21 +250,18 @@ fn f64_forms() -> Result<(), Error> {
     );
     par_closest_points_one_to_many_into(&x, &b64, &opts, Outputs::ALL, &mut out64)?;
     let mut hits64 = Vec::new();
-    let p64 = pairs_within64(&a64, &b64, 1.0);
-    pairs_within64_into(&a64, &b64, 1.0, &opts, &mut hits64)?;
-    assert_eq!(
-        (&par_pairs_within64(&a64, &b64, 1.0), &hits64),
-        (&p64, &p64)
-    );
-    par_pairs_within64_into(&a64, &b64, 1.0, &opts, &mut hits64)?;
+    let p64 = pairs_within(&a64, &b64, 1.0);
+    pairs_within_into(&a64, &b64, 1.0, &opts, &mut hits64)?;
+    assert_eq!((&par_pairs_within(&a64, &b64, 1.0), &hits64), (&p64, &p64));
+    par_pairs_within_into(&a64, &b64, 1.0, &opts, &mut hits64)?;
     let keep = SharedEndpoints::Keep;
-    let q64 = self_pairs_within64(&a64, 1.0, keep);
-    self_pairs_within64_into(&a64, 1.0, keep, &opts, &mut hits64)?;
+    let q64 = self_pairs_within(&a64, 1.0, keep);
+    self_pairs_within_into(&a64, 1.0, keep, &opts, &mut hits64)?;
     assert_eq!(
-        (&par_self_pairs_within64(&a64, 1.0, keep), &hits64),
+        (&par_self_pairs_within(&a64, 1.0, keep), &hits64),
         (&q64, &q64)
     );
-    par_self_pairs_within64_into(&a64, 1.0, keep, &opts, &mut hits64)?;
+    par_self_pairs_within_into(&a64, 1.0, keep, &opts, &mut hits64)?;
     let (ta64, tb64) = (
         Tracks64::from_flat(&[0.0; 6])?,
         Tracks64::from_flat(&[1.0; 6])?,

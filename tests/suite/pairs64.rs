@@ -14,7 +14,7 @@ use segbatch::pairs::{
     capsules_touch, capsules_touch_indexed, capsules_touch_indexed_into, capsules_touch_into,
     closest_points_indexed, closest_points_indexed_into,
 };
-use segbatch::sets::within_radius64;
+use segbatch::sets::within_radius;
 use segbatch::{Closest64, Error, Extent, Options, Outputs, Segment64, Segments64, reference};
 use segbatch_testkit::Rng;
 use segbatch_testkit::pairs64::{CLASSES64, Pair64, any64, general};
@@ -50,7 +50,7 @@ fn radii_for(rng: &mut Rng, (a, b): &Pair64, options: &Options) -> (f64, f64) {
 /// The reference's answer: `dist2 <= (rA + rB)²`, the sum and square in `f64`.
 fn touches(a: &Segment64, ra: f64, b: &Segment64, rb: f64, options: &Options) -> bool {
     // The f64 range rule: `dist2 <= r²` wherever `r²` is a normal number.
-    within_radius64(
+    within_radius(
         a,
         b,
         &reference::closest_points_with(a, b, options),
@@ -312,7 +312,7 @@ fn check_indexed(
         let r = ri + rj;
         assert_eq!(
             mask.get(k),
-            Some(within_radius64(&sa, &sb, &want, r)),
+            Some(within_radius(&sa, &sb, &want, r)),
             "touch, pair {k}"
         );
         if same_set && i == j {

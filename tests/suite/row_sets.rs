@@ -1,4 +1,4 @@
-//! The row-aware set queries (`crossing_rows*`, `rows_within64*`) against brute force over
+//! The row-aware set queries (`crossing_rows*`, `rows_within*`) against brute force over
 //! the piece queries: random polylines (GPS-like tracks, some closed into rings, some with
 //! repeated vertices, many rows meeting only at a shared vertex), at the origin and at UTM
 //! and ECEF offsets. Every row pair equals the brute-force row pairs; `RowAnswer::Least`
@@ -12,10 +12,10 @@ use segbatch::planar::{
     par_crossing_rows_into,
 };
 use segbatch::sets::{
-    Hit64, RowAnswer, RowHit, SharedEndpoints, for_each_row_within64, pairs_within64,
-    par_rows_within64_into, rows_within64_between_into, rows_within64_into, self_pairs_within64,
+    Hit, RowAnswer, RowHit, SetElement, SharedEndpoints, for_each_row_within, pairs_within,
+    par_rows_within_into, rows_within_between_into, rows_within_into, self_pairs_within,
 };
-use segbatch::{Segment64, Segments64};
+use segbatch::{Segment, Segment64, Segments, Segments64, Soa};
 use segbatch_testkit::Rng;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -188,7 +188,7 @@ fn rows_meeting_only_at_a_shared_vertex_meet() {
     let got = crossing_rows(&set2(&pieces), &rows);
     assert_eq!(pairs_of(&got), vec![(0, 1), (0, 5), (2, 3)]);
     let mut h = Vec::new();
-    rows_within64_into(&set3(&pieces), &rows, 0.0, RowAnswer::Least, &mut h).unwrap();
+    rows_within_into(&set3(&pieces), &rows, 0.0, RowAnswer::Least, &mut h).unwrap();
     assert_eq!(pairs_of(&h), vec![(0, 1), (0, 5), (2, 3)]);
 }
 
@@ -222,10 +222,10 @@ fn two_sets_are_brute_force() {
     par_crossing_rows_between_into(&sa, &ra, &sb, &rb, RowAnswer::Least, &mut par).unwrap();
     assert_eq!(par, got);
     for r in [0.0, 12.5, 25.0] {
-        let hits = pairs_within64(&set3(&a), &set3(&b), r);
+        let hits = pairs_within(&set3(&a), &set3(&b), r);
         let want = brute_rows(hits.iter().map(|h| (h.i, h.j, h.dist2)), &ra, Some(&rb));
         let mut got = Vec::new();
-        rows_within64_between_into(
+        rows_within_between_into(
             &set3(&a),
             &ra,
             &set3(&b),
@@ -251,27 +251,28 @@ fn two_sets_are_brute_force() {
     }
 }
 
-fn check_within(pieces: &[[f64; 4]], rows: &[u32], r: f64, what: &str) {
-    let set = set3(pieces);
-    let hits: Vec<Hit64> = self_pairs_within64(&set, r, SharedEndpoints::Keep);
-    let want = brute_rows(hits.iter().map(|h| (h.i, h.j, h.dist2)), rows, None);
+/// The row queries of `set` at radius `r` against brute force over `self_pairs_within`,
+/// in the precision of `set`.
+fn check_within<E: SetElement>(set: &Soa<E::Segment, 6, E>, rows: &[u32], r: E, what: &str) {
+    let hits: Vec<Hit<E>> = self_pairs_within(set, r, SharedEndpoints::Keep);
+    let want = brute_rows(hits.iter().map(|h| (h.i, h.j, h.dist2.into())), rows, None);
     let want_pairs: Vec<_> = want.keys().copied().collect();
     let mut any = Vec::new();
-    rows_within64_into(&set, rows, r, RowAnswer::Any, &mut any).unwrap();
+    rows_within_into(set, rows, r, RowAnswer::Any, &mut any).unwrap();
     assert_eq!(pairs_of(&any), want_pairs, "{what}: Any");
     let mut least = Vec::new();
-    rows_within64_into(&set, rows, r, RowAnswer::Least, &mut least).unwrap();
+    rows_within_into(set, rows, r, RowAnswer::Least, &mut least).unwrap();
     assert_eq!(pairs_of(&least), want_pairs, "{what}: Least");
-    let lookup: BTreeMap<(u32, u32), &Hit64> = hits.iter().map(|h| ((h.i, h.j), h)).collect();
+    let lookup: BTreeMap<(u32, u32), &Hit<E>> = hits.iter().map(|h| ((h.i, h.j), h)).collect();
     for h in &least {
         let (_, i, j) = want[&(h.a, h.b)];
         assert_eq!(&h.hit, lookup[&(i, j)], "{what}: Least's hit");
     }
     let mut par = Vec::new();
-    par_rows_within64_into(&set, rows, r, RowAnswer::Least, &mut par).unwrap();
+    par_rows_within_into(set, rows, r, RowAnswer::Least, &mut par).unwrap();
     assert_eq!(par, least, "{what}: parallel");
     let mut streamed = BTreeSet::new();
-    for_each_row_within64(&set, rows, r, RowAnswer::Any, |b| {
+    for_each_row_within(set, rows, r, RowAnswer::Any, |b| {
         streamed.extend(pairs_of(b))
     })
     .unwrap();
@@ -280,6 +281,23 @@ fn check_within(pieces: &[[f64; 4]], rows: &[u32], r: f64, what: &str) {
         want_pairs,
         "{what}: streamed"
     );
+}
+
+#[test]
+fn f32_rows_within_are_brute_force() {
+    let (pieces, rows) = tracks(19, 3000, 3000.0, 30.0, [0.0, 0.0]);
+    let set: Segments = pieces
+        .iter()
+        .map(|p| {
+            Segment::new(
+                [p[0] as f32, p[1] as f32, 0.0],
+                [p[2] as f32, p[3] as f32, 0.0],
+            )
+        })
+        .collect();
+    for r in [0.0, 10.0, 25.0] {
+        check_within(&set, &rows, r, &format!("f32, radius {r}"));
+    }
 }
 
 #[test]
@@ -294,7 +312,12 @@ fn rows_within_are_brute_force_at_any_offset() {
     {
         let (pieces, rows) = tracks(20 + k as u64, 3000, 3000.0, 30.0, origin);
         for r in [0.0, 10.0, 25.0] {
-            check_within(&pieces, &rows, r, &format!("origin {origin:?}, radius {r}"));
+            check_within(
+                &set3(&pieces),
+                &rows,
+                r,
+                &format!("origin {origin:?}, radius {r}"),
+            );
         }
     }
 }
@@ -311,21 +334,21 @@ fn a_row_pair_exactly_at_the_radius_is_within() {
         [e + 5.0, n - 25.0 - 1.0 / 16_777_216.0, e + 15.0, n - 30.0],
     ];
     let rows = [0, 0, 1, 2];
-    let got = rows_within64_into_vec(&pieces, &rows, 25.0);
+    let got = rows_within_into_vec(&pieces, &rows, 25.0);
     assert_eq!(got, vec![(0, 1)]);
     assert_eq!(
-        rows_within64_into_vec(&pieces, &rows, 25.0 + 1.0 / 8_388_608.0),
+        rows_within_into_vec(&pieces, &rows, 25.0 + 1.0 / 8_388_608.0),
         vec![(0, 1), (0, 2)]
     );
     assert_eq!(
-        rows_within64_into_vec(&pieces, &rows, 24.999_999),
+        rows_within_into_vec(&pieces, &rows, 24.999_999),
         Vec::<(u32, u32)>::new()
     );
 }
 
-fn rows_within64_into_vec(pieces: &[[f64; 4]], rows: &[u32], r: f64) -> Vec<(u32, u32)> {
+fn rows_within_into_vec(pieces: &[[f64; 4]], rows: &[u32], r: f64) -> Vec<(u32, u32)> {
     let mut h = Vec::new();
-    rows_within64_into(&set3(pieces), rows, r, RowAnswer::Least, &mut h).unwrap();
+    rows_within_into(&set3(pieces), rows, r, RowAnswer::Least, &mut h).unwrap();
     pairs_of(&h)
 }
 
@@ -338,6 +361,6 @@ fn wrong_row_lists_are_errors() {
         crossing_rows_between_into(&set, &[0, 1], &set, &[0], RowAnswer::Any, &mut out).is_err()
     );
     let mut h = Vec::new();
-    assert!(rows_within64_into(&set3(&[[0.0; 4]]), &[0, 1], 1.0, RowAnswer::Any, &mut h).is_err());
+    assert!(rows_within_into(&set3(&[[0.0; 4]]), &[0, 1], 1.0, RowAnswer::Any, &mut h).is_err());
     assert!(h.is_empty());
 }

@@ -7,9 +7,9 @@
 //! every form and [`SegmentIndex64::pairs_within`] against the same brute force.
 
 use segbatch::sets::{
-    Hit64, PairHit64, Radius64, SegmentIndex64, SharedEndpoints, for_each_pair_within64,
-    for_each_self_pair_within64, pairs_within64, pairs_within64_into, self_pairs_within64,
-    self_pairs_within64_into,
+    Hit64, PairHit64, Radius64, SegmentIndex64, SharedEndpoints, for_each_pair_within,
+    for_each_self_pair_within, pairs_within, pairs_within_into, self_pairs_within,
+    self_pairs_within_into,
 };
 use segbatch::{Options, Segment64, Segments64, reference};
 use segbatch_testkit::Rng;
@@ -110,10 +110,9 @@ fn check_self(
     for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
         let want = brute_with(set, set, r, true, shared == SharedEndpoints::Skip);
         let ctx = format!("{what} self {shared:?}");
-        assert_same(&self_pairs_within64(&s, radius, shared), &want, &ctx);
+        assert_same(&self_pairs_within(&s, radius, shared), &want, &ctx);
         assert_streamed(&want, &ctx, |sink| {
-            for_each_self_pair_within64(&s, radius, shared, &Options::SEGMENTS, |b| sink(b))
-                .unwrap()
+            for_each_self_pair_within(&s, radius, shared, &Options::SEGMENTS, |b| sink(b)).unwrap()
         });
     }
 }
@@ -132,10 +131,10 @@ fn check_pairs(
     let want = brute_with(set, other, r, false, false);
     let ctx = format!("{what} pairs");
     let mut out = vec![Hit64::default(); 3];
-    pairs_within64_into(&s, &o, radius, &Options::SEGMENTS, &mut out).unwrap();
+    pairs_within_into(&s, &o, radius, &Options::SEGMENTS, &mut out).unwrap();
     assert_same(&out, &want, &ctx);
     assert_streamed(&want, &ctx, |sink| {
-        for_each_pair_within64(&s, &o, radius, &Options::SEGMENTS, |b| sink(b)).unwrap()
+        for_each_pair_within(&s, &o, radius, &Options::SEGMENTS, |b| sink(b)).unwrap()
     });
     let index = SegmentIndex64::new(&o).unwrap();
     assert_same(
@@ -219,7 +218,7 @@ fn copies_piled_in_one_cell_are_brute_force() {
         check(&set, &other, radius, "piled");
     }
     assert_eq!(
-        self_pairs_within64(&Segments64::from(&set[..300]), 0.0, SharedEndpoints::Keep).len(),
+        self_pairs_within(&Segments64::from(&set[..300]), 0.0, SharedEndpoints::Keep).len(),
         300 * 299 / 2
     );
 }
@@ -231,15 +230,15 @@ fn a_scene_moved_by_5e6_has_the_pairs_it_has_at_the_origin() {
     let (sn, sf) = (Segments64::from(&near), Segments64::from(&far));
     let pairs = |hits: &[Hit64]| hits.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>();
     for radius in [0.25, 1.0] {
-        let at_origin = self_pairs_within64(&sn, radius, SharedEndpoints::Keep);
-        let moved = self_pairs_within64(&sf, radius, SharedEndpoints::Keep);
+        let at_origin = self_pairs_within(&sn, radius, SharedEndpoints::Keep);
+        let moved = self_pairs_within(&sf, radius, SharedEndpoints::Keep);
         assert!(at_origin.len() > 1000, "{}", at_origin.len());
         assert_eq!(pairs(&moved), pairs(&at_origin), "r {radius}");
         let (a, b) = (sn.view(..2000), sn.view(2000..));
         let (fa, fb) = (sf.view(..2000), sf.view(2000..));
         assert_eq!(
-            pairs(&pairs_within64(fa, fb, radius)),
-            pairs(&pairs_within64(a, b, radius)),
+            pairs(&pairs_within(fa, fb, radius)),
+            pairs(&pairs_within(a, b, radius)),
             "pairs r {radius}"
         );
     }
@@ -276,7 +275,7 @@ fn non_finite_members_are_left_out() {
     assert_eq!(left_out, 400usize.div_ceil(7));
     for radius in [0.5, 1e300] {
         check(&set, &other, radius, "non-finite");
-        let hits = self_pairs_within64(&Segments64::from(&set), radius, SharedEndpoints::Keep);
+        let hits = self_pairs_within(&Segments64::from(&set), radius, SharedEndpoints::Keep);
         assert!(!hits.is_empty());
         assert!(
             hits.iter()
@@ -290,7 +289,7 @@ fn radius_errors_leave_the_output_empty() {
     let set = Segments64::from(&hair64(100, 1.0, [5e6; 3], 5));
     let mut out = vec![Hit64::default(); 2];
     for radius in [-1.0, f64::NAN] {
-        let e = self_pairs_within64_into(
+        let e = self_pairs_within_into(
             &set,
             radius,
             SharedEndpoints::Keep,
@@ -299,7 +298,7 @@ fn radius_errors_leave_the_output_empty() {
         );
         assert!(e.is_err() && out.is_empty());
         let mut called = false;
-        let e = for_each_pair_within64(&set, &set, radius, &Options::SEGMENTS, |_| called = true);
+        let e = for_each_pair_within(&set, &set, radius, &Options::SEGMENTS, |_| called = true);
         assert!(e.is_err() && !called);
     }
 }
@@ -307,13 +306,11 @@ fn radius_errors_leave_the_output_empty() {
 #[cfg(feature = "rayon")]
 #[test]
 fn every_thread_count_gives_the_same_lists_and_blocks() {
-    use segbatch::sets::{
-        par_for_each_self_pair_within64, par_pairs_within64, par_self_pairs_within64,
-    };
+    use segbatch::sets::{par_for_each_self_pair_within, par_pairs_within, par_self_pairs_within};
     let set = Segments64::from(&hair64(30_000, 1.0, [500_000.0, 4_990_000.0, 0.0], 21));
     let (a, b) = (set.view(..20_000), set.view(20_000..));
-    let self_seq = self_pairs_within64(&set, 1.0, SharedEndpoints::Keep);
-    let pairs_seq = pairs_within64(a, b, 1.0);
+    let self_seq = self_pairs_within(&set, 1.0, SharedEndpoints::Keep);
+    let pairs_seq = pairs_within(a, b, 1.0);
     let blocks = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -321,7 +318,7 @@ fn every_thread_count_gives_the_same_lists_and_blocks() {
             .unwrap();
         pool.install(|| {
             let mut blocks: Vec<Vec<PairHit64>> = Vec::new();
-            par_for_each_self_pair_within64(
+            par_for_each_self_pair_within(
                 &set,
                 1.0,
                 SharedEndpoints::Keep,
@@ -330,14 +327,14 @@ fn every_thread_count_gives_the_same_lists_and_blocks() {
             )
             .unwrap();
             (
-                par_self_pairs_within64(&set, 1.0, SharedEndpoints::Keep),
-                par_pairs_within64(a, b, 1.0),
+                par_self_pairs_within(&set, 1.0, SharedEndpoints::Keep),
+                par_pairs_within(a, b, 1.0),
                 blocks,
             )
         })
     };
     let mut seq_blocks: Vec<Vec<PairHit64>> = Vec::new();
-    for_each_self_pair_within64(&set, 1.0, SharedEndpoints::Keep, &Options::SEGMENTS, |b| {
+    for_each_self_pair_within(&set, 1.0, SharedEndpoints::Keep, &Options::SEGMENTS, |b| {
         seq_blocks.push(b.to_vec())
     })
     .unwrap();
@@ -428,7 +425,7 @@ fn radius_lists_are_checked() {
     let mut bad = vec![0.5; 100];
     bad[42] = -1.0;
     for radii in [&short, &bad] {
-        let e = self_pairs_within64_into(
+        let e = self_pairs_within_into(
             &set,
             radii,
             SharedEndpoints::Keep,
@@ -437,7 +434,7 @@ fn radius_lists_are_checked() {
         );
         assert!(e.is_err() && out.is_empty());
     }
-    let e = self_pairs_within64_into(
+    let e = self_pairs_within_into(
         &set,
         &bad,
         SharedEndpoints::Keep,
@@ -452,7 +449,7 @@ fn radius_lists_are_checked() {
             .is_err()
     );
     assert!(index.pairs_within(&set, f64::NAN).is_err());
-    let e = pairs_within64_into(
+    let e = pairs_within_into(
         &set,
         &set,
         Radius64::Sides(&short, &short),

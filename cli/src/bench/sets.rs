@@ -17,7 +17,7 @@
 //!   The peers' pairs are compared with segbatch's; pairs found by only one side are
 //!   reported with their distance from the radius. On hair, the same sticks moved to UTM
 //!   coordinates (500 km, 4 990 km), in `f32` (rounded there, as a caller's data would be)
-//!   through `par_self_pairs_within` and in `f64` through `par_self_pairs_within64`, in
+//!   through `par_self_pairs_within` and in `f64` through `par_self_pairs_within`, in
 //!   the same run, for their speed against the query at the origin.
 //! - **Index pairs**: 200K candidate pairs (a broad phase's output: pairs of a 20K capsule
 //!   set within `2r`, shuffled) through `capsules_touch_indexed`, against gathering the
@@ -35,7 +35,7 @@ use segbatch::pairs::{
 };
 use segbatch::sets::{
     PairHit, SharedEndpoints, par_for_each_self_pair_within, par_pairs_within_into,
-    par_self_pairs_within, par_self_pairs_within64, self_pairs_within,
+    par_self_pairs_within, self_pairs_within,
 };
 use segbatch::{Extent, Options, Segment, Segment64, SegmentIndex, Segments, Segments64};
 use segbatch_testkit::sets::{
@@ -405,7 +405,7 @@ fn time_at_utm(
                 par_self_pairs_within(&far, R, SharedEndpoints::Keep).len()
             }),
             time_reps(reps, || {
-                par_self_pairs_within64(&wide, f64::from(R), SharedEndpoints::Keep).len()
+                par_self_pairs_within(&wide, f64::from(R), SharedEndpoints::Keep).len()
             }),
         )
     })

@@ -7,9 +7,8 @@ use std::time::Instant;
 
 use segbatch::planar::{CrossHit, Element, Segments2, par_for_each_crossing_pair};
 use segbatch::sets::{
-    FirstHit, FirstHit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints, pair_distance64,
-    par_for_each_pair_within, par_for_each_pair_within64, par_for_each_self_pair_within,
-    par_for_each_self_pair_within64,
+    FirstHit, FirstHit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints, pair_distance,
+    par_for_each_pair_within, par_for_each_self_pair_within,
 };
 use segbatch::{Flags, Options, Segment, Segment64, SegmentIndex, Segments, Segments64, reference};
 
@@ -205,7 +204,7 @@ impl SetReal for f64 {
         shared: SharedEndpoints,
         sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
     ) -> Result<(), segbatch::Error> {
-        par_for_each_self_pair_within64(set, radius, shared, &Options::SEGMENTS, sink)
+        par_for_each_self_pair_within(set, radius, shared, &Options::SEGMENTS, sink)
     }
     fn pairs(
         a: &Segments64,
@@ -213,12 +212,12 @@ impl SetReal for f64 {
         radius: f64,
         sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
     ) -> Result<(), segbatch::Error> {
-        par_for_each_pair_within64(a, b, radius, &Options::SEGMENTS, sink)
+        par_for_each_pair_within(a, b, radius, &Options::SEGMENTS, sink)
     }
     /// In f64 the squared distance of any two segments of ordinary coordinates is a normal
     /// number: the flag 16 marks only one that left f64's range (segments more than about
     /// 1.3e154 apart, or closest points less than about 2e-146 apart), whose distance is
-    /// then measured by the library at a power-of-two scale (`pair_distance64`): finite
+    /// then measured by the library at a power-of-two scale (`pair_distance`): finite
     /// whenever it is representable (segments 1e300 apart read 1e300, not inf).
     fn pair_values(h: &PairHit64, a: &Segments64, b: &Segments64) -> [Value; 4] {
         let normal = h.dist2 == 0.0 || (RANGE_RULE_LO..=f64::MAX).contains(&h.dist2);
@@ -226,7 +225,7 @@ impl SetReal for f64 {
         let mut flags = 0;
         if !normal && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize)) {
             let c = reference::closest_points(&sa, &sb);
-            distance = pair_distance64(&sa, &sb, &c);
+            distance = pair_distance(&sa, &sb, &c);
             flags = Flags::DIST2_OUT_OF_RANGE.bits();
         }
         [
