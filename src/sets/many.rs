@@ -2,12 +2,11 @@
 //! sparse list of the pairs within a radius by brute force over tiles (the radius queries
 //! where the grid does not apply), in either precision.
 
+use super::element::{SetElement, Tiles};
 use super::hits::{
     Hit, Hit64, Spheres, TILE_A, TILE_B, push_hits, spheres, within_bits, within_wide,
 };
 use super::radius::{PairRadius, within64};
-use super::within::SetElement;
-use super::within::sealed::Sets;
 use crate::batch::{Error, SegmentsView};
 use crate::columns::{LANES, padded_len};
 use crate::driver::Side;
@@ -145,26 +144,6 @@ fn fill_rows<T: Send>(
 const BRUTE_COLS: usize = MAX_BLOCK_HITS / TILE_A;
 
 const _: () = assert!(BRUTE_COLS.is_multiple_of(TILE_B));
-
-/// The brute-force radius queries over tiles (rays and lines, an infinite radius, a side
-/// of at most a few objects): rows of `a` against columns of `b` (or of `a` itself, only
-/// pairs `j > i`), written once; the tile of rows against columns is the precision's own
-/// ([`Sets::rect`]: `f32` broadcasts a row to the
-/// lanes against B eight at a time behind the bounding-sphere prefilter, `f64` runs the
-/// one-to-many kernel over a tile of B).
-pub(crate) struct Tiles<'v, E: Sets> {
-    pub(crate) a: SegmentsView<'v, E>,
-    pub(crate) b: SegmentsView<'v, E>,
-    pub(crate) options: &'v Options,
-    /// The radius of each pair.
-    pub(crate) radius: PairRadius<'v, E>,
-    /// Only pairs `j > i` (a set against itself).
-    pub(crate) upper: bool,
-    /// Drop pairs that share an end point.
-    pub(crate) skip_shared: bool,
-    /// What the precision's tile computes once a query (`f32`: the prefilter's spheres).
-    pub(crate) prep: E::TilePrep,
-}
 
 impl<'v, E: SetElement> Tiles<'v, E> {
     /// The tiles of `a` against `b` (or of `a` with itself).

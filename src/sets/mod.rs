@@ -76,6 +76,7 @@
 //! grid's, and the moving capsules' boxes ([`crate::scenes`]) take the same margins.
 
 mod bvh8;
+mod element;
 pub(crate) mod hits;
 mod index;
 mod index64;
@@ -88,6 +89,7 @@ mod self_pairs;
 mod within;
 
 pub use crate::prune::{MAX_BLOCK_HITS, SinkFlow, Stop};
+pub use element::SetElement;
 pub use hits::SharedEndpoints;
 pub use hits::{Hit, Hit64, PairHit, PairHit64};
 pub use hits::{TILE_A, TILE_B};
@@ -104,9 +106,9 @@ pub use rows::{RowAnswer, RowHit};
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};
 pub use self_pairs::{self_pairs_within, self_pairs_within_into};
 pub use within::{
-    SetElement, count_non_finite, for_each_pair_within, for_each_row_within,
-    for_each_self_pair_within, pair_distance, pairs_within, pairs_within_into, rows_within,
-    rows_within_between, rows_within_between_into, rows_within_into, within_radius,
+    count_non_finite, for_each_pair_within, for_each_row_within, for_each_self_pair_within,
+    pair_distance, pairs_within, pairs_within_into, rows_within, rows_within_between,
+    rows_within_between_into, rows_within_into, within_radius,
 };
 #[cfg(feature = "rayon")]
 pub use within::{

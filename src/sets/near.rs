@@ -48,11 +48,11 @@
 //! measured in docs/performance.md (sets).
 //!
 
+use super::element::sealed::Sets;
+use super::element::{Near, SetElement};
 use super::hits::{Hit, Hit64, within_wide};
 use super::many::shares;
 use super::radius::{PairRadius, within64};
-use super::within::SetElement;
-use super::within::sealed::Sets;
 use crate::batch::{Segments64, SegmentsView, Soa};
 use crate::driver::{Row, Rows};
 use crate::lanes::Twin;
@@ -75,31 +75,6 @@ pub(crate) const FEW: usize = 32;
 /// (`f64`: `KERNEL_ABS64` in the local frame, the rounding into it and its own radius);
 /// `0` without either.
 const PAD: usize = pad_slot(3);
-
-/// The narrow phase of the radius queries: `a[i]` against `b[j]` by the kernel of the
-/// precision over gathered index pairs, `dist2 <= r²` with `r` the query's radius or
-/// `rI + rJ` (the range rule of [`within_radius`](crate::sets::within_radius) where the
-/// square leaves the range).
-pub(crate) struct Near<E: Sets> {
-    /// Both sets' segments in the grid's order (by position), as the grid's `f32` rows
-    /// (`f64`: in the local frame): the refinement reads them, and in `f32` the kernel
-    /// gathers its lanes from them, near where the grid read their spheres.
-    pub(crate) rows: Rows,
-    /// What the precision's kernel reads besides (`f64`: the segments unmoved, by
-    /// position, and the per-object radii).
-    pub(crate) exact: E::Exact,
-    /// `None` within one set; `Some(na)` when ids `>= na` are B's.
-    pub(crate) split: Option<u32>,
-    pub(crate) options: Options,
-    /// The radius of every pair (the decision), `0` with per-object radii.
-    pub(crate) uniform: E,
-    /// The grid's radius (`f64`: in the local frame, rounded up), `0` with per-object
-    /// radii (which are in the objects' spheres).
-    pub(crate) radius: f32,
-    /// Per-object radii: a pair's radius is `rP + rQ`.
-    pub(crate) each: bool,
-    pub(crate) skip_shared: bool,
-}
 
 impl<E: Sets> Near<E> {
     /// The grid's row at position `p` (`f64`: in the local frame).

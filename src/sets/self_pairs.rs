@@ -5,9 +5,9 @@
 //! over the upper triangle, tiled like [`pairs_within`](crate::sets::pairs_within), for rays and
 //! lines. Both report the same pairs with the same values.
 
+use super::element::SetElement;
 use super::hits::{Hit, SharedEndpoints};
 use super::radius::Radius;
-use super::within::SetElement;
 use crate::batch::{Error, SegmentsView};
 use crate::forms::query_forms;
 use crate::segment::Options;

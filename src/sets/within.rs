@@ -42,9 +42,10 @@
 //! return exactly what the sequential ones do, and the streamed ones the same pairs and
 //! values in blocks.
 
+use super::element::{Near, SetElement, Tiles, sealed};
 use super::hits::{Hit, Hit64, PairHit, SharedEndpoints, distance_wide, within_wide};
-use super::many::{TilePrep32, Tiles, rect32, rect64};
-use super::near::{Exact64, Gather64, Near, decide32, decide64, grid32, grid64, pruned};
+use super::many::{TilePrep32, rect32, rect64};
+use super::near::{Exact64, Gather64, decide32, decide64, grid32, grid64, pruned};
 use super::radius::{PairRadius, Radius, distance64, within64};
 use super::rows::{ByRow, Ranked, RowAnswer, RowHit, RowSink, Rows};
 use crate::batch::{Error, Record, SegmentsView, SoaView, check_u32};
@@ -53,99 +54,6 @@ use crate::pairs::ClosestBatch;
 use crate::prune::Kept;
 use crate::segment::{Closest, Closest64, Flags, Options, Segment, Segment64};
 use core::ops::Range;
-
-/// The element type of the set queries: `f32` or `f64`, the two
-/// [`Element`](crate::Element)s (sealed: only these two). Every radius query of this
-/// module ([`pairs_within`], [`self_pairs_within`](crate::sets::self_pairs_within), their
-/// streamed and row forms, [`within_radius`], [`pair_distance`]) is one generic body over
-/// it, and runs in the precision of its inputs: `pairs_within(&a, &b, r)` is an `f64` query
-/// when `a` and `b` are [`Segments64`](crate::Segments64).
-///
-/// What differs between the precisions lives in the sealed supertrait: how a pair's
-/// squared distance is decided where it leaves the element's range, how the grid (which
-/// works in `f32`) is built over the sets (`f64`: in a local frame, each sphere grown by
-/// the `f64` kernel's error), and which kernel decides the candidates. It is a trait of its
-/// own, not part of [`Element`](crate::Element), because the sets family sits above
-/// `pairs` (where `Element` is defined) and builds on it: a sets-level supertrait of
-/// `Element` would make `pairs` import `sets`, a cycle.
-pub trait SetElement: crate::Element + sealed::Sets {}
-
-impl SetElement for f32 {}
-impl SetElement for f64 {}
-
-/// What the set queries run in each precision (sealed: public only so that [`SetElement`]
-/// can name it, in a module no user can name).
-pub(crate) mod sealed {
-    use crate::driver::Row;
-    use crate::prune::{Grid, Kept};
-    use crate::segment::Closest;
-    use crate::sets::hits::Hit;
-    use crate::sets::many::Tiles;
-    use crate::sets::near::Near;
-    use crate::sets::radius::PairRadius;
-    use crate::{Options, SegmentsView};
-    use core::ops::Range;
-
-    /// The grid and its rows, the grid's radius and what the kernel reads besides
-    /// ([`Sets::grid`]).
-    pub(crate) type Gridded<E> = (Grid<3>, Vec<Row>, f32, <E as Sets>::Exact);
-
-    /// The radius decisions and the kernels of the set queries in one precision.
-    // Unnameable outside the crate: its crate-private types (the grid, the narrow phase,
-    // the tiles) are no part of the public API.
-    #[allow(private_interfaces)]
-    pub trait Sets: crate::Element {
-        /// What the narrow phase's kernel reads besides the grid's rows
-        /// ([`Near::exact`](crate::sets::near::Near)).
-        type Exact: Send + Sync;
-        /// The narrow phase's buffers, one a thread.
-        type Scratch: Default + Send;
-        /// What the brute-force tiles compute once a query.
-        type TilePrep: Sync;
-
-        /// [`within_radius`](super::within_radius) in this precision.
-        fn within_radius(
-            a: &Self::Segment,
-            b: &Self::Segment,
-            closest: &Closest<Self>,
-            radius: Self,
-        ) -> bool;
-        /// [`pair_distance`](super::pair_distance) in this precision.
-        fn pair_distance(a: &Self::Segment, b: &Self::Segment, closest: &Closest<Self>) -> Self;
-        /// The grid over the objects `object(0..n)` for pairs within `uniform` (or, with
-        /// per-object radii `own`, within `own(i) + own(j)`), its rows, its radius and what
-        /// the kernel reads besides; `None` when the grid cannot take the query.
-        fn grid(
-            n: usize,
-            object: &(dyn Fn(usize) -> Self::Segment + Sync),
-            own: Option<&(dyn Fn(usize) -> Self + Sync)>,
-            uniform: Self,
-            parallel: bool,
-        ) -> Option<Gridded<Self>>;
-        /// The kernel over the candidate positions `candidates`, the hits kept in `out`.
-        fn decide(
-            near: &Near<Self>,
-            ids: &[u32],
-            candidates: &[(u32, u32)],
-            scratch: &mut Self::Scratch,
-            out: &mut Kept<Hit<Self>>,
-        );
-        /// What the tiles of `a` against `b` (or of `a` with itself) compute once.
-        fn tile_prep(
-            a: SegmentsView<'_, Self>,
-            b: Option<SegmentsView<'_, Self>>,
-            radius: PairRadius<'_, Self>,
-            options: &Options,
-        ) -> Self::TilePrep;
-        /// Appends the hits of rows `rows` × columns `cols` of the tiles to `out`.
-        fn rect(
-            tiles: &Tiles<'_, Self>,
-            rows: Range<usize>,
-            cols: Range<usize>,
-            out: &mut Vec<Hit<Self>>,
-        );
-    }
-}
 
 /// `f32`: the grid over the sets as they are, the `f32` kernel gathering from its rows;
 /// the kernel's `dist2` against `radius²`, in `f64` where `dist2` left `f32`'s range.
