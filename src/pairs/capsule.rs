@@ -41,7 +41,8 @@ use wide::{f32x8, f32x16, f64x4, f64x8};
 pub struct Radii<'r, F = f32>(RadiiKind<'r, F>);
 
 /// The radii of the `f64` queries ([`capsules_touch`] on
-/// [`Segments64`](crate::Segments64), [`first_contact64`](crate::motion::first_contact64),
+/// [`Segments64`](crate::Segments64), [`first_contact`](crate::motion::first_contact) on
+/// [`Tracks64`](crate::motion::Tracks64),
 /// ...): [`Radii`] over `f64`.
 ///
 /// ```
