@@ -42,7 +42,7 @@
 //! | `if touching { 0 } else if hit_later { t_root } else { ∞ }` | nested `select` on `touching`, `hit_later` |
 //! | `c / if approaching { q } else { 1 }`       | `c / approaching.select(q, 1)`                        |
 
-use super::types::{MotionFlags, MotionLane, MotionReal, hit_indices};
+use super::types::{MotionFlags, MotionLane, MotionReal, hit_indices, points};
 use crate::columns::{Cell, GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
 use crate::lanes::{F64Lanes, Lane, V3, cross_lanes, dot_lanes, probe_lanes, sub8};
@@ -332,13 +332,6 @@ macro_rules! contact_store {
 
 contact_store!(f32, f32x8);
 contact_store!(f64, F64Lanes);
-
-/// The four points of a group (columns `a0 a1 b0 b1`, x y z each).
-#[inline(always)]
-fn points<L: Lane, const C: usize>(c: &[L; C]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
-    let v = |k| V3::at_column(c, k);
-    (v(0), v(3), v(6), v(9))
-}
 
 /// First contact over tracks (`ENDPOINTS = false`) or start/end segments, time clamped to
 /// `[0, t_end]`, any lane type: twelve input columns with uniform radii (`r_sum`

@@ -43,7 +43,7 @@
 //! | `if same_velocity { 0 } else { clamp(…) }`  | `same_velocity.select(0, clamp(-b / a_safe, …))`|
 //! | `if non_finite { return NON_FINITE }`       | outputs replaced by NaN in `non_finite` lanes   |
 
-use super::types::{MotionFlags, MotionLane, MotionReal};
+use super::types::{MotionFlags, MotionLane, MotionReal, points};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
 use crate::lanes::{F64Lanes, Lane, V3, at8, clamp8, dot_lanes, probe_lanes, sub8};
@@ -330,13 +330,6 @@ macro_rules! cpa_store {
 
 cpa_store!(f32, f32x8);
 cpa_store!(f64, F64Lanes);
-
-/// The four points of a group (columns `a0 a1 b0 b1`, x y z each).
-#[inline(always)]
-fn points<L: Lane>(c: &[L; 12]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
-    let v = |k| V3::at_column(c, k);
-    (v(0), v(3), v(6), v(9))
-}
 
 /// CPA over twelve input columns: tracks (`ENDPOINTS = false`: positions then velocities)
 /// or start/end segments, time clamped to `[0, t_end]`, any lane type.

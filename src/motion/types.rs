@@ -1,7 +1,7 @@
 //! The motion types: tracks, time windows and the flags every motion (and 2D) result
 //! carries, with the lane traits the batched motion queries are generic over.
 
-use crate::lanes::{Lane, bytes8, mask_bools, mask_to};
+use crate::lanes::{Lane, V3, bytes8, mask_bools, mask_to};
 use crate::real::Real;
 use bytemuck::{Pod, Zeroable};
 use wide::{f32x8, f64x4, f64x8, u32x8};
@@ -236,6 +236,14 @@ impl core::fmt::Debug for MotionFlags {
 }
 
 crate::columns::byte_cell!(MotionFlags = MotionFlags::empty());
+
+/// The four points of a group of pairs (its first twelve columns `a0 a1 b0 b1`, x y z
+/// each).
+#[inline(always)]
+pub(crate) fn points<L: Lane, const C: usize>(c: &[L; C]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
+    let v = |k| V3::at_column(c, k);
+    (v(0), v(3), v(6), v(9))
+}
 
 /// The indices of the `true` values of a `hit` column, in order: `hits()` of the contact
 /// batches.
