@@ -61,8 +61,9 @@
 //!
 //! and its scalar reference, `reference::q`, one pair at a time, defines what it computes.
 //! The pair queries ([`pairs`]) run in the precision of their inputs ([`Element`]:
-//! `closest_points(&a, &b)` on two [`Segments64`] is an `f64` query); the other families'
-//! `f64` twins still carry `64` in their names (`pairs_within_into`, `motion::cpa64`);
+//! `closest_points(&a, &b)` on two [`Segments64`] is an `f64` query), and so do the motion
+//! queries ([`motion::MotionElement`]) and the radius queries of [`sets`]
+//! ([`sets::SetElement`]); the index of `f64` segments is [`sets::SegmentIndex64`];
 //! the streaming forms (`for_each_…`) and the index's methods take their sink or options
 //! directly and return a `Result`. Every batch type's `get(i)` returns an `Option`, as
 //! std's slices do.

@@ -35,10 +35,7 @@
 pub use crate::real::FUSED_MUL_ADD;
 
 use crate::batch::Record;
-use crate::motion::{
-    Contact, Contact64, Cpa, Cpa64, Sweep, Sweep64, SweptContact, SweptContact64, Track, Track64,
-    Window, Window64,
-};
+use crate::motion::{Contact, Cpa, MotionElement, SweptContact, Window};
 use crate::pairs::CapsuleContact;
 use crate::pairs::Element;
 use crate::planar::types::Intersection2;
@@ -112,12 +109,14 @@ where
 // The other queries' references. Each is written beside its 8-lane twin, in the query's own
 // file (same variable names, same operation order); these are their public entry points.
 
-/// Closest point of approach of two tracks over `window` (scalar reference).
+/// Closest point of approach of two tracks over `window` (scalar reference), in the
+/// precision of the tracks ([`Track`](crate::motion::Track) or [`Track64`](crate::motion::Track64): in `f64` "same velocity" is
+/// `|dv| <= 2·f64::EPSILON` times the larger speed, the same ulps).
 ///
 /// Never panics; a NaN or infinite input gives [`Cpa::NON_FINITE`](crate::motion::Cpa::NON_FINITE).
 ///
 /// ```
-/// use segbatch::motion::{Track, Window};
+/// use segbatch::motion::{Track, Track64, Window, Window64};
 /// use segbatch::reference::cpa;
 /// // Head-on along x, 1 apart in y: closest at t = 0.5.
 /// let a = Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
@@ -125,96 +124,64 @@ where
 /// let c = cpa(&a, &b, Window::STEP);
 /// assert_eq!((c.t, c.dist2), (0.5, 1.0));
 /// assert_eq!(c.point_a, [1.0, 0.0, 0.0]);
+/// // The same 1e9 from the origin, in f64.
+/// let o = 1.0e9;
+/// let a = Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0]);
+/// let b = Track64::new([o + 2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
+/// let c = cpa(&a, &b, Window64::STEP);
+/// assert_eq!((c.t, c.dist2), (0.5, 1.0));
+/// assert_eq!(c.point_a, [o + 1.0, 0.0, 0.0]);
 /// ```
 #[must_use]
-pub fn cpa(a: &Track, b: &Track, window: Window) -> Cpa {
-    crate::motion::cpa_pair::<_, false>(
-        a.position,
-        a.velocity,
-        b.position,
-        b.velocity,
-        window.end(),
-    )
-    .into()
+pub fn cpa<T, E>(a: &T, b: &T, window: Window<E>) -> Cpa<E>
+where
+    T: Record<6, E> + Into<[[E; 3]; 2]>,
+    E: MotionElement<Track = T>,
+{
+    let ([p, u], [q, v]) = ((*a).into(), (*b).into());
+    crate::motion::cpa_pair::<_, false>(p, u, q, v, window.end())
 }
 
 /// Closest point of approach of two objects moving from `a.p0` to `a.p1` and from `b.p0`
-/// to `b.p1` during the same step (time `[0, 1]`), scalar reference.
+/// to `b.p1` during the same step (time `[0, 1]`), scalar reference, in the precision of
+/// the segments ([`Segment`] or [`Segment64`]).
 ///
 /// Never panics; a NaN or infinite input gives [`Cpa::NON_FINITE`](crate::motion::Cpa::NON_FINITE).
 ///
 /// ```
 /// use segbatch::reference::cpa_segments;
-/// use segbatch::Segment;
+/// use segbatch::{Segment, Segment64};
 /// // The paths cross at (1, 0, 0), but A is there at t = 0.5 and B at t = 1.
 /// let a = Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
 /// let b = Segment::new([1.0, -2.0, 0.0], [1.0, 0.0, 0.0]);
 /// let c = cpa_segments(&a, &b);
 /// assert_eq!((c.t, c.dist2), (0.75, 0.5)); // closest at t = 0.75, still 0.707 apart
-/// ```
-#[must_use]
-pub fn cpa_segments(a: &Segment, b: &Segment) -> Cpa {
-    crate::motion::cpa_pair::<_, true>(a.p0, a.p1, b.p0, b.p1, 1.0).into()
-}
-
-/// Closest point of approach of two `f64` tracks over `window` (scalar reference): the same
-/// algorithm as [`cpa`], one generic body, in double precision ("same velocity" is
-/// `|dv| <= 2·f64::EPSILON` times the larger speed).
-///
-/// Never panics; a NaN or infinite input gives [`Cpa64::NON_FINITE`](crate::motion::Cpa64::NON_FINITE).
-///
-/// ```
-/// use segbatch::motion::{Track64, Window64};
-/// use segbatch::reference::cpa64;
-/// // Head-on along x, 1 apart in y, 1e9 from the origin: closest at t = 0.5.
-/// let o = 1.0e9;
-/// let a = Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0]);
-/// let b = Track64::new([o + 2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
-/// let c = cpa64(&a, &b, Window64::STEP);
-/// assert_eq!((c.t, c.dist2), (0.5, 1.0));
-/// assert_eq!(c.point_a, [o + 1.0, 0.0, 0.0]);
-/// ```
-#[must_use]
-pub fn cpa64(a: &Track64, b: &Track64, window: Window64) -> Cpa64 {
-    crate::motion::cpa_pair::<_, false>(
-        a.position,
-        a.velocity,
-        b.position,
-        b.velocity,
-        window.end(),
-    )
-    .into()
-}
-
-/// Closest point of approach of two objects moving from `a.p0` to `a.p1` and from `b.p0`
-/// to `b.p1` during the same step (time `[0, 1]`), in `f64` (scalar reference): the same
-/// algorithm as [`cpa_segments`] in double precision.
-///
-/// Never panics; a NaN or infinite input gives [`Cpa64::NON_FINITE`](crate::motion::Cpa64::NON_FINITE).
-///
-/// ```
-/// use segbatch::reference::cpa_segments64;
-/// use segbatch::Segment64;
-/// // The paths cross at (o + 1, 0, 0), but A is there at t = 0.5 and B at t = 1.
+/// // The same in f64, 6378 km from the origin.
 /// let o = 6_378_137.0;
 /// let a = Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]);
 /// let b = Segment64::new([o + 1.0, -2.0, 0.0], [o + 1.0, 0.0, 0.0]);
-/// let c = cpa_segments64(&a, &b);
+/// let c = cpa_segments(&a, &b);
 /// assert_eq!((c.t, c.dist2), (0.75, 0.5));
 /// ```
 #[must_use]
-pub fn cpa_segments64(a: &Segment64, b: &Segment64) -> Cpa64 {
-    crate::motion::cpa_pair::<_, true>(a.p0, a.p1, b.p0, b.p1, 1.0).into()
+pub fn cpa_segments<T, E>(a: &T, b: &T) -> Cpa<E>
+where
+    T: Record<6, E> + Into<[[E; 3]; 2]>,
+    E: MotionElement<Segment = T>,
+{
+    let ([a0, a1], [b0, b1]) = ((*a).into(), (*b).into());
+    crate::motion::cpa_pair::<_, true>(a0, a1, b0, b1, E::ONE)
 }
 
 /// First contact, within `window`, of a sphere of radius `radius_a` moving along track `a`
-/// and one of radius `radius_b` moving along `b` (scalar reference). Radii are expected to
-/// be non-negative; contact is at distance `radius_a + radius_b`.
+/// and one of radius `radius_b` moving along `b` (scalar reference), in the precision of
+/// the tracks. Radii are expected to be non-negative; contact is at distance
+/// `radius_a + radius_b`.
 ///
 /// Never panics; a NaN or infinite input gives [`Contact::NON_FINITE`](crate::motion::Contact::NON_FINITE).
 ///
 /// ```
-/// use segbatch::motion::{Track, Window};
+/// use segbatch::motion::{Track, Track64, Window, Window64};
 /// use segbatch::reference::first_contact;
 /// // Closing at 4 units per step from 4 apart, radii 0.5 + 0.5: contact at t = 0.75.
 /// let a = Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
@@ -222,114 +189,63 @@ pub fn cpa_segments64(a: &Segment64, b: &Segment64) -> Cpa64 {
 /// let c = first_contact(&a, 0.5, &b, 0.5, Window::STEP);
 /// assert!(c.hit);
 /// assert_eq!(c.t, 0.75);
+/// // The same 1e9 from the origin, in f64.
+/// let o = 1.0e9;
+/// let a = Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0]);
+/// let b = Track64::new([o + 4.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
+/// let c = first_contact(&a, 0.5, &b, 0.5, Window64::STEP);
+/// assert!(c.hit && c.t == 0.75);
 /// ```
 #[must_use]
-pub fn first_contact(
-    a: &Track,
-    radius_a: f32,
-    b: &Track,
-    radius_b: f32,
-    window: Window,
-) -> Contact {
-    crate::motion::contact_pair::<_, false>(
-        a.position,
-        a.velocity,
-        b.position,
-        b.velocity,
-        radius_a + radius_b,
-        window.end(),
-    )
-    .into()
+pub fn first_contact<T, E>(a: &T, radius_a: E, b: &T, radius_b: E, window: Window<E>) -> Contact<E>
+where
+    T: Record<6, E> + Into<[[E; 3]; 2]>,
+    E: MotionElement<Track = T>,
+{
+    let ([p, u], [q, v]) = ((*a).into(), (*b).into());
+    crate::motion::contact_pair::<_, false>(p, u, q, v, radius_a + radius_b, window.end())
 }
 
 /// First contact, during one step (time `[0, 1]`), of spheres whose centres move from
-/// `a.p0` to `a.p1` and from `b.p0` to `b.p1` (scalar reference).
+/// `a.p0` to `a.p1` and from `b.p0` to `b.p1` (scalar reference), in the precision of the
+/// segments.
 ///
 /// Never panics; a NaN or infinite input gives [`Contact::NON_FINITE`](crate::motion::Contact::NON_FINITE).
 ///
 /// ```
 /// use segbatch::reference::first_contact_segments;
-/// use segbatch::Segment;
+/// use segbatch::{Segment, Segment64};
 /// // Paths cross at right angles, but B arrives after A has gone: no contact.
 /// let a = Segment::new([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
 /// let b = Segment::new([0.0, -3.0, 0.0], [0.0, -1.0, 0.0]);
 /// assert!(!first_contact_segments(&a, 0.25, &b, 0.25).hit);
-/// ```
-#[must_use]
-pub fn first_contact_segments(a: &Segment, radius_a: f32, b: &Segment, radius_b: f32) -> Contact {
-    crate::motion::contact_pair::<_, true>(a.p0, a.p1, b.p0, b.p1, radius_a + radius_b, 1.0).into()
-}
-
-/// First contact, within `window`, of `f64` spheres of radius `radius_a` moving along track
-/// `a` and of radius `radius_b` along `b` (scalar reference): the same algorithm as
-/// [`first_contact`], one generic body, in double precision.
-///
-/// Never panics; a NaN or infinite input gives [`Contact64::NON_FINITE`](crate::motion::Contact64::NON_FINITE).
-///
-/// ```
-/// use segbatch::motion::{Track64, Window64};
-/// use segbatch::reference::first_contact64;
-/// // Closing at 4 units per step from 4 apart, 1e9 from the origin: contact at t = 0.75.
-/// let o = 1.0e9;
-/// let a = Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0]);
-/// let b = Track64::new([o + 4.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
-/// let c = first_contact64(&a, 0.5, &b, 0.5, Window64::STEP);
-/// assert!(c.hit);
-/// assert_eq!(c.t, 0.75);
-/// ```
-#[must_use]
-pub fn first_contact64(
-    a: &Track64,
-    radius_a: f64,
-    b: &Track64,
-    radius_b: f64,
-    window: Window64,
-) -> Contact64 {
-    crate::motion::contact_pair::<_, false>(
-        a.position,
-        a.velocity,
-        b.position,
-        b.velocity,
-        radius_a + radius_b,
-        window.end(),
-    )
-    .into()
-}
-
-/// First contact, during one step (time `[0, 1]`), of `f64` spheres whose centres move from
-/// `a.p0` to `a.p1` and from `b.p0` to `b.p1` (scalar reference): [`first_contact_segments`]
-/// in double precision.
-///
-/// Never panics; a NaN or infinite input gives [`Contact64::NON_FINITE`](crate::motion::Contact64::NON_FINITE).
-///
-/// ```
-/// use segbatch::reference::first_contact_segments64;
-/// use segbatch::Segment64;
-/// // Head-on 6.4e6 m from the origin, 2 m apart at the start, radii 0.25: contact at 0.375.
+/// // Head-on 6.4e6 m from the origin, in f64, 2 m apart at the start, radii 0.25: contact
+/// // at 0.375.
 /// let o = 6.4e6;
 /// let a = Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]);
 /// let b = Segment64::new([o + 2.0, 0.0, 0.0], [o, 0.0, 0.0]);
-/// let c = first_contact_segments64(&a, 0.25, &b, 0.25);
+/// let c = first_contact_segments(&a, 0.25, &b, 0.25);
 /// assert!(c.hit);
 /// assert_eq!(c.t, 0.375);
 /// ```
 #[must_use]
-pub fn first_contact_segments64(
-    a: &Segment64,
-    radius_a: f64,
-    b: &Segment64,
-    radius_b: f64,
-) -> Contact64 {
-    crate::motion::contact_pair::<_, true>(a.p0, a.p1, b.p0, b.p1, radius_a + radius_b, 1.0).into()
+pub fn first_contact_segments<T, E>(a: &T, radius_a: E, b: &T, radius_b: E) -> Contact<E>
+where
+    T: Record<6, E> + Into<[[E; 3]; 2]>,
+    E: MotionElement<Segment = T>,
+{
+    let ([a0, a1], [b0, b1]) = ((*a).into(), (*b).into());
+    crate::motion::contact_pair::<_, true>(a0, a1, b0, b1, radius_a + radius_b, E::ONE)
 }
 
 /// First contact during one step of capsules `(a, radius_a)` and `(b, radius_b)` whose core
 /// end points move linearly from `a.start` to `a.end` and from `b.start` to `b.end` (scalar
-/// reference of [`first_contact_capsules`](crate::motion::first_contact_capsules)): the
-/// conservative advancement documented there and in `docs/motion.md`. The reported `t` is
-/// never after the first contact; the gap there is within
-/// `rA + rB` times [`SWEPT_TOLERANCE_REL`](crate::motion::SWEPT_TOLERANCE_REL) plus `32·ε`
-/// of the largest coordinate.
+/// reference of [`first_contact_capsules`](crate::motion::first_contact_capsules)), in the
+/// precision of the sweeps ([`Sweep`](crate::motion::Sweep) or [`Sweep64`](crate::motion::Sweep64)): the conservative advancement
+/// documented there and in `docs/motion.md`. The reported `t` is never after the first
+/// contact; the gap there is within `rA + rB` times
+/// [`SWEPT_TOLERANCE_REL`](crate::motion::SWEPT_TOLERANCE_REL) plus `32·ε` of the largest
+/// coordinate.
 ///
 /// Never panics; a NaN or infinite coordinate (or a NaN radius) gives no hit, `t` NaN and
 /// [`MotionFlags::NON_FINITE`](crate::motion::MotionFlags::NON_FINITE).
@@ -350,22 +266,14 @@ pub fn first_contact_segments64(
 /// assert!(!first_contact_capsules(&Sweep::fixed(sword.start), 0.05, &rope, 0.05).hit);
 /// assert!(!first_contact_capsules(&Sweep::fixed(sword.end), 0.05, &rope, 0.05).hit);
 /// ```
-#[must_use]
-pub fn first_contact_capsules(a: &Sweep, radius_a: f32, b: &Sweep, radius_b: f32) -> SweptContact {
-    let ends = |s: &Sweep| [s.start.p0, s.start.p1, s.end.p0, s.end.p1];
-    crate::motion::swept_pair(ends(a), ends(b), radius_a, radius_b).into()
-}
-
-/// [`first_contact_capsules`] in `f64` (scalar reference of
-/// [`first_contact_capsules64`](crate::motion::first_contact_capsules64)): the same body in
-/// double precision.
+///
+/// In `f64`: head-on along x, 1e9 from the origin, the cores' facing ends closing 4 units
+/// a step from 2 apart, radii 0.25 each: contact at `t = 0.375` (within the tolerance).
 ///
 /// ```
 /// use segbatch::motion::Sweep64;
-/// use segbatch::reference::first_contact_capsules64;
+/// use segbatch::reference::first_contact_capsules;
 /// use segbatch::Segment64;
-/// // Head-on along x, 1e9 from the origin: the cores' facing ends close 4 units a step
-/// // from 2 apart, radii 0.25 each: contact at t = 0.375 (within the tolerance).
 /// let o = 1.0e9;
 /// let a = Sweep64::new(
 ///     Segment64::new([o - 1.0, 0.0, 0.0], [o, 0.0, 0.0]),
@@ -375,19 +283,17 @@ pub fn first_contact_capsules(a: &Sweep, radius_a: f32, b: &Sweep, radius_b: f32
 ///     Segment64::new([o + 2.0, 0.0, 0.0], [o + 3.0, 0.0, 0.0]),
 ///     Segment64::new([o, 0.0, 0.0], [o + 1.0, 0.0, 0.0]),
 /// );
-/// let c = first_contact_capsules64(&a, 0.25, &b, 0.25);
+/// let c = first_contact_capsules(&a, 0.25, &b, 0.25);
 /// assert!(c.hit && (c.t - 0.375).abs() < 1e-3 && c.t <= 0.375);
 /// assert_eq!(c.normal, [-1.0, 0.0, 0.0]);
 /// ```
 #[must_use]
-pub fn first_contact_capsules64(
-    a: &Sweep64,
-    radius_a: f64,
-    b: &Sweep64,
-    radius_b: f64,
-) -> SweptContact64 {
-    let ends = |s: &Sweep64| [s.start.p0, s.start.p1, s.end.p0, s.end.p1];
-    crate::motion::swept_pair(ends(a), ends(b), radius_a, radius_b).into()
+pub fn first_contact_capsules<T, E>(a: &T, radius_a: E, b: &T, radius_b: E) -> SweptContact<E>
+where
+    T: Record<12, E> + Into<[[E; 3]; 4]>,
+    E: MotionElement<Sweep = T>,
+{
+    crate::motion::swept_pair((*a).into(), (*b).into(), radius_a, radius_b)
 }
 
 /// Intersection of two 2D segments, or their closest points (scalar reference), in the

@@ -11,7 +11,7 @@
 //!         (their scalar references), flags (how many bench pairs take the rare-case path),
 //!         p64 | p64_s (the same pairs widened to f64: closest_points s/t/dist2/flags, and
 //!         its scalar reference, reference::closest_points), cpa64 | cpa64_s (the widened
-//!         pairs through cpa_segments64_into, and reference::cpa_segments64)
+//!         pairs through cpa_segments_into, and reference::cpa_segments, in f64)
 //! cargo build --release --features profiling --example query_profile
 //! valgrind --tool=callgrind target/release/examples/query_profile cpa 20 4096   # and with 0
 //! ```
@@ -49,7 +49,7 @@ fn main() {
         (a.iter().map(wide).collect(), b.iter().map(wide).collect());
     let (sa64, sb64) = (Segments64::from(&a64), Segments64::from(&b64));
     let mut out64 = ClosestBatch64::new();
-    let mut cpa_out64 = CpaBatch64::new();
+    let mut cpa_out64 = CpaBatch::<f64>::new();
     let mut res64 = vec![0.0f64; n];
     let radii = Radii::per_pair(&ra, &rb).expect("radii are positive");
     let ray = Options::new(Extent::Ray, Extent::Segment);
@@ -62,7 +62,7 @@ fn main() {
     first_contact_segments_into(&sa, &sb, radii, &mut con_out).unwrap();
     intersect2_into(&sa2, &sb2, &mut i2_out).unwrap();
     closest_points_into(&sa64, &sb64, opts, Outputs::ALL, &mut out64).unwrap();
-    cpa_segments64_into(&sa64, &sb64, &mut cpa_out64).unwrap();
+    cpa_segments_into(&sa64, &sb64, &mut cpa_out64).unwrap();
     if mode == "flags" {
         for n in [4096usize, 262_144] {
             let (a, b, _, _) = step_pairs(n);
@@ -130,12 +130,12 @@ fn main() {
                 black_box(&res64);
             }
             "cpa64" => {
-                cpa_segments64_into(black_box(&sa64), black_box(&sb64), &mut cpa_out64).unwrap();
+                cpa_segments_into(black_box(&sa64), black_box(&sb64), &mut cpa_out64).unwrap();
                 black_box(&cpa_out64);
             }
             "cpa64_s" => {
                 for ((x, y), o) in black_box(&a64).iter().zip(black_box(&b64)).zip(&mut res64) {
-                    let c = reference::cpa_segments64(x, y);
+                    let c = reference::cpa_segments(x, y);
                     *o = c.dist2 + c.t + c.point_a[0] + c.point_b[0];
                 }
                 black_box(&res64);

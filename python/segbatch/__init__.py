@@ -814,7 +814,7 @@ def cpa(
     (``window=float("inf")`` for the whole future). Returns ``t``, ``distance``,
     ``dist2``, ``point_a``, ``point_b`` (positions at ``t``), ``flags``. float64 in,
     float64 out: when either side is float64 the tracks and the window are taken in
-    float64 (the crate's ``cpa64``) and the float columns are float64.
+    float64 (the crate's ``cpa`` on ``f64`` tracks) and the float columns are float64.
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 2, 0, 0]], dtype=np.float32)
@@ -871,7 +871,7 @@ def first_contact(
     ``b[i]`` touch, within ``[0, window]``. Returns ``hit`` (bool), ``t`` (``inf`` without
     contact, NaN for non-finite input), ``flags``. float64 in, float64 out: when either side
     is float64 the tracks, radii and window are taken in float64 (the crate's
-    ``first_contact64``) and ``t`` is float64.
+    ``first_contact`` on ``f64`` tracks) and ``t`` is float64.
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 2, 0, 0]], dtype=np.float32)

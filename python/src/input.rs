@@ -416,8 +416,8 @@ pub(crate) fn options(extent_a: &str, extent_b: &str, tolerance: Option<f32>) ->
 }
 
 /// A time window `[0, end]` in the precision of `E`.
-pub(crate) fn window<E: Real>(end: f64) -> PyResult<E::Window> {
-    E::window(end).ok_or_else(|| {
+pub(crate) fn window<E: Real>(end: f64) -> PyResult<Window<E>> {
+    Window::new(E::from_f64(end)).ok_or_else(|| {
         PyValueError::new_err(format!("window must be >= 0 (inf allowed), got {end}"))
     })
 }

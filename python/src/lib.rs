@@ -70,12 +70,9 @@ use pyo3::exceptions::{
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
-use segbatch::motion::{
-    ContactBatch, ContactBatch64, CpaBatch, CpaBatch64, Track, Track64, Tracks64View, Window,
-    Window64,
-};
+use segbatch::motion::{ContactBatch, CpaBatch, MotionElement, Window};
 use segbatch::pairs::{
-    ClosestBatch64, ClosestSlices, PairMask, Radii, Radii64, capsule_contacts_into,
+    ClosestBatch64, ClosestSlices, PairMask, Radii, capsule_contacts_into,
     capsules_touch_indexed_into, capsules_touch_into, closest_points_indexed_into,
     closest_points_into, par_capsule_contacts_into, par_capsules_touch_indexed_into,
     par_closest_points_indexed_into,

@@ -235,9 +235,9 @@ pub(crate) fn run(args: &[String]) {
             let o = if query == "first_contact64" {
                 let tr = |p: &str| Tracks64::from(bytemuck::cast_slice::<f64, Track64>(&read64(p)));
                 let w = Window64::new(num64(arg(6))).expect("window");
-                segbatch::motion::first_contact64(&tr(fa), &tr(fb), radii, w)
+                segbatch::motion::first_contact(&tr(fa), &tr(fb), radii, w)
             } else {
-                segbatch::motion::first_contact_segments64(&segs64(fa), &segs64(fb), radii)
+                segbatch::motion::first_contact_segments(&segs64(fa), &segs64(fb), radii)
             };
             let hit: Vec<u8> = o.hit().iter().map(|h| u8::from(*h)).collect();
             write(dir, "hit", &hit);
@@ -310,9 +310,9 @@ pub(crate) fn run(args: &[String]) {
             let o = if query == "cpa64" {
                 let tr = |p: &str| Tracks64::from(bytemuck::cast_slice::<f64, Track64>(&read64(p)));
                 let w = Window64::new(num64(arg(4))).expect("window");
-                segbatch::motion::cpa64(&tr(fa), &tr(fb), w)
+                segbatch::motion::cpa(&tr(fa), &tr(fb), w)
             } else {
-                segbatch::motion::cpa_segments64(&segs64(fa), &segs64(fb))
+                segbatch::motion::cpa_segments(&segs64(fa), &segs64(fb))
             };
             write(dir, "t", o.t());
             write(dir, "dist2", o.dist2());

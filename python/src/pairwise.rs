@@ -304,11 +304,11 @@ pub(crate) fn cpa_chunks<E: Real>(
             threads,
             out,
             &CPA_COLS,
-            Scratch::<E::Segment, 6, E::Cpa, E>::new,
+            Scratch::<E::Segment, 6, CpaBatch<E>, E>::new,
             |s, r, names, cols| {
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                E::cpa_segments_into(va, vb, out)?;
-                copy_out(E::cpa_res(out), names, cols);
+                segbatch::motion::cpa_segments_into(va, vb, out)?;
+                copy_out(cpa_res(out), names, cols);
                 Ok(())
             },
         )
@@ -319,11 +319,11 @@ pub(crate) fn cpa_chunks<E: Real>(
             threads,
             out,
             &CPA_COLS,
-            Scratch::<E::Track, 6, E::Cpa, E>::new,
+            Scratch::<E::Track, 6, CpaBatch<E>, E>::new,
             |s, r, names, cols| {
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                E::cpa_into(va, vb, w, out)?;
-                copy_out(E::cpa_res(out), names, cols);
+                segbatch::motion::cpa_into(va, vb, w, out)?;
+                copy_out(cpa_res(out), names, cols);
                 Ok(())
             },
         )
@@ -332,16 +332,15 @@ pub(crate) fn cpa_chunks<E: Real>(
 
 /// Copies a contact chunk's columns out.
 pub(crate) fn contact_out<E: Real>(
-    o: &E::Contact,
+    o: &ContactBatch<E>,
     names: &[&'static str],
     cols: &mut [ColMut<'_, E>],
 ) {
-    let (hit, t, flags) = E::contact_res(o);
     for (name, c) in names.iter().zip(cols) {
         match *name {
-            "hit" => c.bool().copy_from_slice(hit),
-            "t" => c.real().copy_from_slice(t),
-            _ => c.u8().copy_from_slice(flags),
+            "hit" => c.bool().copy_from_slice(o.hit()),
+            "t" => c.real().copy_from_slice(o.t()),
+            _ => c.u8().copy_from_slice(bytemuck::cast_slice(o.flags())),
         }
     }
 }
@@ -396,11 +395,11 @@ pub(crate) fn contact_of<E: Real>(
             threads,
             out,
             &CONTACT_COLS,
-            Scratch::<E::Segment, 6, E::Contact, E>::new,
+            Scratch::<E::Segment, 6, ContactBatch<E>, E>::new,
             |s, r, names, cols| {
                 let rr = radii.radii(r.clone())?;
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                E::first_contact_segments_into(va, vb, rr, out)?;
+                segbatch::motion::first_contact_segments_into(va, vb, rr, out)?;
                 contact_out(out, names, cols);
                 Ok(())
             },
@@ -412,11 +411,11 @@ pub(crate) fn contact_of<E: Real>(
             threads,
             out,
             &CONTACT_COLS,
-            Scratch::<E::Track, 6, E::Contact, E>::new,
+            Scratch::<E::Track, 6, ContactBatch<E>, E>::new,
             |s, r, names, cols| {
                 let rr = radii.radii(r.clone())?;
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                E::first_contact_into(va, vb, rr, w, out)?;
+                segbatch::motion::first_contact_into(va, vb, rr, w, out)?;
                 contact_out(out, names, cols);
                 Ok(())
             },

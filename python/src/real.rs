@@ -7,59 +7,24 @@ use super::*;
 /// (UTM, ECEF), with the library's types and calls of that precision. Every query is
 /// written once over it; which one runs is decided by the input's dtype ([`is_f64`]).
 pub(crate) trait Real:
-    segbatch::sets::SetElement + numpy::Element + bytemuck::Pod + Default + Send + Sync + 'static
+    segbatch::sets::SetElement
+    + MotionElement
+    + numpy::Element
+    + bytemuck::Pod
+    + Default
+    + Send
+    + Sync
+    + 'static
 {
     /// The NumPy dtype name, for messages.
     const DTYPE: &'static str;
-    /// A track record (`px, py, pz, vx, vy, vz`).
-    type Track: Record<6, Self> + Send + Sync;
-    /// The result batch of the closest-approach queries.
-    type Cpa: Default + Send + 'static;
     /// The scratch of [`Real::params_into`].
     type Gather: Default + Send;
-    /// A time window `[0, end]`.
-    type Window: Copy + Send + Sync;
     /// An index over a static set of segments (first hits of thick rays).
     type Index: Send + Sync;
-    /// The result batch of the first-contact queries.
-    type Contact: Default + Send + 'static;
 
     /// `x` in this precision (Python numbers are `f64`; `f32` rounds as NumPy does).
     fn from_f64(x: f64) -> Self;
-    /// The library's `first_contact_into` of this precision.
-    fn first_contact_into(
-        a: SoaView<'_, Self::Track, 6, Self>,
-        b: SoaView<'_, Self::Track, 6, Self>,
-        radii: Radii<'_, Self>,
-        window: Self::Window,
-        out: &mut Self::Contact,
-    ) -> Result<(), segbatch::Error>;
-    /// The library's `first_contact_segments_into` of this precision.
-    fn first_contact_segments_into(
-        a: SegmentsView<'_, Self>,
-        b: SegmentsView<'_, Self>,
-        radii: Radii<'_, Self>,
-        out: &mut Self::Contact,
-    ) -> Result<(), segbatch::Error>;
-    /// A first-contact chunk's columns: `hit`, `t`, `flags`.
-    fn contact_res(out: &Self::Contact) -> (&[bool], &[Self], &[u8]);
-    /// The window `[0, end]`, or `None` for a negative or NaN end.
-    fn window(end: f64) -> Option<Self::Window>;
-    /// The library's `cpa_into` of this precision.
-    fn cpa_into(
-        a: SoaView<'_, Self::Track, 6, Self>,
-        b: SoaView<'_, Self::Track, 6, Self>,
-        window: Self::Window,
-        out: &mut Self::Cpa,
-    ) -> Result<(), segbatch::Error>;
-    /// The library's `cpa_segments_into` of this precision.
-    fn cpa_segments_into(
-        a: SegmentsView<'_, Self>,
-        b: SegmentsView<'_, Self>,
-        out: &mut Self::Cpa,
-    ) -> Result<(), segbatch::Error>;
-    /// A closest-approach chunk's columns.
-    fn cpa_res(out: &Self::Cpa) -> Res<'_, Self>;
     /// The closest-points parameters (every column but the points) of the index `pairs`
     /// of `a` and `b`, by the kernel and `options` of the radius queries: their `s` and
     /// `t` bit for bit.
@@ -118,65 +83,25 @@ pub(crate) fn closest_res<E: Real>(o: &ClosestBatch<E>) -> Res<'_, E> {
     }
 }
 
+/// A closest-approach chunk's columns.
+pub(crate) fn cpa_res<E: Real>(o: &CpaBatch<E>) -> Res<'_, E> {
+    Res {
+        dist2: o.dist2(),
+        s: &[],
+        t: o.t(),
+        point_a: o.point_a(),
+        point_b: o.point_b(),
+        flags: bytemuck::cast_slice(o.flags()),
+    }
+}
+
 impl Real for f32 {
     const DTYPE: &'static str = "float32";
-    type Track = Track;
-    type Cpa = CpaBatch;
     type Gather = ();
-    type Window = Window;
     type Index = segbatch::SegmentIndex;
-    type Contact = ContactBatch;
 
     fn from_f64(x: f64) -> Self {
         x as f32
-    }
-    fn window(end: f64) -> Option<Window> {
-        Window::new(end as f32)
-    }
-    fn first_contact_into(
-        a: SoaView<'_, Track, 6>,
-        b: SoaView<'_, Track, 6>,
-        radii: Radii<'_>,
-        window: Window,
-        out: &mut ContactBatch,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::motion::first_contact_into(a, b, radii, window, out)
-    }
-    fn first_contact_segments_into(
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
-        radii: Radii<'_>,
-        out: &mut ContactBatch,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::motion::first_contact_segments_into(a, b, radii, out)
-    }
-    fn contact_res(o: &ContactBatch) -> (&[bool], &[f32], &[u8]) {
-        (o.hit(), o.t(), bytemuck::cast_slice(o.flags()))
-    }
-    fn cpa_into(
-        a: SoaView<'_, Track, 6>,
-        b: SoaView<'_, Track, 6>,
-        window: Window,
-        out: &mut CpaBatch,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::motion::cpa_into(a, b, window, out)
-    }
-    fn cpa_segments_into(
-        a: SoaView<'_, Segment, 6>,
-        b: SoaView<'_, Segment, 6>,
-        out: &mut CpaBatch,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::motion::cpa_segments_into(a, b, out)
-    }
-    fn cpa_res(o: &CpaBatch) -> Res<'_, f32> {
-        Res {
-            dist2: o.dist2(),
-            s: &[],
-            t: o.t(),
-            point_a: o.point_a(),
-            point_b: o.point_b(),
-            flags: bytemuck::cast_slice(o.flags()),
-        }
     }
     fn params_into(
         a: SoaView<'_, Segment, 6>,
@@ -235,63 +160,11 @@ impl Real for f32 {
 
 impl Real for f64 {
     const DTYPE: &'static str = "float64";
-    type Track = Track64;
-    type Cpa = CpaBatch64;
     type Gather = (Segments64, Segments64);
-    type Window = Window64;
     type Index = SegmentIndex64;
-    type Contact = ContactBatch64;
 
     fn from_f64(x: f64) -> Self {
         x
-    }
-    fn window(end: f64) -> Option<Window64> {
-        Window64::new(end)
-    }
-    fn first_contact_into(
-        a: Tracks64View<'_>,
-        b: Tracks64View<'_>,
-        radii: Radii64<'_>,
-        window: Window64,
-        out: &mut ContactBatch64,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::motion::first_contact64_into(a, b, radii, window, out)
-    }
-    fn first_contact_segments_into(
-        a: Segments64View<'_>,
-        b: Segments64View<'_>,
-        radii: Radii64<'_>,
-        out: &mut ContactBatch64,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::motion::first_contact_segments64_into(a, b, radii, out)
-    }
-    fn contact_res(o: &ContactBatch64) -> (&[bool], &[f64], &[u8]) {
-        (o.hit(), o.t(), bytemuck::cast_slice(o.flags()))
-    }
-    fn cpa_into(
-        a: Tracks64View<'_>,
-        b: Tracks64View<'_>,
-        window: Window64,
-        out: &mut CpaBatch64,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::motion::cpa64_into(a, b, window, out)
-    }
-    fn cpa_segments_into(
-        a: Segments64View<'_>,
-        b: Segments64View<'_>,
-        out: &mut CpaBatch64,
-    ) -> Result<(), segbatch::Error> {
-        segbatch::motion::cpa_segments64_into(a, b, out)
-    }
-    fn cpa_res(o: &CpaBatch64) -> Res<'_, f64> {
-        Res {
-            dist2: o.dist2(),
-            s: &[],
-            t: o.t(),
-            point_a: o.point_a(),
-            point_b: o.point_b(),
-            flags: bytemuck::cast_slice(o.flags()),
-        }
     }
     /// The pairs' segments gathered into two batches (the crate has no indexed `f64`
     /// closest points), then `closest_points_into`: a pair's values do not depend on

@@ -42,91 +42,39 @@
 //! | `if touching { 0 } else if hit_later { t_root } else { ∞ }` | nested `select` on `touching`, `hit_later` |
 //! | `c / if approaching { q } else { 1 }`       | `c / approaching.select(q, 1)`                        |
 
-use super::types::{
-    MotionFlags, MotionLane, MotionReal, Tracks64View, TracksView, Window, Window64,
-};
-use crate::batch::{Error, Segments64View, SegmentsView, check_len};
-use crate::columns::{GroupStore, SplitColumns, result_batch};
+use super::types::{MotionFlags, MotionLane, MotionReal, hit_indices, points};
+use crate::columns::{Cell, GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
-use crate::forms::query_forms;
 use crate::lanes::{F64Lanes, Lane, V3, cross_lanes, dot_lanes, probe_lanes, sub8};
 use crate::pairs::Radii;
 use crate::real::Real;
 use crate::real::{cross, dot, fms, fnma, max_ps, probe, sub3};
 use wide::f32x8;
 
-/// The first contact of one pair of moving spheres.
+/// The first contact of one pair of moving spheres, in the precision of the pair (`f32`
+/// unless said otherwise, or `f64`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Contact {
+pub struct Contact<E = f32> {
     /// True when the spheres touch at some time of the window.
     pub hit: bool,
     /// The first time of contact (0 when touching at start); `+∞` without contact; NaN for
     /// a non-finite input.
-    pub t: f32,
+    pub t: E,
     /// [`MotionFlags::TOUCHING_AT_START`] and/or [`MotionFlags::NON_FINITE`].
     pub flags: MotionFlags,
 }
 
-impl Contact {
+impl<E: Real> Contact<E> {
     /// The result for a pair with a non-finite input: no hit, `t` NaN, flagged.
-    pub const NON_FINITE: Contact = Contact {
+    pub const NON_FINITE: Contact<E> = Contact {
         hit: false,
-        t: f32::NAN,
-        flags: MotionFlags::NON_FINITE,
-    };
-}
-
-/// The first contact of one pair of moving spheres in `f64`: [`Contact`]'s `f64` twin, the
-/// same fields and meaning.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Contact64 {
-    /// True when the spheres touch at some time of the window.
-    pub hit: bool,
-    /// The first time of contact (0 when touching at start); `+∞` without contact; NaN for
-    /// a non-finite input.
-    pub t: f64,
-    /// [`MotionFlags::TOUCHING_AT_START`] and/or [`MotionFlags::NON_FINITE`].
-    pub flags: MotionFlags,
-}
-
-impl Contact64 {
-    /// The result for a pair with a non-finite input: no hit, `t` NaN, flagged.
-    pub const NON_FINITE: Contact64 = Contact64 {
-        hit: false,
-        t: f64::NAN,
+        t: E::NAN,
         flags: MotionFlags::NON_FINITE,
     };
 }
 
 // ---------------------------------------------------------------------------------------
 // Scalar reference.
-
-/// One pair's first contact in either precision, as the generic body returns it
-/// (converted to the public [`Contact`] or [`Contact64`]).
-pub(crate) struct Meeting<F> {
-    hit: bool,
-    t: F,
-    flags: MotionFlags,
-}
-
-/// `From<Meeting<$f>> for $contact`: the same fields.
-macro_rules! from_meeting {
-    ($f:ty, $contact:ident) => {
-        impl From<Meeting<$f>> for $contact {
-            #[inline(always)]
-            fn from(x: Meeting<$f>) -> $contact {
-                $contact {
-                    hit: x.hit,
-                    t: x.t,
-                    flags: x.flags,
-                }
-            }
-        }
-    };
-}
-
-from_meeting!(f32, Contact);
-from_meeting!(f64, Contact64);
 
 /// The algorithm for one pair, in `f32` or `f64`; `a1`/`b1` are end positions with
 /// `ENDPOINTS`, velocities otherwise.
@@ -137,7 +85,7 @@ pub(crate) fn contact_pair<F: MotionReal, const ENDPOINTS: bool>(
     b1: [F; 3],
     r_sum: F,
     t_end: F,
-) -> Meeting<F> {
+) -> Contact<F> {
     let zero = F::ZERO;
     let w0 = sub3(a0, b0);
     let dv = if ENDPOINTS {
@@ -172,7 +120,7 @@ pub(crate) fn contact_pair<F: MotionReal, const ENDPOINTS: bool>(
     if non_finite {
         return beyond::<F, ENDPOINTS>(a0, a1, b0, b1, r_sum, t_end);
     }
-    Meeting {
+    Contact {
         hit: touching || hit_later,
         t,
         flags: if touching {
@@ -205,8 +153,7 @@ fn beyond<F: MotionReal, const ENDPOINTS: bool>(
     b1: [F; 3],
     r_sum: F,
     t_end: F,
-) -> Meeting<F> {
-    const NON_FINITE: MotionFlags = MotionFlags::NON_FINITE;
+) -> Contact<F> {
     let ends = [a0, a1, b0, b1];
     let coordinates: [F; 12] = core::array::from_fn(|k| ends[k / 3][k % 3]);
     let radius_valid = matches!(
@@ -214,14 +161,10 @@ fn beyond<F: MotionReal, const ENDPOINTS: bool>(
         Some(core::cmp::Ordering::Greater | core::cmp::Ordering::Equal)
     );
     if probe(&coordinates) || !radius_valid {
-        return Meeting {
-            hit: false,
-            t: F::NAN,
-            flags: NON_FINITE,
-        };
+        return Contact::NON_FINITE;
     }
     if r_sum == F::INFINITY {
-        return Meeting {
+        return Contact {
             hit: true,
             t: F::ZERO,
             flags: MotionFlags::TOUCHING_AT_START,
@@ -343,15 +286,16 @@ fn contact_lanes<L: MotionLane, const ENDPOINTS: bool>(
 // Batches.
 
 result_batch! {
-    /// First contacts for a batch of pairs, stored as columns.
+    /// First contacts for a batch of pairs, stored as columns, in the precision of the
+    /// pairs (`f32` unless said otherwise, or `f64`).
     ///
     /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-    pub struct ContactBatch(Contact) stored as ContactOut {
+    pub struct ContactBatch<E>(Contact) stored as ContactOut {
         columns {
             /// The mask of hits, exactly `len()` values.
             hit: bool,
             /// First contact times (`+∞` without contact), exactly `len()` values.
-            t: f32,
+            t: E,
             /// Per-pair flags, exactly `len()` values.
             flags: MotionFlags,
         }
@@ -359,47 +303,18 @@ result_batch! {
     }
 }
 
-result_batch! {
-    /// First contacts for a batch of `f64` pairs, stored as columns: [`ContactBatch`]'s
-    /// `f64` twin (the same accessors, [`Contact64`] items), filled by
-    /// [`first_contact64_into`] and [`first_contact_segments64_into`].
-    ///
-    /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-    pub struct ContactBatch64(Contact64) stored as ContactOut64 {
-        columns {
-            /// The mask of hits, exactly `len()` values.
-            hit: bool,
-            /// First contact times (`+∞` without contact), exactly `len()` values.
-            t: f64,
-            /// Per-pair flags, exactly `len()` values.
-            flags: MotionFlags,
-        }
-        points(f64) {}
+impl<E: Cell> ContactBatch<E> {
+    /// Indices of the pairs that make contact, in order.
+    pub fn hits(&self) -> impl Iterator<Item = usize> + '_ {
+        hit_indices(self.hit())
     }
 }
 
-/// `hits()` of a contact batch: the indices of the pairs that make contact.
-macro_rules! hits {
-    ($($batch:ident),*) => {$(
-        impl $batch {
-            /// Indices of the pairs that make contact, in order.
-            pub fn hits(&self) -> impl Iterator<Item = usize> + '_ {
-                self.hit()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, h)| **h)
-                    .map(|(i, _)| i)
-            }
-        }
-    )*};
-}
-
-hits!(ContactBatch, ContactBatch64);
-
-/// The [`GroupStore`] of `$out` (every column) for the results of lane type `$lane`.
+/// The [`GroupStore`] of a batch of `$elem` (every column) for the results of lane type
+/// `$lane`.
 macro_rules! contact_store {
-    ($out:ident, $lane:ty) => {
-        impl GroupStore for $out<'_, { <$lane as Lane>::WIDTH }> {
+    ($elem:ty, $lane:ty) => {
+        impl GroupStore for ContactOut<'_, $elem, { <$lane as Lane>::WIDTH }> {
             type Lanes = ContactLanes<$lane>;
             #[inline(always)]
             fn store(&mut self, g: usize, lanes: &ContactLanes<$lane>) {
@@ -415,15 +330,8 @@ macro_rules! contact_store {
     };
 }
 
-contact_store!(ContactOut, f32x8);
-contact_store!(ContactOut64, F64Lanes);
-
-/// The four points of a group (columns `a0 a1 b0 b1`, x y z each).
-#[inline(always)]
-fn points<L: Lane, const C: usize>(c: &[L; C]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
-    let v = |k| V3::at_column(c, k);
-    (v(0), v(3), v(6), v(9))
-}
+contact_store!(f32, f32x8);
+contact_store!(f64, F64Lanes);
 
 /// First contact over tracks (`ENDPOINTS = false`) or start/end segments, time clamped to
 /// `[0, t_end]`, any lane type: twelve input columns with uniform radii (`r_sum`
@@ -520,16 +428,9 @@ impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<14, L> for ContactKernel<L
     }
 }
 
-/// The number of pairs, after checking that `a`, `b` and per-pair radii have it.
-fn checked<F: Real>(lens: (usize, usize), radii: &Radii<'_, F>) -> Result<usize, Error> {
-    check_len("batches a and b", lens.0, lens.1)?;
-    radii.check_len(lens.0)?;
-    Ok(lens.0)
-}
-
-/// Runs the kernel over the `n` pairs of `a`, `b` (checked by the caller) into `out`
-/// (sized by the caller), sequentially or on all cores.
-fn run<L, const ENDPOINTS: bool, S>(
+/// Runs the kernel of lane type `L` over the `n` pairs of `a`, `b` (checked by the
+/// caller) into `out` (sized by the caller), sequentially or on all cores.
+pub(super) fn run<L, const ENDPOINTS: bool, S>(
     a: [&[L::Elem]; 6],
     b: [&[L::Elem]; 6],
     n: usize,
@@ -564,197 +465,13 @@ fn run<L, const ENDPOINTS: bool, S>(
     }
 }
 
-fn tracks<'a, 'b>(
-    a: TracksView<'a>,
-    b: TracksView<'b>,
-    radii: Radii<'_>,
-    window: Window,
-    parallel: bool,
-    out: &mut ContactBatch,
-) -> Result<(), Error> {
-    let n = checked((a.len(), b.len()), &radii)?;
-    out.reset(n, |_| true);
-    let (a, b) = (a.raw_columns(), b.raw_columns());
-    run::<f32x8, false, _>(a, b, n, radii, window.end(), parallel, out.out());
-    Ok(())
-}
-
-fn segments<'a, 'b>(
-    a: SegmentsView<'a>,
-    b: SegmentsView<'b>,
-    radii: Radii<'_>,
-    parallel: bool,
-    out: &mut ContactBatch,
-) -> Result<(), Error> {
-    let n = checked((a.len(), b.len()), &radii)?;
-    out.reset(n, |_| true);
-    let (a, b) = (a.raw_columns(), b.raw_columns());
-    run::<f32x8, true, _>(a, b, n, radii, 1.0, parallel, out.out());
-    Ok(())
-}
-
-fn tracks64<'a, 'b>(
-    a: Tracks64View<'a>,
-    b: Tracks64View<'b>,
-    radii: Radii<'_, f64>,
-    window: Window64,
-    parallel: bool,
-    out: &mut ContactBatch64,
-) -> Result<(), Error> {
-    let n = checked((a.len(), b.len()), &radii)?;
-    out.reset(n, |_| true);
-    let (a, b) = (a.raw_columns(), b.raw_columns());
-    run::<F64Lanes, false, _>(a, b, n, radii, window.end(), parallel, out.out());
-    Ok(())
-}
-
-fn segments64<'a, 'b>(
-    a: Segments64View<'a>,
-    b: Segments64View<'b>,
-    radii: Radii<'_, f64>,
-    parallel: bool,
-    out: &mut ContactBatch64,
-) -> Result<(), Error> {
-    let n = checked((a.len(), b.len()), &radii)?;
-    out.reset(n, |_| true);
-    let (a, b) = (a.raw_columns(), b.raw_columns());
-    run::<F64Lanes, true, _>(a, b, n, radii, 1.0, parallel, out.out());
-    Ok(())
-}
-
-query_forms! {
-    /// First contact within `window` of spheres moving along tracks `a[i]` and `b[i]`, with
-    /// the given [`Radii`], for every `i` (batched twin of
-    /// [`reference::first_contact`](crate::reference::first_contact), bit-identical to it).
-    ///
-    /// ```
-    /// use segbatch::motion::{first_contact, Track, Tracks, Window};
-    /// use segbatch::pairs::Radii;
-    /// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-    /// let b = Tracks::from(&[Track::new([4.0, 0.0, 0.0], [-2.0, 0.0, 0.0])]);
-    /// let out = first_contact(&a, &b, Radii::uniform(0.5, 0.5)?, Window::STEP);
-    /// assert_eq!(out.hit(), &[true]);
-    /// assert_eq!(out.t(), &[0.75]);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn first_contact / first_contact_into / par_first_contact / par_first_contact_into
-        <'a, 'b>(
-            a: impl Into<TracksView<'a>>,
-            b: impl Into<TracksView<'b>>,
-            radii: Radii<'_>,
-            window: Window,
-        )
-        with ()
-        -> ContactBatch = tracks;
-    /// [`first_contact`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
-    into;
-}
-
-query_forms! {
-    /// First contact, during one step (time `[0, 1]`), of spheres whose centres move along
-    /// `a[i]` and `b[i]` (start to end), with the given [`Radii`] (batched twin of
-    /// [`reference::first_contact_segments`](crate::reference::first_contact_segments)).
-    ///
-    /// ```
-    /// use segbatch::motion::first_contact_segments;
-    /// use segbatch::{Segment, Segments};
-    /// use segbatch::pairs::Radii;
-    /// // The paths cross at right angles, but B arrives after A has gone: no contact.
-    /// let a = Segments::from(&[Segment::new([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
-    /// let b = Segments::from(&[Segment::new([0.0, -3.0, 0.0], [0.0, -1.0, 0.0])]);
-    /// let out = first_contact_segments(&a, &b, Radii::per_pair(&[0.25], &[0.25])?);
-    /// assert_eq!(out.hit(), &[false]);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn first_contact_segments / first_contact_segments_into
-        / par_first_contact_segments / par_first_contact_segments_into
-        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>, radii: Radii<'_>)
-        with ()
-        -> ContactBatch = segments;
-    /// [`first_contact_segments`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
-    into;
-}
-
-query_forms! {
-    /// First contact within `window` of spheres moving along `f64` tracks `a[i]` and
-    /// `b[i]`, with the given [`Radii64`](crate::pairs::Radii64), for every `i`:
-    /// [`first_contact`]'s twin for [`Tracks64`](super::Tracks64) (batched twin of
-    /// [`reference::first_contact64`](crate::reference::first_contact64), bit-identical to
-    /// it).
-    ///
-    /// The kernel runs `f64x8` lanes when the build has `avx512f`, `f64x4` otherwise.
-    ///
-    /// ```
-    /// use segbatch::motion::{first_contact64, Track64, Tracks64, Window64};
-    /// use segbatch::pairs::Radii64;
-    /// // Two aircraft 1e7 m from the origin closing at 4 m per step from 4 m apart.
-    /// let o = 1.0e7;
-    /// let a = Tracks64::from(&[Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-    /// let b = Tracks64::from(&[Track64::new([o + 4.0, 0.0, 0.0], [-2.0, 0.0, 0.0])]);
-    /// let out = first_contact64(&a, &b, Radii64::uniform(0.5, 0.5)?, Window64::STEP);
-    /// assert_eq!(out.hit(), &[true]);
-    /// assert_eq!(out.t(), &[0.75]);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn first_contact64 / first_contact64_into / par_first_contact64 / par_first_contact64_into
-        <'a, 'b>(
-            a: impl Into<Tracks64View<'a>>,
-            b: impl Into<Tracks64View<'b>>,
-            radii: Radii<'_, f64>,
-            window: Window64,
-        )
-        with ()
-        -> ContactBatch64 = tracks64;
-    /// [`first_contact64`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
-    into;
-}
-
-query_forms! {
-    /// First contact, during one step (time `[0, 1]`), of spheres whose centres move along
-    /// the `f64` segments `a[i]` and `b[i]` (start to end), with the given
-    /// [`Radii64`](crate::pairs::Radii64): [`first_contact_segments`]'s twin (batched twin
-    /// of [`reference::first_contact_segments64`](crate::reference::first_contact_segments64)).
-    ///
-    /// ```
-    /// use segbatch::motion::first_contact_segments64;
-    /// use segbatch::{Segment64, Segments64};
-    /// use segbatch::pairs::Radii64;
-    /// // ECEF metres: the paths cross at right angles, but B arrives after A has gone.
-    /// let o = 6_378_137.0;
-    /// let a = Segments64::from(&[Segment64::new([o - 1.0, 0.0, 0.0], [o + 1.0, 0.0, 0.0])]);
-    /// let b = Segments64::from(&[Segment64::new([o, -3.0, 0.0], [o, -1.0, 0.0])]);
-    /// let out = first_contact_segments64(&a, &b, Radii64::per_pair(&[0.25], &[0.25])?);
-    /// assert_eq!(out.hit(), &[false]);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn first_contact_segments64 / first_contact_segments64_into
-        / par_first_contact_segments64 / par_first_contact_segments64_into
-        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>, radii: Radii<'_, f64>)
-        with ()
-        -> ContactBatch64 = segments64;
-    /// [`first_contact_segments64`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
-    into;
-}
-
 /// Both `f64` lane types against the `f64` reference, bit for bit, in every lane, through
 /// both paths of the kernel (`general` where it answers, `masked` always): the public
 /// queries run only the build's width ([`F64Lanes`]), so the other one is checked here.
 /// `tests/suite/pairs64.rs` checks the public queries on the test kit's classes.
 #[cfg(test)]
 mod f64_widths {
-    use super::{ContactKernel, ContactLanes, Meeting, MotionLane, contact_pair};
+    use super::{Contact, ContactKernel, ContactLanes, MotionLane, contact_pair};
     use crate::driver::PairKernel;
     use crate::motion::types::MotionFlags;
     use crate::test_mix::Mix;
@@ -766,7 +483,7 @@ mod f64_widths {
 
     fn agrees<L, const N: usize>(
         got: &ContactLanes<L>,
-        want: &[Meeting<f64>; N],
+        want: &[Contact<f64>; N],
         from: fn(L) -> [f64; N],
     ) -> bool
     where

@@ -2,9 +2,10 @@
 //! lane twin, side by side, each written once for both precisions.
 //!
 //! The reference (`cpa_pair`) is generic over the scalar type ([`MotionReal`]: `f32`,
-//! `f64`) and the kernel over the lane type ([`MotionLane`]: `f32x8` for [`cpa`] and
-//! [`cpa_segments`], `f64x4` or `f64x8` (the build's [`F64Lanes`]) for [`cpa64`] and
-//! [`cpa_segments64`]), as the closest-points reference and kernel are: one body, so the
+//! `f64`) and the kernel over the lane type ([`MotionLane`]: `f32x8` for
+//! [`cpa`](fn@super::cpa) and [`cpa_segments`](super::cpa_segments) on `f32` batches,
+//! `f64x4` or `f64x8` (the build's [`F64Lanes`]) on `f64` batches), as the closest-points
+//! reference and kernel are: one body, so the
 //! `f64` queries cannot drift from the `f32` ones, and the `f32` instantiation compiles to
 //! the code it replaced (docs/performance.md, "Motion queries"). The two traits hold only
 //! what differs: the same-velocity tolerance (two ulps of the precision) and how a lane
@@ -42,116 +43,49 @@
 //! | `if same_velocity { 0 } else { clamp(…) }`  | `same_velocity.select(0, clamp(-b / a_safe, …))`|
 //! | `if non_finite { return NON_FINITE }`       | outputs replaced by NaN in `non_finite` lanes   |
 
-use super::types::{
-    MotionFlags, MotionLane, MotionReal, Tracks64View, TracksView, Window, Window64,
-};
-use crate::batch::{Error, Segments64View, SegmentsView, check_len};
+use super::types::{MotionFlags, MotionLane, MotionReal, points};
 use crate::columns::{GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
-use crate::forms::query_forms;
 use crate::lanes::{F64Lanes, Lane, V3, at8, clamp8, dot_lanes, probe_lanes, sub8};
 use crate::real::Real;
 use crate::real::{clamp, dot, fma, max_ps, probe, sub3};
 use wide::f32x8;
 
-/// The closest point of approach of one pair.
+/// The closest point of approach of one pair, in the precision of the pair (`f32` unless
+/// said otherwise, or `f64`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Cpa {
+pub struct Cpa<E = f32> {
     /// The time of closest approach, inside the window.
-    pub t: f32,
+    pub t: E,
     /// Squared distance between the two objects at time `t`.
-    pub dist2: f32,
+    pub dist2: E,
     /// Position of A at time `t`.
-    pub point_a: [f32; 3],
+    pub point_a: [E; 3],
     /// Position of B at time `t`.
-    pub point_b: [f32; 3],
+    pub point_b: [E; 3],
     /// [`MotionFlags::SAME_VELOCITY`] and/or [`MotionFlags::NON_FINITE`].
     pub flags: MotionFlags,
 }
 
-impl Cpa {
+impl<E: Real> Cpa<E> {
     /// The result for a pair with a non-finite input: all NaN, flagged.
-    pub const NON_FINITE: Cpa = Cpa {
-        t: f32::NAN,
-        dist2: f32::NAN,
-        point_a: [f32::NAN; 3],
-        point_b: [f32::NAN; 3],
+    pub const NON_FINITE: Cpa<E> = Cpa {
+        t: E::NAN,
+        dist2: E::NAN,
+        point_a: [E::NAN; 3],
+        point_b: [E::NAN; 3],
         flags: MotionFlags::NON_FINITE,
     };
 
     /// The distance at the closest approach.
     #[must_use]
-    pub fn distance(&self) -> f32 {
-        self.dist2.sqrt()
-    }
-}
-
-/// The closest point of approach of one `f64` pair: [`Cpa`]'s `f64` twin, the same fields
-/// and meaning.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Cpa64 {
-    /// The time of closest approach, inside the window.
-    pub t: f64,
-    /// Squared distance between the two objects at time `t`.
-    pub dist2: f64,
-    /// Position of A at time `t`.
-    pub point_a: [f64; 3],
-    /// Position of B at time `t`.
-    pub point_b: [f64; 3],
-    /// [`MotionFlags::SAME_VELOCITY`] and/or [`MotionFlags::NON_FINITE`].
-    pub flags: MotionFlags,
-}
-
-impl Cpa64 {
-    /// The result for a pair with a non-finite input: all NaN, flagged.
-    pub const NON_FINITE: Cpa64 = Cpa64 {
-        t: f64::NAN,
-        dist2: f64::NAN,
-        point_a: [f64::NAN; 3],
-        point_b: [f64::NAN; 3],
-        flags: MotionFlags::NON_FINITE,
-    };
-
-    /// The distance at the closest approach.
-    #[must_use]
-    pub fn distance(&self) -> f64 {
+    pub fn distance(&self) -> E {
         self.dist2.sqrt()
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // Scalar reference.
-
-/// One pair's closest approach in either precision, as the generic body returns it
-/// (converted to the public [`Cpa`] or [`Cpa64`], which stay plain non-generic types).
-pub(crate) struct Approach<F> {
-    t: F,
-    dist2: F,
-    point_a: [F; 3],
-    point_b: [F; 3],
-    flags: MotionFlags,
-}
-
-/// `From<Approach<$f>> for $cpa`: the same fields.
-macro_rules! from_approach {
-    ($f:ty, $cpa:ident) => {
-        impl From<Approach<$f>> for $cpa {
-            #[inline(always)]
-            fn from(x: Approach<$f>) -> $cpa {
-                $cpa {
-                    t: x.t,
-                    dist2: x.dist2,
-                    point_a: x.point_a,
-                    point_b: x.point_b,
-                    flags: x.flags,
-                }
-            }
-        }
-    };
-}
-
-from_approach!(f32, Cpa);
-from_approach!(f64, Cpa64);
 
 /// The algorithm for one pair, in `f32` or `f64`. With `ENDPOINTS`, `a1`/`b1` are the end
 /// positions of a step (segments); otherwise they are velocities (tracks).
@@ -161,7 +95,7 @@ pub(crate) fn cpa_pair<F: MotionReal, const ENDPOINTS: bool>(
     b0: [F; 3],
     b1: [F; 3],
     t_end: F,
-) -> Approach<F> {
+) -> Cpa<F> {
     // Relative motion, formed locally.
     let w0 = sub3(a0, b0);
     let (dv, scale2, d_a, d_b) = if ENDPOINTS {
@@ -192,15 +126,9 @@ pub(crate) fn cpa_pair<F: MotionReal, const ENDPOINTS: bool>(
         w0[0], w0[1], w0[2], dv[0], dv[1], dv[2], a, b, dist2, scale2,
     ]);
     if non_finite {
-        return Approach {
-            t: F::NAN,
-            dist2: F::NAN,
-            point_a: [F::NAN; 3],
-            point_b: [F::NAN; 3],
-            flags: MotionFlags::NON_FINITE,
-        };
+        return Cpa::NON_FINITE;
     }
-    Approach {
+    Cpa {
         t,
         dist2,
         point_a: core::array::from_fn(|i| fma(t, d_a[i], a0[i])),
@@ -353,15 +281,16 @@ fn cpa_lanes<L: MotionLane, const ENDPOINTS: bool>(
 // Batches.
 
 result_batch! {
-    /// Closest points of approach for a batch of pairs, stored as columns.
+    /// Closest points of approach for a batch of pairs, stored as columns, in the
+    /// precision of the pairs (`f32` unless said otherwise, or `f64`).
     ///
     /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-    pub struct CpaBatch(Cpa) stored as CpaOut {
+    pub struct CpaBatch<E>(Cpa) stored as CpaOut {
         columns {
             /// Times of closest approach, exactly `len()` values.
-            t: f32,
+            t: E,
             /// Squared distances at the closest approach, exactly `len()` values.
-            dist2: f32,
+            dist2: E,
             /// Per-pair flags, exactly `len()` values.
             flags: MotionFlags,
         }
@@ -374,34 +303,11 @@ result_batch! {
     }
 }
 
-result_batch! {
-    /// Closest points of approach for a batch of `f64` pairs, stored as columns:
-    /// [`CpaBatch`]'s `f64` twin (the same accessors, [`Cpa64`] items), filled by
-    /// [`cpa64_into`] and [`cpa_segments64_into`].
-    ///
-    /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-    pub struct CpaBatch64(Cpa64) stored as CpaOut64 {
-        columns {
-            /// Times of closest approach, exactly `len()` values.
-            t: f64,
-            /// Squared distances at the closest approach, exactly `len()` values.
-            dist2: f64,
-            /// Per-pair flags, exactly `len()` values.
-            flags: MotionFlags,
-        }
-        points(f64) {
-            /// Positions of A at the closest approach, `[x, y, z]` columns of `len()` values.
-            point_a: 3,
-            /// Positions of B at the closest approach, `[x, y, z]` columns of `len()` values.
-            point_b: 3,
-        }
-    }
-}
-
-/// The [`GroupStore`] of `$out` (every column) for the results of lane type `$lane`.
+/// The [`GroupStore`] of a batch of `$elem` (every column) for the results of lane type
+/// `$lane`.
 macro_rules! cpa_store {
-    ($out:ident, $lane:ty) => {
-        impl GroupStore for $out<'_, { <$lane as Lane>::WIDTH }> {
+    ($elem:ty, $lane:ty) => {
+        impl GroupStore for CpaOut<'_, $elem, { <$lane as Lane>::WIDTH }> {
             type Lanes = CpaLanes<$lane>;
             #[inline(always)]
             fn store(&mut self, g: usize, lanes: &CpaLanes<$lane>) {
@@ -422,15 +328,8 @@ macro_rules! cpa_store {
     };
 }
 
-cpa_store!(CpaOut, f32x8);
-cpa_store!(CpaOut64, F64Lanes);
-
-/// The four points of a group (columns `a0 a1 b0 b1`, x y z each).
-#[inline(always)]
-fn points<L: Lane>(c: &[L; 12]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
-    let v = |k| V3::at_column(c, k);
-    (v(0), v(3), v(6), v(9))
-}
+cpa_store!(f32, f32x8);
+cpa_store!(f64, F64Lanes);
 
 /// CPA over twelve input columns: tracks (`ENDPOINTS = false`: positions then velocities)
 /// or start/end segments, time clamped to `[0, t_end]`, any lane type.
@@ -466,207 +365,21 @@ impl<L: MotionLane, const ENDPOINTS: bool> PairKernel<12, L> for CpaKernel<L, EN
     }
 }
 
-/// Pairs `a[i]`, `b[i]` as the kernel's twelve input columns (A's six, then B's), for `f32`
-/// or `f64` batches whose lengths were checked.
-fn pair_columns<'v, E>(a: [&'v [E]; 6], b: [&'v [E]; 6]) -> [&'v [E]; 12] {
-    core::array::from_fn(|k| if k < 6 { a[k] } else { b[k - 6] })
-}
-
-/// Runs the kernel over `n` pairs of `cols` into `out` (sized by the caller), sequentially
-/// or on all cores.
-fn run<L: MotionLane, const ENDPOINTS: bool, S: GroupStore<Lanes = CpaLanes<L>>>(
-    cols: [&[L::Elem]; 12],
+/// Runs the kernel of lane type `L` over the `n` pairs of `a`, `b` (checked by the
+/// caller) into `out` (sized by the caller), sequentially or on all cores.
+pub(super) fn run<L: MotionLane, const ENDPOINTS: bool, S: GroupStore<Lanes = CpaLanes<L>>>(
+    a: [&[L::Elem]; 6],
+    b: [&[L::Elem]; 6],
     n: usize,
     t_end: L::Elem,
     parallel: bool,
     out: S,
 ) {
+    let pair: [&[L::Elem]; 12] = core::array::from_fn(|k| if k < 6 { a[k] } else { b[k - 6] });
     let kernel = CpaKernel::<L, ENDPOINTS> {
         t_end: L::splat(t_end),
     };
-    driver::run_on(parallel, &kernel, cols, n, out);
-}
-
-fn tracks<'a, 'b>(
-    a: TracksView<'a>,
-    b: TracksView<'b>,
-    window: Window,
-    parallel: bool,
-    out: &mut CpaBatch,
-) -> Result<(), Error> {
-    check_len("batches a and b", a.len(), b.len())?;
-    out.reset(a.len(), |_| true);
-    let cols = pair_columns(a.raw_columns(), b.raw_columns());
-    run::<f32x8, false, _>(cols, a.len(), window.end(), parallel, out.out());
-    Ok(())
-}
-
-fn segments<'a, 'b>(
-    a: SegmentsView<'a>,
-    b: SegmentsView<'b>,
-    parallel: bool,
-    out: &mut CpaBatch,
-) -> Result<(), Error> {
-    check_len("batches a and b", a.len(), b.len())?;
-    out.reset(a.len(), |_| true);
-    let cols = pair_columns(a.raw_columns(), b.raw_columns());
-    run::<f32x8, true, _>(cols, a.len(), 1.0, parallel, out.out());
-    Ok(())
-}
-
-fn tracks64<'a, 'b>(
-    a: Tracks64View<'a>,
-    b: Tracks64View<'b>,
-    window: Window64,
-    parallel: bool,
-    out: &mut CpaBatch64,
-) -> Result<(), Error> {
-    check_len("batches a and b", a.len(), b.len())?;
-    out.reset(a.len(), |_| true);
-    let cols = pair_columns(a.raw_columns(), b.raw_columns());
-    run::<F64Lanes, false, _>(cols, a.len(), window.end(), parallel, out.out());
-    Ok(())
-}
-
-fn segments64<'a, 'b>(
-    a: Segments64View<'a>,
-    b: Segments64View<'b>,
-    parallel: bool,
-    out: &mut CpaBatch64,
-) -> Result<(), Error> {
-    check_len("batches a and b", a.len(), b.len())?;
-    out.reset(a.len(), |_| true);
-    let cols = pair_columns(a.raw_columns(), b.raw_columns());
-    run::<F64Lanes, true, _>(cols, a.len(), 1.0, parallel, out.out());
-    Ok(())
-}
-
-query_forms! {
-    /// Closest point of approach of `a[i]` and `b[i]` over `window`, for every `i` (batched
-    /// twin of [`reference::cpa`](crate::reference::cpa), bit-identical to it).
-    ///
-    /// ```
-    /// use segbatch::motion::{cpa, Track, Tracks, Window};
-    /// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-    /// let b = Tracks::from(&[Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0])]);
-    /// let out = cpa(&a, &b, Window::STEP);
-    /// assert_eq!(out.t(), &[0.5]);
-    /// assert_eq!(out.dist2(), &[1.0]);
-    /// ```
-    pub fn cpa / cpa_into / par_cpa / par_cpa_into
-        <'a, 'b>(a: impl Into<TracksView<'a>>, b: impl Into<TracksView<'b>>, window: Window)
-        with ()
-        -> CpaBatch = tracks;
-    /// [`cpa`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
-    /// unchanged).
-    ///
-    /// ```
-    /// use segbatch::motion::{cpa_into, CpaBatch, Track, Tracks, Window};
-    /// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
-    /// let b = Tracks::from(&[Track::new([0.0, 3.0, 0.0], [1.0, 0.0, 0.0])]);
-    /// let mut out = CpaBatch::new();
-    /// cpa_into(&a, &b, Window::STEP, &mut out)?;
-    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.0, 9.0)); // same velocity: t = 0
-    /// assert!(cpa_into(&a, &Tracks::new(), Window::STEP, &mut out).is_err());
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    into;
-}
-
-query_forms! {
-    /// Closest point of approach of objects moving along `a[i]` and `b[i]` (start to end)
-    /// during the same step, time `[0, 1]` (batched twin of
-    /// [`reference::cpa_segments`](crate::reference::cpa_segments)).
-    ///
-    /// ```
-    /// use segbatch::motion::cpa_segments;
-    /// use segbatch::{Segment, Segments};
-    /// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-    /// let b = Segments::from(&[Segment::new([2.0, 1.0, 0.0], [0.0, 1.0, 0.0])]);
-    /// let out = cpa_segments(&a, &b);
-    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.5, 1.0));
-    /// ```
-    pub fn cpa_segments / cpa_segments_into / par_cpa_segments / par_cpa_segments_into
-        <'a, 'b>(a: impl Into<SegmentsView<'a>>, b: impl Into<SegmentsView<'b>>)
-        with ()
-        -> CpaBatch = segments;
-    /// [`cpa_segments`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
-    /// unchanged).
-    into;
-}
-
-query_forms! {
-    /// Closest point of approach of `a[i]` and `b[i]` over `window`, for every `i`, in
-    /// `f64`: [`cpa`]'s twin for [`Tracks64`](super::Tracks64) (batched twin of
-    /// [`reference::cpa64`](crate::reference::cpa64), bit-identical to it).
-    ///
-    /// The kernel runs `f64x8` lanes when the build has `avx512f`, `f64x4` otherwise
-    /// ([`SIMD_LANES64`](crate::simd::SIMD_LANES64)).
-    ///
-    /// ```
-    /// use segbatch::motion::{cpa64, Track64, Tracks64, Window64};
-    /// // Two aircraft 1e7 m from the origin passing 0.25 m apart at t = 0.5.
-    /// let o = 1.0e7;
-    /// let a = Tracks64::from(&[Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-    /// let b = Tracks64::from(&[Track64::new([o + 2.0, 0.25, 0.0], [-2.0, 0.0, 0.0])]);
-    /// let out = cpa64(&a, &b, Window64::STEP);
-    /// assert_eq!(out.t(), &[0.5]);
-    /// assert_eq!(out.dist2(), &[0.0625]);
-    /// ```
-    pub fn cpa64 / cpa64_into / par_cpa64 / par_cpa64_into
-        <'a, 'b>(a: impl Into<Tracks64View<'a>>, b: impl Into<Tracks64View<'b>>, window: Window64)
-        with ()
-        -> CpaBatch64 = tracks64;
-    /// [`cpa64`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
-    /// unchanged).
-    ///
-    /// ```
-    /// use segbatch::motion::{cpa64_into, CpaBatch64, Track64, Tracks64, Window64};
-    /// let a = Tracks64::from(&[Track64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
-    /// let b = Tracks64::from(&[Track64::new([0.0, 3.0, 0.0], [1.0, 0.0, 0.0])]);
-    /// let mut out = CpaBatch64::new();
-    /// cpa64_into(&a, &b, Window64::STEP, &mut out)?;
-    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.0, 9.0)); // same velocity: t = 0
-    /// assert!(cpa64_into(&a, &Tracks64::new(), Window64::STEP, &mut out).is_err());
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    into;
-}
-
-query_forms! {
-    /// Closest point of approach of objects moving along `a[i]` and `b[i]` (start to end)
-    /// during the same step, time `[0, 1]`, in `f64`: [`cpa_segments`]'s twin for
-    /// [`Segments64`](crate::Segments64) (batched twin of
-    /// [`reference::cpa_segments64`](crate::reference::cpa_segments64), bit-identical to it).
-    ///
-    /// ```
-    /// use segbatch::motion::cpa_segments64;
-    /// use segbatch::{Segment64, Segments64};
-    /// let o = 6_378_137.0; // ECEF metres: f32 would resolve 0.5 m here
-    /// let a = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0])]);
-    /// let b = Segments64::from(&[Segment64::new([o + 2.0, 1e-3, 0.0], [o, 1e-3, 0.0])]);
-    /// let out = cpa_segments64(&a, &b);
-    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.5, 1e-3 * 1e-3));
-    /// ```
-    pub fn cpa_segments64 / cpa_segments64_into / par_cpa_segments64 / par_cpa_segments64_into
-        <'a, 'b>(a: impl Into<Segments64View<'a>>, b: impl Into<Segments64View<'b>>)
-        with ()
-        -> CpaBatch64 = segments64;
-    /// [`cpa_segments64`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
-    /// unchanged).
-    into;
+    driver::run_on(parallel, &kernel, pair, n, out);
 }
 
 /// Both `f64` lane types against the `f64` reference, bit for bit, in every lane, through
@@ -675,7 +388,7 @@ query_forms! {
 /// `tests/suite/motion64.rs` checks the public queries on the test kit's classes.
 #[cfg(test)]
 mod f64_widths {
-    use super::{Approach, CpaKernel, CpaLanes, MotionLane, cpa_pair};
+    use super::{Cpa, CpaKernel, CpaLanes, MotionLane, cpa_pair};
     use crate::driver::PairKernel;
     use crate::motion::types::MotionFlags;
     use crate::test_mix::Mix;
@@ -718,7 +431,7 @@ mod f64_widths {
 
     fn agrees<L: MotionLane<Elem = f64, Flags = [MotionFlags; N]>, const N: usize>(
         got: &CpaLanes<L>,
-        want: &[Approach<f64>; N],
+        want: &[Cpa<f64>; N],
         from: fn(L) -> [f64; N],
     ) -> bool {
         let (t, d2) = (from(got.t), from(got.dist2));

@@ -11,24 +11,21 @@
 //! |---|---|---|---|
 //! | closest point of approach of two tracks (Sunday's `cpa_time` / `cpa_distance`), time clamped to a [`Window`] | [`cpa()`], [`cpa_segments`] | [`reference::cpa`](crate::reference::cpa), [`reference::cpa_segments`](crate::reference::cpa_segments) | `cpa.rs` |
 //! | time of first contact of two moving spheres (the dynamic sphere-sphere test) | [`first_contact`], [`first_contact_segments`] | [`reference::first_contact`](crate::reference::first_contact), [`reference::first_contact_segments`](crate::reference::first_contact_segments) | `contact.rs` |
-//! | the same two in `f64` (see below) | [`cpa64`], [`cpa_segments64`], [`first_contact64`], [`first_contact_segments64`] | `reference::…64` of each | `cpa.rs`, `contact.rs` |
+//! | time of first contact of two capsules whose end points move over a step | [`first_contact_capsules`], [`first_contact_capsules_indexed`] | [`reference::first_contact_capsules`](crate::reference::first_contact_capsules) | `swept.rs` |
 //!
-//! Each has the crate's four forms (`q`, `q_into`, `par_q`, `par_q_into`). 2D segment
-//! crossings, which have nothing to do with time, are [`intersect2`](crate::planar::intersect2) at
-//! the crate root.
+//! Each has the crate's four forms (`q`, `q_into`, `par_q`, `par_q_into`), written once in
+//! `queries.rs`. 2D segment crossings, which have nothing to do with time, are
+//! [`intersect2`](crate::planar::intersect2) at the crate root.
 //!
 //! **In `f64`**, for coordinates where `f32` loses the resolution you need (ECEF metres,
-//! aircraft 1e7 m from the Earth's centre): [`cpa64`] over [`Tracks64`] and a [`Window64`],
-//! and [`cpa_segments64`] over [`Segments64`](crate::Segments64), with the same four forms,
-//! returning a [`CpaBatch64`] of [`Cpa64`], bit for bit
-//! [`reference::cpa64`](crate::reference::cpa64) and
-//! [`reference::cpa_segments64`](crate::reference::cpa_segments64). First contact likewise:
-//! [`first_contact64`] and [`first_contact_segments64`] with
-//! [`Radii64`](crate::pairs::Radii64), returning a [`ContactBatch64`] of [`Contact64`], bit
-//! for bit [`reference::first_contact64`](crate::reference::first_contact64) and
-//! [`reference::first_contact_segments64`](crate::reference::first_contact_segments64). Each
-//! reference and kernel is the `f32` one, written once over the precision (`cpa.rs`,
-//! `contact.rs`), in lanes of `f64x4` (`f64x8` with `avx512f`).
+//! aircraft 1e7 m from the Earth's centre): every query and reference runs in the precision
+//! of its inputs ([`MotionElement`]: `f32` or `f64`). [`cpa()`] over [`Tracks64`] and a
+//! [`Window64`], or [`cpa_segments`] over [`Segments64`](crate::Segments64), is the `f64`
+//! query, returning a [`CpaBatch<f64>`](CpaBatch) of [`Cpa<f64>`](Cpa), bit for bit
+//! [`reference::cpa`](crate::reference::cpa) on [`Track64`]s; first contact likewise with
+//! [`Radii64`](crate::pairs::Radii64), and swept capsules over [`Sweeps64`]. Each reference
+//! and kernel is the `f32` one, written once over the precision (`cpa.rs`, `contact.rs`,
+//! `swept.rs`), in lanes of `f64x4` (`f64x8` with `avx512f`).
 //!
 //! A moving object is given either as a [`Track`] (position at `t = 0` and velocity, in
 //! [`Tracks`] columns) or, as engines store it, as the [`Segment`](crate::Segment) from its
@@ -59,42 +56,29 @@
 
 mod contact;
 mod cpa;
+mod queries;
 mod swept;
 pub(crate) mod types;
 
 pub(crate) use contact::contact_pair;
-pub use contact::{
-    Contact, Contact64, ContactBatch, ContactBatch64, first_contact, first_contact_into,
-    first_contact_segments, first_contact_segments_into, first_contact_segments64,
-    first_contact_segments64_into, first_contact64, first_contact64_into,
-};
-#[cfg(feature = "rayon")]
-pub use contact::{
-    par_first_contact, par_first_contact_into, par_first_contact_segments,
-    par_first_contact_segments_into, par_first_contact_segments64,
-    par_first_contact_segments64_into, par_first_contact64, par_first_contact64_into,
-};
+pub use contact::{Contact, ContactBatch};
 pub(crate) use cpa::cpa_pair;
-pub use cpa::{Cpa, CpaBatch, cpa, cpa_into, cpa_segments, cpa_segments_into};
-pub use cpa::{Cpa64, CpaBatch64, cpa_segments64, cpa_segments64_into, cpa64, cpa64_into};
-#[cfg(feature = "rayon")]
-pub use cpa::{par_cpa, par_cpa_into, par_cpa_segments, par_cpa_segments_into};
-#[cfg(feature = "rayon")]
-pub use cpa::{par_cpa_segments64, par_cpa_segments64_into, par_cpa64, par_cpa64_into};
-
-pub use swept::{
-    SWEPT_STEPS, SWEPT_TOLERANCE_REL, Sweep, Sweep64, Sweeps, Sweeps64, Sweeps64View, SweepsView,
-    SweptBatch, SweptBatch64, SweptContact, SweptContact64, first_contact_capsules,
-    first_contact_capsules_indexed, first_contact_capsules_indexed_into,
-    first_contact_capsules_into, first_contact_capsules64, first_contact_capsules64_into,
+pub use cpa::{Cpa, CpaBatch};
+pub use queries::{
+    MotionElement, SweepsView, TracksView, cpa, cpa_into, cpa_segments, cpa_segments_into,
+    first_contact, first_contact_capsules, first_contact_capsules_indexed,
+    first_contact_capsules_indexed_into, first_contact_capsules_into, first_contact_into,
+    first_contact_segments, first_contact_segments_into,
 };
 #[cfg(feature = "rayon")]
-pub use swept::{
+pub use queries::{
+    par_cpa, par_cpa_into, par_cpa_segments, par_cpa_segments_into, par_first_contact,
     par_first_contact_capsules, par_first_contact_capsules_indexed,
     par_first_contact_capsules_indexed_into, par_first_contact_capsules_into,
-    par_first_contact_capsules64, par_first_contact_capsules64_into,
+    par_first_contact_into, par_first_contact_segments, par_first_contact_segments_into,
+};
+pub use swept::{
+    SWEPT_STEPS, SWEPT_TOLERANCE_REL, Sweep, Sweep64, Sweeps, Sweeps64, SweptBatch, SweptContact,
 };
 pub(crate) use swept::{swept_indexed, swept_pair};
-pub use types::{
-    MotionFlags, Track, Track64, Tracks, Tracks64, Tracks64View, TracksView, Window, Window64,
-};
+pub use types::{MotionFlags, Track, Track64, Tracks, Tracks64, Window, Window64};

@@ -82,11 +82,10 @@
 //! | `t = t_next`                                | `t = active.select(t_next, t)`                        |
 //! | `for step in 0..SWEPT_STEPS`                | `for step in 0..SWEPT_STEPS { if !active.any() { break } }` |
 
-use super::types::{MotionFlags, MotionLane, MotionReal};
-use crate::batch::{Error, Record, check_len};
-use crate::columns::{GroupStore, SplitColumns, result_batch};
+use super::types::{MotionFlags, MotionLane, MotionReal, hit_indices};
+use crate::batch::Record;
+use crate::columns::{Cell, GroupStore, SplitColumns, result_batch};
 use crate::driver::{self, PairKernel};
-use crate::forms::query_forms;
 use crate::kernel::{Splat, closest_lanes};
 use crate::lanes::{F64Lanes, Lane, V3, at8, dot_lanes, probe_lanes, sub8};
 use crate::pairs::Radii;
@@ -98,7 +97,7 @@ use wide::f32x8;
 
 /// Evaluations of the closest points a pair may take before it is reported at its last
 /// safe time with [`MotionFlags::STEP_LIMIT`] (see the module docs of
-/// [`first_contact_capsules`]).
+/// [`first_contact_capsules`](super::first_contact_capsules)).
 pub const SWEPT_STEPS: usize = 32;
 
 /// The relative part of the stopping tolerance: the advancement stops once the gap between
@@ -158,6 +157,13 @@ impl Sweep {
             crate::real::at(t, sub3(e.p0, s.p0), s.p0),
             crate::real::at(t, sub3(e.p1, s.p1), s.p1),
         )
+    }
+}
+
+impl From<Sweep> for [[f32; 3]; 4] {
+    /// `[start.p0, start.p1, end.p0, end.p1]`.
+    fn from(s: Sweep) -> Self {
+        [s.start.p0, s.start.p1, s.end.p0, s.end.p1]
     }
 }
 
@@ -226,6 +232,13 @@ impl From<Sweep> for Sweep64 {
     }
 }
 
+impl From<Sweep64> for [[f64; 3]; 4] {
+    /// `[start.p0, start.p1, end.p0, end.p1]`.
+    fn from(s: Sweep64) -> Self {
+        [s.start.p0, s.start.p1, s.end.p0, s.end.p1]
+    }
+}
+
 impl Record<12, f64> for Sweep64 {
     const NAMES: [&'static str; 12] = [
         "x0", "y0", "z0", "x1", "y1", "z1", "ex0", "ey0", "ez0", "ex1", "ey1", "ez1",
@@ -246,52 +259,26 @@ impl Record<12, f64> for Sweep64 {
 /// ```
 pub type Sweeps = crate::batch::Soa<Sweep, 12>;
 
-/// A borrowed range of a [`Sweeps`] batch (or of twelve caller-owned columns).
-pub type SweepsView<'a> = crate::batch::SoaView<'a, Sweep, 12>;
-
 /// A batch of [`Sweep64`]s: [`Sweeps`]' `f64` twin.
 pub type Sweeps64 = crate::batch::Soa<Sweep64, 12, f64>;
 
-/// A borrowed range of a [`Sweeps64`] batch.
-pub type Sweeps64View<'a> = crate::batch::SoaView<'a, Sweep64, 12, f64>;
-
-/// The first contact of two swept capsules during a step.
+/// The first contact of two swept capsules during a step, in the precision of the pair
+/// (`f32` unless said otherwise, or `f64`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SweptContact {
+pub struct SweptContact<E = f32> {
     /// True when the capsules touch during the step (or the advancement reached
     /// [`SWEPT_STEPS`]: see [`MotionFlags::STEP_LIMIT`]).
     pub hit: bool,
     /// The first time of contact in `[0, 1]` (never after it; the gap there is within the
     /// tolerance); `+∞` without contact; NaN for a non-finite input.
-    pub t: f32,
+    pub t: E,
     /// Unit normal from B towards A at `t` (the zero vector where the cores meet); NaN
     /// without a hit.
-    pub normal: [f32; 3],
+    pub normal: [E; 3],
     /// The point of capsule A towards B at `t`: `C - rA·normal`; NaN without a hit.
-    pub point_a: [f32; 3],
+    pub point_a: [E; 3],
     /// The point of capsule B towards A at `t`: `D + rB·normal`; NaN without a hit.
-    pub point_b: [f32; 3],
-    /// [`MotionFlags::TOUCHING_AT_START`], [`MotionFlags::STEP_LIMIT`] or
-    /// [`MotionFlags::NON_FINITE`].
-    pub flags: MotionFlags,
-}
-
-/// [`SweptContact`] in `f64`: the same fields and meaning.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SweptContact64 {
-    /// True when the capsules touch during the step (or the advancement reached
-    /// [`SWEPT_STEPS`]: see [`MotionFlags::STEP_LIMIT`]).
-    pub hit: bool,
-    /// The first time of contact in `[0, 1]`; `+∞` without contact; NaN for a non-finite
-    /// input.
-    pub t: f64,
-    /// Unit normal from B towards A at `t` (the zero vector where the cores meet); NaN
-    /// without a hit.
-    pub normal: [f64; 3],
-    /// The point of capsule A towards B at `t`: `C - rA·normal`; NaN without a hit.
-    pub point_a: [f64; 3],
-    /// The point of capsule B towards A at `t`: `D + rB·normal`; NaN without a hit.
-    pub point_b: [f64; 3],
+    pub point_b: [E; 3],
     /// [`MotionFlags::TOUCHING_AT_START`], [`MotionFlags::STEP_LIMIT`] or
     /// [`MotionFlags::NON_FINITE`].
     pub flags: MotionFlags,
@@ -300,44 +287,11 @@ pub struct SweptContact64 {
 // ---------------------------------------------------------------------------------------
 // Scalar reference.
 
-/// One pair's result in either precision (converted to [`SweptContact`] or
-/// [`SweptContact64`]).
-pub(crate) struct Swept<F> {
-    pub hit: bool,
-    pub t: F,
-    pub normal: [F; 3],
-    pub point_a: [F; 3],
-    pub point_b: [F; 3],
-    pub flags: MotionFlags,
-}
-
-/// `From<Swept<$f>> for $contact`: the same fields.
-macro_rules! from_swept {
-    ($f:ty, $contact:ident) => {
-        impl From<Swept<$f>> for $contact {
-            #[inline(always)]
-            fn from(x: Swept<$f>) -> $contact {
-                $contact {
-                    hit: x.hit,
-                    t: x.t,
-                    normal: x.normal,
-                    point_a: x.point_a,
-                    point_b: x.point_b,
-                    flags: x.flags,
-                }
-            }
-        }
-    };
-}
-
-from_swept!(f32, SweptContact);
-from_swept!(f64, SweptContact64);
-
 /// `[a0, a1, a0', a1']`: a sweep's four end positions.
 pub(crate) type Ends4<F> = [[F; 3]; 4];
 
 /// The algorithm for one pair (module docs), in `f32` or `f64`.
-pub(crate) fn swept_pair<F: MotionReal>(a: Ends4<F>, b: Ends4<F>, ra: F, rb: F) -> Swept<F> {
+pub(crate) fn swept_pair<F: MotionReal>(a: Ends4<F>, b: Ends4<F>, ra: F, rb: F) -> SweptContact<F> {
     let zero = F::ZERO;
     let coordinates: [F; 24] = core::array::from_fn(|k| {
         let e = if k < 12 { a } else { b };
@@ -346,7 +300,7 @@ pub(crate) fn swept_pair<F: MotionReal>(a: Ends4<F>, b: Ends4<F>, ra: F, rb: F) 
     #[allow(clippy::eq_op)] // NaN is the one value unequal to itself
     let nan_radius = ra + rb != ra + rb;
     if probe(&coordinates) || nan_radius {
-        return Swept {
+        return SweptContact {
             hit: false,
             t: F::NAN,
             normal: [F::NAN; 3],
@@ -422,7 +376,7 @@ pub(crate) fn swept_pair<F: MotionReal>(a: Ends4<F>, b: Ends4<F>, ra: F, rb: F) 
             if !hit {
                 flags |= MotionFlags::STEP_LIMIT;
             }
-            return Swept {
+            return SweptContact {
                 hit: true,
                 t,
                 normal: n,
@@ -433,7 +387,7 @@ pub(crate) fn swept_pair<F: MotionReal>(a: Ends4<F>, b: Ends4<F>, ra: F, rb: F) 
         }
         t = t_next;
     }
-    Swept {
+    SweptContact {
         hit: false,
         t: F::INFINITY,
         normal: [F::NAN; 3],
@@ -587,15 +541,16 @@ fn select3<L: Lane>(mask: L, t: V3<L>, f: V3<L>) -> V3<L> {
 // Batches.
 
 result_batch! {
-    /// First contacts of swept capsules for a batch of pairs, stored as columns.
+    /// First contacts of swept capsules for a batch of pairs, stored as columns, in the
+    /// precision of the pairs (`f32` unless said otherwise, or `f64`).
     ///
     /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-    pub struct SweptBatch(SweptContact) stored as SweptOut {
+    pub struct SweptBatch<E>(SweptContact) stored as SweptOut {
         columns {
             /// The mask of hits, exactly `len()` values.
             hit: bool,
             /// First contact times (`+∞` without contact), exactly `len()` values.
-            t: f32,
+            t: E,
             /// Per-pair flags, exactly `len()` values.
             flags: MotionFlags,
         }
@@ -610,53 +565,18 @@ result_batch! {
     }
 }
 
-result_batch! {
-    /// First contacts of swept `f64` capsules: [`SweptBatch`]'s `f64` twin (the same
-    /// accessors, [`SweptContact64`] items).
-    ///
-    /// Reuse one across calls to the `*_into` functions: buffers grow and are never shrunk.
-    pub struct SweptBatch64(SweptContact64) stored as SweptOut64 {
-        columns {
-            /// The mask of hits, exactly `len()` values.
-            hit: bool,
-            /// First contact times (`+∞` without contact), exactly `len()` values.
-            t: f64,
-            /// Per-pair flags, exactly `len()` values.
-            flags: MotionFlags,
-        }
-        points(f64) {
-            /// Unit normals from B towards A at the contact, `[x, y, z]` columns.
-            normal: 3,
-            /// Points of A towards B at the contact, `[x, y, z]` columns.
-            point_a: 3,
-            /// Points of B towards A at the contact, `[x, y, z]` columns.
-            point_b: 3,
-        }
+impl<E: Cell> SweptBatch<E> {
+    /// Indices of the pairs that make contact, in order.
+    pub fn hits(&self) -> impl Iterator<Item = usize> + '_ {
+        hit_indices(self.hit())
     }
 }
 
-/// `hits()` of a swept batch: the indices of the pairs that make contact.
-macro_rules! swept_hits {
-    ($($batch:ident),*) => {$(
-        impl $batch {
-            /// Indices of the pairs that make contact, in order.
-            pub fn hits(&self) -> impl Iterator<Item = usize> + '_ {
-                self.hit()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, h)| **h)
-                    .map(|(i, _)| i)
-            }
-        }
-    )*};
-}
-
-swept_hits!(SweptBatch, SweptBatch64);
-
-/// The [`GroupStore`] of `$out` (every column) for the results of lane type `$lane`.
+/// The [`GroupStore`] of a batch of `$elem` (every column) for the results of lane type
+/// `$lane`.
 macro_rules! swept_store {
-    ($out:ident, $lane:ty) => {
-        impl GroupStore for $out<'_, { <$lane as Lane>::WIDTH }> {
+    ($elem:ty, $lane:ty) => {
+        impl GroupStore for SweptOut<'_, $elem, { <$lane as Lane>::WIDTH }> {
             type Lanes = SweptLanes<$lane>;
             #[inline(always)]
             fn store(&mut self, g: usize, lanes: &SweptLanes<$lane>) {
@@ -682,8 +602,8 @@ macro_rules! swept_store {
     };
 }
 
-swept_store!(SweptOut, f32x8);
-swept_store!(SweptOut64, F64Lanes);
+swept_store!(f32, f32x8);
+swept_store!(f64, F64Lanes);
 
 /// Swept capsules, any lane type: twenty-four input columns (A's sweep, then B's) with
 /// uniform radii, twenty-six with per-pair or per-object radii (A's sweep and radius, then
@@ -720,9 +640,9 @@ impl<L: MotionLane> PairKernel<26, L> for SweptKernel<L> {
     }
 }
 
-/// Runs the kernel over the `n` pairs of `a`, `b` (checked by the caller) into `out`
-/// (sized by the caller), sequentially or on all cores.
-fn run<L, S>(
+/// Runs the kernel of lane type `L` over the `n` pairs of `a`, `b` (checked by the
+/// caller) into `out` (sized by the caller), sequentially or on all cores.
+pub(super) fn run<L, S>(
     a: [&[L::Elem]; 12],
     b: [&[L::Elem]; 12],
     n: usize,
@@ -761,7 +681,7 @@ fn run<L, S>(
 
 /// The swept contacts of the index pairs `pairs` (indices checked by the caller) of sets
 /// given as columns, each object its sweep's twelve columns and, with per-object radii,
-/// its radius as a thirteenth: what [`first_contact_capsules_indexed`] and
+/// its radius as a thirteenth: what [`first_contact_capsules_indexed`](super::first_contact_capsules_indexed) and
 /// [`Capsules`](crate::scenes::Capsules) decide their pairs with, bit for bit
 /// [`swept_pair`] of each pair.
 pub(crate) fn swept_indexed(
@@ -805,178 +725,6 @@ pub(crate) fn swept_indexed(
         };
         driver::run_on::<f32x8, 24, _, _>(parallel, &kernel, input, pairs.len(), out.out());
     }
-}
-
-fn sweeps_indexed<'a, 'b, 'p>(
-    a: SweepsView<'a>,
-    b: SweepsView<'b>,
-    pairs: &'p [(u32, u32)],
-    radii: Radii<'_>,
-    parallel: bool,
-    out: &mut SweptBatch,
-) -> Result<(), Error> {
-    out.reset(0, |_| true);
-    radii.check_objects(a.len(), b.len())?;
-    crate::batch::check_pairs(pairs, a.len(), b.len())?;
-    swept_indexed(a.columns(), b.columns(), pairs, radii, parallel, out);
-    Ok(())
-}
-
-/// The number of pairs, after checking that `a`, `b` and per-pair radii have it.
-fn checked<F: Real>(lens: (usize, usize), radii: &Radii<'_, F>) -> Result<usize, Error> {
-    check_len("batches a and b", lens.0, lens.1)?;
-    radii.check_len(lens.0)?;
-    Ok(lens.0)
-}
-
-fn sweeps<'a, 'b>(
-    a: SweepsView<'a>,
-    b: SweepsView<'b>,
-    radii: Radii<'_>,
-    parallel: bool,
-    out: &mut SweptBatch,
-) -> Result<(), Error> {
-    let n = checked((a.len(), b.len()), &radii)?;
-    out.reset(n, |_| true);
-    run::<f32x8, _>(
-        a.raw_columns(),
-        b.raw_columns(),
-        n,
-        radii,
-        parallel,
-        out.out(),
-    );
-    Ok(())
-}
-
-fn sweeps64<'a, 'b>(
-    a: Sweeps64View<'a>,
-    b: Sweeps64View<'b>,
-    radii: Radii<'_, f64>,
-    parallel: bool,
-    out: &mut SweptBatch64,
-) -> Result<(), Error> {
-    let n = checked((a.len(), b.len()), &radii)?;
-    out.reset(n, |_| true);
-    run::<F64Lanes, _>(
-        a.raw_columns(),
-        b.raw_columns(),
-        n,
-        radii,
-        parallel,
-        out.out(),
-    );
-    Ok(())
-}
-
-query_forms! {
-    /// First contact during one step of capsules whose core end points move linearly, from
-    /// `a[i].start` to `a[i].end` and from `b[i].start` to `b[i].end`, with the given
-    /// [`Radii`] (batched twin of
-    /// [`reference::first_contact_capsules`](crate::reference::first_contact_capsules),
-    /// bit-identical to it). The method, its tolerance and its guarantees are in the docs
-    /// of `src/motion/swept.rs` and `docs/motion.md`: the reported time is never after the
-    /// first contact, so a thin, fast capsule never passes through another unseen.
-    ///
-    /// ```
-    /// use segbatch::motion::{first_contact_capsules, Sweep, Sweeps};
-    /// use segbatch::pairs::Radii;
-    /// use segbatch::Segment;
-    /// // A bullet (radius 0.05) flying 10 units in one step through a wall 0.05 thick at x = 5:
-    /// // the start and end positions are both clear of the wall.
-    /// let bullet = Sweeps::from(&[Sweep::new(
-    ///     Segment::new([0.0, 0.0, 0.0], [0.2, 0.0, 0.0]),
-    ///     Segment::new([10.0, 0.0, 0.0], [10.2, 0.0, 0.0]),
-    /// )]);
-    /// let wall = Sweeps::from(&[Sweep::fixed(Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]))]);
-    /// let out = first_contact_capsules(&bullet, &wall, Radii::uniform(0.05, 0.05)?);
-    /// assert_eq!(out.hit(), &[true]);
-    /// // The bullet's front end meets the wall at x = 5 - 0.1: t = 4.7 / 10.
-    /// assert!((out.t()[0] - 0.47).abs() < 1e-4);
-    /// assert_eq!(out.get(0).unwrap().normal, [-1.0, 0.0, 0.0]);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn first_contact_capsules / first_contact_capsules_into
-        / par_first_contact_capsules / par_first_contact_capsules_into
-        <'a, 'b>(a: impl Into<SweepsView<'a>>, b: impl Into<SweepsView<'b>>, radii: Radii<'_>)
-        with ()
-        -> SweptBatch = sweeps;
-    /// [`first_contact_capsules`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
-    into;
-}
-
-query_forms! {
-    /// [`first_contact_capsules`] of the index pairs `(a[i], b[j])` of `pairs`, gathered
-    /// straight from the sets' columns (a broad phase's candidates): result `k` is
-    /// [`reference::first_contact_capsules`](crate::reference::first_contact_capsules) of
-    /// the pair `pairs[k]`, bit for bit. Radii uniform or per object
-    /// ([`Radii::per_object`]).
-    ///
-    /// ```
-    /// use segbatch::motion::{first_contact_capsules_indexed, Sweep, Sweeps};
-    /// use segbatch::pairs::Radii;
-    /// use segbatch::Segment;
-    /// let wall = Sweep::fixed(Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]));
-    /// let fly = |y: f32| Sweep::new(
-    ///     Segment::new([0.0, y, 0.0], [0.1, y, 0.0]),
-    ///     Segment::new([10.0, y, 0.0], [10.1, y, 0.0]),
-    /// );
-    /// let set = Sweeps::from(&[wall, fly(0.0), fly(3.0)]);
-    /// let radii = [0.05, 0.05, 0.05];
-    /// let out = first_contact_capsules_indexed(&set, &set, &[(0, 1), (0, 2)], Radii::per_object(&radii, &radii)?);
-    /// assert_eq!(out.hit(), &[true, false]); // the second flies past the wall's end
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn first_contact_capsules_indexed / first_contact_capsules_indexed_into
-        / par_first_contact_capsules_indexed / par_first_contact_capsules_indexed_into
-        <'a, 'b, 'p>(a: impl Into<SweepsView<'a>>, b: impl Into<SweepsView<'b>>, pairs: &'p [(u32, u32)], radii: Radii<'_>)
-        with ()
-        -> SweptBatch = sweeps_indexed;
-    /// [`first_contact_capsules_indexed`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::IndexOutOfRange`] for a pair naming an element past the end of its set;
-    /// [`Error::LengthMismatch`] when per-object radii do not match their sets (`out` is
-    /// then empty).
-    into;
-}
-
-query_forms! {
-    /// [`first_contact_capsules`] in `f64`, over [`Sweeps64`] with
-    /// [`Radii64`](crate::pairs::Radii64) (batched twin of
-    /// [`reference::first_contact_capsules64`](crate::reference::first_contact_capsules64),
-    /// bit-identical to it). The kernel runs `f64x8` lanes when the build has `avx512f`,
-    /// `f64x4` otherwise.
-    ///
-    /// ```
-    /// use segbatch::motion::{first_contact_capsules64, Sweep64, Sweeps64};
-    /// use segbatch::pairs::Radii64;
-    /// use segbatch::Segment64;
-    /// // The same bullet 6.4e6 m from the origin.
-    /// let o = 6.4e6;
-    /// let bullet = Sweeps64::from(&[Sweep64::new(
-    ///     Segment64::new([o, 0.0, 0.0], [o + 0.2, 0.0, 0.0]),
-    ///     Segment64::new([o + 10.0, 0.0, 0.0], [o + 10.2, 0.0, 0.0]),
-    /// )]);
-    /// let wall = Segment64::new([o + 5.0, -1.0, 0.0], [o + 5.0, 1.0, 0.0]);
-    /// let wall = Sweeps64::from(&[Sweep64::fixed(wall)]);
-    /// let out = first_contact_capsules64(&bullet, &wall, Radii64::uniform(0.05, 0.05)?);
-    /// assert!(out.hit()[0] && (out.t()[0] - 0.47).abs() < 1e-4);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn first_contact_capsules64 / first_contact_capsules64_into
-        / par_first_contact_capsules64 / par_first_contact_capsules64_into
-        <'a, 'b>(a: impl Into<Sweeps64View<'a>>, b: impl Into<Sweeps64View<'b>>, radii: Radii<'_, f64>)
-        with ()
-        -> SweptBatch64 = sweeps64;
-    /// [`first_contact_capsules64`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
-    into;
 }
 
 /// Both `f64` lane types against the `f64` reference, bit for bit, in every lane: the

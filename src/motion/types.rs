@@ -1,7 +1,7 @@
 //! The motion types: tracks, time windows and the flags every motion (and 2D) result
 //! carries, with the lane traits the batched motion queries are generic over.
 
-use crate::lanes::{Lane, bytes8, mask_bools, mask_to};
+use crate::lanes::{Lane, V3, bytes8, mask_bools, mask_to};
 use crate::real::Real;
 use bytemuck::{Pod, Zeroable};
 use wide::{f32x8, f64x4, f64x8, u32x8};
@@ -35,6 +35,13 @@ impl Track {
     }
 }
 
+impl From<Track> for [[f32; 3]; 2] {
+    /// `[position, velocity]`.
+    fn from(t: Track) -> Self {
+        [t.position, t.velocity]
+    }
+}
+
 impl crate::batch::Record<6> for Track {
     const NAMES: [&'static str; 6] = ["px", "py", "pz", "vx", "vy", "vz"];
 }
@@ -52,49 +59,61 @@ impl crate::batch::Record<6> for Track {
 /// ```
 pub type Tracks = crate::batch::Soa<Track, 6>;
 
-/// A borrowed range of a [`Tracks`] batch (or of six caller-owned columns).
-pub type TracksView<'a> = crate::batch::SoaView<'a, Track, 6>;
-
-/// The time window `[0, end]` over which a motion query looks.
+/// The time window `[0, end]` over which a motion query looks, in the precision of the
+/// query (`f32` unless said otherwise; [`Window64`] is `Window<f64>`).
 ///
 /// [`Window::STEP`] (`[0, 1]`, one step) is the default; [`Window::UNBOUNDED`] (`[0, ∞)`)
 /// looks at the whole future. A window never starts before 0.
 ///
 /// ```
-/// use segbatch::motion::Window;
-/// assert_eq!(Window::default().end(), 1.0);
-/// assert_eq!(Window::new(2.5).unwrap().end(), 2.5);
-/// assert!(Window::new(-1.0).is_none());
+/// use segbatch::motion::{Window, Window64};
+/// assert_eq!(Window::<f32>::default().end(), 1.0);
+/// assert_eq!(Window::new(2.5f32).unwrap().end(), 2.5);
+/// assert!(Window::new(-1.0f32).is_none());
 /// assert!(Window::new(f32::NAN).is_none());
+/// assert!(Window64::new(-1.0).is_none() && Window64::new(f64::NAN).is_none());
+/// assert_eq!(Window64::from(Window::<f32>::UNBOUNDED), Window64::UNBOUNDED);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Window {
-    end: f32,
+pub struct Window<E = f32> {
+    end: E,
 }
 
-impl Window {
+/// The time window of the `f64` motion queries.
+pub type Window64 = Window<f64>;
+
+impl<E: Real> Window<E> {
     /// One step, `[0, 1]`.
-    pub const STEP: Window = Window { end: 1.0 };
+    pub const STEP: Window<E> = Window { end: E::ONE };
     /// The whole future, `[0, ∞)`.
-    pub const UNBOUNDED: Window = Window { end: f32::INFINITY };
+    pub const UNBOUNDED: Window<E> = Window { end: E::INFINITY };
 
     /// The window `[0, end]`, or `None` when `end` is negative or NaN (`+∞` is allowed).
     #[must_use]
-    pub fn new(end: f32) -> Option<Window> {
-        (end >= 0.0).then_some(Window { end })
+    pub fn new(end: E) -> Option<Window<E>> {
+        (end >= E::ZERO).then_some(Window { end })
     }
 
     /// The end of the window.
     #[inline]
     #[must_use]
-    pub const fn end(self) -> f32 {
+    pub fn end(self) -> E {
         self.end
     }
 }
 
-impl Default for Window {
+impl<E: Real> Default for Window<E> {
     fn default() -> Self {
         Window::STEP
+    }
+}
+
+impl From<Window> for Window64 {
+    /// The same window in `f64` (exact).
+    fn from(w: Window) -> Self {
+        Window {
+            end: f64::from(w.end),
+        }
     }
 }
 
@@ -135,6 +154,13 @@ impl From<Track> for Track64 {
     }
 }
 
+impl From<Track64> for [[f64; 3]; 2] {
+    /// `[position, velocity]`.
+    fn from(t: Track64) -> Self {
+        [t.position, t.velocity]
+    }
+}
+
 impl crate::batch::Record<6, f64> for Track64 {
     const NAMES: [&'static str; 6] = ["px", "py", "pz", "vx", "vy", "vz"];
 }
@@ -153,58 +179,6 @@ impl crate::batch::Record<6, f64> for Track64 {
 /// assert_eq!(tracks.columns()[0], &[o, o + 5.0]);
 /// ```
 pub type Tracks64 = crate::batch::Soa<Track64, 6, f64>;
-
-/// A borrowed range of a [`Tracks64`] batch (or of six caller-owned `f64` columns).
-pub type Tracks64View<'a> = crate::batch::SoaView<'a, Track64, 6, f64>;
-
-/// The time window `[0, end]` of the `f64` motion queries: [`Window`]'s `f64` twin.
-///
-/// ```
-/// use segbatch::motion::{Window, Window64};
-/// assert_eq!(Window64::default().end(), 1.0);
-/// assert_eq!(Window64::new(2.5).unwrap().end(), 2.5);
-/// assert!(Window64::new(-1.0).is_none() && Window64::new(f64::NAN).is_none());
-/// assert_eq!(Window64::from(Window::UNBOUNDED), Window64::UNBOUNDED);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Window64 {
-    end: f64,
-}
-
-impl Window64 {
-    /// One step, `[0, 1]`.
-    pub const STEP: Window64 = Window64 { end: 1.0 };
-    /// The whole future, `[0, ∞)`.
-    pub const UNBOUNDED: Window64 = Window64 { end: f64::INFINITY };
-
-    /// The window `[0, end]`, or `None` when `end` is negative or NaN (`+∞` is allowed).
-    #[must_use]
-    pub fn new(end: f64) -> Option<Window64> {
-        (end >= 0.0).then_some(Window64 { end })
-    }
-
-    /// The end of the window.
-    #[inline]
-    #[must_use]
-    pub const fn end(self) -> f64 {
-        self.end
-    }
-}
-
-impl Default for Window64 {
-    fn default() -> Self {
-        Window64::STEP
-    }
-}
-
-impl From<Window> for Window64 {
-    /// The same window in `f64` (exact).
-    fn from(w: Window) -> Self {
-        Window64 {
-            end: f64::from(w.end),
-        }
-    }
-}
 
 /// What was special about a pair in a motion query: a [`bitflags`](https://docs.rs/bitflags)
 /// set, [`Pod`].
@@ -262,6 +236,20 @@ impl core::fmt::Debug for MotionFlags {
 }
 
 crate::columns::byte_cell!(MotionFlags = MotionFlags::empty());
+
+/// The four points of a group of pairs (its first twelve columns `a0 a1 b0 b1`, x y z
+/// each).
+#[inline(always)]
+pub(crate) fn points<L: Lane, const C: usize>(c: &[L; C]) -> (V3<L>, V3<L>, V3<L>, V3<L>) {
+    let v = |k| V3::at_column(c, k);
+    (v(0), v(3), v(6), v(9))
+}
+
+/// The indices of the `true` values of a `hit` column, in order: `hits()` of the contact
+/// batches.
+pub(crate) fn hit_indices(hit: &[bool]) -> impl Iterator<Item = usize> + '_ {
+    hit.iter().enumerate().filter(|(_, h)| **h).map(|(i, _)| i)
+}
 
 // ---------------------------------------------------------------------------------------
 // Shared scalar and lane helpers (same operation order on both sides), for either

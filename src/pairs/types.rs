@@ -126,7 +126,8 @@ impl<E: Real + Cell> ClosestBatch<E> {
 pub struct Radii<'r, F = f32>(pub(super) RadiiKind<'r, F>);
 
 /// The radii of the `f64` queries ([`capsules_touch`](super::capsules_touch) on
-/// [`Segments64`](crate::Segments64), [`first_contact64`](crate::motion::first_contact64),
+/// [`Segments64`](crate::Segments64), [`first_contact`](crate::motion::first_contact) on
+/// [`Tracks64`](crate::motion::Tracks64),
 /// ...): [`Radii`] over `f64`.
 ///
 /// ```

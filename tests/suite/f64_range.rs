@@ -14,8 +14,8 @@
 
 use proptest::prelude::*;
 use segbatch::motion::{
-    Contact, Contact64, MotionFlags, Track, Track64, Tracks, Tracks64, Window, Window64,
-    first_contact, first_contact_segments, first_contact_segments64, first_contact64,
+    Contact, MotionFlags, Track, Track64, Tracks, Tracks64, Window, Window64, first_contact,
+    first_contact_segments,
 };
 use segbatch::pairs::{
     CapsuleContact64, Radii, Radii64, capsule_contacts, capsules_touch, capsules_touch_indexed,
@@ -359,7 +359,7 @@ fn capsules_touch64_at_the_range_edges() {
 // ---------------------------------------------------------------------------------------
 // First contacts.
 
-fn same64(x: &Contact64, y: &Contact64) -> bool {
+fn same64(x: &Contact<f64>, y: &Contact<f64>) -> bool {
     x.hit == y.hit
         && x.flags == y.flags
         && (x.t.to_bits() == y.t.to_bits() || (x.t.is_nan() && y.t.is_nan()))
@@ -380,12 +380,12 @@ fn first_contacts_at_the_range_edges_are_the_ordinary_ones() {
     let mut rng = Rng::new(77);
     let (mut hits, mut checked) = (0, 0);
     for (a, b) in &pairs {
-        let d = reference::cpa_segments64(a, b).dist2.sqrt();
+        let d = reference::cpa_segments(a, b).dist2.sqrt();
         let r = radius_near(&mut rng, d) * 0.5;
-        let want = reference::first_contact_segments64(a, r, b, r);
+        let want = reference::first_contact_segments(a, r, b, r);
         let ta = Track64::new(a.p0, a.direction());
         let tb = Track64::new(b.p0, b.direction());
-        let want_tracks = reference::first_contact64(&ta, r, &tb, r, Window64::STEP);
+        let want_tracks = reference::first_contact(&ta, r, &tb, r, Window64::STEP);
         hits += usize::from(want.hit);
         for k in [900, 600, 520] {
             let (Some(ak), Some(bk)) = (shift_segment(a, k), shift_segment(b, k)) else {
@@ -393,12 +393,12 @@ fn first_contacts_at_the_range_edges_are_the_ordinary_ones() {
             };
             checked += 1;
             let rk = shift(r, k);
-            let got = reference::first_contact_segments64(&ak, rk, &bk, rk);
+            let got = reference::first_contact_segments(&ak, rk, &bk, rk);
             assert!(
                 same64(&got, &want),
                 "2^{k}: {a:?} {b:?} r {r:e}: {got:?} vs {want:?}"
             );
-            let batch = first_contact_segments64(
+            let batch = first_contact_segments(
                 &Segments64::from(&[ak; 5]),
                 &Segments64::from(&[bk; 5]),
                 Radii64::uniform(rk, rk).unwrap(),
@@ -416,9 +416,9 @@ fn first_contacts_at_the_range_edges_are_the_ordinary_ones() {
                 && tka.velocity.map(|x| shift(x, -k)) == ta.velocity
                 && tkb.velocity.map(|x| shift(x, -k)) == tb.velocity
             {
-                let got = reference::first_contact64(&tka, rk, &tkb, rk, Window64::STEP);
+                let got = reference::first_contact(&tka, rk, &tkb, rk, Window64::STEP);
                 assert!(same64(&got, &want_tracks), "tracks, 2^{k}");
-                let batch = first_contact64(
+                let batch = first_contact(
                     &Tracks64::from(&[tka; 3]),
                     &Tracks64::from(&[tkb; 3]),
                     Radii64::per_pair(&[rk; 3], &[rk; 3]).unwrap(),
@@ -502,17 +502,17 @@ fn an_infinite_radius_touches_everything_at_the_start() {
     let c = reference::first_contact(&here, inf, &nan, 0.0, Window::STEP);
     assert!(!c.hit && c.t.is_nan() && c.flags == MotionFlags::NON_FINITE);
     // f64, tracks and steps, uniform and per pair.
-    let t64 = |c: &Contact64| c.hit && c.t == 0.0 && c.flags == MotionFlags::TOUCHING_AT_START;
+    let t64 = |c: &Contact<f64>| c.hit && c.t == 0.0 && c.flags == MotionFlags::TOUCHING_AT_START;
     let a = Track64::new([0.0; 3], [1.0, 0.0, 0.0]);
     let b = Track64::new([f64::MAX, -f64::MAX, 0.0], [-1.0, 0.0, 0.0]);
-    assert!(t64(&reference::first_contact64(
+    assert!(t64(&reference::first_contact(
         &a,
         f64::INFINITY,
         &b,
         0.0,
         Window64::STEP
     )));
-    let batch = first_contact64(
+    let batch = first_contact(
         &Tracks64::from(&[a; 6]),
         &Tracks64::from(&[b; 6]),
         Radii64::uniform(0.0, f64::INFINITY).unwrap(),
@@ -521,13 +521,13 @@ fn an_infinite_radius_touches_everything_at_the_start() {
     assert!(batch.iter().all(|c| t64(&c)));
     let s = Segment64::new([0.0; 3], [1.0, 0.0, 0.0]);
     let f = Segment64::new([1e300, 0.0, 0.0], [2e300, 1e300, 0.0]);
-    assert!(t64(&reference::first_contact_segments64(
+    assert!(t64(&reference::first_contact_segments(
         &s,
         f64::INFINITY,
         &f,
         1.0
     )));
-    let batch = first_contact_segments64(
+    let batch = first_contact_segments(
         &Segments64::from(&[s, f]),
         &Segments64::from(&[f, s]),
         Radii64::per_pair(&[f64::INFINITY, 0.0], &[0.0, f64::INFINITY]).unwrap(),

@@ -266,21 +266,21 @@ fn f64_forms() -> Result<(), Error> {
         Tracks64::from_flat(&[0.0; 6])?,
         Tracks64::from_flat(&[1.0; 6])?,
     );
-    let mut cpa64_out = CpaBatch64::new();
-    let x64 = cpa64(&ta64, &tb64, Window64::STEP);
-    cpa64_into(&ta64, &tb64, Window64::STEP, &mut cpa64_out)?;
+    let mut cpa64_out = CpaBatch::<f64>::new();
+    let x64 = cpa(&ta64, &tb64, Window64::STEP);
+    cpa_into(&ta64, &tb64, Window64::STEP, &mut cpa64_out)?;
     assert_eq!(
-        (&par_cpa64(&ta64, &tb64, Window64::STEP), &cpa64_out),
+        (&par_cpa(&ta64, &tb64, Window64::STEP), &cpa64_out),
         (&x64, &x64)
     );
-    par_cpa64_into(&ta64, &tb64, Window64::STEP, &mut cpa64_out)?;
+    par_cpa_into(&ta64, &tb64, Window64::STEP, &mut cpa64_out)?;
     let (u, v) = (ta64.get(0).unwrap(), tb64.get(0).unwrap());
-    assert_eq!(x64.get(0), Some(reference::cpa64(&u, &v, Window64::STEP)));
-    let y64 = cpa_segments64(&a64, &b64);
-    cpa_segments64_into(&a64, &b64, &mut cpa64_out)?;
-    assert_eq!((&par_cpa_segments64(&a64, &b64), &cpa64_out), (&y64, &y64));
-    par_cpa_segments64_into(&a64, &b64, &mut cpa64_out)?;
-    assert_eq!(y64.get(3), Some(reference::cpa_segments64(&x, &y)));
+    assert_eq!(x64.get(0), Some(reference::cpa(&u, &v, Window64::STEP)));
+    let y64 = cpa_segments(&a64, &b64);
+    cpa_segments_into(&a64, &b64, &mut cpa64_out)?;
+    assert_eq!((&par_cpa_segments(&a64, &b64), &cpa64_out), (&y64, &y64));
+    par_cpa_segments_into(&a64, &b64, &mut cpa64_out)?;
+    assert_eq!(y64.get(3), Some(reference::cpa_segments(&x, &y)));
     let r64 = Radii64::uniform(0.5, 0.5)?;
     let (mut mask64, ij) = (PairMask::new(), [(0, 1), (2, 2)]);
     let t64 = capsules_touch(&a64, &b64, r64);
@@ -314,31 +314,28 @@ fn f64_forms() -> Result<(), Error> {
     par_capsule_contacts_into(&a64, &b64, &ij, r64, &opts, &mut k64)?;
     let want = reference::capsule_contact(&x, 0.5, &b64.get(1).unwrap(), 0.5)[0].unwrap();
     assert_eq!(cc64[0].depth, want.depth);
-    let mut fc64 = ContactBatch64::new();
-    let f64c = first_contact64(&ta64, &tb64, r64, Window64::STEP);
-    first_contact64_into(&ta64, &tb64, r64, Window64::STEP, &mut fc64)?;
+    let mut fc64 = ContactBatch::<f64>::new();
+    let f64c = first_contact(&ta64, &tb64, r64, Window64::STEP);
+    first_contact_into(&ta64, &tb64, r64, Window64::STEP, &mut fc64)?;
     assert_eq!(
-        (
-            &par_first_contact64(&ta64, &tb64, r64, Window64::STEP),
-            &fc64
-        ),
+        (&par_first_contact(&ta64, &tb64, r64, Window64::STEP), &fc64),
         (&f64c, &f64c)
     );
-    par_first_contact64_into(&ta64, &tb64, r64, Window64::STEP, &mut fc64)?;
+    par_first_contact_into(&ta64, &tb64, r64, Window64::STEP, &mut fc64)?;
     assert_eq!(
         f64c.get(0),
-        Some(reference::first_contact64(&u, 0.5, &v, 0.5, Window64::STEP))
+        Some(reference::first_contact(&u, 0.5, &v, 0.5, Window64::STEP))
     );
-    let s64c = first_contact_segments64(&a64, &b64, r64);
-    first_contact_segments64_into(&a64, &b64, r64, &mut fc64)?;
+    let s64c = first_contact_segments(&a64, &b64, r64);
+    first_contact_segments_into(&a64, &b64, r64, &mut fc64)?;
     assert_eq!(
-        (&par_first_contact_segments64(&a64, &b64, r64), &fc64),
+        (&par_first_contact_segments(&a64, &b64, r64), &fc64),
         (&s64c, &s64c)
     );
-    par_first_contact_segments64_into(&a64, &b64, r64, &mut fc64)?;
+    par_first_contact_segments_into(&a64, &b64, r64, &mut fc64)?;
     assert_eq!(
         s64c.get(3),
-        Some(reference::first_contact_segments64(&x, 0.5, &y, 0.5))
+        Some(reference::first_contact_segments(&x, 0.5, &y, 0.5))
     );
     let mut d64 = Vec::new();
     let dm64 = dist2_matrix(&a64, &b64);

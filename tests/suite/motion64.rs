@@ -1,6 +1,6 @@
-//! The `f64` closest point of approach (`segbatch::motion::cpa64`, `cpa_segments64` and
+//! The `f64` closest point of approach (`segbatch::motion::cpa`, `cpa_segments` and
 //! their forms): golden cases, the batched kernel bit for bit against
-//! `reference::cpa64` / `reference::cpa_segments64`, and the reference's accuracy against the
+//! `reference::cpa` / `reference::cpa_segments`, and the reference's accuracy against the
 //! exact (rational) oracle.
 //!
 //! Inputs come from the test kit's `f64` moving classes (`segbatch_testkit::motion64`:
@@ -38,7 +38,7 @@ fn same(x: f64, y: f64) -> bool {
     x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
 }
 
-fn same_cpa(x: &Cpa64, y: &Cpa64) -> bool {
+fn same_cpa(x: &Cpa<f64>, y: &Cpa<f64>) -> bool {
     same(x.t, y.t)
         && same(x.dist2, y.dist2)
         && (0..3).all(|k| same(x.point_a[k], y.point_a[k]) && same(x.point_b[k], y.point_b[k]))
@@ -46,7 +46,7 @@ fn same_cpa(x: &Cpa64, y: &Cpa64) -> bool {
 }
 
 /// Two result batches bit for bit (NaN lanes included, which `==` would call different).
-fn same_batch(x: &CpaBatch64, y: &CpaBatch64) -> bool {
+fn same_batch(x: &CpaBatch<f64>, y: &CpaBatch<f64>) -> bool {
     x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_cpa(&p, &q))
 }
 
@@ -60,22 +60,22 @@ fn check_batch(pairs: &[Pair64], offset: usize, end: f64) -> Result<(), TestCase
     let a: Segments64 = pairs.iter().map(|p| p.0).collect();
     let b: Segments64 = pairs.iter().map(|p| p.1).collect();
     let n = pairs.len() - offset;
-    let steps = cpa_segments64(a.view(offset..), b.view(offset..));
+    let steps = cpa_segments(a.view(offset..), b.view(offset..));
     prop_assert_eq!(steps.len(), n);
     let ta: Tracks64 = pairs.iter().map(|p| track_of(&p.0)).collect();
     let tb: Tracks64 = pairs.iter().map(|p| track_of(&p.1)).collect();
-    let tracks = cpa64(ta.view(offset..), tb.view(offset..), window(end));
+    let tracks = cpa(ta.view(offset..), tb.view(offset..), window(end));
     prop_assert_eq!(tracks.len(), n);
     for i in 0..n {
         let (pa, pb) = &pairs[offset + i];
-        let want = reference::cpa_segments64(pa, pb);
+        let want = reference::cpa_segments(pa, pb);
         let got = steps.get(i).expect("in range");
         prop_assert!(
             same_cpa(&got, &want),
             "steps, lane {i} of {n}: {pa:?} {pb:?}\n kernel {got:?}\n reference {want:?}"
         );
         let (qa, qb) = (track_of(pa), track_of(pb));
-        let want = reference::cpa64(&qa, &qb, window(end));
+        let want = reference::cpa(&qa, &qb, window(end));
         let got = tracks.get(i).expect("in range");
         prop_assert!(
             same_cpa(&got, &want),
@@ -105,24 +105,24 @@ fn golden_cpa64() {
     // Head-on with a lateral offset, far from the origin.
     let a = Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0]);
     let b = Track64::new([o + 2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
-    let c = reference::cpa64(&a, &b, Window64::STEP);
+    let c = reference::cpa(&a, &b, Window64::STEP);
     assert_eq!((c.t, c.dist2, c.flags), (0.5, 1.0, MotionFlags::empty()));
     assert_eq!(
         (c.point_a, c.point_b),
         ([o + 1.0, 0.0, 0.0], [o + 1.0, 1.0, 0.0])
     );
     // Window clamps: [0, 0.25] ends before the closest approach.
-    let c = reference::cpa64(&a, &b, window(0.25));
+    let c = reference::cpa(&a, &b, window(0.25));
     assert_eq!((c.t, c.dist2), (0.25, 2.0));
     // Moving apart: t = 0.
-    let c = reference::cpa64(
+    let c = reference::cpa(
         &b,
         &Track64::new([o + 4.0, 1.0, 0.0], [2.0, 0.0, 0.0]),
         Window64::UNBOUNDED,
     );
     assert_eq!((c.t, c.dist2), (0.0, 4.0));
     // Same velocity: flagged, t = 0, constant distance.
-    let c = reference::cpa64(
+    let c = reference::cpa(
         &a,
         &Track64::new([o, 3.0, 4.0], [2.0, 0.0, 0.0]),
         Window64::STEP,
@@ -132,7 +132,7 @@ fn golden_cpa64() {
         (0.0, 25.0, MotionFlags::SAME_VELOCITY)
     );
     // Unbounded window: the future closest approach.
-    let c = reference::cpa64(
+    let c = reference::cpa(
         &a,
         &Track64::new([o + 10.0, 1.0, 0.0], [0.0; 3]),
         Window64::UNBOUNDED,
@@ -143,7 +143,7 @@ fn golden_cpa64() {
     let e = 6_378_137.0;
     let a = Segment64::new([e - 4.0, 0.0, 0.0], [e + 4.0, 0.0, 0.0]);
     let b = Segment64::new([e, -8.0, 0.0], [e, 0.0, 0.0]);
-    let c = reference::cpa_segments64(&a, &b);
+    let c = reference::cpa_segments(&a, &b);
     assert_eq!((c.t, c.dist2), (0.75, 8.0));
     assert_eq!(
         (c.point_a, c.point_b),
@@ -152,16 +152,16 @@ fn golden_cpa64() {
     // A millimetre pass 1e7 from the origin: f32 cannot even hold the positions apart.
     let a = Segment64::new([1e7, 0.0, 0.0], [1e7 + 1.0, 0.0, 0.0]);
     let b = Segment64::new([1e7 + 1.0, 1e-3, 0.0], [1e7, 1e-3, 0.0]);
-    let c = reference::cpa_segments64(&a, &b);
+    let c = reference::cpa_segments(&a, &b);
     assert_eq!((c.t, c.dist2), (0.5, 1e-3 * 1e-3));
     // The batched forms agree.
     let (sa, sb) = (Segments64::from(&[a]), Segments64::from(&[b]));
-    assert!(same_cpa(&cpa_segments64(&sa, &sb).get(0).unwrap(), &c));
+    assert!(same_cpa(&cpa_segments(&sa, &sb).get(0).unwrap(), &c));
     // Non-finite: all NaN, flagged.
     let bad = Segment64::new([f64::NAN, 0.0, 0.0], [1.0, 0.0, 0.0]);
     assert!(same_cpa(
-        &reference::cpa_segments64(&bad, &b),
-        &Cpa64::NON_FINITE
+        &reference::cpa_segments(&bad, &b),
+        &Cpa::NON_FINITE
     ));
 }
 
@@ -176,7 +176,7 @@ fn f64_agrees_with_f32_on_widened_input() {
             segbatch_testkit::pairs64::widen(&p.a),
             segbatch_testkit::pairs64::widen(&p.b),
         );
-        let c64 = reference::cpa_segments64(&a, &b);
+        let c64 = reference::cpa_segments(&a, &b);
         let s = scale_of(&a, &b);
         let err = (f64::from(c32.distance()) - c64.distance()).abs();
         assert!(
@@ -190,25 +190,25 @@ fn f64_agrees_with_f32_on_widened_input() {
 fn length_mismatch_errors_and_panics() {
     let one = Segments64::from(&[Segment64::default()]);
     let none = Segments64::new();
-    let mut out = CpaBatch64::new();
-    cpa_segments64_into(&one, &one, &mut out).unwrap();
+    let mut out = CpaBatch::<f64>::new();
+    cpa_segments_into(&one, &one, &mut out).unwrap();
     let before = out.clone();
     assert!(matches!(
-        cpa_segments64_into(&one, &none, &mut out),
+        cpa_segments_into(&one, &none, &mut out),
         Err(Error::LengthMismatch { .. })
     ));
     let t1: Tracks64 = [Track64::default()].into_iter().collect();
     assert!(matches!(
-        cpa64_into(&t1, &Tracks64::new(), Window64::STEP, &mut out),
+        cpa_into(&t1, &Tracks64::new(), Window64::STEP, &mut out),
         Err(Error::LengthMismatch { .. })
     ));
     assert!(same_batch(&out, &before), "out unchanged on an error");
-    assert!(std::panic::catch_unwind(|| cpa_segments64(&one, &none)).is_err());
-    assert!(std::panic::catch_unwind(|| cpa64(&t1, &Tracks64::new(), Window64::STEP)).is_err());
+    assert!(std::panic::catch_unwind(|| cpa_segments(&one, &none)).is_err());
+    assert!(std::panic::catch_unwind(|| cpa(&t1, &Tracks64::new(), Window64::STEP)).is_err());
     #[cfg(feature = "rayon")]
     {
-        assert!(par_cpa_segments64_into(&one, &none, &mut out).is_err());
-        assert!(std::panic::catch_unwind(|| par_cpa_segments64(&one, &none)).is_err());
+        assert!(par_cpa_segments_into(&one, &none, &mut out).is_err());
+        assert!(std::panic::catch_unwind(|| par_cpa_segments(&one, &none)).is_err());
     }
 }
 
@@ -279,10 +279,10 @@ fn non_finite_lanes_are_isolated() {
             check_batch(&pairs, 0, 2.0).unwrap();
             let a: Segments64 = pairs.iter().map(|p| p.0).collect();
             let b: Segments64 = pairs.iter().map(|p| p.1).collect();
-            let out = cpa_segments64(&a, &b);
+            let out = cpa_segments(&a, &b);
             for (i, c) in out.iter().enumerate() {
                 if poisoned[i] {
-                    assert!(same_cpa(&c, &Cpa64::NON_FINITE), "{:?}: {c:?}", pairs[i]);
+                    assert!(same_cpa(&c, &Cpa::NON_FINITE), "{:?}: {c:?}", pairs[i]);
                 }
             }
         }
@@ -298,35 +298,32 @@ fn parallel_forms_equal_sequential() {
     let pairs = moving_pairs64(0x9a7, n);
     let a: Segments64 = pairs.iter().map(|p| p.0).collect();
     let b: Segments64 = pairs.iter().map(|p| p.1).collect();
-    let seq = cpa_segments64(&a, &b);
-    assert!(same_batch(&par_cpa_segments64(&a, &b), &seq));
-    let mut out = CpaBatch64::new();
-    par_cpa_segments64_into(a.view(3..), b.view(3..), &mut out).unwrap();
-    let mut want = CpaBatch64::new();
-    cpa_segments64_into(a.view(3..), b.view(3..), &mut want).unwrap();
+    let seq = cpa_segments(&a, &b);
+    assert!(same_batch(&par_cpa_segments(&a, &b), &seq));
+    let mut out = CpaBatch::<f64>::new();
+    par_cpa_segments_into(a.view(3..), b.view(3..), &mut out).unwrap();
+    let mut want = CpaBatch::<f64>::new();
+    cpa_segments_into(a.view(3..), b.view(3..), &mut want).unwrap();
     assert!(same_batch(&out, &want));
     for (i, c) in seq.iter().enumerate().step_by(97) {
         assert!(same_cpa(
             &c,
-            &reference::cpa_segments64(&pairs[i].0, &pairs[i].1)
+            &reference::cpa_segments(&pairs[i].0, &pairs[i].1)
         ));
     }
     let ta: Tracks64 = pairs.iter().map(|p| track_of(&p.0)).collect();
     let tb: Tracks64 = pairs.iter().map(|p| track_of(&p.1)).collect();
     for end in [1.0, f64::INFINITY] {
-        let seq = cpa64(&ta, &tb, window(end));
-        assert!(same_batch(&par_cpa64(&ta, &tb, window(end)), &seq));
-        par_cpa64_into(&ta, &tb, window(end), &mut out).unwrap();
+        let seq = cpa(&ta, &tb, window(end));
+        assert!(same_batch(&par_cpa(&ta, &tb, window(end)), &seq));
+        par_cpa_into(&ta, &tb, window(end), &mut out).unwrap();
         assert!(same_batch(&out, &seq));
     }
     // Small batches stay on the calling thread, with the same bits.
     let small = moving_pairs64(7, 100);
     let a: Segments64 = small.iter().map(|p| p.0).collect();
     let b: Segments64 = small.iter().map(|p| p.1).collect();
-    assert!(same_batch(
-        &par_cpa_segments64(&a, &b),
-        &cpa_segments64(&a, &b)
-    ));
+    assert!(same_batch(&par_cpa_segments(&a, &b), &cpa_segments(&a, &b)));
 }
 
 proptest! {
@@ -355,9 +352,9 @@ struct Worst {
 /// within `BAR·ε·S` of the positions at the reported time. `Err` names what failed.
 fn check_accuracy(p: &Pair64, worst: &mut Worst) -> Result<(), String> {
     let (a, b) = p;
-    let c = reference::cpa_segments64(a, b);
+    let c = reference::cpa_segments(a, b);
     let Some(exact) = exact_cpa_segments(a, b) else {
-        return if same_cpa(&c, &Cpa64::NON_FINITE) {
+        return if same_cpa(&c, &Cpa::NON_FINITE) {
             Ok(())
         } else {
             Err(format!("non-finite {p:?} gave {c:?}"))
@@ -384,7 +381,7 @@ fn check_accuracy(p: &Pair64, worst: &mut Worst) -> Result<(), String> {
     worst.points = worst.points.max(pe);
     let (ta, tb) = (track_of(a), track_of(b));
     for end in WINDOWS.into_iter().filter(|e| e.is_finite()) {
-        let c = reference::cpa64(&ta, &tb, window(end));
+        let c = reference::cpa(&ta, &tb, window(end));
         let exact = exact_cpa_tracks(&ta, &tb, end).expect("finite");
         let s = scale_of_tracks(&ta, &tb, end);
         let unit = EPS * s;
@@ -432,9 +429,9 @@ fn overflow_is_flagged_never_silent() {
             .collect();
         check_batch(&pairs, 0, 1.0).unwrap();
         for (a, b) in &pairs {
-            let c = reference::cpa_segments64(a, b);
+            let c = reference::cpa_segments(a, b);
             if c.flags.contains(MotionFlags::NON_FINITE) {
-                assert!(same_cpa(&c, &Cpa64::NON_FINITE));
+                assert!(same_cpa(&c, &Cpa::NON_FINITE));
                 flagged += 1;
                 continue;
             }

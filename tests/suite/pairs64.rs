@@ -1,5 +1,5 @@
 //! The `f64` pair queries beyond closest points (`capsules_touch`, the indexed forms,
-//! `capsule_contacts`, `first_contact64`, `dist2_matrix`) against their `f64` scalar
+//! `capsule_contacts`, `first_contact`, `dist2_matrix`) against their `f64` scalar
 //! references, bit for bit.
 //!
 //! Inputs: the test kit's `f64` hard classes (`pairs64`: near-parallel, collinear,
@@ -509,8 +509,8 @@ fn indexed64_parallel_is_sequential() {
 mod first_contact {
     use super::{radii_for, same};
     use segbatch::motion::{
-        Contact64, ContactBatch64, Tracks64, Window64, first_contact_segments64,
-        first_contact_segments64_into, first_contact64, first_contact64_into,
+        Contact, ContactBatch, Tracks64, Window64, first_contact, first_contact_into,
+        first_contact_segments, first_contact_segments_into,
     };
     use segbatch::pairs::Radii64;
     use segbatch::{Error, Options, Segments64, reference};
@@ -520,7 +520,7 @@ mod first_contact {
 
     const WINDOWS: [f64; 5] = [0.0, 0.5, 1.0, 1e3, f64::INFINITY];
 
-    fn same_contact(x: &Contact64, y: &Contact64) -> bool {
+    fn same_contact(x: &Contact<f64>, y: &Contact<f64>) -> bool {
         x.hit == y.hit && same(x.t, y.t) && x.flags == y.flags
     }
 
@@ -540,8 +540,8 @@ mod first_contact {
             } else {
                 Radii64::uniform(r0, r1).unwrap()
             };
-            let steps = first_contact_segments64(a.view(start..), b.view(start..), r);
-            let tracks = first_contact64(ta.view(start..), tb.view(start..), r, window);
+            let steps = first_contact_segments(a.view(start..), b.view(start..), r);
+            let tracks = first_contact(ta.view(start..), tb.view(start..), r, window);
             assert_eq!(
                 (steps.len(), tracks.len()),
                 (pairs.len() - start, pairs.len() - start)
@@ -549,14 +549,14 @@ mod first_contact {
             for k in start..pairs.len() {
                 let (pa, pb) = &pairs[k];
                 let (x, y) = if per_pair { radii[k] } else { (r0, r1) };
-                let want = reference::first_contact_segments64(pa, x, pb, y);
+                let want = reference::first_contact_segments(pa, x, pb, y);
                 let got = steps.get(k - start).unwrap();
                 assert!(
                     same_contact(&got, &want),
                     "steps, pair {k} from {start}, radii {x} {y}: {pa:?} {pb:?}\n kernel {got:?}\n reference {want:?}"
                 );
                 let (qa, qb) = (track_of(pa), track_of(pb));
-                let want = reference::first_contact64(&qa, x, &qb, y, window);
+                let want = reference::first_contact(&qa, x, &qb, y, window);
                 let got = tracks.get(k - start).unwrap();
                 assert!(
                     same_contact(&got, &want),
@@ -618,9 +618,9 @@ mod first_contact {
         let a: Segments64 = pairs.iter().map(|p| p.0).collect();
         let two: Segments64 = pairs[..2].iter().map(|p| p.1).collect();
         let u = Radii64::uniform(0.5, 0.5).unwrap();
-        let mut out = ContactBatch64::new();
+        let mut out = ContactBatch::<f64>::new();
         assert_eq!(
-            first_contact_segments64_into(&a, &two, u, &mut out),
+            first_contact_segments_into(&a, &two, u, &mut out),
             Err(Error::LengthMismatch {
                 what: "batches a and b",
                 expected: 3,
@@ -630,7 +630,7 @@ mod first_contact {
         let r = [0.5; 2];
         let short = Radii64::per_pair(&r, &r).unwrap();
         assert_eq!(
-            first_contact_segments64_into(&a, &a, short, &mut out),
+            first_contact_segments_into(&a, &a, short, &mut out),
             Err(Error::LengthMismatch {
                 what: "radii of a and the batches",
                 expected: 3,
@@ -639,16 +639,16 @@ mod first_contact {
         );
         let t: Tracks64 = pairs.iter().map(|p| track_of(&p.0)).collect();
         assert!(matches!(
-            first_contact64_into(&t, &Tracks64::new(), u, Window64::STEP, &mut out),
+            first_contact_into(&t, &Tracks64::new(), u, Window64::STEP, &mut out),
             Err(Error::LengthMismatch { .. })
         ));
-        assert!(std::panic::catch_unwind(|| first_contact_segments64(&a, &two, u)).is_err());
+        assert!(std::panic::catch_unwind(|| first_contact_segments(&a, &two, u)).is_err());
     }
 
     #[cfg(feature = "rayon")]
     #[test]
     fn parallel_is_sequential() {
-        use segbatch::motion::{par_first_contact_segments64, par_first_contact64};
+        use segbatch::motion::{par_first_contact, par_first_contact_segments};
         use segbatch::pairs::PAR_MIN_PAIRS;
         let pairs = segbatch_testkit::motion64::moving_pairs64(0xf64_9c07, 2 * PAR_MIN_PAIRS + 3);
         let a: Segments64 = pairs.iter().map(|p| p.0).collect();
@@ -656,8 +656,8 @@ mod first_contact {
         let ra: Vec<f64> = (0..pairs.len()).map(|k| (k % 5) as f64 * 0.25).collect();
         let r = Radii64::per_pair(&ra, &ra).unwrap();
         let (seq, par) = (
-            first_contact_segments64(&a, &b, r),
-            par_first_contact_segments64(&a, &b, r),
+            first_contact_segments(&a, &b, r),
+            par_first_contact_segments(&a, &b, r),
         );
         assert!(
             seq.iter()
@@ -669,8 +669,8 @@ mod first_contact {
         let tb: Tracks64 = pairs.iter().map(|p| track_of(&p.1)).collect();
         let w = Window64::new(2.0).unwrap();
         let (seq, par) = (
-            first_contact64(&ta, &tb, r, w),
-            par_first_contact64(&ta, &tb, r, w),
+            first_contact(&ta, &tb, r, w),
+            par_first_contact(&ta, &tb, r, w),
         );
         assert!(
             seq.iter()

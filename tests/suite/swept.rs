@@ -43,7 +43,7 @@ fn same_swept(x: &SweptContact, y: &SweptContact) -> bool {
         && x.flags == y.flags
 }
 
-fn same_swept64(x: &SweptContact64, y: &SweptContact64) -> bool {
+fn same_swept64(x: &SweptContact<f64>, y: &SweptContact<f64>) -> bool {
     x.hit == y.hit
         && same64(x.t, y.t)
         && (0..3).all(|k| {
@@ -249,7 +249,7 @@ fn check_equivalence(
         .as_uniform()
         .map(|(x, y)| (f64::from(x), f64::from(y)))
         .unwrap();
-    let got64 = first_contact_capsules64(&sa64, &sb64, Radii::uniform(r64.0, r64.1).unwrap());
+    let got64 = first_contact_capsules(&sa64, &sb64, Radii::uniform(r64.0, r64.1).unwrap());
     for i in 0..n {
         let (x, y) = uniform.as_uniform().unwrap();
         let want = reference::first_contact_capsules(&a[i], x, &b[i], y);
@@ -258,7 +258,7 @@ fn check_equivalence(
             "uniform, pair {}",
             i
         );
-        let want = reference::first_contact_capsules64(&wide(&a[i]), r64.0, &wide(&b[i]), r64.1);
+        let want = reference::first_contact_capsules(&wide(&a[i]), r64.0, &wide(&b[i]), r64.1);
         prop_assert!(
             same_swept64(&got64.get(i).unwrap(), &want),
             "f64, pair {}",
@@ -467,13 +467,13 @@ fn f64_never_tunnels_far_from_the_origin() {
                 Segment64::new(m(w.end.p0), m(w.end.p1)),
             )
         };
-        let c = reference::first_contact_capsules64(
+        let c = reference::first_contact_capsules(
             &shift(&p.a),
             f64::from(p.ra),
             &shift(&p.b),
             f64::from(p.rb),
         );
-        let here = reference::first_contact_capsules64(
+        let here = reference::first_contact_capsules(
             &wide(&p.a),
             f64::from(p.ra),
             &wide(&p.b),
