@@ -840,7 +840,7 @@ def cpa_segments(
 ) -> Dict[str, np.ndarray]:
     """Closest point of approach of objects moving along ``a[i]`` and ``b[i]`` (start to
     end points) during the same step, time ``[0, 1]``. Same columns as :func:`cpa`
-    (float64 when either side is float64: the crate's ``cpa_segments64``).
+    (float64 when either side is float64: the crate's ``cpa_segments`` on f64 batches).
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[0, 0, 0, 2, 0, 0]], dtype=np.float32)
@@ -904,7 +904,8 @@ def first_contact_segments(
 ) -> Dict[str, np.ndarray]:
     """First contact during one step (time ``[0, 1]``) of spheres whose centres move along
     ``a[i]`` and ``b[i]`` (start to end). Same columns as :func:`first_contact` (float64
-    when either side is float64: the crate's ``first_contact_segments64``).
+    when either side is float64: the crate's ``first_contact_segments`` on f64
+    batches).
 
     >>> import numpy as np, segbatch
     >>> a = np.array([[-1, 0, 0, 1, 0, 0]], dtype=np.float32)

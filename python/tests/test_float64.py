@@ -1,6 +1,6 @@
 """float64 in, float64 out: the functions with a float64 path return, for float64 input, the
-Rust crate's f64 forms (``closest_points64``, ``cpa``/``cpa_segments`` on f64 batches,
-``pairs_within64``, ``self_pairs_within64``) bit for bit, in float64 columns, whatever the
+Rust crate's queries on f64 batches (``closest_points``, ``cpa``/``cpa_segments``,
+``pairs_within``, ``self_pairs_within``) bit for bit, in float64 columns, whatever the
 layout and the thread count; float32 input still gives float32; one float64 side makes the
 query run in float64."""
 
