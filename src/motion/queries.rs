@@ -79,13 +79,19 @@ pub(crate) mod sealed {
 
     /// The motion kernels in one precision: which lanes run them over the checked input
     /// columns into a batch sized by the caller, and the constants of the shared bodies.
+    ///
+    /// The methods are not generic (tracks or start/end segments is a runtime `endpoints`,
+    /// decided once a call): a generic method would be compiled, driver loops and all, in
+    /// every crate that calls the generic queries, and there the `f64` CPA loop took 246
+    /// instead of 219 instructions a group of 8 (callgrind, `query_profile cpa64`).
     // Unnameable outside the crate: its crate-private bound (`MotionReal`, those constants)
     // is no part of the public API.
     #[allow(private_bounds)]
     pub trait MotionQueries: MotionReal + Cell {
         /// Closest approach of the `n` pairs `a[i]`, `b[i]` (tracks, or start/end segments
-        /// with `ENDPOINTS`) over `[0, t_end]` into `out`, on all cores when `parallel`.
-        fn cpa_columns<const ENDPOINTS: bool>(
+        /// with `endpoints`) over `[0, t_end]` into `out`, on all cores when `parallel`.
+        fn cpa_columns(
+            endpoints: bool,
             a: [&[Self]; 6],
             b: [&[Self]; 6],
             n: usize,
@@ -94,9 +100,10 @@ pub(crate) mod sealed {
             out: &mut CpaBatch<Self>,
         );
         /// First contact of the `n` pairs `a[i]`, `b[i]` (tracks, or start/end segments
-        /// with `ENDPOINTS`) over `[0, t_end]` into `out`, on all cores when `parallel`.
+        /// with `endpoints`) over `[0, t_end]` into `out`, on all cores when `parallel`.
         #[allow(clippy::too_many_arguments)]
-        fn contact_columns<const ENDPOINTS: bool>(
+        fn contact_columns(
+            endpoints: bool,
             a: [&[Self]; 6],
             b: [&[Self]; 6],
             n: usize,
@@ -122,7 +129,8 @@ pub(crate) mod sealed {
 macro_rules! motion_queries {
     ($elem:ty, $lane:ty) => {
         impl sealed::MotionQueries for $elem {
-            fn cpa_columns<const ENDPOINTS: bool>(
+            fn cpa_columns(
+                endpoints: bool,
                 a: [&[$elem]; 6],
                 b: [&[$elem]; 6],
                 n: usize,
@@ -130,10 +138,15 @@ macro_rules! motion_queries {
                 parallel: bool,
                 out: &mut CpaBatch<$elem>,
             ) {
-                run_cpa::<$lane, ENDPOINTS, _>(a, b, n, t_end, parallel, out.out());
+                if endpoints {
+                    run_cpa::<$lane, true, _>(a, b, n, t_end, parallel, out.out());
+                } else {
+                    run_cpa::<$lane, false, _>(a, b, n, t_end, parallel, out.out());
+                }
             }
 
-            fn contact_columns<const ENDPOINTS: bool>(
+            fn contact_columns(
+                endpoints: bool,
                 a: [&[$elem]; 6],
                 b: [&[$elem]; 6],
                 n: usize,
@@ -142,7 +155,11 @@ macro_rules! motion_queries {
                 parallel: bool,
                 out: &mut ContactBatch<$elem>,
             ) {
-                run_contact::<$lane, ENDPOINTS, _>(a, b, n, radii, t_end, parallel, out.out());
+                if endpoints {
+                    run_contact::<$lane, true, _>(a, b, n, radii, t_end, parallel, out.out());
+                } else {
+                    run_contact::<$lane, false, _>(a, b, n, radii, t_end, parallel, out.out());
+                }
             }
 
             fn swept_columns(
@@ -174,7 +191,7 @@ fn cpa_pairs<E: MotionElement, T: Record<6, E>, const ENDPOINTS: bool>(
     check_len("batches a and b", a.len(), b.len())?;
     out.reset(a.len(), |_| true);
     let (a, b, n) = (a.raw_columns(), b.raw_columns(), a.len());
-    E::cpa_columns::<ENDPOINTS>(a, b, n, t_end, parallel, out);
+    E::cpa_columns(ENDPOINTS, a, b, n, t_end, parallel, out);
     Ok(())
 }
 
@@ -219,7 +236,7 @@ fn contact_pairs<E: MotionElement, T: Record<6, E>, const ENDPOINTS: bool>(
     let n = checked((a.len(), b.len()), &radii)?;
     out.reset(n, |_| true);
     let (a, b) = (a.raw_columns(), b.raw_columns());
-    E::contact_columns::<ENDPOINTS>(a, b, n, radii, t_end, parallel, out);
+    E::contact_columns(ENDPOINTS, a, b, n, radii, t_end, parallel, out);
     Ok(())
 }
 
