@@ -119,6 +119,7 @@ impl Precision {
 pub trait Real:
     bytemuck::Pod
     + PartialOrd
+    + std::ops::Mul<Output = Self>
     + Send
     + Sync
     + std::str::FromStr<Err = std::num::ParseFloatError>
