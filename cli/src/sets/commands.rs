@@ -66,34 +66,18 @@ fn output_path(out: &SetOptions) -> &Path {
 /// have a squared distance that underflowed rather than one that is 0 within the bar.
 const TINY_SCALE: f32 = 1e-12;
 
-/// A pair's record: `i, j, distance, flags`. A squared distance outside f32's normal
-/// range (0 or subnormal for a pair of tiny coordinates: closest points less than about
-/// 1.1e-19 apart; `inf`: more than about 1.8e19) cannot carry the distance, so it is
-/// recomputed from the two segments in f64: when that distance is not 0, it is written
-/// (rounded to f32) with the flag 16 ([`Flags::DIST2_OUT_OF_RANGE`]).
-fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
-    let mut distance = h.dist2.sqrt();
-    let mut flags = 0;
-    if !(h.dist2 >= f32::MIN_POSITIVE && h.dist2.is_finite())
-        && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize))
-    {
-        let scale = [sa.p0, sa.p1, sb.p0, sb.p1]
-            .iter()
-            .flatten()
-            .fold(0.0f32, |m, x| m.max(x.abs()));
-        if h.dist2.is_infinite() || scale < TINY_SCALE {
-            let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
-            let exact = reference::closest_points(&wide(sa), &wide(sb)).distance();
-            if exact != 0.0 && exact.is_finite() {
-                distance = exact as f32;
-                flags = Flags::DIST2_OUT_OF_RANGE.bits();
-            }
-        }
-    }
+/// A pair's record: `i, j, distance, flags`: `sqrt(dist2)` with no flag, or, for a squared
+/// distance that left the precision's range, the distance [`SetReal::far_distance`]
+/// measures, with the flag 16 ([`Flags::DIST2_OUT_OF_RANGE`]).
+fn pair_values<E: SetReal>(h: &PairHit<E>, a: &SegmentsOf<E>, b: &SegmentsOf<E>) -> [Value; 4] {
+    let (distance, flags) = match E::far_distance(h, a, b) {
+        Some(far) => (far, Flags::DIST2_OUT_OF_RANGE.bits()),
+        None => (Real::sqrt(h.dist2), 0),
+    };
     [
         Value::U32(h.i),
         Value::U32(h.j),
-        Value::F32(distance),
+        real(distance),
         Value::U8(flags),
     ]
 }
@@ -116,14 +100,14 @@ fn number<R: Real>(text: &str, what: &str) -> Result<R, CliError> {
 
 /// What the set commands do differently in each precision, over the library's generic
 /// radius queries (one body each, bounded on [`SetElement`]): the first-hit index (the
-/// library's [`SegmentIndex`] or [`SegmentIndex64`], two types) and a pair's record, whose
-/// distance is recovered by another rule in each precision where its squared distance
-/// left the precision's range.
+/// library's [`SegmentIndex`] or [`SegmentIndex64`], two types) and the distance of a pair
+/// whose squared distance left the precision's range, recovered by another rule in each.
 trait SetReal: Real + SetElement {
     /// The index of the first hits.
     type Index;
-    /// A pair's record: `i, j, distance, flags`.
-    fn pair_values(h: &PairHit<Self>, a: &SegmentsOf<Self>, b: &SegmentsOf<Self>) -> [Value; 4];
+    /// The distance of the hit `h` of `a` and `b` when its squared distance cannot carry
+    /// it; `None` when `sqrt(dist2)` is the distance.
+    fn far_distance(h: &PairHit<Self>, a: &SegmentsOf<Self>, b: &SegmentsOf<Self>) -> Option<Self>;
     /// The index over `walls`.
     fn index(walls: &SegmentsOf<Self>) -> Result<Self::Index, segbatch::Error>;
     /// The first hits of the rays `rays[block]`, on all threads.
@@ -138,8 +122,25 @@ trait SetReal: Real + SetElement {
 
 impl SetReal for f32 {
     type Index = SegmentIndex;
-    fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
-        pair_values(h, a, b)
+    /// A squared distance outside f32's normal range (0 or subnormal for a pair of tiny
+    /// coordinates: closest points less than about 1.1e-19 apart; `inf`: more than about
+    /// 1.8e19) cannot carry the distance, so it is recomputed from the two segments in
+    /// f64: when that distance is not 0, it is the pair's (rounded to f32).
+    fn far_distance(h: &PairHit, a: &Segments, b: &Segments) -> Option<f32> {
+        if h.dist2 >= f32::MIN_POSITIVE && h.dist2.is_finite() {
+            return None;
+        }
+        let (sa, sb) = (a.get(h.i as usize)?, b.get(h.j as usize)?);
+        let scale = [sa.p0, sa.p1, sb.p0, sb.p1]
+            .iter()
+            .flatten()
+            .fold(0.0f32, |m, x| m.max(x.abs()));
+        if !(h.dist2.is_infinite() || scale < TINY_SCALE) {
+            return None;
+        }
+        let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
+        let exact = reference::closest_points(&wide(sa), &wide(sb)).distance();
+        (exact != 0.0 && exact.is_finite()).then_some(exact as f32)
     }
     fn index(walls: &Segments) -> Result<SegmentIndex, segbatch::Error> {
         SegmentIndex::par_new(walls)
@@ -158,25 +159,17 @@ impl SetReal for f32 {
 impl SetReal for f64 {
     type Index = SegmentIndex64;
     /// In f64 the squared distance of any two segments of ordinary coordinates is a normal
-    /// number: the flag 16 marks only one that left f64's range (segments more than about
-    /// 1.3e154 apart, or closest points less than about 2e-146 apart), whose distance is
-    /// then measured by the library at a power-of-two scale (`pair_distance`): finite
-    /// whenever it is representable (segments 1e300 apart read 1e300, not inf).
-    fn pair_values(h: &PairHit64, a: &Segments64, b: &Segments64) -> [Value; 4] {
-        let normal = h.dist2 == 0.0 || (RANGE_RULE_LO..=f64::MAX).contains(&h.dist2);
-        let mut distance = h.dist2.sqrt();
-        let mut flags = 0;
-        if !normal && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize)) {
-            let c = reference::closest_points(&sa, &sb);
-            distance = pair_distance(&sa, &sb, &c);
-            flags = Flags::DIST2_OUT_OF_RANGE.bits();
+    /// number: only one that left f64's range (segments more than about 1.3e154 apart, or
+    /// closest points less than about 2e-146 apart) is measured again, by the library at a
+    /// power-of-two scale (`pair_distance`): finite whenever it is representable (segments
+    /// 1e300 apart read 1e300, not inf).
+    fn far_distance(h: &PairHit64, a: &Segments64, b: &Segments64) -> Option<f64> {
+        if h.dist2 == 0.0 || (RANGE_RULE_LO..=f64::MAX).contains(&h.dist2) {
+            return None;
         }
-        [
-            Value::U32(h.i),
-            Value::U32(h.j),
-            Value::F64(distance),
-            Value::U8(flags),
-        ]
+        let (sa, sb) = (a.get(h.i as usize)?, b.get(h.j as usize)?);
+        let c = reference::closest_points(&sa, &sb);
+        Some(pair_distance(&sa, &sb, &c))
     }
     fn index(walls: &Segments64) -> Result<SegmentIndex64, segbatch::Error> {
         SegmentIndex64::new(walls)
@@ -231,7 +224,7 @@ fn pairs_in<R: SetReal>(args: &PairsArgs) -> Result<(), CliError> {
     let other = b.as_ref().unwrap_or(&a);
     let query = pool.install(|| {
         let mut sink = |block: &[PairHit<R>]| {
-            writer.write_block(block, |h, put| put(&R::pair_values(h, &a, other)))
+            writer.write_block(block, |h, put| put(&pair_values(h, &a, other)))
         };
         match &b {
             None => {
