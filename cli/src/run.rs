@@ -1,24 +1,22 @@
 //! `segbatch run`: closest points of every pair in a file, streamed in bounded chunks.
 
 use std::io::IsTerminal;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use segbatch::pairs::{ClosestBatch64, closest_points_into, par_closest_points_into};
-use segbatch::sets::{pair_distance, within_radius};
-use segbatch::{
-    ClosestBatch, Extent, Flags, Options, Outputs, Segment, Segment64, Segments, Segments64,
-    Tolerance, reference,
-};
+use segbatch::pairs::{closest_points_into, par_closest_points_into};
+use segbatch::sets::{SetElement, pair_distance, within_radius};
+use segbatch::{ClosestBatch, Extent, Flags, Options, Outputs, Tolerance, reference};
 
 use super::args::{
     parse_columns, parse_extent, parse_radius_text, parse_tolerance_text, parse_wait,
 };
 use super::io::{
-    Columns, Format, Input, Output, PAIRS, Pair, Precision, Real, Results, is_std_stream, show,
-    thread_pool,
+    Columns, Format, Input, Output, PAIRS, Pair, Precision, Real, Results, SegmentsOf,
+    is_std_stream, show, thread_pool,
 };
 use crate::error::CliError;
 
@@ -246,160 +244,80 @@ struct Summary {
     non_finite: u64,
 }
 
-/// The library's closest points in one precision: what a run computes a chunk with.
-trait Kernel: Real {
-    /// One side of a pair.
-    type Segment: bytemuck::Pod;
-    /// A batch of sides (SoA).
-    type Sides;
-    /// The result columns.
-    type Batch: Results<Real = Self> + Send;
-    /// An empty batch of sides with room for `n`.
-    fn sides(n: usize) -> Self::Sides;
-    /// An empty result batch.
-    fn batch() -> Self::Batch;
-    /// The side from `p0` to `p1`.
-    fn segment(p0: [Self; 3], p1: [Self; 3]) -> Self::Segment;
-    /// Replaces the sides in `sides` with `segments`.
-    fn load(sides: &mut Self::Sides, segments: &[Self::Segment]);
-    /// Whether pair `i` of the chunk (sides `a`, `b`, results `out`) lies within `r`:
-    /// `distance <= r` in the precision; in f64, for a radius whose square leaves f64's
-    /// range (beyond about 1.3e154, below about 2e-146), the library's range rule
-    /// (`within_radius`), so that segments 1e300 apart are measured, not read as `inf`.
-    fn within(
-        a: &Self::Sides,
-        b: &Self::Sides,
-        options: &Options,
-        out: &Self::Batch,
-        i: usize,
-        r: Self,
-    ) -> bool;
-    /// The distances of the chunk's pairs whose squared distance left the precision's range
-    /// though the distance did not, as `(i, distance)` in order of `i`, into `far` (cleared
-    /// first). In f64 (pairs more than about 1.3e154 or less than about 2e-146 apart) the
-    /// library's `pair_distance`, finite wherever the distance is representable; in f32
-    /// none: such a pair keeps `inf` (or 0) with its `DIST2_OUT_OF_RANGE` flag.
-    fn far_distances(
-        a: &Self::Sides,
-        b: &Self::Sides,
-        options: &Options,
-        out: &Self::Batch,
-        far: &mut Vec<(u32, Self)>,
-    );
-    /// Closest points of `a[i]` and `b[i]` into `out`: on this thread alone when `single`,
-    /// else on the current pool.
-    fn closest(
-        a: &Self::Sides,
-        b: &Self::Sides,
-        options: &Options,
-        outputs: Outputs,
-        single: bool,
-        out: &mut Self::Batch,
-    );
-}
-
-macro_rules! kernel {
-    ($t:ty, $segment:ty, $sides:ty, $batch:ty, $seq:ident, $par:ident, $within:expr,
-     $far:expr) => {
-        impl Kernel for $t {
-            type Segment = $segment;
-            type Sides = $sides;
-            type Batch = $batch;
-            fn sides(n: usize) -> $sides {
-                <$sides>::with_capacity(n)
-            }
-            fn batch() -> $batch {
-                <$batch>::new()
-            }
-            fn segment(p0: [$t; 3], p1: [$t; 3]) -> $segment {
-                <$segment>::new(p0, p1)
-            }
-            fn load(sides: &mut $sides, segments: &[$segment]) {
-                sides.clear();
-                sides.extend_from_slice(segments);
-            }
-            fn within(
-                a: &$sides,
-                b: &$sides,
-                options: &Options,
-                out: &$batch,
-                i: usize,
-                r: $t,
-            ) -> bool {
-                $within(a, b, options, out, i, r)
-            }
-            fn far_distances(
-                a: &$sides,
-                b: &$sides,
-                options: &Options,
-                out: &$batch,
-                far: &mut Vec<(u32, $t)>,
-            ) {
-                far.clear();
-                $far(a, b, options, out, far);
-            }
-            fn closest(
-                a: &$sides,
-                b: &$sides,
-                options: &Options,
-                outputs: Outputs,
-                single: bool,
-                out: &mut $batch,
-            ) {
-                let computed = if single {
-                    $seq(a, b, options, outputs, out)
-                } else {
-                    $par(a, b, options, outputs, out)
-                };
-                computed.expect("both sides are read in blocks of the same length");
-            }
-        }
-    };
-}
-kernel!(
-    f32,
-    Segment,
-    Segments,
-    ClosestBatch,
-    closest_points_into,
-    par_closest_points_into,
-    |_: &Segments, _: &Segments, _: &Options, out: &ClosestBatch, i: usize, r: f32| {
-        out.dist2()[i].sqrt() <= r
-    },
-    |_: &Segments, _: &Segments, _: &Options, _: &ClosestBatch, _: &mut Vec<(u32, f32)>| {}
-);
-kernel!(
-    f64,
-    Segment64,
-    Segments64,
-    ClosestBatch64,
-    closest_points_into,
-    par_closest_points_into,
-    within64,
-    far_distances64
-);
-
 /// The smallest squared distance the library's f64 range rule takes as it is, `2^-968`
 /// (`2^54` times the smallest normal number): a square from here to `f64::MAX` is compared
 /// and rooted as it is; one outside is decided and measured at a power-of-two scale
 /// (`within_radius`, `pair_distance`).
 pub(crate) const RANGE_RULE_LO: f64 = f64::MIN_POSITIVE * 18_014_398_509_481_984.0;
 
-/// The squares the f64 range rule takes as they are.
-const PLAIN_SQUARES64: std::ops::RangeInclusive<f64> = RANGE_RULE_LO..=f64::MAX;
+/// What a run does differently in each precision, beside the library's generic closest
+/// points and range rule (one body over [`SetElement`]): which squared distances the
+/// run takes as they are. In f32, all: a pair whose squared distance left f32's range
+/// keeps its `sqrt(dist2)` (`inf` or 0, with its `DIST2_OUT_OF_RANGE` flag). In f64 those
+/// of the library's range rule, from [`RANGE_RULE_LO`] to `f64::MAX`: a pair or a radius
+/// outside is decided and measured by the rule (`within_radius`, `pair_distance`), so that
+/// segments 1e300 apart are measured, not read as `inf`.
+trait RunReal: Real + SetElement {
+    /// The squares taken as they are: `None` for all of them.
+    const PLAIN_SQUARES: Option<RangeInclusive<Self>>;
+}
 
-/// [`Kernel::far_distances`] in f64: each pair whose finite-coordinate squared distance is
-/// outside [`PLAIN_SQUARES64`], measured by `pair_distance` on the reference's closest
-/// points (the kernel's, bit for bit).
-fn far_distances64(
-    a: &Segments64,
-    b: &Segments64,
+impl RunReal for f32 {
+    const PLAIN_SQUARES: Option<RangeInclusive<f32>> = None;
+}
+
+impl RunReal for f64 {
+    const PLAIN_SQUARES: Option<RangeInclusive<f64>> = Some(RANGE_RULE_LO..=f64::MAX);
+}
+
+/// Whether pair `i` of the chunk (sides `a`, `b`, results `out`) lies within `r`:
+/// `distance <= r`, but for a radius whose square is not one of
+/// [`RunReal::PLAIN_SQUARES`] (in f64: 0, or beyond about 1.3e154 or below 2e-146), where
+/// a squared distance that left the range cannot be compared with it: a plain one is
+/// within exactly when R's square overflowed, any other decided by the library's range
+/// rule on the pair.
+fn within<E: RunReal>(
+    a: &SegmentsOf<E>,
+    b: &SegmentsOf<E>,
     options: &Options,
-    out: &ClosestBatch64,
-    far: &mut Vec<(u32, f64)>,
+    out: &ClosestBatch<E>,
+    i: usize,
+    r: E,
+) -> bool {
+    let (d2, r2) = (out.dist2()[i], r * r);
+    let Some(plain) = E::PLAIN_SQUARES else {
+        return Real::sqrt(d2) <= r;
+    };
+    if plain.contains(&r2) || r.into().is_infinite() {
+        return Real::sqrt(d2) <= r;
+    }
+    if plain.contains(&d2) || d2.into().is_nan() {
+        return r2.into().is_infinite() && !d2.into().is_nan();
+    }
+    let (Some(sa), Some(sb)) = (a.get(i), b.get(i)) else {
+        return false;
+    };
+    let c = reference::closest_points_with(&sa, &sb, options);
+    within_radius(&sa, &sb, &c, r)
+}
+
+/// The distances of the chunk's pairs whose finite-coordinate squared distance is not one
+/// of [`RunReal::PLAIN_SQUARES`] (in f64: pairs more than about 1.3e154 or less than
+/// about 2e-146 apart; in f32 none), as `(i, distance)` in order of `i`, appended to
+/// `far`: the library's `pair_distance` on the reference's closest points (the kernel's,
+/// bit for bit), finite wherever the distance is representable.
+fn far_distances<E: RunReal>(
+    a: &SegmentsOf<E>,
+    b: &SegmentsOf<E>,
+    options: &Options,
+    out: &ClosestBatch<E>,
+    far: &mut Vec<(u32, E)>,
 ) {
+    let Some(plain) = E::PLAIN_SQUARES else {
+        return;
+    };
     for (i, &d2) in out.dist2().iter().enumerate() {
-        if d2.is_nan() || d2 == 0.0 || PLAIN_SQUARES64.contains(&d2) {
+        if d2.into().is_nan() || d2.into() == 0.0 || plain.contains(&d2) {
             continue;
         }
         let (Some(sa), Some(sb)) = (a.get(i), b.get(i)) else {
@@ -411,7 +329,7 @@ fn far_distances64(
 }
 
 /// A chunk's result columns with the distances of its far pairs
-/// ([`Kernel::far_distances`]) in place of `sqrt(dist2)`.
+/// ([`far_distances`]) in place of `sqrt(dist2)`.
 struct Measured<'a, B: Results> {
     batch: &'a B,
     far: &'a [(u32, B::Real)],
@@ -448,32 +366,6 @@ impl<B: Results> Results for Measured<'_, B> {
     }
 }
 
-/// [`Kernel::within`] in f64: `distance <= r`, but for a radius whose square is not a
-/// normal f64 (0, or beyond about 1.3e154 or below 2e-146), where a squared distance that
-/// left f64's range cannot be compared with it: a normal one is within exactly when R's
-/// square overflowed, any other decided by the library's range rule on the pair.
-fn within64(
-    a: &Segments64,
-    b: &Segments64,
-    options: &Options,
-    out: &ClosestBatch64,
-    i: usize,
-    r: f64,
-) -> bool {
-    let (d2, r2) = (out.dist2()[i], r * r);
-    if PLAIN_SQUARES64.contains(&r2) || r.is_infinite() {
-        return d2.sqrt() <= r;
-    }
-    if PLAIN_SQUARES64.contains(&d2) || d2.is_nan() {
-        return r2.is_infinite() && !d2.is_nan();
-    }
-    let (Some(sa), Some(sb)) = (a.get(i), b.get(i)) else {
-        return false;
-    };
-    let c = reference::closest_points_with(&sa, &sb, options);
-    within_radius(&sa, &sb, &c, r)
-}
-
 /// Runs `segbatch run`.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     match args.precision {
@@ -483,7 +375,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 }
 
 /// Runs `segbatch run` in the precision `T`.
-fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
+fn run_in<T: RunReal>(args: &RunArgs) -> Result<(), CliError> {
     let start = Instant::now();
     let radius: Option<T> = match args.radius.as_deref() {
         Some(text) => {
@@ -548,9 +440,9 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
         let chunk = (args.chunk_pairs as usize * 4 / T::PRECISION.bytes() as usize).max(1);
         let mut pairs: Vec<Pair<T>> = Vec::with_capacity(chunk);
         let mut side: Vec<T::Segment> = Vec::with_capacity(chunk);
-        let mut a = T::sides(chunk);
-        let mut b = T::sides(chunk);
-        let mut out = T::batch();
+        let mut a = SegmentsOf::<T>::with_capacity(chunk);
+        let mut b = SegmentsOf::<T>::with_capacity(chunk);
+        let mut out = ClosestBatch::<T>::default();
         let mut selected: Vec<u32> = Vec::new();
         let mut far: Vec<(u32, T)> = Vec::new();
         let mut summary = Summary::default();
@@ -563,14 +455,20 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
             for (batch, half) in [(&mut a, 0), (&mut b, 6)] {
                 side.clear();
                 side.extend(pairs.iter().map(|p| {
-                    T::segment(
+                    T::Segment::from([
                         [p[half], p[half + 1], p[half + 2]],
                         [p[half + 3], p[half + 4], p[half + 5]],
-                    )
+                    ])
                 }));
-                T::load(batch, &side);
+                batch.clear();
+                batch.extend_from_slice(&side);
             }
-            T::closest(&a, &b, &options, outputs, single, &mut out);
+            let computed = if single {
+                closest_points_into(&a, &b, &options, outputs, &mut out)
+            } else {
+                par_closest_points_into(&a, &b, &options, outputs, &mut out)
+            };
+            computed.expect("both sides are read in blocks of the same length");
             summary.pairs += n as u64;
             summary.non_finite += out
                 .flags()
@@ -581,13 +479,14 @@ fn run_in<T: Kernel>(args: &RunArgs) -> Result<(), CliError> {
                 selected.clear();
                 selected.extend(
                     (0..out.dist2().len())
-                        .filter(|&i| T::within(&a, &b, &options, &out, i, r))
+                        .filter(|&i| within(&a, &b, &options, &out, i, r))
                         .map(|i| i as u32),
                 );
                 &selected[..]
             });
             if columns.distance {
-                T::far_distances(&a, &b, &options, &out, &mut far);
+                far.clear();
+                far_distances(&a, &b, &options, &out, &mut far);
             }
             let measured = Measured {
                 batch: &out,

@@ -4,8 +4,7 @@
 use std::path::Path;
 
 use clap::ValueEnum;
-use segbatch::pairs::ClosestBatch64;
-use segbatch::{ClosestBatch, Flags};
+use segbatch::{ClosestBatch, Element, Flags, Soa};
 
 /// The longest CSV line accepted, in bytes (a row of 12 numbers takes well under 1 KiB).
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
@@ -120,6 +119,7 @@ impl Precision {
 pub trait Real:
     bytemuck::Pod
     + PartialOrd
+    + std::ops::Mul<Output = Self>
     + Send
     + Sync
     + std::str::FromStr<Err = std::num::ParseFloatError>
@@ -162,8 +162,8 @@ macro_rules! real {
 real!(f32, u32, Precision::F32);
 real!(f64, u64, Precision::F64);
 
-/// The result columns an output writes: [`ClosestBatch`] (`f32`) or [`ClosestBatch64`]
-/// (`f64`), through one interface.
+/// The result columns an output writes: a [`ClosestBatch`] of either element, or a view
+/// of one that knows some distances better (`segbatch run` in f64), through one interface.
 pub trait Results: Sync {
     /// The number type of the columns.
     type Real: Real;
@@ -188,36 +188,34 @@ pub trait Results: Sync {
     fn flags(&self) -> &[Flags];
 }
 
-macro_rules! results {
-    ($batch:ty, $t:ty) => {
-        impl Results for $batch {
-            type Real = $t;
-            fn rows(&self) -> usize {
-                <$batch>::len(self)
-            }
-            fn dist2(&self) -> &[$t] {
-                <$batch>::dist2(self)
-            }
-            fn s(&self) -> &[$t] {
-                <$batch>::s(self)
-            }
-            fn t(&self) -> &[$t] {
-                <$batch>::t(self)
-            }
-            fn point_a(&self) -> [&[$t]; 3] {
-                <$batch>::point_a(self)
-            }
-            fn point_b(&self) -> [&[$t]; 3] {
-                <$batch>::point_b(self)
-            }
-            fn flags(&self) -> &[Flags] {
-                <$batch>::flags(self)
-            }
-        }
-    };
+impl<E: Real + Element> Results for ClosestBatch<E> {
+    type Real = E;
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn dist2(&self) -> &[E] {
+        ClosestBatch::dist2(self)
+    }
+    fn s(&self) -> &[E] {
+        ClosestBatch::s(self)
+    }
+    fn t(&self) -> &[E] {
+        ClosestBatch::t(self)
+    }
+    fn point_a(&self) -> [&[E]; 3] {
+        ClosestBatch::point_a(self)
+    }
+    fn point_b(&self) -> [&[E]; 3] {
+        ClosestBatch::point_b(self)
+    }
+    fn flags(&self) -> &[Flags] {
+        ClosestBatch::flags(self)
+    }
 }
-results!(ClosestBatch, f32);
-results!(ClosestBatch64, f64);
+
+/// A batch of 3D segments of the element `E`: the library's [`Segments`](segbatch::Segments)
+/// or [`Segments64`](segbatch::Segments64), named once for the code written over either.
+pub type SegmentsOf<E> = Soa<<E as Element>::Segment, 6, E>;
 
 /// The input fields, in order (for error messages and the CSV header).
 pub const FIELD_NAMES: [&str; 12] = [

@@ -1,19 +1,21 @@
 //! The subcommands: each reads its sets, runs the library's streamed query and writes
 //! the hits as they come.
 
-use std::ops::{ControlFlow, Range};
+use std::ops::Range;
 use std::path::Path;
 use std::time::Instant;
 
 use segbatch::planar::{CrossHit, Element, Segments2, par_for_each_crossing_pair};
 use segbatch::sets::{
-    FirstHit, FirstHit64, PairHit, PairHit64, SegmentIndex64, SharedEndpoints, pair_distance,
-    par_for_each_pair_within, par_for_each_self_pair_within,
+    FirstHit, FirstHit64, PairHit, PairHit64, SegmentIndex64, SetElement, SharedEndpoints,
+    pair_distance, par_for_each_pair_within, par_for_each_self_pair_within,
 };
 use segbatch::{Flags, Options, Segment, Segment64, SegmentIndex, Segments, Segments64, reference};
 
 use crate::error::CliError;
-use crate::io::{Format, Precision, Real, SEGMENTS2, SEGMENTS3, is_std_stream, show, thread_pool};
+use crate::io::{
+    Format, Precision, Real, SEGMENTS2, SEGMENTS3, SegmentsOf, is_std_stream, show, thread_pool,
+};
 use crate::run::{RANGE_RULE_LO, format_of, output_format_of, same_file};
 
 use super::args::{CrossArgs, PairsArgs, RaycastArgs, SetOptions};
@@ -64,34 +66,18 @@ fn output_path(out: &SetOptions) -> &Path {
 /// have a squared distance that underflowed rather than one that is 0 within the bar.
 const TINY_SCALE: f32 = 1e-12;
 
-/// A pair's record: `i, j, distance, flags`. A squared distance outside f32's normal
-/// range (0 or subnormal for a pair of tiny coordinates: closest points less than about
-/// 1.1e-19 apart; `inf`: more than about 1.8e19) cannot carry the distance, so it is
-/// recomputed from the two segments in f64: when that distance is not 0, it is written
-/// (rounded to f32) with the flag 16 ([`Flags::DIST2_OUT_OF_RANGE`]).
-fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
-    let mut distance = h.dist2.sqrt();
-    let mut flags = 0;
-    if !(h.dist2 >= f32::MIN_POSITIVE && h.dist2.is_finite())
-        && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize))
-    {
-        let scale = [sa.p0, sa.p1, sb.p0, sb.p1]
-            .iter()
-            .flatten()
-            .fold(0.0f32, |m, x| m.max(x.abs()));
-        if h.dist2.is_infinite() || scale < TINY_SCALE {
-            let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
-            let exact = reference::closest_points(&wide(sa), &wide(sb)).distance();
-            if exact != 0.0 && exact.is_finite() {
-                distance = exact as f32;
-                flags = Flags::DIST2_OUT_OF_RANGE.bits();
-            }
-        }
-    }
+/// A pair's record: `i, j, distance, flags`: `sqrt(dist2)` with no flag, or, for a squared
+/// distance that left the precision's range, the distance [`SetReal::far_distance`]
+/// measures, with the flag 16 ([`Flags::DIST2_OUT_OF_RANGE`]).
+fn pair_values<E: SetReal>(h: &PairHit<E>, a: &SegmentsOf<E>, b: &SegmentsOf<E>) -> [Value; 4] {
+    let (distance, flags) = match E::far_distance(h, a, b) {
+        Some(far) => (far, Flags::DIST2_OUT_OF_RANGE.bits()),
+        None => (Real::sqrt(h.dist2), 0),
+    };
     [
         Value::U32(h.i),
         Value::U32(h.j),
-        Value::F32(distance),
+        real(distance),
         Value::U8(flags),
     ]
 }
@@ -112,39 +98,22 @@ fn number<R: Real>(text: &str, what: &str) -> Result<R, CliError> {
     Ok(x)
 }
 
-/// The set commands' queries in one precision: the library's `f32` set queries and index
-/// or their `f64` twins, through one interface, so each command is written once.
-trait SetReal: Real {
-    /// A set of 3D segments in this precision.
-    type Set: SetOf<6, Real = Self> + Sync;
-    /// A hit of the streamed pair queries.
-    type Hit;
+/// What the set commands do differently in each precision, over the library's generic
+/// radius queries (one body each, bounded on [`SetElement`]): the first-hit index (the
+/// library's [`SegmentIndex`] or [`SegmentIndex64`], two types) and the distance of a pair
+/// whose squared distance left the precision's range, recovered by another rule in each.
+trait SetReal: Real + SetElement {
     /// The index of the first hits.
     type Index;
-    /// The number of segments.
-    fn count(set: &Self::Set) -> usize;
-    /// Every pair `i < j` of `set` within `radius`, streamed to `sink`, on all threads.
-    fn self_pairs(
-        set: &Self::Set,
-        radius: Self,
-        shared: SharedEndpoints,
-        sink: &mut dyn FnMut(&[Self::Hit]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error>;
-    /// Every pair of `a[i]` and `b[j]` within `radius`, streamed to `sink`, on all threads.
-    fn pairs(
-        a: &Self::Set,
-        b: &Self::Set,
-        radius: Self,
-        sink: &mut dyn FnMut(&[Self::Hit]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error>;
-    /// A pair's record: `i, j, distance, flags`.
-    fn pair_values(h: &Self::Hit, a: &Self::Set, b: &Self::Set) -> [Value; 4];
+    /// The distance of the hit `h` of `a` and `b` when its squared distance cannot carry
+    /// it; `None` when `sqrt(dist2)` is the distance.
+    fn far_distance(h: &PairHit<Self>, a: &SegmentsOf<Self>, b: &SegmentsOf<Self>) -> Option<Self>;
     /// The index over `walls`.
-    fn index(walls: &Self::Set) -> Result<Self::Index, segbatch::Error>;
+    fn index(walls: &SegmentsOf<Self>) -> Result<Self::Index, segbatch::Error>;
     /// The first hits of the rays `rays[block]`, on all threads.
     fn first_hits(
         index: &Self::Index,
-        rays: &Self::Set,
+        rays: &SegmentsOf<Self>,
         block: Range<usize>,
         radius: Self,
         range: Self,
@@ -152,30 +121,26 @@ trait SetReal: Real {
 }
 
 impl SetReal for f32 {
-    type Set = Segments;
-    type Hit = PairHit;
     type Index = SegmentIndex;
-    fn count(set: &Segments) -> usize {
-        set.len()
-    }
-    fn self_pairs(
-        set: &Segments,
-        radius: f32,
-        shared: SharedEndpoints,
-        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error> {
-        par_for_each_self_pair_within(set, radius, shared, &Options::SEGMENTS, sink)
-    }
-    fn pairs(
-        a: &Segments,
-        b: &Segments,
-        radius: f32,
-        sink: &mut dyn FnMut(&[PairHit]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error> {
-        par_for_each_pair_within(a, b, radius, &Options::SEGMENTS, sink)
-    }
-    fn pair_values(h: &PairHit, a: &Segments, b: &Segments) -> [Value; 4] {
-        pair_values(h, a, b)
+    /// A squared distance outside f32's normal range (0 or subnormal for a pair of tiny
+    /// coordinates: closest points less than about 1.1e-19 apart; `inf`: more than about
+    /// 1.8e19) cannot carry the distance, so it is recomputed from the two segments in
+    /// f64: when that distance is not 0, it is the pair's (rounded to f32).
+    fn far_distance(h: &PairHit, a: &Segments, b: &Segments) -> Option<f32> {
+        if h.dist2 >= f32::MIN_POSITIVE && h.dist2.is_finite() {
+            return None;
+        }
+        let (sa, sb) = (a.get(h.i as usize)?, b.get(h.j as usize)?);
+        let scale = [sa.p0, sa.p1, sb.p0, sb.p1]
+            .iter()
+            .flatten()
+            .fold(0.0f32, |m, x| m.max(x.abs()));
+        if !(h.dist2.is_infinite() || scale < TINY_SCALE) {
+            return None;
+        }
+        let wide = |s: Segment| Segment64::new(s.p0.map(f64::from), s.p1.map(f64::from));
+        let exact = reference::closest_points(&wide(sa), &wide(sb)).distance();
+        (exact != 0.0 && exact.is_finite()).then_some(exact as f32)
     }
     fn index(walls: &Segments) -> Result<SegmentIndex, segbatch::Error> {
         SegmentIndex::par_new(walls)
@@ -192,48 +157,19 @@ impl SetReal for f32 {
 }
 
 impl SetReal for f64 {
-    type Set = Segments64;
-    type Hit = PairHit64;
     type Index = SegmentIndex64;
-    fn count(set: &Segments64) -> usize {
-        set.len()
-    }
-    fn self_pairs(
-        set: &Segments64,
-        radius: f64,
-        shared: SharedEndpoints,
-        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error> {
-        par_for_each_self_pair_within(set, radius, shared, &Options::SEGMENTS, sink)
-    }
-    fn pairs(
-        a: &Segments64,
-        b: &Segments64,
-        radius: f64,
-        sink: &mut dyn FnMut(&[PairHit64]) -> ControlFlow<()>,
-    ) -> Result<(), segbatch::Error> {
-        par_for_each_pair_within(a, b, radius, &Options::SEGMENTS, sink)
-    }
     /// In f64 the squared distance of any two segments of ordinary coordinates is a normal
-    /// number: the flag 16 marks only one that left f64's range (segments more than about
-    /// 1.3e154 apart, or closest points less than about 2e-146 apart), whose distance is
-    /// then measured by the library at a power-of-two scale (`pair_distance`): finite
-    /// whenever it is representable (segments 1e300 apart read 1e300, not inf).
-    fn pair_values(h: &PairHit64, a: &Segments64, b: &Segments64) -> [Value; 4] {
-        let normal = h.dist2 == 0.0 || (RANGE_RULE_LO..=f64::MAX).contains(&h.dist2);
-        let mut distance = h.dist2.sqrt();
-        let mut flags = 0;
-        if !normal && let (Some(sa), Some(sb)) = (a.get(h.i as usize), b.get(h.j as usize)) {
-            let c = reference::closest_points(&sa, &sb);
-            distance = pair_distance(&sa, &sb, &c);
-            flags = Flags::DIST2_OUT_OF_RANGE.bits();
+    /// number: only one that left f64's range (segments more than about 1.3e154 apart, or
+    /// closest points less than about 2e-146 apart) is measured again, by the library at a
+    /// power-of-two scale (`pair_distance`): finite whenever it is representable (segments
+    /// 1e300 apart read 1e300, not inf).
+    fn far_distance(h: &PairHit64, a: &Segments64, b: &Segments64) -> Option<f64> {
+        if h.dist2 == 0.0 || (RANGE_RULE_LO..=f64::MAX).contains(&h.dist2) {
+            return None;
         }
-        [
-            Value::U32(h.i),
-            Value::U32(h.j),
-            Value::F64(distance),
-            Value::U8(flags),
-        ]
+        let (sa, sb) = (a.get(h.i as usize)?, b.get(h.j as usize)?);
+        let c = reference::closest_points(&sa, &sb);
+        Some(pair_distance(&sa, &sb, &c))
     }
     fn index(walls: &Segments64) -> Result<SegmentIndex64, segbatch::Error> {
         SegmentIndex64::new(walls)
@@ -273,8 +209,8 @@ fn pairs_in<R: SetReal>(args: &PairsArgs) -> Result<(), CliError> {
     )?;
     let pool = thread_pool(args.out.threads, "pairs", args.out.quiet)?;
     let wait = args.out.wait();
-    let a: R::Set = read_set(&args.input, &SEGMENTS3, in_formats[0], wait)?;
-    let b: Option<R::Set> = match &args.against {
+    let a: SegmentsOf<R> = read_set(&args.input, &SEGMENTS3, in_formats[0], wait)?;
+    let b: Option<SegmentsOf<R>> = match &args.against {
         Some(path) => Some(read_set(path, &SEGMENTS3, in_formats[1], wait)?),
         None => None,
     };
@@ -287,12 +223,14 @@ fn pairs_in<R: SetReal>(args: &PairsArgs) -> Result<(), CliError> {
     };
     let other = b.as_ref().unwrap_or(&a);
     let query = pool.install(|| {
-        let mut sink = |block: &[R::Hit]| {
-            writer.write_block(block, |h, put| put(&R::pair_values(h, &a, other)))
+        let mut sink = |block: &[PairHit<R>]| {
+            writer.write_block(block, |h, put| put(&pair_values(h, &a, other)))
         };
         match &b {
-            None => R::self_pairs(&a, radius, shared, &mut sink),
-            Some(b) => R::pairs(&a, b, radius, &mut sink),
+            None => {
+                par_for_each_self_pair_within(&a, radius, shared, &Options::SEGMENTS, &mut sink)
+            }
+            Some(b) => par_for_each_pair_within(&a, b, radius, &Options::SEGMENTS, &mut sink),
         }
     });
     query.map_err(library_error)?;
@@ -303,19 +241,19 @@ fn pairs_in<R: SetReal>(args: &PairsArgs) -> Result<(), CliError> {
             format!(
                 " against {} ({} segments)",
                 show(args.against.as_deref().expect("b comes from --against")),
-                R::count(b)
+                b.len()
             )
         });
         eprintln!(
             "segbatch pairs: {} segments from {}{against} -> {records} pairs within {} in \
              {} ({}, {}) in {secs:.2} s (reading {read:.2} s; {:.1} M segments/s)",
-            R::count(&a),
+            a.len(),
             show(&args.input),
             args.radius,
             show(target),
             out_format.name_in(R::PRECISION),
             R::PRECISION.name(),
-            (R::count(&a) + b.as_ref().map_or(0, R::count)) as f64 / secs / 1e6
+            (a.len() + b.as_ref().map_or(0, SegmentsOf::<R>::len)) as f64 / secs / 1e6
         );
         if let Some(note) = &note {
             eprintln!("segbatch pairs: {}: {note}", show(target));
@@ -418,16 +356,16 @@ fn raycast_in<R: SetReal>(args: &RaycastArgs) -> Result<(), CliError> {
     }
     let pool = thread_pool(args.out.threads, "raycast", args.out.quiet)?;
     let wait = args.out.wait();
-    let walls: R::Set = read_set(&args.walls, &SEGMENTS3, in_formats[0], wait)?;
-    let rays: R::Set = read_set(&args.rays, &SEGMENTS3, in_formats[1], wait)?;
+    let walls: SegmentsOf<R> = read_set(&args.walls, &SEGMENTS3, in_formats[0], wait)?;
+    let rays: SegmentsOf<R> = read_set(&args.rays, &SEGMENTS3, in_formats[1], wait)?;
     let mut writer = HitWriter::create(target, out_format, &RAYCAST_COLUMNS, R::PRECISION)?;
     // Rays in blocks, so the results held at once stay bounded whatever the ray count.
     const RAYS_PER_BLOCK: usize = 1 << 16;
     pool.install(|| -> Result<(), CliError> {
         let index = R::index(&walls).map_err(library_error)?;
         let mut first = 0;
-        while first < R::count(&rays) {
-            let end = R::count(&rays).min(first + RAYS_PER_BLOCK);
+        while first < rays.len() {
+            let end = rays.len().min(first + RAYS_PER_BLOCK);
             let hits =
                 R::first_hits(&index, &rays, first..end, radius, range).map_err(library_error)?;
             let rows: Vec<(u32, FirstHit<R>)> = hits
@@ -455,9 +393,9 @@ fn raycast_in<R: SetReal>(args: &RaycastArgs) -> Result<(), CliError> {
         eprintln!(
             "segbatch raycast: {} rays from {} against {} walls from {} (radius {}, range {}) \
              -> {records} hits in {} ({}, {}) in {secs:.2} s",
-            R::count(&rays),
+            rays.len(),
             show(&args.rays),
-            R::count(&walls),
+            walls.len(),
             show(&args.walls),
             args.radius,
             args.range,

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use segbatch::{Record, Soa};
+use segbatch::{Element, Record, Soa};
 
 use crate::error::CliError;
 use crate::io::{Format, Input, Layout, Real, SET_MEMORY_SHARE, memory_headroom};
@@ -22,21 +22,17 @@ pub trait SetOf<const C: usize>: Sized {
     fn extend_rows(&mut self, rows: &[[Self::Real; C]]);
 }
 
-macro_rules! set_of {
-    ($real:ty) => {
-        impl<T: Record<C, $real>, const C: usize> SetOf<C> for Soa<T, C, $real> {
-            type Real = $real;
-            fn with_capacity(n: usize) -> Self {
-                Soa::with_capacity(n)
-            }
-            fn extend_rows(&mut self, rows: &[[$real; C]]) {
-                self.extend_from_slice(bytemuck::cast_slice::<[$real; C], T>(rows));
-            }
-        }
-    };
+/// A batch of either element (`f32`, `f64`: the library's [`Element`]s) is a set of its
+/// records.
+impl<E: Real + Element, T: Record<C, E>, const C: usize> SetOf<C> for Soa<T, C, E> {
+    type Real = E;
+    fn with_capacity(n: usize) -> Self {
+        Soa::with_capacity(n)
+    }
+    fn extend_rows(&mut self, rows: &[[E; C]]) {
+        self.extend_from_slice(bytemuck::cast_slice::<[E; C], T>(rows));
+    }
 }
-set_of!(f32);
-set_of!(f64);
 
 /// Reads the whole set of `C`-number records in `path` through the readers `run` uses
 /// ([`Input`]: CSV lines of at most 64 KiB, `.npy` headers checked before the data, raw
