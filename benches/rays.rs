@@ -16,7 +16,7 @@
 //! `sight_rays64`: the same scenes in `f64` at UTM coordinates (moved by `(5e5, 5e6, 0)`),
 //! [`SegmentIndex64::first_hits_into`] (the rays moved with them), against the
 //! `f32` index on the scene at the origin in the same run. Before timing, every one of the
-//! first 10K rays is checked against brute force over [`reference::first_hit64`] (all
+//! first 10K rays is checked against brute force over [`reference::first_hit`] (all
 //! cores), bit for bit.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -109,7 +109,7 @@ const UTM: [f64; 3] = [5e5, 5e6, 0.0];
 fn brute64(walls: &[Segment64], ray: &Segment64, range: f64) -> Option<FirstHit64> {
     let mut best: Option<FirstHit64> = None;
     for (j, w) in walls.iter().enumerate() {
-        if let Some(mut h) = reference::first_hit64(ray, f64::from(RADIUS), range, w) {
+        if let Some(mut h) = reference::first_hit(ray, f64::from(RADIUS), range, w) {
             h.index = j as u32;
             if best.is_none_or(|b| (h.u, h.index) < (b.u, b.index)) {
                 best = Some(h);

@@ -63,7 +63,7 @@
 //! The pair queries ([`pairs`]) run in the precision of their inputs ([`Element`]:
 //! `closest_points(&a, &b)` on two [`Segments64`] is an `f64` query), and so do the motion
 //! queries ([`motion::MotionElement`]) and the radius queries of [`sets`]
-//! ([`sets::SetElement`]); the index of `f64` segments is [`sets::SegmentIndex64`];
+//! ([`sets::SetElement`]), and the index ([`SegmentIndex`] over either);
 //! the streaming forms (`for_each_…`) and the index's methods take their sink or options
 //! directly and return a `Result`. Every batch type's `get(i)` returns an `Option`, as
 //! std's slices do.

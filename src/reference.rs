@@ -40,12 +40,12 @@ use crate::pairs::CapsuleContact;
 use crate::pairs::Element;
 use crate::planar::types::Intersection2;
 use crate::scalar::Ends;
-use crate::segment::{Closest, Options, Segment, Segment64};
-use crate::sets::{FirstHit, FirstHit64};
+use crate::segment::{Closest, Options};
+use crate::sets::{FirstHit, SetElement};
 
 /// Closest points of two segments (both sides [`Extent::Segment`](crate::Extent)) with the
-/// default scale-free tolerance, in the precision of the segments ([`Segment`] or
-/// [`Segment64`]: in `f64` the default tolerance is `2·f64::EPSILON`, the same ulps).
+/// default scale-free tolerance, in the precision of the segments ([`Segment`](crate::Segment) or
+/// [`Segment64`](crate::Segment64): in `f64` the default tolerance is `2·f64::EPSILON`, the same ulps).
 ///
 /// Never panics. A NaN or infinite coordinate gives [`Closest::NON_FINITE`].
 ///
@@ -144,7 +144,7 @@ where
 
 /// Closest point of approach of two objects moving from `a.p0` to `a.p1` and from `b.p0`
 /// to `b.p1` during the same step (time `[0, 1]`), scalar reference, in the precision of
-/// the segments ([`Segment`] or [`Segment64`]).
+/// the segments ([`Segment`](crate::Segment) or [`Segment64`](crate::Segment64)).
 ///
 /// Never panics; a NaN or infinite input gives [`Cpa::NON_FINITE`](crate::motion::Cpa::NON_FINITE).
 ///
@@ -336,42 +336,34 @@ where
 
 /// The first hit of a thick ray on one segment: `None` unless a sphere of `radius` whose
 /// centre moves along `ray` (`P0 + u·(P1 - P0)`, `u` from 0 to `range`) touches `wall`;
-/// else the first `u`, and the contact point on `wall` (`index` is 0). The scalar twin of
+/// else the first `u`, and the contact point on `wall` (`index` is 0), every quantity in
+/// `f64` and rounded to the segments' precision ([`Segment`](crate::Segment) or
+/// [`Segment64`](crate::Segment64)); the contact
+/// tolerance of a zero radius is `4·ε·S` with `ε` that precision's. The scalar twin of
 /// [`SegmentIndex::first_hits`](crate::SegmentIndex::first_hits), which gives for each ray
 /// the least `(u, index)` of this over the indexed set.
 ///
 /// ```
-/// use segbatch::{reference, Segment};
+/// use segbatch::{reference, Segment, Segment64};
 /// let ray = Segment::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
 /// let wall = Segment::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]);
 /// let hit = reference::first_hit(&ray, 0.5, 10.0, &wall).unwrap();
 /// assert_eq!((hit.u, hit.point), (4.5, [5.0, 0.0, 0.0]));
 /// assert_eq!(reference::first_hit(&ray, 0.5, 4.0, &wall), None); // out of range
+/// // In f64, 5e6 from the origin.
+/// let o = 5.0e6;
+/// let ray = Segment64::new([o, 0.0, 0.0], [o + 1.0, 0.0, 0.0]);
+/// let wall = Segment64::new([o + 5.0, -1.0, 0.0], [o + 5.0, 1.0, 0.0]);
+/// let hit = reference::first_hit(&ray, 0.5, 10.0, &wall).unwrap();
+/// assert_eq!((hit.u, hit.point), (4.5, [o + 5.0, 0.0, 0.0]));
 /// ```
 #[must_use]
-pub fn first_hit(ray: &Segment, radius: f32, range: f32, wall: &Segment) -> Option<FirstHit> {
+pub fn first_hit<T, E>(ray: &T, radius: E, range: E, wall: &T) -> Option<FirstHit<E>>
+where
+    T: Record<6, E>,
+    E: SetElement<Segment = T>,
+{
     crate::sets::first_hit_pair(ray, radius, range, wall)
-}
-
-/// [`first_hit`] in `f64`: the scalar twin of
-/// [`SegmentIndex64::first_hits`](crate::sets::SegmentIndex64::first_hits), whose contact
-/// tolerance of a zero radius is `4·ε·S` with `ε = f64::EPSILON`.
-///
-/// ```
-/// use segbatch::{reference, Segment64};
-/// let ray = Segment64::new([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
-/// let wall = Segment64::new([5.0, -1.0, 0.0], [5.0, 1.0, 0.0]);
-/// let hit = reference::first_hit64(&ray, 0.5, 10.0, &wall).unwrap();
-/// assert_eq!((hit.u, hit.point), (4.5, [5.0, 0.0, 0.0]));
-/// ```
-#[must_use]
-pub fn first_hit64(
-    ray: &Segment64,
-    radius: f64,
-    range: f64,
-    wall: &Segment64,
-) -> Option<FirstHit64> {
-    crate::sets::first_hit_pair64(ray, radius, range, wall)
 }
 
 /// The contacts of capsules `(a, radius_a)` and `(b, radius_b)`: none when they do not

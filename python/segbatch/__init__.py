@@ -1119,7 +1119,7 @@ class SegmentIndex:
     their row in ``segments``; values are bit for bit the Rust crate's.
 
     The index has its members' precision: over float64 segments it is the crate's
-    ``SegmentIndex64`` (first hits and pairs in float64: ``u``, ``point``, ``dist2``, ``s``
+    ``SegmentIndex<f64>`` (first hits and pairs in float64: ``u``, ``point``, ``dist2``, ``s``
     and ``t`` come back float64). Rays and query segments are converted to the index's
     precision (float64 queries on a float32 index are rounded to float32 once).
 

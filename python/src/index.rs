@@ -4,14 +4,14 @@
 use super::*;
 
 /// A reusable index over a static set of 3D segments: the library's `SegmentIndex` over
-/// `float32` members, or `SegmentIndex64` over `float64` ones.
+/// `float32` or `float64` members.
 #[pyclass(name = "SegmentIndex", module = "segbatch._segbatch", frozen)]
 pub(crate) struct PySegmentIndex(AnyIndex);
 
 /// The index of either precision.
 pub(crate) enum AnyIndex {
     F32(Box<segbatch::SegmentIndex>),
-    F64(Box<SegmentIndex64>),
+    F64(Box<SegmentIndex<f64>>),
 }
 
 /// Builds the index of `E` over `set`: a copy of the set as columns (in steps, with a
@@ -22,7 +22,7 @@ pub(crate) fn index_of<E: Real>(
     py: Python<'_>,
     set: &Bound<'_, PyAny>,
     threads: Threads,
-) -> PyResult<E::Index> {
+) -> PyResult<SegmentIndex<E>> {
     let hs = Held::<E>::new(set, "set", 6)?;
     let ss = hs.src::<6>("set")?;
     let cols = owned_columns(py, &ss, "copy of the index's segments")?;
@@ -30,7 +30,13 @@ pub(crate) fn index_of<E: Real>(
     detached(py, move || {
         let v = columns_view::<E::Segment, 6, E>(&cols);
         threads
-            .install(|| E::index_new(v, parallel))?
+            .install(|| {
+                if parallel {
+                    SegmentIndex::par_new(v)
+                } else {
+                    SegmentIndex::new(v)
+                }
+            })?
             .map_err(Failure::Lib)
     })
 }
@@ -39,7 +45,7 @@ pub(crate) fn index_of<E: Real>(
 /// [`PySegmentIndex::first_hits`]), in steps with a check for Ctrl-C between them.
 pub(crate) fn first_hits_of<'py, E: Real>(
     py: Python<'py>,
-    index: &E::Index,
+    index: &SegmentIndex<E>,
     rays: &Bound<'py, PyAny>,
     radius: f64,
     range: f64,
@@ -47,7 +53,10 @@ pub(crate) fn first_hits_of<'py, E: Real>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let hr = Held::<E>::new(rays, "rays", 6)?;
     let sr = hr.src::<6>("rays")?;
-    let (radius, range) = (E::from_f64(radius), E::from_f64(range));
+    let (radius, range) = (
+        PerRay::One(E::from_f64(radius)),
+        PerRay::One(E::from_f64(range)),
+    );
     let n = sr.len();
     let parallel = threads.parallel();
     let nan = E::from_f64(f64::NAN);
@@ -59,7 +68,13 @@ pub(crate) fn first_hits_of<'py, E: Real>(
         let mut buf = Whole::new();
         let part = sr.sub(r);
         let v = part.whole(&mut buf)?;
-        let hits = threads.install(|| E::first_hits(index, v, radius, range, parallel))??;
+        let hits = threads.install(|| {
+            if parallel {
+                index.par_first_hits(v, radius, range)
+            } else {
+                index.first_hits(v, radius, range)
+            }
+        })??;
         hit.extend(hits.iter().map(Option::is_some));
         idx.extend(hits.iter().map(|h| h.map_or(-1, |h| i64::from(h.index))));
         u.extend(hits.iter().map(|h| h.map_or(nan, |h| h.u)));
@@ -145,7 +160,7 @@ impl PySegmentIndex {
 /// Ctrl-C between them.
 pub(crate) fn index_pairs_of<'py, E: Real>(
     py: Python<'py>,
-    index: &E::Index,
+    index: &SegmentIndex<E>,
     segments: &Bound<'py, PyAny>,
     radius: f64,
     threads: Threads,
@@ -168,8 +183,21 @@ pub(crate) fn index_pairs_of<'py, E: Real>(
         let v = part.whole(&mut buf)?;
         // The queries were counted against `u32::MAX` before the first step.
         let first = u32::try_from(r.start).expect("at most u32::MAX queries");
-        let found =
-            threads.install(|| E::index_pairs_within(index, v, radius, first, parallel))??;
+        let found = threads.install(|| {
+            if parallel {
+                index.par_pairs_within(v, radius)
+            } else {
+                index.pairs_within(v, radius)
+            }
+        })??;
+        // The step's queries start at `first` of the caller's.
+        let found: Vec<Hit<E>> = found
+            .into_iter()
+            .map(|h| Hit {
+                i: h.i + first,
+                ..h
+            })
+            .collect();
         // Each step's columns made in the step (the output never passes through the GIL).
         hits.extend(&found)
     })?;

@@ -72,20 +72,16 @@ use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use segbatch::motion::{ContactBatch, CpaBatch, MotionElement, Window};
 use segbatch::pairs::{
-    ClosestBatch64, ClosestSlices, PairMask, Radii, capsule_contacts_into,
-    capsules_touch_indexed_into, capsules_touch_into, closest_points_indexed_into,
-    closest_points_into, par_capsule_contacts_into, par_capsules_touch_indexed_into,
-    par_closest_points_indexed_into,
+    ClosestSlices, PairMask, Radii, capsule_contacts_into, capsules_touch_indexed_into,
+    capsules_touch_into, closest_points_indexed_into, closest_points_into,
+    par_capsule_contacts_into, par_capsules_touch_indexed_into, par_closest_points_indexed_into,
 };
 use segbatch::planar::{
     CrossHit, Element as Plane2, Intersections2, Segment2, Segment2_64, Segments2, Segments2View,
 };
-use segbatch::sets::{
-    FirstHit, FirstHit64, Hit, Hit64, PairHit, SegmentIndex64, SharedEndpoints, Stop,
-};
+use segbatch::sets::{Hit, PairHit, PerRay, SegmentIndex, SharedEndpoints, Stop};
 use segbatch::{
-    ClosestBatch, Extent, Options, Outputs, Record, Segment, Segments64, Segments64View,
-    SegmentsView, SoaView, Tolerance,
+    ClosestBatch, Extent, Options, Outputs, Record, Segment, Segments64View, SoaView, Tolerance,
 };
 use std::collections::HashMap;
 use std::ops::{ControlFlow, Range};

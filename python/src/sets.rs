@@ -108,14 +108,13 @@ pub(crate) fn by_row<H: Copy + Default>(
 }
 
 /// The hits of a streamed radius query as they arrive (see [`interruptible`]): each
-/// block's `s` and `t` from the kernel over its index pairs ([`Real::params_into`], the
-/// same kernel and options as the query's, so the same values bit for bit), sorted by
+/// block's `s` and `t` from the kernel over its index pairs (`closest_points_indexed_into`,
+/// the same kernel and options as the query's, so the same values bit for bit), sorted by
 /// `(i, j)` at the end, as the collected forms return them.
 pub(crate) struct Found<'s, E: Real> {
     pub(crate) hits: Vec<Hit<E>>,
     pub(crate) pairs: Vec<(u32, u32)>,
     pub(crate) params: ClosestBatch<E>,
-    pub(crate) gather: E::Gather,
     pub(crate) what: &'static str,
     pub(crate) stop: &'s Stop,
     pub(crate) failed: Option<Failure>,
@@ -127,7 +126,6 @@ impl<'s, E: Real> Found<'s, E> {
             hits: Vec::new(),
             pairs: Vec::new(),
             params: ClosestBatch::new(),
-            gather: E::Gather::default(),
             what,
             stop,
             failed: None,
@@ -147,7 +145,8 @@ impl<'s, E: Real> Found<'s, E> {
         self.pairs.clear();
         self.pairs.extend(block.iter().map(|h| (h.i, h.j)));
         let params = &mut self.params;
-        if let Err(e) = E::params_into(a, b, &self.pairs, opts, &mut self.gather, params) {
+        let found = closest_points_indexed_into(a, b, &self.pairs, opts, Outputs::PARAMS, params);
+        if let Err(e) = found {
             self.failed = Some(Failure::Lib(e));
             return ControlFlow::Break(());
         }

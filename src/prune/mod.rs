@@ -97,7 +97,8 @@ pub(crate) use grid::{Grid, Layout};
 pub use plan::MAX_BLOCK_HITS;
 pub(crate) use plan::{Narrow, Plan};
 pub(crate) use spheres::{
-    BOUND_REL, KERNEL_ABS64, SphereColumns, each_bit, lane_bits, pad_slot, rows_to_batch, sphere,
+    BOUND_REL, KERNEL_ABS64, SphereColumns, each_bit, lane_bits, pad_slot, padded_sphere,
+    rows_to_batch, sphere,
 };
 pub(crate) use store::{Kept, fill_each};
 pub(crate) use stream::ordered;

@@ -47,7 +47,7 @@ pub(crate) fn sphere<const D: usize>(p0: [f32; D], p1: [f32; D]) -> Option<([f32
 /// The bounding sphere of the capsule of radius `pad` around `p0 .. p1` ([`sphere`] grown
 /// by `pad`, added in `f64`; `+∞` for a radius that overflows `f32`).
 #[inline]
-pub(super) fn padded_sphere<const D: usize>(
+pub(crate) fn padded_sphere<const D: usize>(
     p0: [f32; D],
     p1: [f32; D],
     pad: f32,

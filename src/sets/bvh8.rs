@@ -52,14 +52,6 @@
 //! their child slots moved by the offsets: the same nodes and walls, in the same places,
 //! as the build on one thread.
 //!
-//! # Boxes around segments
-//!
-//! [`SegmentIndex64::pairs_within`](crate::sets::SegmentIndex64::pairs_within) asks the
-//! same tree which members may lie within a radius of a query segment: the query's box,
-//! grown by the radius and the `f64` kernel's error allowance and taken relative to the
-//! centre as the rays are (rounded outward), against each node's eight boxes at once. Every
-//! member it names is decided by the `f64` kernel, so the tree only prunes.
-//!
 //! # Walk
 //!
 //! Per node, one slab test of eight boxes, then the entered walls are decided at once and
@@ -96,7 +88,6 @@
 use crate::lanes::Twin;
 use wide::{f32x4, f32x8};
 
-use crate::prune::KERNEL_ABS64;
 use crate::segment::{Segment, Segment64};
 
 /// A member type of the index: [`Segment`] or [`Segment64`], with what differs between the
@@ -505,32 +496,6 @@ impl<W: Member> Bvh8<W> {
         })
     }
 
-    /// The box, in the tree's frame and rounded outward, of the points within `reach` of
-    /// `seg` and within the `f64` kernel's error allowance
-    /// ([`KERNEL_ABS64`] times the largest coordinate of the pair) beyond: every member
-    /// the `f64` kernel finds within `reach` of `seg` has a box that meets it. `None` when
-    /// the tree has no boxes or the box is not finite in `f32` (a non-finite coordinate, a
-    /// reach near `f32::MAX`): every member is then a candidate.
-    pub(crate) fn reach_box(&self, seg: &Segment64, reach: f64) -> Option<[[f32; 3]; 2]> {
-        if self.nodes.is_empty() {
-            return None;
-        }
-        let s = seg
-            .p0
-            .iter()
-            .chain(&seg.p1)
-            .fold(self.scale, |m, x| m.max(x.abs()));
-        let g = reach + KERNEL_ABS64 * s;
-        let g = g + SHIFT_ROUNDING * (g + 2.0 * s);
-        let lo: [f32; 3] =
-            core::array::from_fn(|c| down(seg.p0[c].min(seg.p1[c]) - self.centre[c] - g));
-        let hi: [f32; 3] =
-            core::array::from_fn(|c| up(seg.p0[c].max(seg.p1[c]) - self.centre[c] + g));
-        let finite = seg.p0.iter().chain(&seg.p1).all(|x| x.is_finite())
-            && lo.iter().chain(&hi).all(|x| x.is_finite());
-        finite.then_some([lo, hi])
-    }
-
     /// Number of members in the tree.
     pub(crate) fn len(&self) -> usize {
         self.walls.len()
@@ -788,43 +753,6 @@ fn push(
             count += ((entered >> lane) & 1) as usize;
         }
         count
-    }
-}
-
-impl<W> Bvh8<W> {
-    /// Visits every member whose box meets the box `[lo, hi]` (a [`Bvh8::reach_box`]):
-    /// `visit(k)` gets member `k` (tree order), in no particular order. `stack` is scratch
-    /// space.
-    pub(crate) fn overlapping(
-        &self,
-        [lo, hi]: [[f32; 3]; 2],
-        stack: &mut Vec<u32>,
-        mut visit: impl FnMut(usize),
-    ) {
-        if self.nodes.is_empty() {
-            return;
-        }
-        let (lo, hi) = (lo.map(f32x8::splat), hi.map(f32x8::splat));
-        stack.clear();
-        stack.push(0);
-        while let Some(index) = stack.pop() {
-            let node = &self.nodes[index as usize];
-            // Empty slots have low bounds of +∞ and meet nothing.
-            let meet = |c: usize| node.b[c][0].simd_le(hi[c]) & lo[c].simd_le(node.b[c][1]);
-            let mask = (meet(0) & meet(1) & meet(2)).to_bitmask();
-            let mut bits = mask & node.leaves;
-            while bits != 0 {
-                let lane = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                visit((node.child[lane] & !LEAF) as usize);
-            }
-            let mut inner = mask & node.inner;
-            while inner != 0 {
-                let lane = inner.trailing_zeros() as usize;
-                inner &= inner - 1;
-                stack.push(node.child[lane]);
-            }
-        }
     }
 }
 

@@ -4,12 +4,20 @@
 //!
 //! The semantics of a first hit are documented on [`SegmentIndex`]. Two structures serve
 //! the two queries: the grid of [`crate::prune`] over the members' bounding spheres for
-//! the pairs within a radius (the same grid the set queries prune with, so the lists agree
-//! bit for bit), and the eight-wide tree of [`super::bvh8`] for first hits, a
-//! nearest-first search whose cost follows the walls around a ray's path rather than the
-//! cells it crosses (its module docs say why). A set whose extent is
-//! too large for the grid's cell keys (walls spanning `±f32::MAX`) is indexed without the
-//! grid: its pair queries compare every query with every member.
+//! the pairs within a radius (the grid the set queries prune with, built once for a radius
+//! of 0: a query's sphere reaches its radius), and the eight-wide tree of [`super::bvh8`]
+//! for first hits, a nearest-first search whose cost follows the walls around a ray's path
+//! rather than the cells it crosses (its module docs say why). Both only name candidates:
+//! the kernel of the index's precision decides every pair, so the lists are brute force's,
+//! bit for bit.
+//!
+//! The index is generic over its precision ([`SetElement`]: `f32`, or `f64` for world
+//! coordinates, [`SegmentIndex64`]), and so is each of its queries,
+//! written once. What differs is the grid's frame: an `f64` set goes into the grid as the
+//! `f64` set queries put it there (`near.rs`: the set's centre subtracted, each sphere grown
+//! by the `f64` kernel's error and its rounding to `f32`), and a query moves into the same
+//! frame, grown the same way; a query that does not fit it (`+∞` reach, coordinates beyond
+//! `f32`'s range in the frame) meets every member, decided by the kernel.
 //!
 //! # Scale of a first hit
 //!
@@ -22,23 +30,25 @@
 //!
 //! # Both precisions, one decision
 //!
-//! [`SegmentIndex64`](super::SegmentIndex64) indexes `f64` members (world coordinates).
-//! The decision of a pair takes the ray as an `f64` origin and direction and the member
-//! widened to `f64` (exactly, for `f32`), so both indexes run the same routine, the same
-//! driver and the same tree (generic over the member type); they differ only in the
-//! tolerance's `ε` and in rounding the hit to the member's precision. A ray is a segment
-//! (`P1 - P0` its direction, exact in `f64` for `f32` end points) or an origin and a
-//! direction ([`Rays::Along`]), which keeps a direction's bits when the origin is far
-//! from the coordinates' zero.
+//! The decision of a first hit takes the ray as an `f64` origin and direction and the
+//! member widened to `f64` (exactly, for `f32`), so both precisions run the same routine,
+//! the same driver and the same tree; they differ only in the tolerance's `ε` and in
+//! rounding the hit to the member's precision. A ray is a segment (`P1 - P0` its
+//! direction, exact in `f64` for `f32` end points) or an origin and a direction
+//! ([`Rays::Along`]), which keeps a direction's bits when the origin is far from the
+//! coordinates' zero.
 
 use super::bvh8::Bvh8;
-use super::hits::{Hit, within_wide};
+use super::element::sealed::{IndexGrid, Sets};
+use super::element::{Reach, SetElement};
+use super::hits::Hit;
+use super::near::in_frame;
 use super::radius::{PairRadius, Radius};
 use super::rays::{FirstHit, PerRay, Rays, first_hits_run, in_blocks};
-use crate::batch::{Error, Segments, SegmentsView, check_u32};
+use crate::batch::{Error, SegmentsView, Soa, check_u32};
 use crate::pairs::{ClosestBatch, Outputs, closest_points_indexed_into};
-use crate::prune::{Grid, Layout, rows_to_batch, sphere};
-use crate::segment::{Flags, Options, Segment};
+use crate::prune::{Grid, Layout, LocalFrame, padded_sphere, rows_to_batch, sphere};
+use crate::segment::{Closest, Options, Segment, Segment64};
 
 /// A static set (walls, level geometry) ready for repeated queries: the pairs within a
 /// radius of query segments, and the first hits of thick rays.
@@ -71,6 +81,15 @@ use crate::segment::{Flags, Options, Segment};
 /// one member; [`SegmentIndex::first_hits`] returns, for every ray, the minimum over the
 /// set of what it gives, bit for bit, with `(u, index)` ordering ties.
 ///
+/// # Precision
+///
+/// The index takes the precision of its set: `SegmentIndex::new(&walls)` over
+/// [`Segments64`](crate::Segments64) is a `SegmentIndex<f64>` ([`SegmentIndex64`]),
+/// whose rays, radii, ranges, hits and radius queries are `f64`. Its contact tolerance of
+/// a zero radius is `4·ε·S` with `ε = f64::EPSILON` (at `S = 5e6` a zero radius touches
+/// within 4.4 nm); the squares of its distances are formed in `f64`, so a pair whose
+/// coordinates or radius pass about `1e150` overflows them and is never a hit.
+///
 /// # Example
 ///
 /// ```
@@ -92,28 +111,49 @@ use crate::segment::{Flags, Options, Segment};
 /// // A zero radius touches within the contact tolerance 4·ε·S of the crossing (S = 5).
 /// let u = out[0].map(|h| h.u).unwrap();
 /// assert!(u <= 5.0 && 5.0 - u <= 4.0 * f32::EPSILON * 5.0);
+///
+/// // In f64: a wall 5 m east of a UTM origin, a ray given as an origin and a direction.
+/// use segbatch::sets::Rays;
+/// use segbatch::{Segment64, Segments64};
+/// let (x, y) = (500_000.0, 5_000_000.0);
+/// let walls = Segments64::from(&[Segment64::new([x + 5.0, y - 1.0, 0.0], [x + 5.0, y + 1.0, 0.0])]);
+/// let index = SegmentIndex::new(&walls)?;
+/// let (origins, directions) = ([[x, y, 0.0]], [[1.0, 0.0, 0.0]]);
+/// let hit = index.first_hits(Rays::Along { origins: &origins, directions: &directions }, 0.5, 10.0)?[0];
+/// assert_eq!(hit.map(|h| (h.index, h.u, h.point)), Some((0, 4.5, [x + 5.0, y, 0.0])));
 /// # Ok::<(), segbatch::Error>(())
 /// ```
-pub struct SegmentIndex {
-    /// The grid of the pair queries, `None` when the set's extent is too large for it.
-    grid: Option<Grid<3>>,
-    /// The set in the grid's order (by position; the set's order without a grid): the
+pub struct SegmentIndex<E: SetElement = f32> {
+    /// The grid of the pair queries over the members' spheres (`f64`: in the set's local
+    /// frame).
+    grid: Grid<3>,
+    /// The frame the queries move into to meet the grid.
+    frame: <E as Sets>::Frame,
+    /// The members with finite coordinates in the grid's order (by position): the pair
     /// queries read their lanes near where the grid read the spheres.
-    sorted: Segments,
+    sorted: Soa<E::Segment, 6, E>,
     /// The tree of the first hits.
-    bvh: Bvh8<Segment>,
+    bvh: Bvh8<E::Segment>,
+    /// Number of members.
+    len: usize,
 }
 
-impl SegmentIndex {
-    /// Builds the index over `set`, which it copies twice in its own orders (24 bytes a
-    /// segment each, beside the grid's 20 and the tree's nodes, about 32): results name
-    /// members by their index in `set`. Never panics: members with a NaN or infinite
-    /// coordinate are kept (they touch nothing), and a set too large in extent for the
-    /// grid is indexed without it.
+/// [`SegmentIndex`] over `f64` segments.
+pub type SegmentIndex64 = SegmentIndex<f64>;
+
+/// Candidates of [`SegmentIndex::pairs_within`] decided at a time: the kernel's output
+/// stays a few hundred KiB, however many members a query's reach takes in.
+const DECIDE_RUN: usize = 4096;
+
+impl<E: SetElement> SegmentIndex<E> {
+    /// Builds the index over `set` (`f32` or `f64` segments: the index's precision), which
+    /// it copies twice in its own orders (a segment each, beside the grid's 20 bytes and the
+    /// tree's nodes, about 32): results name members by their index in `set`. Never
+    /// panics: members with a NaN or infinite coordinate are kept (they touch nothing).
     ///
     /// # Errors
     /// [`Error::TooManyObjects`] for more than `u32::MAX` segments.
-    pub fn new<'a>(set: impl Into<SegmentsView<'a>>) -> Result<Self, Error> {
+    pub fn new<'a>(set: impl Into<SegmentsView<'a, E>>) -> Result<Self, Error> {
         Self::build(set.into(), false)
     }
 
@@ -123,7 +163,7 @@ impl SegmentIndex {
     /// # Errors
     /// As [`SegmentIndex::new`].
     #[cfg(feature = "rayon")]
-    pub fn par_new<'a>(set: impl Into<SegmentsView<'a>>) -> Result<Self, Error> {
+    pub fn par_new<'a>(set: impl Into<SegmentsView<'a, E>>) -> Result<Self, Error> {
         Self::build(set.into(), true)
     }
 
@@ -132,36 +172,38 @@ impl SegmentIndex {
     /// each caller for each argument type.
     fn hits(
         &self,
-        rays: Rays<'_>,
-        radius: PerRay<'_>,
-        range: PerRay<'_>,
+        rays: Rays<'_, E::Segment, E>,
+        radius: PerRay<'_, E>,
+        range: PerRay<'_, E>,
         parallel: bool,
-        out: &mut Vec<Option<FirstHit>>,
+        out: &mut Vec<Option<FirstHit<E>>>,
     ) -> Result<(), Error> {
         first_hits_run(&self.bvh, rays, radius, range, parallel, out)
     }
 
-    fn build(set: SegmentsView<'_>, parallel: bool) -> Result<Self, Error> {
+    fn build(set: SegmentsView<'_, E>, parallel: bool) -> Result<Self, Error> {
         check_u32(set.len())?;
         let bvh = Bvh8::build(set.len(), |i| set.at(i), parallel);
-        let (grid, sorted) =
-            match Grid::build(set.len(), |i| set.at(i), None, 0.0, Layout::Cubes, parallel) {
-                Some((grid, rows)) => (Some(grid), rows_to_batch(&rows, parallel)),
-                None => (None, set.iter().collect()),
-            };
-        Ok(SegmentIndex { grid, sorted, bvh })
+        let (grid, sorted, frame) = E::index_grid(set, parallel);
+        Ok(SegmentIndex {
+            grid,
+            frame,
+            sorted,
+            bvh,
+            len: set.len(),
+        })
     }
 
     /// Number of members.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.sorted.len()
+        self.len
     }
 
     /// True for an index over an empty set.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.sorted.is_empty()
+        self.len == 0
     }
 
     /// For every ray of `rays` (segments: `P0` the origin, `P1 - P0` the direction; or
@@ -179,10 +221,10 @@ impl SegmentIndex {
     /// [`Error::TooManyObjects`] for more than `u32::MAX` rays.
     pub fn first_hits<'r, 'p>(
         &self,
-        rays: impl Into<Rays<'r>>,
-        radius: impl Into<PerRay<'p>>,
-        range: impl Into<PerRay<'p>>,
-    ) -> Result<Vec<Option<FirstHit>>, Error> {
+        rays: impl Into<Rays<'r, E::Segment, E>>,
+        radius: impl Into<PerRay<'p, E>>,
+        range: impl Into<PerRay<'p, E>>,
+    ) -> Result<Vec<Option<FirstHit<E>>>, Error> {
         let mut out = Vec::new();
         self.hits(rays.into(), radius.into(), range.into(), false, &mut out)?;
         Ok(out)
@@ -195,10 +237,10 @@ impl SegmentIndex {
     /// As [`first_hits`](Self::first_hits); `out` is then empty.
     pub fn first_hits_into<'r, 'p>(
         &self,
-        rays: impl Into<Rays<'r>>,
-        radius: impl Into<PerRay<'p>>,
-        range: impl Into<PerRay<'p>>,
-        out: &mut Vec<Option<FirstHit>>,
+        rays: impl Into<Rays<'r, E::Segment, E>>,
+        radius: impl Into<PerRay<'p, E>>,
+        range: impl Into<PerRay<'p, E>>,
+        out: &mut Vec<Option<FirstHit<E>>>,
     ) -> Result<(), Error> {
         self.hits(rays.into(), radius.into(), range.into(), false, out)
     }
@@ -210,10 +252,10 @@ impl SegmentIndex {
     #[cfg(feature = "rayon")]
     pub fn par_first_hits<'r, 'p>(
         &self,
-        rays: impl Into<Rays<'r>>,
-        radius: impl Into<PerRay<'p>>,
-        range: impl Into<PerRay<'p>>,
-    ) -> Result<Vec<Option<FirstHit>>, Error> {
+        rays: impl Into<Rays<'r, E::Segment, E>>,
+        radius: impl Into<PerRay<'p, E>>,
+        range: impl Into<PerRay<'p, E>>,
+    ) -> Result<Vec<Option<FirstHit<E>>>, Error> {
         let mut out = Vec::new();
         self.hits(rays.into(), radius.into(), range.into(), true, &mut out)?;
         Ok(out)
@@ -226,10 +268,10 @@ impl SegmentIndex {
     #[cfg(feature = "rayon")]
     pub fn par_first_hits_into<'r, 'p>(
         &self,
-        rays: impl Into<Rays<'r>>,
-        radius: impl Into<PerRay<'p>>,
-        range: impl Into<PerRay<'p>>,
-        out: &mut Vec<Option<FirstHit>>,
+        rays: impl Into<Rays<'r, E::Segment, E>>,
+        radius: impl Into<PerRay<'p, E>>,
+        range: impl Into<PerRay<'p, E>>,
+        out: &mut Vec<Option<FirstHit<E>>>,
     ) -> Result<(), Error> {
         self.hits(rays.into(), radius.into(), range.into(), true, out)
     }
@@ -238,14 +280,16 @@ impl SegmentIndex {
     /// sorted by `(i, j)`: [`pairs_within`](crate::sets::pairs_within)`(queries, set, radius)`,
     /// bit for bit, without rebuilding the index.
     ///
-    /// `radius` is one for every pair (an `f32`), one a query ([`Radius::Each`]: the
-    /// members are bare segments, `distance <= radii[i]`) or one a query and one a member
-    /// ([`Radius::Sides`]: `distance <= rq[i] + rm[j]`, `j` the member's index in the
-    /// indexed set). The grid was built for bare segments; a query's sphere reaches its own
-    /// radius plus the largest member radius, and the kernel decides each candidate once.
+    /// `radius` is one for every pair (an `f32`, or an `f64` for an `f64` index), one a
+    /// query ([`Radius::Each`]: the members are bare segments, `distance <= radii[i]`) or
+    /// one a query and one a member ([`Radius::Sides`]: `distance <= rq[i] + rm[j]`, `j`
+    /// the member's index in the indexed set). The grid was built for bare segments; a
+    /// query's sphere reaches its own radius plus the largest member radius, and the kernel
+    /// decides each candidate once. Members or queries with a non-finite coordinate are
+    /// never within any radius.
     ///
     /// ```
-    /// use segbatch::{Segment, SegmentIndex, Segments};
+    /// use segbatch::{Segment, Segment64, SegmentIndex, Segments, Segments64};
     /// let walls = Segments::from(&[
     ///     Segment::new([0.0, 0.0, 0.0], [0.0, 4.0, 0.0]),
     ///     Segment::new([3.0, 0.0, 0.0], [3.0, 4.0, 0.0]),
@@ -258,6 +302,15 @@ impl SegmentIndex {
     /// ]);
     /// let hits = index.pairs_within(&agents, &[0.5, 1.0])?;
     /// assert_eq!(hits.iter().map(|h| (h.i, h.j)).collect::<Vec<_>>(), vec![(1, 0)]);
+    ///
+    /// // The same walls and agents in f64 at UTM coordinates.
+    /// let (x, y) = (500_000.0, 5_000_000.0);
+    /// let at = |p: [f64; 3]| [x + p[0], y + p[1], p[2]];
+    /// let walls64: Segments64 = walls.iter().map(|s| Segment64::new(at(s.p0.map(f64::from)), at(s.p1.map(f64::from)))).collect();
+    /// let agents64: Segments64 = agents.iter().map(|s| Segment64::new(at(s.p0.map(f64::from)), at(s.p1.map(f64::from)))).collect();
+    /// let index = SegmentIndex::new(&walls64)?;
+    /// let hits = index.pairs_within(&agents64, &[0.5, 1.0])?;
+    /// assert_eq!(hits.iter().map(|h| (h.i, h.j, h.dist2)).collect::<Vec<_>>(), vec![(1, 0, 1.0)]);
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     ///
@@ -267,9 +320,9 @@ impl SegmentIndex {
     /// query (or a member); [`Error::TooManyObjects`] for more than `u32::MAX` queries.
     pub fn pairs_within<'q, 'r>(
         &self,
-        queries: impl Into<SegmentsView<'q>>,
-        radius: impl Into<Radius<'r>>,
-    ) -> Result<Vec<Hit>, Error> {
+        queries: impl Into<SegmentsView<'q, E>>,
+        radius: impl Into<Radius<'r, E>>,
+    ) -> Result<Vec<Hit<E>>, Error> {
         let mut out = Vec::new();
         self.within_run(queries.into(), radius.into(), false, &mut out)?;
         Ok(out)
@@ -282,9 +335,9 @@ impl SegmentIndex {
     #[cfg(feature = "rayon")]
     pub fn par_pairs_within<'q, 'r>(
         &self,
-        queries: impl Into<SegmentsView<'q>>,
-        radius: impl Into<Radius<'r>>,
-    ) -> Result<Vec<Hit>, Error> {
+        queries: impl Into<SegmentsView<'q, E>>,
+        radius: impl Into<Radius<'r, E>>,
+    ) -> Result<Vec<Hit<E>>, Error> {
         let mut out = Vec::new();
         self.within_run(queries.into(), radius.into(), true, &mut out)?;
         Ok(out)
@@ -292,114 +345,160 @@ impl SegmentIndex {
 
     fn within_run(
         &self,
-        queries: SegmentsView<'_>,
-        radius: Radius<'_>,
+        queries: SegmentsView<'_, E>,
+        radius: Radius<'_, E>,
         parallel: bool,
-        out: &mut Vec<Hit>,
+        out: &mut Vec<Hit<E>>,
     ) -> Result<(), Error> {
         out.clear();
-        let radius = PairRadius::two_sets(radius, queries.len(), self.len())?;
+        let radius = PairRadius::two_sets(radius, queries.len(), self.len)?;
         check_u32(queries.len())?;
-        // The members' radii by position (the grid's order), when there are any.
-        let ids = self.grid.as_ref().map(Grid::ids);
-        let member_radii: Vec<f32> = match radius {
-            PairRadius::Sum { b: Some(_), .. } => (0..self.len())
-                .map(|p| radius.of_b(ids.map_or(p, |ids| ids[p] as usize)))
-                .collect(),
+        let ids = self.grid.ids();
+        // The members' radii by position, when there are any.
+        let member_radii: Vec<E> = match radius {
+            PairRadius::Sum { b: Some(_), .. } => {
+                ids.iter().map(|&id| radius.of_b(id as usize)).collect()
+            }
             _ => Vec::new(),
         };
-        // Without a grid, or with an infinite radius for every pair, every query meets
-        // every member.
-        let grid = match &self.grid {
-            Some(grid) if radius.uniform().is_none_or(f32::is_finite) => grid,
-            _ => {
-                let by_position = match radius {
-                    PairRadius::All(r) => Radius::All(r),
-                    PairRadius::Sum { a, b } => {
-                        let a = a.expect("the queries' radii");
-                        match b {
-                            Some(_) => Radius::Sides(a, &member_radii),
-                            None => Radius::Each(a),
-                        }
-                    }
-                };
-                super::within::collected(
-                    queries,
-                    Some((&self.sorted).into()),
-                    (by_position, false),
-                    &Options::SEGMENTS,
-                    false,
-                    ("pairs_within output", out),
-                )?;
-                if let Some(ids) = ids {
-                    for h in out.iter_mut() {
-                        h.j = ids[h.j as usize];
-                    }
-                    out.sort_unstable_by_key(|h| (h.i, h.j));
-                }
-                return Ok(());
-            }
-        };
         let max_member = radius.max_b();
-        let block = |first: usize, len: usize| -> Vec<Hit> {
-            let mut candidates = Vec::new();
+        let block = |first: usize, len: usize| -> Vec<Hit<E>> {
+            // (query, member position), by query and then member id, decided a run of
+            // about `DECIDE_RUN` at a time.
+            let (mut candidates, mut found) = (Vec::new(), Vec::new());
+            let mut closest = ClosestBatch::new();
+            let mut hits = Vec::new();
             for i in first..first + len {
-                let q = queries.at(i);
                 // With per-object radii the query's sphere reaches its own radius plus the
                 // largest member's (the grid's spheres are the bare members').
-                let reach = radius.reach(i, max_member);
-                if let Some(ball) = sphere(q.p0, q.p1) {
-                    grid.near_all(&ball, reach, |pos| candidates.push((i as u32, pos)));
+                found.clear();
+                match E::index_reach(&self.frame, &queries.at(i), radius.reach(i, max_member)) {
+                    Reach::Nothing => {}
+                    Reach::Every => found.extend(0..self.sorted.len() as u32),
+                    Reach::Near { ball, radius } => {
+                        self.grid.near_all(&ball, radius, |pos| found.push(pos));
+                    }
+                }
+                // By member id: the order of the brute-force list.
+                found.sort_unstable_by_key(|&pos| ids[pos as usize]);
+                candidates.extend(found.iter().map(|&pos| (i as u32, pos)));
+                if candidates.len() >= DECIDE_RUN || i + 1 == first + len {
+                    let (r, m) = (radius, &member_radii);
+                    self.decide(queries, &candidates, r, m, &mut closest, &mut hits);
+                    candidates.clear();
                 }
             }
-            // Sorted by (i, j), j the member's id: the order of the brute-force list.
-            let ids = grid.ids();
-            candidates.sort_unstable_by_key(|&(i, pos)| (i, ids[pos as usize]));
-            let mut closest = ClosestBatch::new();
-            let outputs = Outputs {
-                params: true,
-                points: false,
-                flags: true,
-            };
-            closest_points_indexed_into(
-                queries,
-                &self.sorted,
-                &candidates,
-                &Options::SEGMENTS,
-                outputs,
-                &mut closest,
-            )
-            .expect("candidates name queries and members");
-            let (d, s, t, flags) = (closest.dist2(), closest.s(), closest.t(), closest.flags());
-            // The set queries' rule: a squared distance that left f32's range is decided in
-            // f64 (`within_radius`).
-            let within = |c: usize| {
-                let (i, pos) = candidates[c];
-                let r = match radius {
-                    PairRadius::All(r) => r,
-                    PairRadius::Sum { .. } => {
-                        radius.of_a(i as usize) + member_radii.get(pos as usize).map_or(0.0, |&m| m)
-                    }
-                };
-                if flags[c].contains(Flags::DIST2_OUT_OF_RANGE) {
-                    let member = self.sorted.get(pos as usize).expect("a member's position");
-                    within_wide(&queries.at(i as usize), &member, s[c], t[c], r)
-                } else {
-                    d[c] <= r * r
-                }
-            };
-            (0..candidates.len())
-                .filter(|&c| within(c))
-                .map(|c| Hit {
-                    i: candidates[c].0,
-                    j: ids[candidates[c].1 as usize],
-                    dist2: d[c],
-                    s: s[c],
-                    t: t[c],
-                })
-                .collect()
+            hits
         };
         in_blocks(queries.len(), parallel, block, out);
         Ok(())
+    }
+
+    /// Appends to `hits` the candidates `(query, member position)` within their pair's
+    /// radius, in order: the kernel of the index's precision over the pairs, read in place
+    /// from the queries and the members in the grid's order, and the set queries' rule
+    /// ([`within_radius`](crate::sets::within_radius)).
+    fn decide(
+        &self,
+        queries: SegmentsView<'_, E>,
+        candidates: &[(u32, u32)],
+        radius: PairRadius<'_, E>,
+        member_radii: &[E],
+        closest: &mut ClosestBatch<E>,
+        hits: &mut Vec<Hit<E>>,
+    ) {
+        let outputs = Outputs {
+            params: true,
+            points: false,
+            flags: true,
+        };
+        closest_points_indexed_into(
+            queries,
+            &self.sorted,
+            candidates,
+            &Options::SEGMENTS,
+            outputs,
+            closest,
+        )
+        .expect("candidates name queries and members");
+        let (d, s, t, flags) = (closest.dist2(), closest.s(), closest.t(), closest.flags());
+        let ids = self.grid.ids();
+        let members = SegmentsView::from(&self.sorted);
+        hits.extend(candidates.iter().enumerate().filter_map(|(c, &(i, pos))| {
+            let r = match radius {
+                PairRadius::All(r) => r,
+                PairRadius::Sum { .. } => {
+                    radius.of_a(i as usize) + member_radii.get(pos as usize).map_or(E::ZERO, |&m| m)
+                }
+            };
+            let pair = Closest {
+                s: s[c],
+                t: t[c],
+                point_a: [E::NAN; 3],
+                point_b: [E::NAN; 3],
+                dist2: d[c],
+                flags: flags[c],
+            };
+            let member = members.at(pos as usize);
+            E::within_radius(&queries.at(i as usize), &member, &pair, r).then_some(Hit {
+                i,
+                j: ids[pos as usize],
+                dist2: d[c],
+                s: s[c],
+                t: t[c],
+            })
+        }));
+    }
+}
+
+/// The index's grid in `f32`: the members as they are, in cubes, their copy in the grid's
+/// order read from its rows.
+pub(crate) fn index_grid32(set: SegmentsView<'_>, parallel: bool) -> IndexGrid<f32> {
+    let (grid, rows) = Grid::build(set.len(), |i| set.at(i), None, 0.0, Layout::Cubes, parallel)
+        .expect("a grid of radius 0 over at most u32::MAX members");
+    (grid, rows_to_batch(&rows, parallel), ())
+}
+
+/// Where an `f32` query looks: its sphere and its reach as they are.
+pub(crate) fn index_reach32(q: &Segment, reach: f32) -> Reach {
+    match sphere(q.p0, q.p1) {
+        None => Reach::Nothing,
+        Some(ball) if ball.1.is_finite() && reach.is_finite() => Reach::Near {
+            ball,
+            radius: reach,
+        },
+        Some(_) => Reach::Every,
+    }
+}
+
+/// The index's grid in `f64`: the members in the set's local frame, rounded to `f32`, each
+/// sphere grown by the `f64` kernel's error and its rounding (as the `f64` set queries'
+/// grid, `near.rs`); the members unmoved in the grid's order.
+pub(crate) fn index_grid64(set: SegmentsView<'_, f64>, parallel: bool) -> IndexGrid<f64> {
+    let frame = LocalFrame::<3>::of(set.iter().flat_map(|s| [s.p0, s.p1]));
+    let (grid, _) = Grid::build(
+        set.len(),
+        |i| in_frame(&frame, &set.at(i), 0.0).0,
+        Some(&|i| in_frame(&frame, &set.at(i), 0.0).1),
+        0.0,
+        Layout::Cubes,
+        parallel,
+    )
+    .expect("a grid of radius 0 over at most u32::MAX members");
+    let sorted = grid.ids().iter().map(|&id| set.at(id as usize)).collect();
+    (grid, sorted, frame)
+}
+
+/// Where an `f64` query looks: its sphere in the frame grown as the members' are, and its
+/// reach rounded up into the frame; every member when either leaves `f32`'s range there.
+pub(crate) fn index_reach64(frame: &LocalFrame<3>, q: &Segment64, reach: f64) -> Reach {
+    if !q.p0.iter().chain(&q.p1).all(|x| x.is_finite()) {
+        return Reach::Nothing;
+    }
+    let (local, grow) = in_frame(frame, q, 0.0);
+    let radius = frame.length(reach);
+    match padded_sphere(local.p0, local.p1, grow) {
+        Some(ball) if ball.1.is_finite() && radius.is_finite() => Reach::Near { ball, radius },
+        _ => Reach::Every,
     }
 }

@@ -8,7 +8,7 @@
 //! | all pairs `i < j` of one set within a radius, one for all or one an object ([`Radius`]) | [`self_pairs_within`] | [`self_pairs_within_into`] | [`par_self_pairs_within`], [`par_self_pairs_within_into`] |
 //! | the same two, streamed as compact [`PairHit`]s in blocks of at most [`MAX_BLOCK_HITS`] (a sink may stop them: [`SinkFlow`]; so may another thread: [`Stop`]) | [`for_each_pair_within`], [`for_each_self_pair_within`] | (the same) | [`par_for_each_pair_within`], [`par_for_each_self_pair_within`] |
 //! | pairs of rows (the pieces of one polyline) within a radius, each once ([`RowHit`]s, [`rows`]) | [`rows_within`], [`rows_within_between`], streamed: [`for_each_row_within`] | [`rows_within_into`], [`rows_within_between_into`] | `par_…` of each |
-//! | first hits of thick rays (segments or origin + direction: [`Rays`]; `f64`: [`SegmentIndex64`]), pairs within a radius (one for all, one a query, or one a query and one a member) of a static set | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`], [`SegmentIndex64::first_hits`], [`SegmentIndex64::pairs_within`] | [`SegmentIndex::first_hits_into`], [`SegmentIndex64::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`], [`SegmentIndex64::par_first_hits`], [`SegmentIndex64::par_pairs_within`] |
+//! | first hits of thick rays (segments or origin + direction: [`Rays`]), pairs within a radius (one for all, one a query, or one a query and one a member) of a static set, `f32` or `f64` (the precision of the set) | [`SegmentIndex::first_hits`], [`SegmentIndex::pairs_within`] | [`SegmentIndex::first_hits_into`] | [`SegmentIndex::par_first_hits`], [`SegmentIndex::par_pairs_within`] |
 //!
 //! The radius queries run in the precision of their inputs ([`SetElement`]: `f32`, or
 //! `f64` on [`Segments64`](crate::Segments64), returning [`Hit64`]s, [`PairHit64`]s and
@@ -79,7 +79,6 @@ mod bvh8;
 mod element;
 pub(crate) mod hits;
 mod index;
-mod index64;
 mod many;
 mod near;
 pub(crate) mod radius;
@@ -93,14 +92,13 @@ pub use element::SetElement;
 pub use hits::SharedEndpoints;
 pub use hits::{Hit, Hit64, PairHit, PairHit64};
 pub use hits::{TILE_A, TILE_B};
-pub use index::SegmentIndex;
-pub use index64::SegmentIndex64;
+pub use index::{SegmentIndex, SegmentIndex64};
 pub use many::{dist2_matrix, dist2_matrix_into};
 #[cfg(feature = "rayon")]
 pub use many::{par_dist2_matrix, par_dist2_matrix_into};
 pub use radius::{Radius, Radius64};
+pub(crate) use rays::first_hit_pair;
 pub use rays::{FirstHit, FirstHit64, PerRay, PerRay64, Rays, Rays64};
-pub(crate) use rays::{first_hit_pair, first_hit_pair64};
 pub use rows::{RowAnswer, RowHit};
 #[cfg(feature = "rayon")]
 pub use self_pairs::{par_self_pairs_within, par_self_pairs_within_into};

@@ -342,6 +342,15 @@ fn largest(s: &Segment64) -> f64 {
     s.p0.iter().chain(&s.p1).fold(0.0, |m, x| m.max(x.abs()))
 }
 
+/// Segment `s` moved into `frame` and rounded to `f32`, and what its sphere grows by
+/// there: `KERNEL_ABS64` of its largest coordinate plus `extra` (an object's own radius,
+/// in the caller's frame), rounded up into the frame, and its rounding (module docs).
+pub(crate) fn in_frame(frame: &LocalFrame<3>, s: &Segment64, extra: f64) -> (Segment, f32) {
+    let local = Segment::new(frame.point(s.p0), frame.point(s.p1));
+    let grow = frame.length(KERNEL_ABS64 * largest(s) + extra) + frame_rounding(local.p0, local.p1);
+    (local, grow)
+}
+
 /// The grid of [`pruned`] in `f64`: the sets in a local frame, rounded to `f32`, each
 /// sphere grown by `KERNEL_ABS64` of its largest coordinate, its rounding and its own
 /// radius (module docs); `None` also for a radius whose square overflows.
@@ -360,15 +369,8 @@ pub(crate) fn grid64(
         let s = object(i);
         [s.p0, s.p1]
     }));
-    let local = |i: usize| {
-        let s = object(i);
-        Segment::new(frame.point(s.p0), frame.point(s.p1))
-    };
-    let own_of = |i: usize| own.map_or(0.0, |own| own(i));
-    let grow = |i: usize| {
-        let s = local(i);
-        frame.length(KERNEL_ABS64 * largest(&object(i)) + own_of(i)) + frame_rounding(s.p0, s.p1)
-    };
+    let local = |i: usize| in_frame(&frame, &object(i), 0.0).0;
+    let grow = |i: usize| in_frame(&frame, &object(i), own.map_or(0.0, |own| own(i))).1;
     let local_radius = frame.length(uniform);
     let (grid, local) = Grid::build(
         n,

@@ -65,7 +65,7 @@ pub enum Radius<'a, R = f32> {
 
 /// The radius of the `f64` set queries ([`pairs_within`](crate::sets::pairs_within),
 /// [`self_pairs_within`](crate::sets::self_pairs_within),
-/// [`SegmentIndex64::pairs_within`](crate::sets::SegmentIndex64::pairs_within)): an `f64`
+/// [`SegmentIndex::pairs_within`](crate::SegmentIndex::pairs_within) over `f64` segments): an `f64`
 /// converts into [`Radius::All`], a slice of `f64` into [`Radius::Each`], two into
 /// [`Radius::Sides`].
 ///

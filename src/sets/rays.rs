@@ -1,16 +1,15 @@
 //! First hits of thick rays: what a query takes (the rays, a radius and a range each or
 //! for all) and gives ([`FirstHit`]), the decision of one ray against one member, and the
 //! driver that casts a set of rays through an index's tree in the order of their origins.
-//! [`SegmentIndex`](super::SegmentIndex) and [`SegmentIndex64`](super::SegmentIndex64)
-//! document the semantics; both run this one driver over their members' precision.
+//! [`SegmentIndex`](super::SegmentIndex) documents the semantics; both precisions run this
+//! one driver over their members' precision.
 
 use super::bvh8::{Bvh8, Member, RayPrep, Stack, Walks};
 use crate::batch::{Error, Record, Soa, SoaView, check_len, check_u32};
 use crate::segment::{Segment, Segment64};
 
 /// The first member a thick ray touches
-/// ([`SegmentIndex::first_hits`](super::SegmentIndex::first_hits); in `f64`, [`FirstHit64`]
-/// of [`SegmentIndex64::first_hits`](super::SegmentIndex64::first_hits)).
+/// ([`SegmentIndex::first_hits`](super::SegmentIndex::first_hits); in `f64`, [`FirstHit64`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FirstHit<R = f32> {
     /// Index of the member in the indexed set.
@@ -22,13 +21,12 @@ pub struct FirstHit<R = f32> {
     pub point: [R; 3],
 }
 
-/// [`FirstHit`] in `f64`: the hits of
-/// [`SegmentIndex64::first_hits`](super::SegmentIndex64::first_hits).
+/// [`FirstHit`] in `f64`: the hits of an index over `f64` segments.
 pub type FirstHit64 = FirstHit<f64>;
 
 /// One value for every ray, or one per ray: the radius and the range of
-/// [`SegmentIndex::first_hits`](super::SegmentIndex::first_hits) (`f32`) and of
-/// [`SegmentIndex64::first_hits`](super::SegmentIndex64::first_hits) ([`PerRay64`]).
+/// [`SegmentIndex::first_hits`](super::SegmentIndex::first_hits), in the index's precision
+/// (`f64`: [`PerRay64`]).
 ///
 /// Converts from an `f32` or `f64` (every ray) and from a slice or vector with one value
 /// per ray.
@@ -130,7 +128,7 @@ per_ray_from!(f32, f64);
 /// units of that direction's length. Formed from an origin far from the coordinates' zero
 /// (`P1 = O + D·range`, 10 km out in `f32`), that difference keeps only the bits of `D` the
 /// origin's ulp leaves (a direction off by `1e-3` rad): [`Rays::Along`] takes the direction
-/// as given, and [`SegmentIndex64`](super::SegmentIndex64) both in `f64`.
+/// as given, and an index over `f64` segments takes both in `f64`.
 ///
 /// Converts from a batch or a view of segments ([`Segments`](crate::Segments),
 /// [`Segments64`](crate::Segments64)).
@@ -161,7 +159,7 @@ pub enum Rays<'a, T = Segment, E = f32> {
     },
 }
 
-/// [`Rays`] in `f64`: the rays of [`SegmentIndex64`](super::SegmentIndex64).
+/// [`Rays`] in `f64`: the rays of an index over `f64` segments.
 pub type Rays64<'a> = Rays<'a, Segment64, f64>;
 
 impl<'a, T, E> From<SoaView<'a, T, 6, E>> for Rays<'a, T, E> {
@@ -665,25 +663,14 @@ fn decided_hit<W: Member>(
 
 /// The first hit of one ray on one member: `None` unless the sphere of `radius` moving
 /// along the ray over `[0, range]` touches it (see [`SegmentIndex`](super::SegmentIndex)).
-pub(crate) fn first_hit_pair(
-    ray: &Segment,
-    radius: f32,
-    range: f32,
-    wall: &Segment,
-) -> Option<FirstHit> {
+pub(crate) fn first_hit_pair<W: Member>(
+    ray: &W,
+    radius: W::Real,
+    range: W::Real,
+    wall: &W,
+) -> Option<FirstHit<W::Real>> {
     let (o, d) = segment_ray(&ray.wide());
-    pair_hit(o, d, f64::from(radius), f64::from(range), wall)
-}
-
-/// [`first_hit_pair`] in `f64`.
-pub(crate) fn first_hit_pair64(
-    ray: &Segment64,
-    radius: f64,
-    range: f64,
-    wall: &Segment64,
-) -> Option<FirstHit64> {
-    let (o, d) = segment_ray(ray);
-    pair_hit(o, d, radius, range, wall)
+    pair_hit(o, d, radius.into(), range.into(), wall)
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! First hits in `f64` ([`SegmentIndex64::first_hits`]) at the origin and at world
-//! coordinates: bit for bit the minimum of [`reference::first_hit64`] over every wall
+//! coordinates: bit for bit the minimum of [`reference::first_hit`] over every wall
 //! (sequential, parallel, `_into`, per-ray lists, rays as segments or as origin and
 //! direction), the same walls at a UTM offset as at the origin, and the `f32` index's
 //! rays given as origin and direction equal to the `f64` decision of the same rays.
@@ -40,7 +40,7 @@ fn bits(hits: &[Option<FirstHit64>]) -> Vec<Bits> {
         .collect()
 }
 
-/// Every form of the `f64` query against brute force over `reference::first_hit64`, bit
+/// Every form of the `f64` query against brute force over `reference::first_hit`, bit
 /// for bit; returns the hits.
 fn check(
     walls: &[Segment64],
@@ -50,7 +50,7 @@ fn check(
     what: &str,
 ) -> Vec<Option<FirstHit64>> {
     let want = brute(walls, rays, |k, ray, w| {
-        reference::first_hit64(ray, r[k], range[k], w)
+        reference::first_hit(ray, r[k], range[k], w)
     });
     let index = SegmentIndex64::new(&Segments64::from(walls)).unwrap();
     let rs = Segments64::from(rays);

@@ -1180,3 +1180,45 @@ fn index_pairs_within_match_brute_force() {
         );
     }
 }
+
+/// An index over a set with non-finite members takes one radius a member of the whole set
+/// (the members it leaves out included) and answers as the set query does, in both
+/// precisions.
+fn index_with_non_finite_members<E: SetElement + From<f32> + core::fmt::Debug>()
+where
+    Hit<E>: PartialEq + core::fmt::Debug,
+{
+    let at = |s: Segment| E::Segment::from([s.p0.map(E::from), s.p1.map(E::from)]);
+    let mut members: Vec<Segment> = sets::walls(300, 10.0, 61);
+    members[3].p0[1] = f32::NAN;
+    members[150].p1[2] = f32::INFINITY;
+    let set: Soa<E::Segment, 6, E> = members.iter().map(|&s| at(s)).collect();
+    let queries: Soa<E::Segment, 6, E> = sets::hair(200, 0.5, [5.0, 5.0, 1.0], 62)
+        .into_iter()
+        .map(at)
+        .collect();
+    let rq: Vec<E> = (0..queries.len())
+        .map(|k| E::from(0.1 * (k % 5) as f32))
+        .collect();
+    let rm: Vec<E> = (0..set.len())
+        .map(|k| E::from(0.05 * (k % 7) as f32))
+        .collect();
+    let index = SegmentIndex::new(&set).unwrap();
+    assert_eq!(index.len(), 300);
+    for radius in [
+        Radius::Sides(&rq[..], &rm[..]),
+        Radius::Each(&rq[..]),
+        Radius::All(E::from(0.75)),
+    ] {
+        let want = pairs_within(&queries, &set, radius);
+        assert!(!want.is_empty());
+        assert_eq!(index.pairs_within(&queries, radius).unwrap(), want);
+        assert_eq!(index.par_pairs_within(&queries, radius).unwrap(), want);
+    }
+}
+
+#[test]
+fn index_radii_count_every_member() {
+    index_with_non_finite_members::<f32>();
+    index_with_non_finite_members::<f64>();
+}

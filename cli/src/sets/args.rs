@@ -140,7 +140,7 @@ Input: WALLS and RAYS, 6 numbers per segment, p0 then p1 (x, y, z each), as CSV
 (optional header row), .npy float32 or float64 (N, 6) or (N, 2, 3), or raw
 little-endian (.f32: 24 bytes a segment, .f64: 48, .raw/.bin: the run's
 precision). --precision f64 computes and writes f64 (world coordinates: the hits
-are those of reference::first_hit64); f32 data is widened, f64 data in an f32
+are those of reference::first_hit); f32 data is widened, f64 data in an f32
 run is an error (never narrowed).
 
 Output: one record per ray that hits, columns ray, wall (u32), u, x, y, z (f32,

@@ -1,14 +1,13 @@
 //! The subcommands: each reads its sets, runs the library's streamed query and writes
 //! the hits as they come.
 
-use std::ops::Range;
 use std::path::Path;
 use std::time::Instant;
 
 use segbatch::planar::{CrossHit, Element, Segments2, par_for_each_crossing_pair};
 use segbatch::sets::{
-    FirstHit, FirstHit64, PairHit, PairHit64, SegmentIndex64, SetElement, SharedEndpoints,
-    pair_distance, par_for_each_pair_within, par_for_each_self_pair_within,
+    FirstHit, PairHit, PairHit64, PerRay, SetElement, SharedEndpoints, pair_distance,
+    par_for_each_pair_within, par_for_each_self_pair_within,
 };
 use segbatch::{Flags, Options, Segment, Segment64, SegmentIndex, Segments, Segments64, reference};
 
@@ -99,29 +98,16 @@ fn number<R: Real>(text: &str, what: &str) -> Result<R, CliError> {
 }
 
 /// What the set commands do differently in each precision, over the library's generic
-/// radius queries (one body each, bounded on [`SetElement`]): the first-hit index (the
-/// library's [`SegmentIndex`] or [`SegmentIndex64`], two types) and the distance of a pair
-/// whose squared distance left the precision's range, recovered by another rule in each.
+/// set queries and index (one body each, bounded on [`SetElement`]): the distance of a
+/// pair whose squared distance left the precision's range, recovered by another rule in
+/// each.
 trait SetReal: Real + SetElement {
-    /// The index of the first hits.
-    type Index;
     /// The distance of the hit `h` of `a` and `b` when its squared distance cannot carry
     /// it; `None` when `sqrt(dist2)` is the distance.
     fn far_distance(h: &PairHit<Self>, a: &SegmentsOf<Self>, b: &SegmentsOf<Self>) -> Option<Self>;
-    /// The index over `walls`.
-    fn index(walls: &SegmentsOf<Self>) -> Result<Self::Index, segbatch::Error>;
-    /// The first hits of the rays `rays[block]`, on all threads.
-    fn first_hits(
-        index: &Self::Index,
-        rays: &SegmentsOf<Self>,
-        block: Range<usize>,
-        radius: Self,
-        range: Self,
-    ) -> Result<Vec<Option<FirstHit<Self>>>, segbatch::Error>;
 }
 
 impl SetReal for f32 {
-    type Index = SegmentIndex;
     /// A squared distance outside f32's normal range (0 or subnormal for a pair of tiny
     /// coordinates: closest points less than about 1.1e-19 apart; `inf`: more than about
     /// 1.8e19) cannot carry the distance, so it is recomputed from the two segments in
@@ -142,22 +128,9 @@ impl SetReal for f32 {
         let exact = reference::closest_points(&wide(sa), &wide(sb)).distance();
         (exact != 0.0 && exact.is_finite()).then_some(exact as f32)
     }
-    fn index(walls: &Segments) -> Result<SegmentIndex, segbatch::Error> {
-        SegmentIndex::par_new(walls)
-    }
-    fn first_hits(
-        index: &SegmentIndex,
-        rays: &Segments,
-        block: Range<usize>,
-        radius: f32,
-        range: f32,
-    ) -> Result<Vec<Option<FirstHit>>, segbatch::Error> {
-        index.par_first_hits(rays.view(block), radius, range)
-    }
 }
 
 impl SetReal for f64 {
-    type Index = SegmentIndex64;
     /// In f64 the squared distance of any two segments of ordinary coordinates is a normal
     /// number: only one that left f64's range (segments more than about 1.3e154 apart, or
     /// closest points less than about 2e-146 apart) is measured again, by the library at a
@@ -170,18 +143,6 @@ impl SetReal for f64 {
         let (sa, sb) = (a.get(h.i as usize)?, b.get(h.j as usize)?);
         let c = reference::closest_points(&sa, &sb);
         Some(pair_distance(&sa, &sb, &c))
-    }
-    fn index(walls: &Segments64) -> Result<SegmentIndex64, segbatch::Error> {
-        SegmentIndex64::new(walls)
-    }
-    fn first_hits(
-        index: &SegmentIndex64,
-        rays: &Segments64,
-        block: Range<usize>,
-        radius: f64,
-        range: f64,
-    ) -> Result<Vec<Option<FirstHit64>>, segbatch::Error> {
-        index.par_first_hits(rays.view(block), radius, range)
     }
 }
 
@@ -362,12 +323,17 @@ fn raycast_in<R: SetReal>(args: &RaycastArgs) -> Result<(), CliError> {
     // Rays in blocks, so the results held at once stay bounded whatever the ray count.
     const RAYS_PER_BLOCK: usize = 1 << 16;
     pool.install(|| -> Result<(), CliError> {
-        let index = R::index(&walls).map_err(library_error)?;
+        let index = SegmentIndex::par_new(&walls).map_err(library_error)?;
         let mut first = 0;
         while first < rays.len() {
             let end = rays.len().min(first + RAYS_PER_BLOCK);
-            let hits =
-                R::first_hits(&index, &rays, first..end, radius, range).map_err(library_error)?;
+            let hits = index
+                .par_first_hits(
+                    rays.view(first..end),
+                    PerRay::One(radius),
+                    PerRay::One(range),
+                )
+                .map_err(library_error)?;
             let rows: Vec<(u32, FirstHit<R>)> = hits
                 .iter()
                 .enumerate()

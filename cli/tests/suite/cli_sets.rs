@@ -1002,7 +1002,7 @@ fn pairs_and_raycast_in_f64_at_utm_are_the_f64_references() {
     got.sort_by_key(|a| (a.0, a.1));
     assert_eq!(got, want);
 
-    // raycast: the first wall of every ray, against brute force over reference::first_hit64.
+    // raycast: the first wall of every ray, against brute force over reference::first_hit.
     let walls = at_utm(&walls(400, 40.0, 7));
     let rays = at_utm(&rays(300, 40.0, 8));
     let (r, range) = (0.25, 30.0);
@@ -1011,7 +1011,7 @@ fn pairs_and_raycast_in_f64_at_utm_are_the_f64_references() {
         let best = walls
             .iter()
             .enumerate()
-            .filter_map(|(w, wall)| reference::first_hit64(ray, r, range, wall).map(|h| (w, h)))
+            .filter_map(|(w, wall)| reference::first_hit(ray, r, range, wall).map(|h| (w, h)))
             .min_by(|a, b| a.1.u.total_cmp(&b.1.u).then(a.0.cmp(&b.0)));
         if let Some((w, h)) = best {
             want.push((k as u32, w as u32, h.u, h.point));
