@@ -14,6 +14,10 @@
 //! - `index_pairs`: 200K candidate pairs of a 20K capsule set through
 //!   `capsules_touch_indexed`, against gathering them into two `Segments` and calling
 //!   `capsules_touch` (one thread).
+//! - `index_within`: 20K query walls against an index over 100K walls of a city block
+//!   (`walls`, r = 0.5, one thread): `SegmentIndex::pairs_within` in `f32`, and in `f64` on
+//!   the same walls moved to a UTM offset, against the set query `pairs_within` of the
+//!   queries and the walls (which builds its grid every call).
 //! - `first_hits`: 40K thick rays against 50K walls, `SegmentIndex` against the brute-force
 //!   `par_pairs_within` of the rays and the walls reduced to the nearest hit per ray
 //!   (2-thread pool).
@@ -148,6 +152,41 @@ fn index_pairs(c: &mut Criterion) {
     group.finish();
 }
 
+fn index_within(c: &mut Criterion) {
+    let (n, r) = (100_000, 0.5f32);
+    let side = (n as f32).sqrt() * 0.5;
+    let wall_set = Segments::from(&walls(n, side, 1)[..]);
+    let query_set = Segments::from(&walls(20_000, side, 2)[..]);
+    let utm = |set: &Segments| -> Segments64 {
+        let at = |p: [f32; 3]| {
+            [
+                f64::from(p[0]) + 5e5,
+                f64::from(p[1]) + 5e6,
+                f64::from(p[2]),
+            ]
+        };
+        set.iter()
+            .map(|s| Segment64::new(at(s.p0), at(s.p1)))
+            .collect()
+    };
+    let (wall64, query64) = (utm(&wall_set), utm(&query_set));
+    let index = SegmentIndex::new(&wall_set).unwrap();
+    let index64 = SegmentIndex::new(&wall64).unwrap();
+    let mut group = c.benchmark_group("index_within");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(query_set.len() as u64));
+    group.bench_function("index_f32", |b| {
+        b.iter(|| black_box(index.pairs_within(&query_set, r).unwrap()))
+    });
+    group.bench_function("index_f64_utm", |b| {
+        b.iter(|| black_box(index64.pairs_within(&query64, f64::from(r)).unwrap()))
+    });
+    group.bench_function("set_query_f32", |b| {
+        b.iter(|| black_box(pairs_within(&query_set, &wall_set, r)))
+    });
+    group.finish();
+}
+
 fn first_hits(c: &mut Criterion) {
     let two = pool(2);
     let (radius, range) = (0.5f32, 30.0f32);
@@ -190,6 +229,7 @@ criterion_group!(
     grass_sets,
     clustered_sets,
     index_pairs,
+    index_within,
     first_hits
 );
 criterion_main!(benches);

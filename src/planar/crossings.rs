@@ -40,7 +40,7 @@ use super::types::Segment2;
 use super::types::lerp;
 use crate::batch::{Error, Soa, check_u32};
 use crate::forms::{query_forms, stream_forms};
-use crate::prune::{Grid, Kept, Layout, Narrow, Plan, frame_rounding};
+use crate::prune::{Grid, Kept, Narrow, Plan, frame_rounding};
 use crate::sets::hits::SharedEndpoints;
 use crate::sets::rows::{self, ByRow, Ranked, RowAnswer, RowHit, RowSink, Rows};
 
@@ -203,15 +203,8 @@ fn plan<E: Element>(
         let s = local(i);
         frame_rounding(s.p0, s.p1)
     };
-    let (grid, _) = Grid::build(
-        set.len(),
-        local,
-        Some(&rounding),
-        0.0,
-        Layout::Columns,
-        parallel,
-    )
-    .expect("a grid for radius 0 and at most u32::MAX segments");
+    let (grid, _) = Grid::build(set.len(), local, Some(&rounding), 0.0, parallel)
+        .expect("a grid for radius 0 and at most u32::MAX segments");
     let ids = grid.ids();
     let mut sorted = Soa::zeroed(ids.len());
     for (col, from) in sorted.columns_mut().into_iter().zip(c) {

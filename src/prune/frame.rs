@@ -28,7 +28,7 @@ pub(crate) fn rounding<const D: usize>(p0: [f32; D], p1: [f32; D]) -> f32 {
 /// exactly moved object. The scale is 1 unless the set is wider than `2^63`; it never
 /// enlarges.
 #[derive(Clone, Copy, Debug)]
-pub struct LocalFrame<const D: usize> {
+pub(crate) struct LocalFrame<const D: usize> {
     origin: [f64; D],
     scale: f64,
 }

@@ -197,20 +197,10 @@ pub(super) const fn axis_bits(d: usize) -> u32 {
     63 / d as u32
 }
 
-/// How a [`Grid`] cuts space.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Layout {
-    /// Cubes of the cell edge: for a static index, whose queries ask for small boxes.
-    Cubes,
-    /// Columns along `x`, the cell edge on the other axes, each sorted by `x`: for the
-    /// pair enumeration, which sweeps along `x` within each pair of neighbouring columns.
-    Columns,
-}
-
-/// The grid over a set of objects (see the module docs).
+/// The grid over a set of objects (see the module docs): columns along `x`, the cell edge
+/// on the other axes, each sorted by `x`, for the pair enumeration, which sweeps along `x`
+/// within each pair of neighbouring columns.
 pub(crate) struct Grid<const D: usize> {
-    /// Cubes, or columns along `x`.
-    layout: Layout,
     /// Cell edge.
     cell: f64,
     /// Lowest corner (the cell of coordinate 1 on every axis starts here).
@@ -259,7 +249,6 @@ impl<const D: usize> Grid<D> {
         object: impl Fn(usize) -> T + Sync,
         pad: Option<&(dyn Fn(usize) -> f32 + Sync)>,
         radius: f32,
-        layout: Layout,
         parallel: bool,
     ) -> Option<(Grid<D>, Vec<Row>)> {
         const { assert!(C == 2 * D && C < LANES) };
@@ -277,7 +266,6 @@ impl<const D: usize> Grid<D> {
             .max(f64::MIN_POSITIVE);
         let origin = lo.map(|x| if x.is_finite() { x } else { 0.0 });
         let mut grid = Grid {
-            layout,
             cell,
             origin,
             ids: Vec::new(),
@@ -342,7 +330,7 @@ impl<const D: usize> Grid<D> {
     /// Cell coordinates of a point (each `1 ..= MAX_CELL`; `x` always 1 in columns).
     fn cell_of(&self, m: [f64; D]) -> [u64; D] {
         core::array::from_fn(|k| {
-            if k == 0 && self.layout == Layout::Columns {
+            if k == 0 {
                 return 1;
             }
             let x = ((m[k] - self.origin[k]) / self.cell).floor() + 1.0;
@@ -573,9 +561,6 @@ impl<const D: usize> Grid<D> {
         let xs = &self.spheres.centre[0];
         let range_of = |c0: usize, c1: usize| {
             let (s, e) = (self.starts[c0] as usize, self.starts[c1] as usize);
-            if self.layout == Layout::Cubes {
-                return s..e;
-            }
             let run = &xs[s..e];
             s + run.partition_point(|&x| f64::from(x) < x_lo)
                 ..s + run.partition_point(|&x| f64::from(x) <= x_hi)
@@ -585,21 +570,11 @@ impl<const D: usize> Grid<D> {
             >= self.keys.len() as u64
         {
             // A box as large as the grid: filter the cells instead of searching rows.
-            let mut run: Option<usize> = None;
-            for c in 0..=self.keys.len() {
-                let inside = c < self.keys.len() && {
-                    let x = Self::coords(self.keys[c]);
-                    (0..D).all(|k| lo[k] <= x[k] && x[k] <= hi[k])
-                };
-                match (inside, run) {
-                    // Columns are trimmed one by one.
-                    (true, None) if self.layout == Layout::Columns => visit(range_of(c, c + 1)),
-                    (true, None) => run = Some(c),
-                    (false, Some(c0)) => {
-                        visit(range_of(c0, c));
-                        run = None;
-                    }
-                    _ => {}
+            // Columns are trimmed one by one.
+            for c in 0..self.keys.len() {
+                let x = Self::coords(self.keys[c]);
+                if (0..D).all(|k| lo[k] <= x[k] && x[k] <= hi[k]) {
+                    visit(range_of(c, c + 1));
                 }
             }
             return;
@@ -646,17 +621,6 @@ impl<const D: usize> Grid<D> {
                 }
             });
         });
-    }
-
-    /// Every object of the grid, in the cells or big, that may come within `radius` of the
-    /// sphere `s`, handed to `emit` as positions: the query of a static index.
-    pub(crate) fn near_all(&self, s: &([f32; D], f32), radius: f32, mut emit: impl FnMut(u32)) {
-        self.near(s, radius, &mut emit);
-        for (k, t) in self.big.iter().enumerate() {
-            if near(s, t, radius) {
-                emit((self.cells_len + k) as u32);
-            }
-        }
     }
 
     /// The ids of the objects by position: the order in which the queries copy the set.
@@ -747,7 +711,7 @@ mod tests {
     #[test]
     fn keys_round_trip() {
         let stick = crate::segment::Segment::new([0.0; 3], [1.0, 0.0, 0.0]);
-        let (g, _) = Grid::<3>::build(1, |_| stick, None, 1.0, Layout::Cubes, false).unwrap();
+        let (g, _) = Grid::<3>::build(1, |_| stick, None, 1.0, false).unwrap();
         let c = [5, 7, 9];
         assert_eq!(Grid::<3>::coords(g.key(c)), c);
     }

@@ -34,14 +34,13 @@
 //! 4 in 2D), with cursors that only move forward.
 //!
 //! The pair enumeration ([`Plan`]) cuts space into columns along `x` instead of cubes
-//! ([`Layout::Columns`]: cells on the other axes only) and sweeps along `x` within each
+//! (cells on the other axes only) and sweeps along `x` within each
 //! column and its half shell of neighbouring columns: object `p` meets only the window of
 //! each neighbour whose centres lie within the largest bound of the sphere test on `x`
 //! (two cursors a neighbour that only move forward). Measured on 100K hair sticks
 //! (callgrind, one thread), this tests 156 lanes an object where the 3x3x3 cubes tested 249
 //! (the candidates are the same), and takes the whole query from 567M to 552M
-//! instructions: the lanes saved pay for the cursors and a little more. A static index
-//! ([`Layout::Cubes`]) keeps cubes, since its queries ask for small boxes.
+//! instructions: the lanes saved pay for the cursors and a little more.
 //!
 //! The grid never decides a result: it only names candidates, and its sphere test is the
 //! prefilter of the brute-force queries, so a query with and without it reports the same
@@ -93,12 +92,11 @@ mod store;
 mod stream;
 
 pub(crate) use frame::{LocalFrame, rounding as frame_rounding};
-pub(crate) use grid::{Grid, Layout};
+pub(crate) use grid::Grid;
 pub use plan::MAX_BLOCK_HITS;
 pub(crate) use plan::{Narrow, Plan};
 pub(crate) use spheres::{
-    BOUND_REL, KERNEL_ABS64, SphereColumns, each_bit, lane_bits, pad_slot, padded_sphere,
-    rows_to_batch, sphere,
+    BOUND_REL, KERNEL_ABS64, SphereColumns, each_bit, lane_bits, pad_slot, sphere,
 };
 pub(crate) use store::{Kept, fill_each};
 pub(crate) use stream::ordered;

@@ -2,7 +2,7 @@
 //! bits the scans use.
 
 use super::store::{fill_columns, fill_each};
-use crate::batch::{Record, Soa, padded_len};
+use crate::batch::padded_len;
 use crate::columns::LANES;
 use crate::driver::Row;
 use crate::lanes::Twin;
@@ -47,7 +47,7 @@ pub(crate) fn sphere<const D: usize>(p0: [f32; D], p1: [f32; D]) -> Option<([f32
 /// The bounding sphere of the capsule of radius `pad` around `p0 .. p1` ([`sphere`] grown
 /// by `pad`, added in `f64`; `+∞` for a radius that overflows `f32`).
 #[inline]
-pub(crate) fn padded_sphere<const D: usize>(
+pub(super) fn padded_sphere<const D: usize>(
     p0: [f32; D],
     p1: [f32; D],
     pad: f32,
@@ -91,21 +91,6 @@ pub(super) fn row_sphere<const D: usize>(row: &Row) -> Option<([f32; D], f32)> {
 #[inline(always)]
 pub(crate) const fn pad_slot(d: usize) -> usize {
     2 * d
-}
-
-/// The objects of `rows` (the first `C` values of each) as a batch, written a chunk of
-/// rows at a time on all cores when `parallel`: the copy in the grid's order for the
-/// queries that read columns.
-pub(crate) fn rows_to_batch<T: Record<C>, const C: usize>(
-    rows: &[Row],
-    parallel: bool,
-) -> Soa<T, C> {
-    const { assert!(C <= LANES) };
-    let mut batch = Soa::zeroed(rows.len());
-    fill_columns(batch.columns_mut(), parallel, |p| {
-        core::array::from_fn(|c| rows[p].0[c])
-    });
-    batch
 }
 
 /// Bounding spheres as SIMD-ready columns: centres per axis and radii, padded to whole

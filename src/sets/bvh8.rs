@@ -52,6 +52,15 @@
 //! their child slots moved by the offsets: the same nodes and walls, in the same places,
 //! as the build on one thread.
 //!
+//! # Boxes around segments
+//!
+//! [`SegmentIndex::pairs_within`](crate::SegmentIndex::pairs_within) asks the same tree
+//! which members may lie within a radius of a query segment: the query's box, grown by the
+//! radius and the error allowance of the kernel of the members' precision
+//! ([`Member::KERNEL_ABS`], [`Member::KERNEL_REL`]) and taken relative to the centre as the
+//! rays are (rounded outward), against each node's eight boxes at once. Every member it
+//! names is decided by the kernel, so the tree only prunes.
+//!
 //! # Walk
 //!
 //! Per node, one slab test of eight boxes, then the entered walls are decided at once and
@@ -86,6 +95,7 @@
 //! `set_profile rays` runs, build included, dense and sparse; docs/performance.md).
 
 use crate::lanes::Twin;
+use crate::prune::KERNEL_ABS64;
 use wide::{f32x4, f32x8};
 
 use crate::segment::{Segment, Segment64};
@@ -100,6 +110,13 @@ pub(crate) trait Member: Copy + Send + Sync {
     /// The contact tolerance's factor: a zero radius touches within `4·ε·S`, `ε` the
     /// member's precision.
     const TOLERANCE: f64;
+    /// How far beyond a radius `r` the kernel of the member's precision may report a pair,
+    /// relative to `r` ([`Bvh8::reach_box`]).
+    const KERNEL_REL: f64;
+    /// The same, times the largest coordinate magnitude of the pair.
+    const KERNEL_ABS: f64;
+    /// The same, absolute (where the kernel's values are subnormal).
+    const KERNEL_FLOOR: f64;
     /// The member in `f64` (exact for [`Segment`]).
     fn wide(&self) -> Segment64;
     /// `x` rounded to the member's precision.
@@ -109,6 +126,13 @@ pub(crate) trait Member: Copy + Send + Sync {
 impl Member for Segment {
     type Real = f32;
     const TOLERANCE: f64 = 4.0 * f32::EPSILON as f64;
+    /// The `f32` kernel reports a pair only if its segments come within `r·(1 + 3ε)` and
+    /// `2.75·ε·L` of each other (`L` the pair's extent, at most `6√3` times its largest
+    /// coordinate; `2^-74` more where `dist2` is subnormal: `src/sets/mod.rs`); twice that,
+    /// and more.
+    const KERNEL_REL: f64 = 8.0 * f32::EPSILON as f64;
+    const KERNEL_ABS: f64 = 64.0 * f32::EPSILON as f64;
+    const KERNEL_FLOOR: f64 = 1.0 / (1u128 << 60) as f64;
     #[inline]
     fn wide(&self) -> Segment64 {
         Segment64::new(self.p0.map(f64::from), self.p1.map(f64::from))
@@ -122,6 +146,12 @@ impl Member for Segment {
 impl Member for Segment64 {
     type Real = f64;
     const TOLERANCE: f64 = 4.0 * f64::EPSILON;
+    /// The `f64` kernel's error is `8·ε·S` at most ([`KERNEL_ABS64`] is 32 times that); its
+    /// radius test rounds relatively by a few `ε`, which [`SHIFT_ROUNDING`] covers, and the
+    /// range rule decides a pair whose `dist2` is subnormal at a power-of-two scale.
+    const KERNEL_REL: f64 = 0.0;
+    const KERNEL_ABS: f64 = KERNEL_ABS64;
+    const KERNEL_FLOOR: f64 = 0.0;
     #[inline]
     fn wide(&self) -> Segment64 {
         *self
@@ -496,6 +526,33 @@ impl<W: Member> Bvh8<W> {
         })
     }
 
+    /// The box, in the tree's frame and rounded outward, of the points within `reach` of
+    /// `seg` (a query in `f64`, exact for `f32`) and within the kernel's error allowance
+    /// beyond ([`Member::KERNEL_REL`] of `reach`, [`Member::KERNEL_ABS`] times the largest
+    /// coordinate of the pair, [`Member::KERNEL_FLOOR`]): every member the kernel of the
+    /// members' precision finds within `reach` of `seg` has a box that meets it. `None` when
+    /// the tree has no boxes or the box is not finite in `f32` (a non-finite coordinate, a
+    /// reach near `f32::MAX`): every member is then a candidate.
+    pub(crate) fn reach_box(&self, seg: &Segment64, reach: f64) -> Option<[[f32; 3]; 2]> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let s = seg
+            .p0
+            .iter()
+            .chain(&seg.p1)
+            .fold(self.scale, |m, x| m.max(x.abs()));
+        let g = reach * (1.0 + W::KERNEL_REL) + W::KERNEL_ABS * s + W::KERNEL_FLOOR;
+        let g = g + SHIFT_ROUNDING * (g + 2.0 * s);
+        let lo: [f32; 3] =
+            core::array::from_fn(|c| down(seg.p0[c].min(seg.p1[c]) - self.centre[c] - g));
+        let hi: [f32; 3] =
+            core::array::from_fn(|c| up(seg.p0[c].max(seg.p1[c]) - self.centre[c] + g));
+        let finite = seg.p0.iter().chain(&seg.p1).all(|x| x.is_finite())
+            && lo.iter().chain(&hi).all(|x| x.is_finite());
+        finite.then_some([lo, hi])
+    }
+
     /// Number of members in the tree.
     pub(crate) fn len(&self) -> usize {
         self.walls.len()
@@ -753,6 +810,43 @@ fn push(
             count += ((entered >> lane) & 1) as usize;
         }
         count
+    }
+}
+
+impl<W> Bvh8<W> {
+    /// Visits every member whose box meets the box `[lo, hi]` (a [`Bvh8::reach_box`]):
+    /// `visit(k)` gets member `k` (tree order), in no particular order. `stack` is scratch
+    /// space.
+    pub(crate) fn overlapping(
+        &self,
+        [lo, hi]: [[f32; 3]; 2],
+        stack: &mut Vec<u32>,
+        mut visit: impl FnMut(usize),
+    ) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let (lo, hi) = (lo.map(f32x8::splat), hi.map(f32x8::splat));
+        stack.clear();
+        stack.push(0);
+        while let Some(index) = stack.pop() {
+            let node = &self.nodes[index as usize];
+            // Empty slots have low bounds of +∞ and meet nothing.
+            let meet = |c: usize| node.b[c][0].simd_le(hi[c]) & lo[c].simd_le(node.b[c][1]);
+            let mask = (meet(0) & meet(1) & meet(2)).to_bitmask();
+            let mut bits = mask & node.leaves;
+            while bits != 0 {
+                let lane = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                visit((node.child[lane] & !LEAF) as usize);
+            }
+            let mut inner = mask & node.inner;
+            while inner != 0 {
+                let lane = inner.trailing_zeros() as usize;
+                inner &= inner - 1;
+                stack.push(node.child[lane]);
+            }
+        }
     }
 }
 

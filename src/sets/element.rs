@@ -32,12 +32,11 @@ impl SetElement for f64 {}
 /// What the set queries run in each precision (sealed: public only so that [`SetElement`]
 /// can name it, in a module no user can name).
 pub(crate) mod sealed {
-    use crate::batch::Soa;
     use crate::driver::Row;
     use crate::prune::{Grid, Kept};
     use crate::segment::Closest;
     use crate::sets::bvh8::Member;
-    use crate::sets::element::{Near, Reach, Tiles};
+    use crate::sets::element::{Near, Tiles};
     use crate::sets::hits::Hit;
     use crate::sets::radius::PairRadius;
     use crate::{Options, SegmentsView};
@@ -47,14 +46,6 @@ pub(crate) mod sealed {
     /// ([`Sets::grid`]).
     pub(crate) type Gridded<E> = (Grid<3>, Vec<Row>, f32, <E as Sets>::Exact);
 
-    /// The grid of a [`SegmentIndex`](crate::SegmentIndex), its members in the grid's order
-    /// and the frame its queries move into ([`Sets::index_grid`]).
-    pub(crate) type IndexGrid<E> = (
-        Grid<3>,
-        Soa<<E as crate::Element>::Segment, 6, E>,
-        <E as Sets>::Frame,
-    );
-
     /// The radius decisions and the kernels of the set queries in one precision.
     // Unnameable outside the crate: its crate-private types (the grid, the narrow phase,
     // the tiles) are no part of the public API.
@@ -63,8 +54,6 @@ pub(crate) mod sealed {
         /// What the narrow phase's kernel reads besides the grid's rows
         /// ([`Near::exact`](Near)).
         type Exact: Send + Sync;
-        /// What an index keeps to put a query into its grid (`f64`: the local frame).
-        type Frame: Copy + Send + Sync;
         /// The narrow phase's buffers, one a thread.
         type Scratch: Default + Send;
         /// What the brute-force tiles compute once a query.
@@ -97,12 +86,6 @@ pub(crate) mod sealed {
             scratch: &mut Self::Scratch,
             out: &mut Kept<Hit<Self>>,
         );
-        /// The grid of an index over `set` (pairs within a radius of `0`: the members'
-        /// own spheres), the members it lists (those with finite coordinates) in its order,
-        /// and its frame.
-        fn index_grid(set: SegmentsView<'_, Self>, parallel: bool) -> IndexGrid<Self>;
-        /// Where a query `q` of an index looks for members within `reach` of it.
-        fn index_reach(frame: &Self::Frame, q: &Self::Segment, reach: Self) -> Reach;
         /// What the tiles of `a` against `b` (or of `a` with itself) compute once.
         fn tile_prep(
             a: SegmentsView<'_, Self>,
@@ -163,22 +146,4 @@ pub(crate) struct Tiles<'v, E: Sets> {
     pub(crate) skip_shared: bool,
     /// What the precision's tile computes once a query (`f32`: the prefilter's spheres).
     pub(crate) prep: E::TilePrep,
-}
-
-/// Where a query of a [`SegmentIndex`](crate::SegmentIndex) looks for members
-/// ([`Sets::index_reach`]).
-pub(crate) enum Reach {
-    /// Nowhere: the query has a non-finite coordinate and is within no radius.
-    Nothing,
-    /// At every member: the query or its reach does not fit the grid's `f32` (a reach of
-    /// `+∞`, a query far outside an `f64` set's frame), the kernel decides each pair.
-    Every,
-    /// At the members whose spheres come within `radius` of the sphere `ball`, in the
-    /// grid's frame.
-    Near {
-        /// The query's sphere (`f64`: grown as the members' are).
-        ball: ([f32; 3], f32),
-        /// The reach in the grid's frame.
-        radius: f32,
-    },
 }

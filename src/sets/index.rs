@@ -2,22 +2,25 @@
 //! times, for the pairs within a radius of query segments and for the **first hit** of
 //! thick rays.
 //!
-//! The semantics of a first hit are documented on [`SegmentIndex`]. Two structures serve
-//! the two queries: the grid of [`crate::prune`] over the members' bounding spheres for
-//! the pairs within a radius (the grid the set queries prune with, built once for a radius
-//! of 0: a query's sphere reaches its radius), and the eight-wide tree of [`super::bvh8`]
-//! for first hits, a nearest-first search whose cost follows the walls around a ray's path
-//! rather than the cells it crosses (its module docs say why). Both only name candidates:
-//! the kernel of the index's precision decides every pair, so the lists are brute force's,
-//! bit for bit.
+//! The semantics of a first hit are documented on [`SegmentIndex`]. One structure serves
+//! both queries: the eight-wide tree of [`super::bvh8`], a nearest-first search for the
+//! first hits whose cost follows the walls around a ray's path rather than the cells it
+//! crosses (its module docs say why), and for the pairs within a radius the members whose
+//! boxes meet a query's box grown by its reach and the kernel's error allowance. The tree
+//! only names candidates: the kernel of the index's precision decides every pair, so the
+//! lists are brute force's, bit for bit.
 //!
 //! The index is generic over its precision ([`SetElement`]: `f32`, or `f64` for world
-//! coordinates, [`SegmentIndex64`]), and so is each of its queries,
-//! written once. What differs is the grid's frame: an `f64` set goes into the grid as the
-//! `f64` set queries put it there (`near.rs`: the set's centre subtracted, each sphere grown
-//! by the `f64` kernel's error and its rounding to `f32`), and a query moves into the same
-//! frame, grown the same way; a query that does not fit it (`+∞` reach, coordinates beyond
-//! `f32`'s range in the frame) meets every member, decided by the kernel.
+//! coordinates, [`SegmentIndex64`]), and so is each of its queries, written once. The
+//! tree's `f32` boxes are taken relative to the set's centre and rounded outward, so they
+//! are as tight at UTM coordinates as at the origin; what differs between the precisions
+//! is the kernel and its error allowance (`bvh8::Member`).
+//!
+//! The pairs within a radius once ran, in `f32`, the grid of the set queries over the
+//! members' spheres (a sorted copy of the set besides the tree): on walls of a city block
+//! and on random sticks alike the tree's boxes named the candidates 1.4-5x faster, so both
+//! precisions use the tree, and the index holds nothing beyond it
+//! (docs/performance.md, "Index pairs").
 //!
 //! # Scale of a first hit
 //!
@@ -38,17 +41,14 @@
 //! ([`Rays::Along`]), which keeps a direction's bits when the origin is far from the
 //! coordinates' zero.
 
-use super::bvh8::Bvh8;
-use super::element::sealed::{IndexGrid, Sets};
-use super::element::{Reach, SetElement};
+use super::bvh8::{Bvh8, Member};
+use super::element::SetElement;
 use super::hits::Hit;
-use super::near::in_frame;
 use super::radius::{PairRadius, Radius};
 use super::rays::{FirstHit, PerRay, Rays, first_hits_run, in_blocks};
 use crate::batch::{Error, SegmentsView, Soa, check_u32};
-use crate::pairs::{ClosestBatch, Outputs, closest_points_indexed_into};
-use crate::prune::{Grid, Layout, LocalFrame, padded_sphere, rows_to_batch, sphere};
-use crate::segment::{Closest, Options, Segment, Segment64};
+use crate::pairs::{ClosestBatch, Outputs, closest_points_into};
+use crate::segment::{Closest, Options};
 
 /// A static set (walls, level geometry) ready for repeated queries: the pairs within a
 /// radius of query segments, and the first hits of thick rays.
@@ -124,15 +124,7 @@ use crate::segment::{Closest, Options, Segment, Segment64};
 /// # Ok::<(), segbatch::Error>(())
 /// ```
 pub struct SegmentIndex<E: SetElement = f32> {
-    /// The grid of the pair queries over the members' spheres (`f64`: in the set's local
-    /// frame).
-    grid: Grid<3>,
-    /// The frame the queries move into to meet the grid.
-    frame: <E as Sets>::Frame,
-    /// The members with finite coordinates in the grid's order (by position): the pair
-    /// queries read their lanes near where the grid read the spheres.
-    sorted: Soa<E::Segment, 6, E>,
-    /// The tree of the first hits.
+    /// The tree of both queries, over the members with finite coordinates.
     bvh: Bvh8<E::Segment>,
     /// Number of members.
     len: usize,
@@ -141,15 +133,24 @@ pub struct SegmentIndex<E: SetElement = f32> {
 /// [`SegmentIndex`] over `f64` segments.
 pub type SegmentIndex64 = SegmentIndex<f64>;
 
-/// Candidates of [`SegmentIndex::pairs_within`] decided at a time: the kernel's output
-/// stays a few hundred KiB, however many members a query's reach takes in.
+/// Candidates of [`SegmentIndex::pairs_within`] gathered and decided at a time: the
+/// gathered pairs and the kernel's output stay a few hundred KiB, however many members a
+/// query's reach takes in.
 const DECIDE_RUN: usize = 4096;
+
+/// The buffers of [`SegmentIndex::decide`]: the gathered sides and the kernel's output.
+struct Gather<E: SetElement> {
+    a: Soa<E::Segment, 6, E>,
+    b: Soa<E::Segment, 6, E>,
+    closest: ClosestBatch<E>,
+}
 
 impl<E: SetElement> SegmentIndex<E> {
     /// Builds the index over `set` (`f32` or `f64` segments: the index's precision), which
-    /// it copies twice in its own orders (a segment each, beside the grid's 20 bytes and the
-    /// tree's nodes, about 32): results name members by their index in `set`. Never
-    /// panics: members with a NaN or infinite coordinate are kept (they touch nothing).
+    /// it copies in the tree's order (a segment each, beside the tree's nodes, about 32
+    /// bytes): results name members by their index in `set`. Never panics: members with a
+    /// NaN or infinite coordinate are kept (they touch nothing), and a set too large in
+    /// extent for the tree's `f32` boxes is searched member by member.
     ///
     /// # Errors
     /// [`Error::TooManyObjects`] for more than `u32::MAX` segments.
@@ -157,8 +158,8 @@ impl<E: SetElement> SegmentIndex<E> {
         Self::build(set.into(), false)
     }
 
-    /// [`SegmentIndex::new`] with the sort of the cell keys and the subtrees of the tree's
-    /// top levels on all cores (the same index).
+    /// [`SegmentIndex::new`] with the subtrees of the tree's top levels built on all cores
+    /// (the same index).
     ///
     /// # Errors
     /// As [`SegmentIndex::new`].
@@ -183,13 +184,8 @@ impl<E: SetElement> SegmentIndex<E> {
 
     fn build(set: SegmentsView<'_, E>, parallel: bool) -> Result<Self, Error> {
         check_u32(set.len())?;
-        let bvh = Bvh8::build(set.len(), |i| set.at(i), parallel);
-        let (grid, sorted, frame) = E::index_grid(set, parallel);
         Ok(SegmentIndex {
-            grid,
-            frame,
-            sorted,
-            bvh,
+            bvh: Bvh8::build(set.len(), |i| set.at(i), parallel),
             len: set.len(),
         })
     }
@@ -283,10 +279,10 @@ impl<E: SetElement> SegmentIndex<E> {
     /// `radius` is one for every pair (an `f32`, or an `f64` for an `f64` index), one a
     /// query ([`Radius::Each`]: the members are bare segments, `distance <= radii[i]`) or
     /// one a query and one a member ([`Radius::Sides`]: `distance <= rq[i] + rm[j]`, `j`
-    /// the member's index in the indexed set). The grid was built for bare segments; a
-    /// query's sphere reaches its own radius plus the largest member radius, and the kernel
-    /// decides each candidate once. Members or queries with a non-finite coordinate are
-    /// never within any radius.
+    /// the member's index in the indexed set). The tree names the members whose boxes meet
+    /// the query's box grown by its reach (its radius plus the largest member radius), and
+    /// the kernel decides each one once. Members or queries with a non-finite coordinate
+    /// are never within any radius.
     ///
     /// ```
     /// use segbatch::{Segment, Segment64, SegmentIndex, Segments, Segments64};
@@ -353,38 +349,34 @@ impl<E: SetElement> SegmentIndex<E> {
         out.clear();
         let radius = PairRadius::two_sets(radius, queries.len(), self.len)?;
         check_u32(queries.len())?;
-        let ids = self.grid.ids();
-        // The members' radii by position, when there are any.
-        let member_radii: Vec<E> = match radius {
-            PairRadius::Sum { b: Some(_), .. } => {
-                ids.iter().map(|&id| radius.of_b(id as usize)).collect()
-            }
-            _ => Vec::new(),
-        };
         let max_member = radius.max_b();
         let block = |first: usize, len: usize| -> Vec<Hit<E>> {
-            // (query, member position), by query and then member id, decided a run of
-            // about `DECIDE_RUN` at a time.
-            let (mut candidates, mut found) = (Vec::new(), Vec::new());
-            let mut closest = ClosestBatch::new();
+            let (mut stack, mut found) = (Vec::new(), Vec::new());
+            // (query, member position in tree order), by query and then member index,
+            // decided a run of about `DECIDE_RUN` at a time.
+            let mut candidates: Vec<(u32, u32)> = Vec::new();
+            let mut gather = Gather {
+                a: Soa::zeroed(0),
+                b: Soa::zeroed(0),
+                closest: ClosestBatch::new(),
+            };
             let mut hits = Vec::new();
             for i in first..first + len {
-                // With per-object radii the query's sphere reaches its own radius plus the
-                // largest member's (the grid's spheres are the bare members').
+                let q = queries.at(i).wide();
                 found.clear();
-                match E::index_reach(&self.frame, &queries.at(i), radius.reach(i, max_member)) {
-                    Reach::Nothing => {}
-                    Reach::Every => found.extend(0..self.sorted.len() as u32),
-                    Reach::Near { ball, radius } => {
-                        self.grid.near_all(&ball, radius, |pos| found.push(pos));
+                // A query with a non-finite coordinate is within no radius; one whose box
+                // the tree cannot take meets every member.
+                if q.p0.iter().chain(&q.p1).all(|x| x.is_finite()) {
+                    let reach = radius.reach(i, max_member).into();
+                    match self.bvh.reach_box(&q, reach) {
+                        Some(bounds) => self.bvh.overlapping(bounds, &mut stack, |k| found.push(k)),
+                        None => found.extend(0..self.bvh.len()),
                     }
                 }
-                // By member id: the order of the brute-force list.
-                found.sort_unstable_by_key(|&pos| ids[pos as usize]);
-                candidates.extend(found.iter().map(|&pos| (i as u32, pos)));
+                found.sort_unstable_by_key(|&k| self.bvh.wall(k).1);
+                candidates.extend(found.iter().map(|&k| (i as u32, k as u32)));
                 if candidates.len() >= DECIDE_RUN || i + 1 == first + len {
-                    let (r, m) = (radius, &member_radii);
-                    self.decide(queries, &candidates, r, m, &mut closest, &mut hits);
+                    self.decide(queries, &candidates, radius, &mut gather, &mut hits);
                     candidates.clear();
                 }
             }
@@ -395,42 +387,35 @@ impl<E: SetElement> SegmentIndex<E> {
     }
 
     /// Appends to `hits` the candidates `(query, member position)` within their pair's
-    /// radius, in order: the kernel of the index's precision over the pairs, read in place
-    /// from the queries and the members in the grid's order, and the set queries' rule
-    /// ([`within_radius`](crate::sets::within_radius)).
+    /// radius, in order: the kernel of the index's precision over the gathered pairs, and
+    /// the set queries' rule ([`within_radius`](crate::sets::within_radius)).
     fn decide(
         &self,
         queries: SegmentsView<'_, E>,
         candidates: &[(u32, u32)],
         radius: PairRadius<'_, E>,
-        member_radii: &[E],
-        closest: &mut ClosestBatch<E>,
+        gather: &mut Gather<E>,
         hits: &mut Vec<Hit<E>>,
     ) {
+        let Gather { a, b, closest } = gather;
+        a.clear();
+        b.clear();
+        a.extend(candidates.iter().map(|&(i, _)| queries.at(i as usize)));
+        b.extend(
+            candidates
+                .iter()
+                .map(|&(_, k)| *self.bvh.wall(k as usize).0),
+        );
         let outputs = Outputs {
             params: true,
             points: false,
             flags: true,
         };
-        closest_points_indexed_into(
-            queries,
-            &self.sorted,
-            candidates,
-            &Options::SEGMENTS,
-            outputs,
-            closest,
-        )
-        .expect("candidates name queries and members");
+        closest_points_into(&*a, &*b, &Options::SEGMENTS, outputs, closest)
+            .expect("two gathers of one length");
         let (d, s, t, flags) = (closest.dist2(), closest.s(), closest.t(), closest.flags());
-        let ids = self.grid.ids();
-        let members = SegmentsView::from(&self.sorted);
-        hits.extend(candidates.iter().enumerate().filter_map(|(c, &(i, pos))| {
-            let r = match radius {
-                PairRadius::All(r) => r,
-                PairRadius::Sum { .. } => {
-                    radius.of_a(i as usize) + member_radii.get(pos as usize).map_or(E::ZERO, |&m| m)
-                }
-            };
+        hits.extend(candidates.iter().enumerate().filter_map(|(c, &(i, k))| {
+            let (wall, j) = self.bvh.wall(k as usize);
             let pair = Closest {
                 s: s[c],
                 t: t[c],
@@ -439,66 +424,14 @@ impl<E: SetElement> SegmentIndex<E> {
                 dist2: d[c],
                 flags: flags[c],
             };
-            let member = members.at(pos as usize);
-            E::within_radius(&queries.at(i as usize), &member, &pair, r).then_some(Hit {
+            let r = radius.of(i as usize, j as usize);
+            E::within_radius(&queries.at(i as usize), wall, &pair, r).then_some(Hit {
                 i,
-                j: ids[pos as usize],
+                j,
                 dist2: d[c],
                 s: s[c],
                 t: t[c],
             })
         }));
-    }
-}
-
-/// The index's grid in `f32`: the members as they are, in cubes, their copy in the grid's
-/// order read from its rows.
-pub(crate) fn index_grid32(set: SegmentsView<'_>, parallel: bool) -> IndexGrid<f32> {
-    let (grid, rows) = Grid::build(set.len(), |i| set.at(i), None, 0.0, Layout::Cubes, parallel)
-        .expect("a grid of radius 0 over at most u32::MAX members");
-    (grid, rows_to_batch(&rows, parallel), ())
-}
-
-/// Where an `f32` query looks: its sphere and its reach as they are.
-pub(crate) fn index_reach32(q: &Segment, reach: f32) -> Reach {
-    match sphere(q.p0, q.p1) {
-        None => Reach::Nothing,
-        Some(ball) if ball.1.is_finite() && reach.is_finite() => Reach::Near {
-            ball,
-            radius: reach,
-        },
-        Some(_) => Reach::Every,
-    }
-}
-
-/// The index's grid in `f64`: the members in the set's local frame, rounded to `f32`, each
-/// sphere grown by the `f64` kernel's error and its rounding (as the `f64` set queries'
-/// grid, `near.rs`); the members unmoved in the grid's order.
-pub(crate) fn index_grid64(set: SegmentsView<'_, f64>, parallel: bool) -> IndexGrid<f64> {
-    let frame = LocalFrame::<3>::of(set.iter().flat_map(|s| [s.p0, s.p1]));
-    let (grid, _) = Grid::build(
-        set.len(),
-        |i| in_frame(&frame, &set.at(i), 0.0).0,
-        Some(&|i| in_frame(&frame, &set.at(i), 0.0).1),
-        0.0,
-        Layout::Cubes,
-        parallel,
-    )
-    .expect("a grid of radius 0 over at most u32::MAX members");
-    let sorted = grid.ids().iter().map(|&id| set.at(id as usize)).collect();
-    (grid, sorted, frame)
-}
-
-/// Where an `f64` query looks: its sphere in the frame grown as the members' are, and its
-/// reach rounded up into the frame; every member when either leaves `f32`'s range there.
-pub(crate) fn index_reach64(frame: &LocalFrame<3>, q: &Segment64, reach: f64) -> Reach {
-    if !q.p0.iter().chain(&q.p1).all(|x| x.is_finite()) {
-        return Reach::Nothing;
-    }
-    let (local, grow) = in_frame(frame, q, 0.0);
-    let radius = frame.length(reach);
-    match padded_sphere(local.p0, local.p1, grow) {
-        Some(ball) if ball.1.is_finite() && radius.is_finite() => Reach::Near { ball, radius },
-        _ => Reach::Every,
     }
 }

@@ -58,8 +58,8 @@ use crate::driver::{Row, Rows};
 use crate::lanes::Twin;
 use crate::pairs::{ClosestBatch, ClosestBatch64, Outputs, closest_points_into, closest_rows_into};
 use crate::prune::{
-    BOUND_REL, Grid, KERNEL_ABS64, Kept, Layout, LocalFrame, Narrow, Plan, SphereColumns,
-    fill_each, frame_rounding, pad_slot,
+    BOUND_REL, Grid, KERNEL_ABS64, Kept, LocalFrame, Narrow, Plan, SphereColumns, fill_each,
+    frame_rounding, pad_slot,
 };
 use crate::segment::{Extent, Flags, Options, Segment, Segment64};
 use wide::f32x8;
@@ -268,7 +268,7 @@ pub(crate) fn grid32(
     uniform: f32,
     parallel: bool,
 ) -> Option<(Grid<3>, Vec<Row>, f32, ())> {
-    let (grid, rows) = Grid::build(n, object, own, uniform, Layout::Columns, parallel)?;
+    let (grid, rows) = Grid::build(n, object, own, uniform, parallel)?;
     Some((grid, rows, uniform, ()))
 }
 
@@ -342,15 +342,6 @@ fn largest(s: &Segment64) -> f64 {
     s.p0.iter().chain(&s.p1).fold(0.0, |m, x| m.max(x.abs()))
 }
 
-/// Segment `s` moved into `frame` and rounded to `f32`, and what its sphere grows by
-/// there: `KERNEL_ABS64` of its largest coordinate plus `extra` (an object's own radius,
-/// in the caller's frame), rounded up into the frame, and its rounding (module docs).
-pub(crate) fn in_frame(frame: &LocalFrame<3>, s: &Segment64, extra: f64) -> (Segment, f32) {
-    let local = Segment::new(frame.point(s.p0), frame.point(s.p1));
-    let grow = frame.length(KERNEL_ABS64 * largest(s) + extra) + frame_rounding(local.p0, local.p1);
-    (local, grow)
-}
-
 /// The grid of [`pruned`] in `f64`: the sets in a local frame, rounded to `f32`, each
 /// sphere grown by `KERNEL_ABS64` of its largest coordinate, its rounding and its own
 /// radius (module docs); `None` also for a radius whose square overflows.
@@ -369,17 +360,17 @@ pub(crate) fn grid64(
         let s = object(i);
         [s.p0, s.p1]
     }));
-    let local = |i: usize| in_frame(&frame, &object(i), 0.0).0;
-    let grow = |i: usize| in_frame(&frame, &object(i), own.map_or(0.0, |own| own(i))).1;
+    let local = |i: usize| {
+        let s = object(i);
+        Segment::new(frame.point(s.p0), frame.point(s.p1))
+    };
+    let own_of = |i: usize| own.map_or(0.0, |own| own(i));
+    let grow = |i: usize| {
+        let s = local(i);
+        frame.length(KERNEL_ABS64 * largest(&object(i)) + own_of(i)) + frame_rounding(s.p0, s.p1)
+    };
     let local_radius = frame.length(uniform);
-    let (grid, local) = Grid::build(
-        n,
-        local,
-        Some(&grow),
-        local_radius,
-        Layout::Columns,
-        parallel,
-    )?;
+    let (grid, local) = Grid::build(n, local, Some(&grow), local_radius, parallel)?;
     let ids = grid.ids();
     let mut rows = vec![Row64::default(); ids.len()];
     fill_each(&mut rows, parallel, |p| Row64(object(ids[p] as usize)));

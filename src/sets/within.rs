@@ -42,9 +42,8 @@
 //! return exactly what the sequential ones do, and the streamed ones the same pairs and
 //! values in blocks.
 
-use super::element::{Near, Reach, SetElement, Tiles, sealed};
+use super::element::{Near, SetElement, Tiles, sealed};
 use super::hits::{Hit, Hit64, PairHit, SharedEndpoints, distance_wide, within_wide};
-use super::index::{index_grid32, index_grid64, index_reach32, index_reach64};
 use super::many::{TilePrep32, rect32, rect64};
 use super::near::{Exact64, Gather64, decide32, decide64, grid32, grid64, pruned};
 use super::radius::{PairRadius, Radius, distance64, within64};
@@ -52,7 +51,7 @@ use super::rows::{ByRow, Ranked, RowAnswer, RowHit, RowSink, Rows};
 use crate::batch::{Error, Record, SegmentsView, SoaView, check_u32};
 use crate::forms::{query_forms, stream_forms};
 use crate::pairs::ClosestBatch;
-use crate::prune::{Kept, LocalFrame};
+use crate::prune::Kept;
 use crate::segment::{Closest, Closest64, Flags, Options, Segment, Segment64};
 use core::ops::Range;
 
@@ -63,7 +62,6 @@ impl sealed::Sets for f32 {
     type Exact = ();
     type Scratch = ClosestBatch;
     type TilePrep = TilePrep32;
-    type Frame = ();
 
     #[inline]
     fn within_radius(a: &Segment, b: &Segment, closest: &Closest, radius: f32) -> bool {
@@ -103,15 +101,6 @@ impl sealed::Sets for f32 {
         decide32(near, ids, candidates, scratch, out);
     }
 
-    fn index_grid(set: SegmentsView<'_>, parallel: bool) -> sealed::IndexGrid<f32> {
-        index_grid32(set, parallel)
-    }
-
-    #[inline]
-    fn index_reach(_: &(), q: &Segment, reach: f32) -> Reach {
-        index_reach32(q, reach)
-    }
-
     fn tile_prep(
         a: SegmentsView<'_>,
         b: Option<SegmentsView<'_>>,
@@ -134,7 +123,6 @@ impl sealed::Sets for f64 {
     type Exact = Exact64;
     type Scratch = Gather64;
     type TilePrep = ();
-    type Frame = LocalFrame<3>;
 
     #[inline]
     fn within_radius(a: &Segment64, b: &Segment64, closest: &Closest64, radius: f64) -> bool {
@@ -164,15 +152,6 @@ impl sealed::Sets for f64 {
         out: &mut Kept<Hit64>,
     ) {
         decide64(near, ids, candidates, scratch, out);
-    }
-
-    fn index_grid(set: SegmentsView<'_, f64>, parallel: bool) -> sealed::IndexGrid<f64> {
-        index_grid64(set, parallel)
-    }
-
-    #[inline]
-    fn index_reach(frame: &LocalFrame<3>, q: &Segment64, reach: f64) -> Reach {
-        index_reach64(frame, q, reach)
     }
 
     fn tile_prep(

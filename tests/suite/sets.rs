@@ -1222,3 +1222,45 @@ fn index_radii_count_every_member() {
     index_with_non_finite_members::<f32>();
     index_with_non_finite_members::<f64>();
 }
+
+/// The index's tree names every pair the kernel reports at the edge of the radius: radii
+/// at the distances that occur and one ulp either side, at offsets up to 3e6 and scales from
+/// 1e-20 to 1e4, answered as the set query does.
+#[test]
+fn index_pairs_at_the_radius_edge() {
+    let mut rng = Rng::new(71);
+    for (offset, scale) in [
+        (0.0f32, 1.0f32),
+        (1e3, 1e-3),
+        (1e5, 1.0),
+        (3e6, 4.0),
+        (0.0, 1e-20),
+        (2e4, 1e4),
+    ] {
+        let place = |s: Segment| {
+            let at = |p: [f32; 3]| p.map(|x| offset + scale * x);
+            Segment::new(at(s.p0), at(s.p1))
+        };
+        let members: Segments = sets::hair(400, 1.0, [0.0; 3], rng.next_u64())
+            .into_iter()
+            .map(place)
+            .collect();
+        let queries: Segments = sets::hair(300, 1.0, [0.5; 3], rng.next_u64())
+            .into_iter()
+            .map(place)
+            .collect();
+        let index = SegmentIndex::new(&members).unwrap();
+        let near = pairs_within(&queries, &members, 2.0 * scale);
+        for h in near.iter().step_by(near.len() / 12 + 1) {
+            let d = h.dist2.sqrt();
+            for r in [d.next_down(), d, d.next_up()] {
+                let ctx = format!("offset {offset} scale {scale} r {r:e}");
+                assert_eq!(
+                    index.pairs_within(&queries, r).unwrap(),
+                    pairs_within(&queries, &members, r),
+                    "{ctx}"
+                );
+            }
+        }
+    }
+}
