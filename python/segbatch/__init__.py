@@ -1115,7 +1115,7 @@ def _as_segments64(x, name: str, dim: int = 2) -> np.ndarray:
 
 class SegmentIndex:
     """A reusable index over a static set of 3D segments (walls, level geometry): built once
-    (a grid over the segments, O(N log N)), queried many times. Results name members by
+    (a tree over the segments, O(N log N)), queried many times. Results name members by
     their row in ``segments``; values are bit for bit the Rust crate's.
 
     The index has its members' precision: over float64 segments it is the crate's

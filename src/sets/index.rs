@@ -16,11 +16,11 @@
 //! are as tight at UTM coordinates as at the origin; what differs between the precisions
 //! is the kernel and its error allowance (`bvh8::Member`).
 //!
-//! The pairs within a radius once ran, in `f32`, the grid of the set queries over the
-//! members' spheres (a sorted copy of the set besides the tree): on walls of a city block
-//! and on random sticks alike the tree's boxes named the candidates 1.4-5x faster, so both
-//! precisions use the tree, and the index holds nothing beyond it
-//! (docs/performance.md, "Index pairs").
+//! Why the tree for the pairs too, not the grid the set queries prune with: over the
+//! members' spheres (and a copy of the set in grid order beside the tree) the grid named
+//! the candidates 1.4-5x slower, on walls of a city block and on random sticks alike
+//! (docs/performance.md, "Index pairs: the pairs within a radius of an index's members"),
+//! and the index then holds nothing beyond the tree.
 //!
 //! # Scale of a first hit
 //!
