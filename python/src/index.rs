@@ -183,7 +183,7 @@ pub(crate) fn index_pairs_of<'py, E: Real>(
         let v = part.whole(&mut buf)?;
         // The queries were counted against `u32::MAX` before the first step.
         let first = u32::try_from(r.start).expect("at most u32::MAX queries");
-        let found = threads.install(|| {
+        let mut found = threads.install(|| {
             if parallel {
                 index.par_pairs_within(v, radius)
             } else {
@@ -191,13 +191,9 @@ pub(crate) fn index_pairs_of<'py, E: Real>(
             }
         })??;
         // The step's queries start at `first` of the caller's.
-        let found: Vec<Hit<E>> = found
-            .into_iter()
-            .map(|h| Hit {
-                i: h.i + first,
-                ..h
-            })
-            .collect();
+        for h in &mut found {
+            h.i += first;
+        }
         // Each step's columns made in the step (the output never passes through the GIL).
         hits.extend(&found)
     })?;

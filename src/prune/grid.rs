@@ -327,7 +327,7 @@ impl<const D: usize> Grid<D> {
         self.starts.push(cells.len() as u32);
     }
 
-    /// Cell coordinates of a point (each `1 ..= MAX_CELL`; `x` always 1 in columns).
+    /// Cell coordinates of a point (each `1 ..= MAX_CELL`; `x` always 1: cells are columns).
     fn cell_of(&self, m: [f64; D]) -> [u64; D] {
         core::array::from_fn(|k| {
             if k == 0 {

@@ -34,10 +34,10 @@
 //! 4 in 2D), with cursors that only move forward.
 //!
 //! The pair enumeration ([`Plan`]) cuts space into columns along `x` instead of cubes
-//! (cells on the other axes only) and sweeps along `x` within each
-//! column and its half shell of neighbouring columns: object `p` meets only the window of
-//! each neighbour whose centres lie within the largest bound of the sphere test on `x`
-//! (two cursors a neighbour that only move forward). Measured on 100K hair sticks
+//! (cells on the other axes only) and sweeps along `x` within each column and its half
+//! shell of neighbouring columns: object `p` meets only the window of each neighbour whose
+//! centres lie within the largest bound of the sphere test on `x` (two cursors a neighbour
+//! that only move forward). Measured on 100K hair sticks
 //! (callgrind, one thread), this tests 156 lanes an object where the 3x3x3 cubes tested 249
 //! (the candidates are the same), and takes the whole query from 567M to 552M
 //! instructions: the lanes saved pay for the cursors and a little more.
