@@ -58,9 +58,16 @@ impl Model {
     /// step, as bits.
     fn brute_swept(&self) -> Vec<(u32, u32, Vec<u32>)> {
         let live: Vec<_> = self.live().collect();
+        let boxes: Vec<_> = live
+            .iter()
+            .map(|&(i, s, r)| Bounds::of(&[self.start[i as usize], s], r))
+            .collect();
         let mut hits = Vec::new();
         for (x, &(i, a, ra)) in live.iter().enumerate() {
-            for &(j, b, rb) in &live[x + 1..] {
+            for (y, &(j, b, rb)) in live.iter().enumerate().skip(x + 1) {
+                if boxes[x].apart(&boxes[y]) {
+                    continue;
+                }
                 let sa = motion::Sweep::new(self.start[i as usize], a);
                 let sb = motion::Sweep::new(self.start[j as usize], b);
                 let c = reference::first_contact_capsules(&sa, ra, &sb, rb);
@@ -82,9 +89,13 @@ impl Model {
     /// Brute force over the reference: touching pairs and their contacts.
     fn brute(&self) -> (Vec<(u32, u32)>, Vec<CapsuleContact>, Vec<u32>) {
         let live: Vec<_> = self.live().collect();
+        let boxes: Vec<_> = live.iter().map(|&(_, s, r)| Bounds::of(&[s], r)).collect();
         let (mut pairs, mut contacts) = (Vec::new(), Vec::new());
         for (x, &(i, a, ra)) in live.iter().enumerate() {
-            for &(j, b, rb) in &live[x + 1..] {
+            for (y, &(j, b, rb)) in live.iter().enumerate().skip(x + 1) {
+                if boxes[x].apart(&boxes[y]) {
+                    continue;
+                }
                 let c = reference::closest_points(&a, &b);
                 let r = ra + rb;
                 if c.dist2 <= r * r {
@@ -107,6 +118,46 @@ impl Model {
             .map(|o| o.0)
             .collect();
         (pairs, contacts, non_finite)
+    }
+}
+
+/// A box around capsules (the segments' endpoints grown by the radius), for brute force to
+/// pass over pairs that cannot touch: two capsules whose boxes lie apart along an axis are
+/// at least that far apart at every point of a step (a moving segment's endpoints stay on
+/// the straight lines between their start and end, inside the box of both). Pairs count as
+/// apart only past a margin far larger than the reference's rounding at the boxes'
+/// magnitude, and never where a coordinate or radius is not finite (NaN compares false), so
+/// every pair the reference could report is still asked.
+struct Bounds {
+    lo: [f32; 3],
+    hi: [f32; 3],
+    margin: f32,
+}
+
+impl Bounds {
+    fn of(segments: &[Segment], r: f32) -> Self {
+        let mut b = Bounds {
+            lo: [f32::INFINITY; 3],
+            hi: [f32::NEG_INFINITY; 3],
+            margin: 0.0,
+        };
+        for p in segments.iter().flat_map(|s| [s.p0, s.p1]) {
+            for k in 0..3 {
+                b.lo[k] = b.lo[k].min(p[k] - r);
+                b.hi[k] = b.hi[k].max(p[k] + r);
+                b.margin = b.margin.max(1e-3 * (1.0 + p[k].abs() + r));
+            }
+            if p.iter().any(|x| !x.is_finite()) || !r.is_finite() {
+                b.margin = f32::NAN;
+            }
+        }
+        b
+    }
+
+    fn apart(&self, other: &Bounds) -> bool {
+        let margin = self.margin.max(other.margin);
+        (0..3).any(|k| self.lo[k] - other.hi[k] > margin || other.lo[k] - self.hi[k] > margin)
+            && !margin.is_nan()
     }
 }
 
