@@ -27,13 +27,13 @@ fn bench_cpa(c: &mut Criterion) {
         g.throughput(Throughput::Elements(n as u64));
         let mut out = CpaBatch::new();
         g.bench_function(BenchmarkId::new("batched", n), |bench| {
-            bench.iter(|| cpa_segments_into(black_box(&sa), black_box(&sb), &mut out))
+            bench.iter(|| cpa_into(black_box(&sa), black_box(&sb), Window::STEP, &mut out))
         });
         let mut res = vec![0.0f32; n];
         g.bench_function(BenchmarkId::new("scalar_reference", n), |bench| {
             bench.iter(|| {
                 for ((x, y), r) in black_box(&a).iter().zip(black_box(&b)).zip(&mut res) {
-                    let c = reference::cpa_segments(x, y);
+                    let c = reference::cpa(x, y, Window::STEP);
                     *r = c.dist2 + c.t + c.point_a[0] + c.point_b[0];
                 }
             })
@@ -52,18 +52,25 @@ fn bench_contact(c: &mut Criterion) {
         let radii = Radii::per_pair(&ra, &rb).expect("radii are positive");
         g.bench_function(BenchmarkId::new("batched", n), |bench| {
             bench.iter(|| {
-                first_contact_segments_into(black_box(&sa), black_box(&sb), radii, &mut out)
+                first_contact_into(
+                    black_box(&sa),
+                    black_box(&sb),
+                    radii,
+                    Window::STEP,
+                    &mut out,
+                )
             })
         });
         let mut res = vec![0.0f32; n];
         g.bench_function(BenchmarkId::new("scalar_reference", n), |bench| {
             bench.iter(|| {
                 for (i, r) in res.iter_mut().enumerate() {
-                    let c = reference::first_contact_segments(
+                    let c = reference::first_contact(
                         black_box(&a[i]),
                         ra[i],
                         black_box(&b[i]),
                         rb[i],
+                        Window::STEP,
                     );
                     *r = if c.hit { c.t } else { -1.0 };
                 }

@@ -35,7 +35,7 @@
 pub use crate::real::FUSED_MUL_ADD;
 
 use crate::batch::Record;
-use crate::motion::{Contact, Cpa, MotionElement, SweptContact, Window};
+use crate::motion::{Contact, Cpa, Motion, MotionElement, SweptContact, Window};
 use crate::pairs::CapsuleContact;
 use crate::pairs::Element;
 use crate::planar::types::Intersection2;
@@ -109,15 +109,19 @@ where
 // The other queries' references. Each is written beside its 8-lane twin, in the query's own
 // file (same variable names, same operation order); these are their public entry points.
 
-/// Closest point of approach of two tracks over `window` (scalar reference), in the
-/// precision of the tracks ([`Track`](crate::motion::Track) or [`Track64`](crate::motion::Track64): in `f64` "same velocity" is
-/// `|dv| <= 2·f64::EPSILON` times the larger speed, the same ulps).
+/// Closest point of approach of two moving objects over `window` (scalar reference), in
+/// the precision of the records: tracks ([`Track`](crate::motion::Track),
+/// [`Track64`](crate::motion::Track64)) or steps from `p0` at `t = 0` to `p1` at `t = 1`
+/// ([`Segment`](crate::Segment), [`Segment64`](crate::Segment64); see
+/// [`Motion`](crate::motion::Motion)). In `f64` "same velocity" is `|dv| <= 2·f64::EPSILON`
+/// times the larger speed, the same ulps.
 ///
 /// Never panics; a NaN or infinite input gives [`Cpa::NON_FINITE`](crate::motion::Cpa::NON_FINITE).
 ///
 /// ```
 /// use segbatch::motion::{Track, Track64, Window, Window64};
 /// use segbatch::reference::cpa;
+/// use segbatch::{Segment, Segment64};
 /// // Head-on along x, 1 apart in y: closest at t = 0.5.
 /// let a = Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
 /// let b = Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0]);
@@ -131,58 +135,41 @@ where
 /// let c = cpa(&a, &b, Window64::STEP);
 /// assert_eq!((c.t, c.dist2), (0.5, 1.0));
 /// assert_eq!(c.point_a, [o + 1.0, 0.0, 0.0]);
-/// ```
-#[must_use]
-pub fn cpa<T, E>(a: &T, b: &T, window: Window<E>) -> Cpa<E>
-where
-    T: Record<6, E> + Into<[[E; 3]; 2]>,
-    E: MotionElement<Track = T>,
-{
-    let ([p, u], [q, v]) = ((*a).into(), (*b).into());
-    crate::motion::cpa_pair::<_, false>(p, u, q, v, window.end())
-}
-
-/// Closest point of approach of two objects moving from `a.p0` to `a.p1` and from `b.p0`
-/// to `b.p1` during the same step (time `[0, 1]`), scalar reference, in the precision of
-/// the segments ([`Segment`](crate::Segment) or [`Segment64`](crate::Segment64)).
-///
-/// Never panics; a NaN or infinite input gives [`Cpa::NON_FINITE`](crate::motion::Cpa::NON_FINITE).
-///
-/// ```
-/// use segbatch::reference::cpa_segments;
-/// use segbatch::{Segment, Segment64};
-/// // The paths cross at (1, 0, 0), but A is there at t = 0.5 and B at t = 1.
+/// // Steps whose paths cross at (1, 0, 0), but A is there at t = 0.5 and B at t = 1.
 /// let a = Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
 /// let b = Segment::new([1.0, -2.0, 0.0], [1.0, 0.0, 0.0]);
-/// let c = cpa_segments(&a, &b);
+/// let c = cpa(&a, &b, Window::STEP);
 /// assert_eq!((c.t, c.dist2), (0.75, 0.5)); // closest at t = 0.75, still 0.707 apart
-/// // The same in f64, 6378 km from the origin.
+/// // Steps in f64, 6378 km from the origin.
 /// let o = 6_378_137.0;
 /// let a = Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]);
 /// let b = Segment64::new([o + 1.0, -2.0, 0.0], [o + 1.0, 0.0, 0.0]);
-/// let c = cpa_segments(&a, &b);
+/// let c = cpa(&a, &b, Window64::STEP);
 /// assert_eq!((c.t, c.dist2), (0.75, 0.5));
 /// ```
 #[must_use]
-pub fn cpa_segments<T, E>(a: &T, b: &T) -> Cpa<E>
-where
-    T: Record<6, E> + Into<[[E; 3]; 2]>,
-    E: MotionElement<Segment = T>,
-{
-    let ([a0, a1], [b0, b1]) = ((*a).into(), (*b).into());
-    crate::motion::cpa_pair::<_, true>(a0, a1, b0, b1, E::ONE)
+pub fn cpa<M: Motion>(a: &M, b: &M, window: Window<M::Elem>) -> Cpa<M::Elem> {
+    let ([p, u], [q, v]) = ((*a).into(), (*b).into());
+    if M::ENDPOINTS {
+        crate::motion::cpa_pair::<_, true>(p, u, q, v, window.end())
+    } else {
+        crate::motion::cpa_pair::<_, false>(p, u, q, v, window.end())
+    }
 }
 
-/// First contact, within `window`, of a sphere of radius `radius_a` moving along track `a`
-/// and one of radius `radius_b` moving along `b` (scalar reference), in the precision of
-/// the tracks. Radii are expected to be non-negative; contact is at distance
-/// `radius_a + radius_b`.
+/// First contact, within `window`, of a sphere of radius `radius_a` moving along `a` and
+/// one of radius `radius_b` moving along `b` (scalar reference), in the precision of the
+/// records: tracks ([`Track`](crate::motion::Track), [`Track64`](crate::motion::Track64))
+/// or steps from `p0` at `t = 0` to `p1` at `t = 1` ([`Segment`](crate::Segment),
+/// [`Segment64`](crate::Segment64); see [`Motion`](crate::motion::Motion)). Radii are
+/// expected to be non-negative; contact is at distance `radius_a + radius_b`.
 ///
 /// Never panics; a NaN or infinite input gives [`Contact::NON_FINITE`](crate::motion::Contact::NON_FINITE).
 ///
 /// ```
 /// use segbatch::motion::{Track, Track64, Window, Window64};
 /// use segbatch::reference::first_contact;
+/// use segbatch::{Segment, Segment64};
 /// // Closing at 4 units per step from 4 apart, radii 0.5 + 0.5: contact at t = 0.75.
 /// let a = Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
 /// let b = Track::new([4.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
@@ -195,47 +182,33 @@ where
 /// let b = Track64::new([o + 4.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
 /// let c = first_contact(&a, 0.5, &b, 0.5, Window64::STEP);
 /// assert!(c.hit && c.t == 0.75);
-/// ```
-#[must_use]
-pub fn first_contact<T, E>(a: &T, radius_a: E, b: &T, radius_b: E, window: Window<E>) -> Contact<E>
-where
-    T: Record<6, E> + Into<[[E; 3]; 2]>,
-    E: MotionElement<Track = T>,
-{
-    let ([p, u], [q, v]) = ((*a).into(), (*b).into());
-    crate::motion::contact_pair::<_, false>(p, u, q, v, radius_a + radius_b, window.end())
-}
-
-/// First contact, during one step (time `[0, 1]`), of spheres whose centres move from
-/// `a.p0` to `a.p1` and from `b.p0` to `b.p1` (scalar reference), in the precision of the
-/// segments.
-///
-/// Never panics; a NaN or infinite input gives [`Contact::NON_FINITE`](crate::motion::Contact::NON_FINITE).
-///
-/// ```
-/// use segbatch::reference::first_contact_segments;
-/// use segbatch::{Segment, Segment64};
-/// // Paths cross at right angles, but B arrives after A has gone: no contact.
+/// // Steps whose paths cross at right angles, but B arrives after A has gone: no contact.
 /// let a = Segment::new([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
 /// let b = Segment::new([0.0, -3.0, 0.0], [0.0, -1.0, 0.0]);
-/// assert!(!first_contact_segments(&a, 0.25, &b, 0.25).hit);
-/// // Head-on 6.4e6 m from the origin, in f64, 2 m apart at the start, radii 0.25: contact
-/// // at 0.375.
+/// assert!(!first_contact(&a, 0.25, &b, 0.25, Window::STEP).hit);
+/// // Head-on steps 6.4e6 m from the origin, in f64, 2 m apart at the start, radii 0.25:
+/// // contact at 0.375.
 /// let o = 6.4e6;
 /// let a = Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0]);
 /// let b = Segment64::new([o + 2.0, 0.0, 0.0], [o, 0.0, 0.0]);
-/// let c = first_contact_segments(&a, 0.25, &b, 0.25);
-/// assert!(c.hit);
-/// assert_eq!(c.t, 0.375);
+/// let c = first_contact(&a, 0.25, &b, 0.25, Window64::STEP);
+/// assert!(c.hit && c.t == 0.375);
 /// ```
 #[must_use]
-pub fn first_contact_segments<T, E>(a: &T, radius_a: E, b: &T, radius_b: E) -> Contact<E>
-where
-    T: Record<6, E> + Into<[[E; 3]; 2]>,
-    E: MotionElement<Segment = T>,
-{
-    let ([a0, a1], [b0, b1]) = ((*a).into(), (*b).into());
-    crate::motion::contact_pair::<_, true>(a0, a1, b0, b1, radius_a + radius_b, E::ONE)
+pub fn first_contact<M: Motion>(
+    a: &M,
+    radius_a: M::Elem,
+    b: &M,
+    radius_b: M::Elem,
+    window: Window<M::Elem>,
+) -> Contact<M::Elem> {
+    let ([p, u], [q, v]) = ((*a).into(), (*b).into());
+    let r = radius_a + radius_b;
+    if M::ENDPOINTS {
+        crate::motion::contact_pair::<_, true>(p, u, q, v, r, window.end())
+    } else {
+        crate::motion::contact_pair::<_, false>(p, u, q, v, r, window.end())
+    }
 }
 
 /// First contact during one step of capsules `(a, radius_a)` and `(b, radius_b)` whose core

@@ -11,7 +11,7 @@
 //!         (their scalar references), flags (how many bench pairs take the rare-case path),
 //!         p64 | p64_s (the same pairs widened to f64: closest_points s/t/dist2/flags, and
 //!         its scalar reference, reference::closest_points), cpa64 | cpa64_s (the widened
-//!         pairs through cpa_segments_into, and reference::cpa_segments, in f64)
+//!         pairs through cpa_into over segments, and reference::cpa, in f64)
 //! cargo build --release --features profiling --example query_profile
 //! valgrind --tool=callgrind target/release/examples/query_profile cpa 20 4096   # and with 0
 //! ```
@@ -58,16 +58,16 @@ fn main() {
     let opts = &Options::SEGMENTS;
     closest_points_into(&sa, &sb, opts, Outputs::ALL, &mut out).unwrap();
     capsules_touch_into(&sa, &sb, radii, opts, &mut mask).unwrap();
-    cpa_segments_into(&sa, &sb, &mut cpa_out).unwrap();
-    first_contact_segments_into(&sa, &sb, radii, &mut con_out).unwrap();
+    cpa_into(&sa, &sb, Window::STEP, &mut cpa_out).unwrap();
+    first_contact_into(&sa, &sb, radii, Window::STEP, &mut con_out).unwrap();
     intersect2_into(&sa2, &sb2, &mut i2_out).unwrap();
     closest_points_into(&sa64, &sb64, opts, Outputs::ALL, &mut out64).unwrap();
-    cpa_segments_into(&sa64, &sb64, &mut cpa_out64).unwrap();
+    cpa_into(&sa64, &sb64, Window::STEP, &mut cpa_out64).unwrap();
     if mode == "flags" {
         for n in [4096usize, 262_144] {
             let (a, b, _, _) = step_pairs(n);
             let (sa, sb) = (Segments::from(&a), Segments::from(&b));
-            let c = cpa_segments(&sa, &sb);
+            let c = cpa(&sa, &sb, Window::STEP);
             let a2: Vec<Segment2> = a.iter().map(flat).collect();
             let b2: Vec<Segment2> = b.iter().map(flat).collect();
             let x = intersect2(&Segments2::from(&a2[..]), &Segments2::from(&b2[..]));
@@ -130,12 +130,18 @@ fn main() {
                 black_box(&res64);
             }
             "cpa64" => {
-                cpa_segments_into(black_box(&sa64), black_box(&sb64), &mut cpa_out64).unwrap();
+                cpa_into(
+                    black_box(&sa64),
+                    black_box(&sb64),
+                    Window::STEP,
+                    &mut cpa_out64,
+                )
+                .unwrap();
                 black_box(&cpa_out64);
             }
             "cpa64_s" => {
                 for ((x, y), o) in black_box(&a64).iter().zip(black_box(&b64)).zip(&mut res64) {
-                    let c = reference::cpa_segments(x, y);
+                    let c = reference::cpa(x, y, Window::STEP);
                     *o = c.dist2 + c.t + c.point_a[0] + c.point_b[0];
                 }
                 black_box(&res64);
@@ -153,12 +159,18 @@ fn main() {
                 black_box(&mask);
             }
             "cpa" => {
-                cpa_segments_into(black_box(&sa), black_box(&sb), &mut cpa_out).unwrap();
+                cpa_into(black_box(&sa), black_box(&sb), Window::STEP, &mut cpa_out).unwrap();
                 black_box(&cpa_out);
             }
             "contact" => {
-                first_contact_segments_into(black_box(&sa), black_box(&sb), radii, &mut con_out)
-                    .unwrap();
+                first_contact_into(
+                    black_box(&sa),
+                    black_box(&sb),
+                    radii,
+                    Window::STEP,
+                    &mut con_out,
+                )
+                .unwrap();
                 black_box(&con_out);
             }
             "i2" => {
@@ -167,17 +179,18 @@ fn main() {
             }
             "cpa_s" => {
                 for ((x, y), o) in black_box(&a).iter().zip(black_box(&b)).zip(&mut res) {
-                    let c = reference::cpa_segments(x, y);
+                    let c = reference::cpa(x, y, Window::STEP);
                     *o = c.dist2 + c.t + c.point_a[0] + c.point_b[0];
                 }
             }
             "contact_s" => {
                 for (i, o) in res.iter_mut().enumerate() {
-                    let c = reference::first_contact_segments(
+                    let c = reference::first_contact(
                         black_box(&a[i]),
                         ra[i],
                         black_box(&b[i]),
                         rb[i],
+                        Window::STEP,
                     );
                     *o = if c.hit { c.t } else { -1.0 };
                 }

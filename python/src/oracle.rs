@@ -181,7 +181,7 @@ pub(crate) fn run(args: &[String]) {
                 let w = Window::new(num(arg(4))).expect("window");
                 segbatch::motion::cpa(&tr(fa), &tr(fb), w)
             } else {
-                segbatch::motion::cpa_segments(&segs(fa), &segs(fb))
+                segbatch::motion::cpa(&segs(fa), &segs(fb), Window::STEP)
             };
             write(dir, "t", o.t());
             write(dir, "dist2", o.dist2());
@@ -196,7 +196,7 @@ pub(crate) fn run(args: &[String]) {
                 let w = Window::new(num(arg(6))).expect("window");
                 segbatch::motion::first_contact(&tr(fa), &tr(fb), radii, w)
             } else {
-                segbatch::motion::first_contact_segments(&segs(fa), &segs(fb), radii)
+                segbatch::motion::first_contact(&segs(fa), &segs(fb), radii, Window::STEP)
             };
             let hit: Vec<u8> = o.hit().iter().map(|h| u8::from(*h)).collect();
             write(dir, "hit", &hit);
@@ -237,7 +237,7 @@ pub(crate) fn run(args: &[String]) {
                 let w = Window64::new(num64(arg(6))).expect("window");
                 segbatch::motion::first_contact(&tr(fa), &tr(fb), radii, w)
             } else {
-                segbatch::motion::first_contact_segments(&segs64(fa), &segs64(fb), radii)
+                segbatch::motion::first_contact(&segs64(fa), &segs64(fb), radii, Window::STEP)
             };
             let hit: Vec<u8> = o.hit().iter().map(|h| u8::from(*h)).collect();
             write(dir, "hit", &hit);
@@ -312,7 +312,7 @@ pub(crate) fn run(args: &[String]) {
                 let w = Window64::new(num64(arg(4))).expect("window");
                 segbatch::motion::cpa(&tr(fa), &tr(fb), w)
             } else {
-                segbatch::motion::cpa_segments(&segs64(fa), &segs64(fb))
+                segbatch::motion::cpa(&segs64(fa), &segs64(fb), Window::STEP)
             };
             write(dir, "t", o.t());
             write(dir, "dist2", o.dist2());

@@ -304,10 +304,10 @@ pub(crate) fn cpa_chunks<E: Real>(
             threads,
             out,
             &CPA_COLS,
-            Scratch::<E::Segment, 6, CpaBatch<E>, E>::new,
+            Scratch::<E::Step, 6, CpaBatch<E>, E>::new,
             |s, r, names, cols| {
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::motion::cpa_segments_into(va, vb, out)?;
+                segbatch::motion::cpa_into(va, vb, Window::STEP, out)?;
                 copy_out(cpa_res(out), names, cols);
                 Ok(())
             },
@@ -395,11 +395,11 @@ pub(crate) fn contact_of<E: Real>(
             threads,
             out,
             &CONTACT_COLS,
-            Scratch::<E::Segment, 6, ContactBatch<E>, E>::new,
+            Scratch::<E::Step, 6, ContactBatch<E>, E>::new,
             |s, r, names, cols| {
                 let rr = radii.radii(r.clone())?;
                 let (va, vb, out) = s.views(&sa, &sb, r);
-                segbatch::motion::first_contact_segments_into(va, vb, rr, out)?;
+                segbatch::motion::first_contact_into(va, vb, rr, Window::STEP, out)?;
                 contact_out(out, names, cols);
                 Ok(())
             },

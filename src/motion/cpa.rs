@@ -3,7 +3,7 @@
 //!
 //! The reference (`cpa_pair`) is generic over the scalar type ([`MotionReal`]: `f32`,
 //! `f64`) and the kernel over the lane type ([`MotionLane`]: `f32x8` for
-//! [`cpa`](fn@super::cpa) and [`cpa_segments`](super::cpa_segments) on `f32` batches,
+//! [`cpa`](fn@super::cpa) on `f32` batches (of tracks or of start/end segments),
 //! `f64x4` or `f64x8` (the build's [`F64Lanes`]) on `f64` batches), as the closest-points
 //! reference and kernel are: one body, so the
 //! `f64` queries cannot drift from the `f32` ones, and the `f32` instantiation compiles to

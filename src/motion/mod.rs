@@ -9,8 +9,8 @@
 //!
 //! | query | batched | scalar reference | file |
 //! |---|---|---|---|
-//! | closest point of approach of two tracks (Sunday's `cpa_time` / `cpa_distance`), time clamped to a [`Window`] | [`cpa()`], [`cpa_segments`] | [`reference::cpa`](crate::reference::cpa), [`reference::cpa_segments`](crate::reference::cpa_segments) | `cpa.rs` |
-//! | time of first contact of two moving spheres (the dynamic sphere-sphere test) | [`first_contact`], [`first_contact_segments`] | [`reference::first_contact`](crate::reference::first_contact), [`reference::first_contact_segments`](crate::reference::first_contact_segments) | `contact.rs` |
+//! | closest point of approach of two tracks or steps (Sunday's `cpa_time` / `cpa_distance`), time clamped to a [`Window`] | [`cpa()`] | [`reference::cpa`](crate::reference::cpa) | `cpa.rs` |
+//! | time of first contact of two moving spheres (the dynamic sphere-sphere test) | [`first_contact`] | [`reference::first_contact`](crate::reference::first_contact) | `contact.rs` |
 //! | time of first contact of two capsules whose end points move over a step | [`first_contact_capsules`], [`first_contact_capsules_indexed`] | [`reference::first_contact_capsules`](crate::reference::first_contact_capsules) | `swept.rs` |
 //!
 //! Each has the crate's four forms (`q`, `q_into`, `par_q`, `par_q_into`), written once in
@@ -19,9 +19,8 @@
 //!
 //! **In `f64`**, for coordinates where `f32` loses the resolution you need (ECEF metres,
 //! aircraft 1e7 m from the Earth's centre): every query and reference runs in the precision
-//! of its inputs ([`MotionElement`]: `f32` or `f64`). [`cpa()`] over [`Tracks64`] and a
-//! [`Window64`], or [`cpa_segments`] over [`Segments64`](crate::Segments64), is the `f64`
-//! query, returning a [`CpaBatch<f64>`](CpaBatch) of [`Cpa<f64>`](Cpa), bit for bit
+//! of its inputs ([`MotionElement`]: `f32` or `f64`). [`cpa()`] over [`Tracks64`] or
+//! [`Segments64`](crate::Segments64) and a [`Window64`] is the `f64` query, returning a [`CpaBatch<f64>`](CpaBatch) of [`Cpa<f64>`](Cpa), bit for bit
 //! [`reference::cpa`](crate::reference::cpa) on [`Track64`]s; first contact likewise with
 //! [`Radii64`](crate::pairs::Radii64), and swept capsules over [`Sweeps64`]. Each reference
 //! and kernel is the `f32` one, written once over the precision (`cpa.rs`, `contact.rs`,
@@ -29,8 +28,8 @@
 //!
 //! A moving object is given either as a [`Track`] (position at `t = 0` and velocity, in
 //! [`Tracks`] columns) or, as engines store it, as the [`Segment`](crate::Segment) from its
-//! position at the start of the step to its position at the end (a
-//! [`Segments`](crate::Segments) batch, accepted directly; time runs over `[0, 1]`).
+//! position at the start of the step (`t = 0`) to its position at the end (`t = 1`): a
+//! [`Segments`](crate::Segments) batch, accepted by the same queries ([`Motion`]).
 //!
 //! `docs/motion.md` explains which query to use when, with a worked example of two paths
 //! that cross while the objects never meet.
@@ -65,17 +64,15 @@ pub use contact::{Contact, ContactBatch};
 pub(crate) use cpa::cpa_pair;
 pub use cpa::{Cpa, CpaBatch};
 pub use queries::{
-    MotionElement, SweepsView, TracksView, cpa, cpa_into, cpa_segments, cpa_segments_into,
-    first_contact, first_contact_capsules, first_contact_capsules_indexed,
-    first_contact_capsules_indexed_into, first_contact_capsules_into, first_contact_into,
-    first_contact_segments, first_contact_segments_into,
+    Motion, MotionElement, SweepsView, TracksView, cpa, cpa_into, first_contact,
+    first_contact_capsules, first_contact_capsules_indexed, first_contact_capsules_indexed_into,
+    first_contact_capsules_into, first_contact_into,
 };
 #[cfg(feature = "rayon")]
 pub use queries::{
-    par_cpa, par_cpa_into, par_cpa_segments, par_cpa_segments_into, par_first_contact,
-    par_first_contact_capsules, par_first_contact_capsules_indexed,
-    par_first_contact_capsules_indexed_into, par_first_contact_capsules_into,
-    par_first_contact_into, par_first_contact_segments, par_first_contact_segments_into,
+    par_cpa, par_cpa_into, par_first_contact, par_first_contact_capsules,
+    par_first_contact_capsules_indexed, par_first_contact_capsules_indexed_into,
+    par_first_contact_capsules_into, par_first_contact_into,
 };
 pub use swept::{
     SWEPT_STEPS, SWEPT_TOLERANCE_REL, Sweep, Sweep64, Sweeps, Sweeps64, SweptBatch, SweptContact,

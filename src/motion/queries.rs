@@ -17,7 +17,7 @@ use super::contact::{ContactBatch, run as run_contact};
 use super::cpa::{CpaBatch, run as run_cpa};
 use super::swept::{Sweep, Sweep64, SweptBatch, run as run_swept, swept_indexed};
 use super::types::{MotionReal, Track, Track64, Window};
-use crate::batch::{Error, Record, SegmentsView, SoaView, check_len, check_pairs};
+use crate::batch::{Error, Record, SoaView, check_len, check_pairs};
 use crate::forms::query_forms;
 use crate::lanes::F64Lanes;
 use crate::pairs::Radii;
@@ -45,7 +45,13 @@ use wide::f32x8;
 pub trait MotionElement: crate::Element + sealed::MotionQueries {
     /// The track record a batch of this element type stores: [`Track`] for `f32`,
     /// [`Track64`] for `f64`, `[position, velocity]` as arrays.
-    type Track: Record<6, Self> + Send + Sync + Into<[[Self; 3]; 2]>;
+    type Track: Motion<Elem = Self>;
+    /// The record of a step from `p0` at `t = 0` to `p1` at `t = 1`: [`Segment`](crate::Segment)
+    /// for `f32`, [`Segment64`](crate::Segment64) for `f64` (the
+    /// [`Element::Segment`](crate::Element::Segment) of the precision, named here as a
+    /// [`Motion`] so that code generic over the precision can pass segments to [`cpa()`] and
+    /// [`first_contact`]).
+    type Step: Motion<Elem = Self>;
     /// The sweep record a batch of this element type stores: [`Sweep`] for `f32`,
     /// [`Sweep64`] for `f64`, `[start.p0, start.p1, end.p0, end.p1]` as arrays.
     type Sweep: Record<12, Self> + Send + Sync + Into<[[Self; 3]; 4]>;
@@ -53,12 +59,67 @@ pub trait MotionElement: crate::Element + sealed::MotionQueries {
 
 impl MotionElement for f32 {
     type Track = Track;
+    type Step = crate::Segment;
     type Sweep = Sweep;
 }
 
 impl MotionElement for f64 {
     type Track = Track64;
+    type Step = crate::Segment64;
     type Sweep = Sweep64;
+}
+
+/// How a record gives the motion of an object for [`cpa()`] and [`first_contact`] (and
+/// their references): a track ([`Track`], [`Track64`]: the position at `t = 0` and the
+/// velocity, one unit of distance a unit of time) or, as engines store a step, a segment
+/// ([`Segment`](crate::Segment), [`Segment64`](crate::Segment64): the position at `t = 0`
+/// and at `t = 1`). Sealed: these four.
+///
+/// Both sides of a query give their motion the same way, so a batch of tracks and a batch
+/// of segments do not pair up (a type error). A segment's relative motion is formed from
+/// its end points (`dv = w1 - w0` for `w = P - Q`), not from a velocity rounded first, so
+/// a query over segments is the step's own answer, not that of the tracks `(p0, p1 - p0)`.
+///
+/// ```
+/// use segbatch::motion::{cpa, Track, Tracks, Window};
+/// use segbatch::{Segment, Segments};
+/// // The same two objects over one step, as tracks and as start/end segments.
+/// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
+/// let b = Tracks::from(&[Track::new([2.0, 1.0, 0.0], [-2.0, 0.0, 0.0])]);
+/// let by_tracks = cpa(&a, &b, Window::STEP);
+/// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
+/// let b = Segments::from(&[Segment::new([2.0, 1.0, 0.0], [0.0, 1.0, 0.0])]);
+/// let by_steps = cpa(&a, &b, Window::STEP);
+/// assert_eq!((by_tracks.t(), by_tracks.dist2()), (by_steps.t(), by_steps.dist2()));
+/// ```
+pub trait Motion:
+    Record<6, Self::Elem> + Send + Sync + Into<[[Self::Elem; 3]; 2]> + sealed::Sealed
+{
+    /// The precision of the record.
+    type Elem: MotionElement;
+    /// `true` for a segment (its second point is where the object is at `t = 1`), `false`
+    /// for a track (its second vector is the velocity).
+    const ENDPOINTS: bool;
+}
+
+impl Motion for Track {
+    type Elem = f32;
+    const ENDPOINTS: bool = false;
+}
+
+impl Motion for Track64 {
+    type Elem = f64;
+    const ENDPOINTS: bool = false;
+}
+
+impl Motion for crate::Segment {
+    type Elem = f32;
+    const ENDPOINTS: bool = true;
+}
+
+impl Motion for crate::Segment64 {
+    type Elem = f64;
+    const ENDPOINTS: bool = true;
 }
 
 /// A borrowed range of a [`Tracks`](super::Tracks) batch (or of six caller-owned columns),
@@ -76,6 +137,13 @@ pub type SweepsView<'a, E = f32> = SoaView<'a, <E as MotionElement>::Sweep, 12, 
 pub(crate) mod sealed {
     use super::{ContactBatch, CpaBatch, MotionReal, Radii, SweptBatch};
     use crate::columns::Cell;
+
+    /// Only the crate's records are a [`Motion`](super::Motion).
+    pub trait Sealed {}
+    impl Sealed for super::Track {}
+    impl Sealed for super::Track64 {}
+    impl Sealed for crate::Segment {}
+    impl Sealed for crate::Segment64 {}
 
     /// The motion kernels in one precision: which lanes run them over the checked input
     /// columns into a batch sized by the caller, and the constants of the shared bodies.
@@ -179,39 +247,31 @@ macro_rules! motion_queries {
 motion_queries!(f32, f32x8);
 motion_queries!(f64, F64Lanes);
 
-/// CPA of the pairs `a[i]`, `b[i]` (tracks, or start/end segments with `ENDPOINTS`) over
-/// `[0, t_end]`: the body of [`cpa`](fn@cpa) and [`cpa_segments`].
-fn cpa_pairs<E: MotionElement, T: Record<6, E>, const ENDPOINTS: bool>(
-    a: SoaView<'_, T, 6, E>,
-    b: SoaView<'_, T, 6, E>,
-    t_end: E,
+/// A batch of motions of the record `M` ([`Motion`]): a range of [`Tracks`](super::Tracks)
+/// or of [`Segments`](crate::Segments), in either precision.
+type MotionsView<'a, M> = SoaView<'a, M, 6, <M as Motion>::Elem>;
+
+/// CPA of the pairs `a[i]`, `b[i]` over `window`: the body of [`cpa()`].
+fn cpa_pairs<M: Motion>(
+    a: MotionsView<'_, M>,
+    b: MotionsView<'_, M>,
+    window: Window<M::Elem>,
     parallel: bool,
-    out: &mut CpaBatch<E>,
+    out: &mut CpaBatch<M::Elem>,
 ) -> Result<(), Error> {
     check_len("batches a and b", a.len(), b.len())?;
     out.reset(a.len(), |_| true);
     let (a, b, n) = (a.raw_columns(), b.raw_columns(), a.len());
-    E::cpa_columns(ENDPOINTS, a, b, n, t_end, parallel, out);
+    <M::Elem as sealed::MotionQueries>::cpa_columns(
+        M::ENDPOINTS,
+        a,
+        b,
+        n,
+        window.end(),
+        parallel,
+        out,
+    );
     Ok(())
-}
-
-fn cpa_tracks<E: MotionElement>(
-    a: TracksView<'_, E>,
-    b: TracksView<'_, E>,
-    window: Window<E>,
-    parallel: bool,
-    out: &mut CpaBatch<E>,
-) -> Result<(), Error> {
-    cpa_pairs::<E, _, false>(a, b, window.end(), parallel, out)
-}
-
-fn cpa_steps<E: MotionElement>(
-    a: SegmentsView<'_, E>,
-    b: SegmentsView<'_, E>,
-    parallel: bool,
-    out: &mut CpaBatch<E>,
-) -> Result<(), Error> {
-    cpa_pairs::<E, _, true>(a, b, E::ONE, parallel, out)
 }
 
 /// The number of pairs, after checking that `a`, `b` (of lengths `lens`) and per-pair radii
@@ -222,43 +282,30 @@ fn checked<E: Real>(lens: (usize, usize), radii: &Radii<'_, E>) -> Result<usize,
     Ok(lens.0)
 }
 
-/// First contact of the pairs `a[i]`, `b[i]` (tracks, or start/end segments with
-/// `ENDPOINTS`) over `[0, t_end]`: the body of [`first_contact`] and
-/// [`first_contact_segments`].
-fn contact_pairs<E: MotionElement, T: Record<6, E>, const ENDPOINTS: bool>(
-    a: SoaView<'_, T, 6, E>,
-    b: SoaView<'_, T, 6, E>,
-    radii: Radii<'_, E>,
-    t_end: E,
+/// First contact of the pairs `a[i]`, `b[i]` over `window`: the body of
+/// [`first_contact`].
+fn contact_pairs<M: Motion>(
+    a: MotionsView<'_, M>,
+    b: MotionsView<'_, M>,
+    radii: Radii<'_, M::Elem>,
+    window: Window<M::Elem>,
     parallel: bool,
-    out: &mut ContactBatch<E>,
+    out: &mut ContactBatch<M::Elem>,
 ) -> Result<(), Error> {
     let n = checked((a.len(), b.len()), &radii)?;
     out.reset(n, |_| true);
     let (a, b) = (a.raw_columns(), b.raw_columns());
-    E::contact_columns(ENDPOINTS, a, b, n, radii, t_end, parallel, out);
+    <M::Elem as sealed::MotionQueries>::contact_columns(
+        M::ENDPOINTS,
+        a,
+        b,
+        n,
+        radii,
+        window.end(),
+        parallel,
+        out,
+    );
     Ok(())
-}
-
-fn contact_tracks<E: MotionElement>(
-    a: TracksView<'_, E>,
-    b: TracksView<'_, E>,
-    radii: Radii<'_, E>,
-    window: Window<E>,
-    parallel: bool,
-    out: &mut ContactBatch<E>,
-) -> Result<(), Error> {
-    contact_pairs::<E, _, false>(a, b, radii, window.end(), parallel, out)
-}
-
-fn contact_steps<E: MotionElement>(
-    a: SegmentsView<'_, E>,
-    b: SegmentsView<'_, E>,
-    radii: Radii<'_, E>,
-    parallel: bool,
-    out: &mut ContactBatch<E>,
-) -> Result<(), Error> {
-    contact_pairs::<E, _, true>(a, b, radii, E::ONE, parallel, out)
 }
 
 fn swept_sweeps<E: MotionElement>(
@@ -291,11 +338,14 @@ fn swept_pairs_indexed<'a, 'b, 'p>(
 
 query_forms! {
     /// Closest point of approach of `a[i]` and `b[i]` over `window`, for every `i`, in the
-    /// precision of the tracks (batched twin of [`reference::cpa`](crate::reference::cpa),
-    /// bit-identical to it).
+    /// precision of the inputs (batched twin of [`reference::cpa`](crate::reference::cpa),
+    /// bit-identical to it). The objects move along tracks ([`Tracks`](super::Tracks)) or,
+    /// over a step, from `p0` at `t = 0` to `p1` at `t = 1` ([`Segments`](crate::Segments)):
+    /// see [`Motion`].
     ///
-    /// The `f64` query ([`Tracks64`](super::Tracks64), [`Window64`](super::Window64)) runs
-    /// `f64x8` lanes when the build has `avx512f`, `f64x4` otherwise
+    /// The `f64` query ([`Tracks64`](super::Tracks64) or
+    /// [`Segments64`](crate::Segments64), [`Window64`](super::Window64)) runs `f64x8` lanes
+    /// when the build has `avx512f`, `f64x4` otherwise
     /// ([`SIMD_LANES64`](crate::simd::SIMD_LANES64)).
     ///
     /// ```
@@ -307,25 +357,33 @@ query_forms! {
     /// assert_eq!(out.dist2(), &[1.0]);
     /// ```
     ///
-    /// In `f64`: two aircraft 1e7 m from the origin passing 0.25 m apart at `t = 0.5`.
+    /// In `f64`: two aircraft 1e7 m from the origin passing 0.25 m apart at `t = 0.5`; and
+    /// two objects' steps in ECEF metres, where `f32` would resolve only 0.5 m.
     ///
     /// ```
     /// use segbatch::motion::{cpa, Track64, Tracks64, Window64};
+    /// use segbatch::{Segment64, Segments64};
     /// let o = 1.0e7;
     /// let a = Tracks64::from(&[Track64::new([o, 0.0, 0.0], [2.0, 0.0, 0.0])]);
     /// let b = Tracks64::from(&[Track64::new([o + 2.0, 0.25, 0.0], [-2.0, 0.0, 0.0])]);
     /// let out = cpa(&a, &b, Window64::STEP);
     /// assert_eq!(out.t(), &[0.5]);
     /// assert_eq!(out.dist2(), &[0.0625]);
+    ///
+    /// let o = 6_378_137.0;
+    /// let a = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0])]);
+    /// let b = Segments64::from(&[Segment64::new([o + 2.0, 1e-3, 0.0], [o, 1e-3, 0.0])]);
+    /// let out = cpa(&a, &b, Window64::STEP);
+    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.5, 1e-3 * 1e-3));
     /// ```
     pub fn cpa / cpa_into / par_cpa / par_cpa_into
-        <'a, 'b; E: MotionElement>(
-            a: impl Into<TracksView<'a, E>>,
-            b: impl Into<TracksView<'b, E>>,
-            window: Window<E>,
+        <'a, 'b; M: Motion>(
+            a: impl Into<MotionsView<'a, M>>,
+            b: impl Into<MotionsView<'b, M>>,
+            window: Window<M::Elem>,
         )
         with ()
-        -> CpaBatch<E> = cpa_tracks;
+        -> CpaBatch<M::Elem> = cpa_pairs;
     /// [`cpa`] writing into `out` and reusing its buffers.
     ///
     /// # Errors
@@ -346,57 +404,26 @@ query_forms! {
 }
 
 query_forms! {
-    /// Closest point of approach of objects moving along `a[i]` and `b[i]` (start to end)
-    /// during the same step, time `[0, 1]`, in the precision of the segments (batched twin
-    /// of [`reference::cpa_segments`](crate::reference::cpa_segments), bit-identical to
-    /// it).
-    ///
-    /// ```
-    /// use segbatch::motion::cpa_segments;
-    /// use segbatch::{Segment, Segments};
-    /// let a = Segments::from(&[Segment::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
-    /// let b = Segments::from(&[Segment::new([2.0, 1.0, 0.0], [0.0, 1.0, 0.0])]);
-    /// let out = cpa_segments(&a, &b);
-    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.5, 1.0));
-    /// ```
-    ///
-    /// In `f64` ([`Segments64`](crate::Segments64)), in ECEF metres, where `f32` would
-    /// resolve only 0.5 m:
-    ///
-    /// ```
-    /// use segbatch::motion::cpa_segments;
-    /// use segbatch::{Segment64, Segments64};
-    /// let o = 6_378_137.0;
-    /// let a = Segments64::from(&[Segment64::new([o, 0.0, 0.0], [o + 2.0, 0.0, 0.0])]);
-    /// let b = Segments64::from(&[Segment64::new([o + 2.0, 1e-3, 0.0], [o, 1e-3, 0.0])]);
-    /// let out = cpa_segments(&a, &b);
-    /// assert_eq!((out.t()[0], out.dist2()[0]), (0.5, 1e-3 * 1e-3));
-    /// ```
-    pub fn cpa_segments / cpa_segments_into / par_cpa_segments / par_cpa_segments_into
-        <'a, 'b; E: MotionElement>(a: impl Into<SegmentsView<'a, E>>, b: impl Into<SegmentsView<'b, E>>)
-        with ()
-        -> CpaBatch<E> = cpa_steps;
-    /// [`cpa_segments`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a` and `b` differ in length (`out` is then
-    /// unchanged).
-    into;
-}
-
-query_forms! {
-    /// First contact within `window` of spheres moving along tracks `a[i]` and `b[i]`, with
-    /// the given [`Radii`], for every `i`, in the precision of the tracks (batched twin of
+    /// First contact within `window` of spheres moving along `a[i]` and `b[i]`, with the
+    /// given [`Radii`], for every `i`, in the precision of the inputs (batched twin of
     /// [`reference::first_contact`](crate::reference::first_contact), bit-identical to it).
+    /// The centres move along tracks ([`Tracks`](super::Tracks)) or, over a step, from
+    /// `p0` at `t = 0` to `p1` at `t = 1` ([`Segments`](crate::Segments)): see [`Motion`].
     ///
     /// ```
     /// use segbatch::motion::{first_contact, Track, Tracks, Window};
     /// use segbatch::pairs::Radii;
+    /// use segbatch::{Segment, Segments};
     /// let a = Tracks::from(&[Track::new([0.0, 0.0, 0.0], [2.0, 0.0, 0.0])]);
     /// let b = Tracks::from(&[Track::new([4.0, 0.0, 0.0], [-2.0, 0.0, 0.0])]);
     /// let out = first_contact(&a, &b, Radii::uniform(0.5, 0.5)?, Window::STEP);
     /// assert_eq!(out.hit(), &[true]);
     /// assert_eq!(out.t(), &[0.75]);
+    /// // Steps whose paths cross at right angles, but B arrives after A has gone.
+    /// let a = Segments::from(&[Segment::new([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
+    /// let b = Segments::from(&[Segment::new([0.0, -3.0, 0.0], [0.0, -1.0, 0.0])]);
+    /// let out = first_contact(&a, &b, Radii::per_pair(&[0.25], &[0.25])?, Window::STEP);
+    /// assert_eq!(out.hit(), &[false]);
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     ///
@@ -415,62 +442,15 @@ query_forms! {
     /// # Ok::<(), segbatch::Error>(())
     /// ```
     pub fn first_contact / first_contact_into / par_first_contact / par_first_contact_into
-        <'a, 'b; E: MotionElement>(
-            a: impl Into<TracksView<'a, E>>,
-            b: impl Into<TracksView<'b, E>>,
-            radii: Radii<'_, E>,
-            window: Window<E>,
+        <'a, 'b; M: Motion>(
+            a: impl Into<MotionsView<'a, M>>,
+            b: impl Into<MotionsView<'b, M>>,
+            radii: Radii<'_, M::Elem>,
+            window: Window<M::Elem>,
         )
         with ()
-        -> ContactBatch<E> = contact_tracks;
+        -> ContactBatch<M::Elem> = contact_pairs;
     /// [`first_contact`] writing into `out` and reusing its buffers.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.
-    into;
-}
-
-query_forms! {
-    /// First contact, during one step (time `[0, 1]`), of spheres whose centres move along
-    /// `a[i]` and `b[i]` (start to end), with the given [`Radii`], in the precision of the
-    /// segments (batched twin of
-    /// [`reference::first_contact_segments`](crate::reference::first_contact_segments)).
-    ///
-    /// ```
-    /// use segbatch::motion::first_contact_segments;
-    /// use segbatch::{Segment, Segments};
-    /// use segbatch::pairs::Radii;
-    /// // The paths cross at right angles, but B arrives after A has gone: no contact.
-    /// let a = Segments::from(&[Segment::new([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0])]);
-    /// let b = Segments::from(&[Segment::new([0.0, -3.0, 0.0], [0.0, -1.0, 0.0])]);
-    /// let out = first_contact_segments(&a, &b, Radii::per_pair(&[0.25], &[0.25])?);
-    /// assert_eq!(out.hit(), &[false]);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    ///
-    /// The same in `f64`, in ECEF metres:
-    ///
-    /// ```
-    /// use segbatch::motion::first_contact_segments;
-    /// use segbatch::{Segment64, Segments64};
-    /// use segbatch::pairs::Radii64;
-    /// let o = 6_378_137.0;
-    /// let a = Segments64::from(&[Segment64::new([o - 1.0, 0.0, 0.0], [o + 1.0, 0.0, 0.0])]);
-    /// let b = Segments64::from(&[Segment64::new([o, -3.0, 0.0], [o, -1.0, 0.0])]);
-    /// let out = first_contact_segments(&a, &b, Radii64::per_pair(&[0.25], &[0.25])?);
-    /// assert_eq!(out.hit(), &[false]);
-    /// # Ok::<(), segbatch::Error>(())
-    /// ```
-    pub fn first_contact_segments / first_contact_segments_into
-        / par_first_contact_segments / par_first_contact_segments_into
-        <'a, 'b; E: MotionElement>(
-            a: impl Into<SegmentsView<'a, E>>,
-            b: impl Into<SegmentsView<'b, E>>,
-            radii: Radii<'_, E>,
-        )
-        with ()
-        -> ContactBatch<E> = contact_steps;
-    /// [`first_contact_segments`] writing into `out` and reusing its buffers.
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] when `a`, `b` or per-pair radii differ in length.

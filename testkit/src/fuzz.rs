@@ -7,7 +7,7 @@
 //! little-endian `f32`: a.p0, a.p1, b.p0, b.p1), at most [`MAX_PAIRS`] pairs (so groups of
 //! 8 lanes and every tail length occur).
 
-use segbatch::motion::{Contact, first_contact_segments};
+use segbatch::motion::{Contact, Window, first_contact};
 use segbatch::pairs::{Radii64, capsules_touch, closest_points_into};
 use segbatch::planar::{
     CrossHit, Crossing, Segment2, Segments2, crossing_pairs, for_each_crossing_pair,
@@ -340,8 +340,8 @@ fn same_contact(x: &Contact<f64>, y: &Contact<f64>) -> bool {
 /// Fuzz target (a), `f64` part: the pairs widened and scaled to an edge of `f64`'s range
 /// ([`edge_exponent_of`]); the batched `capsules_touch` (uniform and per-pair radii at the
 /// pair's threshold) is `within_radius` over the reference pair by pair, and the batched
-/// `first_contact_segments` (infinite radii included) is
-/// `reference::first_contact_segments`.
+/// `first_contact` over start/end segments (infinite radii included) is
+/// `reference::first_contact`.
 ///
 /// # Errors
 /// A description of the first pair that differs.
@@ -399,16 +399,17 @@ pub fn range64_twins(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(), St
             ));
         }
     }
-    let contacts = first_contact_segments(
+    let contacts = first_contact(
         &sa,
         &sb,
         Radii64::per_pair(&half, &half).map_err(|e| e.to_string())?,
+        Window::STEP,
     );
     for (k, got) in contacts.iter().enumerate() {
-        let want = reference::first_contact_segments(&a[k], half[k], &b[k], half[k]);
+        let want = reference::first_contact(&a[k], half[k], &b[k], half[k], Window::STEP);
         if !same_contact(&got, &want) {
             return Err(format!(
-                "first_contact_segments pair {k} at the range's edge: {got:?}, reference {want:?}\n a = {:?}\n b = {:?}",
+                "first_contact pair {k} at the range's edge: {got:?}, reference {want:?}\n a = {:?}\n b = {:?}",
                 a[k], b[k]
             ));
         }
@@ -464,12 +465,13 @@ pub fn range64_rescaled(data: &[u8], pairs: &[(Segment, Segment)]) -> Result<(),
             // First contacts scaled up, where squares overflow and the pair is solved
             // again scaled (scaled down, squares underflow as in every closed form).
             let (x, y) = (
-                reference::first_contact_segments(&p[0], 0.5 * r, &p[1], 0.5 * r),
-                reference::first_contact_segments(
+                reference::first_contact(&p[0], 0.5 * r, &p[1], 0.5 * r, Window::STEP),
+                reference::first_contact(
                     &q[0],
                     shift(0.5 * r, k),
                     &q[1],
                     shift(0.5 * r, k),
+                    Window::STEP,
                 ),
             );
             if k > 0 && !same_contact(&x, &y) {

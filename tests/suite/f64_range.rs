@@ -15,7 +15,6 @@
 use proptest::prelude::*;
 use segbatch::motion::{
     Contact, MotionFlags, Track, Track64, Tracks, Tracks64, Window, Window64, first_contact,
-    first_contact_segments,
 };
 use segbatch::pairs::{
     CapsuleContact64, Radii, Radii64, capsule_contacts, capsules_touch, capsules_touch_indexed,
@@ -380,9 +379,9 @@ fn first_contacts_at_the_range_edges_are_the_ordinary_ones() {
     let mut rng = Rng::new(77);
     let (mut hits, mut checked) = (0, 0);
     for (a, b) in &pairs {
-        let d = reference::cpa_segments(a, b).dist2.sqrt();
+        let d = reference::cpa(a, b, Window::STEP).dist2.sqrt();
         let r = radius_near(&mut rng, d) * 0.5;
-        let want = reference::first_contact_segments(a, r, b, r);
+        let want = reference::first_contact(a, r, b, r, Window::STEP);
         let ta = Track64::new(a.p0, a.direction());
         let tb = Track64::new(b.p0, b.direction());
         let want_tracks = reference::first_contact(&ta, r, &tb, r, Window64::STEP);
@@ -393,15 +392,16 @@ fn first_contacts_at_the_range_edges_are_the_ordinary_ones() {
             };
             checked += 1;
             let rk = shift(r, k);
-            let got = reference::first_contact_segments(&ak, rk, &bk, rk);
+            let got = reference::first_contact(&ak, rk, &bk, rk, Window::STEP);
             assert!(
                 same64(&got, &want),
                 "2^{k}: {a:?} {b:?} r {r:e}: {got:?} vs {want:?}"
             );
-            let batch = first_contact_segments(
+            let batch = first_contact(
                 &Segments64::from(&[ak; 5]),
                 &Segments64::from(&[bk; 5]),
                 Radii64::uniform(rk, rk).unwrap(),
+                Window::STEP,
             );
             assert!(batch.iter().all(|c| same64(&c, &want)), "batch, 2^{k}");
             let (tka, tkb) = (
@@ -439,21 +439,22 @@ fn first_contacts_beyond_f32_s_squares() {
     // f32 spheres 1e20..1e36 apart: their squares overflow f32; decided as at 1.
     let a = Segment::new([-2.0, 0.5, 0.0], [2.0, 0.5, 0.0]);
     let b = Segment::new([0.0, -2.0, 0.0], [0.0, 2.0, 0.0]);
-    let want = reference::first_contact_segments(&a, 0.5, &b, 0.5);
+    let want = reference::first_contact(&a, 0.5, &b, 0.5, Window::STEP);
     assert!(want.hit && want.t > 0.0);
     for k in [66, 100, 120] {
         let s = 2f32.powi(k);
         let sc = |x: &Segment| Segment::new(x.p0.map(|v| v * s), x.p1.map(|v| v * s));
-        let got = reference::first_contact_segments(&sc(&a), 0.5 * s, &sc(&b), 0.5 * s);
+        let got = reference::first_contact(&sc(&a), 0.5 * s, &sc(&b), 0.5 * s, Window::STEP);
         assert_eq!(
             (got.hit, got.t, got.flags),
             (want.hit, want.t, want.flags),
             "2^{k}"
         );
-        let batch = first_contact_segments(
+        let batch = first_contact(
             &Segments::from(&[sc(&a); 9]),
             &Segments::from(&[sc(&b); 9]),
             Radii::uniform(0.5 * s, 0.5 * s).unwrap(),
+            Window::STEP,
         );
         assert!(
             batch
@@ -489,11 +490,18 @@ fn an_infinite_radius_touches_everything_at_the_start() {
         assert!(batch.iter().all(|c| touching(&c)), "{:?}", batch.get(0));
         let s = Segment::new([0.0; 3], [1.0, 0.0, 0.0]);
         let f = Segment::new([3e38, 3e38, -3e38], [-3e38, 0.0, 3e38]);
-        assert!(touching(&reference::first_contact_segments(&s, ra, &f, rb)));
-        let batch = first_contact_segments(
+        assert!(touching(&reference::first_contact(
+            &s,
+            ra,
+            &f,
+            rb,
+            Window::STEP
+        )));
+        let batch = first_contact(
             &Segments::from(&[s, f, s]),
             &Segments::from(&[f, s, s]),
             Radii::per_pair(&[ra, rb, ra], &[rb, ra, 0.0]).unwrap(),
+            Window::STEP,
         );
         assert!(batch.iter().all(|c| touching(&c)));
     }
@@ -521,16 +529,18 @@ fn an_infinite_radius_touches_everything_at_the_start() {
     assert!(batch.iter().all(|c| t64(&c)));
     let s = Segment64::new([0.0; 3], [1.0, 0.0, 0.0]);
     let f = Segment64::new([1e300, 0.0, 0.0], [2e300, 1e300, 0.0]);
-    assert!(t64(&reference::first_contact_segments(
+    assert!(t64(&reference::first_contact(
         &s,
         f64::INFINITY,
         &f,
-        1.0
+        1.0,
+        Window::STEP
     )));
-    let batch = first_contact_segments(
+    let batch = first_contact(
         &Segments64::from(&[s, f]),
         &Segments64::from(&[f, s]),
         Radii64::per_pair(&[f64::INFINITY, 0.0], &[0.0, f64::INFINITY]).unwrap(),
+        Window::STEP,
     );
     assert!(batch.iter().all(|c| t64(&c)));
     // The capsule tests, the contacts and the radius queries hold every finite pair.

@@ -163,13 +163,13 @@ fn motion_forms() -> Result<(), Error> {
     let window = Window::STEP;
     let (t0, t1) = (ta.get(0).unwrap(), tb.get(0).unwrap());
     assert_eq!(x.get(0), Some(reference::cpa(&t0, &t1, window)));
-    let y = cpa_segments(&a, &b);
-    cpa_segments_into(&a, &b, &mut cpa_out)?;
-    assert_eq!((&par_cpa_segments(&a, &b), &cpa_out), (&y, &y));
-    par_cpa_segments_into(&a, &b, &mut cpa_out)?;
+    let y = cpa(&a, &b, Window::STEP);
+    cpa_into(&a, &b, Window::STEP, &mut cpa_out)?;
+    assert_eq!((&par_cpa(&a, &b, Window::STEP), &cpa_out), (&y, &y));
+    par_cpa_into(&a, &b, Window::STEP, &mut cpa_out)?;
     assert_eq!(
         y.get(0),
-        Some(reference::cpa_segments(&one, &b.get(0).unwrap()))
+        Some(reference::cpa(&one, &b.get(0).unwrap(), Window::STEP))
     );
     // first contact of tracks and of steps
     let mut contacts = ContactBatch::new();
@@ -184,17 +184,17 @@ fn motion_forms() -> Result<(), Error> {
         f.get(0),
         Some(reference::first_contact(&t0, 0.5, &t1, 0.5, window))
     );
-    let g = first_contact_segments(&a, &b, radii);
-    first_contact_segments_into(&a, &b, radii, &mut contacts)?;
+    let g = first_contact(&a, &b, radii, Window::STEP);
+    first_contact_into(&a, &b, radii, Window::STEP, &mut contacts)?;
     assert_eq!(
-        (&par_first_contact_segments(&a, &b, radii), &contacts),
+        (&par_first_contact(&a, &b, radii, Window::STEP), &contacts),
         (&g, &g)
     );
-    par_first_contact_segments_into(&a, &b, radii, &mut contacts)?;
+    par_first_contact_into(&a, &b, radii, Window::STEP, &mut contacts)?;
     let b0 = b.get(0).unwrap();
     assert_eq!(
         g.get(0),
-        Some(reference::first_contact_segments(&one, 0.5, &b0, 0.5))
+        Some(reference::first_contact(&one, 0.5, &b0, 0.5, Window::STEP))
     );
     Ok(())
 }
@@ -276,11 +276,14 @@ fn f64_forms() -> Result<(), Error> {
     par_cpa_into(&ta64, &tb64, Window64::STEP, &mut cpa64_out)?;
     let (u, v) = (ta64.get(0).unwrap(), tb64.get(0).unwrap());
     assert_eq!(x64.get(0), Some(reference::cpa(&u, &v, Window64::STEP)));
-    let y64 = cpa_segments(&a64, &b64);
-    cpa_segments_into(&a64, &b64, &mut cpa64_out)?;
-    assert_eq!((&par_cpa_segments(&a64, &b64), &cpa64_out), (&y64, &y64));
-    par_cpa_segments_into(&a64, &b64, &mut cpa64_out)?;
-    assert_eq!(y64.get(3), Some(reference::cpa_segments(&x, &y)));
+    let y64 = cpa(&a64, &b64, Window::STEP);
+    cpa_into(&a64, &b64, Window::STEP, &mut cpa64_out)?;
+    assert_eq!(
+        (&par_cpa(&a64, &b64, Window::STEP), &cpa64_out),
+        (&y64, &y64)
+    );
+    par_cpa_into(&a64, &b64, Window::STEP, &mut cpa64_out)?;
+    assert_eq!(y64.get(3), Some(reference::cpa(&x, &y, Window::STEP)));
     let r64 = Radii64::uniform(0.5, 0.5)?;
     let (mut mask64, ij) = (PairMask::new(), [(0, 1), (2, 2)]);
     let t64 = capsules_touch(&a64, &b64, r64);
@@ -326,16 +329,16 @@ fn f64_forms() -> Result<(), Error> {
         f64c.get(0),
         Some(reference::first_contact(&u, 0.5, &v, 0.5, Window64::STEP))
     );
-    let s64c = first_contact_segments(&a64, &b64, r64);
-    first_contact_segments_into(&a64, &b64, r64, &mut fc64)?;
+    let s64c = first_contact(&a64, &b64, r64, Window::STEP);
+    first_contact_into(&a64, &b64, r64, Window::STEP, &mut fc64)?;
     assert_eq!(
-        (&par_first_contact_segments(&a64, &b64, r64), &fc64),
+        (&par_first_contact(&a64, &b64, r64, Window::STEP), &fc64),
         (&s64c, &s64c)
     );
-    par_first_contact_segments_into(&a64, &b64, r64, &mut fc64)?;
+    par_first_contact_into(&a64, &b64, r64, Window::STEP, &mut fc64)?;
     assert_eq!(
         s64c.get(3),
-        Some(reference::first_contact_segments(&x, 0.5, &y, 0.5))
+        Some(reference::first_contact(&x, 0.5, &y, 0.5, Window::STEP))
     );
     let mut d64 = Vec::new();
     let dm64 = dist2_matrix(&a64, &b64);

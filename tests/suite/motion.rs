@@ -101,22 +101,22 @@ fn worked_example_paths_cross_objects_never_meet() {
     let b = Segment::new([0.0, -8.0, 0.0], [0.0, 0.0, 0.0]);
     let paths = segbatch::reference::closest_points(&a, &b);
     assert_eq!(paths.dist2, 0.0, "the paths cross");
-    let c = reference::cpa_segments(&a, &b);
+    let c = reference::cpa(&a, &b, Window::STEP);
     // w(t) = (-4 + 8t, 8 - 8t): closest at t = 0.75, distance 2·sqrt(2).
     assert_eq!(c.t, 0.75);
     assert_eq!(c.dist2, 8.0);
     assert_eq!(c.point_a, [2.0, 0.0, 0.0]);
     assert_eq!(c.point_b, [0.0, -2.0, 0.0]);
-    let contact = reference::first_contact_segments(&a, 1.0, &b, 1.0);
+    let contact = reference::first_contact(&a, 1.0, &b, 1.0, Window::STEP);
     assert!(!contact.hit, "radius 1 + 1 < 2·sqrt(2): they never touch");
-    let contact = reference::first_contact_segments(&a, 1.5, &b, 1.5);
+    let contact = reference::first_contact(&a, 1.5, &b, 1.5, Window::STEP);
     assert!(contact.hit, "radius 1.5 + 1.5 > 2·sqrt(2)");
     assert!((contact.t - 0.6616).abs() < 1e-3, "{contact:?}");
     // Batched agrees.
     let (sa, sb) = (Segments::from(&[a]), Segments::from(&[b]));
-    assert!(same_cpa(&cpa_segments(&sa, &sb).get(0).unwrap(), &c));
+    assert!(same_cpa(&cpa(&sa, &sb, Window::STEP).get(0).unwrap(), &c));
     let radii = Radii::per_pair(&[1.0], &[1.0]).unwrap();
-    assert_eq!(first_contact_segments(&sa, &sb, radii).hit(), &[false]);
+    assert_eq!(first_contact(&sa, &sb, radii, Window::STEP).hit(), &[false]);
 }
 
 #[test]
@@ -247,7 +247,7 @@ fn length_mismatch_errors_and_panics() {
     let one = Segments::from(&[Segment::default()]);
     let none = Segments::new();
     let mut c = CpaBatch::new();
-    assert!(cpa_segments_into(&one, &none, &mut c).is_err());
+    assert!(cpa_into(&one, &none, Window::STEP, &mut c).is_err());
     let t1 = Tracks::from_iter([Track::default()]);
     assert!(cpa_into(&t1, &Tracks::new(), Window::STEP, &mut c).is_err());
     let mut k = ContactBatch::new();
@@ -270,40 +270,52 @@ fn length_mismatch_errors_and_panics() {
     ));
     assert!(first_contact_into(&t1, &Tracks::new(), u, Window::STEP, &mut k).is_err());
     assert!(matches!(
-        first_contact_segments_into(&one, &one, zero, &mut k),
+        first_contact_into(&one, &one, zero, Window::STEP, &mut k),
         Err(Error::LengthMismatch { .. })
     ));
-    assert!(first_contact_segments_into(&one, &none, u, &mut k).is_err());
+    assert!(first_contact_into(&one, &none, u, Window::STEP, &mut k).is_err());
     let mut x = Intersections2::new();
     let s1 = Segments2::from_iter([Segment2::default()]);
     assert!(intersect2_into(&s1, &Segments2::new(), &mut x).is_err());
-    assert!(std::panic::catch_unwind(|| cpa_segments(&one, &none)).is_err());
+    assert!(std::panic::catch_unwind(|| cpa(&one, &none, Window::STEP)).is_err());
     assert!(std::panic::catch_unwind(|| intersect2(&s1, &Segments2::new())).is_err());
 }
 
 // ---------------------------------------------------------------------------------------
 // Batched vs scalar, bit for bit, every tail length, views with and without padding.
 
+/// The windows start/end segments are asked over: their step, a part of it, past its end
+/// and without end.
+fn windows() -> [Window; 4] {
+    let window = |end| Window::new(end).expect("a window");
+    [Window::STEP, window(0.5), window(2.5), Window::UNBOUNDED]
+}
+
 fn check_cpa_equivalence(pairs: &[MovingPair], offset: usize) -> Result<(), TestCaseError> {
     let a: Vec<Segment> = pairs.iter().map(|p| p.a).collect();
     let b: Vec<Segment> = pairs.iter().map(|p| p.b).collect();
     let (sa, sb) = (Segments::from(&a), Segments::from(&b));
     let n = pairs.len() - offset;
-    let out = cpa_segments(sa.view(offset..), sb.view(offset..));
-    prop_assert_eq!(out.len(), n);
+    // Steps over their own step, stopped short, and run on past their end.
+    for steps in windows() {
+        let out = cpa(sa.view(offset..), sb.view(offset..), steps);
+        prop_assert_eq!(out.len(), n);
+        for i in 0..n {
+            let want = reference::cpa(&a[offset + i], &b[offset + i], steps);
+            prop_assert!(
+                same_cpa(&out.get(i).unwrap(), &want),
+                "segments lane {i}, {steps:?}: {:?} vs {:?}",
+                out.get(i),
+                want
+            );
+        }
+    }
     let ta: Tracks = a.iter().map(track_of).collect();
     let tb: Tracks = b.iter().map(track_of).collect();
     let window = Window::new(1.5).unwrap();
     let out_t = cpa(ta.view(offset..), tb.view(offset..), window);
     for i in 0..n {
         let (pa, pb) = (&a[offset + i], &b[offset + i]);
-        let want = reference::cpa_segments(pa, pb);
-        prop_assert!(
-            same_cpa(&out.get(i).unwrap(), &want),
-            "segments lane {i}: {:?} vs {:?}",
-            out.get(i),
-            want
-        );
         let want = reference::cpa(&track_of(pa), &track_of(pb), window);
         prop_assert!(
             same_cpa(&out_t.get(i).unwrap(), &want),
@@ -322,21 +334,27 @@ fn check_contact_equivalence(pairs: &[MovingPair], offset: usize) -> Result<(), 
     let rb: Vec<f32> = pairs.iter().map(|p| p.rb).collect();
     let (sa, sb) = (Segments::from(&a), Segments::from(&b));
     let radii = Radii::per_pair(&ra[offset..], &rb[offset..]).expect("valid radii");
-    let out = first_contact_segments(sa.view(offset..), sb.view(offset..), radii);
+    for steps in windows() {
+        let out = first_contact(sa.view(offset..), sb.view(offset..), radii, steps);
+        prop_assert_eq!(out.len(), pairs.len() - offset);
+        for i in 0..out.len() {
+            let k = offset + i;
+            let want = reference::first_contact(&a[k], ra[k], &b[k], rb[k], steps);
+            prop_assert!(
+                same_contact(&out.get(i).unwrap(), &want),
+                "segments lane {i}, {steps:?}: {:?} vs {:?}",
+                out.get(i),
+                want
+            );
+        }
+        prop_assert_eq!(out.hits().count(), out.hit().iter().filter(|h| **h).count());
+    }
     let ta: Tracks = a.iter().map(track_of).collect();
     let tb: Tracks = b.iter().map(track_of).collect();
     let window = Window::new(2.0).unwrap();
     let out_t = first_contact(ta.view(offset..), tb.view(offset..), radii, window);
-    prop_assert_eq!(out.len(), pairs.len() - offset);
-    for i in 0..out.len() {
+    for i in 0..out_t.len() {
         let k = offset + i;
-        let want = reference::first_contact_segments(&a[k], ra[k], &b[k], rb[k]);
-        prop_assert!(
-            same_contact(&out.get(i).unwrap(), &want),
-            "segments lane {i}: {:?} vs {:?}",
-            out.get(i),
-            want
-        );
         let want =
             reference::first_contact(&track_of(&a[k]), ra[k], &track_of(&b[k]), rb[k], window);
         prop_assert!(
@@ -346,7 +364,6 @@ fn check_contact_equivalence(pairs: &[MovingPair], offset: usize) -> Result<(), 
             want
         );
     }
-    prop_assert_eq!(out.hits().count(), out.hit().iter().filter(|h| **h).count());
     Ok(())
 }
 
@@ -444,7 +461,7 @@ proptest! {
         );
         for &i in &invalid {
             let p = &pairs[i];
-            let want = reference::first_contact_segments(&p.a, p.ra, &p.b, p.rb);
+            let want = reference::first_contact(&p.a, p.ra, &p.b, p.rb, Window::STEP);
             prop_assert!(same_contact(&want, &Contact::NON_FINITE), "{:?}: {:?}", p, want);
             pairs[i].ra = f32::INFINITY;
         }
@@ -456,8 +473,8 @@ proptest! {
         let ra: Vec<f32> = pairs.iter().map(|p| p.ra).collect();
         let rb: Vec<f32> = pairs.iter().map(|p| p.rb).collect();
         let (sa, sb) = (Segments::from(&a), Segments::from(&b));
-        let c = cpa_segments(&sa, &sb);
-        let k = first_contact_segments(&sa, &sb, Radii::per_pair(&ra, &rb).unwrap());
+        let c = cpa(&sa, &sb, Window::STEP);
+        let k = first_contact(&sa, &sb, Radii::per_pair(&ra, &rb).unwrap(), Window::STEP);
         let x = intersect2(
             &p2.iter().map(|p| p.0).collect::<Segments2>(),
             &p2.iter().map(|p| p.1).collect::<Segments2>(),
@@ -500,7 +517,7 @@ fn check_cpa_accuracy(pairs: &[MovingPair]) -> Result<f64, TestCaseError> {
     let mut worst = 0.0f64;
     for p in pairs {
         // Start/end form, window [0, 1].
-        let c = reference::cpa_segments(&p.a, &p.b);
+        let c = reference::cpa(&p.a, &p.b, Window::STEP);
         let s = amax(&[p.a.p0, p.a.p1, p.b.p0, p.b.p1]);
         let (w0, dv) = rel_segments(&p.a, &p.b);
         let (want, _) = motion::cpa(w0, dv, 1.0);
@@ -594,7 +611,7 @@ proptest! {
         for p in moving_pairs(seed, 32) {
             let r = f64::from(p.ra + p.rb);
             let s = amax(&[p.a.p0, p.a.p1, p.b.p0, p.b.p1]);
-            let got = reference::first_contact_segments(&p.a, p.ra, &p.b, p.rb);
+            let got = reference::first_contact(&p.a, p.ra, &p.b, p.rb, Window::STEP);
             let (w0, dv) = rel_segments(&p.a, &p.b);
             if let Err(e) = check_contact(w0, dv, r, 1.0, &got, s) {
                 prop_assert!(false, "segments {p:?}: {got:?}: {e}");
@@ -735,7 +752,7 @@ fn accuracy_summary() {
     for p in &pairs {
         let r = f64::from(p.ra + p.rb);
         let s = amax(&[p.a.p0, p.a.p1, p.b.p0, p.b.p1]);
-        let got = reference::first_contact_segments(&p.a, p.ra, &p.b, p.rb);
+        let got = reference::first_contact(&p.a, p.ra, &p.b, p.rb, Window::STEP);
         let (w0, dv) = rel_segments(&p.a, &p.b);
         worst = worst.max(check_contact(w0, dv, r, 1.0, &got, s).expect("within the bar"));
     }

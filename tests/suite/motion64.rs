@@ -1,6 +1,6 @@
-//! The `f64` closest point of approach (`segbatch::motion::cpa`, `cpa_segments` and
-//! their forms): golden cases, the batched kernel bit for bit against
-//! `reference::cpa` / `reference::cpa_segments`, and the reference's accuracy against the
+//! The `f64` closest point of approach (`segbatch::motion::cpa` over tracks and over
+//! start/end segments, and its forms): golden cases, the batched kernel bit for bit against
+//! `reference::cpa`, and the reference's accuracy against the
 //! exact (rational) oracle.
 //!
 //! Inputs come from the test kit's `f64` moving classes (`segbatch_testkit::motion64`:
@@ -60,7 +60,7 @@ fn check_batch(pairs: &[Pair64], offset: usize, end: f64) -> Result<(), TestCase
     let a: Segments64 = pairs.iter().map(|p| p.0).collect();
     let b: Segments64 = pairs.iter().map(|p| p.1).collect();
     let n = pairs.len() - offset;
-    let steps = cpa_segments(a.view(offset..), b.view(offset..));
+    let steps = cpa(a.view(offset..), b.view(offset..), Window::STEP);
     prop_assert_eq!(steps.len(), n);
     let ta: Tracks64 = pairs.iter().map(|p| track_of(&p.0)).collect();
     let tb: Tracks64 = pairs.iter().map(|p| track_of(&p.1)).collect();
@@ -68,7 +68,7 @@ fn check_batch(pairs: &[Pair64], offset: usize, end: f64) -> Result<(), TestCase
     prop_assert_eq!(tracks.len(), n);
     for i in 0..n {
         let (pa, pb) = &pairs[offset + i];
-        let want = reference::cpa_segments(pa, pb);
+        let want = reference::cpa(pa, pb, Window::STEP);
         let got = steps.get(i).expect("in range");
         prop_assert!(
             same_cpa(&got, &want),
@@ -143,7 +143,7 @@ fn golden_cpa64() {
     let e = 6_378_137.0;
     let a = Segment64::new([e - 4.0, 0.0, 0.0], [e + 4.0, 0.0, 0.0]);
     let b = Segment64::new([e, -8.0, 0.0], [e, 0.0, 0.0]);
-    let c = reference::cpa_segments(&a, &b);
+    let c = reference::cpa(&a, &b, Window::STEP);
     assert_eq!((c.t, c.dist2), (0.75, 8.0));
     assert_eq!(
         (c.point_a, c.point_b),
@@ -152,15 +152,15 @@ fn golden_cpa64() {
     // A millimetre pass 1e7 from the origin: f32 cannot even hold the positions apart.
     let a = Segment64::new([1e7, 0.0, 0.0], [1e7 + 1.0, 0.0, 0.0]);
     let b = Segment64::new([1e7 + 1.0, 1e-3, 0.0], [1e7, 1e-3, 0.0]);
-    let c = reference::cpa_segments(&a, &b);
+    let c = reference::cpa(&a, &b, Window::STEP);
     assert_eq!((c.t, c.dist2), (0.5, 1e-3 * 1e-3));
     // The batched forms agree.
     let (sa, sb) = (Segments64::from(&[a]), Segments64::from(&[b]));
-    assert!(same_cpa(&cpa_segments(&sa, &sb).get(0).unwrap(), &c));
+    assert!(same_cpa(&cpa(&sa, &sb, Window::STEP).get(0).unwrap(), &c));
     // Non-finite: all NaN, flagged.
     let bad = Segment64::new([f64::NAN, 0.0, 0.0], [1.0, 0.0, 0.0]);
     assert!(same_cpa(
-        &reference::cpa_segments(&bad, &b),
+        &reference::cpa(&bad, &b, Window::STEP),
         &Cpa::NON_FINITE
     ));
 }
@@ -171,12 +171,12 @@ fn golden_cpa64() {
 fn f64_agrees_with_f32_on_widened_input() {
     let pairs = segbatch_testkit::motion::moving_pairs(0xf64, 4000);
     for p in &pairs {
-        let c32 = reference::cpa_segments(&p.a, &p.b);
+        let c32 = reference::cpa(&p.a, &p.b, Window::STEP);
         let (a, b) = (
             segbatch_testkit::pairs64::widen(&p.a),
             segbatch_testkit::pairs64::widen(&p.b),
         );
-        let c64 = reference::cpa_segments(&a, &b);
+        let c64 = reference::cpa(&a, &b, Window::STEP);
         let s = scale_of(&a, &b);
         let err = (f64::from(c32.distance()) - c64.distance()).abs();
         assert!(
@@ -191,10 +191,10 @@ fn length_mismatch_errors_and_panics() {
     let one = Segments64::from(&[Segment64::default()]);
     let none = Segments64::new();
     let mut out = CpaBatch::<f64>::new();
-    cpa_segments_into(&one, &one, &mut out).unwrap();
+    cpa_into(&one, &one, Window::STEP, &mut out).unwrap();
     let before = out.clone();
     assert!(matches!(
-        cpa_segments_into(&one, &none, &mut out),
+        cpa_into(&one, &none, Window::STEP, &mut out),
         Err(Error::LengthMismatch { .. })
     ));
     let t1: Tracks64 = [Track64::default()].into_iter().collect();
@@ -203,12 +203,12 @@ fn length_mismatch_errors_and_panics() {
         Err(Error::LengthMismatch { .. })
     ));
     assert!(same_batch(&out, &before), "out unchanged on an error");
-    assert!(std::panic::catch_unwind(|| cpa_segments(&one, &none)).is_err());
+    assert!(std::panic::catch_unwind(|| cpa(&one, &none, Window::STEP)).is_err());
     assert!(std::panic::catch_unwind(|| cpa(&t1, &Tracks64::new(), Window64::STEP)).is_err());
     #[cfg(feature = "rayon")]
     {
-        assert!(par_cpa_segments_into(&one, &none, &mut out).is_err());
-        assert!(std::panic::catch_unwind(|| par_cpa_segments(&one, &none)).is_err());
+        assert!(par_cpa_into(&one, &none, Window::STEP, &mut out).is_err());
+        assert!(std::panic::catch_unwind(|| par_cpa(&one, &none, Window::STEP)).is_err());
     }
 }
 
@@ -279,7 +279,7 @@ fn non_finite_lanes_are_isolated() {
             check_batch(&pairs, 0, 2.0).unwrap();
             let a: Segments64 = pairs.iter().map(|p| p.0).collect();
             let b: Segments64 = pairs.iter().map(|p| p.1).collect();
-            let out = cpa_segments(&a, &b);
+            let out = cpa(&a, &b, Window::STEP);
             for (i, c) in out.iter().enumerate() {
                 if poisoned[i] {
                     assert!(same_cpa(&c, &Cpa::NON_FINITE), "{:?}: {c:?}", pairs[i]);
@@ -298,17 +298,17 @@ fn parallel_forms_equal_sequential() {
     let pairs = moving_pairs64(0x9a7, n);
     let a: Segments64 = pairs.iter().map(|p| p.0).collect();
     let b: Segments64 = pairs.iter().map(|p| p.1).collect();
-    let seq = cpa_segments(&a, &b);
-    assert!(same_batch(&par_cpa_segments(&a, &b), &seq));
+    let seq = cpa(&a, &b, Window::STEP);
+    assert!(same_batch(&par_cpa(&a, &b, Window::STEP), &seq));
     let mut out = CpaBatch::<f64>::new();
-    par_cpa_segments_into(a.view(3..), b.view(3..), &mut out).unwrap();
+    par_cpa_into(a.view(3..), b.view(3..), Window::STEP, &mut out).unwrap();
     let mut want = CpaBatch::<f64>::new();
-    cpa_segments_into(a.view(3..), b.view(3..), &mut want).unwrap();
+    cpa_into(a.view(3..), b.view(3..), Window::STEP, &mut want).unwrap();
     assert!(same_batch(&out, &want));
     for (i, c) in seq.iter().enumerate().step_by(97) {
         assert!(same_cpa(
             &c,
-            &reference::cpa_segments(&pairs[i].0, &pairs[i].1)
+            &reference::cpa(&pairs[i].0, &pairs[i].1, Window::STEP)
         ));
     }
     let ta: Tracks64 = pairs.iter().map(|p| track_of(&p.0)).collect();
@@ -323,7 +323,10 @@ fn parallel_forms_equal_sequential() {
     let small = moving_pairs64(7, 100);
     let a: Segments64 = small.iter().map(|p| p.0).collect();
     let b: Segments64 = small.iter().map(|p| p.1).collect();
-    assert!(same_batch(&par_cpa_segments(&a, &b), &cpa_segments(&a, &b)));
+    assert!(same_batch(
+        &par_cpa(&a, &b, Window::STEP),
+        &cpa(&a, &b, Window::STEP)
+    ));
 }
 
 proptest! {
@@ -352,7 +355,7 @@ struct Worst {
 /// within `BAR·ε·S` of the positions at the reported time. `Err` names what failed.
 fn check_accuracy(p: &Pair64, worst: &mut Worst) -> Result<(), String> {
     let (a, b) = p;
-    let c = reference::cpa_segments(a, b);
+    let c = reference::cpa(a, b, Window::STEP);
     let Some(exact) = exact_cpa_segments(a, b) else {
         return if same_cpa(&c, &Cpa::NON_FINITE) {
             Ok(())
@@ -429,7 +432,7 @@ fn overflow_is_flagged_never_silent() {
             .collect();
         check_batch(&pairs, 0, 1.0).unwrap();
         for (a, b) in &pairs {
-            let c = reference::cpa_segments(a, b);
+            let c = reference::cpa(a, b, Window::STEP);
             if c.flags.contains(MotionFlags::NON_FINITE) {
                 assert!(same_cpa(&c, &Cpa::NON_FINITE));
                 flagged += 1;
@@ -444,7 +447,7 @@ fn overflow_is_flagged_never_silent() {
     // The same in `f32` (one body): |w1|² overflows, |w0|², dv·dv and w0·dv do not.
     let a = segbatch::Segment::new([1.5e19, 0.0, 0.0], [1.45e19, 1.5e19, 0.0]);
     let b = segbatch::Segment::new([0.0; 3], [0.0; 3]);
-    let c = reference::cpa_segments(&a, &b);
+    let c = reference::cpa(&a, &b, Window::STEP);
     assert_eq!(c.flags, MotionFlags::NON_FINITE, "{c:?}");
 }
 

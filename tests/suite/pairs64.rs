@@ -509,8 +509,7 @@ fn indexed64_parallel_is_sequential() {
 mod first_contact {
     use super::{radii_for, same};
     use segbatch::motion::{
-        Contact, ContactBatch, Tracks64, Window64, first_contact, first_contact_into,
-        first_contact_segments, first_contact_segments_into,
+        Contact, ContactBatch, Tracks64, Window, Window64, first_contact, first_contact_into,
     };
     use segbatch::pairs::Radii64;
     use segbatch::{Error, Options, Segments64, reference};
@@ -540,7 +539,7 @@ mod first_contact {
             } else {
                 Radii64::uniform(r0, r1).unwrap()
             };
-            let steps = first_contact_segments(a.view(start..), b.view(start..), r);
+            let steps = first_contact(a.view(start..), b.view(start..), r, Window::STEP);
             let tracks = first_contact(ta.view(start..), tb.view(start..), r, window);
             assert_eq!(
                 (steps.len(), tracks.len()),
@@ -549,7 +548,7 @@ mod first_contact {
             for k in start..pairs.len() {
                 let (pa, pb) = &pairs[k];
                 let (x, y) = if per_pair { radii[k] } else { (r0, r1) };
-                let want = reference::first_contact_segments(pa, x, pb, y);
+                let want = reference::first_contact(pa, x, pb, y, Window::STEP);
                 let got = steps.get(k - start).unwrap();
                 assert!(
                     same_contact(&got, &want),
@@ -620,7 +619,7 @@ mod first_contact {
         let u = Radii64::uniform(0.5, 0.5).unwrap();
         let mut out = ContactBatch::<f64>::new();
         assert_eq!(
-            first_contact_segments_into(&a, &two, u, &mut out),
+            first_contact_into(&a, &two, u, Window::STEP, &mut out),
             Err(Error::LengthMismatch {
                 what: "batches a and b",
                 expected: 3,
@@ -630,7 +629,7 @@ mod first_contact {
         let r = [0.5; 2];
         let short = Radii64::per_pair(&r, &r).unwrap();
         assert_eq!(
-            first_contact_segments_into(&a, &a, short, &mut out),
+            first_contact_into(&a, &a, short, Window::STEP, &mut out),
             Err(Error::LengthMismatch {
                 what: "radii of a and the batches",
                 expected: 3,
@@ -642,13 +641,13 @@ mod first_contact {
             first_contact_into(&t, &Tracks64::new(), u, Window64::STEP, &mut out),
             Err(Error::LengthMismatch { .. })
         ));
-        assert!(std::panic::catch_unwind(|| first_contact_segments(&a, &two, u)).is_err());
+        assert!(std::panic::catch_unwind(|| first_contact(&a, &two, u, Window::STEP)).is_err());
     }
 
     #[cfg(feature = "rayon")]
     #[test]
     fn parallel_is_sequential() {
-        use segbatch::motion::{par_first_contact, par_first_contact_segments};
+        use segbatch::motion::par_first_contact;
         use segbatch::pairs::PAR_MIN_PAIRS;
         let pairs = segbatch_testkit::motion64::moving_pairs64(0xf64_9c07, 2 * PAR_MIN_PAIRS + 3);
         let a: Segments64 = pairs.iter().map(|p| p.0).collect();
@@ -656,8 +655,8 @@ mod first_contact {
         let ra: Vec<f64> = (0..pairs.len()).map(|k| (k % 5) as f64 * 0.25).collect();
         let r = Radii64::per_pair(&ra, &ra).unwrap();
         let (seq, par) = (
-            first_contact_segments(&a, &b, r),
-            par_first_contact_segments(&a, &b, r),
+            first_contact(&a, &b, r, Window::STEP),
+            par_first_contact(&a, &b, r, Window::STEP),
         );
         assert!(
             seq.iter()

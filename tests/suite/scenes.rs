@@ -142,10 +142,10 @@ impl Bounds {
             margin: 0.0,
         };
         for p in segments.iter().flat_map(|s| [s.p0, s.p1]) {
-            for k in 0..3 {
-                b.lo[k] = b.lo[k].min(p[k] - r);
-                b.hi[k] = b.hi[k].max(p[k] + r);
-                b.margin = b.margin.max(1e-3 * (1.0 + p[k].abs() + r));
+            for ((lo, hi), x) in b.lo.iter_mut().zip(&mut b.hi).zip(p) {
+                *lo = lo.min(x - r);
+                *hi = hi.max(x + r);
+                b.margin = b.margin.max(1e-3 * (1.0 + x.abs() + r));
             }
             if p.iter().any(|x| !x.is_finite()) || !r.is_finite() {
                 b.margin = f32::NAN;

@@ -1225,10 +1225,12 @@ fn index_radii_count_every_member() {
 
 /// The index's tree names every pair the kernel reports at the edge of the radius: radii
 /// at the distances that occur and one ulp either side, at offsets up to 3e6 and scales from
-/// 1e-20 to 1e4, answered as the set query does.
+/// 1e-20 to 1e4, answered as the set query does (12 distances a layout at proptest's
+/// default case count, scaling with `PROPTEST_CASES` as [`segbatch_testkit::sweep`] does).
 #[test]
 fn index_pairs_at_the_radius_edge() {
     let mut rng = Rng::new(71);
+    let distances = segbatch_testkit::sweep(12);
     for (offset, scale) in [
         (0.0f32, 1.0f32),
         (1e3, 1e-3),
@@ -1251,7 +1253,7 @@ fn index_pairs_at_the_radius_edge() {
             .collect();
         let index = SegmentIndex::new(&members).unwrap();
         let near = pairs_within(&queries, &members, 2.0 * scale);
-        for h in near.iter().step_by(near.len() / 12 + 1) {
+        for h in near.iter().step_by(near.len() / distances + 1) {
             let d = h.dist2.sqrt();
             for r in [d.next_down(), d, d.next_up()] {
                 let ctx = format!("offset {offset} scale {scale} r {r:e}");
