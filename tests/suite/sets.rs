@@ -22,9 +22,11 @@ use std::time::{Duration, Instant};
 /// The self query in all its forms against brute force.
 fn check_self(set: &[Segment], r: f32, ctx: &str) {
     let s = Segments::from(set);
+    let every = brute(set, set, r, &Options::SEGMENTS, true);
     for shared in [SharedEndpoints::Keep, SharedEndpoints::Skip] {
-        let want: Vec<Hit> = brute(set, set, r, &Options::SEGMENTS, true)
-            .into_iter()
+        let want: Vec<Hit> = every
+            .iter()
+            .copied()
             .filter(|h| {
                 shared == SharedEndpoints::Keep
                     || !shares_endpoint(&set[h.i as usize], &set[h.j as usize])
