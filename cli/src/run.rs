@@ -377,20 +377,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 /// Runs `segbatch run` in the precision `T`.
 fn run_in<T: RunReal>(args: &RunArgs) -> Result<(), CliError> {
     let start = Instant::now();
-    let radius: Option<T> = match args.radius.as_deref() {
-        Some(text) => {
-            let r: T = text.parse().expect("checked by parse_radius_text");
-            let asked: f64 = text.parse().expect("checked by parse_radius_text");
-            if r.into().is_infinite() && asked.is_finite() {
-                return Err(CliError::usage(format!(
-                    "--radius {text} is beyond the range of f32 (about 3.4e38): pass \
-                     --precision f64"
-                )));
-            }
-            Some(r)
-        }
-        None => None,
-    };
+    let radius = radius_of::<T>(args)?;
     let in_format = format_of(&args.input, args.format, "input")?;
     let (out_format, out_note) =
         output_format_of(&args.output, args.output_format, in_format, T::PRECISION)?;
@@ -412,19 +399,7 @@ fn run_in<T: RunReal>(args: &RunArgs) -> Result<(), CliError> {
     };
     let mut output = Output::<T>::create(&args.output, out_format, columns, known_rows)?;
 
-    let mut options = Options::new(args.extent_a, args.extent_b);
-    if let Some(text) = &args.tolerance {
-        // In the run's precision: an f32 run reads the f32 nearest EPS (widened exactly),
-        // an f64 run the f64 nearest (1e300 included).
-        let eps: T = text.parse().expect("checked by parse_tolerance_text");
-        if !eps.into().is_finite() {
-            return Err(CliError::usage(format!(
-                "--tolerance {text} is beyond the range of f32 (about 3.4e38): pass \
-                 --precision f64"
-            )));
-        }
-        options = options.with_tolerance(Tolerance::absolute64(eps.into()));
-    }
+    let options = options_of::<T>(args)?;
     // Flags are always computed: the summary counts the non-finite pairs.
     let outputs = Outputs {
         params: columns.params,
@@ -503,35 +478,92 @@ fn run_in<T: RunReal>(args: &RunArgs) -> Result<(), CliError> {
     summary.records = output.finish()?;
 
     if !args.quiet {
-        let secs = start.elapsed().as_secs_f64();
-        let mut line = format!(
-            "segbatch run: {} pairs from {} ({}) -> {} records in {} ({}), {}, in \
-             {secs:.2} s ({:.1} M pairs/s)",
-            summary.pairs,
-            show(&args.input),
+        let formats = (
             in_format.name_in(T::PRECISION),
-            summary.records,
-            show(&args.output),
             out_format.name_in(T::PRECISION),
-            T::PRECISION.name(),
-            summary.pairs as f64 / secs / 1e6
         );
-        if let Some(r) = &args.radius {
-            line.push_str(&format!("; {} within radius {r}", summary.records));
-        }
-        eprintln!("{line}");
-        if let Some(note) = out_note {
-            eprintln!("segbatch run: {}: {note}", show(&args.output));
-        }
-        if summary.non_finite > 0 {
-            eprintln!(
-                "segbatch run: {} pairs had a NaN or infinite input coordinate: their \
-                 outputs are NaN and flagged non_finite (8)",
-                summary.non_finite
-            );
-        }
+        report(
+            args,
+            &summary,
+            formats,
+            out_note.as_deref(),
+            T::PRECISION.name(),
+            start,
+        );
     }
     Ok(())
+}
+
+/// `--radius` in the run's precision; an error when it is finite but beyond `f32`'s range
+/// in an `f32` run.
+fn radius_of<T: RunReal>(args: &RunArgs) -> Result<Option<T>, CliError> {
+    let Some(text) = args.radius.as_deref() else {
+        return Ok(None);
+    };
+    let r: T = text.parse().expect("checked by parse_radius_text");
+    let asked: f64 = text.parse().expect("checked by parse_radius_text");
+    if r.into().is_infinite() && asked.is_finite() {
+        return Err(CliError::usage(format!(
+            "--radius {text} is beyond the range of f32 (about 3.4e38): pass --precision f64"
+        )));
+    }
+    Ok(Some(r))
+}
+
+/// The extents and tolerance of the run; an error when `--tolerance` is beyond `f32`'s
+/// range in an `f32` run.
+fn options_of<T: RunReal>(args: &RunArgs) -> Result<Options, CliError> {
+    let options = Options::new(args.extent_a, args.extent_b);
+    let Some(text) = &args.tolerance else {
+        return Ok(options);
+    };
+    // In the run's precision: an f32 run reads the f32 nearest EPS (widened exactly), an
+    // f64 run the f64 nearest (1e300 included).
+    let eps: T = text.parse().expect("checked by parse_tolerance_text");
+    if !eps.into().is_finite() {
+        return Err(CliError::usage(format!(
+            "--tolerance {text} is beyond the range of f32 (about 3.4e38): pass --precision f64"
+        )));
+    }
+    Ok(options.with_tolerance(Tolerance::absolute64(eps.into())))
+}
+
+/// The run's summary on stderr: pairs, records, formats (`(input, output)`), time and
+/// rate, the output format's note and the non-finite pairs.
+fn report(
+    args: &RunArgs,
+    summary: &Summary,
+    formats: (&str, &str),
+    out_note: Option<&str>,
+    precision: &str,
+    start: Instant,
+) {
+    let secs = start.elapsed().as_secs_f64();
+    let mut line = format!(
+        "segbatch run: {} pairs from {} ({}) -> {} records in {} ({}), {precision}, in \
+         {secs:.2} s ({:.1} M pairs/s)",
+        summary.pairs,
+        show(&args.input),
+        formats.0,
+        summary.records,
+        show(&args.output),
+        formats.1,
+        summary.pairs as f64 / secs / 1e6
+    );
+    if let Some(r) = &args.radius {
+        line.push_str(&format!("; {} within radius {r}", summary.records));
+    }
+    eprintln!("{line}");
+    if let Some(note) = out_note {
+        eprintln!("segbatch run: {}: {note}", show(&args.output));
+    }
+    if summary.non_finite > 0 {
+        eprintln!(
+            "segbatch run: {} pairs had a NaN or infinite input coordinate: their outputs are \
+             NaN and flagged non_finite (8)",
+            summary.non_finite
+        );
+    }
 }
 
 /// A progress bar on stderr when it is a terminal; hidden otherwise.

@@ -257,10 +257,8 @@ fn check(a: SegmentsView, b: SegmentsView, options: &Options) -> Tally {
     t
 }
 
-/// Runs `segbatch verify`.
-pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let start = Instant::now();
-    let bitwise = cfg!(target_arch = "x86_64");
+/// The report's opening lines: the build, the bounds and the table's header.
+fn header(args: &VerifyArgs, bitwise: bool, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(
         out,
         "segbatch verify {}: SIMD build {} (CPU {}), {} cases per class and extents, seed {}",
@@ -294,7 +292,106 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<(), CliError> {
         "outside",
         "nonfin",
         "as-point"
-    )?;
+    )
+}
+
+/// One row of the table: the tally of a class and pair of extents.
+fn row(t: &Tally, class: &str, extents: &str, out: &mut impl Write) -> std::io::Result<()> {
+    let finite = t.cases > t.non_finite;
+    let err = |e: f64| {
+        if finite {
+            format!("{e:.2}")
+        } else {
+            "-".to_owned()
+        }
+    };
+    writeln!(
+        out,
+        "{:<18} {:<9} {:>7} {:>11} {:>11} {:>9} {:>9} {:>8} {:>7} {:>8}",
+        class,
+        extents,
+        t.cases,
+        err(t.max_kernel),
+        err(t.max_reference),
+        t.kernel_vs_reference,
+        t.par_vs_kernel,
+        t.outside_extent,
+        t.non_finite,
+        t.as_point
+    )
+}
+
+/// What a tally says beyond its row: `notes` on documented behaviour, `failures` where a
+/// bound or rule does not hold (`what` names the class and extents).
+fn judge(t: &Tally, what: &str, notes: &mut Vec<String>, failures: &mut Vec<String>) {
+    if t.as_point > 0 {
+        notes.push(format!(
+            "{what}: {} pairs with a ray or line shorter than 4 eps * |coordinates| \
+             judged as its first point (the documented semantics); against the exact \
+             geometry of their end points they are off by up to {:.3e} eps*S",
+            t.as_point, t.max_as_point_exact
+        ));
+    }
+    if t.over_bound > 0 {
+        let mut msg = format!(
+            "{what}: {} distances off the f64 value by more than {DISTANCE_BOUND} eps*S \
+             (worst {:.2})",
+            t.over_bound,
+            t.max_kernel.max(t.max_reference)
+        );
+        if let Some((i, sa, sb, exact)) = t.worst {
+            msg.push_str(&format!(
+                "; kernel's worst: case {i}, A = {:?} {:?}, B = {:?} {:?}, exact {exact:e}",
+                sa.p0, sa.p1, sb.p0, sb.p1
+            ));
+        }
+        failures.push(msg);
+    }
+    if t.out_of_range > 0 {
+        notes.push(format!(
+            "{what}: {} pairs flagged dist2-out-of-range (squared distance beyond f32's \
+             normal range; s, t and points still checked)",
+            t.out_of_range
+        ));
+    }
+    let rules = [
+        (
+            t.bad_out_of_range,
+            "pairs flagged dist2-out-of-range whose exact squared distance is inside f32's \
+             normal range"
+                .to_owned(),
+        ),
+        (
+            t.kernel_vs_reference,
+            format!(
+                "cases where kernel and reference differ (max distance difference {:.2} eps*S)",
+                t.max_kernel_vs_reference
+            ),
+        ),
+        (
+            t.par_vs_kernel,
+            "cases where the parallel driver and the kernel differ".to_owned(),
+        ),
+        (
+            t.outside_extent,
+            "parameters outside their extent".to_owned(),
+        ),
+        (
+            t.bad_non_finite,
+            "non-finite inputs not flagged with NaN outputs".to_owned(),
+        ),
+    ];
+    for (count, rule) in rules {
+        if count > 0 {
+            failures.push(format!("{what}: {count} {rule}"));
+        }
+    }
+}
+
+/// Runs `segbatch verify`.
+pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let start = Instant::now();
+    header(args, cfg!(target_arch = "x86_64"), out)?;
     let mut failures = Vec::new();
     let mut notes = Vec::new();
     let mut total = 0usize;
@@ -302,95 +399,16 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<(), CliError> {
         let seed = args.seed.wrapping_mul(1000).wrapping_add(c as u64);
         let (a, b) = generate(args.cases as usize, seed, class.pair);
         for (ea, eb) in EXTENTS {
-            let options = Options::new(ea, eb);
-            let t = check(a.as_view(), b.as_view(), &options);
+            let t = check(a.as_view(), b.as_view(), &Options::new(ea, eb));
             total += t.cases;
             let extents = format!("{}/{}", extent_short(ea), extent_short(eb));
-            let fmt_err = |e: f64, any: bool| {
-                if any {
-                    format!("{e:.2}")
-                } else {
-                    "-".to_owned()
-                }
-            };
-            let finite = t.cases > t.non_finite;
-            writeln!(
-                out,
-                "{:<18} {:<9} {:>7} {:>11} {:>11} {:>9} {:>9} {:>8} {:>7} {:>8}",
-                class.name,
-                extents,
-                t.cases,
-                fmt_err(t.max_kernel, finite),
-                fmt_err(t.max_reference, finite),
-                t.kernel_vs_reference,
-                t.par_vs_kernel,
-                t.outside_extent,
-                t.non_finite,
-                t.as_point
-            )?;
-            let what = format!("{} {extents}", class.name);
-            if t.as_point > 0 {
-                notes.push(format!(
-                    "{what}: {} pairs with a ray or line shorter than 4 eps * |coordinates| \
-                     judged as its first point (the documented semantics); against the exact \
-                     geometry of their end points they are off by up to {:.3e} eps*S",
-                    t.as_point, t.max_as_point_exact
-                ));
-            }
-            if t.over_bound > 0 {
-                let mut msg = format!(
-                    "{what}: {} distances off the f64 value by more than {DISTANCE_BOUND} eps*S \
-                     (worst {:.2})",
-                    t.over_bound,
-                    t.max_kernel.max(t.max_reference)
-                );
-                if let Some((i, sa, sb, exact)) = t.worst {
-                    msg.push_str(&format!(
-                        "; kernel's worst: case {i}, A = {:?} {:?}, B = {:?} {:?}, exact {exact:e}",
-                        sa.p0, sa.p1, sb.p0, sb.p1
-                    ));
-                }
-                failures.push(msg);
-            }
-            if t.out_of_range > 0 {
-                notes.push(format!(
-                    "{what}: {} pairs flagged dist2-out-of-range (squared distance beyond f32's \
-                     normal range; s, t and points still checked)",
-                    t.out_of_range
-                ));
-            }
-            if t.bad_out_of_range > 0 {
-                failures.push(format!(
-                    "{what}: {} pairs flagged dist2-out-of-range whose exact squared distance \
-                     is inside f32's normal range",
-                    t.bad_out_of_range
-                ));
-            }
-            if t.kernel_vs_reference > 0 {
-                failures.push(format!(
-                    "{what}: kernel and reference differ in {} cases (max distance difference \
-                     {:.2} eps*S)",
-                    t.kernel_vs_reference, t.max_kernel_vs_reference
-                ));
-            }
-            if t.par_vs_kernel > 0 {
-                failures.push(format!(
-                    "{what}: parallel driver and kernel differ in {} cases",
-                    t.par_vs_kernel
-                ));
-            }
-            if t.outside_extent > 0 {
-                failures.push(format!(
-                    "{what}: {} parameters outside their extent",
-                    t.outside_extent
-                ));
-            }
-            if t.bad_non_finite > 0 {
-                failures.push(format!(
-                    "{what}: {} non-finite inputs not flagged with NaN outputs",
-                    t.bad_non_finite
-                ));
-            }
+            row(&t, class.name, &extents, out)?;
+            judge(
+                &t,
+                &format!("{} {extents}", class.name),
+                &mut notes,
+                &mut failures,
+            );
         }
     }
     writeln!(out)?;
