@@ -113,7 +113,7 @@ where
 /// the precision of the records: tracks ([`Track`](crate::motion::Track),
 /// [`Track64`](crate::motion::Track64)) or steps from `p0` at `t = 0` to `p1` at `t = 1`
 /// ([`Segment`](crate::Segment), [`Segment64`](crate::Segment64); see
-/// [`Motion`](crate::motion::Motion)). In `f64` "same velocity" is `|dv| <= 2·f64::EPSILON`
+/// [`Motion`]). In `f64` "same velocity" is `|dv| <= 2·f64::EPSILON`
 /// times the larger speed, the same ulps.
 ///
 /// Never panics; a NaN or infinite input gives [`Cpa::NON_FINITE`](crate::motion::Cpa::NON_FINITE).
@@ -161,7 +161,7 @@ pub fn cpa<M: Motion>(a: &M, b: &M, window: Window<M::Elem>) -> Cpa<M::Elem> {
 /// one of radius `radius_b` moving along `b` (scalar reference), in the precision of the
 /// records: tracks ([`Track`](crate::motion::Track), [`Track64`](crate::motion::Track64))
 /// or steps from `p0` at `t = 0` to `p1` at `t = 1` ([`Segment`](crate::Segment),
-/// [`Segment64`](crate::Segment64); see [`Motion`](crate::motion::Motion)). Radii are
+/// [`Segment64`](crate::Segment64); see [`Motion`]). Radii are
 /// expected to be non-negative; contact is at distance `radius_a + radius_b`.
 ///
 /// Never panics; a NaN or infinite input gives [`Contact::NON_FINITE`](crate::motion::Contact::NON_FINITE).

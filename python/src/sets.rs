@@ -774,98 +774,10 @@ pub(crate) fn intersect2_64<'py>(
     let sa: &[Segment2_64] = bytemuck::cast_slice(fa);
     let sb: &[Segment2_64] = bytemuck::cast_slice(fb);
     let n = sa.len();
-    type X = segbatch::planar::Intersection2<f64>;
-    // The out arrays by kind, borrowed for writing, each with the values it takes.
-    type Writes<A, V> = Vec<(A, fn(&X) -> V)>;
-    let mut u8s: Writes<PyReadwriteArray1<u8>, u8> = Vec::new();
-    let mut f64s: Writes<PyReadwriteArray1<f64>, f64> = Vec::new();
-    let mut points: Writes<PyReadwriteArray2<f64>, [f64; 2]> = Vec::new();
-    for (name, arr) in out.iter() {
-        let name: String = name.extract()?;
-        let wrong = || {
-            PyTypeError::new_err(format!(
-                "out[{name:?}]: expected a float64 array of {n} rows"
-            ))
-        };
-        match name.as_str() {
-            "kind" | "flags" => {
-                let col = arr
-                    .extract::<PyReadwriteArray1<u8>>()
-                    .map_err(|_| wrong())?;
-                let value: fn(&X) -> u8 = if name == "kind" {
-                    |r| r.kind as u8
-                } else {
-                    |r| r.flags.bits()
-                };
-                u8s.push((col, value));
-            }
-            "point_a" | "point_b" => {
-                let col = arr
-                    .extract::<PyReadwriteArray2<f64>>()
-                    .map_err(|_| wrong())?;
-                let value: fn(&X) -> [f64; 2] = if name == "point_a" {
-                    |r| r.point_a
-                } else {
-                    |r| r.point_b
-                };
-                points.push((col, value));
-            }
-            other => {
-                let col = arr
-                    .extract::<PyReadwriteArray1<f64>>()
-                    .map_err(|_| wrong())?;
-                let value: fn(&X) -> f64 = match other {
-                    "s" => |r| r.s,
-                    "t" => |r| r.t,
-                    "s_end" => |r| r.s_end,
-                    "t_end" => |r| r.t_end,
-                    "dist2" => |r| r.dist2,
-                    _ => |r| r.dist2.sqrt(),
-                };
-                f64s.push((col, value));
-            }
-        }
-    }
-    let wrong =
-        |what: &str| PyTypeError::new_err(format!("out: {what} must be {n} contiguous rows"));
-    let mut u8s = u8s
-        .iter_mut()
-        .map(|(c, f)| {
-            Ok((
-                c.as_slice_mut()
-                    .ok()
-                    .filter(|c| c.len() == n)
-                    .ok_or_else(|| wrong("kind and flags"))?,
-                *f,
-            ))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    let mut f64s = f64s
-        .iter_mut()
-        .map(|(c, f)| {
-            Ok((
-                c.as_slice_mut()
-                    .ok()
-                    .filter(|c| c.len() == n)
-                    .ok_or_else(|| wrong("a column"))?,
-                *f,
-            ))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    let mut points = points
-        .iter_mut()
-        .map(|(c, f)| {
-            Ok((
-                c.as_slice_mut()
-                    .ok()
-                    .filter(|c| c.len() == 2 * n)
-                    .ok_or_else(|| wrong("a point column"))?,
-                *f,
-            ))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
+    let mut columns = Borrowed2::of(out, n)?;
+    let mut out = columns.slices(n)?;
     let parallel = threads.parallel();
-    let mut x: Vec<X> = Vec::new();
+    let mut x: Vec<Meeting> = Vec::new();
     // About a microsecond a pair: steps of at most 64K pairs.
     stepped(py, n, 1024, 16 * CHUNK, |r| {
         let (pa, pb) = (&sa[r.clone()], &sb[r.clone()]);
@@ -876,23 +788,136 @@ pub(crate) fn intersect2_64<'py>(
             x.clear();
             x.extend(pa.iter().zip(pb).map(one));
         }
-        for (col, value) in &mut u8s {
-            for (d, v) in col[r.clone()].iter_mut().zip(&x) {
+        out.write(r, &x);
+        Ok(())
+    })
+}
+
+/// The `f64` 2D meeting of one pair.
+type Meeting = segbatch::planar::Intersection2<f64>;
+
+/// Output columns by kind, each with the value of a [`Meeting`] it takes.
+type Columns<C, V> = Vec<(C, fn(&Meeting) -> V)>;
+
+/// The `out` arrays of [`intersect2_64`], borrowed for writing: the flag bytes, the
+/// numbers and the 2D points.
+struct Borrowed2<'py> {
+    bytes: Columns<PyReadwriteArray1<'py, u8>, u8>,
+    numbers: Columns<PyReadwriteArray1<'py, f64>, f64>,
+    points: Columns<PyReadwriteArray2<'py, f64>, [f64; 2]>,
+}
+
+/// The slices of a [`Borrowed2`], checked to hold `n` rows.
+struct Slices2<'a> {
+    bytes: Columns<&'a mut [u8], u8>,
+    numbers: Columns<&'a mut [f64], f64>,
+    points: Columns<&'a mut [f64], [f64; 2]>,
+}
+
+impl<'py> Borrowed2<'py> {
+    /// Each array of `out` by its name (`kind`, `flags`, `point_a`, `point_b`, `s`, `t`,
+    /// `s_end`, `t_end`, `dist2`, any other name the distance).
+    fn of(out: &Bound<'py, PyDict>, n: usize) -> PyResult<Self> {
+        let mut columns = Borrowed2 {
+            bytes: Vec::new(),
+            numbers: Vec::new(),
+            points: Vec::new(),
+        };
+        for (name, arr) in out.iter() {
+            let name: String = name.extract()?;
+            let wrong = || {
+                PyTypeError::new_err(format!(
+                    "out[{name:?}]: expected a float64 array of {n} rows"
+                ))
+            };
+            match name.as_str() {
+                "kind" | "flags" => {
+                    let col = arr.extract().map_err(|_| wrong())?;
+                    let value: fn(&Meeting) -> u8 = if name == "kind" {
+                        |r| r.kind as u8
+                    } else {
+                        |r| r.flags.bits()
+                    };
+                    columns.bytes.push((col, value));
+                }
+                "point_a" | "point_b" => {
+                    let col = arr.extract().map_err(|_| wrong())?;
+                    let value: fn(&Meeting) -> [f64; 2] = if name == "point_a" {
+                        |r| r.point_a
+                    } else {
+                        |r| r.point_b
+                    };
+                    columns.points.push((col, value));
+                }
+                other => {
+                    let col = arr.extract().map_err(|_| wrong())?;
+                    let value: fn(&Meeting) -> f64 = match other {
+                        "s" => |r| r.s,
+                        "t" => |r| r.t,
+                        "s_end" => |r| r.s_end,
+                        "t_end" => |r| r.t_end,
+                        "dist2" => |r| r.dist2,
+                        _ => |r| r.dist2.sqrt(),
+                    };
+                    columns.numbers.push((col, value));
+                }
+            }
+        }
+        Ok(columns)
+    }
+
+    /// The arrays as contiguous slices of `n` rows (`2n` numbers for the points).
+    fn slices(&mut self, n: usize) -> PyResult<Slices2<'_>> {
+        // `width` numbers a row.
+        fn each<'a, A, T: numpy::Element, V>(
+            columns: &'a mut Columns<A, V>,
+            (n, width): (usize, usize),
+            what: &str,
+            slice: impl Fn(&'a mut A) -> Option<&'a mut [T]>,
+        ) -> PyResult<Columns<&'a mut [T], V>> {
+            columns
+                .iter_mut()
+                .map(|(c, f)| {
+                    let c = slice(c).filter(|c| c.len() == n * width).ok_or_else(|| {
+                        PyTypeError::new_err(format!("out: {what} must be {n} contiguous rows"))
+                    })?;
+                    Ok((c, *f))
+                })
+                .collect()
+        }
+        Ok(Slices2 {
+            bytes: each(&mut self.bytes, (n, 1), "kind and flags", |c| {
+                c.as_slice_mut().ok()
+            })?,
+            numbers: each(&mut self.numbers, (n, 1), "a column", |c| {
+                c.as_slice_mut().ok()
+            })?,
+            points: each(&mut self.points, (n, 2), "a point column", |c| {
+                c.as_slice_mut().ok()
+            })?,
+        })
+    }
+}
+
+impl Slices2<'_> {
+    /// Rows `r` of every column from the meetings `x` of those rows.
+    fn write(&mut self, r: std::ops::Range<usize>, x: &[Meeting]) {
+        for (col, value) in &mut self.bytes {
+            for (d, v) in col[r.clone()].iter_mut().zip(x) {
                 *d = value(v);
             }
         }
-        for (col, value) in &mut f64s {
-            for (d, v) in col[r.clone()].iter_mut().zip(&x) {
+        for (col, value) in &mut self.numbers {
+            for (d, v) in col[r.clone()].iter_mut().zip(x) {
                 *d = value(v);
             }
         }
-        for (col, value) in &mut points {
-            for (d, v) in col[2 * r.start..2 * r.end].chunks_exact_mut(2).zip(&x) {
+        for (col, value) in &mut self.points {
+            for (d, v) in col[2 * r.start..2 * r.end].chunks_exact_mut(2).zip(x) {
                 d.copy_from_slice(&value(v));
             }
         }
-        Ok(())
-    })
+    }
 }
 
 /// The numbers of an `(N, 4)` C-contiguous `float64` array (the Python layer converts).
