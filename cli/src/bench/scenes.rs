@@ -82,6 +82,83 @@ impl SetFrame {
     }
 }
 
+/// The mean ms a frame of one round, and the mean pairs and contacts a frame.
+#[derive(Default)]
+struct Round {
+    /// `frame_into`, one thread.
+    ours: f64,
+    /// `par_frame_into` on the pool.
+    par: f64,
+    /// parry3d, one thread.
+    parry: f64,
+    /// The set queries with a radius an object, and with twice the largest radius.
+    each: f64,
+    twice: f64,
+    pairs_ours: usize,
+    contacts_ours: usize,
+    candidates: usize,
+    pairs_parry: usize,
+    pairs_each: usize,
+    pairs_twice: usize,
+}
+
+/// One round: each implementation over the same [`FRAMES`] frames, one after the other.
+fn round(sc: &Scene, pool: &rayon::ThreadPool, set_frame: &mut SetFrame) -> Round {
+    let radii = &sc.radii;
+    let mut r = Round::default();
+    // segbatch, one thread.
+    let (mut ours, mut frame) = build_ours(&sc.frames[0], radii);
+    let t = Instant::now();
+    let (mut np, mut nc, mut nk) = (0, 0, 0);
+    for f in 1..=FRAMES {
+        ours.set_all(&sc.frames[f]).expect("one segment an id");
+        ours.frame_into(Report::CONTACTS, &mut frame);
+        np += frame.pairs().len();
+        nc += frame.contacts().len();
+        nk += frame.candidates();
+    }
+    r.ours = t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64;
+    (r.pairs_ours, r.contacts_ours, r.candidates) = (np / FRAMES, nc / FRAMES, nk / FRAMES);
+    // segbatch, the pool's threads.
+    let (mut ours, mut frame) = build_ours(&sc.frames[0], radii);
+    r.par = pool.install(|| {
+        let t = Instant::now();
+        for f in 1..=FRAMES {
+            ours.set_all(&sc.frames[f]).expect("one segment an id");
+            ours.par_frame_into(Report::CONTACTS, &mut frame);
+        }
+        t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64
+    });
+    // parry3d, one thread.
+    let mut peer = ParryScene::new(&sc.frames[0], radii, PARRY_MARGIN);
+    let mut contacts: Vec<ParryContact> = Vec::new();
+    peer.frame(&sc.frames[0], radii, &mut contacts);
+    let t = Instant::now();
+    let mut np = 0;
+    for f in 1..=FRAMES {
+        peer.frame(&sc.frames[f], radii, &mut contacts);
+        np += contacts.len();
+    }
+    r.parry = t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64;
+    r.pairs_parry = np / FRAMES;
+    // The set queries from scratch each frame, one thread: per-object radii, then one
+    // radius of twice the largest.
+    let r_max = radii.iter().fold(0.0f32, |m, &x| m.max(x));
+    for (radius, time, pairs) in [
+        (Radius::Each(radii), &mut r.each, &mut r.pairs_each),
+        (Radius::All(2.0 * r_max), &mut r.twice, &mut r.pairs_twice),
+    ] {
+        let t = Instant::now();
+        let mut np = 0;
+        for f in 1..=FRAMES {
+            np += set_frame.run(&sc.frames[f], radii, radius);
+        }
+        *time = t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64;
+        *pairs = np / FRAMES;
+    }
+    r
+}
+
 /// Runs `segbatch bench --scenes`.
 pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let n = match &args.sizes {
@@ -106,72 +183,13 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         segbatch::simd::cpu_simd_level()
     )?;
     let sc = scene(n, FRAMES + 1, args.seed);
-    let radii = &sc.radii;
-    let (mut t_ours, mut t_par, mut t_parry) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut t_each, mut t_twice) = (Vec::new(), Vec::new());
-    let (mut pairs_each, mut pairs_twice) = (0usize, 0usize);
-    let r_max = radii.iter().fold(0.0f32, |m, &r| m.max(r));
     let mut set_frame = SetFrame::default();
-    let (mut pairs_ours, mut contacts_ours, mut pairs_parry) = (0usize, 0usize, 0usize);
-    let mut candidates = 0usize;
-    for _ in 0..rounds {
-        // segbatch, one thread.
-        let (mut ours, mut frame) = build_ours(&sc.frames[0], radii);
-        let t = Instant::now();
-        let (mut np, mut nc, mut nk) = (0, 0, 0);
-        for f in 1..=FRAMES {
-            ours.set_all(&sc.frames[f]).expect("one segment an id");
-            ours.frame_into(Report::CONTACTS, &mut frame);
-            np += frame.pairs().len();
-            nc += frame.contacts().len();
-            nk += frame.candidates();
-        }
-        t_ours.push(t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64);
-        (pairs_ours, contacts_ours, candidates) = (np / FRAMES, nc / FRAMES, nk / FRAMES);
-        // segbatch, the pool's threads.
-        let (mut ours, mut frame) = build_ours(&sc.frames[0], radii);
-        let ms = pool.install(|| {
-            let t = Instant::now();
-            for f in 1..=FRAMES {
-                ours.set_all(&sc.frames[f]).expect("one segment an id");
-                ours.par_frame_into(Report::CONTACTS, &mut frame);
-            }
-            t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64
-        });
-        t_par.push(ms);
-        // parry3d, one thread.
-        let mut peer = ParryScene::new(&sc.frames[0], radii, PARRY_MARGIN);
-        let mut contacts: Vec<ParryContact> = Vec::new();
-        peer.frame(&sc.frames[0], radii, &mut contacts);
-        let t = Instant::now();
-        let mut np = 0;
-        for f in 1..=FRAMES {
-            peer.frame(&sc.frames[f], radii, &mut contacts);
-            np += contacts.len();
-        }
-        t_parry.push(t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64);
-        pairs_parry = np / FRAMES;
-        // The set queries from scratch each frame, one thread: per-object radii, then one
-        // radius of twice the largest.
-        for (radius, times, pairs) in [
-            (Radius::Each(radii), &mut t_each, &mut pairs_each),
-            (Radius::All(2.0 * r_max), &mut t_twice, &mut pairs_twice),
-        ] {
-            let t = Instant::now();
-            let mut np = 0;
-            for f in 1..=FRAMES {
-                np += set_frame.run(&sc.frames[f], radii, radius);
-            }
-            times.push(t.elapsed().as_secs_f64() * 1e3 / FRAMES as f64);
-            *pairs = np / FRAMES;
-        }
-    }
-    let (ours, par, parry) = (
-        median(&mut t_ours),
-        median(&mut t_par),
-        median(&mut t_parry),
-    );
-    let (each, twice) = (median(&mut t_each), median(&mut t_twice));
+    let all: Vec<Round> = (0..rounds)
+        .map(|_| round(&sc, &pool, &mut set_frame))
+        .collect();
+    let mid = |time: fn(&Round) -> f64| median(&mut all.iter().map(time).collect::<Vec<_>>());
+    let last = all.last().expect("at least one round");
+    let parry = mid(|r| r.parry);
     writeln!(out)?;
     writeln!(
         out,
@@ -181,28 +199,28 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let rows = [
         (
             "segbatch Capsules::frame_into (contacts), 1t".to_owned(),
-            ours,
-            pairs_ours,
+            mid(|r| r.ours),
+            last.pairs_ours,
         ),
         (
             format!("segbatch Capsules::par_frame_into (contacts), {threads}t"),
-            par,
-            pairs_ours,
+            mid(|r| r.par),
+            last.pairs_ours,
         ),
         (
             "parry3d Bvh refit + optimize + self-traversal + manifold, 1t".to_owned(),
             parry,
-            pairs_parry,
+            last.pairs_parry,
         ),
         (
             "segbatch self_pairs_within (radius each) + contacts, 1t".to_owned(),
-            each,
-            pairs_each,
+            mid(|r| r.each),
+            last.pairs_each,
         ),
         (
             "segbatch self_pairs_within (2·r_max) + contacts, 1t".to_owned(),
-            twice,
-            pairs_twice,
+            mid(|r| r.twice),
+            last.pairs_twice,
         ),
     ];
     for (name, ms, pairs) in &rows {
@@ -210,7 +228,8 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
     writeln!(
         out,
-        "segbatch: {candidates} candidates and {contacts_ours} contacts a frame (mean)."
+        "segbatch: {} candidates and {} contacts a frame (mean).",
+        last.candidates, last.contacts_ours
     )?;
     check_frames(&sc, &mut set_frame, out)
 }
