@@ -126,12 +126,14 @@ impl Model {
 /// at least that far apart at every point of a step (a moving segment's endpoints stay on
 /// the straight lines between their start and end, inside the box of both). Pairs count as
 /// apart only past a margin far larger than the reference's rounding at the boxes'
-/// magnitude, and never where a coordinate or radius is not finite (NaN compares false), so
-/// every pair the reference could report is still asked.
+/// magnitude, and never where a coordinate or radius is not finite, so every pair the
+/// reference could report is still asked.
 struct Bounds {
     lo: [f32; 3],
     hi: [f32; 3],
     margin: f32,
+    /// Every coordinate and the radius finite.
+    finite: bool,
 }
 
 impl Bounds {
@@ -140,15 +142,14 @@ impl Bounds {
             lo: [f32::INFINITY; 3],
             hi: [f32::NEG_INFINITY; 3],
             margin: 0.0,
+            finite: r.is_finite(),
         };
         for p in segments.iter().flat_map(|s| [s.p0, s.p1]) {
             for ((lo, hi), x) in b.lo.iter_mut().zip(&mut b.hi).zip(p) {
                 *lo = lo.min(x - r);
                 *hi = hi.max(x + r);
                 b.margin = b.margin.max(1e-3 * (1.0 + x.abs() + r));
-            }
-            if p.iter().any(|x| !x.is_finite()) || !r.is_finite() {
-                b.margin = f32::NAN;
+                b.finite &= x.is_finite();
             }
         }
         b
@@ -156,8 +157,10 @@ impl Bounds {
 
     fn apart(&self, other: &Bounds) -> bool {
         let margin = self.margin.max(other.margin);
-        (0..3).any(|k| self.lo[k] - other.hi[k] > margin || other.lo[k] - self.hi[k] > margin)
-            && !margin.is_nan()
+        self.finite
+            && other.finite
+            && (0..3)
+                .any(|k| self.lo[k] - other.hi[k] > margin || other.lo[k] - self.hi[k] > margin)
     }
 }
 
