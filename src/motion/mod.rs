@@ -20,8 +20,9 @@
 //! **In `f64`**, for coordinates where `f32` loses the resolution you need (ECEF metres,
 //! aircraft 1e7 m from the Earth's centre): every query and reference runs in the precision
 //! of its inputs ([`MotionElement`]: `f32` or `f64`). [`cpa()`] over [`Tracks64`] or
-//! [`Segments64`](crate::Segments64) and a [`Window64`] is the `f64` query, returning a [`CpaBatch<f64>`](CpaBatch) of [`Cpa<f64>`](Cpa), bit for bit
-//! [`reference::cpa`](crate::reference::cpa) on [`Track64`]s; first contact likewise with
+//! [`Segments64`](crate::Segments64) and a [`Window64`] is the `f64` query, returning a
+//! [`CpaBatch<f64>`](CpaBatch) of [`Cpa<f64>`](Cpa), bit for bit
+//! [`reference::cpa`](crate::reference::cpa) on the same records; first contact likewise with
 //! [`Radii64`](crate::pairs::Radii64), and swept capsules over [`Sweeps64`]. Each reference
 //! and kernel is the `f32` one, written once over the precision (`cpa.rs`, `contact.rs`,
 //! `swept.rs`), in lanes of `f64x4` (`f64x8` with `avx512f`).
